@@ -1,0 +1,5 @@
+import sys
+
+from beachscore.cli import main
+
+sys.exit(main())

@@ -1,0 +1,205 @@
+"""The ``beachscore`` command line (contract: ``shared/contracts/README.md`` §Commands).
+
+Exit codes: 0 read and scored, 2 bad input, 3 the board cannot be read reliably,
+1 an internal error (reported in one line, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from beachscore.errors import BadInputError, BeachscoreError
+
+EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_UNREADABLE = 0, 1, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # usage errors are bad input: exit 2, one line
+        self.print_usage(sys.stderr)
+        raise BadInputError("usage", message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="beachscore", description="Read a beach board game from a photo and score it.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    c = sub.add_parser("calibrate", help="learn the board and the pieces' appearance from a calibration shot")
+    c.add_argument("calibration", metavar="CALIBRATION.json")
+    c.add_argument("--out", required=True, metavar="CAL_DIR")
+    c.add_argument("--json", action="store_true", help="print a JSON summary")
+
+    s = sub.add_parser("scan", help="read and score photos")
+    s.add_argument("images", nargs="+", metavar="IMAGE")
+    s.add_argument("--calibration", required=True, metavar="CAL_DIR")
+    s.add_argument("--setup", metavar="SETUP.json", help="setup file, or inline JSON such as '{\"player\": \"ana\"}'")
+    s.add_argument("--json", action="store_true", help="one JSON object per image on stdout")
+    s.add_argument("--annotate", metavar="OUT", help="annotated picture (a folder when several images)")
+
+    sc = sub.add_parser("score", help="score a game state given as JSON")
+    sc.add_argument("state", metavar="STATE.json")
+    sc.add_argument("--setup", metavar="SETUP.json")
+    sc.add_argument("--json", action="store_true")
+    sc.add_argument("--explain", action="store_true", help="print why each verdict is what it is")
+
+    sv = sub.add_parser("serve", help="run the table station (camera, button, web page)")
+    sv.add_argument("--camera", default=None, help="picamera2 | opencv:INDEX | file:PATH (default: auto)")
+    sv.add_argument("--button", default=None, help="GPIO pin of the scan button, e.g. 17 or GPIO17; 'none' to disable")
+    sv.add_argument("--port", type=int, default=8080)
+    sv.add_argument("--host", default="0.0.0.0")
+    sv.add_argument("--data", default=None, metavar="DIR", help="where games, scans and photos are kept")
+    sv.add_argument("--calibration", default=None, metavar="CAL_DIR")
+
+    m = sub.add_parser("markers", help="write a printable sheet of the profile's ArUco markers at true size")
+    m.add_argument("profile", metavar="PROFILE.json")
+    m.add_argument("--out", required=True, metavar="FILE.png|FILE.pdf")
+    m.add_argument("--dpi", type=int, default=300)
+    return p
+
+
+def load_setup(value: str | None) -> dict | None:
+    """Read ``--setup``: a path to a JSON file, or inline JSON text starting with ``{``.
+
+    Raises:
+        BadInputError: missing file or invalid JSON.
+    """
+    from calibration.files import load_object
+
+    if value is None:
+        return None
+    if value.lstrip().startswith("{"):
+        try:
+            data = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise BadInputError("invalid-json", f"--setup: invalid JSON: {exc.msg}") from None
+        if not isinstance(data, dict):
+            raise BadInputError("invalid-json", "--setup: expected a JSON object")
+        return data
+    return load_object(value, "setup file")
+
+
+def _emit_error(err: BeachscoreError, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(err.to_json()), flush=True)
+    print(f"beachscore: error: {err.message} [{err.code}]", file=sys.stderr, flush=True)
+
+
+def cmd_calibrate(args) -> int:
+    from beachscore.pipeline import calibrate
+
+    cal = calibrate(args.calibration, args.out)
+    classes = sorted(cal.model.get("classes", {})) if isinstance(cal.model.get("classes"), dict) else []
+    summary = {"game": cal.game, "calibration": os.path.abspath(args.out), "classes": classes}
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"calibrated {cal.game}: {len(classes)} classes learned, written to {args.out}")
+    return EXIT_OK
+
+
+def _annotate_path(out: str, image_path: str, many: bool) -> str:
+    if not many:
+        return out
+    os.makedirs(out, exist_ok=True)
+    stem = os.path.splitext(os.path.basename(image_path))[0]
+    return os.path.join(out, f"{stem}.annotated.png")
+
+
+def cmd_scan(args) -> int:
+    from beachscore.pipeline import scan_file
+    from beachscore.report import scan_text
+    from calibration import store
+
+    cal = store.load(args.calibration)
+    setup = load_setup(args.setup)
+    many = len(args.images) > 1
+    worst = EXIT_OK
+    for path in args.images:
+        try:
+            result = scan_file(path, cal, setup)
+        except BeachscoreError as err:
+            _emit_error(err, args.json)
+            worst = max(worst, err.exit_code)
+            continue
+        if args.annotate:
+            from calibration.store import atomic_write_image
+
+            atomic_write_image(_annotate_path(args.annotate, path, many), result.annotate())
+        if args.json:
+            print(json.dumps(result.to_json()), flush=True)
+        else:
+            print(scan_text(path, result), flush=True)
+    return worst
+
+
+def cmd_score(args) -> int:
+    import scoring
+    from calibration.files import load_object
+
+    doc = load_object(args.state, "state file")
+    state = doc["state"] if isinstance(doc.get("state"), dict) else doc
+    setup = load_setup(args.setup)
+    scoring.validate(state, setup)
+    result = scoring.score(state, setup)
+    if args.json:
+        out = {"game": state.get("game"), "state": state, "score": result, "confidence": 1.0, "warnings": []}
+        if args.explain:
+            out["explanation"] = scoring.explain(state, setup)
+        print(json.dumps(out))
+    else:
+        print(scoring.explain(state, setup) if args.explain else json.dumps(result, indent=1))
+    return EXIT_OK
+
+
+def cmd_serve(args) -> int:
+    from beachscore.station import serve
+
+    return serve(args)
+
+
+def cmd_markers(args) -> int:
+    from calibration.files import load_object, validate_profile
+    from calibration.markers import write_marker_sheet
+
+    profile = validate_profile(load_object(args.profile, "profile"), args.profile)
+    write_marker_sheet(profile, args.out, dpi=args.dpi)
+    print(f"marker sheet written to {args.out}")
+    return EXIT_OK
+
+
+COMMANDS = {"calibrate": cmd_calibrate, "scan": cmd_scan, "score": cmd_score, "serve": cmd_serve,
+            "markers": cmd_markers}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``beachscore`` console script; returns the exit code."""
+    argv = sys.argv[1:] if argv is None else argv
+    as_json = "--json" in argv
+    try:
+        args = build_parser().parse_args(argv)
+        return COMMANDS[args.command](args)
+    except BeachscoreError as err:
+        _emit_error(err, as_json)
+        return err.exit_code
+    except Exception as err:  # noqa: BLE001 - the contract forbids tracebacks on the user's terminal
+        from scoring.errors import InvalidStateError
+
+        if not isinstance(err, InvalidStateError):
+            return _internal(err, as_json)
+        problems = getattr(err, "problems", None) or [str(err)]
+        bad = BadInputError("invalid-state", "; ".join(problems))
+        _emit_error(bad, as_json)
+        return EXIT_BAD_INPUT
+
+
+def _internal(err: Exception, as_json: bool) -> int:
+    _emit_error(BeachscoreError("internal-error", f"{type(err).__name__}: {err}"), as_json)
+    if os.environ.get("BEACHSCORE_DEBUG"):
+        raise err
+    return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

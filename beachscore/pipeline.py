@@ -1,0 +1,163 @@
+"""The scan pipeline: decode → register → read → score. Used by the command line and the station.
+
+Vision never scores and scoring never sees pixels; this module is where the two meet.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+import scoring
+from beachscore.errors import BadInputError, UnreadableBoardError
+from beachscore.games import reader
+from calibration import store
+from calibration.files import load_calibration_request
+from vision.image_io import read_image, decode_image
+from vision.registration import (Registration, align_to_reference, detect_markers, homography_from_corners,
+                                 reference_image, SIDES)
+from vision.types import CalibrationShot, Photo, Reading
+
+#: A refined registration that moves the board less than this is treated as "not moved".
+MOVED_MM = 0.75
+
+
+def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
+    """Learn a calibration from calibration.json and write it to ``out_dir``.
+
+    Raises:
+        BadInputError: bad files, unknown labels, samples off the board.
+        UnreadableBoardError: markers declared but not visible and no corners given.
+    """
+    req = load_calibration_request(calibration_json)
+    module = reader(req.game)
+    image = read_image(req.image_path)
+    empty = read_image(req.empty_image_path) if req.empty_image_path else None
+    if empty is not None and empty.shape != image.shape:
+        raise BadInputError("image-size-mismatch", "empty_image and image must have the same size")
+    H = detect_markers(image, req.profile.get("markers") or [])
+    if H is None:
+        if req.corners_px is None:
+            raise UnreadableBoardError("board-not-found", "no profile marker is visible in the calibration "
+                                       "photo and calibration.json gives no corners_px")
+        H = homography_from_corners(req.corners_px, req.profile["board_mm"])
+    w, h = req.profile["board_mm"]
+    for label, (x, y) in req.samples:
+        if not (0 <= x <= w and 0 <= y <= h):
+            raise BadInputError("sample-off-board", f"sample {label!r} at {x:g},{y:g} mm is outside the "
+                                f"{w:g}x{h:g} mm board")
+    shot = CalibrationShot(request=req, image=image, empty_image=empty, H_px_from_mm=H)
+    model = module.learn(shot)
+    gray = cv2.cvtColor(image if empty is None else empty, cv2.COLOR_BGR2GRAY)
+    cal = store.Calibration(game=req.game, profile=req.profile, image_size=(image.shape[1], image.shape[0]),
+                            H_px_from_mm=H, model=model, reference=reference_image(gray), folder=out_dir)
+    store.save(out_dir, cal, shot.pictures)
+    return cal
+
+
+def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registration:
+    """Find the board in a photo: markers, else calibrated corners refined against the reference.
+
+    Args:
+        image: photo, BGR uint8 (H, W, 3).
+        cal: loaded calibration.
+        module: the game's reader module (for its registration hints), optional.
+    Raises:
+        UnreadableBoardError: ``registration-lost`` when a moved board cannot be found again.
+    """
+    H = detect_markers(image, cal.profile.get("markers") or [])
+    if H is not None:
+        return Registration(H, "markers")
+    H0 = cal.H_px_from_mm
+    if cal.reference is None:
+        return Registration(H0, "corners")
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    sides = getattr(module, "REGISTRATION_SIDES", SIDES)
+    exclude_fn = getattr(module, "registration_exclude", None)
+    exclude = exclude_fn(image, cal) if exclude_fn else None
+    reg = align_to_reference(gray, cal.reference, H0, cal.profile["board_mm"], sides=sides, exclude=exclude)
+    if reg.shift_mm < MOVED_MM and abs(reg.rotation_deg) < 0.2:
+        return Registration(H0, "corners", shift_mm=reg.shift_mm, rotation_deg=reg.rotation_deg, score=reg.score)
+    reg.warnings.append(f"the board moved {reg.shift_mm:.1f} mm / {reg.rotation_deg:+.1f}° since calibration; "
+                        "registration corrected from the photo")
+    return reg
+
+
+@dataclass
+class ScanResult:
+    """One scanned photo: the contract's JSON plus what the annotator needs."""
+
+    game: str
+    state: dict
+    score: dict
+    confidence: float
+    warnings: list[str]
+    timing_ms: dict
+    registration: Registration
+    photo: Photo = field(repr=False)
+    reading: Reading = field(repr=False)
+
+    def to_json(self) -> dict:
+        """The contract's scan object: game, state, score, confidence, warnings, timing_ms (+ registration)."""
+        return {"game": self.game, "state": self.state, "score": self.score,
+                "confidence": round(float(self.confidence), 3), "warnings": self.warnings,
+                "timing_ms": self.timing_ms, "registration": self.registration.to_json()}
+
+    def annotate(self) -> np.ndarray:
+        """The photo with the reading drawn on it, BGR uint8."""
+        return reader(self.game).annotate(self.photo, self.reading)
+
+
+def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = None,
+               decode_ms: float = 0.0) -> ScanResult:
+    """Register, read and score one decoded photo.
+
+    Args:
+        image: photo, BGR uint8 (H, W, 3), the same camera mode as the calibration shot.
+        cal: loaded calibration.
+        setup: optional setup.json dict.
+        decode_ms: time spent decoding, reported in ``timing_ms``.
+    Raises:
+        UnreadableBoardError: the board cannot be read reliably (exit 3).
+        BadInputError: the setup does not fit the game (exit 2).
+    """
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise BadInputError("image-format", "expected a BGR uint8 colour photo")
+    module = reader(cal.game)
+    t0 = time.perf_counter()
+    reg = register(image, cal, module)
+    t1 = time.perf_counter()
+    photo = Photo(image=image, registration=reg, calibration=cal, setup=setup)
+    reading = module.read(photo)
+    t2 = time.perf_counter()
+    result = scoring.score(reading.state, setup) if cal.game != "grid" else {}
+    t3 = time.perf_counter()
+    timing = {"decode": round(decode_ms, 1), "register": round((t1 - t0) * 1e3, 1),
+              "detect": round((t2 - t1) * 1e3, 1), "score": round((t3 - t2) * 1e3, 1)}
+    return ScanResult(game=cal.game, state=reading.state, score=result, confidence=reading.confidence,
+                      warnings=reg.warnings + reading.warnings, timing_ms=timing, registration=reg,
+                      photo=photo, reading=reading)
+
+
+def scan_file(path: str, cal: store.Calibration, setup: dict | None = None) -> ScanResult:
+    """Decode a photo file and :func:`scan_image` it. Raises as :func:`read_image` and :func:`scan_image`."""
+    t0 = time.perf_counter()
+    image = read_image(path)
+    return scan_image(image, cal, setup, decode_ms=(time.perf_counter() - t0) * 1e3)
+
+
+def scan_bytes(data: bytes, cal: store.Calibration, setup: dict | None = None) -> ScanResult:
+    """Decode encoded photo bytes (JPEG/PNG) and :func:`scan_image` them."""
+    t0 = time.perf_counter()
+    image = decode_image(data)
+    return scan_image(image, cal, setup, decode_ms=(time.perf_counter() - t0) * 1e3)
+
+
+def score_state(state: dict, setup: dict | None = None) -> dict:
+    """Validate and score a state dict (no photo). Raises ``scoring.errors.InvalidStateError``."""
+    scoring.validate(state, setup)
+    return scoring.score(state, setup)

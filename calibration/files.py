@@ -1,0 +1,144 @@
+"""Read the JSON files a user hands in: profile.json, calibration.json, setup.json, state.json.
+
+Every failure becomes a one-line :class:`~beachscore.errors.BadInputError` (exit 2).
+Schemas: ``shared/contracts/README.md`` and the per-game pages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+from beachscore.errors import BadInputError
+
+GAMES = ("strand-unter", "plazing", "seashells", "sand-castles", "grid")
+MAX_JSON_BYTES = 16 * 1024 * 1024
+
+
+def load_json(path: str, what: str = "JSON file") -> object:
+    """Parse a JSON file.
+
+    Raises:
+        BadInputError: ``file-missing`` or ``invalid-json`` with the line and column.
+    """
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_JSON_BYTES + 1)
+    except FileNotFoundError:
+        raise BadInputError("file-missing", f"{what} {path}: no such file") from None
+    except IsADirectoryError:
+        raise BadInputError("file-missing", f"{what} {path}: is a folder") from None
+    except OSError as exc:
+        raise BadInputError("file-unreadable", f"{what} {path}: {exc.strerror}") from None
+    if len(raw) > MAX_JSON_BYTES:
+        raise BadInputError("invalid-json", f"{what} {path}: larger than {MAX_JSON_BYTES} bytes")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BadInputError("invalid-json", f"{what} {path}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise BadInputError("invalid-json",
+                            f"{what} {path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+
+
+def load_object(path: str, what: str) -> dict:
+    """Parse a JSON file that must hold an object.
+
+    Raises:
+        BadInputError: as :func:`load_json`, or ``invalid-json`` when the top level is not an object.
+    """
+    data = load_json(path, what)
+    if not isinstance(data, dict):
+        raise BadInputError("invalid-json", f"{what} {path}: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _points(value: object, n: int | None, field: str, where: str) -> list[list[float]]:
+    ok = isinstance(value, list) and (n is None or len(value) == n) and all(
+        isinstance(p, list) and len(p) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p)
+        for p in value)
+    if not ok:
+        count = f"{n} " if n else ""
+        raise BadInputError("invalid-json", f"{where}: '{field}' must be a list of {count}[x, y] number pairs")
+    return [[float(x), float(y)] for x, y in value]
+
+
+def validate_profile(profile: dict, where: str = "profile") -> dict:
+    """Check the fields every profile shares (game, board_mm, optional markers).
+
+    Game-specific geometry is checked by the game's own reader.
+
+    Raises:
+        BadInputError: ``invalid-profile``.
+    """
+    game = profile.get("game")
+    if game not in GAMES:
+        raise BadInputError("invalid-profile", f"{where}: unknown game {game!r}; expected one of {', '.join(GAMES)}")
+    size = profile.get("board_mm")
+    if not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, (int, float)) and v > 0 for v in size)):
+        raise BadInputError("invalid-profile", f"{where}: 'board_mm' must be [width_mm, height_mm] > 0")
+    for i, m in enumerate(profile.get("markers") or []):
+        if not isinstance(m, dict) or not isinstance(m.get("id"), int) or not isinstance(m.get("dictionary"), str):
+            raise BadInputError("invalid-profile", f"{where}: marker {i} needs 'dictionary' (str) and 'id' (int)")
+        _points(m.get("corners_mm"), 4, "corners_mm", f"{where}: marker {i}")
+    return profile
+
+
+@dataclass(frozen=True)
+class CalibrationRequest:
+    """A parsed calibration.json with its paths resolved.
+
+    Attributes:
+        game: game name from the contract.
+        profile: the board profile dict.
+        image_path: the calibration photo.
+        empty_image_path: optional photo of the empty board, same view.
+        corners_px: four board corners in image px (TL, TR, BR, BL) or None when markers give them.
+        samples: list of ``(label, (x_mm, y_mm))``.
+    """
+
+    game: str
+    profile: dict
+    image_path: str
+    empty_image_path: str | None
+    corners_px: list[list[float]] | None
+    samples: list[tuple[str, tuple[float, float]]]
+
+
+def load_calibration_request(path: str) -> CalibrationRequest:
+    """Parse and check calibration.json (paths relative to the file).
+
+    Raises:
+        BadInputError: missing file, invalid JSON, missing or malformed field.
+    """
+    where = os.path.basename(path)
+    data = load_object(path, "calibration file")
+    base = os.path.dirname(os.path.abspath(path))
+    for key in ("profile", "image"):
+        if not isinstance(data.get(key), str):
+            raise BadInputError("invalid-json", f"{where}: '{key}' must be a file path")
+    profile_path = os.path.join(base, data["profile"])
+    profile = validate_profile(load_object(profile_path, "profile"), os.path.basename(profile_path))
+    game = data.get("game", profile["game"])
+    if game != profile["game"]:
+        raise BadInputError("invalid-json", f"{where}: game {game!r} does not match the profile's {profile['game']!r}")
+    corners = data.get("corners_px")
+    if corners is not None:
+        corners = _points(corners, 4, "corners_px", where)
+    elif not profile.get("markers"):
+        raise BadInputError("invalid-json", f"{where}: 'corners_px' is required when the profile declares no markers")
+    raw_samples = data.get("samples", [])
+    if not isinstance(raw_samples, list):
+        raise BadInputError("invalid-json", f"{where}: 'samples' must be a list")
+    samples = []
+    for i, s in enumerate(raw_samples):
+        if not isinstance(s, dict) or not isinstance(s.get("label"), str):
+            raise BadInputError("invalid-json", f"{where}: sample {i} needs a 'label' string")
+        (xy,) = _points([s.get("board_mm")], 1, "board_mm", f"{where}: sample {i}")
+        samples.append((s["label"], (xy[0], xy[1])))
+    empty = data.get("empty_image")
+    return CalibrationRequest(
+        game=game, profile=profile, image_path=os.path.join(base, data["image"]),
+        empty_image_path=os.path.join(base, empty) if isinstance(empty, str) else None,
+        corners_px=corners, samples=samples)

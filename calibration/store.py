@@ -1,0 +1,130 @@
+"""The calibration folder that ``beachscore calibrate`` writes and ``scan`` reads.
+
+Layout of CAL_DIR (human-readable, versioned)::
+
+    calibration.json    format, version, game, profile (copy), image size, corners, homography,
+                        the learned appearance model of every labelled class
+    reference.png       the calibration shot, grey, 1/4 size: registration refinement
+    *.png               small pictures a game's learner chose to keep (class swatches …)
+
+Writes are atomic (temporary file + rename) so a failed calibrate never leaves a half-written
+folder behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from beachscore.errors import BadInputError
+
+FORMAT = "beachscore-calibration"
+VERSION = 1
+
+
+@dataclass
+class Calibration:
+    """Everything ``scan`` needs, loaded from CAL_DIR.
+
+    Attributes:
+        game: game name.
+        profile: the board profile dict.
+        image_size: (width_px, height_px) of the calibration shot.
+        H_px_from_mm: (3, 3) homography board mm → calibration-shot px.
+        model: the game reader's learned appearance (JSON).
+        reference: the calibration shot, grey uint8 at 1/4 size, or None.
+        folder: CAL_DIR.
+    """
+
+    game: str
+    profile: dict
+    image_size: tuple[int, int]
+    H_px_from_mm: np.ndarray
+    model: dict
+    reference: np.ndarray | None = None
+    folder: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def image(self, name: str) -> np.ndarray | None:
+        """Load a picture the learner saved in CAL_DIR (BGR or grey uint8), None if absent."""
+        path = os.path.join(self.folder, name)
+        return cv2.imread(path, cv2.IMREAD_UNCHANGED) if os.path.exists(path) else None
+
+
+def atomic_write_bytes(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file, fsync and rename."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_image(path: str, image: np.ndarray) -> None:
+    """Encode ``image`` by the extension of ``path`` and write it atomically."""
+    ok, buf = cv2.imencode(os.path.splitext(path)[1] or ".png", image)
+    if not ok:
+        raise OSError(f"cannot encode {path}")
+    atomic_write_bytes(path, buf.tobytes())
+
+
+def save(folder: str, cal: Calibration, pictures: dict[str, np.ndarray] | None = None) -> None:
+    """Write a calibration to ``folder`` (created if needed); pictures first, calibration.json last."""
+    os.makedirs(folder, exist_ok=True)
+    for name, pic in (pictures or {}).items():
+        atomic_write_image(os.path.join(folder, name), pic)
+    if cal.reference is not None:
+        atomic_write_image(os.path.join(folder, "reference.png"), cal.reference)
+    doc = {"format": FORMAT, "version": VERSION, "game": cal.game, "profile": cal.profile,
+           "image_size": list(cal.image_size), "H_px_from_mm": np.asarray(cal.H_px_from_mm).tolist(),
+           "reference_image": "reference.png" if cal.reference is not None else None,
+           "model": cal.model, **cal.extra}
+    atomic_write_bytes(os.path.join(folder, "calibration.json"), json.dumps(doc, indent=1).encode())
+
+
+def load(folder: str) -> Calibration:
+    """Load a calibration folder.
+
+    Raises:
+        BadInputError: ``calibration-missing`` or ``calibration-invalid``.
+    """
+    path = os.path.join(folder, "calibration.json")
+    if not os.path.isfile(path):
+        raise BadInputError("calibration-missing", f"{folder}: no calibration here (run 'beachscore calibrate' first)")
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise BadInputError("calibration-invalid", f"{path}: not valid JSON; recalibrate") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise BadInputError("calibration-invalid", f"{path}: not a beachscore calibration")
+    if doc.get("version") != VERSION:
+        raise BadInputError("calibration-invalid", f"{path}: calibration version {doc.get('version')!r} "
+                            f"is not supported (expected {VERSION}); recalibrate")
+    try:
+        H = np.array(doc["H_px_from_mm"], dtype=np.float64).reshape(3, 3)
+        cal = Calibration(game=doc["game"], profile=doc["profile"], image_size=tuple(doc["image_size"]),
+                          H_px_from_mm=H, model=doc["model"], folder=folder,
+                          extra={k: v for k, v in doc.items() if k not in (
+                              "format", "version", "game", "profile", "image_size", "H_px_from_mm",
+                              "reference_image", "model")})
+    except (KeyError, TypeError, ValueError):
+        raise BadInputError("calibration-invalid", f"{path}: missing or malformed fields; recalibrate") from None
+    if doc.get("reference_image"):
+        ref = cv2.imread(os.path.join(folder, doc["reference_image"]), cv2.IMREAD_GRAYSCALE)
+        if ref is None:
+            raise BadInputError("calibration-invalid", f"{folder}: reference image is missing; recalibrate")
+        cal.reference = ref
+    return cal

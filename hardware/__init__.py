@@ -1,0 +1,1 @@
+"""Hardware: the camera and the button. Importing this package never touches a device."""

@@ -1,0 +1,212 @@
+"""Registration: the homography between the board frame (mm) and the photo (px).
+
+Three sources, tried in this order by :func:`register`:
+1. ArUco markers declared in the profile, when visible (the board may have moved freely);
+2. the calibrated corners (fixed camera, board where it was at calibration);
+3. refined by ECC intensity alignment of the photo against the calibration shot, when the
+   board has been bumped a few mm or 1–2° (Evangelidis & Psarakis 2008, ``cv2.findTransformECC``).
+
+Homographies here map board millimetres to image pixels: ``p_px ~ H_px_from_mm @ [x_mm, y_mm, 1]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from beachscore.errors import UnreadableBoardError
+
+
+def board_corners_mm(board_mm: tuple[float, float]) -> np.ndarray:
+    """Board corners TL, TR, BR, BL in mm, float32 shape (4, 2)."""
+    w, h = board_mm
+    return np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
+
+
+def homography_from_corners(corners_px, board_mm) -> np.ndarray:
+    """Homography board mm → image px from the four board corners.
+
+    Args:
+        corners_px: (4, 2) image pixels, order TL, TR, BR, BL of the board frame.
+        board_mm: (width_mm, height_mm).
+    Returns:
+        float64 (3, 3) ``H_px_from_mm``.
+    """
+    return cv2.getPerspectiveTransform(board_corners_mm(board_mm), np.asarray(corners_px, dtype=np.float32))
+
+
+def project(H: np.ndarray, points) -> np.ndarray:
+    """Apply homography ``H`` to points of shape (N, 2); returns float64 (N, 2)."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(pts, H).reshape(-1, 2)
+
+
+def rectify(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, px_per_mm: float,
+            interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
+    """Warp the photo to a top view of the board.
+
+    Args:
+        image: photo, BGR uint8 (H, W, 3) (or single channel).
+        H_px_from_mm: homography board mm → image px.
+        board_mm: (width_mm, height_mm).
+        px_per_mm: resolution of the result.
+    Returns:
+        Rectified board, same dtype/channels, shape (round(height_mm·ppm), round(width_mm·ppm)[, 3]);
+        pixel (u, v) is at board point ((u + 0.5)/ppm, (v + 0.5)/ppm) mm.
+    """
+    w_mm, h_mm = board_mm
+    size = (int(round(w_mm * px_per_mm)), int(round(h_mm * px_per_mm)))
+    scale = np.array([[1 / px_per_mm, 0, 0.5 / px_per_mm], [0, 1 / px_per_mm, 0.5 / px_per_mm], [0, 0, 1]])
+    M = H_px_from_mm @ scale
+    return cv2.warpPerspective(image, M, size, flags=interpolation | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def detect_markers(image: np.ndarray, markers: list[dict]) -> np.ndarray | None:
+    """Homography board mm → image px from the profile's ArUco markers, or None if too few are seen.
+
+    Args:
+        image: photo, BGR uint8.
+        markers: profile ``markers`` entries ``{"dictionary": "DICT_4X4_50", "id": int, "corners_mm": 4×[x, y]}``.
+    Returns:
+        (3, 3) float64 homography fitted with RANSAC over every seen marker corner, or None when no
+        declared marker is visible.
+    """
+    if not markers:
+        return None
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    src, dst = [], []
+    for name in sorted({m["dictionary"] for m in markers}):
+        dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
+        detector = cv2.aruco.ArucoDetector(dictionary, cv2.aruco.DetectorParameters())
+        corners, ids, _ = detector.detectMarkers(gray)
+        if ids is None:
+            continue
+        seen = {int(i): c.reshape(4, 2) for i, c in zip(ids.ravel(), corners)}
+        for m in markers:
+            if m["dictionary"] == name and m["id"] in seen:
+                src.extend(m["corners_mm"])
+                dst.extend(seen[m["id"]].tolist())
+    if len(src) < 4:
+        return None
+    H, _ = cv2.findHomography(np.float32(src), np.float32(dst), cv2.RANSAC, 3.0)
+    return H
+
+
+@dataclass
+class Registration:
+    """Where the board is in one photo.
+
+    Attributes:
+        H_px_from_mm: (3, 3) homography board mm → image px.
+        source: ``"markers"``, ``"corners"`` or ``"refined"``.
+        shift_mm: how far the board centre moved against the calibration (mm), 0 when not refined.
+        rotation_deg: rotation against the calibration (degrees).
+        score: ECC correlation of the alignment in [−1, 1] (1 for marker/corner sources).
+    """
+
+    H_px_from_mm: np.ndarray
+    source: str
+    shift_mm: float = 0.0
+    rotation_deg: float = 0.0
+    score: float = 1.0
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"source": self.source, "shift_mm": round(self.shift_mm, 2),
+                "rotation_deg": round(self.rotation_deg, 2), "score": round(self.score, 3)}
+
+
+SIDES = ("top", "right", "bottom", "left")
+
+
+def _outline_mask(shape, H_px_from_mm, board_mm, band_mm: float, sides=SIDES) -> np.ndarray:
+    """Mask of a band ±band_mm along the chosen sides of the board outline: edges, not pieces."""
+    w, h = board_mm
+    m = band_mm
+    strips = {"top": [[-m, -m], [w + m, -m], [w + m, m], [-m, m]],
+              "bottom": [[-m, h - m], [w + m, h - m], [w + m, h + m], [-m, h + m]],
+              "left": [[-m, -m], [m, -m], [m, h + m], [-m, h + m]],
+              "right": [[w - m, -m], [w + m, -m], [w + m, h + m], [w - m, h + m]]}
+    mask = np.zeros(shape[:2], np.uint8)
+    for side in sides:
+        pts = np.round(project(H_px_from_mm, np.array(strips[side], float))).astype(np.int32)
+        cv2.fillPoly(mask, [pts], 255)
+    return mask
+
+
+def _edges(gray: np.ndarray) -> np.ndarray:
+    g = cv2.GaussianBlur(gray, (0, 0), 1.5)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1)
+    return cv2.magnitude(gx, gy)
+
+
+def reference_image(gray: np.ndarray, downscale: int = 4) -> np.ndarray:
+    """Shrink a calibration shot (uint8 (H, W)) to the reference that :func:`align_to_reference` uses."""
+    return cv2.resize(gray, None, fx=1 / downscale, fy=1 / downscale, interpolation=cv2.INTER_AREA)
+
+
+def align_to_reference(photo_gray: np.ndarray, ref_small: np.ndarray, H_ref: np.ndarray, board_mm,
+                       downscale: int = 4, min_score: float = 0.6, sides=SIDES,
+                       exclude: np.ndarray | None = None) -> Registration:
+    """Refine registration by aligning the photo to the calibration shot (ECC on edge images).
+
+    The photo and reference are single-channel images of the same camera view; the board may
+    have moved. A homography W with ``photo(W·p) ≈ ref(p)`` is estimated over the board region, and
+    the result is ``W @ H_ref``.
+
+    Args:
+        photo_gray: photo, uint8 (H, W).
+        ref_small: calibration shot shrunk by :func:`reference_image`, uint8 (H/downscale, W/downscale).
+        H_ref: homography board mm → calibration-shot px.
+        board_mm: (width_mm, height_mm).
+        downscale: work at 1/downscale resolution (speed).
+        min_score: below this ECC correlation the alignment is not trusted.
+        sides: board sides whose outline is fixed (leave out a side where a cloth or
+            loose part changes between shots, e.g. Strand unter's sea side).
+        exclude: optional uint8 (H, W) mask in photo px, non-zero where pixels must not be used
+            (a cloth, a hand, parts that move between shots).
+    Returns:
+        A :class:`Registration` with source ``"refined"``.
+    Raises:
+        UnreadableBoardError: ``registration-lost`` when ECC does not converge or correlates poorly.
+    """
+    s = 1.0 / downscale
+    small = lambda im: cv2.resize(im, (ref_small.shape[1], ref_small.shape[0]), interpolation=cv2.INTER_AREA)  # noqa: E731
+    expected = (round(ref_small.shape[0] * downscale), round(ref_small.shape[1] * downscale))
+    if abs(photo_gray.shape[0] - expected[0]) > downscale or abs(photo_gray.shape[1] - expected[1]) > downscale:
+        raise UnreadableBoardError("registration-lost",
+                                   f"photo is {photo_gray.shape[1]}x{photo_gray.shape[0]} px but the calibration "
+                                   f"shot is {expected[1]}x{expected[0]} px; use the same camera mode or recalibrate")
+    a = _edges(ref_small)
+    b = _edges(small(photo_gray))
+    S = np.diag([s, s, 1.0])
+    mask = _outline_mask(a.shape, S @ H_ref, board_mm, band_mm=0.06 * max(board_mm), sides=sides)
+    if exclude is not None:
+        mask[small(exclude) > 0] = 0
+    warp = np.eye(2, 3, dtype=np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 60, 1e-5)
+    try:
+        score, warp = cv2.findTransformECC(a, b, warp, cv2.MOTION_AFFINE, criteria, mask, 5)
+        warp = np.vstack([warp, [0, 0, 1]])
+    except cv2.error:
+        raise UnreadableBoardError("registration-lost", "the board moved and could not be found again; "
+                                   "put it back or recalibrate") from None
+    W = np.linalg.inv(S) @ warp.astype(np.float64) @ S
+    H = W @ H_ref
+    w, h = board_mm
+    centre = np.array([[w / 2, h / 2], [w / 2 + 100, h / 2]])
+    before, after = project(H_ref, centre), project(H, centre)
+    px_per_mm = np.linalg.norm(before[1] - before[0]) / 100
+    shift_mm = float(np.linalg.norm(after[0] - before[0]) / px_per_mm)
+    ang = lambda p: np.degrees(np.arctan2(p[1, 1] - p[0, 1], p[1, 0] - p[0, 0]))  # noqa: E731
+    rotation = float(ang(after) - ang(before))
+    reg = Registration(H, "refined", shift_mm=shift_mm, rotation_deg=rotation, score=float(score))
+    if score < min_score:
+        raise UnreadableBoardError("registration-lost",
+                                   f"the board could not be aligned with the calibration shot (ECC {score:.2f}); "
+                                   "is it in view and unobstructed?")
+    return reg

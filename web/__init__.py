@@ -1,0 +1,1 @@
+"""Web: the station's local page (Flask). It only calls the station."""
