@@ -1,0 +1,72 @@
+"""calibration.json parsing and the CAL_DIR store."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from beachscore.errors import BadInputError
+from calibration import store
+from calibration.files import load_calibration_request
+
+
+def _write(tmp_path, name, data):
+    p = tmp_path / name
+    p.write_text(data if isinstance(data, str) else json.dumps(data))
+    return str(p)
+
+
+PROFILE = {"game": "grid", "board_mm": [100, 100], "grid": {"origin_mm": [0, 0], "pitch_mm": [10, 10], "rows": 10, "cols": 10}}
+
+
+def test_request_resolves_paths_relative_to_the_file(tmp_path):
+    _write(tmp_path, "profile.json", PROFILE)
+    path = _write(tmp_path, "cal.json", {"profile": "profile.json", "image": "shot.jpg",
+                                          "corners_px": [[0, 0], [1, 0], [1, 1], [0, 1]],
+                                          "samples": [{"label": "cell/empty", "board_mm": [5, 5]}]})
+    req = load_calibration_request(path)
+    assert req.game == "grid"
+    assert req.image_path == os.path.join(str(tmp_path), "shot.jpg")
+    assert req.samples == [("cell/empty", (5.0, 5.0))]
+
+
+@pytest.mark.parametrize("doc,needle", [
+    ({"profile": "profile.json", "image": "x.jpg"}, "corners_px"),
+    ({"profile": "profile.json", "image": "x.jpg", "corners_px": [[0, 0], [1, 0]]}, "corners_px"),
+    ({"profile": "profile.json", "image": "x.jpg", "corners_px": [[0, 0], [1, 0], [1, 1], [0, 1]],
+      "samples": [{"board_mm": [1, 2]}]}, "label"),
+    ({"profile": "nope.json", "image": "x.jpg"}, "no such file"),
+    ({"profile": "profile.json", "image": "x.jpg", "game": "chess",
+      "corners_px": [[0, 0], [1, 0], [1, 1], [0, 1]]}, "does not match"),
+])
+def test_bad_requests_say_what_is_wrong(tmp_path, doc, needle):
+    _write(tmp_path, "profile.json", PROFILE)
+    with pytest.raises(BadInputError, match=needle):
+        load_calibration_request(_write(tmp_path, "cal.json", doc))
+
+
+def test_invalid_json_names_line_and_column(tmp_path):
+    with pytest.raises(BadInputError, match="line 1 column"):
+        load_calibration_request(_write(tmp_path, "cal.json", "{ nope"))
+
+
+def test_store_round_trip_and_version_check(tmp_path):
+    cal = store.Calibration(game="grid", profile=PROFILE, image_size=(640, 480), H_px_from_mm=np.eye(3) * 2,
+                            model={"classes": {"empty": 1}}, reference=np.zeros((120, 160), np.uint8))
+    folder = str(tmp_path / "cal")
+    store.save(folder, cal)
+    again = store.load(folder)
+    assert again.game == "grid" and again.model == cal.model
+    assert np.allclose(again.H_px_from_mm, cal.H_px_from_mm)
+    assert again.reference.shape == (120, 160)
+    doc = json.loads((tmp_path / "cal" / "calibration.json").read_text())
+    doc["version"] = 99
+    (tmp_path / "cal" / "calibration.json").write_text(json.dumps(doc))
+    with pytest.raises(BadInputError, match="version"):
+        store.load(folder)
+
+
+def test_missing_calibration_folder(tmp_path):
+    with pytest.raises(BadInputError, match="no calibration here"):
+        store.load(str(tmp_path / "none"))
