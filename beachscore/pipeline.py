@@ -72,6 +72,9 @@ def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registra
     H = detect_markers(image, cal.profile.get("markers") or [])
     if H is not None:
         return Registration(H, "markers")
+    own = getattr(module, "register", None)
+    if own is not None:  # the game registers itself (e.g. a cloth that hides parts of the outline)
+        return own(image, cal)
     H0 = cal.H_px_from_mm
     if cal.reference is None:
         return Registration(H0, "corners")
@@ -143,17 +146,22 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
                       photo=photo, reading=reading)
 
 
+def _decode_reduce(cal: store.Calibration) -> int:
+    """JPEG decode reduction a game's reader asks for (``DECODE_REDUCE``, default 1: full size)."""
+    return int(getattr(reader(cal.game), "DECODE_REDUCE", 1))
+
+
 def scan_file(path: str, cal: store.Calibration, setup: dict | None = None) -> ScanResult:
     """Decode a photo file and :func:`scan_image` it. Raises as :func:`read_image` and :func:`scan_image`."""
     t0 = time.perf_counter()
-    image = read_image(path)
+    image = read_image(path, reduce=_decode_reduce(cal))
     return scan_image(image, cal, setup, decode_ms=(time.perf_counter() - t0) * 1e3)
 
 
 def scan_bytes(data: bytes, cal: store.Calibration, setup: dict | None = None) -> ScanResult:
     """Decode encoded photo bytes (JPEG/PNG) and :func:`scan_image` them."""
     t0 = time.perf_counter()
-    image = decode_image(data)
+    image = decode_image(data, reduce=_decode_reduce(cal))
     return scan_image(image, cal, setup, decode_ms=(time.perf_counter() - t0) * 1e3)
 
 

@@ -1,1 +1,47 @@
-"""Web: the station's local page (Flask). It only calls the station."""
+"""Web: the station's local page (Flask). It only calls the station.
+
+``create_app(test_config=None, *, station=None)`` is the app factory; one blueprint per feature:
+:mod:`web.security` (PIN, CSRF), :mod:`web.live` (live page, events, photos, scan now),
+:mod:`web.games` (game set-up), :mod:`web.history`, :mod:`web.corrections`, :mod:`web.calibrate`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from flask import Flask
+
+
+def create_app(test_config: dict | None = None, *, station=None) -> Flask:
+    """Build the Flask app around a station.
+
+    Args:
+        test_config: settings that override the defaults (``MAX_CONTENT_LENGTH`` …).
+        station: a :class:`beachscore.station.Station`; None builds one from
+            ``test_config["DATA_DIR"]`` (or ``$BEACHSCORE_DATA``) with the camera from the environment.
+    """
+    app = Flask(__name__, instance_relative_config=True)
+    app.config.from_mapping(
+        MAX_CONTENT_LENGTH=16 * 1024 * 1024,   # bytes: largest upload (a full-resolution photo)
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        PERMANENT_SESSION_LIFETIME=30 * 24 * 3600,  # seconds a phone stays unlocked
+        EVENTS_KEEPALIVE_S=15.0,                # seconds between keep-alive comments on /events
+        POLL_INTERVAL_MS=3000,                  # page's polling period when SSE is unavailable
+        PIN_MIN_LENGTH=4,
+    )
+    if test_config:
+        app.config.update(test_config)
+    if station is None:
+        from beachscore.serving import build_station, default_data_dir
+
+        station = build_station(app.config.get("DATA_DIR") or default_data_dir())
+    app.extensions["station"] = station
+
+    from web import calibrate, corrections, errors, games, history, live, security
+
+    security.init_app(app)
+    errors.init_app(app)
+    for module in (security, live, games, history, corrections, calibrate):
+        app.register_blueprint(module.bp)
+    return app

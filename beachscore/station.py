@@ -1,0 +1,350 @@
+"""The table station: button or page → capture → scan → store → push to every open page.
+
+A scan runs on a worker thread, one at a time; a request while one runs is refused (a button
+press then is ignored, not queued), so the web server never waits for the camera or the pipeline.
+The station starts without a camera or a calibration and says why on the page.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from beachscore.errors import BadInputError, BeachscoreError
+from beachscore.events import EventBus
+from beachscore.store import Store
+
+log = logging.getLogger("beachscore.station")
+
+#: JPEG quality of stored photos (OpenCV's 0–100 scale).
+JPEG_QUALITY = 92
+CALIBRATION_SETTING = "calibration_dir"
+
+
+@dataclass(frozen=True)
+class ScanRequest:
+    """Answer to :meth:`Station.request_scan`: ``accepted``, else ``reason`` says why not."""
+
+    accepted: bool
+    reason: str | None = None
+
+
+def _default_scanner(image, cal, setup):
+    from beachscore.pipeline import scan_image
+
+    return scan_image(image, cal, setup)
+
+
+def _default_scorer(state, setup):
+    from beachscore.pipeline import score_state
+
+    return score_state(state, setup)
+
+
+def _default_calibrator(calibration_json, out_dir):
+    from beachscore.pipeline import calibrate
+
+    return calibrate(calibration_json, out_dir)
+
+
+def encode(image_bgr: np.ndarray, ext: str) -> bytes:
+    """Encode a BGR uint8 (H, W, 3) image as ``.jpg`` or ``.png`` bytes."""
+    import cv2
+
+    params = [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY] if ext == ".jpg" else []
+    ok, buf = cv2.imencode(ext, image_bgr, params)
+    if not ok:
+        raise OSError(f"cannot encode a {image_bgr.shape} image as {ext}")
+    return buf.tobytes()
+
+
+class Station:
+    """Everything the table does, independent of the web page.
+
+    Args:
+        store: the data folder's :class:`~beachscore.store.Store`.
+        camera: a :class:`hardware.camera.Camera`, or None when there is none.
+        camera_problem: why there is no camera (shown on the page).
+        calibration: a loaded ``calibration.store.Calibration``, or None.
+        calibration_problem: why there is no calibration.
+        scanner: ``(image_bgr, calibration, setup) -> ScanResult`` (``.to_json()``, ``.annotate()``);
+            default the real pipeline. Tests inject fakes.
+        scorer: ``(state, setup) -> score dict``; raises on an invalid state. Default the pipeline's.
+        calibrator: ``(calibration_json_path, out_dir) -> Calibration``. Default the pipeline's.
+        light: a :class:`hardware.led.StatusLight` or None.
+        events: the :class:`~beachscore.events.EventBus` pages listen to (made when None).
+    """
+
+    def __init__(self, store: Store, *, camera=None, camera_problem: str | None = None, calibration=None,
+                 calibration_problem: str | None = None, scanner: Callable | None = None,
+                 scorer: Callable | None = None, calibrator: Callable | None = None, light=None,
+                 events: EventBus | None = None):
+        self.store = store
+        self.camera = camera
+        self.camera_problem = camera_problem if camera is None else None
+        if camera is None and not self.camera_problem:
+            self.camera_problem = "no camera configured"
+        self.calibration = calibration
+        self.calibration_problem = calibration_problem if calibration is None else None
+        if calibration is None and not self.calibration_problem:
+            self.calibration_problem = "not calibrated yet: use the calibration page"
+        self.scanner = scanner or _default_scanner
+        self.scorer = scorer or _default_scorer
+        self.calibrator = calibrator or _default_calibrator
+        self.light = light
+        self.events = events or EventBus()
+        self.button = None
+        self.button_problem: str | None = None
+        self._busy = threading.Lock()
+        self._worker: threading.Thread | None = None
+        self._camera_lock = threading.Lock()
+
+    # -- status -----------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        """True while a scan runs."""
+        return self._busy.locked()
+
+    def status(self) -> dict:
+        """What the page shows at the top: camera, calibration, button, busy, current game."""
+        game = self.store.current_game()
+        return {
+            "busy": self.busy,
+            "camera": {"ok": self.camera is not None, "name": getattr(self.camera, "name", None),
+                       "problem": self.camera_problem},
+            "calibration": {"ok": self.calibration is not None,
+                            "game": getattr(self.calibration, "game", None), "problem": self.calibration_problem},
+            "button": {"ok": self.button is not None, "problem": self.button_problem},
+            "game": game,
+            "last_event_id": self.events.last_id,
+        }
+
+    # -- scanning ---------------------------------------------------------------------------
+    def request_scan(self, source: str = "web", *, final: bool = False) -> ScanRequest:
+        """Start a scan on the worker thread unless one runs or something is missing.
+
+        Args:
+            source: who asked (``button``, ``web``), kept with the scan.
+            final: mark the current game over with this scan's score ("game over" long press).
+        Returns:
+            ScanRequest(accepted, reason).
+        """
+        if self.camera is None:
+            return ScanRequest(False, f"no camera: {self.camera_problem}")
+        if self.calibration is None:
+            return ScanRequest(False, f"no calibration: {self.calibration_problem}")
+        if not self._busy.acquire(blocking=False):
+            return ScanRequest(False, "a scan is already running")
+        self.events.publish("scan-started", {"source": source})
+        if self.light:
+            self.light.busy()
+        self._worker = threading.Thread(target=self._scan_job, args=(source, final), name="scan", daemon=True)
+        self._worker.start()
+        return ScanRequest(True)
+
+    def end_game(self) -> ScanRequest:
+        """Long press: take a final scan and mark the current game over with it."""
+        return self.request_scan("button", final=True)
+
+    def wait_idle(self, timeout_s: float = 30.0) -> bool:
+        """Block until no scan runs (tests and shutdown). True when idle in time."""
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout_s)
+        return not self.busy
+
+    def _scan_job(self, source: str, final: bool) -> None:
+        try:
+            scan_id, ok = self._scan_once(source)
+            if final and ok:
+                game = self.store.current_game()
+                if game is not None:
+                    self.store.end_game(game["id"], scan_id)
+                    self.events.publish("game-over", {"game_id": game["id"], "scan_id": scan_id})
+        except Exception:  # noqa: BLE001 - a failed scan must never kill the station
+            log.exception("scan failed")
+            if self.light:
+                self.light.error()
+            self.events.publish("scan-failed", {"source": source})
+        finally:
+            self._busy.release()
+
+    def _scan_once(self, source: str) -> tuple[int, bool]:
+        t0 = time.perf_counter()
+        game = self.store.current_game()
+        game_id = game["id"] if game else None
+        timing = {}
+        try:
+            with self._camera_lock:
+                image = self.camera.capture()
+        except BeachscoreError as err:
+            return self._failed(game_id, source, None, err, timing), False
+        timing["capture"] = _ms(t0)
+        t1 = time.perf_counter()
+        jpeg = encode(image, ".jpg")
+        timing["encode"] = _ms(t1)
+        cal = self.calibration
+        setup = self._setup_for(game, cal)
+        try:
+            result = self.scanner(image, cal, setup)
+        except BeachscoreError as err:
+            return self._failed(game_id, source, jpeg, err, timing), False
+        t2 = time.perf_counter()
+        try:
+            annotated = encode(result.annotate(), ".png")
+        except Exception as exc:  # noqa: BLE001 - the reading is worth keeping without its picture
+            log.warning("annotate failed: %s", exc)
+            annotated = None
+        timing["annotate"] = _ms(t2)
+        doc = result.to_json()
+        extra = {"registration": doc.pop("registration", None)}
+        H = getattr(getattr(result, "registration", None), "H_px_from_mm", None)
+        if H is not None:
+            extra["H_px_from_mm"] = np.asarray(H, dtype=float).tolist()
+        if game and cal is not None and game["game"] != cal.game:
+            doc.setdefault("warnings", []).append(
+                f"the calibration is for {cal.game} but the game set up is {game['game']}")
+        t3 = time.perf_counter()
+        scan_id = self.store.add_scan(game_id=game_id, source=source, photo_jpeg=jpeg, annotated_png=annotated,
+                                      result=doc, timing_ms=timing, extra=extra)
+        timing["store"] = _ms(t3)
+        log.info("scan %d: %s, confidence %.2f, %.0f ms", scan_id, doc.get("game"), doc.get("confidence") or 0,
+                 _ms(t0))
+        if self.light:
+            self.light.ok()
+        self.events.publish("scan", {"scan_id": scan_id, "status": "ok"})
+        return scan_id, True
+
+    def _failed(self, game_id, source, jpeg, err: BeachscoreError, timing) -> int:
+        scan_id = self.store.add_scan(game_id=game_id, source=source, photo_jpeg=jpeg,
+                                      error={"code": err.code, "message": err.message}, timing_ms=timing)
+        log.warning("scan %d failed: %s [%s]", scan_id, err.message, err.code)
+        if self.light:
+            self.light.error()
+        self.events.publish("scan", {"scan_id": scan_id, "status": "error", "error": err.code})
+        return scan_id
+
+    @staticmethod
+    def _setup_for(game: dict | None, cal) -> dict | None:
+        if not game or cal is None or game["game"] != cal.game:
+            return None
+        return game["setup"] or None
+
+    # -- games and corrections --------------------------------------------------------------
+    def new_game(self, game: str, setup: dict | None = None, display: dict | None = None) -> int:
+        """Start a new game with its setup.json (and page-only ``display`` facts); returns its id."""
+        from beachscore.games import READERS
+
+        if game not in READERS:
+            raise BadInputError("unknown-game", f"unknown game {game!r}; expected one of {', '.join(READERS)}")
+        game_id = self.store.new_game(game, setup or {}, display or {})
+        self.events.publish("game", {"game_id": game_id})
+        return game_id
+
+    def setup_of_scan(self, scan: dict) -> dict | None:
+        if scan.get("game_id") is None:
+            return None
+        game = self.store.game(scan["game_id"])
+        return game["setup"] if game["game"] == scan.get("game") else None
+
+    def rescore(self, state: dict, setup: dict | None = None) -> dict:
+        """Score an edited state without saving it. Raises the scorer's error for an invalid state."""
+        if not isinstance(state, dict):
+            raise BadInputError("invalid-state", "the state must be a JSON object")
+        return self.scorer(state, setup)
+
+    def correct(self, scan_id: int, state: dict, note: str = "") -> dict:
+        """Save a manual correction of a scan as a new revision (the machine reading is kept).
+
+        Returns:
+            ``{"revision_id": int, "score": dict}``.
+        Raises:
+            StoreError: ``not-found``; the scorer's error for an invalid state.
+        """
+        scan = self.store.scan(scan_id)
+        if scan["status"] != "ok":
+            raise BadInputError("scan-failed", f"scan {scan_id} has no reading to correct")
+        if isinstance(state, dict) and scan.get("game") and state.get("game", scan["game"]) != scan["game"]:
+            raise BadInputError("invalid-state", f"scan {scan_id} is a {scan['game']} scan, not {state.get('game')}")
+        score = self.rescore(state, self.setup_of_scan(scan))
+        rev = self.store.add_revision(scan_id, state, score, note)
+        self.events.publish("revision", {"scan_id": scan_id, "revision_id": rev})
+        return {"revision_id": rev, "score": score}
+
+    # -- calibration ------------------------------------------------------------------------
+    def take_photo(self, kind: str = "calibration") -> int:
+        """Capture one photo now and keep it (for the calibration wizard); returns its photo id.
+
+        Raises:
+            BadInputError: ``no-camera``, or the camera's error.
+        """
+        if self.camera is None:
+            raise BadInputError("no-camera", f"no camera: {self.camera_problem}")
+        with self._camera_lock:
+            image = self.camera.capture()
+        return self.store.add_photo(encode(image, ".jpg"), ext=".jpg", kind=kind)
+
+    def use_calibration(self, cal, folder: str | None = None) -> None:
+        """Switch to a calibration (and remember its folder for the next start)."""
+        self.calibration = cal
+        self.calibration_problem = None
+        if folder:
+            self.store.set_setting(CALIBRATION_SETTING, os.path.abspath(folder))
+        self.events.publish("calibration", {"game": cal.game})
+
+    def close(self) -> None:
+        """Stop: wait for a running scan, release the button, light, camera and store. Safe twice."""
+        self.wait_idle(30)
+        for part in (self.button, self.light, self.camera):
+            if part is not None:
+                try:
+                    part.close()
+                except Exception:  # noqa: BLE001
+                    log.exception("closing %r", part)
+        self.button = self.light = self.camera = None
+        self.store.close()
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1e3, 1)
+
+
+def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corners_px: list, samples: list) -> dict:
+    """Calibration wizard: clicks on a stored calibration shot → a new calibration the station uses.
+
+    Writes ``<data>/calibrations/<n>/request/`` (calibration.json, calib.jpg, profile.json) and
+    ``<data>/calibrations/<n>/cal/`` (CAL_DIR), then switches the station to it.
+
+    Returns:
+        ``{"game", "classes": [labels learned], "folder", "preview_photo_id"}``.
+    Raises:
+        BadInputError / UnreadableBoardError: as the calibrator; the station keeps its old calibration.
+    """
+    from beachscore import wizard
+
+    photo_path, _ = station.store.photo_file(photo_id)
+    root = os.path.join(station.store.data_dir, "calibrations")
+    os.makedirs(root, exist_ok=True)
+    n = 1 + max([int(d) for d in os.listdir(root) if d.isdigit()] or [0])
+    folder = os.path.join(root, str(n))
+    request = wizard.write_request(os.path.join(folder, "request"), photo_path, profile, corners_px, samples)
+    cal = station.calibrator(request, os.path.join(folder, "cal"))
+    classes = cal.model.get("classes") if isinstance(getattr(cal, "model", None), dict) else None
+    classes = sorted(classes) if isinstance(classes, (dict, list)) else []
+    picture = wizard.preview(photo_path, request, classes)
+    preview_id = station.store.add_photo(encode(picture, ".jpg"), ext=".jpg", kind="calibration")
+    station.use_calibration(cal, os.path.join(folder, "cal"))
+    return {"game": cal.game, "classes": classes, "folder": folder, "preview_photo_id": preview_id}
+
+
+def serve(args) -> int:
+    """``beachscore serve``: build the station from the command line and serve the page with waitress."""
+    from beachscore.serving import run
+
+    return run(args)

@@ -1,0 +1,107 @@
+"""Test doubles for the station, shipped with the package (like ``hardware.mock_camera``).
+
+:class:`FakeScanner` stands in for the vision pipeline so station and web tests do not depend on
+reading accuracy; :func:`fake_score` stands in for ``scoring`` when a test wants no game rules.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from beachscore.errors import BeachscoreError
+
+#: A small Strand unter reading (contract shape): two grooves, two players.
+STRAND_STATE = {
+    "game": "strand-unter", "sea_front": 3, "sandpiper": None,
+    "grooves": [
+        {"number": 1, "shells": {"white": 1, "gray": 0, "brown": 0, "black": 0},
+         "castles": [{"player": "red", "value": 2}]},
+        {"number": 2, "shells": {"white": 0, "gray": 1, "brown": 0, "black": 0},
+         "castles": [{"player": "yellow", "value": 1}]},
+    ],
+}
+
+
+def fake_score(state: dict, setup: dict | None = None) -> dict:
+    """Score any state by a toy rule: each castle is worth its value × groove number.
+
+    >>> fake_score(STRAND_STATE)["players"][0]
+    {'player': 'red', 'castle_points': 2, 'total': 2}
+    """
+    if not isinstance(state, dict) or not isinstance(state.get("grooves", []), list):
+        raise BeachscoreError("invalid-state", "state needs a grooves list")
+    totals: dict[str, int] = {}
+    for g in state.get("grooves", []):
+        for c in g.get("castles", []):
+            totals[c["player"]] = totals.get(c["player"], 0) + int(c["value"]) * int(g["number"])
+    players = [{"player": p, "castle_points": t, "total": t} for p, t in sorted(totals.items())]
+    best = max(totals.values(), default=None)
+    return {"players": players, "winners": [p for p, t in totals.items() if t == best]}
+
+
+@dataclass
+class FakeResult:
+    """What :class:`FakeScanner` returns: the ``ScanResult`` surface the station uses."""
+
+    game: str
+    state: dict
+    score: dict
+    image: np.ndarray = field(repr=False)
+    confidence: float = 0.9
+    warnings: list = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"game": self.game, "state": self.state, "score": self.score, "confidence": self.confidence,
+                "warnings": list(self.warnings), "timing_ms": {"detect": 1.0}}
+
+    def annotate(self) -> np.ndarray:
+        out = self.image.copy()
+        out[-20:, :] = (0, 255, 0)
+        return out
+
+
+class FakeScanner:
+    """A pipeline stand-in: ``(image_bgr, calibration, setup) -> FakeResult``.
+
+    Args:
+        state: the state every scan "reads" (deep-copied); default :data:`STRAND_STATE`.
+        scorer: scores the state; default :func:`fake_score`.
+        delay_s: seconds each scan takes (to test busy handling and crashes mid-scan).
+        error: a BeachscoreError to raise instead of reading (e.g. an unreadable board).
+    Attributes:
+        calls: number of scans; ``started`` is set when a scan begins.
+    """
+
+    def __init__(self, state: dict | None = None, *, scorer=fake_score, delay_s: float = 0.0,
+                 error: BeachscoreError | None = None):
+        self.state = copy.deepcopy(state or STRAND_STATE)
+        self.scorer = scorer
+        self.delay_s = delay_s
+        self.error = error
+        self.calls = 0
+        self.started = threading.Event()
+
+    def __call__(self, image, calibration, setup):
+        self.calls += 1
+        self.started.set()
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        if self.error is not None:
+            raise self.error
+        state = copy.deepcopy(self.state)
+        return FakeResult(game=state.get("game", "strand-unter"), state=state, score=self.scorer(state, setup),
+                          image=image)
+
+
+@dataclass
+class FakeCalibration:
+    """Enough of ``calibration.store.Calibration`` for the station: game, profile, model."""
+
+    game: str = "strand-unter"
+    profile: dict = field(default_factory=lambda: {"game": "strand-unter", "board_mm": [440, 380]})
+    model: dict = field(default_factory=dict)

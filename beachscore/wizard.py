@@ -1,0 +1,109 @@
+"""The calibration wizard's server side: clicks on a calibration shot → calibration.json → calibrate.
+
+The page sends image pixels (the four board corners, and a point per labelled piece); this module
+turns sample pixels into board millimetres through the corner homography and writes the
+contract's ``calibration.json`` beside a copy of the photo and the profile.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import cv2
+import numpy as np
+
+from beachscore.errors import BadInputError
+from calibration.files import validate_profile
+from calibration.store import atomic_write_bytes
+
+
+def _xy(value, where: str) -> tuple[float, float]:
+    if not (isinstance(value, (list, tuple)) and len(value) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v) for v in value)):
+        raise BadInputError("invalid-json", f"{where}: expected [x, y] numbers, got {value!r}")
+    return float(value[0]), float(value[1])
+
+
+def mm_from_px(corners_px: list, board_mm: list) -> np.ndarray:
+    """Homography image px → board mm from the four clicked corners (TL, TR, BR, BL).
+
+    Returns:
+        (3, 3) float64 matrix.
+    Raises:
+        BadInputError: ``invalid-corners`` when the corners do not make a quadrilateral.
+    """
+    if not isinstance(corners_px, list) or len(corners_px) != 4:
+        raise BadInputError("invalid-corners", "click the four board corners: top-left, top-right, "
+                            "bottom-right, bottom-left")
+    src = np.array([_xy(c, f"corner {i + 1}") for i, c in enumerate(corners_px)], np.float32)
+    w, h = board_mm
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    area = cv2.contourArea(src)
+    if area < 100:
+        raise BadInputError("invalid-corners", f"the four corners enclose only {area:.0f} px²; click the board's corners")
+    return cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+
+
+def write_request(folder: str, photo_path: str, profile: dict, corners_px: list, samples: list) -> str:
+    """Write ``calibration.json`` (+ ``calib.jpg``, ``profile.json``) for clicked corners and samples.
+
+    Args:
+        folder: new folder for the request (created).
+        photo_path: the calibration shot on disk (JPEG).
+        profile: the board profile dict (contract).
+        corners_px: four [x, y] image px, TL, TR, BR, BL of the board frame.
+        samples: ``[{"label": str, "px": [x, y]}]`` in image px.
+    Returns:
+        the path of the written calibration.json.
+    Raises:
+        BadInputError: bad corners, bad sample, sample off the board, no samples.
+    """
+    profile = validate_profile(profile, "profile")
+    H = mm_from_px(corners_px, profile["board_mm"])
+    if not isinstance(samples, list) or not samples:
+        raise BadInputError("no-samples", "click at least one piece and give it a label")
+    w, h = profile["board_mm"]
+    out = []
+    for i, s in enumerate(samples):
+        if not isinstance(s, dict) or not isinstance(s.get("label"), str) or not s["label"].strip():
+            raise BadInputError("invalid-json", f"sample {i + 1}: needs a label")
+        x, y = _xy(s.get("px"), f"sample {i + 1}")
+        mx, my = cv2.perspectiveTransform(np.array([[[x, y]]], np.float64), H)[0, 0]
+        if not (-1 <= mx <= w + 1 and -1 <= my <= h + 1):
+            raise BadInputError("sample-off-board", f"sample {i + 1} ({s['label']}) is off the board")
+        out.append({"label": s["label"].strip(), "board_mm": [round(float(np.clip(mx, 0, w)), 1),
+                                                              round(float(np.clip(my, 0, h)), 1)]})
+    os.makedirs(folder, exist_ok=True)
+    shutil.copyfile(photo_path, os.path.join(folder, "calib.jpg"))
+    atomic_write_bytes(os.path.join(folder, "profile.json"), json.dumps(profile, indent=1).encode())
+    doc = {"game": profile["game"], "profile": "profile.json", "image": "calib.jpg",
+           "corners_px": [list(_xy(c, "corner")) for c in corners_px], "samples": out}
+    path = os.path.join(folder, "calibration.json")
+    atomic_write_bytes(path, json.dumps(doc, indent=1).encode())
+    return path
+
+
+def preview(photo_path: str, calibration_json: str, classes: list[str]) -> np.ndarray:
+    """The calibration shot with the board outline, every sample and its label drawn on it (BGR uint8)."""
+    with open(calibration_json, encoding="utf-8") as f:
+        doc = json.load(f)
+    with open(os.path.join(os.path.dirname(calibration_json), doc["profile"]), encoding="utf-8") as f:
+        profile = json.load(f)
+    img = cv2.imread(photo_path, cv2.IMREAD_COLOR)
+    corners = np.array(doc["corners_px"], np.float64)
+    cv2.polylines(img, [corners.astype(np.int32)], True, (0, 255, 255), 3)
+    H = np.linalg.inv(mm_from_px(doc["corners_px"], profile["board_mm"]))
+    scale = max(img.shape[:2]) / 1500
+    for s in doc["samples"]:
+        px = cv2.perspectiveTransform(np.array([[s["board_mm"]]], np.float64), H)[0, 0]
+        c = (int(px[0]), int(px[1]))
+        learned = s["label"] in classes or not classes
+        colour = (0, 200, 0) if learned else (0, 0, 255)
+        cv2.circle(img, c, int(12 * scale), colour, max(2, int(3 * scale)))
+        cv2.putText(img, s["label"], (c[0] + int(14 * scale), c[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
+                    (0, 0, 0), max(3, int(5 * scale)), cv2.LINE_AA)
+        cv2.putText(img, s["label"], (c[0] + int(14 * scale), c[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
+                    (255, 255, 255), max(1, int(2 * scale)), cv2.LINE_AA)
+    return img

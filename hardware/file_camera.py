@@ -1,0 +1,57 @@
+"""A camera that replays photo files: demos and tests on any machine (``--camera file:PATH``)."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import cv2
+import numpy as np
+
+from hardware.camera import Camera, CameraError, check_bgr
+
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+
+
+class FileCamera(Camera):
+    """Replay one photo, or every photo of a folder in name order (looping).
+
+    Args:
+        path: an image file or a folder of image files.
+        loop: start again at the first photo after the last (default True); when False a
+            capture past the end raises ``camera-failed``.
+    Raises:
+        CameraError: ``camera-unavailable`` when the path holds no image.
+    """
+
+    def __init__(self, path: str, *, loop: bool = True):
+        if not path:
+            raise CameraError("camera-spec", "file camera needs a path: --camera file:PATH")
+        if os.path.isdir(path):
+            files = sorted(os.path.join(path, f) for f in os.listdir(path)
+                           if f.lower().endswith(IMAGE_EXTENSIONS) and not f.startswith("."))
+        elif os.path.isfile(path):
+            files = [path]
+        else:
+            raise CameraError("camera-unavailable", f"file camera: {path}: no such file or folder")
+        if not files:
+            raise CameraError("camera-unavailable", f"file camera: {path}: no photos in this folder")
+        self.files = files
+        self.loop = loop
+        self._next = 0
+        self._lock = threading.Lock()
+        self.name = f"file:{path} ({len(files)} photo{'s' if len(files) != 1 else ''})"
+
+    def capture(self) -> np.ndarray:
+        """Return the next photo, BGR uint8 (H, W, 3). Raises CameraError ``camera-failed``."""
+        with self._lock:
+            if self._next >= len(self.files):
+                if not self.loop:
+                    raise CameraError("camera-failed", "file camera: no more photos")
+                self._next = 0
+            path = self.files[self._next]
+            self._next += 1
+        image = cv2.imread(path, cv2.IMREAD_COLOR)
+        if image is None:
+            raise CameraError("camera-failed", f"file camera: {path}: not a readable image")
+        return check_bgr(image, path)

@@ -1,0 +1,62 @@
+"""Combine single-mat Seashells scans into one state that scores every player.
+
+One scan reads one player's mat (``vision.seashells``); the score compares players, so the station
+(or a user running ``beachscore score``) merges the mats first. Pure data, no pixels.
+
+Source: shared/contracts/seashells.md §Reading a player mat.
+"""
+
+from __future__ import annotations
+
+from scoring.errors import InvalidStateError
+
+_SHARED = ("shapes", "colours", "scoring", "sun", "beach")
+
+
+def merge_mats(states: list[dict], setup: dict | None = None) -> dict:
+    """Merge Seashells states of one mat each into one state with every player.
+
+    Args:
+        states: Seashells states, each with ``players`` (usually one mat, named ``"mat"`` unless
+            the scan's setup named it). Later states must not repeat a player's name.
+        setup: optional setup; ``players`` (list of names) renames unnamed mats (``"mat"``) in
+            scan order, ``scoring`` and ``sun`` fill what the states lack.
+    Returns:
+        A new state ``{"game": "seashells", "players": [...], ...}``; shared fields (shapes,
+        colours, scoring, sun, beach) come from the first state that has them.
+    Raises:
+        InvalidStateError: no states, a state of another game, states whose shape or colour
+            vocabularies differ, or a player named twice.
+
+    >>> a = {"game": "seashells", "players": [{"player": "mat", "shells": [["conch", "blue"]], "sand_dollars": 1}]}
+    >>> b = {"game": "seashells", "players": [{"player": "ben", "shells": []}]}
+    >>> [p["player"] for p in merge_mats([a, b], {"players": ["ana"]})["players"]]
+    ['ana', 'ben']
+    """
+    if not states:
+        raise InvalidStateError("merge_mats: no mats to merge")
+    setup = setup or {}
+    names = list(setup.get("players") or [])
+    merged: dict = {"game": "seashells", "players": []}
+    seen: set[str] = set()
+    for i, st in enumerate(states):
+        if not isinstance(st, dict) or st.get("game") != "seashells":
+            raise InvalidStateError(f"merge_mats: state {i} is not a Seashells state")
+        for key in _SHARED:
+            if key in st and key not in merged:
+                merged[key] = st[key]
+            elif key in ("shapes", "colours") and key in st and st[key] != merged[key]:
+                raise InvalidStateError(f"merge_mats: state {i} lists other {key} ({st[key]!r}) than the first mat")
+        for p in st.get("players") or []:
+            p = dict(p)
+            if p.get("player", "mat") == "mat" and names:
+                p["player"] = str(names.pop(0))
+            if p.get("player") in seen:
+                raise InvalidStateError(f"merge_mats: player {p.get('player')!r} appears on two mats; name each mat "
+                                        "(--setup '{\"player\": \"ana\"}')")
+            seen.add(p.get("player"))
+            merged["players"].append(p)
+    for key in ("scoring", "sun"):
+        if key not in merged and key in setup:
+            merged[key] = setup[key]
+    return merged

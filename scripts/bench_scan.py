@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Benchmark ``beachscore scan`` on a game's sample photos (generic over games).
+
+    .venv/bin/python scripts/bench_scan.py ../shared/samples/strand-unter [--repeat 5]
+
+For every set-up folder (calibration.json + scene_*.jpg) it calibrates once into a temporary
+folder, then per photo prints the median scan time split decode/register/detect/score, the whole
+scan as a ratio to a bare ``cv2.imdecode`` of the same file, and at the end the peak memory:
+tracemalloc (Python + numpy allocations) in this process, and ru_maxrss of a fresh process
+running one ``beachscore scan``.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from beachscore.pipeline import calibrate, scan_file  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("folder")
+    ap.add_argument("--repeat", type=int, default=5)
+    a = ap.parse_args()
+    ratios, peaks, one = [], [], None
+    for setup in sorted(glob.glob(os.path.join(a.folder, "setup*"))) or [a.folder]:
+        cal_dir = tempfile.mkdtemp(prefix="bench-cal-")
+        cal = calibrate(os.path.join(setup, "calibration.json"), cal_dir)
+        for img in sorted(glob.glob(os.path.join(setup, "scene_*.jpg"))):
+            one = one or (img, cal_dir)
+            data = np.frombuffer(open(img, "rb").read(), np.uint8)
+            bare, parts, whole = [], [], []
+            for _ in range(a.repeat):
+                t = time.perf_counter()
+                cv2.imdecode(data, cv2.IMREAD_COLOR)
+                bare.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                try:
+                    r = scan_file(img, cal)
+                except Exception as err:  # noqa: BLE001 - a refused photo still has a time
+                    r = None
+                    print(f"  {os.path.basename(img)}: {err}")
+                whole.append(time.perf_counter() - t)
+                if r is not None:
+                    parts.append(r.timing_ms)
+            tracemalloc.start()
+            try:
+                scan_file(img, cal)
+            except Exception:  # noqa: BLE001
+                pass
+            peaks.append(tracemalloc.get_traced_memory()[1])
+            tracemalloc.stop()
+            med = lambda k: statistics.median(p[k] for p in parts) if parts else float("nan")  # noqa: E731
+            ratio = statistics.median(whole) / statistics.median(bare)
+            ratios.append(ratio)
+            print(f"{os.path.relpath(img, a.folder):<26} decode {med('decode'):5.1f} register {med('register'):5.1f} "
+                  f"detect {med('detect'):5.1f} score {med('score'):4.1f} ms | scan {1e3 * statistics.median(whole):5.1f} ms"
+                  f" = {ratio:4.2f}x bare imdecode ({1e3 * statistics.median(bare):4.1f} ms)")
+    if not ratios:
+        print("no photos found")
+        return 1
+    print(f"ratio to bare decode: median {statistics.median(ratios):.2f}x, max {max(ratios):.2f}x")
+    print(f"tracemalloc peak per scan: max {max(peaks) / 2**20:.1f} MB")
+    img, cal_dir = one
+    code = ("import resource, sys; from beachscore.cli import main; main(['scan', sys.argv[1], '--calibration', "
+            "sys.argv[2], '--json']); print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
+    p = subprocess.run([sys.executable, "-c", code, img, cal_dir], capture_output=True, text=True)
+    rss_kb = int(p.stderr.strip().splitlines()[-1])
+    print(f"fresh process peak RSS (ru_maxrss, one scan): {rss_kb / 1024:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

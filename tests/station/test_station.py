@@ -1,0 +1,171 @@
+"""The station: scan on a worker thread, store, publish; refusals; corrections; button wiring."""
+
+import os
+import queue
+import time
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from beachscore.errors import UnreadableBoardError
+from beachscore.station import Station
+from beachscore.store import Store
+from beachscore.testing import FakeCalibration, FakeScanner, fake_score
+from hardware.mock_camera import MockCamera
+
+EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter")
+
+
+def _events(q):
+    out = []
+    while True:
+        try:
+            out.append(q.get_nowait()["kind"])
+        except queue.Empty:
+            return out
+
+
+def test_scan_is_stored_and_published(station):
+    game = station.new_game("strand-unter", {"players": {}})
+    q = station.events.subscribe()
+    assert station.request_scan("web").accepted
+    assert station.wait_idle(10)
+    scan = station.store.latest_scan()
+    assert scan["game_id"] == game and scan["status"] == "ok" and scan["source"] == "web"
+    assert scan["photo_id"] and scan["annotated_photo_id"]
+    assert set(scan["timing_ms"]) >= {"capture", "encode", "annotate", "detect"}
+    assert _events(q) == ["scan-started", "scan"]
+
+
+def test_a_second_request_during_a_scan_is_refused(tmp_path):
+    scanner = FakeScanner(delay_s=0.5)
+    st = Station(Store(str(tmp_path)), camera=MockCamera(), calibration=FakeCalibration(), scanner=scanner)
+    assert st.request_scan().accepted
+    scanner.started.wait(5)
+    second = st.request_scan()
+    assert not second.accepted and "already running" in second.reason
+    st.close()
+    assert scanner.calls == 1 and st.store is not None
+
+
+def test_missing_camera_or_calibration_refuses_with_a_reason(tmp_path):
+    st = Station(Store(str(tmp_path)), camera=None, camera_problem="no camera found", calibration=FakeCalibration())
+    answer = st.request_scan()
+    assert not answer.accepted and "no camera found" in answer.reason
+    assert st.status()["camera"] == {"ok": False, "name": None, "problem": "no camera found"}
+    st.close()
+    st = Station(Store(str(tmp_path)), camera=MockCamera())
+    assert "calibration" in st.request_scan().reason
+    st.close()
+
+
+def test_unreadable_board_is_kept_as_an_error_scan(tmp_path):
+    err = UnreadableBoardError("occluded", "a hand is over the board")
+    st = Station(Store(str(tmp_path)), camera=MockCamera(), calibration=FakeCalibration(),
+                 scanner=FakeScanner(error=err))
+    st.request_scan()
+    st.wait_idle()
+    scan = st.store.latest_scan()
+    assert scan["status"] == "error" and scan["error"]["code"] == "occluded" and scan["photo_id"]
+    st.close()
+
+
+def test_camera_failure_is_kept_and_the_station_lives_on(tmp_path):
+    st = Station(Store(str(tmp_path)), camera=MockCamera(fail=True), calibration=FakeCalibration(),
+                 scanner=FakeScanner())
+    st.request_scan()
+    st.wait_idle()
+    assert st.store.latest_scan()["error"]["code"] == "camera-failed"
+    st.camera.fail = False
+    assert st.request_scan().accepted
+    st.close()
+
+
+def test_correction_is_a_revision_and_keeps_the_reading(station):
+    station.request_scan()
+    station.wait_idle()
+    scan = station.store.latest_scan()
+    state = scan["state"]
+    fixed = {**state, "grooves": [dict(g) for g in state["grooves"]]}
+    fixed["grooves"][1] = {**fixed["grooves"][1], "castles": [{"player": "yellow", "value": 3}]}
+    out = station.correct(scan["id"], fixed, "yellow castle is a 3")
+    assert out["score"] != scan["score"]
+    again = station.store.scan(scan["id"])
+    assert again["state"] == state and again["score"] == scan["score"]  # machine reading kept
+    assert again["current_state"] == fixed and again["current_score"] == out["score"]
+
+
+def test_long_press_ends_the_game_with_a_final_scan(station):
+    game = station.new_game("strand-unter")
+    assert station.end_game().accepted
+    station.wait_idle()
+    g = station.store.game(game)
+    assert g["ended_at"] and g["final_scan_id"] == station.store.latest_scan()["id"]
+
+
+@pytest.fixture
+def mock_gpio():
+    previous = Device.pin_factory
+    Device.pin_factory = MockFactory()
+    yield Device.pin_factory
+    Device.pin_factory.reset()
+    Device.pin_factory = previous
+
+
+def test_gpio_press_scans_through_build_station(tmp_path, mock_gpio):
+    from beachscore.serving import build_station
+
+    st = build_station(str(tmp_path), camera="mock", button="17", led="22",
+                       scanner=FakeScanner(delay_s=0.2), scorer=fake_score)
+    assert st.button is not None and st.light is not None
+    st.use_calibration(FakeCalibration())
+    pin = mock_gpio.pin(17)
+
+    def press():
+        pin.drive_low()
+        time.sleep(0.08)  # longer than the debounce
+        pin.drive_high()
+
+    press()
+    assert st.busy
+    press()  # ignored: a scan runs
+    st.wait_idle()
+    assert st.store.count("scans") == 1 and st.button.ignored == 1
+    st.close()
+
+
+def test_station_starts_without_camera_or_calibration(tmp_path, monkeypatch):
+    from beachscore.serving import build_station
+
+    st = build_station(str(tmp_path), camera="file:/no/such/folder", calibration=str(tmp_path / "nocal"), button="none")
+    status = st.status()
+    assert not status["camera"]["ok"] and "no such file" in status["camera"]["problem"]
+    assert not status["calibration"]["ok"] and status["calibration"]["problem"]
+    st.close()
+
+
+def _real_pipeline():
+    try:
+        import vision.strand_unter  # noqa: F401
+        import beachscore.pipeline  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"strand-unter reader not importable yet: {exc}")
+
+
+def test_end_to_end_with_the_real_pipeline(tmp_path):
+    _real_pipeline()
+    from beachscore.pipeline import calibrate
+    from beachscore.serving import build_station
+
+    calibrate(os.path.join(EXAMPLE, "calibration.json"), str(tmp_path / "cal"))
+    st = build_station(str(tmp_path / "data"), camera="file:" + os.path.join(EXAMPLE, "scene_05.jpg"),
+                       calibration=str(tmp_path / "cal"), button="none")
+    st.new_game("strand-unter")
+    assert st.request_scan("test").accepted
+    st.wait_idle(60)
+    scan = st.store.latest_scan()
+    assert scan["status"] == "ok", scan["error"]
+    assert scan["game"] == "strand-unter" and scan["state"]["grooves"] and 0 <= scan["confidence"] <= 1
+    assert scan["extra"]["H_px_from_mm"] and scan["annotated_photo_id"]
+    st.close()

@@ -1,0 +1,109 @@
+"""Unit tests of the Strand unter stages on seeded synthetic scenes (vision/synthetic.py)."""
+from __future__ import annotations
+
+import json
+import os
+
+import cv2
+import numpy as np
+import pytest
+
+from beachscore.errors import UnreadableBoardError
+from vision import quality, synthetic
+from vision import strand_unter_colour as colour
+from vision.strand_unter_geometry import groove_map, warp_board
+from vision.registration import homography_from_corners
+from vision.strand_unter_read import _assign_values
+
+PROFILE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter", "profile.json")))
+BOARD = PROFILE["board_mm"]
+
+
+def _board(sc):
+    H = homography_from_corners(sc.corners_px, BOARD)
+    return warp_board(sc.image, H, BOARD, 1.0)
+
+
+def _sea_fisher():
+    sand = np.tile(np.float32(synthetic.DEFAULT_LAB["sand"]), (50, 1)) + np.random.default_rng(1).normal(0, 3, (50, 3))
+    sea = np.tile(np.float32(synthetic.DEFAULT_LAB["sea"]), (50, 1)) + np.random.default_rng(2).normal(0, 3, (50, 3))
+    return colour.fisher_direction(sand, sea)
+
+
+@pytest.mark.parametrize("front", [2, 6, 9, 12])
+@pytest.mark.parametrize("light", [(1, 1, 1), (1.15, 1.0, 0.8), (0.7, 0.7, 0.7)])
+def test_sea_front_under_lighting(front, light):
+    sc = synthetic.scene(PROFILE, seed=front, sea_front=front, light_bgr=light, noise_sigma=3)
+    B = _board(sc)
+    # gains from the bare sand strip at the land side, as the reader does
+    gains = colour.channel_gains(B[340:350, 40:400], synthetic._bgr(synthetic.DEFAULT_LAB["sand"]))
+    sea = colour.cloth_region(colour.fisher_score(colour.lab(colour.apply_gains(B, gains)), _sea_fisher()) > 0, 61)
+    core = groove_map(PROFILE, 1.0, shrink_mm=4)
+    covered = [n for n in range(1, 12) if sea[core == n].mean() > 0.5]
+    assert (min(covered) if covered else 12) == front
+
+
+def test_blue_piece_under_the_cloth_is_not_sea():
+    sc = synthetic.scene(PROFILE, seed=3, sea_front=8, castles=[("blue", 2, 200, 175 + 15)])
+    sea = colour.cloth_region(colour.fisher_score(colour.lab(_board(sc)), _sea_fisher()) > 0, 61)
+    assert not sea[185:195, 195:205].any()
+
+
+@pytest.mark.parametrize("light", [(0.9, 1.0, 1.2), (1.3, 1.2, 1.0)])
+def test_gains_undo_lighting_colour(light):
+    ref = synthetic.scene(PROFILE, seed=5, noise_sigma=1)
+    now = synthetic.scene(PROFILE, seed=5, noise_sigma=1, light_bgr=light)
+    g = colour.channel_gains(_board(now)[300:360, 40:400], np.median(_board(ref)[300:360, 40:400].reshape(-1, 3), 0))
+    assert np.allclose(g * np.asarray(light), 1.0, atol=0.04)
+
+
+def test_too_dark_is_refused():
+    sc = synthetic.scene(PROFILE, seed=1, light_bgr=(0.1, 0.1, 0.1))
+    with pytest.raises(UnreadableBoardError) as e:
+        quality.check(_board(sc))
+    assert e.value.code == "too-dark"
+
+
+def test_heavy_blur_is_refused_light_blur_is_not():
+    ref = synthetic.scene(PROFILE, seed=2, noise_sigma=0, shells=[("black", 100, 310), ("white", 200, 310)])
+    sharp = _board(ref)
+    quality.check(_board(synthetic.scene(PROFILE, seed=2, noise_sigma=0, blur_sigma=0.8,
+                                         shells=[("black", 100, 310), ("white", 200, 310)])), reference=sharp)
+    with pytest.raises(UnreadableBoardError) as e:
+        quality.check(cv2.GaussianBlur(sharp, (0, 0), 8), reference=sharp)
+    assert e.value.code == "too-blurred"
+
+
+def test_glare_is_refused():
+    B = _board(synthetic.scene(PROFILE, seed=4))
+    B[100:200, 100:300] = 255
+    with pytest.raises(UnreadableBoardError) as e:
+        quality.check(B, reference=_board(synthetic.scene(PROFILE, seed=4)))
+    assert e.value.code == "glare"
+
+
+def test_big_unknown_blob_is_occlusion():
+    m = np.zeros((380, 440), bool)
+    quality.check_occlusion(m)
+    m[200:380, 0:120] = True
+    with pytest.raises(UnreadableBoardError) as e:
+        quality.check_occlusion(m)
+    assert e.value.code == "occluded"
+
+
+def test_castle_values_are_unique_per_player():
+    areas = {0: 150.0, 1: 210.0, 2: 280.0, 3: 340.0}
+    values, margins = _assign_values([215.0, 205.0, 345.0], areas)
+    assert sorted(values) == [0, 1, 3] or sorted(values) == [1, 2, 3]
+    assert len(set(values)) == 3
+    values, _ = _assign_values([150.0] * 5, areas)
+    assert values.count(None) == 1
+
+
+@pytest.mark.parametrize("shift,rot", [((3.0, -2.0), 0.0), ((0.0, 0.0), 0.8)])
+def test_synthetic_bump_moves_corners(shift, rot):
+    a = synthetic.scene(PROFILE, seed=9)
+    b = synthetic.scene(PROFILE, seed=9, shift_mm=shift, rotation_deg=rot)
+    moved = np.abs(b.corners_px - a.corners_px).max()
+    assert moved > 1.0
+    assert b.state == a.state

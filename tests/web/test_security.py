@@ -1,0 +1,79 @@
+"""PIN and CSRF: every write needs both; the PIN is stored hashed; wrong PINs are rate-limited."""
+
+import pytest
+
+from web.security import PIN_SETTING, hash_pin, verify_pin
+
+PIN = "2468"  # the PIN the ``unlocked`` fixture chose
+
+WRITES = ["/api/scan", "/api/game-over", "/api/games", "/api/calibration/shot", "/api/calibration",
+          "/api/scans/1/revisions", "/api/scans/1/rescore"]
+
+
+@pytest.mark.parametrize("url", WRITES)
+def test_writes_before_a_pin_exists_are_refused(client, url, csrf_of):
+    token = csrf_of(client)
+    r = client.post(url, json={}, headers={"X-CSRF-Token": token})
+    assert r.status_code == 403 and r.get_json()["error"]["code"] == "pin-not-set"
+
+
+@pytest.mark.parametrize("url", WRITES)
+def test_writes_without_the_pin_are_refused(app, unlocked, url, csrf_of):
+    other = app.test_client()  # another phone: has a CSRF token, never entered the PIN
+    token = csrf_of(other)
+    r = other.post(url, json={}, headers={"X-CSRF-Token": token})
+    assert r.status_code == 403 and r.get_json()["error"]["code"] == "pin-required"
+
+
+@pytest.mark.parametrize("url", WRITES)
+def test_writes_without_csrf_are_refused_even_when_unlocked(unlocked, url):
+    r = unlocked.client.post(url, json={})
+    assert r.status_code == 403 and r.get_json()["error"]["code"] == "csrf"
+    r = unlocked.client.post(url, json={}, headers={"X-CSRF-Token": "forged"})
+    assert r.status_code == 403
+
+
+def test_a_write_without_the_pin_changes_nothing(app, station, unlocked, csrf_of):
+    other = app.test_client()
+    other.post("/api/scan", headers={"X-CSRF-Token": csrf_of(other)})
+    station.wait_idle()
+    assert station.store.count("scans") == 0
+    assert unlocked.post_json("/api/scan").status_code == 202
+    station.wait_idle()
+    assert station.store.count("scans") == 1
+
+
+def test_pin_is_stored_hashed_and_unlocks_another_browser(app, station, unlocked, csrf_of):
+    stored = station.store.get_setting(PIN_SETTING)
+    assert PIN not in stored and stored.startswith("scrypt$")
+    other = app.test_client()
+    token = csrf_of(other)
+    assert other.post("/pin", data={"pin": "0000", "csrf_token": token}).status_code == 403
+    assert other.post("/pin", data={"pin": PIN, "csrf_token": token}).status_code == 302
+    assert other.post("/api/scan", headers={"X-CSRF-Token": token}).status_code == 202
+
+
+def test_first_pin_must_be_digits_and_repeated(client, csrf_of):
+    token = csrf_of(client)
+    assert client.post("/pin", data={"pin": "12", "pin2": "12", "csrf_token": token}).status_code == 400
+    assert client.post("/pin", data={"pin": "1234", "pin2": "1235", "csrf_token": token}).status_code == 400
+    assert client.post("/pin", data={"pin": "1234", "csrf_token": "nope", "pin2": "1234"}).status_code == 403
+
+
+def test_wrong_pins_lock_out(app, unlocked, csrf_of):
+    other = app.test_client()
+    token = csrf_of(other)
+    for _ in range(5):
+        assert other.post("/pin", data={"pin": "1111", "csrf_token": token}).status_code == 403
+    assert other.post("/pin", data={"pin": PIN, "csrf_token": token}).status_code == 429
+
+
+def test_lock_this_browser(unlocked):
+    unlocked.client.post("/pin", data={"action": "lock", "csrf_token": unlocked.csrf})
+    assert unlocked.post_json("/api/scan").get_json()["error"]["code"] == "pin-required"
+
+
+def test_hash_round_trip():
+    h = hash_pin("9876")
+    assert verify_pin("9876", h) and not verify_pin("9877", h) and not verify_pin("9876", "garbage")
+    assert hash_pin("9876") != h  # salted

@@ -1,0 +1,67 @@
+"""The calibration wizard's API with the real pipeline: clicks → calibration → a sample photo scans."""
+
+import json
+import os
+
+import cv2
+import numpy as np
+import pytest
+
+from beachscore.station import Station
+from beachscore.store import Store
+from hardware.file_camera import FileCamera
+from web import create_app
+
+EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter")
+
+
+def clicks_for(calibration_json):
+    """The clicks a person makes for the example: corners (image px) and every sample's px."""
+    with open(calibration_json) as f:
+        doc = json.load(f)
+    with open(os.path.join(os.path.dirname(calibration_json), doc["profile"])) as f:
+        profile = json.load(f)
+    w, h = profile["board_mm"]
+    H = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), np.float32(doc["corners_px"]))
+    samples = [{"label": s["label"],
+                "px": cv2.perspectiveTransform(np.array([[s["board_mm"]]], np.float64), H)[0, 0].tolist()}
+               for s in doc["samples"]]
+    return doc["corners_px"], samples, profile
+
+
+def test_wizard_round_trip_makes_a_calibration_that_scans(tmp_path, make_unlocked):
+    pytest.importorskip("vision.strand_unter")
+    station = Station(Store(str(tmp_path / "data")), camera=FileCamera(os.path.join(EXAMPLE, "calib.jpg")))
+    app = create_app({"TESTING": True}, station=station)
+    client = make_unlocked(app.test_client())
+    shot = client.post_json("/api/calibration/shot")
+    assert shot.status_code == 201
+    corners, samples, profile = clicks_for(os.path.join(EXAMPLE, "calibration.json"))
+    no_profile = client.post_json("/api/calibration", {"photo_id": shot.get_json()["photo_id"],
+                                                       "corners_px": corners, "samples": samples})
+    assert no_profile.status_code == 400 and no_profile.get_json()["error"]["code"] == "no-profile"
+    r = client.post_json("/api/calibration", {"photo_id": shot.get_json()["photo_id"], "corners_px": corners,
+                                              "samples": samples, "profile": profile})
+    assert r.status_code == 201, r.get_json()
+    out = r.get_json()
+    assert out["game"] == "strand-unter" and out["classes"]
+    assert client.get(f"/photos/{out['preview_photo_id']}").status_code == 200
+    assert station.calibration is not None and station.calibration_problem is None
+    station.camera = FileCamera(os.path.join(EXAMPLE, "scene_05.jpg"))
+    assert client.post_json("/api/scan").status_code == 202
+    station.wait_idle(60)
+    scan = station.store.latest_scan()
+    assert scan["status"] == "ok", scan["error"]
+    assert scan["state"]["grooves"]
+    station.close()
+
+
+def test_bad_clicks_are_400(unlocked, station):
+    shot = unlocked.post_json("/api/calibration/shot").get_json()["photo_id"]
+    profile = {"game": "strand-unter", "board_mm": [440, 380]}
+    for body, code in [({"corners_px": [[0, 0]] * 4, "samples": [{"label": "sea", "px": [1, 1]}]}, "invalid-corners"),
+                       ({"corners_px": [[0, 0], [50, 0], [50, 50], [0, 50]], "samples": []}, "no-samples"),
+                       ({"corners_px": [[0, 0], [50, 0], [50, 50], [0, 50]],
+                         "samples": [{"label": "sea", "px": [70, 70]}]}, "sample-off-board")]:
+        r = unlocked.post_json("/api/calibration", {"photo_id": shot, "profile": profile, **body})
+        assert r.status_code == 400 and r.get_json()["error"]["code"] == code

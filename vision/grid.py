@@ -1,0 +1,112 @@
+"""Generic grid reader (``"game": "grid"``): every place of a regular grid gets a learned class.
+
+Contract: ``shared/contracts/grid.md``. Labels ``cell/<class>`` at place centres; state
+``cells`` (class per place) and ``confidence`` (posterior per place); no score.
+
+Features and classifier are those of :mod:`vision.places` (Lab mean/spread, texture, centre
+disc; pooled-covariance Gaussian classifier) on the rectified, illumination-normalised board,
+with a patch a little smaller than the pitch so tokens a few mm off their place, or tall tokens
+leaning over with parallax, still fall mostly in their own patch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from beachscore.errors import BadInputError
+from vision.places import PlaceModel, classify_places, learn_places
+from vision.registration import rectify
+from vision.types import CalibrationShot, Photo, Reading
+
+
+@dataclass(frozen=True)
+class GridConfig:
+    """Tunable numbers of the grid reader."""
+
+    #: Resolution of the rectified board (px/mm).
+    px_per_mm: float = 2.0
+    #: Patch side as a share of the smaller pitch.
+    patch_share: float = 0.7
+
+
+GRID = GridConfig()
+
+
+def place_centres(profile: dict) -> np.ndarray:
+    """Centres of every place, float64 (rows, cols, 2) in board mm.
+
+    Place (r, c) is at ``origin + ((c + 0.5)·pitch_x, (r + 0.5)·pitch_y)`` (grid.md).
+    ``pitch_mm`` may be one number or [x, y]; ``cell_mm`` is accepted as a square pitch.
+    """
+    g = profile["grid"]
+    pitch = g.get("pitch_mm", g.get("cell_mm"))
+    px, py = (pitch, pitch) if isinstance(pitch, (int, float)) else pitch
+    rr, cc = np.mgrid[0:int(g["rows"]), 0:int(g["cols"])]
+    return np.stack([g["origin_mm"][0] + (cc + 0.5) * px, g["origin_mm"][1] + (rr + 0.5) * py], axis=-1).astype(float)
+
+
+def _patch_mm(profile: dict) -> float:
+    g = profile["grid"]
+    pitch = g.get("pitch_mm", g.get("cell_mm"))
+    return GRID.patch_share * float(min(pitch) if isinstance(pitch, (list, tuple)) else pitch)
+
+
+def learn(shot: CalibrationShot) -> dict:
+    """Learn each ``cell/<class>``'s appearance.
+
+    Returns:
+        ``{"classes": {name: count}, "places": PlaceModel JSON}``.
+    Raises:
+        BadInputError: ``unknown-label`` for a label that is not ``cell/<class>``;
+            ``missing-label`` when there are no samples.
+    """
+    profile = shot.request.profile
+    samples = []
+    for label, xy in shot.request.samples:
+        parts = label.split("/")
+        if len(parts) != 2 or parts[0] != "cell" or not parts[1]:
+            raise BadInputError("unknown-label", f"unknown grid label {label!r}; expected cell/<class>")
+        samples.append((parts[1], xy))
+    if not samples:
+        raise BadInputError("missing-label", "calibration has no cell/<class> samples")
+    board = rectify(shot.image, shot.H_px_from_mm, profile["board_mm"], GRID.px_per_mm)
+    model = learn_places(board, samples, GRID.px_per_mm, _patch_mm(profile))
+    return {"classes": {k: n for k, n in zip(model.classes, model.counts)}, "places": model.to_json()}
+
+
+def read(photo: Photo) -> Reading:
+    """Classify every place of the grid.
+
+    Returns:
+        Reading with state ``{"game": "grid", "rows", "cols", "cells": [[class]], "confidence": [[p]]}``;
+        the reading's confidence is the product of the per-place posteriors.
+    """
+    cal = photo.calibration
+    model = PlaceModel.from_json(cal.model["places"])
+    centres = place_centres(cal.profile)
+    rows, cols = centres.shape[:2]
+    board = rectify(photo.image, photo.registration.H_px_from_mm, cal.profile["board_mm"], model.px_per_mm)
+    labels, conf, _ = classify_places(board, centres.reshape(-1, 2), model)
+    cells = [labels[r * cols:(r + 1) * cols] for r in range(rows)]
+    confidence = np.asarray(conf).reshape(rows, cols)
+    state = {"game": "grid", "rows": rows, "cols": cols, "cells": cells,
+             "confidence": np.round(confidence, 4).tolist()}
+    return Reading(state=state, confidence=float(np.prod(confidence)), details={"centres": centres})
+
+
+def annotate(photo: Photo, reading: Reading) -> np.ndarray:
+    """Rectified board with each place's class initial and doubtful places boxed; BGR uint8."""
+    import cv2
+
+    cal = photo.calibration
+    ppm = GRID.px_per_mm
+    board = rectify(photo.image, photo.registration.H_px_from_mm, cal.profile["board_mm"], ppm)
+    centres = reading.details.get("centres", place_centres(cal.profile))
+    for r, row in enumerate(reading.state["cells"]):
+        for c, name in enumerate(row):
+            x, y = centres[r, c] * ppm
+            colour = (0, 0, 255) if reading.state["confidence"][r][c] < 0.9 else (0, 90, 0)
+            cv2.putText(board, name[:2], (int(x) - 6, int(y) + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35, colour, 1)
+    return board

@@ -1,0 +1,282 @@
+"""Plażing cells: grid geometry, learned colour palette, and which player covers each cell.
+
+Idea: a cardboard piece is a flat patch of its player's colour. Each player's colour (and the
+sand's) is learned from the calibration samples as a Gaussian in CIE Lab (the dominant mode of
+the pixels around the sample, so printed dots and squares on a piece do not count). Every pixel
+of the rectified, illumination-normalised board is labelled through a lookup table over
+quantised B, G, R (one table lookup per pixel, no Python loop); the share of one player's pixels
+in a cell's central square, summed with integral images, says whether that player covers it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.plazing_config import COVER, PALETTE, CoverConfig, PaletteConfig
+
+NONE = 255  #: pixel label of "no learned colour"
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Board grid geometry from the profile (all in mm).
+
+    Attributes:
+        origin_mm: (x, y) of the top-left corner of cell [0, 0].
+        cell_mm: cell side.
+        rows, cols: grid size.
+    """
+
+    origin_mm: tuple[float, float]
+    cell_mm: float
+    rows: int
+    cols: int
+
+    @classmethod
+    def from_profile(cls, profile: dict) -> "Grid":
+        """Read ``profile["grid"]`` (``origin_mm``, ``cell_mm`` or ``pitch_mm``, ``rows``, ``cols``)."""
+        g = profile["grid"]
+        cell = g.get("cell_mm", None)
+        if cell is None:
+            pitch = g["pitch_mm"]
+            cell = float(pitch[0] if isinstance(pitch, (list, tuple)) else pitch)
+        return cls(origin_mm=(float(g["origin_mm"][0]), float(g["origin_mm"][1])), cell_mm=float(cell),
+                   rows=int(g["rows"]), cols=int(g["cols"]))
+
+    def cell_of(self, x_mm: float, y_mm: float) -> tuple[int, int] | None:
+        """The [row, col] holding board point (x, y) mm, or None when off the grid."""
+        c = int(np.floor((x_mm - self.origin_mm[0]) / self.cell_mm))
+        r = int(np.floor((y_mm - self.origin_mm[1]) / self.cell_mm))
+        return (r, c) if 0 <= r < self.rows and 0 <= c < self.cols else None
+
+    def centre_mm(self, r: float, c: float) -> tuple[float, float]:
+        """Centre (x, y) mm of cell [r, c] (fractional indexes allowed)."""
+        return (self.origin_mm[0] + (c + 0.5) * self.cell_mm, self.origin_mm[1] + (r + 0.5) * self.cell_mm)
+
+    def boxes_px(self, px_per_mm: float, share: float) -> np.ndarray:
+        """Central squares of every cell in rectified pixels.
+
+        Args:
+            px_per_mm: resolution of the rectified board.
+            share: side of the square as a share of the cell side (1.0 = whole cell).
+        Returns:
+            int32 (rows, cols, 4): u0, v0, u1, v1 (half-open) of each cell's square.
+        """
+        rr, cc = np.mgrid[0:self.rows, 0:self.cols].astype(np.float64)
+        cx = (self.origin_mm[0] + (cc + 0.5) * self.cell_mm) * px_per_mm
+        cy = (self.origin_mm[1] + (rr + 0.5) * self.cell_mm) * px_per_mm
+        half = 0.5 * share * self.cell_mm * px_per_mm
+        return np.stack([np.round(cx - half), np.round(cy - half), np.round(cx + half), np.round(cy + half)],
+                        axis=-1).astype(np.int32)
+
+
+def box_sums(integral: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """Sums over boxes from an integral image.
+
+    Args:
+        integral: output of ``cv2.integral`` — (H+1, W+1) or (H+1, W+1, C).
+        boxes: int (..., 4) u0, v0, u1, v1 half-open, clipped here to the image.
+    Returns:
+        float64 (...,) or (..., C) sums.
+    """
+    h, w = integral.shape[0] - 1, integral.shape[1] - 1
+    u0 = np.clip(boxes[..., 0], 0, w)
+    v0 = np.clip(boxes[..., 1], 0, h)
+    u1 = np.clip(boxes[..., 2], 0, w)
+    v1 = np.clip(boxes[..., 3], 0, h)
+    f = np.float64
+    return (integral[v1, u1].astype(f) - integral[v0, u1].astype(f) - integral[v1, u0].astype(f)
+            + integral[v0, u0].astype(f))
+
+
+def box_areas(boxes: np.ndarray, shape) -> np.ndarray:
+    """Pixel count of each box after clipping to an image of ``shape`` (H, W, ...); float64."""
+    h, w = shape[:2]
+    du = np.clip(boxes[..., 2], 0, w) - np.clip(boxes[..., 0], 0, w)
+    dv = np.clip(boxes[..., 3], 0, h) - np.clip(boxes[..., 1], 0, h)
+    return np.maximum(du * dv, 1).astype(np.float64)
+
+
+def bgr_to_lab(bgr: np.ndarray) -> np.ndarray:
+    """BGR uint8 (..., 3) → CIE Lab float32 (..., 3): L in 0..100, a and b around 0.
+
+    Uses OpenCV's 8-bit conversion (fast; L quantised to 100/255) and rescales it.
+    """
+    shape = bgr.shape
+    lab = cv2.cvtColor(np.ascontiguousarray(bgr).reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = lab.reshape(shape)
+    lab -= np.array([0.0, 128.0, 128.0], np.float32)
+    lab[..., 0] *= np.float32(100.0 / 255.0)
+    return lab
+
+
+@dataclass
+class ColourModel:
+    """A learned colour: a Gaussian in CIE Lab.
+
+    Attributes:
+        name: e.g. ``"red"`` (a player) or ``"sand"``.
+        mean: float64 (3,) Lab mean.
+        cov: float64 (3, 3) Lab covariance (with the configured floor).
+    """
+
+    name: str
+    mean: np.ndarray
+    cov: np.ndarray
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "mean": np.round(self.mean, 3).tolist(), "cov": np.round(self.cov, 4).tolist()}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "ColourModel":
+        return cls(d["name"], np.array(d["mean"], np.float64), np.array(d["cov"], np.float64))
+
+
+def learn_colour(board_bgr: np.ndarray, points_mm, px_per_mm: float, cell_mm: float, name: str,
+                 cfg: PaletteConfig = PALETTE) -> ColourModel:
+    """Learn one colour from the squares around labelled points.
+
+    The dominant mode is found by starting from the median Lab and keeping the pixels within
+    ``cfg.mode_radius_lab`` of it (twice), so decorations printed on a piece are ignored.
+
+    Args:
+        board_bgr: rectified, illumination-normalised board, BGR uint8 (H, W, 3).
+        points_mm: list of (x, y) mm sample points of this colour.
+        px_per_mm: resolution of ``board_bgr``.
+        cell_mm: cell side (mm); the square is ``cfg.sample_share`` of it.
+        name: colour name.
+    Returns:
+        :class:`ColourModel`.
+    Raises:
+        ValueError: no pixels (points off the board).
+    """
+    half = max(1, int(round(0.5 * cfg.sample_share * cell_mm * px_per_mm)))
+    pix = []
+    h, w = board_bgr.shape[:2]
+    for x, y in points_mm:
+        u, v = int(x * px_per_mm), int(y * px_per_mm)
+        patch = board_bgr[max(v - half, 0):min(v + half, h), max(u - half, 0):min(u + half, w)]
+        if patch.size:
+            lab = bgr_to_lab(patch).reshape(-1, 3).astype(np.float64)
+            centre = np.median(lab, axis=0)
+            for _ in range(2):
+                keep = lab[np.linalg.norm(lab - centre, axis=1) < cfg.mode_radius_lab]
+                if len(keep) < 4:
+                    keep = lab
+                centre = keep.mean(axis=0)
+            pix.append(keep)
+    if not pix:
+        raise ValueError(f"no pixels for colour {name!r}")
+    allpix = np.concatenate(pix)
+    cov = np.cov(allpix.T) if len(allpix) > 3 else np.zeros((3, 3))
+    cov = cov + np.eye(3) * cfg.sd_floor_lab ** 2
+    return ColourModel(name, allpix.mean(axis=0), cov)
+
+
+def palette_lut(models: list[ColourModel], cfg: PaletteConfig = PALETTE) -> np.ndarray:
+    """Lookup table quantised BGR → index of the nearest colour model, or :data:`NONE`.
+
+    Returns:
+        uint8 (2**(3·bits),), indexed by :func:`lut_index`.
+    """
+    n = 1 << cfg.lut_bits
+    step = 256 // n
+    levels = (np.arange(n) * step + step // 2).astype(np.uint8)
+    b, g, r = np.meshgrid(levels, levels, levels, indexing="ij")
+    bgr = np.stack([b, g, r], axis=-1).reshape(-1, 3)
+    lab = bgr_to_lab(bgr).astype(np.float64)
+    d2 = np.stack([np.einsum("nf,fg,ng->n", lab - m.mean, np.linalg.inv(m.cov), lab - m.mean) for m in models], 1)
+    best = d2.argmin(axis=1)
+    lut = best.astype(np.uint8)
+    lut[d2[np.arange(len(best)), best] > cfg.max_sigma ** 2] = NONE
+    return lut
+
+
+def colour_table(models: list[ColourModel], cfg: PaletteConfig = PALETTE) -> np.ndarray:
+    """Lookup table quantised BGR → (palette label, L, a, b) in 8 bits.
+
+    OpenCV's Lab conversion builds its own tables on first use (~0.2 s, once per process), too
+    slow for a one-shot scan; this table is built at calibration and stored with it.
+
+    Returns:
+        uint8 (2**(3·bits), 4): label (:func:`palette_lut`), L·255/100, a+128, b+128.
+    """
+    n = 1 << cfg.lut_bits
+    step = 256 // n
+    levels = (np.arange(n) * step + step // 2).astype(np.uint8)
+    b, g, r = np.meshgrid(levels, levels, levels, indexing="ij")
+    lab = bgr_to_lab(np.stack([b, g, r], axis=-1).reshape(-1, 3))
+    lab8 = np.clip(np.round(lab + np.array([0.0, 128.0, 128.0], np.float32)) * np.array([2.55, 1, 1], np.float32),
+                   0, 255)
+    return np.concatenate([palette_lut(models, cfg)[:, None], np.round(lab8).astype(np.uint8)], axis=1)
+
+
+def look_up(board_bgr: np.ndarray, table: np.ndarray, cfg: PaletteConfig = PALETTE):
+    """Per-pixel palette label and Lab through :func:`colour_table`.
+
+    Returns:
+        ``(labels, lab)``: uint8 (H, W); float32 (H, W, 3) with L in 0..100, a and b around 0.
+    """
+    t = table[lut_index(board_bgr, cfg)]
+    lab = t[..., 1:].astype(np.float32)
+    lab -= np.array([0.0, 128.0, 128.0], np.float32)
+    lab[..., 0] *= np.float32(100.0 / 255.0)
+    return np.ascontiguousarray(t[..., 0]), lab
+
+
+def lut_index(board_bgr: np.ndarray, cfg: PaletteConfig = PALETTE) -> np.ndarray:
+    """Index of every pixel into :func:`palette_lut`: int32 (H, W)."""
+    s = 8 - cfg.lut_bits
+    q = (board_bgr >> s).astype(np.int32)
+    return (q[..., 0] << (2 * cfg.lut_bits)) | (q[..., 1] << cfg.lut_bits) | q[..., 2]
+
+
+def label_pixels(board_bgr: np.ndarray, lut: np.ndarray, cfg: PaletteConfig = PALETTE) -> np.ndarray:
+    """Per-pixel colour label: uint8 (H, W), index into the palette or :data:`NONE`."""
+    return lut[lut_index(board_bgr, cfg)]
+
+
+def cover_shares(labels: np.ndarray, n_players: int, grid: Grid, px_per_mm: float,
+                 cfg: CoverConfig = COVER) -> np.ndarray:
+    """Share of each cell's ring (central square minus its core) in each player's colour.
+
+    The core is left out: dots and squares printed on pieces, and tokens standing on sand,
+    sit in the middle of a cell.
+
+    Args:
+        labels: per-pixel labels from :func:`label_pixels`, uint8 (H, W); players are labels
+            0 … n_players−1.
+        n_players: number of player colours.
+        grid: board grid.
+        px_per_mm: resolution of ``labels``.
+    Returns:
+        float64 (rows, cols, n_players) in [0, 1].
+    """
+    outer = grid.boxes_px(px_per_mm, cfg.inner_share)
+    hole = grid.boxes_px(px_per_mm, cfg.hole_share)
+    area = np.maximum(box_areas(outer, labels.shape) - box_areas(hole, labels.shape), 1.0)
+    out = np.zeros((grid.rows, grid.cols, n_players))
+    for p in range(n_players):
+        integ = cv2.integral((labels == p).view(np.uint8))
+        out[..., p] = (box_sums(integ, outer) - box_sums(integ, hole)) / area
+    return out
+
+
+def cover_posteriors(shares: np.ndarray, cfg: CoverConfig = COVER):
+    """Decide cover per cell.
+
+    Args:
+        shares: float64 (rows, cols, P) from :func:`cover_shares`.
+    Returns:
+        ``(owner, prob)``: int (rows, cols) player index or −1 (uncovered); float64 (rows, cols)
+        probability of that decision (logistic in the share's distance from ``cfg.covered_share``).
+    """
+    best = shares.argmax(axis=-1)
+    top = np.take_along_axis(shares, best[..., None], -1)[..., 0]
+    p_cov = 1.0 / (1.0 + np.exp(-cfg.posterior_slope * (top - cfg.covered_share)))
+    owner = np.where(top >= cfg.covered_share, best, -1)
+    prob = np.where(owner >= 0, p_cov, 1.0 - p_cov)
+    return owner, prob

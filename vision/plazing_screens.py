@@ -1,0 +1,126 @@
+"""Plażing screens: which long side of a screen is its outer side (its facing).
+
+Idea: seen from above, a screen's cross-section (across its length) has a learned shape — in the
+sample set a dark stripe along the outer long side, but the code knows nothing of it. From every
+``screen/<player>/<dir>`` calibration sample the screen is cut out of the rectified board,
+turned so that its labelled outer side is at the top, and its lightness averaged along its length
+into a profile across its width; the profiles, each normalised to zero mean and unit norm, are
+averaged into the template. A screen in a scan is turned both possible ways and the way whose
+profile correlates better with the template gives the facing.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.plazing_cells import Grid
+from vision.plazing_config import FACING, FacingConfig
+
+#: Rotation that brings the side facing this direction to the top of the image.
+_TO_TOP = {"N": None, "S": cv2.ROTATE_180, "E": cv2.ROTATE_90_COUNTERCLOCKWISE, "W": cv2.ROTATE_90_CLOCKWISE}
+
+
+def _crop(board_L: np.ndarray, cells, grid: Grid, px_per_mm: float) -> np.ndarray:
+    r0 = min(r for r, _ in cells)
+    r1 = max(r for r, _ in cells) + 1
+    c0 = min(c for _, c in cells)
+    c1 = max(c for _, c in cells) + 1
+    u0, v0 = (int(round((grid.origin_mm[0] + c0 * grid.cell_mm) * px_per_mm)),
+              int(round((grid.origin_mm[1] + r0 * grid.cell_mm) * px_per_mm)))
+    u1, v1 = (int(round((grid.origin_mm[0] + c1 * grid.cell_mm) * px_per_mm)),
+              int(round((grid.origin_mm[1] + r1 * grid.cell_mm) * px_per_mm)))
+    return board_L[max(v0, 0):v1, max(u0, 0):u1]
+
+
+def profile(board_L: np.ndarray, cells, facing: str, grid: Grid, px_per_mm: float,
+            cfg: FacingConfig = FACING) -> np.ndarray:
+    """Normalised cross-profile of a screen turned so that ``facing`` is at the top.
+
+    Args:
+        board_L: rectified board lightness, float32 (H, W).
+        cells: the screen's cells [(row, col), …].
+        facing: ``N``, ``S``, ``E`` or ``W``.
+        grid: board grid; px_per_mm: resolution of ``board_L``.
+    Returns:
+        float64 (cfg.profile_bins,), zero mean, unit norm (zeros when flat).
+    """
+    patch = _crop(board_L, cells, grid, px_per_mm)
+    if _TO_TOP[facing] is not None:
+        patch = cv2.rotate(patch, _TO_TOP[facing])
+    if patch.size == 0:
+        return np.zeros(cfg.profile_bins)
+    rows = patch.mean(axis=1).astype(np.float32).reshape(-1, 1)
+    prof = cv2.resize(rows, (1, cfg.profile_bins), interpolation=cv2.INTER_AREA).ravel().astype(np.float64)
+    prof -= prof.mean()
+    n = np.linalg.norm(prof)
+    return prof / n if n > 1e-9 else prof
+
+
+def long_axis_facings(cells) -> tuple[str, str]:
+    """The two facings a screen lying on ``cells`` can have: (N, S) when it lies along a row,
+    (E, W) when it lies along a column."""
+    rows = {r for r, _ in cells}
+    cols = {c for _, c in cells}
+    return ("N", "S") if len(cols) >= len(rows) else ("E", "W")
+
+
+def screen_cells(centre: tuple[int, int], facing: str, shape) -> list[tuple[int, int]]:
+    """Cells of a labelled calibration screen: the catalogue screen shape laid across ``facing``
+    and centred on the sample's cell (the sample is the screen's centre)."""
+    cells = list(shape)
+    h = max(r for r, _ in cells) + 1
+    w = max(c for _, c in cells) + 1
+    if (facing in "NS") != (w >= h):
+        cells = [(c, r) for r, c in cells]
+        h, w = w, h
+    return [(centre[0] + r - (h - 1) // 2, centre[1] + c - (w - 1) // 2) for r, c in cells]
+
+
+def learn_template(board_L: np.ndarray, labelled, grid: Grid, px_per_mm: float,
+                   cfg: FacingConfig = FACING) -> np.ndarray:
+    """Average normalised cross-profile of labelled screens.
+
+    Args:
+        labelled: list of (cells, facing).
+    Returns:
+        float64 (cfg.profile_bins,), normalised; zeros when no screen is labelled.
+    """
+    profs = [profile(board_L, cells, f, grid, px_per_mm, cfg) for cells, f in labelled]
+    if not profs:
+        return np.zeros(cfg.profile_bins)
+    t = np.mean(profs, axis=0)
+    t -= t.mean()
+    n = np.linalg.norm(t)
+    return t / n if n > 1e-9 else t
+
+
+def _shifted_correlation(prof: np.ndarray, template: np.ndarray, max_shift: int) -> float:
+    """Best correlation of two normalised profiles over shifts of ±max_shift bins (a screen a few
+    mm off its cells), each overlap renormalised."""
+    best = -1.0
+    n = len(prof)
+    for k in range(-max_shift, max_shift + 1):
+        x = prof[max(k, 0):n + min(k, 0)]
+        y = template[max(-k, 0):n + min(-k, 0)]
+        x = x - x.mean()
+        y = y - y.mean()
+        d = np.linalg.norm(x) * np.linalg.norm(y)
+        if d > 1e-9:
+            best = max(best, float(x @ y / d))
+    return best
+
+
+def facing_of(board_L: np.ndarray, cells, template: np.ndarray, grid: Grid, px_per_mm: float,
+              cfg: FacingConfig = FACING) -> tuple[str, float]:
+    """Facing of one screen.
+
+    Returns:
+        (facing, probability): the direction whose turned profile correlates best with the
+        template (best over small shifts); probability logistic in the difference of the two correlations.
+    """
+    a, b = long_axis_facings(cells)
+    ca = _shifted_correlation(profile(board_L, cells, a, grid, px_per_mm, cfg), template, cfg.max_shift_bins)
+    cb = _shifted_correlation(profile(board_L, cells, b, grid, px_per_mm, cfg), template, cfg.max_shift_bins)
+    p = 1.0 / (1.0 + np.exp(-cfg.posterior_slope * abs(ca - cb)))
+    return (a if ca >= cb else b), float(p)

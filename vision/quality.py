@@ -1,0 +1,107 @@
+"""Photo-quality checks every game reader can call before trusting a reading.
+
+Each check raises :class:`~beachscore.errors.UnreadableBoardError` (exit 3) with one code:
+
+- ``too-dark``: the board is much darker than at calibration (large lighting gain) or simply
+  black (median grey below an absolute floor);
+- ``glare``: a sizeable part of the board is blown out (all channels saturated) beyond what the
+  calibration shot showed;
+- ``too-blurred``: the board's fine detail (variance of the Laplacian, Pech-Pacheco et al. 2000)
+  fell far below the calibration's;
+- ``occluded``: a large blob that is none of the learned pieces covers the board (a hand, an arm).
+
+Thresholds are relative to the calibration where a calibration reference is given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from beachscore.errors import UnreadableBoardError
+
+
+@dataclass(frozen=True)
+class QualityConfig:
+    """Thresholds of the photo-quality checks."""
+
+    max_gain: float = 3.5             # lighting gain (calibration / now) above which the photo is too dark
+    min_gray: float = 25.0            # median grey (0–255) of the board below which it is too dark
+    saturated: int = 250              # a pixel with every channel ≥ this is blown out
+    max_glare_fraction: float = 0.03  # … more than this fraction of the board (beyond the calibration's)
+    min_sharpness_ratio: float = 0.2  # Laplacian variance now / at calibration below this: too blurred
+    max_occluder_fraction: float = 0.02  # an unknown blob larger than this fraction of the board
+
+
+QUALITY = QualityConfig()
+
+
+def sharpness(gray: np.ndarray, mask: np.ndarray | None = None) -> float:
+    """Variance of the Laplacian of a grey uint8 (H, W) image, optionally over a bool mask (H, W)."""
+    lap = cv2.Laplacian(gray, cv2.CV_32F, ksize=3)
+    return float(lap[mask].var() if mask is not None and mask.any() else lap.var())
+
+
+def check(board_bgr: np.ndarray, *, gains=None, board_mask: np.ndarray | None = None,
+          reference: np.ndarray | None = None, cfg: QualityConfig = QUALITY) -> dict:
+    """Refuse a photo that is too dark, glared or blurred.
+
+    Args:
+        board_bgr: the rectified board (or the photo), BGR uint8 (H, W, 3), *before* lighting correction.
+        gains: per-channel gains (3,) that map this photo's lighting onto the calibration's, or None.
+        board_mask: bool (H, W) of the pixels to judge (e.g. not under a cloth), or None for all.
+        reference: the same view at calibration (e.g. the rectified empty board), BGR uint8, same shape.
+    Returns:
+        The measured figures ``{"gain", "gray", "glare", "sharpness", "sharpness_ref"}``.
+    Raises:
+        UnreadableBoardError: ``too-dark``, ``glare`` or ``too-blurred``.
+    """
+    if board_bgr.dtype != np.uint8 or board_bgr.ndim != 3:
+        raise ValueError("expected a BGR uint8 image")
+    mask = board_mask if board_mask is not None and board_mask.any() else np.ones(board_bgr.shape[:2], bool)
+    gray = cv2.cvtColor(board_bgr, cv2.COLOR_BGR2GRAY)
+    figures = {"gain": float(np.max(gains)) if gains is not None else 1.0, "gray": float(np.median(gray[mask]))}
+    if figures["gray"] < cfg.min_gray or figures["gain"] > cfg.max_gain:
+        raise UnreadableBoardError("too-dark", f"the board is too dark to read (median grey {figures['gray']:.0f}, "
+                                   f"{figures['gain']:.1f}x darker than at calibration); add light")
+    sat = (board_bgr.min(axis=2) >= cfg.saturated) & mask
+    glare = float(sat.mean() / max(mask.mean(), 1e-6))
+    if reference is not None:
+        ref_sat = (reference.min(axis=2) >= cfg.saturated) & mask
+        glare -= float(ref_sat.mean() / max(mask.mean(), 1e-6))
+    figures["glare"] = glare
+    if glare > cfg.max_glare_fraction:
+        raise UnreadableBoardError("glare", f"{glare:.0%} of the board is blown out by glare; "
+                                   "move the lamp or shade the board")
+    figures["sharpness"] = sharpness(gray, mask)
+    if reference is not None:
+        figures["sharpness_ref"] = sharpness(cv2.cvtColor(reference, cv2.COLOR_BGR2GRAY), mask)
+        if figures["sharpness"] < cfg.min_sharpness_ratio * figures["sharpness_ref"]:
+            raise UnreadableBoardError("too-blurred", f"the photo is too blurred to read (sharpness "
+                                       f"{figures['sharpness']:.1f} against {figures['sharpness_ref']:.1f} at "
+                                       "calibration); hold the camera still and refocus")
+    return figures
+
+
+def check_occlusion(unknown: np.ndarray, *, area_mm2: float | None = None, px_per_mm: float = 1.0,
+                    cfg: QualityConfig = QUALITY) -> float:
+    """Refuse a board covered by something that is none of the learned pieces (a hand, an arm).
+
+    Args:
+        unknown: bool (H, W), pixels that differ from the empty board and match no learned class.
+        area_mm2: board area in mm² (default: the mask's area at ``px_per_mm``).
+        px_per_mm: resolution of ``unknown``.
+    Returns:
+        The largest unknown blob as a fraction of the board.
+    Raises:
+        UnreadableBoardError: ``occluded``.
+    """
+    board_px = (area_mm2 * px_per_mm ** 2) if area_mm2 else unknown.size
+    n, _, stats, _ = cv2.connectedComponentsWithStats(unknown.astype(np.uint8), connectivity=8)
+    largest = float(stats[1:, cv2.CC_STAT_AREA].max() / board_px) if n > 1 else 0.0
+    if largest > cfg.max_occluder_fraction:
+        raise UnreadableBoardError("occluded", f"something covers {largest:.0%} of the board (a hand?); "
+                                   "take the photo again with the view clear")
+    return largest

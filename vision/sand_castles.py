@@ -1,0 +1,293 @@
+"""Read the Sand Castles board: per lane the wave's space, the wall, the castle pieces, flooding.
+
+The board is a board of named places that hold at most one thing each (lane spaces, castle
+slots), read with :mod:`vision.places` plus two rules of the game that make the reading checkable:
+
+* **Exactly one wave per lane.** Every space of a lane gets its Mahalanobis distance to the
+  learned ``wave`` appearance (the LDA model of :mod:`vision.places`); the lane's wave is the
+  closest space, and its confidence is the softmax of −d²/2 over the lane's spaces.
+* **Walls stand on the wall space, and only there.** Whether something stands on a space is
+  judged against the space's own ring (:mod:`vision.ring_contrast`), because the wall space is
+  sand and the others sea; something standing on a space 1…length−2 that is not the wave is a
+  contradiction and lowers the confidence.
+* **Flooding** is the wave standing on the castle space (``length``): its pieces are washed
+  away (shared/rules/sand-castles.md §Play), so ``castle_pieces`` is 0.
+* Castle pieces: every slot is classified ``castle_piece`` / ``slot`` by the place reader.
+
+Source: shared/contracts/sand-castles.md; shared/rules/sand-castles.md.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from beachscore.errors import BadInputError
+from vision.mat_checks import check_labels, check_light, draw_box, draw_label
+from vision.mats_config import SAND_CASTLES as CFG
+from vision.places import PlaceModel, board_median_bgr, learn_places, place_features
+from vision.registration import rectify
+from vision.ring_contrast import GaussianClasses, board_lab, normalised_bgr, ring_contrast_features
+from vision.types import CalibrationShot, Photo, Reading
+
+SPACE_LABELS = ("wave", "wall", "space")
+SLOT_LABELS = ("castle_piece", "slot")
+LABELS = SPACE_LABELS + SLOT_LABELS
+REQUIRED = ("wave", "space", "castle_piece", "slot")
+
+
+def lane_geometry(profile: dict) -> list[dict]:
+    """Lanes of a Sand Castles profile with their space boxes.
+
+    Args:
+        profile: the board profile (``lanes`` with ``name``, ``length``, ``castle_needs``,
+            ``spaces`` [{index, polygon_mm}], ``castle_slots_mm``).
+    Returns:
+        list of dicts ``{"name", "length", "needs", "boxes_mm": float64 (length, 4) x0, y0, x1, y1
+        by space index 1…length, "slots_mm": float64 (S, 2)}``.
+    Raises:
+        BadInputError: ``invalid-profile``.
+    """
+    lanes = []
+    try:
+        for lane in profile["lanes"]:
+            spaces = sorted(lane["spaces"], key=lambda s: int(s["index"]))
+            length = int(lane["length"])
+            if [int(s["index"]) for s in spaces] != list(range(1, length + 1)):
+                raise ValueError
+            boxes = np.array([[*np.min(s["polygon_mm"], axis=0), *np.max(s["polygon_mm"], axis=0)]
+                              for s in spaces], np.float64)
+            slots = np.asarray(lane["castle_slots_mm"], np.float64).reshape(-1, 2)
+            lanes.append({"name": str(lane["name"]), "length": length, "needs": int(lane["castle_needs"]),
+                          "boxes_mm": boxes, "slots_mm": slots})
+    except (KeyError, TypeError, ValueError):
+        raise BadInputError("invalid-profile", "sand-castles profile: every lane needs name, length, castle_needs, "
+                            "spaces 1..length with polygon_mm, and castle_slots_mm") from None
+    if not lanes or any(L["length"] < 3 for L in lanes):
+        raise BadInputError("invalid-profile", "sand-castles profile: at least one lane of length ≥ 3 is needed")
+    return lanes
+
+
+def _patch_sizes(lanes: list[dict]) -> tuple[float, float]:
+    """Patch sides (mm) for spaces and slots, from the profile's geometry and the config shares."""
+    boxes = np.concatenate([L["boxes_mm"] for L in lanes])
+    short = float(np.min(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    gaps = [np.linalg.norm(L["slots_mm"][i] - L["slots_mm"][j]) for L in lanes
+            for i in range(len(L["slots_mm"])) for j in range(i)]
+    spacing = float(min(gaps)) if gaps else short / 2
+    return CFG.space_patch_share * short, CFG.slot_patch_share * spacing
+
+
+def _locate(lanes, label: str, x: float, y: float):
+    """(lane index, space index 0-based) or (lane index, slot index) of a sample point."""
+    if label in SPACE_LABELS:
+        for li, L in enumerate(lanes):
+            b = L["boxes_mm"]
+            hit = np.flatnonzero((b[:, 0] <= x) & (x < b[:, 2]) & (b[:, 1] <= y) & (y < b[:, 3]))
+            if len(hit):
+                return li, int(hit[0])
+        raise BadInputError("sample-off-place", f"calibration sample {label!r} at {x:g},{y:g} mm is not on a lane space")
+    best = min(((float(np.hypot(*(L["slots_mm"][k] - (x, y)))), li, k) for li, L in enumerate(lanes)
+                for k in range(len(L["slots_mm"]))), default=None)
+    _, slot_mm = _patch_sizes(lanes)
+    if best is None or best[0] > slot_mm:
+        raise BadInputError("sample-off-place", f"calibration sample {label!r} at {x:g},{y:g} mm is not at a castle slot")
+    return best[1], best[2]
+
+
+def learn(shot: CalibrationShot) -> dict:
+    """Learn the look of waves, walls, empty spaces, castle pieces and empty slots.
+
+    Args:
+        shot: the calibration shot; samples labelled ``wave``, ``wall``, ``space`` (on lane
+            spaces) and ``castle_piece``, ``slot`` (at castle slots).
+    Returns:
+        JSON-serialisable model: ``median_bgr``, ``spaces`` and ``slots`` (LDA place models),
+        ``occupancy`` (ring-contrast Gaussian classes ``empty`` / ``occupied``), patch sizes.
+    Raises:
+        BadInputError: ``unknown-label``, ``missing-label``, ``sample-off-place``, ``invalid-profile``.
+    """
+    profile = shot.request.profile
+    samples = shot.request.samples
+    check_labels(samples, LABELS, REQUIRED, "sand-castles")
+    lanes = lane_geometry(profile)
+    space_mm, slot_mm = _patch_sizes(lanes)
+    board = rectify(shot.image, shot.H_px_from_mm, profile["board_mm"], CFG.px_per_mm)
+    space_samples, slot_samples, occ_boxes, occ_labels = [], [], [], []
+    for label, (x, y) in samples:
+        li, k = _locate(lanes, label, x, y)
+        if label in SPACE_LABELS:
+            box = lanes[li]["boxes_mm"][k]
+            space_samples.append((label, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)))
+            occ_boxes.append(box)
+            occ_labels.append("empty" if label == "space" else "occupied")
+        else:
+            slot_samples.append((label, tuple(lanes[li]["slots_mm"][k])))
+    coarse = _coarse(board, profile["board_mm"])
+    spaces = learn_places(coarse, space_samples, CFG.space_px_per_mm, space_mm)
+    all_slots = np.concatenate([L["slots_mm"] for L in lanes])
+    crop, shifted = _slot_crop(board, all_slots, slot_mm)
+    offset = all_slots[0] - shifted[0]
+    slots = learn_places(crop, [(lab_, tuple(np.asarray(xy) - offset)) for lab_, xy in slot_samples],
+                         CFG.px_per_mm, slot_mm)
+    feats = ring_contrast_features(board_lab(coarse), occ_boxes, CFG.space_px_per_mm, CFG.core_inset_mm,
+                                   CFG.ring_mm)
+    occupancy = GaussianClasses.fit(feats, occ_labels, CFG.space_var_floor).broadened("occupied", toward="empty")
+    return {"median_bgr": np.asarray(board_median_bgr(board), float).round(2).tolist(),
+            "spaces": spaces.to_json(), "slots": slots.to_json(), "occupancy": occupancy.to_json()}
+
+
+def _coarse(board_bgr: np.ndarray, board_mm) -> np.ndarray:
+    """The rectified board resampled to ``CFG.space_px_per_mm`` (pixel-area averaging), BGR uint8."""
+    size = (int(round(board_mm[0] * CFG.space_px_per_mm)), int(round(board_mm[1] * CFG.space_px_per_mm)))
+    return cv2.resize(board_bgr, size, interpolation=cv2.INTER_AREA)
+
+
+def _slot_crop(board_bgr: np.ndarray, slots_mm: np.ndarray, patch_mm: float):
+    """Crop of the board around the castle slots (speed): (crop, slots in crop mm)."""
+    ppm = CFG.px_per_mm
+    lo = np.maximum(np.floor((slots_mm.min(axis=0) - patch_mm) * ppm).astype(int), 0)
+    hi = np.ceil((slots_mm.max(axis=0) + patch_mm) * ppm).astype(int)
+    return board_bgr[lo[1]:hi[1], lo[0]:hi[0]], slots_mm - lo / ppm
+
+
+def _d2(model: PlaceModel, feats: np.ndarray, cls: str) -> np.ndarray:
+    """Squared Mahalanobis distance (pooled LDA metric) of feature rows to one class, (N,)."""
+    diff = feats - model.means[model.classes.index(cls)]
+    return np.einsum("nf,fg,ng->n", diff, model.precision, diff)
+
+
+def read(photo: Photo) -> Reading:
+    """Read waves, walls, castle pieces and flooding of every lane.
+
+    Args:
+        photo: registered photo of the board.
+    Returns:
+        Reading with the contract's Sand Castles state (``walls_left`` from the setup, else
+        null); ``details`` holds per-lane positions and scores for the annotator.
+    Raises:
+        UnreadableBoardError: ``too-dark``.
+    """
+    cal = photo.calibration
+    profile, model = cal.profile, cal.model
+    lanes = lane_geometry(profile)
+    raw = rectify(photo.image, photo.registration.H_px_from_mm, profile["board_mm"], CFG.px_per_mm)
+    check_light(raw, model["median_bgr"], CFG.min_board_L)
+    board = normalised_bgr(raw, model["median_bgr"])
+    coarse = _coarse(board, profile["board_mm"])
+    lab = board_lab(coarse)
+    spaces = PlaceModel.from_json(model["spaces"])
+    slots = PlaceModel.from_json(model["slots"])
+    occupancy = GaussianClasses.from_json(model["occupancy"])
+    occ_k = occupancy.classes.index("occupied")
+    has_wall = "wall" in spaces.classes
+
+    all_boxes = np.concatenate([L["boxes_mm"] for L in lanes])
+    centres = np.stack([(all_boxes[:, 0] + all_boxes[:, 2]) / 2, (all_boxes[:, 1] + all_boxes[:, 3]) / 2], axis=1)
+    feats = place_features(coarse, centres, spaces.px_per_mm, spaces.patch_mm).astype(np.float64)
+    d2_wave = _d2(spaces, feats, "wave")
+    d2_wall = _d2(spaces, feats, "wall") if has_wall else np.full(len(feats), np.inf)
+    occ_feats = occupancy.clip_below(
+        ring_contrast_features(lab, all_boxes, CFG.space_px_per_mm, CFG.core_inset_mm, CFG.ring_mm), "empty")
+    p_occ = occupancy.posterior(occ_feats)[:, occ_k]
+    # every slot at once: a slot is strange when far from both classes, absolutely or against the
+    # photo's typical slot (a global shift — blur, a colour cast — moves every slot alike)
+    all_slots = np.concatenate([L["slots_mm"] for L in lanes])
+    crop, crop_slots = _slot_crop(board, all_slots, slots.patch_mm)
+    slot_labels_all, slot_post_all, slot_d_all = _classify_slots(crop, crop_slots, slots)
+    typical_d = float(np.median(slot_d_all)) if len(slot_d_all) else 0.0
+    slot_strange_all = (slot_d_all > CFG.slot_max_d) | (slot_d_all - typical_d > CFG.slot_rel_d)
+    slot_start = 0
+
+    state_lanes, details, warnings = {}, {"lanes": []}, []
+    confidence = 1.0
+    start = 0
+    for L in lanes:
+        n = L["length"]
+        sl = slice(start, start + n)
+        start += n
+        # the wave stands on its space: below the castle space, an empty-looking space is unlikely
+        dw = d2_wave[sl].copy()
+        dw[:n - 1] -= 2.0 * np.log(np.maximum(p_occ[sl][:n - 1], 1e-6))
+        order = np.argsort(dw)
+        wave = int(order[0]) + 1
+        logits = -0.5 * (dw - dw.min())
+        p_wave = float(1.0 / np.exp(logits).sum())
+        lane_conf = p_wave
+        if dw[order[1]] - dw[order[0]] < CFG.wave_margin_d2:
+            warnings.append(f"{L['name']} lane: the wave could be on space {wave} or {int(order[1]) + 1}")
+            lane_conf = min(lane_conf, 0.4)
+        if np.sqrt(d2_wave[sl][order[0]]) > CFG.wave_max_d:
+            warnings.append(f"{L['name']} lane: the wave on space {wave} looks unlike the calibrated waves")
+            lane_conf = min(lane_conf, 0.4)
+        wall_space = n - 1
+        po = p_occ[sl]
+        # something on a plain space that is not the wave breaks "one wave per lane"
+        extra = [k + 1 for k in range(n - 2) if k + 1 != wave and po[k] > 0.5]
+        if extra:
+            warnings.append(f"{L['name']} lane: something besides the wave stands on space(s) "
+                            f"{', '.join(map(str, extra))}")
+            lane_conf = min(lane_conf, 0.3)
+        if wave == wall_space:
+            wall = False
+        else:
+            p = float(po[wall_space - 1])
+            wall = p > 0.5
+            lane_conf *= max(p, 1.0 - p)
+            if wall and d2_wall[sl][wall_space - 1] > dw[wall_space - 1]:
+                warnings.append(f"{L['name']} lane: the piece on the wall space looks more like a wave than a wall")
+                lane_conf = min(lane_conf, 0.3)
+        flooded = wave == n
+        pieces, slot_labels, slot_conf = 0, [], []
+        ss = slice(slot_start, slot_start + len(L["slots_mm"]))
+        slot_start += len(L["slots_mm"])
+        if not flooded and len(L["slots_mm"]):
+            slot_labels, pc = slot_labels_all[ss], slot_post_all[ss]
+            pieces = sum(lab_ == "castle_piece" for lab_ in slot_labels)
+            slot_conf = pc.tolist()
+            lane_conf *= float(np.prod(pc))
+            if np.any(slot_strange_all[ss]):
+                warnings.append(f"{L['name']} lane: a castle slot looks like neither a piece nor an empty slot")
+                lane_conf = min(lane_conf, 0.3)
+        confidence *= lane_conf
+        state_lanes[L["name"]] = {"length": n, "wave": wave, "wall": bool(wall), "castle_pieces": int(pieces),
+                                  "flooded": bool(flooded)}
+        details["lanes"].append({"name": L["name"], "boxes_mm": L["boxes_mm"].tolist(), "wave": wave,
+                                 "wall": bool(wall), "slots_mm": L["slots_mm"].tolist(), "slot_labels": slot_labels,
+                                 "slot_conf": slot_conf, "p_wave": p_wave})
+    walls_left = (photo.setup or {}).get("walls_left")
+    state = {"game": "sand-castles", "lanes": state_lanes,
+             "walls_left": walls_left if isinstance(walls_left, int) and not isinstance(walls_left, bool) else None}
+    return Reading(state=state, confidence=float(confidence), warnings=warnings, details=details)
+
+
+def _classify_slots(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel):
+    """Labels, posteriors and distances of castle slots on an illumination-normalised board."""
+    feats = place_features(board_bgr, slots_mm, model.px_per_mm, model.patch_mm).astype(np.float64)
+    keep = [model.classes.index(c) for c in SLOT_LABELS]
+    d2 = np.stack([_d2(model, feats, model.classes[k]) for k in keep], axis=1)
+    post = np.exp(-0.5 * (d2 - d2.min(axis=1, keepdims=True)))
+    post /= post.sum(axis=1, keepdims=True)
+    best = post.argmax(axis=1)
+    n = np.arange(len(best))
+    return [SLOT_LABELS[b] for b in best], post[n, best], np.sqrt(d2[n, best])
+
+
+def annotate(photo: Photo, reading: Reading) -> np.ndarray:
+    """The photo with each lane's wave (blue box), wall (brown box) and castle pieces (circles) marked.
+
+    Returns:
+        BGR uint8 image, the photo's size.
+    """
+    img = photo.image.copy()
+    H = photo.registration.H_px_from_mm
+    for lane in reading.details.get("lanes", []):
+        boxes = np.asarray(lane["boxes_mm"])
+        draw_box(img, H, boxes[lane["wave"] - 1] + [3, 3, -3, -3], (255, 120, 0), 3)
+        if lane["wall"]:
+            draw_box(img, H, boxes[-2] + [3, 3, -3, -3], (30, 60, 140), 3)
+        for xy, lab_, pc in zip(lane["slots_mm"], lane["slot_labels"], lane["slot_conf"]):
+            if lab_ == "castle_piece" or pc < 0.9:
+                draw_label(img, H, xy, "" if pc >= 0.9 else "?", (0, 200, 0) if pc >= 0.9 else (0, 140, 255),
+                           radius_px=10)
+    return img

@@ -1,0 +1,196 @@
+"""Read one Seashells player mat: the towel's shells and the basket's loose items.
+
+The towel is a board of named places (shape row × colour column) that hold at most one shell.
+Each cell is judged against its *own* background, the ring just inside its grid lines
+(:mod:`vision.ring_contrast`), so a white shell on the white column or a small shell still
+stands out, whatever colour the column is printed in. Occupied / empty appearance is learned
+from the calibration's ``shell`` and ``empty`` samples.
+
+The basket holds loose items; they are found as blobs against the basket's learned background
+and classified by their learned look (:mod:`vision.basket`).
+
+Source: shared/contracts/seashells.md §Reading a player mat; shared/rules/seashells.md §Components.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from beachscore.errors import BadInputError, UnreadableBoardError
+from vision.basket import find_items, learn_basket
+from vision.mat_checks import check_labels, check_light, draw_box, draw_label
+from vision.mats_config import SEASHELLS as CFG
+from vision.places import board_median_bgr
+from vision.registration import rectify
+from vision.ring_contrast import GaussianClasses, board_lab, normalised_lab, ring_contrast_features
+from vision.types import CalibrationShot, Photo, Reading
+
+TOWEL_LABELS = ("shell", "empty")
+BASKET_LABELS = ("fossil/head", "fossil/tail", "sand_dollar", "bottle")
+LABELS = TOWEL_LABELS + BASKET_LABELS
+#: state field of each basket label
+COUNT_FIELDS = {"fossil/head": "fossil_heads", "fossil/tail": "fossil_tails", "sand_dollar": "sand_dollars",
+                "bottle": "bottles"}
+
+
+def towel_geometry(profile: dict) -> tuple[np.ndarray, list[str], list[str]]:
+    """Towel cells of a Seashells mat profile.
+
+    Args:
+        profile: the mat profile (``towel`` with ``origin_mm``, ``cell_mm``, ``rows``, ``cols``).
+    Returns:
+        ``(boxes_mm, rows, cols)``: float64 (R·C, 4) cell boxes x0, y0, x1, y1 in mm, row-major
+        (row = shape, column = colour); the shape names; the colour names.
+    Raises:
+        BadInputError: ``invalid-profile`` when the towel or basket is missing or malformed.
+    """
+    towel = profile.get("towel")
+    try:
+        ox, oy = (float(v) for v in towel["origin_mm"])
+        cell = float(towel["cell_mm"])
+        rows, cols = [str(r) for r in towel["rows"]], [str(c) for c in towel["cols"]]
+        basket = np.asarray(profile["basket_mm"], np.float64)
+    except (TypeError, KeyError, ValueError):
+        raise BadInputError("invalid-profile", "seashells profile needs towel {origin_mm, cell_mm, rows, cols} "
+                            "and basket_mm") from None
+    if cell <= 0 or not rows or not cols or basket.ndim != 2 or basket.shape[1] != 2 or len(basket) < 3:
+        raise BadInputError("invalid-profile", "seashells profile: cell_mm must be > 0, rows and cols non-empty, "
+                            "basket_mm a polygon of ≥ 3 [x, y] points")
+    r, c = np.mgrid[0:len(rows), 0:len(cols)]
+    x0, y0 = ox + c.ravel() * cell, oy + r.ravel() * cell
+    return np.stack([x0, y0, x0 + cell, y0 + cell], axis=1), rows, cols
+
+
+def _cell_of(boxes: np.ndarray, x: float, y: float) -> int | None:
+    inside = (boxes[:, 0] <= x) & (x < boxes[:, 2]) & (boxes[:, 1] <= y) & (y < boxes[:, 3])
+    idx = np.flatnonzero(inside)
+    return int(idx[0]) if len(idx) else None
+
+
+def _inside_polygon(poly_mm, x: float, y: float) -> bool:
+    import cv2
+    return cv2.pointPolygonTest(np.asarray(poly_mm, np.float32).reshape(-1, 1, 2), (float(x), float(y)), False) >= 0
+
+
+def learn(shot: CalibrationShot) -> dict:
+    """Learn the towel's occupied/empty contrast and the basket's items from the calibration shot.
+
+    Args:
+        shot: calibration shot; its samples use the labels ``shell``, ``empty`` (at towel
+            cells) and ``fossil/head``, ``fossil/tail``, ``sand_dollar``, ``bottle`` (in the basket).
+    Returns:
+        JSON-serialisable model: ``median_bgr``, ``towel`` (Gaussian classes), ``basket``.
+    Raises:
+        BadInputError: ``unknown-label``, ``missing-label`` (no ``shell`` or no ``empty``),
+            ``sample-off-place`` (a towel label off the towel, a basket label off the basket),
+            ``sample-not-found`` (no item under a basket sample), ``invalid-profile``.
+    """
+    profile = shot.request.profile
+    samples = shot.request.samples
+    check_labels(samples, LABELS, TOWEL_LABELS, "seashells")
+    boxes, _, _ = towel_geometry(profile)
+    board = rectify(shot.image, shot.H_px_from_mm, profile["board_mm"], CFG.px_per_mm)
+    median = board_median_bgr(board)
+    lab = board_lab(board)
+    towel_idx, towel_labels, basket_samples = [], [], []
+    for label, (x, y) in samples:
+        if label in TOWEL_LABELS:
+            k = _cell_of(boxes, x, y)
+            if k is None:
+                raise BadInputError("sample-off-place", f"calibration sample {label!r} at {x:g},{y:g} mm is not "
+                                    "on a towel cell")
+            towel_idx.append(k)
+            towel_labels.append(label)
+        else:
+            if not _inside_polygon(profile["basket_mm"], x, y):
+                raise BadInputError("sample-off-place", f"calibration sample {label!r} at {x:g},{y:g} mm is not "
+                                    "in the basket")
+            basket_samples.append((label, (x, y)))
+    feats = ring_contrast_features(lab, boxes[towel_idx], CFG.px_per_mm, CFG.core_inset_mm, CFG.ring_mm)
+    towel = GaussianClasses.fit(feats, towel_labels, CFG.towel_var_floor).broadened("shell", toward="empty")
+    basket = learn_basket(lab, profile["basket_mm"], CFG.px_per_mm, basket_samples, CFG) if basket_samples else None
+    return {"median_bgr": np.asarray(median, float).round(2).tolist(), "towel": towel.to_json(), "basket": basket}
+
+
+def read(photo: Photo) -> Reading:
+    """Read the shells on the towel and count the basket's items of one player's mat.
+
+    Args:
+        photo: registered photo of one mat.
+    Returns:
+        Reading whose state is the contract's Seashells state with one player (named from
+        ``setup["player"]``, else ``"mat"``); ``details`` holds per-cell posteriors and the blobs.
+    Raises:
+        UnreadableBoardError: ``too-dark``, or ``occluded`` when many cells look like neither a
+            learned shell nor a learned empty cell (a hand or a cloth over the mat).
+    """
+    cal = photo.calibration
+    profile, model = cal.profile, cal.model
+    boxes, rows, cols = towel_geometry(profile)
+    board = rectify(photo.image, photo.registration.H_px_from_mm, profile["board_mm"], CFG.px_per_mm)
+    check_light(board, model["median_bgr"], CFG.min_board_L)
+    lab = normalised_lab(board, model["median_bgr"])
+    towel = GaussianClasses.from_json(model["towel"])
+    feats = ring_contrast_features(lab, boxes, CFG.px_per_mm, CFG.core_inset_mm, CFG.ring_mm)
+    feats = towel.clip_below(feats, "empty")
+    post = towel.posterior(feats)
+    shell_k = towel.classes.index("shell")
+    p_shell = post[:, shell_k]
+    occupied = p_shell > 0.5
+    place_conf = np.where(occupied, p_shell, 1.0 - p_shell)
+    warnings: list[str] = []
+    # a cell far from both classes (more than 4 sd on average from the nearest) looks like nothing learned
+    rms_z = np.sqrt(towel.distances2(feats).min(axis=1) / feats.shape[1])
+    strange = rms_z > 4.0
+    if strange.mean() > CFG.occluded_share:
+        raise UnreadableBoardError("occluded", f"{int(strange.sum())} of {len(boxes)} towel cells look like "
+                                   "neither a shell nor an empty cell; is something over the mat?")
+    shells = [[rows[k // len(cols)], cols[k % len(cols)]] for k in np.flatnonzero(occupied)]
+    unsure = [f"{rows[k // len(cols)]}/{cols[k % len(cols)]}" for k in np.flatnonzero(place_conf < 0.9)]
+    if unsure:
+        warnings.append("towel cells hard to read: " + ", ".join(unsure))
+    counts = {f: 0 for f in COUNT_FIELDS.values()}
+    items = []
+    item_conf = 1.0
+    if model.get("basket"):
+        items = find_items(lab, model["basket"], profile["basket_mm"], CFG.px_per_mm, CFG)
+        for it in items:
+            counts[COUNT_FIELDS[it.label]] += it.count
+            item_conf *= it.confidence
+            if it.count > 1:
+                warnings.append(f"touching items in the basket near x={it.centre_mm[0]:.0f} mm counted as "
+                                f"{it.count} {it.label} from their area")
+            elif it.confidence < 0.5:
+                warnings.append(f"basket item near x={it.centre_mm[0]:.0f} mm looks unlike any calibrated item")
+    setup = photo.setup or {}
+    player = setup.get("player") if isinstance(setup.get("player"), str) and setup.get("player") else "mat"
+    state = {"game": "seashells", "shapes": rows, "colours": cols,
+             "players": [{"player": player, "shells": shells, **counts}]}
+    for key in ("scoring", "sun"):
+        if key in setup:
+            state[key] = setup[key]
+    confidence = float(np.prod(place_conf) * item_conf)
+    details = {"boxes_mm": boxes.tolist(), "p_shell": p_shell.round(4).tolist(), "occupied": occupied.tolist(),
+               "items": [it.__dict__ for it in items]}
+    return Reading(state=state, confidence=confidence, warnings=warnings, details=details)
+
+
+def annotate(photo: Photo, reading: Reading) -> np.ndarray:
+    """The photo with occupied towel cells boxed (green; orange when unsure) and basket items labelled.
+
+    Returns:
+        BGR uint8 image, the photo's size.
+    """
+    img = photo.image.copy()
+    H = photo.registration.H_px_from_mm
+    d = reading.details
+    for box, occ, p in zip(d.get("boxes_mm", []), d.get("occupied", []), d.get("p_shell", [])):
+        sure = max(p, 1 - p) >= 0.9
+        if occ or not sure:
+            draw_box(img, H, np.asarray(box) + [3, 3, -3, -3], (0, 200, 0) if sure else (0, 140, 255))
+    short = {"fossil/head": "head", "fossil/tail": "tail", "sand_dollar": "dollar", "bottle": "bottle"}
+    for it in d.get("items", []):
+        text = short.get(it["label"], it["label"]) + (f" x{it['count']}" if it["count"] > 1 else "")
+        colour = (255, 255, 0) if it["confidence"] >= 0.5 else (0, 140, 255)
+        draw_label(img, H, it["centre_mm"], text, colour, radius_px=12)
+    return img

@@ -1,0 +1,53 @@
+"""Strand unter reader: the game module ``beachscore.games`` loads for ``"strand-unter"``.
+
+Interface (see :mod:`beachscore.games`): :func:`learn`, :func:`read`, :func:`annotate`, plus
+:func:`register` (the game's own registration, robust to the sea cloth) and
+``DECODE_REDUCE`` (photos are decoded at half size; all homographies follow the decoded size).
+The stages live in one module each:
+
+- :mod:`vision.strand_unter_config`   every tunable number;
+- :mod:`vision.strand_unter_learn`    calibrate: class colours, shell/castle sizes, sandpiper;
+- :mod:`vision.strand_unter_register` is the board where it was? (ECC in the board plane);
+- :mod:`vision.strand_unter_read`     sea front, sandpiper, shells, castles, confidence;
+- :mod:`vision.strand_unter_draw`     the annotated picture.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.registration import SIDES
+from vision.strand_unter_config import REGISTRATION
+from vision.strand_unter_draw import annotate
+from vision.strand_unter_learn import learn, parse_label
+from vision.strand_unter_read import read
+from vision.strand_unter_register import register as _register
+from vision.types import Photo, Reading  # noqa: F401  (interface types)
+
+DECODE_REDUCE = REGISTRATION.decode_reduce
+#: for the generic ECC refinement, should it ever be used: the sea side changes between shots
+REGISTRATION_SIDES = tuple(s for s in SIDES if s != "top")
+
+__all__ = ["learn", "read", "annotate", "register", "registration_exclude", "parse_label",
+           "DECODE_REDUCE", "REGISTRATION_SIDES"]
+
+
+def register(image: np.ndarray, cal):
+    """Registration hook used by :func:`beachscore.pipeline.register`; see :func:`vision.strand_unter_register.register`."""
+    return _register(image, cal)
+
+
+def registration_exclude(image_bgr: np.ndarray, cal) -> np.ndarray | None:
+    """Mask (uint8 (H, W), 255 = do not use) of the cloth in a photo, for the generic ECC refinement.
+
+    Args:
+        image_bgr: photo, BGR uint8 (H, W, 3).
+        cal: strand-unter calibration.
+    """
+    import cv2
+
+    from vision import strand_unter_colour as colour
+
+    score = colour.fisher_score(colour.lab(image_bgr), cal.model["sea_fisher"])
+    mask = (score > 0).astype(np.uint8) * 255
+    return cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (25, 25)))

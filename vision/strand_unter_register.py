@@ -1,0 +1,206 @@
+"""Registration of a Strand unter photo: has the board been bumped since calibration?
+
+The sea cloth changes between shots and hides parts of the rails, which confuses an alignment
+over the whole outline. Here the photo is first rectified with the calibrated homography (board
+plus a margin of rails and table), then a Euclidean motion *in the board plane* is estimated with
+ECC (Evangelidis & Psarakis 2008, ``cv2.findTransformECC``) against the rectified empty board,
+using only pixels that never change: rails, table edge and bare grooves, with the cloth (found by
+colour in both images) and the strip above the board masked out. A bump of the board on the
+table is exactly such a motion, so three parameters suffice and stay well conditioned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from beachscore.errors import UnreadableBoardError
+from vision import strand_unter_colour as colour
+from vision.registration import Registration
+from vision.strand_unter_config import READING, REGISTRATION
+from vision.strand_unter_geometry import mm_to_work, reduce_homography, warp_board
+from vision.strand_unter_learn import REF_PNG, surround_pixels
+
+
+@dataclass
+class StrandRegistration(Registration):
+    """A :class:`~vision.registration.Registration` plus what the reader reuses.
+
+    Attributes:
+        gains: per-channel BGR gains (3,) mapping this photo's lighting onto the calibration's.
+        extended: the photo rectified with the *calibrated* homography, board + margin, BGR uint8.
+    """
+
+    gains: np.ndarray | None = None
+    extended: np.ndarray | None = field(default=None, repr=False)
+
+
+def _cloth_edge(ext_bgr: np.ndarray, gains, fisher: dict, board_mm, cfg) -> tuple[float, float, float]:
+    """Lowest reach of the cloth (board mm, y) near the left rail, near the right rail, and anywhere.
+
+    Only the board's interior columns are looked at (the rails are blue too); the cloth hangs
+    from the sea side, so everything above this line may be cloth in the rail strips.
+    """
+    w, h = board_mm
+    m, ppm = cfg.margin_mm, cfg.ppm
+    inner = ext_bgr[:, int(m * ppm):int((m + w) * ppm)]
+    score = colour.fisher_score(colour.lab(colour.apply_gains(inner, gains)), fisher)
+    region = colour.cloth_region(score > 0, READING.cloth_edge_window_px)
+    depth = region.sum(axis=0) / ppm - m                      # cloth edge per column, board mm
+    b = int(cfg.inner_band_mm * ppm)
+    return float(depth[b:4 * b].max()), float(depth[-4 * b:-b].max()), float(depth[b:-b].max())
+
+
+def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
+    """Find the board in a photo decoded at 1/``cfg.decode_reduce`` size.
+
+    Args:
+        image: photo, BGR uint8 (H, W, 3), the calibration's camera mode decoded reduced
+            (or full size: the scale is taken from the image size).
+        cal: loaded :class:`~calibration.store.Calibration` of strand-unter.
+    Returns:
+        :class:`StrandRegistration` whose ``H_px_from_mm`` maps board mm → px of *this* image;
+        source ``"corners"`` when the board has not moved, else ``"refined"``.
+    Raises:
+        UnreadableBoardError: ``registration-lost`` when the photo has another size than the
+            calibration, the alignment does not converge, correlates poorly or moves implausibly far.
+    """
+    W0, H0px = cal.image_size
+    r = W0 / image.shape[1]
+    if abs(r - round(r)) > 0.02 or round(r) not in (1, 2, 4, 8) or abs(H0px / r - image.shape[0]) > 1:
+        raise UnreadableBoardError("registration-lost", f"photo is {image.shape[1]}x{image.shape[0]} px but the "
+                                   f"calibration shot is {W0}x{H0px} px; use the same camera mode or recalibrate")
+    r = int(round(r))
+    board = cal.profile["board_mm"]
+    model = cal.model
+    H0 = reduce_homography(cal.H_px_from_mm, r)
+    ext = warp_board(image, H0, board, cfg.ppm, cfg.margin_mm)
+    gains = colour.channel_gains(surround_pixels(ext, board, cfg), model["surround_bgr"])
+    ref = _reference(cal)
+    if ref is None or ref.shape != ext.shape[:2]:
+        return StrandRegistration(H0, "corners", gains=gains, extended=ext)
+
+    gray = cv2.GaussianBlur(cv2.cvtColor(ext, cv2.COLOR_BGR2GRAY), (0, 0), cfg.blur_sigma_px).astype(np.float32)
+    edges = np.maximum(_cloth_edge(ext, gains, model["sea_fisher"], board, cfg), _ref_cloth_edge(cal, cfg))
+    edges = edges + cfg.sea_dilate_mm
+    ref_f = cv2.GaussianBlur(ref, (0, 0), cfg.blur_sigma_px).astype(np.float32)
+    rows, rhs, weights = [], [], []
+    w, h = board
+    cx, cy = w / 2, h / 2
+    for side, centre_mm, region in _bands(ref.shape, board, cfg):
+        if side != "bottom" and centre_mm - cfg.band_mm / 2 < edges[0 if side == "left" else 1]:
+            continue                      # this part of the rail may be under the cloth
+        if side == "bottom" and edges[2] > board[1] - cfg.inner_band_mm:
+            continue
+        axis = 0 if side in ("left", "right") else 1           # average along the edge's direction
+        shift, corr = _profile_shift(ref_f[region].mean(axis=axis), gray[region].mean(axis=axis), cfg)
+        if shift is None or corr < cfg.min_profile_corr:
+            continue
+        d_mm = shift / cfg.ppm
+        if side in ("left", "right"):   # δx = tx − θ (y − cy)
+            rows.append([1.0, 0.0, -(centre_mm - cy)])
+        else:                           # δy = ty + θ (x − cx)
+            rows.append([0.0, 1.0, centre_mm - cx])
+        rhs.append(d_mm)
+        weights.append(corr)
+    rows, rhs = np.array(rows), np.array(rhs)
+    sides_x = int((rows[:, 0] > 0).sum()) if len(rows) else 0
+    if len(rows) < 4 or sides_x < 2 or len(rows) - sides_x < 1:
+        raise UnreadableBoardError("registration-lost", "too little of the board's outline is visible to check "
+                                   "where the board is; clear the rails and the front edge")
+    keep = np.ones(len(rows), bool)
+    for _ in range(2):
+        sol, *_ = np.linalg.lstsq(rows[keep], rhs[keep], rcond=None)
+        res = np.abs(rows @ sol - rhs)
+        keep = res < max(cfg.max_residual_mm, 2.5 * float(np.median(res)))
+        if keep.sum() < 4:
+            raise UnreadableBoardError("registration-lost", "the board's outline does not fit one position; "
+                                       "is something lying against it?")
+    tx, ty, theta = sol
+    rms = float(np.sqrt(np.mean(res[keep] ** 2)))
+    ecc = float(np.clip(1.0 - rms / (2 * cfg.max_residual_mm), 0, 1)) * float(keep.mean())
+    c, s_ = np.cos(theta), np.sin(theta)
+    T = np.array([[c, -s_, cx + tx - c * cx + s_ * cy], [s_, c, cy + ty - s_ * cx - c * cy], [0, 0, 1]])
+    centre = np.array([w / 2, h / 2, 1.0])
+    shift_mm = float(np.linalg.norm((T @ centre)[:2] - centre[:2]))
+    rotation = float(np.degrees(np.arctan2(T[1, 0], T[0, 0])))
+    if ecc < cfg.min_ecc or shift_mm > cfg.max_shift_mm:
+        raise UnreadableBoardError("registration-lost",
+                                   f"the board could not be aligned with the calibration (ECC {ecc:.2f}, "
+                                   f"shift {shift_mm:.0f} mm); is it in view and unobstructed?")
+    if shift_mm < cfg.moved_mm and abs(rotation) < cfg.moved_deg:
+        return StrandRegistration(H0, "corners", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
+                                  gains=gains, extended=ext)
+    reg = StrandRegistration(H0 @ T, "refined", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
+                             gains=gains, extended=None)
+    reg.warnings.append(f"the board moved {shift_mm:.1f} mm / {rotation:+.1f}° since calibration; "
+                        "registration corrected from the photo")
+    return reg
+
+
+def _bands(shape, board_mm, cfg):
+    """Strips across the board's outline, in extended px: ``(side, centre along the edge in mm, slices)``.
+
+    Left/right strips cross the rails (table, rail, sand); bottom strips cross the land-side edge.
+    """
+    w, h = board_mm
+    m, ppm, b, step = cfg.margin_mm, cfg.ppm, cfg.inner_band_mm, cfg.band_mm
+    out = []
+    for y0 in np.arange(step / 2, h - step / 2, step):
+        ys = slice(int((m + y0) * ppm), int((m + y0 + step) * ppm))
+        out.append(("left", y0 + step / 2, (ys, slice(int((m - cfg.rail_mm) * ppm), int((m + b) * ppm)))))
+        out.append(("right", y0 + step / 2, (ys, slice(int((m + w - b) * ppm), int((m + w + cfg.rail_mm) * ppm)))))
+    for x0 in np.arange(step, w - step, step):
+        xs = slice(int((m + x0) * ppm), int((m + x0 + step) * ppm))
+        out.append(("bottom", x0 + step / 2, (slice(int((m + h - 2 * b) * ppm), int((m + h + 2 * b) * ppm)), xs)))
+    return out
+
+
+def _profile_shift(ref: np.ndarray, now: np.ndarray, cfg) -> tuple[float | None, float]:
+    """Shift (px, sub-pixel) of 1-D profile ``now`` against ``ref`` by normalised cross-correlation
+    of their derivatives, searched within ±``cfg.max_shift_mm``; returns (shift, correlation)."""
+    a, b = np.diff(ref), np.diff(now)
+    L = int(cfg.max_shift_mm * cfg.ppm)
+    n = len(a)
+    if n <= 2 * L + 4:
+        return None, 0.0
+    core = a[L:n - L]
+    core = core - core.mean()
+    cn = np.linalg.norm(core) + 1e-6
+    scores = np.empty(2 * L + 1)
+    for i, lag in enumerate(range(-L, L + 1)):
+        seg = b[L + lag:n - L + lag]
+        seg = seg - seg.mean()
+        scores[i] = float(core @ seg) / (cn * (np.linalg.norm(seg) + 1e-6))
+    j = int(np.argmax(scores))
+    shift = float(j - L)
+    if 0 < j < 2 * L:
+        y0, y1, y2 = scores[j - 1:j + 2]
+        den = y0 - 2 * y1 + y2
+        if den < 0:
+            shift += 0.5 * (y0 - y2) / den
+    return shift, float(scores[j])
+
+
+_REF_CACHE: dict = {}
+
+
+def _reference(cal) -> np.ndarray | None:
+    key = (cal.folder, id(cal))
+    if key not in _REF_CACHE:
+        name = cal.model.get("pictures", {}).get("registration", REF_PNG)
+        img = cal.image(name) if cal.folder else None
+        if img is not None and img.ndim == 3:
+            img = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        _REF_CACHE[key] = img
+    return _REF_CACHE[key]
+
+
+def _ref_cloth_edge(cal, cfg) -> np.ndarray:
+    """:func:`_cloth_edge` of the calibration's registration reference (cached per calibration)."""
+    key = ("cloth", cal.folder, id(cal))
+    if key not in _REF_CACHE:
+        _REF_CACHE[key] = np.asarray(cal.model.get("reference_cloth_mm", [0.0, 0.0, 0.0]))
+    return _REF_CACHE[key]

@@ -1,0 +1,100 @@
+"""The calibration wizard: take (or upload) a shot, click corners and pieces, save → calibrate."""
+
+from __future__ import annotations
+
+import json
+
+from flask import Blueprint, current_app, jsonify, render_template, request
+
+from beachscore.errors import BadInputError
+
+bp = Blueprint("calibrate", __name__)
+
+LABELS = {
+    "strand-unter": ["shell/white", "shell/gray", "shell/brown", "shell/black", "castle/{p}/0", "castle/{p}/1",
+                     "castle/{p}/2", "castle/{p}/3", "sandpiper", "sea", "sand"],
+    "plazing": ["piece/{p}", "screen/{p}/N", "screen/{p}/S", "screen/{p}/E", "screen/{p}/W", "meeple/{p}",
+                "neutral", "resource/amber", "resource/shell", "resource/pebble", "trash", "surprise", "sand"],
+    "seashells": ["shell", "empty", "fossil/head", "fossil/tail", "sand_dollar", "bottle"],
+    "sand-castles": ["wave", "wall", "space", "castle_piece", "slot"],
+}
+DEFAULT_PLAYERS = ["red", "yellow", "green", "blue"]
+
+
+def station():
+    return current_app.extensions["station"]
+
+
+def label_choices(game: str, players: list[str]) -> list[str]:
+    """Every label the game's calibration knows, ``{p}`` expanded per player colour.
+
+    >>> label_choices("seashells", ["red"])[:2]
+    ['shell', 'empty']
+    """
+    out = []
+    for label in LABELS.get(game, []):
+        out.extend(label.format(p=p) for p in players) if "{p}" in label else out.append(label)
+    return out
+
+
+@bp.get("/calibrate")
+def page():
+    st = station()
+    game = st.store.current_game()
+    cal = st.calibration
+    players = list(DEFAULT_PLAYERS)
+    if game and isinstance(game["setup"].get("players"), (list, dict)):
+        players = list(dict.fromkeys([*game["setup"]["players"], *players]))
+    labels = {g: label_choices(g, players) for g in LABELS}
+    return render_template("calibrate.html", labels=labels, profile=cal.profile if cal is not None else None,
+                           default_game=(cal.game if cal is not None else game["game"] if game else "strand-unter"))
+
+
+@bp.post("/api/calibration/shot")
+def shot():
+    """Take a calibration shot with the camera: → ``{"photo_id"}``."""
+    return jsonify({"photo_id": station().take_photo("calibration")}), 201
+
+
+@bp.post("/api/calibration/upload")
+def upload():
+    """Upload a calibration shot (multipart field ``photo``, JPEG/PNG, ≤ MAX_CONTENT_LENGTH): → ``{"photo_id"}``."""
+    from vision.image_io import decode_image
+
+    from beachscore.station import encode
+
+    f = request.files.get("photo")
+    if f is None:
+        raise BadInputError("file-missing", "no photo in the upload")
+    image = decode_image(f.read())
+    return jsonify({"photo_id": station().store.add_photo(encode(image, ".jpg"), kind="calibration")}), 201
+
+
+@bp.post("/api/calibration")
+def save():
+    """``{"photo_id", "corners_px": [[x,y]×4], "samples": [{"label","px"}], "profile"?: {...}}`` → calibrate.
+
+    Without ``profile`` the current calibration's profile is used. Returns
+    ``{"game", "classes", "preview_photo_id"}``.
+    """
+    from beachscore.station import calibrate_from_clicks
+
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or not isinstance(body.get("photo_id"), int):
+        raise BadInputError("invalid-json", "expected {\"photo_id\": ..., \"corners_px\": ..., \"samples\": ...}")
+    st = station()
+    profile = body.get("profile")
+    if isinstance(profile, str):
+        try:
+            profile = json.loads(profile)
+        except json.JSONDecodeError as exc:
+            raise BadInputError("invalid-json", f"profile.json: {exc.msg}") from None
+    if profile is None:
+        if st.calibration is None:
+            raise BadInputError("no-profile", "no current calibration to take the board profile from: "
+                                "choose the board's profile.json")
+        profile = st.calibration.profile
+    if not isinstance(profile, dict):
+        raise BadInputError("invalid-json", "profile must be a JSON object")
+    out = calibrate_from_clicks(st, body["photo_id"], profile, body.get("corners_px"), body.get("samples"))
+    return jsonify({k: out[k] for k in ("game", "classes", "preview_photo_id")}), 201

@@ -1,0 +1,36 @@
+"""Errors → responses: the contract's ``{"error": {"code", "message"}}`` for the page's scripts."""
+
+from __future__ import annotations
+
+from flask import jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from beachscore.errors import BeachscoreError
+from beachscore.store import StoreError
+
+
+def error_response(code: str, message: str, status: int):
+    return jsonify({"error": {"code": code, "message": message}}), status
+
+
+def init_app(app) -> None:
+    @app.errorhandler(BeachscoreError)
+    def _beachscore(err: BeachscoreError):
+        status = 404 if isinstance(err, StoreError) and err.code == "not-found" else 400
+        return error_response(err.code, err.message, status)
+
+    @app.errorhandler(HTTPException)
+    def _http(err: HTTPException):
+        if request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json":
+            return error_response(err.name.lower().replace(" ", "-"), err.description or err.name, err.code)
+        return err
+
+    try:
+        from scoring.errors import InvalidStateError
+    except ImportError:  # scoring being written
+        return
+
+    @app.errorhandler(InvalidStateError)
+    def _invalid_state(err):
+        problems = getattr(err, "problems", None) or [str(err)]
+        return error_response("invalid-state", "; ".join(problems), 400)

@@ -1,0 +1,41 @@
+"""History: every scan of every game with its photo, reading, score and revisions."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, render_template, request
+
+bp = Blueprint("history", __name__)
+
+
+def station():
+    return current_app.extensions["station"]
+
+
+@bp.get("/history")
+def page():
+    store = station().store
+    game_id = request.args.get("game", type=int)
+    games = store.games()
+    scans = store.scans(game_id=game_id, limit=500)
+    return render_template("history.html", games=games, scans=scans, game_id=game_id)
+
+
+@bp.get("/scans/<int:scan_id>")
+def scan_page(scan_id: int):
+    return render_template("scan.html", scan=station().store.scan(scan_id))
+
+
+@bp.get("/api/scans/<int:scan_id>")
+def scan_json(scan_id: int):
+    """The scan (machine reading, revisions, current state/score) and, when the station's
+    calibration is for the same game, the profile (for clicking on the photo)."""
+    st = station()
+    scan = st.store.scan(scan_id)
+    cal = st.calibration
+    profile = cal.profile if cal is not None and cal.game == scan.get("game") else None
+    return jsonify({"scan": scan, "profile": profile, "setup": st.setup_of_scan(scan)})
+
+
+@bp.get("/api/scans")
+def scans_json():
+    return jsonify({"scans": station().store.scans(game_id=request.args.get("game", type=int), limit=200)})

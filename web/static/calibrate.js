@@ -1,0 +1,94 @@
+// Calibration wizard: shot → four corners → labelled pieces → save (server runs calibrate) → learned classes.
+"use strict";
+(function () {
+  const root = document.getElementById("wizard");
+  const LABELS = JSON.parse(document.getElementById("labels-data").textContent);
+  const CORNERS = ["top-left", "top-right", "bottom-right", "bottom-left"];
+  const img = document.getElementById("shot"), svg = document.getElementById("marks");
+  const labelSel = document.getElementById("label"), help = document.getElementById("step-help");
+  const saveBtn = document.getElementById("save");
+  let photoId = null, corners = [], samples = [], clicks = [], fileProfile = null;
+  let game = root.dataset.defaultGame;
+
+  function fillLabels() {
+    const keep = labelSel.value;
+    labelSel.innerHTML = (LABELS[game] || []).map(l => `<option>${esc(l)}</option>`).join("");
+    if ([...labelSel.options].some(o => o.value === keep)) labelSel.value = keep;
+  }
+  fillLabels();
+
+  function draw() {
+    if (!img.naturalWidth) return;
+    const W = img.naturalWidth, Hh = img.naturalHeight, r = Math.max(W, Hh) / 120;
+    svg.setAttribute("viewBox", `0 0 ${W} ${Hh}`);
+    svg.setAttribute("preserveAspectRatio", "none");
+    let s = "";
+    if (corners.length > 1) s += `<polyline points="${corners.map(p => p.join(",")).join(" ")}${corners.length === 4 ? " " + corners[0].join(",") : ""}" fill="none" stroke="yellow" stroke-width="${r / 3}"/>`;
+    corners.forEach((p, i) => { s += `<circle cx="${p[0]}" cy="${p[1]}" r="${r}" fill="none" stroke="yellow" stroke-width="${r / 3}"/><text x="${p[0] + r}" y="${p[1] - r}" fill="yellow" font-size="${r * 2.5}">${i + 1}</text>`; });
+    samples.forEach(sm => { s += `<circle cx="${sm.px[0]}" cy="${sm.px[1]}" r="${r * .8}" fill="none" stroke="#0f0" stroke-width="${r / 3}"/><text x="${sm.px[0] + r}" y="${sm.px[1]}" fill="#fff" stroke="#000" stroke-width="${r / 8}" font-size="${r * 1.8}">${esc(sm.label)}</text>`; });
+    svg.innerHTML = s;
+    document.getElementById("samples").innerHTML = samples.map(sm => `<li>${esc(sm.label)} @ ${sm.px.map(v => v.toFixed(0)).join(", ")}</li>`).join("");
+    help.textContent = !photoId ? "Take or upload a shot first."
+      : corners.length < 4 ? `Click board corner ${corners.length + 1} of 4: ${CORNERS[corners.length]}.`
+      : `Choose a label, then click the centre of a piece with that label (${samples.length} so far).`;
+    root.dataset.corners = corners.length; root.dataset.samples = samples.length;
+    saveBtn.disabled = !(photoId && corners.length === 4 && samples.length);
+  }
+
+  function showShot(id) {
+    photoId = id; corners = []; samples = []; clicks = [];
+    img.onload = () => { img.hidden = false; draw(); root.dataset.photoId = id; };
+    img.src = `/photos/${id}`;
+    document.getElementById("result").hidden = true;
+  }
+
+  img.addEventListener("click", ev => {
+    const r = img.getBoundingClientRect();
+    const p = [(ev.clientX - r.left) * img.naturalWidth / r.width, (ev.clientY - r.top) * img.naturalHeight / r.height];
+    if (corners.length < 4) { corners.push(p); clicks.push("corner"); }
+    else { samples.push({ label: labelSel.value, px: p }); clicks.push("sample"); }
+    draw();
+  });
+  document.getElementById("undo").onclick = () => { const k = clicks.pop(); if (k === "corner") corners.pop(); if (k === "sample") samples.pop(); draw(); };
+  document.getElementById("reset").onclick = () => { corners = []; samples = []; clicks = []; draw(); };
+
+  document.getElementById("take-shot").onclick = async () => {
+    say("Taking the shot…");
+    try { showShot((await api("POST", "/api/calibration/shot")).photo_id); say(""); }
+    catch (e) { say(explainError(e), "bad"); }
+  };
+  document.getElementById("upload").onchange = async ev => {
+    const f = ev.target.files[0]; if (!f) return;
+    const fd = new FormData(); fd.append("photo", f);
+    try { showShot((await api("POST", "/api/calibration/upload", fd)).photo_id); say(""); }
+    catch (e) { say(explainError(e), "bad"); }
+  };
+  const source = document.getElementById("profile-source"), pfile = document.getElementById("profile-file");
+  function sourceChanged() { pfile.hidden = source.value !== "file"; }
+  source.onchange = sourceChanged; sourceChanged();
+  pfile.onchange = async ev => {
+    const f = ev.target.files[0]; if (!f) return;
+    try { fileProfile = JSON.parse(await f.text()); game = fileProfile.game || game; fillLabels(); say(`Board profile for ${game}.`); }
+    catch (e) { fileProfile = null; say("profile.json: " + e.message, "bad"); }
+  };
+
+  saveBtn.onclick = async () => {
+    const body = { photo_id: photoId, corners_px: corners, samples };
+    if (source.value === "file") {
+      if (!fileProfile) { say("Choose the board's profile.json first.", "bad"); return; }
+      body.profile = fileProfile;
+    }
+    saveBtn.disabled = true; say("Learning… (a few seconds)");
+    try {
+      const out = await api("POST", "/api/calibration", body);
+      document.getElementById("classes").innerHTML = out.classes.map(c => `<li class="chip">${esc(c)}</li>`).join("");
+      const prev = document.getElementById("preview");
+      prev.src = `/photos/${out.preview_photo_id}`;
+      document.getElementById("result").hidden = false;
+      root.dataset.done = "yes";
+      say(`Calibrated ${out.game}: ${out.classes.length} classes learned. Scans now use this calibration.`, "good");
+    } catch (e) { say(explainError(e), "bad"); }
+    finally { draw(); }
+  };
+  draw();
+})();

@@ -1,0 +1,34 @@
+// Shared helpers: JSON requests carrying the CSRF token, HTML escaping.
+"use strict";
+const CSRF = document.querySelector('meta[name="csrf-token"]').content;
+
+async function api(method, url, body) {
+  const opts = { method, headers: { "X-CSRF-Token": CSRF, "Accept": "application/json" }, credentials: "same-origin" };
+  if (body instanceof FormData) opts.body = body;
+  else if (body !== undefined) { opts.headers["Content-Type"] = "application/json"; opts.body = JSON.stringify(body); }
+  const res = await fetch(url, opts);
+  let data = null;
+  try { data = await res.json(); } catch (e) { data = null; }
+  if (!res.ok) {
+    const err = new Error((data && data.error && data.error.message) || res.statusText);
+    err.code = data && data.error && data.error.code; err.status = res.status;
+    throw err;
+  }
+  return data;
+}
+
+function esc(v) {
+  return String(v).replace(/[&<>"']/g, c => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}
+
+function say(text, kind) {
+  const m = document.getElementById("message");
+  if (!m) return;
+  m.textContent = text || "";
+  m.className = "message " + (kind || "");
+}
+
+function explainError(err) {
+  if (err.code === "pin-required" || err.code === "pin-not-set") return err.message + " → PIN page (top right).";
+  return err.message;
+}

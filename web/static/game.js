@@ -1,0 +1,119 @@
+// Game set-up form: players, Plażing terrain editor + weather, Strand unter buckets and face-up cards.
+"use strict";
+(function () {
+  const form = document.getElementById("game-form");
+  const gameSel = document.getElementById("game");
+  const rows = Number(form.dataset.rows) || 12, cols = Number(form.dataset.cols) || 20;
+  const tbody = document.querySelector("#players tbody");
+  const DEFAULT = [["red", "#d32f2f"], ["yellow", "#fbc02d"], ["green", "#388e3c"], ["blue", "#1976d2"]];
+  const SHELLS = ["white", "gray", "brown", "black"];
+  const CYCLE = [".", "#", "+", "-", "x"];
+  const CLS = { ".": "", "#": "c-hash", "+": "c-plus", "-": "c-minus", "x": "c-x" };
+
+  function addPlayer(label, colour) {
+    const tr = document.createElement("tr");
+    tr.innerHTML = `<td><input class="p-label" value="${esc(label || "")}" required></td>
+      <td><input class="p-name" placeholder="name (optional)"></td>
+      <td><input class="p-colour" type="color" value="${esc(colour || "#888888")}"></td>
+      <td><button type="button" class="remove">✕</button></td>`;
+    tr.querySelector(".remove").onclick = () => { tr.remove(); drawBuckets(); };
+    tr.querySelector(".p-label").onchange = drawBuckets;
+    tbody.appendChild(tr);
+  }
+  function players() {
+    return [...tbody.querySelectorAll("tr")].map(tr => ({
+      label: tr.querySelector(".p-label").value.trim(), name: tr.querySelector(".p-name").value.trim(),
+      colour: tr.querySelector(".p-colour").value })).filter(p => p.label);
+  }
+  DEFAULT.slice(0, 2).forEach(([l, c]) => addPlayer(l, c));
+  document.getElementById("add-player").onclick = () => {
+    const used = new Set(players().map(p => p.label));
+    const next = DEFAULT.find(([l]) => !used.has(l)) || ["", "#888888"];
+    addPlayer(next[0], next[1]); drawBuckets();
+  };
+
+  // Plażing terrain: click cycles the cell's character.
+  const terrain = Array.from({ length: rows }, () => Array(cols).fill("."));
+  const grid = document.getElementById("terrain");
+  grid.style.gridTemplateColumns = `repeat(${cols}, 1.6rem)`;
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) {
+    const cell = document.createElement("span");
+    cell.dataset.row = r; cell.dataset.col = c; cell.textContent = ".";
+    if (r === 0) cell.classList.add("sea");
+    cell.onclick = () => {
+      const v = CYCLE[(CYCLE.indexOf(terrain[r][c]) + 1) % CYCLE.length];
+      terrain[r][c] = v; cell.textContent = v;
+      cell.className = (r === 0 ? "sea " : "") + CLS[v];
+    };
+    grid.appendChild(cell);
+  }
+
+  // Strand unter: bucket counts and face-up cards per player.
+  const buckets = document.getElementById("buckets");
+  function drawBuckets() {
+    const keep = collectBuckets();
+    buckets.innerHTML = players().map(p => `
+      <fieldset data-player="${esc(p.label)}"><legend>${esc(p.label)}</legend>
+        bucket: ${SHELLS.map(s => `<label>${s} <input type="number" min="0" max="30" class="b-${s}" value="${(keep[p.label] && keep[p.label].bucket[s]) || 0}"></label>`).join("")}
+        <div class="cards"></div><button type="button" class="add-card">+ face-up card</button>
+      </fieldset>`).join("");
+    buckets.querySelectorAll("fieldset").forEach(fs => {
+      fs.querySelector(".add-card").onclick = () => addCard(fs);
+      ((keep[fs.dataset.player] || {}).open_cards || []).forEach(card => addCard(fs, card));
+    });
+  }
+  function addCard(fs, card) {
+    card = card || { value: 1, needs: {} };
+    const div = document.createElement("div");
+    div.className = "card-row";
+    div.innerHTML = `card value <input type="number" min="0" max="9" class="c-value" value="${card.value}"> needs
+      ${[...SHELLS, "any"].map(s => `<label>${s} <input type="number" min="0" max="9" class="n-${s}" value="${card.needs[s] || 0}"></label>`).join("")}
+      <button type="button" class="remove">✕</button>`;
+    div.querySelector(".remove").onclick = () => div.remove();
+    fs.querySelector(".cards").appendChild(div);
+  }
+  function collectBuckets() {
+    const out = {};
+    buckets.querySelectorAll("fieldset").forEach(fs => {
+      const bucket = {};
+      SHELLS.forEach(s => { bucket[s] = Number(fs.querySelector(".b-" + s).value) || 0; });
+      const open_cards = [...fs.querySelectorAll(".card-row")].map(div => {
+        const needs = {};
+        [...SHELLS, "any"].forEach(s => { const n = Number(div.querySelector(".n-" + s).value) || 0; if (n) needs[s] = n; });
+        return { value: Number(div.querySelector(".c-value").value) || 0, needs };
+      });
+      out[fs.dataset.player] = { bucket, open_cards };
+    });
+    return out;
+  }
+
+  function showParts() {
+    const g = gameSel.value;
+    document.querySelectorAll(".game-part").forEach(el => {
+      el.hidden = !(el.dataset.game === g || (el.dataset.game === "other" && !["plazing", "strand-unter"].includes(g)));
+    });
+  }
+  gameSel.onchange = showParts;
+  showParts(); drawBuckets();
+
+  form.addEventListener("submit", async ev => {
+    ev.preventDefault();
+    const g = gameSel.value, ps = players();
+    let setup = {};
+    if (g === "plazing") {
+      setup = { terrain: terrain.map(r => r.join("")), weather: document.getElementById("weather").value,
+                players: ps.map(p => p.label) };
+    } else if (g === "strand-unter") {
+      setup = { players: collectBuckets() };
+    } else {
+      try { setup = JSON.parse(document.getElementById("setup-json").value || "{}"); }
+      catch (e) { say("Set-up JSON: " + e.message, "bad"); return; }
+    }
+    const display = { swatches: Object.fromEntries(ps.map(p => [p.label, p.colour])),
+                      names: Object.fromEntries(ps.filter(p => p.name).map(p => [p.label, p.name])) };
+    try {
+      const out = await api("POST", "/api/games", { game: g, setup, display });
+      say(`Game ${out.game_id} started.`, "good");
+    } catch (e) { say(explainError(e), "bad"); }
+  });
+})();
