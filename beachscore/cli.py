@@ -51,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--host", default="0.0.0.0")
     sv.add_argument("--data", default=None, metavar="DIR", help="where games, scans and photos are kept")
     sv.add_argument("--calibration", default=None, metavar="CAL_DIR")
+    sv.add_argument("--led", default=None, help="GPIO pin of the status LED; 'none' to disable")
+    sv.add_argument("--buzzer", default=None, help="GPIO pin of an active buzzer; 'none' to disable")
 
     m = sub.add_parser("markers", help="write a printable sheet of the profile's ArUco markers at true size")
     m.add_argument("profile", metavar="PROFILE.json")

@@ -20,6 +20,9 @@ from calibration.files import load_calibration_request
 from vision.image_io import read_image, decode_image
 from vision.registration import (Registration, align_to_reference, detect_markers, homography_from_corners,
                                  reference_image, SIDES)
+
+#: The calibration's reference picture is the calibration shot shrunk by this factor.
+REFERENCE_DOWNSCALE = 4
 from vision.types import CalibrationShot, Photo, Reading
 
 #: A refined registration that moves the board less than this is treated as "not moved".
@@ -54,9 +57,22 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
     model = module.learn(shot)
     gray = cv2.cvtColor(image if empty is None else empty, cv2.COLOR_BGR2GRAY)
     cal = store.Calibration(game=req.game, profile=req.profile, image_size=(image.shape[1], image.shape[0]),
-                            H_px_from_mm=H, model=model, reference=reference_image(gray), folder=out_dir)
+                            H_px_from_mm=H, model=model, reference=reference_image(gray, REFERENCE_DOWNSCALE), folder=out_dir)
     store.save(out_dir, cal, shot.pictures)
     return cal
+
+
+def photo_homography(cal: store.Calibration, image: np.ndarray) -> np.ndarray:
+    """The calibrated homography board mm → px, scaled to a photo decoded at reduced size.
+
+    Args:
+        cal: loaded calibration (its homography is for ``cal.image_size``).
+        image: the photo, (H, W[, 3]); same camera mode, possibly decoded at 1/2, 1/4 or 1/8.
+    Returns:
+        float64 (3, 3).
+    """
+    k = image.shape[1] / cal.image_size[0]
+    return np.diag([k, k, 1.0]) @ cal.H_px_from_mm
 
 
 def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registration:
@@ -75,14 +91,16 @@ def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registra
     own = getattr(module, "register", None)
     if own is not None:  # the game registers itself (e.g. a cloth that hides parts of the outline)
         return own(image, cal)
-    H0 = cal.H_px_from_mm
+    H0 = photo_homography(cal, image)
     if cal.reference is None:
         return Registration(H0, "corners")
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     sides = getattr(module, "REGISTRATION_SIDES", SIDES)
     exclude_fn = getattr(module, "registration_exclude", None)
     exclude = exclude_fn(image, cal) if exclude_fn else None
-    reg = align_to_reference(gray, cal.reference, H0, cal.profile["board_mm"], sides=sides, exclude=exclude)
+    downscale = REFERENCE_DOWNSCALE * image.shape[1] / cal.image_size[0]
+    reg = align_to_reference(gray, cal.reference, H0, cal.profile["board_mm"], sides=sides, exclude=exclude,
+                             downscale=downscale)
     if reg.shift_mm < MOVED_MM and abs(reg.rotation_deg) < 0.2:
         return Registration(H0, "corners", shift_mm=reg.shift_mm, rotation_deg=reg.rotation_deg, score=reg.score)
     reg.warnings.append(f"the board moved {reg.shift_mm:.1f} mm / {reg.rotation_deg:+.1f}° since calibration; "

@@ -244,6 +244,7 @@ def test_calibration_wizard_round_trip(browser, server):
     nat_h = browser.execute_script("return arguments[0].naturalHeight", shot)
 
     def click_at(x, y):
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", shot)
         sx, sy = shot.size["width"] / nat_w, shot.size["height"] / nat_h
         ActionChains(browser).move_to_element_with_offset(
             shot, round(x * sx - shot.size["width"] / 2), round(y * sy - shot.size["height"] / 2)).click().perform()

@@ -7,10 +7,10 @@
 
   function statusHtml(st) {
     const out = [];
-    if (!st.camera.ok) out.push(`📷 Camera missing: ${esc(st.camera.problem || "")}`);
-    if (!st.calibration.ok) out.push(`🎯 ${esc(st.calibration.problem || "not calibrated")}`);
-    if (!st.game) out.push(`🎲 No game set up yet: <a href="/game">set up a game</a>.`);
-    else if (st.game.ended_at) out.push(`🏁 Game ${st.game.id} is over — final score below.`);
+    if (!st.camera.ok) out.push(`Camera missing: ${esc(st.camera.problem || "")}`);
+    if (!st.calibration.ok) out.push(`${esc(st.calibration.problem || "not calibrated")}`);
+    if (!st.game) out.push(`No game set up yet: <a href="/game">set up a game</a>.`);
+    else if (st.game.ended_at) out.push(`Game ${st.game.id} is over — final score below.`);
     return out.map(t => `<p>${t}</p>`).join("");
   }
 
@@ -44,7 +44,7 @@
     }
     document.getElementById("warnings").innerHTML = (scan.warnings || []).map(w => `<li>${esc(w)}</li>`).join("");
     document.getElementById("scan-links").innerHTML = `<a href="/scans/${scan.id}">details</a>` +
-      (scan.status === "ok" ? ` · <a href="/scans/${scan.id}/correct">✏️ correct</a>` : "");
+      (scan.status === "ok" ? ` · <a href="/scans/${scan.id}/correct">correct this scan</a>` : "");
   }
 
   async function refresh() {
