@@ -108,6 +108,25 @@ def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registra
     return reg
 
 
+#: Confidence ceiling of a reading that breaks a rule of the game (it cannot be what is on the table).
+BROKEN_RULE_CONFIDENCE = 0.2
+
+
+def _score_reading(state: dict, setup: dict | None) -> tuple[dict, list[str]]:
+    """Score a photo's reading; a reading that breaks a rule becomes warnings instead of a failure.
+
+    Returns:
+        ``(score, warnings)``: the score (``{}`` when the state cannot be scored) and one warning
+        per problem the rules engine found.
+    """
+    issues = scoring.problems(state, setup)
+    warnings = [f"the reading breaks a rule, check it: {p}" for p in issues]
+    try:
+        return scoring.score(state, setup), warnings
+    except scoring.InvalidStateError:
+        return {}, warnings
+
+
 @dataclass
 class ScanResult:
     """One scanned photo: the contract's JSON plus what the annotator needs."""
@@ -155,7 +174,10 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     photo = Photo(image=image, registration=reg, calibration=cal, setup=setup)
     reading = module.read(photo)
     t2 = time.perf_counter()
-    result = scoring.score(reading.state, setup) if cal.game != "grid" else {}
+    result, rule_warnings = _score_reading(reading.state, setup)
+    if rule_warnings:
+        reading.warnings.extend(rule_warnings)
+        reading.confidence = min(reading.confidence, BROKEN_RULE_CONFIDENCE)
     t3 = time.perf_counter()
     timing = {"decode": round(decode_ms, 1), "register": round((t1 - t0) * 1e3, 1),
               "detect": round((t2 - t1) * 1e3, 1), "score": round((t3 - t2) * 1e3, 1)}
