@@ -279,7 +279,8 @@ class Station:
 
     # -- calibration ------------------------------------------------------------------------
     def take_photo(self, kind: str = "calibration") -> int:
-        """Capture one photo now and keep it (for the calibration wizard); returns its photo id.
+        """Capture one photo now and keep it losslessly (PNG: it becomes the calibration's reference
+        for colours); returns its photo id.
 
         Raises:
             BadInputError: ``no-camera``, or the camera's error.
@@ -288,7 +289,7 @@ class Station:
             raise BadInputError("no-camera", f"no camera: {self.camera_problem}")
         with self._camera_lock:
             image = self.camera.capture()
-        return self.store.add_photo(encode(image, ".jpg"), ext=".jpg", kind=kind)
+        return self.store.add_photo(encode(image, ".png"), ext=".png", kind=kind)
 
     def use_calibration(self, cal, folder: str | None = None) -> None:
         """Switch to a calibration (and remember its folder for the next start)."""

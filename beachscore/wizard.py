@@ -47,11 +47,11 @@ def mm_from_px(corners_px: list, board_mm: list) -> np.ndarray:
 
 
 def write_request(folder: str, photo_path: str, profile: dict, corners_px: list, samples: list) -> str:
-    """Write ``calibration.json`` (+ ``calib.jpg``, ``profile.json``) for clicked corners and samples.
+    """Write ``calibration.json`` (+ the shot as ``calib.jpg|png``, ``profile.json``) for clicked corners and samples.
 
     Args:
         folder: new folder for the request (created).
-        photo_path: the calibration shot on disk (JPEG).
+        photo_path: the calibration shot on disk (JPEG or PNG), copied byte for byte.
         profile: the board profile dict (contract).
         corners_px: four [x, y] image px, TL, TR, BR, BL of the board frame.
         samples: ``[{"label": str, "px": [x, y]}]`` in image px.
@@ -76,9 +76,10 @@ def write_request(folder: str, photo_path: str, profile: dict, corners_px: list,
         out.append({"label": s["label"].strip(), "board_mm": [round(float(np.clip(mx, 0, w)), 1),
                                                               round(float(np.clip(my, 0, h)), 1)]})
     os.makedirs(folder, exist_ok=True)
-    shutil.copyfile(photo_path, os.path.join(folder, "calib.jpg"))
+    image_name = "calib" + os.path.splitext(photo_path)[1].lower()
+    shutil.copyfile(photo_path, os.path.join(folder, image_name))
     atomic_write_bytes(os.path.join(folder, "profile.json"), json.dumps(profile, indent=1).encode())
-    doc = {"game": profile["game"], "profile": "profile.json", "image": "calib.jpg",
+    doc = {"game": profile["game"], "profile": "profile.json", "image": image_name,
            "corners_px": [list(_xy(c, "corner")) for c in corners_px], "samples": out}
     path = os.path.join(folder, "calibration.json")
     atomic_write_bytes(path, json.dumps(doc, indent=1).encode())
@@ -86,7 +87,11 @@ def write_request(folder: str, photo_path: str, profile: dict, corners_px: list,
 
 
 def preview(photo_path: str, calibration_json: str, classes: list[str]) -> np.ndarray:
-    """The calibration shot with the board outline, every sample and its label drawn on it (BGR uint8)."""
+    """The calibration shot with the board outline, every sample and its label drawn on it (BGR uint8).
+
+    Samples whose label (or a parent such as ``castle/red`` for ``castle/red/2``) is among the learned
+    ``classes`` are circled green, the others red.
+    """
     with open(calibration_json, encoding="utf-8") as f:
         doc = json.load(f)
     with open(os.path.join(os.path.dirname(calibration_json), doc["profile"]), encoding="utf-8") as f:
@@ -99,7 +104,7 @@ def preview(photo_path: str, calibration_json: str, classes: list[str]) -> np.nd
     for s in doc["samples"]:
         px = cv2.perspectiveTransform(np.array([[s["board_mm"]]], np.float64), H)[0, 0]
         c = (int(px[0]), int(px[1]))
-        learned = s["label"] in classes or not classes
+        learned = not classes or any(s["label"] == c or s["label"].startswith(c + "/") for c in classes)
         colour = (0, 200, 0) if learned else (0, 0, 255)
         cv2.circle(img, c, int(12 * scale), colour, max(2, int(3 * scale)))
         cv2.putText(img, s["label"], (c[0] + int(14 * scale), c[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,

@@ -3,7 +3,7 @@
 Asserts the figures reached so far; raise them as the reader improves:
 - registration: unmoved scenes stay put, bumped scenes are recovered to ≤ 1.5 px (full-size px);
 - no silent wrong reading (wrong state with confidence ≥ 0.5);
-- at least 1 of the 8 scenes fully right.
+- at least 5 of the 8 scenes fully right (the reached figure; the goal is 8/8).
 """
 from __future__ import annotations
 
@@ -59,4 +59,4 @@ def test_no_silent_wrong_and_exact_count(results):
     silent = [t for t, r in read if not _exact(t, r.state) and r.confidence >= 0.5]
     exact = sum(_exact(t, r.state) for t, r in read)
     assert not silent
-    assert exact >= 1
+    assert exact >= 5

@@ -82,10 +82,14 @@ def _foreground(lab_blur: np.ndarray, mask: np.ndarray, bg_lab, bg_scale: float,
     inside = mask > 0
     thr = max(cfg.basket_k * bg_scale, cfg.basket_floor_de)
     px = lab_blur[inside]
-    near = np.sqrt(((px - np.asarray(bg_lab, np.float32)) ** 2).sum(axis=1)) < 2 * thr
-    bg = np.median(px[near], axis=0) if near.sum() > 0.1 * len(px) else np.asarray(bg_lab, np.float32)
-    de = np.sqrt(((lab_blur - bg) ** 2).sum(axis=2))
-    fg = ((de > thr) & inside).astype(np.uint8)
+    d = px - np.asarray(bg_lab, np.float32)
+    near = np.einsum("nc,nc->n", d, d) < (2 * thr) ** 2
+    if near.sum() > 0.1 * len(px):
+        bg = np.median(np.ascontiguousarray(px[near].T), axis=1).astype(np.float32)
+    else:
+        bg = np.asarray(bg_lab, np.float32)
+    d = lab_blur - bg
+    fg = ((np.einsum("hwc,hwc->hw", d, d) > thr * thr) & inside).astype(np.uint8)
     fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, _disc(round(cfg.basket_open_mm * px_per_mm)))
     fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, _disc(round(cfg.basket_close_mm * px_per_mm)))
     return fg & (mask > 0), bg

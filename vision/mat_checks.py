@@ -1,7 +1,9 @@
-"""Shared helpers of the Seashells mat and Sand Castles readers: labels, light, drawing.
+"""Shared helpers of the Seashells mat and Sand Castles readers: labels, photo checks, drawing.
 
 Kept small on purpose: the generic photo-quality checks belong to ``vision.quality`` when it
-exists; :func:`check_light` is the minimal fallback these two readers need.
+exists (darkness and glare are delegated to it, on a subsample for speed); the blur check here
+compares the board's fine detail with the calibration's (:func:`detail_ratio`), a measure that
+does not depend on how many pieces lie on the board.
 """
 
 from __future__ import annotations
@@ -33,6 +35,114 @@ def check_labels(samples, allowed, required, game: str) -> None:
     if missing:
         raise BadInputError("missing-label", f"the {game} calibration needs at least one sample of "
                             f"{', '.join(missing)}")
+
+
+def as_scanned(image: np.ndarray, H_px_from_mm: np.ndarray, reduce: int) -> tuple[np.ndarray, np.ndarray]:
+    """The calibration shot as a scan sees it: shrunk like a JPEG decoded at 1/``reduce``.
+
+    Scans are decoded reduced (``DECODE_REDUCE``) and the pipeline scales the homography by the
+    width ratio (:func:`beachscore.pipeline.photo_homography`); learning from the same view keeps
+    the learned appearance (sharpness, contrast) comparable with the scans'.
+
+    Args:
+        image: full-size calibration photo, BGR uint8 (H, W, 3).
+        H_px_from_mm: (3, 3) homography board mm → full-size photo px.
+        reduce: 1, 2, 4 or 8.
+    Returns:
+        ``(image, H)``: BGR uint8 (ceil(H/r), ceil(W/r), 3) (pixel-area average) and the
+        homography board mm → its px, float64 (3, 3).
+    """
+    if reduce <= 1:
+        return image, np.asarray(H_px_from_mm, np.float64)
+    size = (-(-image.shape[1] // reduce), -(-image.shape[0] // reduce))
+    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    k = small.shape[1] / image.shape[1]
+    return small, np.diag([k, k, 1.0]) @ np.asarray(H_px_from_mm, np.float64)
+
+
+def rectify_part(image: np.ndarray, H_px_from_mm: np.ndarray, origin_mm, size_mm, px_per_mm: float) -> np.ndarray:
+    """Warp one rectangle of the board to a top view (cheaper than the whole board).
+
+    Args:
+        image: photo, BGR uint8 (H, W, 3).
+        H_px_from_mm: homography board mm → photo px.
+        origin_mm: (x, y) top-left of the rectangle, board mm.
+        size_mm: (width, height) of the rectangle, mm.
+        px_per_mm: resolution of the result.
+    Returns:
+        BGR uint8 (round(h·ppm), round(w·ppm), 3); pixel (u, v) is at board point
+        (x + (u + 0.5)/ppm, y + (v + 0.5)/ppm) mm, as :func:`vision.registration.rectify` would place it.
+    """
+    x0, y0 = (float(v) for v in origin_mm)
+    size = (int(round(size_mm[0] * px_per_mm)), int(round(size_mm[1] * px_per_mm)))
+    scale = np.array([[1 / px_per_mm, 0, x0 + 0.5 / px_per_mm], [0, 1 / px_per_mm, y0 + 0.5 / px_per_mm], [0, 0, 1]])
+    return cv2.warpPerspective(image, np.asarray(H_px_from_mm, np.float64) @ scale, size,
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+
+
+def detail_ratio(image: np.ndarray, sigma_px: float, grad: np.ndarray | None = None) -> float:
+    """How sharp a board is, whatever lies on it: fine over coarse gradient energy (≥ 1).
+
+    For an edge blurred by σ, the mean squared gradient falls as 1/σ; after a further Gaussian
+    blur of ``sigma_px`` it falls as 1/√(σ² + sigma_px²). Their ratio depends on the photo's blur
+    (and noise), not on how many edges or how much contrast the board shows; a sharp board
+    gives about 3–5, a blurred one tends to 1.
+
+    Args:
+        image: rectified board, lightness float32 (H, W) (e.g. Lab L) or BGR uint8 (H, W, 3)
+            (then its grey level). Compare only ratios measured on the same kind of image.
+        sigma_px: the comparison blur, px of ``image``.
+        grad: optional precomputed Sobel gradient magnitude of ``image`` (float32 (H, W)),
+            e.g. :func:`vision.ring_contrast.gradient_magnitude` of Lab L.
+    Returns:
+        The ratio, float (1.0 for a featureless board).
+    """
+    g = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    g = np.ascontiguousarray(g, dtype=np.float32)
+
+    def energy(x):
+        gx, gy = cv2.Sobel(x, cv2.CV_32F, 1, 0), cv2.Sobel(x, cv2.CV_32F, 0, 1)
+        return float(cv2.mean(cv2.multiply(gx, gx) + cv2.multiply(gy, gy))[0])
+
+    fine = energy(g) if grad is None else float(cv2.mean(cv2.multiply(grad, grad))[0])
+    coarse = energy(cv2.GaussianBlur(g, (0, 0), sigma_px))
+    return fine / coarse if coarse > 1e-9 else 1.0
+
+
+def check_photo(board_bgr: np.ndarray, reference_median_bgr, *, min_L: float) -> None:
+    """Refuse a rectified board that is too dark or glared (exit 3), cheaply.
+
+    Darkness and glare are judged by :func:`vision.quality.check` (when present) on a 1/2
+    subsample of the board (a quarter of the pixels: the median grey and the share of blown-out
+    pixels are unbiased on it); blur is :func:`check_blur`'s.
+
+    Args:
+        board_bgr: rectified board before lighting correction, BGR uint8 (H, W, 3).
+        reference_median_bgr: (3,) median B, G, R of the calibration board.
+        min_L: mean grey (0–100) below which the board is too dark (used without ``vision.quality``).
+    Raises:
+        UnreadableBoardError: ``too-dark`` or ``glare``.
+    """
+    check_light(np.ascontiguousarray(board_bgr[::2, ::2]), reference_median_bgr, min_L)
+
+
+def check_blur(detail: float, detail_ref: float | None, min_share: float) -> None:
+    """Refuse a photo whose fine detail fell far below the calibration's.
+
+    Args:
+        detail: :func:`detail_ratio` of the scanned board.
+        detail_ref: the same measure of the calibration board (same resolution, same kind of
+            image), or None (an older calibration: no check).
+        min_share: the photo is too blurred when ``detail − 1 < min_share · (detail_ref − 1)``.
+    Raises:
+        UnreadableBoardError: ``too-blurred``.
+    """
+    if detail_ref is None:
+        return
+    if detail - 1.0 < min_share * (float(detail_ref) - 1.0):
+        raise UnreadableBoardError("too-blurred", f"the photo is too blurred to read (fine detail {detail:.2f} "
+                                   f"against {float(detail_ref):.2f} at calibration); hold the camera still "
+                                   "and refocus")
 
 
 def mean_lightness(board_bgr: np.ndarray) -> float:

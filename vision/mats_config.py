@@ -13,8 +13,10 @@ from dataclasses import dataclass
 class SeashellsConfig:
     """Tunables of :mod:`vision.seashells` (the player mat)."""
 
-    #: Resolution of the rectified mat (px per mm).
-    px_per_mm: float = 2.5
+    #: Photos (and the calibration shot, for learning) are decoded at 1/this size.
+    decode_reduce: int = 2
+    #: Resolution of the rectified mat (px per mm); about the photo's own at half size.
+    px_per_mm: float = 1.25
     #: Towel cell core: pixels at least this far inside the cell's edge (mm) are looked at.
     core_inset_mm: float = 5.0
     #: The cell's own background ring: this band inside the cell's edge (mm), inside the grid lines.
@@ -41,20 +43,37 @@ class SeashellsConfig:
     item_sd: tuple[float, ...] = (6.0, 4.0, 4.0, 4.0, 0.18, 0.25)
     #: Above this Mahalanobis distance (per feature, RMS) a blob is "like no learned item".
     item_max_rms_z: float = 3.0
-    #: Above this share of towel places unlike both learned classes, the mat is covered.
+    #: A towel cell is "strange" (covered, or something unknown on it) when its contrast features
+    #: lie more than this many standard deviations (RMS) from both learned classes …
+    strange_rms_z: float = 4.0
+    #: … or when its ring (the cell's own towel, around a shell) changed by more than this ΔE (Lab)
+    #: from the calibration shot after lighting correction.
+    ring_change_de: float = 15.0
+    #: Above this share of strange towel places, the mat is covered (``occluded``).
     occluded_share: float = 0.25
     #: Mean board lightness (Lab L, 0–100) below which the photo is too dark.
     min_board_L: float = 15.0
+    #: Blur check (``vision.mat_checks.detail_ratio`` of the rectified board's Lab L): comparison
+    #: blur (px of the rectified board) and the share of the calibration's excess detail a photo
+    #: must keep. Samples: clean photos keep ≥ 0.7; blurred by σ = 1 px (half-size photo) 0.33–0.43
+    #: and still read right; by σ = 1.5 px ≤ 0.29, where silent misreadings begin.
+    detail_sigma_px: float = 1.5
+    min_detail_share: float = 0.3
 
 
 @dataclass(frozen=True)
 class SandCastlesConfig:
     """Tunables of :mod:`vision.sand_castles`."""
 
+    #: Photos (and the calibration shot, for learning) are decoded at 1/this size.
+    decode_reduce: int = 2
     #: Resolution of the rectified board (castle slots are read at it) …
     px_per_mm: float = 2.0
     #: … and of the coarser copy the lane spaces are read at (must divide ``px_per_mm``).
     space_px_per_mm: float = 1.0
+    #: Make the coarse copy by pixel-area averaging of a ``px_per_mm`` warp (True) or warp it directly
+    #: at ``space_px_per_mm`` (False: faster, a little more aliasing).
+    coarse_from_fine: bool = False
     #: Square patch at a lane space's centre, as a share of the space's shorter side.
     space_patch_share: float = 0.6
     #: Square patch at a castle slot, as a share of the smallest slot spacing.
@@ -67,13 +86,20 @@ class SandCastlesConfig:
     #: A lane's wave must be this much more wave-like (Mahalanobis d², log-odds ×2) than the runner-up.
     wave_margin_d2: float = 12.0
     #: Above this Mahalanobis distance to the wave class the chosen wave is "unlike calibration".
-    wave_max_d: float = 9.0
+    #: A wave on the sand-coloured wall space sits at d ≈ 7–10 on the samples (its patch sees sand
+    #: around the tile where the calibrated waves had sea); waves on sea spaces stay below 5.
+    wave_max_d: float = 12.0
     #: Above this distance a slot is unlike both piece and empty slot …
     slot_max_d: float = 14.0
     #: … or above the photo's median slot distance plus this.
     slot_rel_d: float = 5.0
     occluded_share: float = 0.25
     min_board_L: float = 15.0
+    #: Blur check on the coarse board (see ``SeashellsConfig``). Samples: clean photos keep ≥ 0.8;
+    #: blurred by σ = 1 px (half-size photo) 0.6–0.77, read right and sure; by σ = 1.5 px 0.47–0.59,
+    #: read right but with confidence ≤ 0.3.
+    detail_sigma_px: float = 1.5
+    min_detail_share: float = 0.5
 
 
 SEASHELLS = SeashellsConfig()

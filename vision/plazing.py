@@ -2,14 +2,17 @@
 
 Pipeline (one module per idea, every tunable number in :mod:`vision.plazing_config`):
 
-1. rectify the board at :data:`~vision.plazing_config.RECTIFY` px/mm, normalise illumination to the
-   calibration (grey world on the board), refuse dark / glared / blurred photos (:mod:`vision.quality`);
+1. decode the photo at half size (:data:`DECODE_REDUCE`), rectify the board at
+   :data:`~vision.plazing_config.RECTIFY` px/mm, refuse dark / glared / blurred photos
+   (:mod:`vision.quality`), normalise illumination to the calibration (grey world on the board);
 2. label every pixel with a learned colour (:mod:`vision.plazing_cells`), decide which player
    covers each placeable cell (terrain ``#`` from the setup is never a piece);
-3. split each player's touching cells into catalogue pieces by their seams (:mod:`vision.plazing_pieces`);
-4. read each screen's facing from a learned cross-profile (:mod:`vision.plazing_screens`);
-5. classify the tokens on free cells (:mod:`vision.plazing_tokens`);
-6. confidence = product of every decision's posterior (cover per cell, split per group, facing
+3. split each player's touching cells into catalogue pieces by their seams and by each kind's
+   printed pattern learned at calibration (:mod:`vision.plazing_pieces`); a screen's facing is
+   the rotation of its print;
+4. classify the tokens on free cells (:mod:`vision.plazing_tokens`); refuse the photo when a
+   large blob of cells looks like nothing learned (a hand or an arm over the board);
+5. confidence = product of every decision's posterior (cover per cell, split per group, facing
    per screen, token per free cell), so that one doubtful cell pulls the whole reading down.
 
 Contract: ``shared/contracts/plazing.md``; rules: ``shared/rules/plazing.md``.
@@ -17,7 +20,6 @@ Contract: ``shared/contracts/plazing.md``; rules: ``shared/rules/plazing.md``.
 
 from __future__ import annotations
 
-import json
 import os
 
 import cv2
@@ -25,20 +27,25 @@ import numpy as np
 
 from beachscore.errors import BadInputError, UnreadableBoardError
 from vision import quality
-from vision.places import board_median_bgr, normalise_illumination
+from vision.image_io import read_image
+from vision.places import board_median_bgr
 from vision.plazing_cells import (ColourModel, Grid, colour_table, cover_posteriors, cover_shares, learn_colour,
-                                  look_up)
-from vision.plazing_config import PALETTE, QUALITY, RECTIFY, TOKENS
-from vision.plazing_pieces import catalogue_shapes, groups, seam_shares, split_group
-from vision.plazing_screens import facing_of, learn_template, screen_cells
+                                  lut_index, player_integrals)
+from vision.plazing_config import PALETTE, PATTERN, QUALITY, RECTIFY, REGISTER, SEAM, TOKENS
+from vision.plazing_pieces import (FACINGS, PatternModel, catalogue_shapes, cell_windows, groups, pattern_maps,
+                                   player_lightness, seam_contrasts, split_group)
+from vision.plazing_screens import screen_cells
 from vision.plazing_tokens import EMPTY, TokenModel, cell_features, classify_tokens, learn_tokens
-from vision.registration import rectify
+from vision.registration import Registration, rectify
 from vision.types import CalibrationShot, Photo, Reading
 
 DIRECTIONS = ("N", "S", "E", "W")
 RESOURCES = ("amber", "shell", "pebble")
 TOKEN_LABELS = ("neutral", "trash", "surprise")
-PALETTE_PICTURE = "plazing_palette.png"  # the colour lookup table, kept so a scan need not rebuild it
+PALETTE_PICTURE = "plazing_labels.png"  #: the colour lookup table, kept so a scan need not rebuild it
+MODEL_VERSION = 2
+#: Photos are decoded at 1/DECODE_REDUCE size; the pipeline scales the calibrated homography.
+DECODE_REDUCE = RECTIFY.decode_reduce
 
 
 def parse_label(label: str) -> tuple:
@@ -98,15 +105,100 @@ def _board(image: np.ndarray, H: np.ndarray, profile: dict) -> np.ndarray:
     return rectify(image, H, profile["board_mm"], RECTIFY.px_per_mm)
 
 
+def _frame_mask(shape, grid: Grid, scale_px_per_mm: float) -> np.ndarray:
+    """bool (H, W): the board outside the grid (frame, sea, dunes) — the same in every game, so its
+    sharpness does not depend on how many pieces lie on the board."""
+    m = np.ones(shape[:2], bool)
+    x0, y0 = (int(v * scale_px_per_mm) for v in grid.origin_mm)
+    x1 = int((grid.origin_mm[0] + grid.cols * grid.cell_mm) * scale_px_per_mm)
+    y1 = int((grid.origin_mm[1] + grid.rows * grid.cell_mm) * scale_px_per_mm)
+    m[y0:y1, x0:x1] = False
+    return m
+
+
+def _sharpness(gray: np.ndarray, grid: Grid) -> float:
+    """Variance of the Laplacian of the rectified grey board (uint8) over the frame outside the grid."""
+    return quality.sharpness(gray, _frame_mask(gray.shape, grid, RECTIFY.px_per_mm))
+
+
+class _View:
+    """One rectified board prepared for reading: normalised colours, labels, cover.
+
+    Attributes:
+        board: illumination-normalised board, BGR uint8 (H, W, 3) at RECTIFY px/mm.
+        gray: the same in grey, uint8 (H, W).
+        labels: per-pixel palette label, uint8 (H, W).
+        integrals: per-player mask integral images.
+        owner: int (rows, cols) covering player or −1; cover_p: float64 (rows, cols) posterior.
+    """
+
+    def __init__(self, raw: np.ndarray, median_bgr, table: np.ndarray, n_players: int, grid: Grid,
+                 terrain: np.ndarray):
+        gains = np.asarray(median_bgr, np.float32) / np.maximum(board_median_bgr(raw), 1.0)
+        self.gains = np.clip(gains, 0.25, 4.0)
+        self.board = cv2.transform(raw, np.diag(self.gains).astype(np.float32))
+        self.gray = cv2.cvtColor(self.board, cv2.COLOR_BGR2GRAY)
+        self.labels = table[lut_index(self.board)]
+        self.integrals = player_integrals(self.labels, n_players)
+        ppm = RECTIFY.px_per_mm
+        self.owner, self.cover_p = cover_posteriors(cover_shares(self.labels, n_players, grid, ppm,
+                                                                 integrals=self.integrals))
+        self.owner[terrain == "#"] = -1
+        self.grid = grid
+        self.n_players = n_players
+
+    def windows(self, cells, ref_light_fallback, median_bgr):
+        """Pattern windows (:func:`~vision.plazing_pieces.cell_windows`) of covered ``cells``, and
+        the players' grey in this photo."""
+        shares, light = pattern_maps(self.labels, self.gray, self.n_players, self.grid, RECTIFY.px_per_mm)
+        ref = player_lightness(shares, light, ref_light_fallback)
+        base = float(np.dot(np.asarray(median_bgr, np.float64), [0.114, 0.587, 0.299]))
+        return cell_windows(cells, [int(self.owner[c]) for c in cells], shares, light, ref, base), ref
+
+
+def _piece_scorer(model: PatternModel, cells, windows):
+    """A ``piece_score(kind, cells) -> (log-likelihood, facing, facing posterior)`` for
+    :func:`split_group`, from the pattern costs of the covered cells."""
+    index = {c: i for i, c in enumerate(cells)}
+    costs = model.cell_costs(windows) if len(cells) else {}
+    untaught = model.untaught_cost()
+
+    def score(kind, placed):
+        if kind in model.pooled:  # every cell of the kind looks alike, whatever the shape
+            c = sum(costs[kind][index[cell], 0] if kind in costs else untaught for cell in placed)
+            return -0.5 * c, None, 1.0
+        opts = model.placements(kind, placed)
+        if not opts:
+            return -0.5 * untaught * len(placed), None, 1.0
+        ll = []
+        for k, idx in opts:
+            c = 0.0
+            for cell, i in zip(placed, idx):
+                role = model.role(kind, i)
+                c += costs[role][index[cell], k] if role in costs else untaught
+            ll.append(-0.5 * c)
+        ll = np.array(ll)
+        best = int(ll.argmax())
+        post = np.exp(ll - ll.max())
+        m = float(ll.max() + np.log(post.mean()))  # log of the mean over rotations: the rotation is unknown
+        face = FACINGS[opts[best][0]] if kind == "screen" else None
+        return m, face, float(post[best] / post.sum())
+
+    return score
+
+
 def learn(shot: CalibrationShot) -> dict:
     """Learn the appearance of every labelled Plażing class from the calibration shot.
+
+    The shot is decoded again at the scan's reduced size (:data:`DECODE_REDUCE`) so that what is
+    learned looks like what a scan sees.
 
     Args:
         shot: calibration shot; samples are labelled points (board mm) with the labels of
             ``shared/contracts/plazing.md`` §Calibration labels.
     Returns:
-        JSON-serialisable model: player colours (Lab Gaussians), sand colour, screen-facing
-        template, token classes and empty prototypes, reference board statistics.
+        JSON-serialisable model: player colours (Lab Gaussians), sand colour, printed patterns of
+        the piece kinds, token classes and empty prototypes, reference board statistics.
     Raises:
         BadInputError: ``unknown-label``; ``missing-label`` when no piece colour is labelled;
             ``sample-off-grid`` for a piece/token sample outside the grid.
@@ -123,20 +215,28 @@ def learn(shot: CalibrationShot) -> dict:
             raise BadInputError("missing-label", f"meeple of {p[1]!r} but no piece/{p[1]} sample to learn its colour")
     setup = _calibration_setup(shot.request.image_path)
     terrain = _terrain(setup, grid)
-    board = _board(shot.image, shot.H_px_from_mm, profile)
-    median = board_median_bgr(board)
-    models = [learn_colour(board, [xy for p, _, xy in parsed if p[0] in ("piece", "screen") and p[1] == pl], ppm,
+    try:
+        image = read_image(shot.request.image_path, reduce=DECODE_REDUCE)
+    except BadInputError:
+        image = shot.image
+    if image.shape[1] != shot.image.shape[1]:
+        k = image.shape[1] / shot.image.shape[1]
+        H = np.diag([k, k, 1.0]) @ shot.H_px_from_mm
+    else:
+        H = shot.H_px_from_mm
+    raw = _board(image, H, profile)
+    median = board_median_bgr(raw)
+    models = [learn_colour(raw, [xy for p, _, xy in parsed if p[0] in ("piece", "screen") and p[1] == pl], ppm,
                            grid.cell_mm, pl) for pl in players]
     sand = [xy for p, _, xy in parsed if p[0] == "sand"]
     if sand:
-        models.append(learn_colour(board, sand, ppm, grid.cell_mm, "sand"))
+        models.append(learn_colour(raw, sand, ppm, grid.cell_mm, "sand"))
     table = colour_table(models)
-    labels, lab = look_up(board, table)
-    owner, _ = cover_posteriors(cover_shares(labels, len(players), grid, ppm))
-    owner[terrain == "#"] = -1
-    feats = cell_features(lab, labels, len(players), grid, ppm)
+    P = len(players)
+    view = _View(raw, median, table, P, grid, terrain)
+    feats = cell_features(view.board, view.gray, view.integrals, grid, ppm)
     token_samples, sample_cells, screens = [], set(), []
-    shapes = dict((k, v[0]) for k, v in profile.get("pieces", {}).items())
+    shapes = {k: v[0] for k, v in profile.get("pieces", {}).items() if v}
     for p, label, (x, y) in parsed:
         cell = grid.cell_of(x, y)
         if cell is None:
@@ -145,16 +245,59 @@ def learn(shot: CalibrationShot) -> dict:
         if p[0] in ("meeple", "resource") or p[0] in TOKEN_LABELS or p[0] == "sand":
             token_samples.append((label, cell))
         elif p[0] == "screen" and "screen" in shapes:
-            screens.append((screen_cells(cell, p[2], [tuple(c) for c in shapes["screen"]]), p[2]))
+            screens.append((players.index(p[1]), screen_cells(cell, p[2], [tuple(c) for c in shapes["screen"]]), p[2]))
     empty_cells = [(r, c) for r in range(grid.rows) for c in range(grid.cols)
-                   if owner[r, c] < 0 and terrain[r, c] != "#" and (r, c) not in sample_cells]
+                   if view.owner[r, c] < 0 and terrain[r, c] != "#" and (r, c) not in sample_cells]
     tokens = learn_tokens(feats, token_samples, empty_cells, "".join(terrain[rc] for rc in empty_cells))
-    template = learn_template(lab[..., 0], screens, grid, ppm)
-    shot.pictures[PALETTE_PICTURE] = table.reshape(-1, 256, 4)
-    return {"classes": {lab: int(sum(1 for _, l2, _ in parsed if l2 == lab)) for _, lab, _ in parsed},
+    fallback = [float(cv2.cvtColor(np.uint8([[np.clip(raw[0, 0], 0, 255)]]), cv2.COLOR_BGR2GRAY)[0, 0])] * P
+    patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median)
+    shot.pictures[PALETTE_PICTURE] = table.reshape(-1, 256)
+    return {"version": MODEL_VERSION, "decode_reduce": DECODE_REDUCE,
+            "classes": {lab: int(sum(1 for _, l2, _ in parsed if l2 == lab)) for _, lab, _ in parsed},
             "players": players, "colours": [m.to_json() for m in models], "median_bgr": median.round(2).tolist(),
-            "px_per_mm": ppm, "tokens": tokens.to_json(), "screen_template": template.round(5).tolist(),
-            "sharpness": _sharpness(board, grid), "palette_picture": PALETTE_PICTURE}
+            "px_per_mm": ppm, "tokens": tokens.to_json(), "patterns": patterns.to_json(),
+            "player_gray": np.round(ref_light, 2).tolist(),
+            "sharpness": _sharpness(view.gray, grid), "palette_picture": PALETTE_PICTURE}
+
+
+def _learn_patterns(profile, view: _View, screens, fallback, median):
+    """Each kind's printed cell pattern from the calibration: labelled screens (their facing gives
+    the rotation), and every other piece whose split by seams alone is sure
+    (``PATTERN.min_teach_posterior``)."""
+    model = PatternModel.for_profile(profile)
+    grid = view.grid
+    instances = []
+    owner = view.owner.copy()
+    covered = [tuple(x) for x in np.argwhere(owner >= 0).tolist()]
+    win, ref_light = view.windows(covered, fallback, median)
+    at = {c: i for i, c in enumerate(covered)}
+
+    def windows_of(cells):
+        return win[[at[c] for c in cells]]
+
+    for pi, cells, facing in screens:
+        cells = [tuple(c) for c in cells]
+        if not all(0 <= r < grid.rows and 0 <= c < grid.cols for r, c in cells):
+            continue
+        opts = dict(model.placements("screen", cells))
+        k = FACINGS.index(facing)
+        if k in opts and all(c in at for c in cells):
+            instances.append(("screen", windows_of(cells), k, opts[k]))
+        for r, c in cells:
+            owner[r, c] = -1
+    shapes = catalogue_shapes(profile)
+    seams = seam_contrasts(view.board, owner, grid, RECTIFY.px_per_mm)
+    for pi, cells in groups(owner):
+        split = split_group(cells, seams, shapes)
+        if not split.exact or split.posterior < PATTERN.min_teach_posterior:
+            continue
+        for kind, placed, _, _ in split.pieces:
+            opts = model.placements(kind, placed) if kind not in model.pooled else [(0, [0] * len(placed))]
+            if not opts:
+                continue
+            instances.append((kind, windows_of(placed), None, opts))
+    model.learn(instances)
+    return model, ref_light
 
 
 class _Model:
@@ -163,13 +306,18 @@ class _Model:
     _cache: dict = {}
 
     def __init__(self, d: dict):
+        if d.get("version") != MODEL_VERSION:
+            raise BadInputError("calibration-outdated", "this calibration was made by an older Plażing reader; "
+                                "run beachscore calibrate again")
         self.players = list(d["players"])
         self.colours = [ColourModel.from_json(c) for c in d["colours"]]
         self.median = np.array(d["median_bgr"], np.float32)
         self.tokens = TokenModel.from_json(d["tokens"])
-        self.template = np.array(d["screen_template"], np.float64)
+        self.patterns = PatternModel.from_json(d["patterns"])
+        self.player_gray = list(d["player_gray"])
         self.sharpness = float(d.get("sharpness", 0.0))
         self.table = None
+        self.reference_edges = None
 
     @classmethod
     def of(cls, cal) -> "_Model":
@@ -178,45 +326,21 @@ class _Model:
             m = cls(cal.model)
             pic = cal.image(cal.model.get("palette_picture", PALETTE_PICTURE)) if cal.folder else None
             n = 1 << (3 * PALETTE.lut_bits)
-            m.table = pic.reshape(-1, 4) if pic is not None and pic.size == 4 * n else colour_table(m.colours)
+            m.table = pic.reshape(-1) if pic is not None and pic.size == n else colour_table(m.colours)
             cls._cache[key] = m
         return cls._cache[key]
 
 
-def _small(board: np.ndarray) -> np.ndarray:
-    return cv2.resize(board, None, fx=QUALITY.check_scale, fy=QUALITY.check_scale, interpolation=cv2.INTER_AREA)
-
-
-def _frame_mask(shape, grid: Grid, scale_px_per_mm: float) -> np.ndarray:
-    """bool (H, W): the board outside the grid (frame, sea, dunes) — the same in every game, so its
-    sharpness does not depend on how many pieces lie on the board."""
-    m = np.ones(shape[:2], bool)
-    x0, y0 = (int(v * scale_px_per_mm) for v in grid.origin_mm)
-    x1 = int((grid.origin_mm[0] + grid.cols * grid.cell_mm) * scale_px_per_mm)
-    y1 = int((grid.origin_mm[1] + grid.rows * grid.cell_mm) * scale_px_per_mm)
-    m[y0:y1, x0:x1] = False
-    return m
-
-
-def _sharpness(board: np.ndarray, grid: Grid) -> float:
-    """Variance of the Laplacian over the board frame (outside the grid) at the quality-check scale."""
-    small = _small(board)
-    return quality.sharpness(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY),
-                             _frame_mask(small.shape, grid, RECTIFY.px_per_mm * QUALITY.check_scale))
-
-
-def _check_quality(raw_board: np.ndarray, model: _Model, grid: Grid) -> None:
-    """Refuse dark or glared photos with :func:`vision.quality.check` (on a reduced board, for
-    speed) and blurred ones against the calibration's sharpness (Pech-Pacheco et al. 2000).
+def _check_quality(raw_board: np.ndarray, view_gains: np.ndarray, model: _Model, grid: Grid) -> None:
+    """Refuse dark or glared photos with :func:`vision.quality.check` and blurred ones against the
+    calibration's sharpness (Pech-Pacheco et al. 2000).
 
     Raises:
         UnreadableBoardError: ``too-dark``, ``glare``, ``too-blurred``.
     """
-    small = _small(raw_board)
-    gains = model.median / np.maximum(board_median_bgr(raw_board), 1.0)
-    quality.check(small, gains=gains)
+    quality.check(raw_board, gains=view_gains)
     if model.sharpness > 0:
-        now = _sharpness(raw_board, grid)
+        now = _sharpness(cv2.cvtColor(raw_board, cv2.COLOR_BGR2GRAY), grid)
         if now < QUALITY.min_sharpness_ratio * model.sharpness:
             raise UnreadableBoardError("too-blurred", f"the photo is too blurred to read (sharpness {now:.0f} against "
                                        f"{model.sharpness:.0f} at calibration); hold the camera still and refocus")
@@ -244,20 +368,33 @@ def _with_scan_marks(tokens: TokenModel, feats: np.ndarray, free: np.ndarray, te
                       tokens.empty_marks + "".join(sorted(unseen))), unseen
 
 
+def _largest_blob(cells, shape) -> int:
+    """Size of the largest 4-connected blob of ``cells`` (list of (r, c)) on a grid of ``shape``."""
+    if not cells:
+        return 0
+    m = np.zeros(shape, np.uint8)
+    for r, c in cells:
+        m[r, c] = 1
+    n, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
+    return int(stats[1:, cv2.CC_STAT_AREA].max()) if n > 1 else 0
+
+
 def read(photo: Photo) -> Reading:
     """Read a Plażing board from a registered photo.
 
     Args:
-        photo: registered photo; ``photo.setup["terrain"]`` (optional) marks ``#`` cells that no
-            piece can cover.
+        photo: registered photo (BGR uint8, decoded at 1/:data:`DECODE_REDUCE` or full size; the
+            registration's homography is for that size); ``photo.setup["terrain"]`` (optional)
+            marks ``#`` cells that no piece can cover.
     Returns:
         :class:`Reading` with the contract's state (plus ``cell_confidence``: a per-cell summary),
         the confidence (product of every decision's posterior), warnings and details for
         :func:`annotate`.
     Raises:
         UnreadableBoardError: ``too-dark``, ``glare``, ``too-blurred`` (photo quality) or
-            ``occluded`` (too many cells that no learned class explains: a hand over the board).
-        BadInputError: ``invalid-setup`` when the setup's terrain does not fit the grid.
+            ``occluded`` (cells that no learned class explains: a hand or an arm over the board).
+        BadInputError: ``invalid-setup`` when the setup's terrain does not fit the grid;
+            ``calibration-outdated`` for a model of an older reader.
     """
     cal = photo.calibration
     profile = cal.profile
@@ -266,43 +403,19 @@ def read(photo: Photo) -> Reading:
     model = _Model.of(cal)
     terrain = _terrain(photo.setup, grid)
     raw = _board(photo.image, photo.registration.H_px_from_mm, profile)
-    _check_quality(raw, model, grid)
-    board = normalise_illumination(raw, model.median)
-    labels, lab = look_up(board, model.table)
     P = len(model.players)
-    shares = cover_shares(labels, P, grid, ppm)
-    owner, cover_p = cover_posteriors(shares)
+    view = _View(raw, model.median, model.table, P, grid, terrain)
+    _check_quality(raw, view.gains, model, grid)
+    owner = view.owner
     placeable = terrain != "#"
-    owner[~placeable] = -1
-    cell_conf = np.where(placeable, cover_p, 1.0)  # per cell, for people: every decision touching it
+    cell_conf = np.where(placeable, view.cover_p, 1.0)  # per cell, for people: every decision touching it
     decision_p = cell_conf.copy()  # per cell, cover and token decisions only (pieces counted once below)
     warnings: list[str] = []
 
-    # pieces
-    shapes = catalogue_shapes(profile)
-    seams = seam_shares(labels, owner, grid, ppm)
-    pieces, details_pieces, conf = [], [], 1.0
-    for pi, cells in groups(owner):
-        split = split_group(cells, seams, shapes)
-        if not split.exact:
-            warnings.append(f"{model.players[pi]} cells {sorted(map(list, cells))} fit no piece of the catalogue")
-        conf *= split.posterior
-        for kind, cs in split.pieces:
-            piece = {"player": model.players[pi], "kind": kind, "cells": [list(c) for c in cs]}
-            p_piece = split.posterior
-            if kind == "screen":
-                piece["facing"], p_face = facing_of(lab[..., 0], cs, model.template, grid, ppm)
-                conf *= p_face
-                p_piece *= p_face
-            pieces.append(piece)
-            details_pieces.append(p_piece)
-            for r, c in cs:
-                cell_conf[r, c] *= p_piece
-
-    # tokens
-    feats = cell_features(lab, labels, P, grid, ppm)
+    # tokens first: a blob of unexplained cells (an arm) refuses the photo before pieces are split
+    feats = cell_features(view.board, view.gray, view.integrals, grid, ppm)
     free = np.argwhere((owner < 0) & placeable)
-    meeples, neutral, resources, trash, surprises = [], [], [], [], []
+    tokens_found = []
     unexplained = []
     if len(free):
         tokens, unseen = _with_scan_marks(model.tokens, feats, free, terrain)
@@ -315,26 +428,57 @@ def read(photo: Photo) -> Reading:
                 p = min(p, 0.5)
             cell_conf[r, c] *= p
             decision_p[r, c] *= p
-            if name == EMPTY:
-                continue
-            kind = name.split("/")
-            if kind[0] == "meeple":
-                meeples.append({"player": kind[1], "cell": [r, c]})
-            elif kind[0] == "resource":
-                resources.append({"kind": kind[1], "cell": [r, c]})
-            elif name == "neutral":
-                neutral.append([r, c])
-            elif name == "trash":
-                trash.append([r, c])
-            elif name == "surprise":
-                surprises.append([r, c])
+            if name != EMPTY:
+                tokens_found.append((name, r, c))
     n_place = int(placeable.sum())
-    if len(unexplained) > QUALITY.max_unexplained_share * n_place:
+    blob = _largest_blob(unexplained, (grid.rows, grid.cols))
+    if len(unexplained) > QUALITY.max_unexplained_share * n_place or blob > QUALITY.max_unexplained_blob_cells:
         raise UnreadableBoardError("occluded", f"{len(unexplained)} cells look like nothing learned at calibration "
                                    "(a hand over the board?); take the photo again with the view clear")
     if unexplained:
         warnings.append(f"{len(unexplained)} cells look like nothing learned at calibration: "
                         + ", ".join(f"[{r},{c}]" for r, c in unexplained[:6]))
+
+    # pieces
+    shapes = catalogue_shapes(profile)
+    seams = seam_contrasts(view.board, owner, grid, ppm)
+    covered = [tuple(x) for x in np.argwhere(owner >= 0).tolist()]
+    windows, _ = view.windows(covered, model.player_gray, model.median)
+    scorer = _piece_scorer(model.patterns, covered, windows)
+    pieces, details_pieces, conf = [], [], 1.0
+    for pi, cells in groups(owner):
+        split = split_group(cells, seams, shapes, scorer)
+        if not split.exact:
+            warnings.append(f"{model.players[pi]} cells {sorted(map(list, cells))} fit no piece of the catalogue")
+        elif split.posterior < 0.5 and split.runner_up is not None:
+            warnings.append(f"{model.players[pi]} cells {sorted(map(list, cells))}: the split into pieces is "
+                            f"ambiguous (p = {split.posterior:.2f})")
+        conf *= split.posterior
+        for kind, cs, facing, p_face in split.pieces:
+            piece = {"player": model.players[pi], "kind": kind, "cells": [list(c) for c in cs]}
+            p_piece = split.posterior
+            if kind == "screen":
+                piece["facing"] = facing or "N"
+                conf *= p_face
+                p_piece *= p_face
+            pieces.append(piece)
+            details_pieces.append(p_piece)
+            for r, c in cs:
+                cell_conf[r, c] *= p_piece
+
+    meeples, neutral, resources, trash, surprises = [], [], [], [], []
+    for name, r, c in tokens_found:
+        kind = name.split("/")
+        if kind[0] == "meeple":
+            meeples.append({"player": kind[1], "cell": [r, c]})
+        elif kind[0] == "resource":
+            resources.append({"kind": kind[1], "cell": [r, c]})
+        elif name == "neutral":
+            neutral.append([r, c])
+        elif name == "trash":
+            trash.append([r, c])
+        elif name == "surprise":
+            surprises.append([r, c])
     confidence = float(np.prod(decision_p[placeable])) * conf
     low = np.argwhere(placeable & (cell_conf < 0.9)).tolist()
     state = {"game": "plazing", "rows": grid.rows, "cols": grid.cols, "pieces": pieces, "meeples": meeples,
@@ -342,8 +486,57 @@ def read(photo: Photo) -> Reading:
              "cell_confidence": {"min": round(float(cell_conf[placeable].min()), 4) if n_place else 1.0,
                                  "mean": round(float(cell_conf[placeable].mean()), 4) if n_place else 1.0,
                                  "doubtful": low[:20]}}
-    details = {"cell_conf": cell_conf, "grid": grid, "piece_conf": details_pieces}
+    details = {"cell_conf": cell_conf, "grid": grid, "piece_conf": details_pieces, "board": raw}
     return Reading(state=state, confidence=float(np.clip(confidence, 0.0, 1.0)), warnings=warnings, details=details)
+
+
+def register(image: np.ndarray, cal) -> Registration:
+    """Find the board in a photo: the calibrated corners, refined by ECC when the board moved.
+
+    Same method as :func:`beachscore.pipeline.register` (:func:`vision.registration.align_to_reference`),
+    with the moved-board alignment run on the reference shrunk ``REGISTER.coarse_factor`` times
+    more (a few ms instead of tens; ≈ 0.5 mm accuracy, well inside a 20 mm cell).
+
+    Args:
+        image: photo, BGR uint8 (H, W, 3), decoded at full or reduced size.
+        cal: loaded calibration.
+    Returns:
+        :class:`Registration` (source ``"corners"`` or ``"refined"``).
+    Raises:
+        UnreadableBoardError: ``registration-lost``.
+    """
+    from beachscore.pipeline import MOVED_MM, REFERENCE_DOWNSCALE, photo_homography
+    from vision.registration import align_to_reference
+
+    H0 = photo_homography(cal, image)
+    if cal.reference is None:
+        return Registration(H0, "corners")
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    k = image.shape[1] / cal.image_size[0]
+    downscale = REFERENCE_DOWNSCALE * k
+    ref = cal.reference
+    from vision import registration as reg_mod
+
+    # unmoved? the outline correlates at the reference's resolution (as the pipeline checks)
+    small = cv2.resize(gray, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_AREA)
+    model = _Model.of(cal)
+    if model.reference_edges is None:
+        a = reg_mod._edges(ref)
+        S = np.diag([1 / downscale, 1 / downscale, 1.0])
+        mask = reg_mod._outline_mask(a.shape, S @ H0, cal.profile["board_mm"],
+                                     band_mm=0.06 * max(cal.profile["board_mm"]))
+        model.reference_edges = (a, mask, image.shape[:2])
+    a, mask, shape = model.reference_edges
+    if shape == image.shape[:2] and cv2.computeECC(a, reg_mod._edges(small), mask) >= reg_mod.UNMOVED_ECC:
+        return Registration(H0, "corners", score=1.0)
+    f = REGISTER.coarse_factor
+    coarse = cv2.resize(ref, (ref.shape[1] // f, ref.shape[0] // f), interpolation=cv2.INTER_AREA)
+    reg = align_to_reference(gray, coarse, H0, cal.profile["board_mm"], downscale=gray.shape[1] / coarse.shape[1])
+    if reg.shift_mm < MOVED_MM and abs(reg.rotation_deg) < 0.2:
+        return Registration(H0, "corners", shift_mm=reg.shift_mm, rotation_deg=reg.rotation_deg, score=reg.score)
+    reg.warnings.append(f"the board moved {reg.shift_mm:.1f} mm / {reg.rotation_deg:+.1f}° since calibration; "
+                        "registration corrected from the photo")
+    return reg
 
 
 def annotate(photo: Photo, reading: Reading) -> np.ndarray:

@@ -196,51 +196,49 @@ def palette_lut(models: list[ColourModel], cfg: PaletteConfig = PALETTE) -> np.n
 
 
 def colour_table(models: list[ColourModel], cfg: PaletteConfig = PALETTE) -> np.ndarray:
-    """Lookup table quantised BGR → (palette label, L, a, b) in 8 bits.
+    """Lookup table quantised BGR → palette label, built at calibration and stored with it.
 
-    OpenCV's Lab conversion builds its own tables on first use (~0.2 s, once per process), too
-    slow for a one-shot scan; this table is built at calibration and stored with it.
-
-    Returns:
-        uint8 (2**(3·bits), 4): label (:func:`palette_lut`), L·255/100, a+128, b+128.
-    """
-    n = 1 << cfg.lut_bits
-    step = 256 // n
-    levels = (np.arange(n) * step + step // 2).astype(np.uint8)
-    b, g, r = np.meshgrid(levels, levels, levels, indexing="ij")
-    lab = bgr_to_lab(np.stack([b, g, r], axis=-1).reshape(-1, 3))
-    lab8 = np.clip(np.round(lab + np.array([0.0, 128.0, 128.0], np.float32)) * np.array([2.55, 1, 1], np.float32),
-                   0, 255)
-    return np.concatenate([palette_lut(models, cfg)[:, None], np.round(lab8).astype(np.uint8)], axis=1)
-
-
-def look_up(board_bgr: np.ndarray, table: np.ndarray, cfg: PaletteConfig = PALETTE):
-    """Per-pixel palette label and Lab through :func:`colour_table`.
+    OpenCV's Lab conversion builds its own tables on first use (~0.1 s, once per process), too
+    slow for a one-shot scan; this table needs it only at calibration.
 
     Returns:
-        ``(labels, lab)``: uint8 (H, W); float32 (H, W, 3) with L in 0..100, a and b around 0.
+        uint8 (2**(3·bits),): label of :func:`palette_lut` (index by :func:`lut_index`).
     """
-    t = table[lut_index(board_bgr, cfg)]
-    lab = t[..., 1:].astype(np.float32)
-    lab -= np.array([0.0, 128.0, 128.0], np.float32)
-    lab[..., 0] *= np.float32(100.0 / 255.0)
-    return np.ascontiguousarray(t[..., 0]), lab
+    return palette_lut(models, cfg)
 
 
 def lut_index(board_bgr: np.ndarray, cfg: PaletteConfig = PALETTE) -> np.ndarray:
-    """Index of every pixel into :func:`palette_lut`: int32 (H, W)."""
+    """Index of every pixel into :func:`palette_lut`: int32 (H, W) from BGR uint8 (H, W, 3)."""
     s = 8 - cfg.lut_bits
     q = (board_bgr >> s).astype(np.int32)
-    return (q[..., 0] << (2 * cfg.lut_bits)) | (q[..., 1] << cfg.lut_bits) | q[..., 2]
+    q[..., 0] <<= 2 * cfg.lut_bits
+    q[..., 1] <<= cfg.lut_bits
+    return q[..., 0] | q[..., 1] | q[..., 2]
 
 
 def label_pixels(board_bgr: np.ndarray, lut: np.ndarray, cfg: PaletteConfig = PALETTE) -> np.ndarray:
-    """Per-pixel colour label: uint8 (H, W), index into the palette or :data:`NONE`."""
+    """Per-pixel colour label: uint8 (H, W), index into the palette or :data:`NONE`.
+
+    Args:
+        board_bgr: rectified, illumination-normalised board, BGR uint8 (H, W, 3).
+        lut: uint8 table from :func:`colour_table`.
+    """
     return lut[lut_index(board_bgr, cfg)]
 
 
+def player_integrals(labels: np.ndarray, n_players: int) -> list[np.ndarray]:
+    """Integral images of each player's pixel mask.
+
+    Args:
+        labels: per-pixel labels from :func:`label_pixels`, uint8 (H, W); players are 0 … n−1.
+    Returns:
+        list of n int32 (H+1, W+1) integral images (``cv2.integral``).
+    """
+    return [cv2.integral((labels == p).view(np.uint8)) for p in range(n_players)]
+
+
 def cover_shares(labels: np.ndarray, n_players: int, grid: Grid, px_per_mm: float,
-                 cfg: CoverConfig = COVER) -> np.ndarray:
+                 cfg: CoverConfig = COVER, integrals: list[np.ndarray] | None = None) -> np.ndarray:
     """Share of each cell's ring (central square minus its core) in each player's colour.
 
     The core is left out: dots and squares printed on pieces, and tokens standing on sand,
@@ -252,15 +250,16 @@ def cover_shares(labels: np.ndarray, n_players: int, grid: Grid, px_per_mm: floa
         n_players: number of player colours.
         grid: board grid.
         px_per_mm: resolution of ``labels``.
+        integrals: the players' mask integrals (:func:`player_integrals`) when already computed.
     Returns:
         float64 (rows, cols, n_players) in [0, 1].
     """
     outer = grid.boxes_px(px_per_mm, cfg.inner_share)
     hole = grid.boxes_px(px_per_mm, cfg.hole_share)
     area = np.maximum(box_areas(outer, labels.shape) - box_areas(hole, labels.shape), 1.0)
+    integrals = integrals if integrals is not None else player_integrals(labels, n_players)
     out = np.zeros((grid.rows, grid.cols, n_players))
-    for p in range(n_players):
-        integ = cv2.integral((labels == p).view(np.uint8))
+    for p, integ in enumerate(integrals):
         out[..., p] = (box_sums(integ, outer) - box_sums(integ, hole)) / area
     return out
 

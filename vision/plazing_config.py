@@ -1,9 +1,9 @@
 """Every tunable number of the Plażing reader, one frozen dataclass per stage.
 
-Units are in the names (``_mm``, ``_px``, share of a cell ``_share``). None of them is tuned
-to one photo: they describe the geometry of a cell and the statistics of a decision.
-Colours and sizes of pieces are never here: appearance comes from the calibration shot,
-geometry from the board profile.
+Units are in the names (``_mm``, ``_px``, share of a cell ``_share``, colour differences in
+8-bit BGR levels ``_bgr``). None of them is tuned to one photo: they describe the geometry of a
+cell and the statistics of a decision. Colours, printed patterns and sizes of pieces are never
+here: appearance comes from the calibration shot, geometry from the board profile.
 """
 
 from __future__ import annotations
@@ -13,10 +13,14 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class RectifyConfig:
-    """Stage 1: warp the photo to a top view of the board."""
+    """Stage 1: decode and warp the photo to a top view of the board."""
 
-    #: Resolution of the rectified board (px per mm). 2.5 → a 20 mm cell is 50 px.
-    px_per_mm: float = 2.5
+    #: JPEG decoded at 1/decode_reduce size (``cv2.IMREAD_REDUCED_COLOR_2``): a 1920 px photo
+    #: still gives ≈1.45 px/mm on a 46 cm board, and decoding is faster.
+    decode_reduce: int = 2
+    #: Resolution of the rectified board (px per mm). 1.5 → a 20 mm cell is 30 px, about what the
+    #: half-size photo resolves.
+    px_per_mm: float = 1.5
 
 
 @dataclass(frozen=True)
@@ -31,7 +35,8 @@ class PaletteConfig:
     sd_floor_lab: float = 4.0
     #: A pixel belongs to a colour only within this Mahalanobis distance (≈ 3.5 sigma).
     max_sigma: float = 3.5
-    #: Bits kept per B, G, R channel in the lookup table (5 → 32³ entries).
+    #: Bits kept per B, G, R channel in the lookup table (5 → 32³ entries). Only the colour
+    #: *label* goes through the table; token features and seams use exact colour values.
     lut_bits: int = 5
 
 
@@ -52,24 +57,64 @@ class CoverConfig:
 
 @dataclass(frozen=True)
 class SeamConfig:
-    """Stage 4: splitting same-colour cells into physical pieces."""
+    """Stage 4a: the cut between two same-colour pieces that touch.
 
-    #: Half-width (mm) of the band across a shared cell edge searched for a seam: pieces may be
-    #: a few mm off the grid.
-    band_half_mm: float = 4.0
-    #: Share of the edge length (centred) that is examined; corners are left out.
-    along_share: float = 0.7
-    #: An edge is a seam when at least this share of its positions show a gap in the colour.
-    seam_share: float = 0.5
-    #: Logistic slope of the seam probability around ``seam_share``.
-    posterior_slope: float = 12.0
-    #: Largest group of same-colour touching cells that is split exactly (bigger: greedy).
+    A cut leaves a thin line (≲ 1 mm of sand or shadow, blurred) across which the colour dips
+    and comes back; inside one piece the colour runs on. The dip is measured on exact colour
+    values (not the quantised palette) as a *ridge/valley* response: at a position x across the
+    edge, the smaller of the two colour differences to x − d and x + d when both point the same
+    way. A step (a printed square, a stripe ending at the edge) answers 0.
+    """
+
+    #: How far across the grid line the cut may lie (pieces a few mm off the grid), mm.
+    search_mm: float = 3.0
+    #: Half-widths of the ridge/valley detector, mm (narrow cuts and cuts next to a stripe).
+    lags_mm: tuple[float, ...] = (1.5, 3.0)
+    #: Share of the edge (centred) examined; corners and printed dots are left out.
+    along_share: float = 0.6
+    #: Colour dip (BGR levels, after illumination normalisation) at which a cut is as likely as
+    #: not. Inside a piece JPEG ripple and shading give ≲ 4 levels; the faintest real cut between
+    #: two pieces pressed together gives ≳ 10.
+    contrast_bgr: float = 7.0
+    #: Logistic scale of the seam probability around ``contrast_bgr`` (BGR levels).
+    scale_bgr: float = 1.0
+    #: Largest group of same-colour touching cells that is split exactly (bigger: unknown piece).
     max_exact_cells: int = 24
+    #: Most tilings enumerated per group.
+    max_tilings: int = 4000
+
+
+@dataclass(frozen=True)
+class PatternConfig:
+    """Stage 4b: the printed pattern of each piece kind (stripe, dots, squares), learned.
+
+    A covered cell is described by a small map of blocks (``blocks`` × ``blocks``) of two values:
+    the share of the block not in the player's colour, and how much lighter/darker it is than the
+    player's colour. Each kind's cells are learned from the calibration pieces whose kind is
+    certain (labelled screens, pieces split with no doubt).
+    """
+
+    #: Blocks per cell side in the pattern map.
+    blocks: int = 6
+    #: Lightness difference (grey levels) that maps to 1.0 in the pattern map.
+    lightness_scale: float = 60.0
+    #: Largest shift (blocks) tried when matching a cell's map to a template: pieces off the grid.
+    max_shift_blocks: int = 2
+    #: Cost (χ² units per cell) of shifting a template by one block (squared in blocks): pieces
+    #: are usually on their cells, and a free shift lets a template match what lies beside them.
+    shift_cost: float = 1.0
+    #: Floor on the per-element standard deviation of a template (pattern-map units).
+    sd_floor: float = 0.12
+    #: A calibration piece teaches its kind's pattern only when its split is at least this sure.
+    min_teach_posterior: float = 0.9
+    #: Tempering of the pattern log-likelihood (the map's elements are not independent): the
+    #: sum of squared residuals is divided by this many "effective" elements per element.
+    dependence: float = 4.0
 
 
 @dataclass(frozen=True)
 class FacingConfig:
-    """Stage 5: which long side of a screen is its outer side."""
+    """Stage 4c: which long side of a screen is its outer side."""
 
     #: Bins across the screen's short axis in the learned cross-profile.
     profile_bins: int = 24
@@ -81,7 +126,7 @@ class FacingConfig:
 
 @dataclass(frozen=True)
 class TokenConfig:
-    """Stage 6: meeples, neutral markers, resources, trash, surprises on free cells."""
+    """Stage 5: meeples, neutral markers, resources, trash, surprises on free cells."""
 
     #: Side of the central square of a cell whose features describe a token (share of a cell).
     core_share: float = 0.6
@@ -91,27 +136,41 @@ class TokenConfig:
     covariance_floor: float = 6.0
     #: A token claimed at more than this Mahalanobis distance from its class is "unexplained".
     max_distance: float = 6.0
-    #: Unlabelled free cells of the calibration shot are clustered into at most this many
-    #: kinds of empty sand (plain, printed spots, ± marks …).
-    empty_clusters: int = 5
+    #: Posterior odds are tempered by this factor (features are correlated; the classifier's
+    #: raw posteriors are overconfident in both directions).
+    temperature: float = 1.0
 
 
 @dataclass(frozen=True)
 class QualityConfig:
-    """Stage 0/7: refusing photos that cannot be read (exit 3)."""
+    """Stage 0/6: refusing photos that cannot be read (exit 3)."""
 
     #: Sharpness of the rectified board relative to the calibration's below which it is blurred.
     min_sharpness_ratio: float = 0.35
-    #: Scale of the board the photo checks look at (speed; glare and blur survive halving).
-    check_scale: float = 0.5
     #: Share of placeable cells that no class explains above which the view is blocked.
     max_unexplained_share: float = 0.06
+    #: Largest 4-connected blob of unexplained cells (cells) above which the view is blocked: an
+    #: arm is one large blob, scattered odd cells are not.
+    max_unexplained_blob_cells: int = 6
+
+
+@dataclass(frozen=True)
+class RegisterConfig:
+    """Registration when the board has moved (ECC, at reduced resolution for speed)."""
+
+    #: The moved-board alignment runs on the calibration reference shrunk by this extra factor.
+    coarse_factor: int = 2
+    #: ECC iterations and convergence threshold.
+    iterations: int = 40
+    epsilon: float = 1e-4
 
 
 RECTIFY = RectifyConfig()
 PALETTE = PaletteConfig()
 COVER = CoverConfig()
 SEAM = SeamConfig()
+PATTERN = PatternConfig()
 FACING = FacingConfig()
 TOKENS = TokenConfig()
 QUALITY = QualityConfig()
+REGISTER = RegisterConfig()

@@ -1,12 +1,13 @@
-"""Plażing screens: which long side of a screen is its outer side (its facing).
+"""Plażing screens: where a labelled calibration screen lies, and which way a screen faces.
 
 Idea: seen from above, a screen's cross-section (across its length) has a learned shape — in the
 sample set a dark stripe along the outer long side, but the code knows nothing of it. From every
-``screen/<player>/<dir>`` calibration sample the screen is cut out of the rectified board,
-turned so that its labelled outer side is at the top, and its lightness averaged along its length
-into a profile across its width; the profiles, each normalised to zero mean and unit norm, are
-averaged into the template. A screen in a scan is turned both possible ways and the way whose
-profile correlates better with the template gives the facing.
+``screen/<player>/<dir>`` calibration sample the screen is cut out of the rectified grey board
+(its cells only, so neighbours and the frame stay out), turned so that its labelled outer side is
+at the top, and its grey averaged along its length into a profile across its width; the
+profiles, each normalised to zero mean and unit norm, are averaged into the template. A screen
+in a scan is turned both possible ways and the way whose profile correlates better with the
+template (best over small shifts: pieces a few mm off the grid) gives the facing.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def profile(board_L: np.ndarray, cells, facing: str, grid: Grid, px_per_mm: floa
     """Normalised cross-profile of a screen turned so that ``facing`` is at the top.
 
     Args:
-        board_L: rectified board lightness, float32 (H, W).
+        board_L: rectified grey board, uint8 or float32 (H, W).
         cells: the screen's cells [(row, col), …].
         facing: ``N``, ``S``, ``E`` or ``W``.
         grid: board grid; px_per_mm: resolution of ``board_L``.
@@ -55,26 +56,6 @@ def profile(board_L: np.ndarray, cells, facing: str, grid: Grid, px_per_mm: floa
     prof -= prof.mean()
     n = np.linalg.norm(prof)
     return prof / n if n > 1e-9 else prof
-
-
-def long_axis_facings(cells) -> tuple[str, str]:
-    """The two facings a screen lying on ``cells`` can have: (N, S) when it lies along a row,
-    (E, W) when it lies along a column."""
-    rows = {r for r, _ in cells}
-    cols = {c for _, c in cells}
-    return ("N", "S") if len(cols) >= len(rows) else ("E", "W")
-
-
-def screen_cells(centre: tuple[int, int], facing: str, shape) -> list[tuple[int, int]]:
-    """Cells of a labelled calibration screen: the catalogue screen shape laid across ``facing``
-    and centred on the sample's cell (the sample is the screen's centre)."""
-    cells = list(shape)
-    h = max(r for r, _ in cells) + 1
-    w = max(c for _, c in cells) + 1
-    if (facing in "NS") != (w >= h):
-        cells = [(c, r) for r, c in cells]
-        h, w = w, h
-    return [(centre[0] + r - (h - 1) // 2, centre[1] + c - (w - 1) // 2) for r, c in cells]
 
 
 def learn_template(board_L: np.ndarray, labelled, grid: Grid, px_per_mm: float,
@@ -124,3 +105,38 @@ def facing_of(board_L: np.ndarray, cells, template: np.ndarray, grid: Grid, px_p
     cb = _shifted_correlation(profile(board_L, cells, b, grid, px_per_mm, cfg), template, cfg.max_shift_bins)
     p = 1.0 / (1.0 + np.exp(-cfg.posterior_slope * abs(ca - cb)))
     return (a if ca >= cb else b), float(p)
+
+
+def long_axis_facings(cells) -> tuple[str, str]:
+    """The two facings a screen lying on ``cells`` can have: (N, S) when it lies along a row,
+    (E, W) when it lies along a column.
+
+    >>> long_axis_facings([(3, 4), (3, 5), (3, 6)])
+    ('N', 'S')
+    """
+    rows = {r for r, _ in cells}
+    cols = {c for _, c in cells}
+    return ("N", "S") if len(cols) >= len(rows) else ("E", "W")
+
+
+def screen_cells(centre: tuple[int, int], facing: str, shape) -> list[tuple[int, int]]:
+    """Cells of a labelled calibration screen.
+
+    Args:
+        centre: (row, col) of the cell holding the sample point (the screen's centre).
+        facing: ``N``, ``S``, ``E`` or ``W`` (the label's direction).
+        shape: the catalogue's screen cells [(row, col), …] in any orientation.
+    Returns:
+        The shape laid across ``facing`` (along a row for N/S, along a column for E/W) and
+        centred on ``centre``: list of (row, col).
+
+    >>> screen_cells((5, 5), "E", [(0, 0), (0, 1), (0, 2)])
+    [(4, 5), (5, 5), (6, 5)]
+    """
+    cells = list(shape)
+    h = max(r for r, _ in cells) + 1
+    w = max(c for _, c in cells) + 1
+    if (facing in "NS") != (w >= h):
+        cells = [(c, r) for r, c in cells]
+        h, w = w, h
+    return [(centre[0] + r - (h - 1) // 2, centre[1] + c - (w - 1) // 2) for r, c in cells]

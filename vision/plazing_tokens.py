@@ -1,7 +1,8 @@
 """Plażing tokens on free cells: meeples, neutral markers, resources, trash, surprise tokens.
 
 Idea: a token stands in the middle of a free cell. Each cell's central square is described by
-its mean and spread of CIE Lab, its mean gradient (flat print vs a 3-D figure) and the shares
+its mean and spread of B, G, R (exact values of the illumination-normalised board, not the
+quantised palette: small tokens differ from sand by a few levels), its mean gradient (flat print vs a 3-D figure) and the shares
 of each learned palette colour, all summed with integral images (no per-pixel Python). Token
 classes are Gaussians with a pooled, floored covariance learned from the labelled samples
 (linear discriminant analysis, Hastie et al., *Elements of Statistical Learning* §4.3). Empty
@@ -23,33 +24,32 @@ from vision.plazing_config import TOKENS, TokenConfig
 EMPTY = "empty"
 
 
-def cell_features(board_lab: np.ndarray, labels: np.ndarray, n_players: int, grid: Grid, px_per_mm: float,
+def cell_features(board_bgr: np.ndarray, gray: np.ndarray, integrals, grid: Grid, px_per_mm: float,
                   cfg: TokenConfig = TOKENS) -> np.ndarray:
-    """Token features of every cell's central square.
+    """Token features of every cell's central square, on exact colour values.
 
     Args:
-        board_lab: rectified, normalised board in Lab, float32 (H, W, 3), L 0..100.
-        labels: per-pixel palette labels, uint8 (H, W).
-        n_players: number of player colours (palette labels 0 … n_players−1). The sand colour's
-            share is left out: it swings with lighting near the sand/beige boundary.
+        board_bgr: rectified, illumination-normalised board, BGR uint8 (H, W, 3).
+        gray: the same board in grey, uint8 (H, W).
+        integrals: integral images of each player's pixel mask
+            (:func:`vision.plazing_cells.player_integrals`). The sand colour's share is left
+            out: it swings with lighting near the sand/beige boundary.
         grid: board grid; px_per_mm: resolution.
     Returns:
-        float64 (rows, cols, 10 + n_players): L, a, b, sd L, sd a, sd b, gradient, player-colour
-        shares·100 over the central square, then L, a, b of a smaller centre square (the token
-        itself rather than what it lies on).
+        float64 (rows, cols, 10 + n_players): mean B, G, R, sd B, G, R, mean gradient of grey,
+        player-colour shares·100 over the central square, then mean B, G, R of a smaller centre
+        square (the token itself rather than what it lies on).
     """
     boxes = grid.boxes_px(px_per_mm, cfg.core_share)
-    area = box_areas(boxes, board_lab.shape)[..., None]
-    s, sq = cv2.integral2(board_lab)
+    area = box_areas(boxes, board_bgr.shape)[..., None]
+    s, sq = cv2.integral2(board_bgr, sdepth=cv2.CV_32F, sqdepth=cv2.CV_64F)
     mean = box_sums(s, boxes) / area
     var = np.maximum(box_sums(sq, boxes) / area - mean ** 2, 0.0)
-    L = board_lab[..., 0]
-    grad = cv2.magnitude(cv2.Sobel(L, cv2.CV_32F, 1, 0), cv2.Sobel(L, cv2.CV_32F, 0, 1))
+    grad = cv2.magnitude(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
     g = box_sums(cv2.integral(grad), boxes)[..., None] / area
-    shares = [box_sums(cv2.integral((labels == k).view(np.uint8)), boxes)[..., None] / area * 100.0
-              for k in range(n_players)]
+    shares = [box_sums(integ, boxes)[..., None] / area * 100.0 for integ in integrals]
     centre = grid.boxes_px(px_per_mm, cfg.centre_share)
-    cmean = box_sums(s, centre) / box_areas(centre, board_lab.shape)[..., None]
+    cmean = box_sums(s, centre) / box_areas(centre, board_bgr.shape)[..., None]
     return np.concatenate([mean, np.sqrt(var), g / 4.0] + shares + [cmean], axis=-1)
 
 

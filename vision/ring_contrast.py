@@ -63,23 +63,56 @@ def normalised_lab(board_bgr: np.ndarray, reference_median_bgr=None) -> np.ndarr
 
 def normalised_bgr(board_bgr: np.ndarray, reference_median_bgr) -> np.ndarray:
     """:func:`vision.places.normalise_illumination` through a lookup table: BGR uint8 (H, W, 3)."""
+    return apply_gains(board_bgr, illumination_gains(board_bgr, reference_median_bgr))
+
+
+def illumination_gains(board_bgr: np.ndarray, reference_median_bgr) -> np.ndarray:
+    """Channel gains, float32 (3,) in [0.25, 4], that bring the board's median B, G, R to the reference's.
+
+    Args:
+        board_bgr: rectified board (any resolution), BGR uint8 (H, W, 3).
+        reference_median_bgr: (3,) the calibration board's median B, G, R.
+    """
     from vision.places import board_median_bgr
-    gain = np.clip(np.asarray(reference_median_bgr, np.float32) / np.maximum(board_median_bgr(board_bgr), 1.0),
+    return np.clip(np.asarray(reference_median_bgr, np.float32) / np.maximum(board_median_bgr(board_bgr), 1.0),
                    0.25, 4.0)
-    lut = np.clip(np.round(np.arange(256, dtype=np.float32)[:, None] * gain[None]), 0, 255).astype(np.uint8)
-    return cv2.LUT(board_bgr, lut.reshape(256, 1, 3))
 
 
-def _crops(img: np.ndarray, u0: np.ndarray, v0: np.ndarray, h: int, w: int) -> np.ndarray:
-    """Stack of equally sized crops img[v0:v0+h, u0:u0+w] for every (u0, v0), shape (N, h, w, ...)."""
-    yy = v0[:, None, None] + np.arange(h)[None, :, None]
-    xx = u0[:, None, None] + np.arange(w)[None, None, :]
-    return img[np.clip(yy, 0, img.shape[0] - 1), np.clip(xx, 0, img.shape[1] - 1)]
+def apply_gains(image_bgr: np.ndarray, gains) -> np.ndarray:
+    """Multiply B, G, R by ``gains`` (3,) through a lookup table, rounding and clipping: BGR uint8."""
+    gains = np.asarray(gains, np.float32)
+    lut = np.clip(np.round(np.arange(256, dtype=np.float32)[:, None] * gains[None]), 0, 255).astype(np.uint8)
+    return cv2.LUT(image_bgr, lut.reshape(256, 1, 3))
+
+
+def _quantile_last(x: np.ndarray, q: float) -> np.ndarray:
+    """``np.percentile(x, 100·q, axis=-1)`` (linear interpolation) with one partition, float (...)."""
+    n = x.shape[-1]
+    pos = q * (n - 1)
+    lo = int(np.floor(pos))
+    hi = min(lo + 1, n - 1)
+    part = np.partition(x, [lo, hi] if hi != lo else [lo], axis=-1)
+    return part[..., lo] + (pos - lo) * (part[..., hi] - part[..., lo])
+
+
+def _place_pixels(u0: np.ndarray, v0: np.ndarray, mask: np.ndarray, shape) -> np.ndarray:
+    """Flat pixel indices (n, mask.sum()) of ``mask``'s pixels in every place whose corner is (u0, v0).
+
+    Places partly off the image repeat its edge pixels (as ``BORDER_REPLICATE``).
+    """
+    ry, rx = np.nonzero(mask)
+    yy = np.clip(v0[:, None] + ry[None, :], 0, shape[0] - 1)
+    xx = np.clip(u0[:, None] + rx[None, :], 0, shape[1] - 1)
+    return yy * shape[1] + xx
 
 
 def ring_contrast_features(lab: np.ndarray, boxes_mm, px_per_mm: float, core_inset_mm: float,
-                           ring_mm: tuple[float, float], grad: np.ndarray | None = None) -> np.ndarray:
+                           ring_mm: tuple[float, float], grad: np.ndarray | None = None,
+                           with_background: bool = False):
     """Contrast features of rectangular places against their own ring.
+
+    Only the core and ring pixels of each place are gathered (no whole-place crops), and medians
+    and percentiles are one partition each: a few ms for a 49-cell towel at 1.5 px/mm.
 
     Args:
         lab: rectified board in Lab, float32 (H, W, 3) from :func:`board_lab`; pixel (u, v) is at
@@ -90,8 +123,11 @@ def ring_contrast_features(lab: np.ndarray, boxes_mm, px_per_mm: float, core_ins
         core_inset_mm: core = pixels at least this far inside the box edge.
         ring_mm: (inner, outer) distance inside the box edge of the background ring, mm.
         grad: optional precomputed :func:`gradient_magnitude` of ``lab[..., 0]``.
+        with_background: also return every place's ring colour.
     Returns:
-        float64 (N, 3), columns :data:`FEATURE_NAMES`.
+        float64 (N, 3), columns :data:`FEATURE_NAMES`; with ``with_background`` the pair
+        ``(features, ring_lab)``, ring_lab float64 (N, 3) the median Lab of each place's ring (its
+        background: what a hand or a cloth over the place changes).
     Raises:
         ValueError: a box is too small to hold both a ring and a core at this resolution.
     """
@@ -99,8 +135,11 @@ def ring_contrast_features(lab: np.ndarray, boxes_mm, px_per_mm: float, core_ins
         grad = gradient_magnitude(np.ascontiguousarray(lab[..., 0]))
     boxes = np.asarray(boxes_mm, np.float64).reshape(-1, 4)
     out = np.zeros((len(boxes), len(FEATURE_NAMES)))
+    ring_lab = np.zeros((len(boxes), 3))
     if len(boxes) == 0:
-        return out
+        return (out, ring_lab) if with_background else out
+    flat_lab = lab.reshape(-1, 3)
+    flat_grad = grad.reshape(-1)
     u0 = np.round(boxes[:, 0] * px_per_mm).astype(int)
     v0 = np.round(boxes[:, 1] * px_per_mm).astype(int)
     ws = np.round(boxes[:, 2] * px_per_mm).astype(int) - u0
@@ -112,13 +151,68 @@ def ring_contrast_features(lab: np.ndarray, boxes_mm, px_per_mm: float, core_ins
         core, ring = inset >= core_inset_mm, (inset >= ring_mm[0]) & (inset < ring_mm[1])
         if core.sum() < 4 or ring.sum() < 8:
             raise ValueError(f"place of {w}x{h} px is too small for a core and a ring")
-        cells = _crops(lab, u0[idx], v0[idx], h, w)          # (n, h, w, 3)
-        g = _crops(grad, u0[idx], v0[idx], h, w)             # (n, h, w)
-        bg = np.median(cells[:, ring], axis=1)               # (n, 3)
-        de = np.sqrt(((cells[:, core] - bg[:, None]) ** 2).sum(axis=2))  # (n, n_core)
+        core_px = _place_pixels(u0[idx], v0[idx], core, lab.shape)     # (n, n_core)
+        ring_px = _place_pixels(u0[idx], v0[idx], ring, lab.shape)     # (n, n_ring)
+        bg = _quantile_last(np.moveaxis(flat_lab[ring_px], 2, 1), 0.5)  # (n, 3) ring median
+        ring_lab[idx] = bg
+        diff = flat_lab[core_px] - bg[:, None].astype(np.float32)      # (n, n_core, 3)
+        de = np.sqrt(np.einsum("nkc,nkc->nk", diff, diff))               # (n, n_core)
         out[idx, 0] = np.log1p(de.mean(axis=1))
-        out[idx, 1] = np.log1p(np.percentile(de, 90, axis=1))
-        out[idx, 2] = np.log1p(g[:, core].mean(axis=1)) - np.log1p(np.median(g[:, ring], axis=1))
+        out[idx, 1] = np.log1p(_quantile_last(de, 0.9))
+        out[idx, 2] = np.log1p(flat_grad[core_px].mean(axis=1)) - np.log1p(_quantile_last(flat_grad[ring_px], 0.5))
+    return (out, ring_lab) if with_background else out
+
+
+def patch_features(lab: np.ndarray, grad: np.ndarray, centres_mm, px_per_mm: float, patch_mm: float) -> np.ndarray:
+    """:func:`vision.places.place_features` from a precomputed Lab board and gradient (fast).
+
+    The same ten features, same patch geometry and clipping at the board's edge, but the Lab
+    conversion and gradient are shared with :func:`ring_contrast_features` and every patch is
+    gathered at once (no Python loop over places).
+
+    Args:
+        lab: board in CIE Lab, float32 (H, W, 3) from :func:`board_lab` (already
+            illumination-normalised); pixel (u, v) is at ((u + 0.5)/px_per_mm, (v + 0.5)/px_per_mm) mm.
+        grad: :func:`gradient_magnitude` of ``lab[..., 0]``, float32 (H, W).
+        centres_mm: (N, 2) place centres in board mm.
+        px_per_mm: resolution of ``lab``.
+        patch_mm: side of the square patch around each centre (mm).
+    Returns:
+        float32 (N, 10), columns ``vision.places.FEATURE_NAMES`` (L, a, b, sd_L, sd_a, sd_b,
+        texture, core_L, core_a, core_b); zeros for a place wholly off the board.
+    """
+    from vision.places import CORE_SHARE
+
+    h, w = lab.shape[:2]
+    half = max(1, int(round(patch_mm * px_per_mm / 2)))
+    core = max(1, int(round(half * CORE_SHARE)))
+    c = np.asarray(centres_mm, np.float64).reshape(-1, 2)
+    u, v = (c[:, 0] * px_per_mm).astype(int), (c[:, 1] * px_per_mm).astype(int)
+    flat_lab, flat_grad = lab.reshape(-1, 3), grad.reshape(-1)
+
+    def gather(r):
+        """Flat indices (N, 4r²) of each place's window and whether each pixel lies on the board."""
+        off = np.arange(-r, r)
+        yy, xx = v[:, None, None] + off[None, :, None], u[:, None, None] + off[None, None, :]
+        inside = ((yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)).reshape(len(c), -1)
+        idx = (np.clip(yy, 0, h - 1) * w + np.clip(xx, 0, w - 1)).reshape(len(c), -1)
+        return idx, inside.astype(np.float64)
+
+    out = np.zeros((len(c), 10), np.float32)
+    idx, m = gather(half)
+    n = m.sum(axis=1)
+    idx_i, m_i = gather(core)
+    n_i = m_i.sum(axis=1)
+    ok = (n > 0) & (n_i > 0)
+    if not ok.any():
+        return out
+    x = flat_lab[idx[ok]].astype(np.float64)                   # (n, P, 3)
+    wts = m[ok][..., None] / n[ok][:, None, None]
+    mean = (x * wts).sum(axis=1)
+    out[ok, 0:3] = mean
+    out[ok, 3:6] = np.sqrt(np.maximum((x * x * wts).sum(axis=1) - mean ** 2, 0.0))
+    out[ok, 6] = (flat_grad[idx[ok]] * m[ok]).sum(axis=1) / n[ok] / 4.0
+    out[ok, 7:10] = (flat_lab[idx_i[ok]] * m_i[ok][..., None]).sum(axis=1) / n_i[ok][:, None]
     return out
 
 

@@ -23,17 +23,21 @@ import cv2
 import numpy as np
 
 from beachscore.errors import BadInputError
-from vision.mat_checks import check_labels, check_light, draw_box, draw_label
+from vision.mat_checks import (as_scanned, check_blur, check_labels, check_photo, detail_ratio, draw_box,
+                               draw_label, rectify_part)
 from vision.mats_config import SAND_CASTLES as CFG
-from vision.places import PlaceModel, board_median_bgr, learn_places, place_features
+from vision.places import PlaceModel, learn_places
 from vision.registration import rectify
-from vision.ring_contrast import GaussianClasses, board_lab, normalised_bgr, ring_contrast_features
+from vision.ring_contrast import (GaussianClasses, apply_gains, board_lab, gradient_magnitude, patch_features,
+                                  ring_contrast_features)
 from vision.types import CalibrationShot, Photo, Reading
 
 SPACE_LABELS = ("wave", "wall", "space")
 SLOT_LABELS = ("castle_piece", "slot")
 LABELS = SPACE_LABELS + SLOT_LABELS
 REQUIRED = ("wave", "space", "castle_piece", "slot")
+#: Photos are decoded at 1/2 size (the pipeline scales the homography and registration reference).
+DECODE_REDUCE = CFG.decode_reduce
 
 
 def lane_geometry(profile: dict) -> list[dict]:
@@ -112,7 +116,9 @@ def learn(shot: CalibrationShot) -> dict:
     check_labels(samples, LABELS, REQUIRED, "sand-castles")
     lanes = lane_geometry(profile)
     space_mm, slot_mm = _patch_sizes(lanes)
-    board = rectify(shot.image, shot.H_px_from_mm, profile["board_mm"], CFG.px_per_mm)
+    image, H = as_scanned(shot.image, shot.H_px_from_mm, DECODE_REDUCE)
+    all_slots = np.concatenate([L["slots_mm"] for L in lanes])
+    sparse, coarse, crop, shifted = _views(image, H, profile["board_mm"], all_slots, slot_mm)
     space_samples, slot_samples, occ_boxes, occ_labels = [], [], [], []
     for label, (x, y) in samples:
         li, k = _locate(lanes, label, x, y)
@@ -123,32 +129,56 @@ def learn(shot: CalibrationShot) -> dict:
             occ_labels.append("empty" if label == "space" else "occupied")
         else:
             slot_samples.append((label, tuple(lanes[li]["slots_mm"][k])))
-    coarse = _coarse(board, profile["board_mm"])
     spaces = learn_places(coarse, space_samples, CFG.space_px_per_mm, space_mm)
-    all_slots = np.concatenate([L["slots_mm"] for L in lanes])
-    crop, shifted = _slot_crop(board, all_slots, slot_mm)
     offset = all_slots[0] - shifted[0]
     slots = learn_places(crop, [(lab_, tuple(np.asarray(xy) - offset)) for lab_, xy in slot_samples],
                          CFG.px_per_mm, slot_mm)
-    feats = ring_contrast_features(board_lab(coarse), occ_boxes, CFG.space_px_per_mm, CFG.core_inset_mm,
-                                   CFG.ring_mm)
+    lab = board_lab(coarse)
+    feats = ring_contrast_features(lab, occ_boxes, CFG.space_px_per_mm, CFG.core_inset_mm, CFG.ring_mm)
+    all_boxes = np.concatenate([L["boxes_mm"] for L in lanes])
+    _, ring_lab = ring_contrast_features(lab, all_boxes, CFG.space_px_per_mm, CFG.core_inset_mm, CFG.ring_mm,
+                                         with_background=True)
     occupancy = GaussianClasses.fit(feats, occ_labels, CFG.space_var_floor).broadened("occupied", toward="empty")
-    return {"median_bgr": np.asarray(board_median_bgr(board), float).round(2).tolist(),
-            "spaces": spaces.to_json(), "slots": slots.to_json(), "occupancy": occupancy.to_json()}
+    return {"median_bgr": np.asarray(np.median(sparse.reshape(-1, 3), axis=0), float).round(2).tolist(),
+            "spaces": spaces.to_json(), "slots": slots.to_json(), "occupancy": occupancy.to_json(),
+            "detail_ratio": round(detail_ratio(lab[..., 0], CFG.detail_sigma_px), 4),
+            "ring_lab": ring_lab.round(2).tolist()}
 
 
-def _coarse(board_bgr: np.ndarray, board_mm) -> np.ndarray:
-    """The rectified board resampled to ``CFG.space_px_per_mm`` (pixel-area averaging), BGR uint8."""
-    size = (int(round(board_mm[0] * CFG.space_px_per_mm)), int(round(board_mm[1] * CFG.space_px_per_mm)))
-    return cv2.resize(board_bgr, size, interpolation=cv2.INTER_AREA)
+def _views(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, slots_mm: np.ndarray, patch_mm: float):
+    """The rectified views the reader needs, each warped straight from the photo (speed).
 
-
-def _slot_crop(board_bgr: np.ndarray, slots_mm: np.ndarray, patch_mm: float):
-    """Crop of the board around the castle slots (speed): (crop, slots in crop mm)."""
+    Args:
+        image: photo, BGR uint8 (H, W, 3); ``H_px_from_mm`` maps board mm to its px.
+        board_mm: (width, height) of the board.
+        slots_mm: (S, 2) every castle slot; ``patch_mm`` the slot patch side.
+    Returns:
+        ``(sparse, coarse, crop, crop_slots)``: the board sampled every ``4 / CFG.px_per_mm`` mm
+        (the points :func:`vision.places.board_median_bgr` reads of a board rectified at
+        ``CFG.px_per_mm``: the lighting reference), BGR uint8; the whole board at
+        ``CFG.space_px_per_mm``, BGR uint8; the rectangle around the castle slots at
+        ``CFG.px_per_mm``, BGR uint8; the slots in crop mm, (S, 2).
+    """
     ppm = CFG.px_per_mm
+    step_mm = 4 / ppm
+    first = 0.5 / ppm - 0.5 * step_mm          # so that sample k sits at (4k + 0.5) / ppm mm
+    sparse = rectify_part(image, H_px_from_mm, (first, first), board_mm, 1 / step_mm)
+    if CFG.coarse_from_fine:
+        fine = rectify(image, H_px_from_mm, board_mm, ppm)
+        size = (int(round(board_mm[0] * CFG.space_px_per_mm)), int(round(board_mm[1] * CFG.space_px_per_mm)))
+        coarse = cv2.resize(fine, size, interpolation=cv2.INTER_AREA)
+    else:
+        coarse = rectify(image, H_px_from_mm, board_mm, CFG.space_px_per_mm)
     lo = np.maximum(np.floor((slots_mm.min(axis=0) - patch_mm) * ppm).astype(int), 0)
     hi = np.ceil((slots_mm.max(axis=0) + patch_mm) * ppm).astype(int)
-    return board_bgr[lo[1]:hi[1], lo[0]:hi[0]], slots_mm - lo / ppm
+    crop = rectify_part(image, H_px_from_mm, lo / ppm, (hi - lo) / ppm, ppm)
+    return sparse, coarse, crop, slots_mm - lo / ppm
+
+
+def _lab_grad(board_bgr: np.ndarray):
+    """CIE Lab float32 (H, W, 3) and its lightness gradient magnitude float32 (H, W)."""
+    lab = board_lab(board_bgr)
+    return lab, gradient_magnitude(np.ascontiguousarray(lab[..., 0]))
 
 
 def _d2(model: PlaceModel, feats: np.ndarray, cls: str) -> np.ndarray:
@@ -171,35 +201,42 @@ def read(photo: Photo) -> Reading:
     cal = photo.calibration
     profile, model = cal.profile, cal.model
     lanes = lane_geometry(profile)
-    raw = rectify(photo.image, photo.registration.H_px_from_mm, profile["board_mm"], CFG.px_per_mm)
-    check_light(raw, model["median_bgr"], CFG.min_board_L)
-    board = normalised_bgr(raw, model["median_bgr"])
-    coarse = _coarse(board, profile["board_mm"])
-    lab = board_lab(coarse)
     spaces = PlaceModel.from_json(model["spaces"])
     slots = PlaceModel.from_json(model["slots"])
+    all_slots = np.concatenate([L["slots_mm"] for L in lanes])
+    sparse, raw, raw_crop, crop_slots = _views(photo.image, photo.registration.H_px_from_mm, profile["board_mm"],
+                                               all_slots, slots.patch_mm)
+    check_photo(raw, model["median_bgr"], min_L=CFG.min_board_L)
+    gains = np.clip(np.asarray(model["median_bgr"], np.float32) /
+                    np.maximum(np.median(sparse.reshape(-1, 3), axis=0), 1.0), 0.25, 4.0)
+    coarse = apply_gains(raw, gains)
+    crop = apply_gains(raw_crop, gains)
     occupancy = GaussianClasses.from_json(model["occupancy"])
     occ_k = occupancy.classes.index("occupied")
     has_wall = "wall" in spaces.classes
 
     all_boxes = np.concatenate([L["boxes_mm"] for L in lanes])
     centres = np.stack([(all_boxes[:, 0] + all_boxes[:, 2]) / 2, (all_boxes[:, 1] + all_boxes[:, 3]) / 2], axis=1)
-    feats = place_features(coarse, centres, spaces.px_per_mm, spaces.patch_mm).astype(np.float64)
+    lab, grad = _lab_grad(coarse)
+    check_blur(detail_ratio(lab[..., 0], CFG.detail_sigma_px, grad), model.get("detail_ratio"), CFG.min_detail_share)
+    feats = patch_features(lab, grad, centres, spaces.px_per_mm, spaces.patch_mm).astype(np.float64)
     d2_wave = _d2(spaces, feats, "wave")
     d2_wall = _d2(spaces, feats, "wall") if has_wall else np.full(len(feats), np.inf)
-    occ_feats = occupancy.clip_below(
-        ring_contrast_features(lab, all_boxes, CFG.space_px_per_mm, CFG.core_inset_mm, CFG.ring_mm), "empty")
+    occ_feats, ring_lab = ring_contrast_features(lab, all_boxes, CFG.space_px_per_mm, CFG.core_inset_mm,
+                                                 CFG.ring_mm, grad, with_background=True)
+    occ_feats = occupancy.clip_below(occ_feats, "empty")
+    ring_de = (np.linalg.norm(ring_lab - np.asarray(model["ring_lab"]), axis=1) if "ring_lab" in model
+               else np.zeros(len(all_boxes)))
     p_occ = occupancy.posterior(occ_feats)[:, occ_k]
     # every slot at once: a slot is strange when far from both classes, absolutely or against the
     # photo's typical slot (a global shift — blur, a colour cast — moves every slot alike)
-    all_slots = np.concatenate([L["slots_mm"] for L in lanes])
-    crop, crop_slots = _slot_crop(board, all_slots, slots.patch_mm)
     slot_labels_all, slot_post_all, slot_d_all = _classify_slots(crop, crop_slots, slots)
     typical_d = float(np.median(slot_d_all)) if len(slot_d_all) else 0.0
     slot_strange_all = (slot_d_all > CFG.slot_max_d) | (slot_d_all - typical_d > CFG.slot_rel_d)
     slot_start = 0
 
-    state_lanes, details, warnings = {}, {"lanes": []}, []
+    state_lanes, details, warnings = {}, {"lanes": [], "ring_de": ring_de.round(2).tolist(),
+                                          "slot_d": np.round(slot_d_all, 2).tolist()}, []
     confidence = 1.0
     start = 0
     for L in lanes:
@@ -263,7 +300,7 @@ def read(photo: Photo) -> Reading:
 
 def _classify_slots(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel):
     """Labels, posteriors and distances of castle slots on an illumination-normalised board."""
-    feats = place_features(board_bgr, slots_mm, model.px_per_mm, model.patch_mm).astype(np.float64)
+    feats = patch_features(*_lab_grad(board_bgr), slots_mm, model.px_per_mm, model.patch_mm).astype(np.float64)
     keep = [model.classes.index(c) for c in SLOT_LABELS]
     d2 = np.stack([_d2(model, feats, model.classes[k]) for k in keep], axis=1)
     post = np.exp(-0.5 * (d2 - d2.min(axis=1, keepdims=True)))

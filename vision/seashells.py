@@ -18,17 +18,21 @@ import numpy as np
 
 from beachscore.errors import BadInputError, UnreadableBoardError
 from vision.basket import find_items, learn_basket
-from vision.mat_checks import check_labels, check_light, draw_box, draw_label
+from vision.mat_checks import (as_scanned, check_blur, check_labels, check_photo, detail_ratio, draw_box,
+                               draw_label)
 from vision.mats_config import SEASHELLS as CFG
 from vision.places import board_median_bgr
 from vision.registration import rectify
-from vision.ring_contrast import GaussianClasses, board_lab, normalised_lab, ring_contrast_features
+from vision.ring_contrast import (GaussianClasses, board_lab, gradient_magnitude, normalised_lab,
+                                  ring_contrast_features)
 from vision.types import CalibrationShot, Photo, Reading
 
 TOWEL_LABELS = ("shell", "empty")
 BASKET_LABELS = ("fossil/head", "fossil/tail", "sand_dollar", "bottle")
 LABELS = TOWEL_LABELS + BASKET_LABELS
 #: state field of each basket label
+#: Photos are decoded at 1/2 size (the pipeline scales the homography and registration reference).
+DECODE_REDUCE = CFG.decode_reduce
 COUNT_FIELDS = {"fossil/head": "fossil_heads", "fossil/tail": "fossil_tails", "sand_dollar": "sand_dollars",
                 "bottle": "bottles"}
 
@@ -79,7 +83,10 @@ def learn(shot: CalibrationShot) -> dict:
         shot: calibration shot; its samples use the labels ``shell``, ``empty`` (at towel
             cells) and ``fossil/head``, ``fossil/tail``, ``sand_dollar``, ``bottle`` (in the basket).
     Returns:
-        JSON-serialisable model: ``median_bgr``, ``towel`` (Gaussian classes), ``basket``.
+        JSON-serialisable model: ``median_bgr``, ``towel`` (Gaussian classes), ``basket``,
+        ``detail_ratio`` (the board's sharpness, for the blur check), ``ring_lab`` (every cell's
+        towel colour, Lab (R·C, 3), for the occlusion check). Learned from the shot shrunk
+        by :data:`DECODE_REDUCE`, as scans see the board.
     Raises:
         BadInputError: ``unknown-label``, ``missing-label`` (no ``shell`` or no ``empty``),
             ``sample-off-place`` (a towel label off the towel, a basket label off the basket),
@@ -88,8 +95,9 @@ def learn(shot: CalibrationShot) -> dict:
     profile = shot.request.profile
     samples = shot.request.samples
     check_labels(samples, LABELS, TOWEL_LABELS, "seashells")
-    boxes, _, _ = towel_geometry(profile)
-    board = rectify(shot.image, shot.H_px_from_mm, profile["board_mm"], CFG.px_per_mm)
+    boxes, rows, cols = towel_geometry(profile)
+    image, H = as_scanned(shot.image, shot.H_px_from_mm, DECODE_REDUCE)
+    board = rectify(image, H, profile["board_mm"], CFG.px_per_mm)
     median = board_median_bgr(board)
     lab = board_lab(board)
     towel_idx, towel_labels, basket_samples = [], [], []
@@ -106,10 +114,17 @@ def learn(shot: CalibrationShot) -> dict:
                 raise BadInputError("sample-off-place", f"calibration sample {label!r} at {x:g},{y:g} mm is not "
                                     "in the basket")
             basket_samples.append((label, (x, y)))
-    feats = ring_contrast_features(lab, boxes[towel_idx], CFG.px_per_mm, CFG.core_inset_mm, CFG.ring_mm)
+    all_feats, ring_lab = ring_contrast_features(lab, boxes, CFG.px_per_mm, CFG.core_inset_mm, CFG.ring_mm,
+                                                 with_background=True)
+    feats = all_feats[towel_idx]
+    # each cell's towel colour, robust to shells spilling into a ring: its colour column's median
+    ring_lab = ring_lab.reshape(len(rows), len(cols), 3)
+    ring_lab = np.broadcast_to(np.median(ring_lab, axis=0), ring_lab.shape).reshape(-1, 3)
     towel = GaussianClasses.fit(feats, towel_labels, CFG.towel_var_floor).broadened("shell", toward="empty")
     basket = learn_basket(lab, profile["basket_mm"], CFG.px_per_mm, basket_samples, CFG) if basket_samples else None
-    return {"median_bgr": np.asarray(median, float).round(2).tolist(), "towel": towel.to_json(), "basket": basket}
+    return {"median_bgr": np.asarray(median, float).round(2).tolist(), "towel": towel.to_json(), "basket": basket,
+            "detail_ratio": round(detail_ratio(np.ascontiguousarray(lab[..., 0]), CFG.detail_sigma_px), 4),
+            "ring_lab": ring_lab.round(2).tolist()}
 
 
 def read(photo: Photo) -> Reading:
@@ -121,17 +136,22 @@ def read(photo: Photo) -> Reading:
         Reading whose state is the contract's Seashells state with one player (named from
         ``setup["player"]``, else ``"mat"``); ``details`` holds per-cell posteriors and the blobs.
     Raises:
-        UnreadableBoardError: ``too-dark``, or ``occluded`` when many cells look like neither a
+        UnreadableBoardError: ``too-dark``, ``glare``, ``too-blurred`` (fine detail far below the
+            calibration's), or ``occluded`` when many cells look like neither a
             learned shell nor a learned empty cell (a hand or a cloth over the mat).
     """
     cal = photo.calibration
     profile, model = cal.profile, cal.model
     boxes, rows, cols = towel_geometry(profile)
     board = rectify(photo.image, photo.registration.H_px_from_mm, profile["board_mm"], CFG.px_per_mm)
-    check_light(board, model["median_bgr"], CFG.min_board_L)
+    check_photo(board, model["median_bgr"], min_L=CFG.min_board_L)
     lab = normalised_lab(board, model["median_bgr"])
+    L = np.ascontiguousarray(lab[..., 0])
+    grad = gradient_magnitude(L)
+    check_blur(detail_ratio(L, CFG.detail_sigma_px, grad), model.get("detail_ratio"), CFG.min_detail_share)
     towel = GaussianClasses.from_json(model["towel"])
-    feats = ring_contrast_features(lab, boxes, CFG.px_per_mm, CFG.core_inset_mm, CFG.ring_mm)
+    feats, ring_lab = ring_contrast_features(lab, boxes, CFG.px_per_mm, CFG.core_inset_mm, CFG.ring_mm, grad,
+                                             with_background=True)
     feats = towel.clip_below(feats, "empty")
     post = towel.posterior(feats)
     shell_k = towel.classes.index("shell")
@@ -141,7 +161,11 @@ def read(photo: Photo) -> Reading:
     warnings: list[str] = []
     # a cell far from both classes (more than 4 sd on average from the nearest) looks like nothing learned
     rms_z = np.sqrt(towel.distances2(feats).min(axis=1) / feats.shape[1])
-    strange = rms_z > 4.0
+    # a cell whose own background (its ring) changed colour since calibration is covered: a hand
+    # over a cell looks uniform, like an empty cell, but not like *this* cell's towel
+    ring_de = (np.linalg.norm(ring_lab - np.asarray(model["ring_lab"]), axis=1) if "ring_lab" in model
+               else np.zeros(len(boxes)))
+    strange = (rms_z > CFG.strange_rms_z) | (ring_de > CFG.ring_change_de)
     if strange.mean() > CFG.occluded_share:
         raise UnreadableBoardError("occluded", f"{int(strange.sum())} of {len(boxes)} towel cells look like "
                                    "neither a shell nor an empty cell; is something over the mat?")
@@ -171,6 +195,7 @@ def read(photo: Photo) -> Reading:
             state[key] = setup[key]
     confidence = float(np.prod(place_conf) * item_conf)
     details = {"boxes_mm": boxes.tolist(), "p_shell": p_shell.round(4).tolist(), "occupied": occupied.tolist(),
+               "ring_de": ring_de.round(2).tolist(), "strange": strange.tolist(),
                "items": [it.__dict__ for it in items]}
     return Reading(state=state, confidence=confidence, warnings=warnings, details=details)
 

@@ -6,8 +6,10 @@ Interface (see :mod:`beachscore.games`): :func:`learn`, :func:`read`, :func:`ann
 The stages live in one module each:
 
 - :mod:`vision.strand_unter_config`   every tunable number;
+- :mod:`vision.strand_unter_colour`   colour classes baked into a BGR lookup table, lighting gains;
+- :mod:`vision.strand_unter_blobs`    foreground against the empty board, blobs;
 - :mod:`vision.strand_unter_learn`    calibrate: class colours, shell/castle sizes, sandpiper;
-- :mod:`vision.strand_unter_register` is the board where it was? (ECC in the board plane);
+- :mod:`vision.strand_unter_register` is the board where it was? (edge profiles in the board plane);
 - :mod:`vision.strand_unter_read`     sea front, sandpiper, shells, castles, confidence;
 - :mod:`vision.strand_unter_draw`     the annotated picture.
 """
@@ -47,7 +49,9 @@ def registration_exclude(image_bgr: np.ndarray, cal) -> np.ndarray | None:
     import cv2
 
     from vision import strand_unter_colour as colour
+    from vision.strand_unter_register import class_table
 
-    score = colour.fisher_score(colour.lab(image_bgr), cal.model["sea_fisher"])
-    mask = (score > 0).astype(np.uint8) * 255
+    sea = colour.classify(image_bgr, class_table(cal), int(cal.model["lut_bits"])) == \
+        cal.model["class_names"].index("sea")
+    mask = sea.astype(np.uint8) * 255
     return cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (25, 25)))

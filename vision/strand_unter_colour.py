@@ -1,30 +1,41 @@
-"""Colour models of Strand unter: Gaussian classes in Lab, lighting correction, sea/sand split.
+"""Colour models of Strand unter: learned Lab Gaussians baked into a BGR lookup table.
 
-- Each labelled class (shell colour, player colour, sea, sand, sandpiper) is a Gaussian in
-  8-bit OpenCV Lab (mean (3,), covariance (3, 3)); pixels are assigned by Mahalanobis distance
-  (Mahalanobis 1936), the nearest class winning.
+- Each labelled class (shell colour, player colour, sea, sand, castle base, sandpiper) is a
+  Gaussian in 8-bit OpenCV Lab (mean (3,), covariance (3, 3)), fitted at calibration; pixels go
+  to the nearest class by Mahalanobis distance (Mahalanobis 1936).
+- Reading never converts to Lab: at calibration the nearest class of every cell of a quantised
+  BGR cube (``2**bits`` levels per channel) is computed once and saved as a lookup table
+  (:func:`build_lut`); a scan maps pixels through it (:func:`classify`), a table lookup per pixel.
 - Lighting colour/strength changes between the calibration and a scan are undone with a
   diagonal (von Kries) gain per BGR channel, measured on parts of the scene that never change
-  (the table around the board and the bare sand), as in grey-world/white-patch balancing.
-- Sea vs sand is a 1-D Fisher linear discriminant (Fisher 1936) on Lab: one ``cv2.transform``.
+  (the table around the board, then the bare sand), as in grey-world/white-patch balancing.
+- Foreground is a change against the rectified empty board, split into a brightness part (along
+  the sand's colour direction: shading, shadows) and a chroma part (across it): :func:`change`.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import cv2
+import numpy as np
+
+#: class index of "no class" in a lookup table
+UNKNOWN = 255
 
 
 def lab(image_bgr: np.ndarray) -> np.ndarray:
-    """BGR uint8 (H, W, 3) → Lab float32 (H, W, 3) in 8-bit OpenCV units (L, a, b in 0–255)."""
+    """BGR uint8 (H, W, 3) → Lab float32 (H, W, 3) in 8-bit OpenCV units. Calibration only (slow first call)."""
     if image_bgr.dtype != np.uint8 or image_bgr.ndim != 3:
         raise ValueError("expected a BGR uint8 image")
     return cv2.cvtColor(image_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
 
 
-def gaussian(pixels_lab: np.ndarray, min_cov: float) -> dict:
+def gaussian(pixels_lab: np.ndarray, min_std) -> dict:
     """Fit a Lab Gaussian to pixels (N, 3) float; returns JSON ``{"mean", "cov", "n"}``.
 
+    Args:
+        pixels_lab: (N, 3) Lab pixels.
+        min_std: (3,) floor of the standard deviation per axis (L, a, b), Lab units: a class seen
+            under one light in one spot must still accept shading and camera noise.
     Raises:
         ValueError: fewer than 3 pixels.
     """
@@ -32,68 +43,69 @@ def gaussian(pixels_lab: np.ndarray, min_cov: float) -> dict:
     if len(x) < 3:
         raise ValueError("too few pixels")
     mean = np.median(x, axis=0)
-    cov = np.cov(x, rowvar=False) + np.eye(3) * min_cov
+    cov = np.cov(x, rowvar=False)
+    floor = np.asarray(min_std, np.float64) ** 2
+    cov = cov + np.diag(np.maximum(floor - np.diag(cov), 0.0))
     return {"mean": mean.round(3).tolist(), "cov": cov.round(4).tolist(), "n": int(len(x))}
 
 
-class ClassSet:
-    """Several Lab Gaussians, to classify pixels by the nearest Mahalanobis distance.
+def mahalanobis(pixels_lab: np.ndarray, models: list[dict]) -> np.ndarray:
+    """Mahalanobis distances float32 (N, K) of Lab pixels (N, 3) to K Gaussians (:func:`gaussian`)."""
+    x = np.asarray(pixels_lab, dtype=np.float64).reshape(-1, 3)
+    out = np.empty((len(x), len(models)), np.float32)
+    for k, m in enumerate(models):
+        d = x - np.asarray(m["mean"])
+        inv = np.linalg.inv(np.asarray(m["cov"], np.float64))
+        out[:, k] = np.sqrt(np.einsum("ni,ij,nj->n", d, inv, d))
+    return out
+
+
+def lut_index(image_bgr: np.ndarray, bits: int) -> np.ndarray:
+    """Cell index of every pixel in the quantised BGR cube: int32 (H, W) from BGR uint8 (H, W, 3).
+
+    Index = ``b' << 2·bits | g' << bits | r'`` with ``x' = x >> (8 − bits)``.
+    """
+    s = 8 - bits
+    q = (image_bgr >> s).astype(np.int32)
+    return (q[..., 0] << (2 * bits)) | (q[..., 1] << bits) | q[..., 2]
+
+
+def build_lut(models: list[dict], bits: int, max_dist: float) -> np.ndarray:
+    """Nearest class of every cell of the quantised BGR cube.
 
     Args:
-        models: ``{name: {"mean": [3], "cov": [[3]*3]}}``.
-    """
-
-    def __init__(self, models: dict[str, dict]):
-        self.names = list(models)
-        self.means = np.array([models[n]["mean"] for n in self.names], dtype=np.float32)
-        self.inv = np.array([np.linalg.inv(np.asarray(models[n]["cov"], dtype=np.float64))
-                             for n in self.names], dtype=np.float32)
-
-    def distances(self, pixels_lab: np.ndarray) -> np.ndarray:
-        """Mahalanobis distances float32 (N, K) of pixels (N, 3) to every class."""
-        x = np.asarray(pixels_lab, dtype=np.float32).reshape(-1, 3)
-        out = np.empty((len(x), len(self.names)), np.float32)
-        for k in range(len(self.names)):
-            d = x - self.means[k]
-            out[:, k] = np.sqrt(np.einsum("ni,ij,nj->n", d, self.inv[k], d))
-        return out
-
-    def classify(self, pixels_lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Nearest class per pixel.
-
-        Returns:
-            (index int (N,), distance float32 (N,), margin float32 (N,) = second − best distance).
-        """
-        d = self.distances(pixels_lab)
-        if d.shape[1] == 1:
-            return np.zeros(len(d), int), d[:, 0], np.full(len(d), np.inf, np.float32)
-        part = np.partition(d, 1, axis=1)
-        return np.argmin(d, axis=1), part[:, 0], part[:, 1] - part[:, 0]
-
-
-def fisher_direction(a_lab: np.ndarray, b_lab: np.ndarray) -> dict:
-    """1-D Fisher discriminant between two pixel sets (N, 3): ``score = w·lab + c``, −1 at a, +1 at b.
-
+        models: K Lab Gaussians (:func:`gaussian`), K < 255.
+        bits: levels per channel = 2**bits (cell centres at ``(i + 0.5)·2**(8−bits)``).
+        max_dist: cells farther than this (Mahalanobis) from every class get :data:`UNKNOWN`.
     Returns:
-        JSON ``{"w": [3], "c": float}``.
+        uint8 (2**(3·bits),): class index 0…K−1 or :data:`UNKNOWN`, indexed by :func:`lut_index`.
     """
-    a = np.asarray(a_lab, np.float64).reshape(-1, 3)
-    b = np.asarray(b_lab, np.float64).reshape(-1, 3)
-    S = np.cov(a, rowvar=False) + np.cov(b, rowvar=False) + np.eye(3)
-    w = np.linalg.solve(S, b.mean(0) - a.mean(0))
-    pa, pb = float(np.median(a @ w)), float(np.median(b @ w))
-    scale = 2.0 / (pb - pa)
-    w = w * scale
-    c = -1.0 - pa * scale
-    return {"w": w.tolist(), "c": float(c)}
+    n = 1 << bits
+    step = 256 // n
+    v = (np.arange(n) * step + step // 2).astype(np.uint8)
+    b, g, r = np.meshgrid(v, v, v, indexing="ij")
+    cube = np.stack([b, g, r], axis=-1).reshape(1, -1, 3)
+    d = mahalanobis(lab(cube).reshape(-1, 3), models)
+    out = np.argmin(d, axis=1).astype(np.uint8)
+    out[d.min(axis=1) > max_dist] = UNKNOWN
+    return out
 
 
-def fisher_score(image_lab: np.ndarray, fisher: dict) -> np.ndarray:
-    """Apply :func:`fisher_direction`'s result to a Lab image (H, W, 3) → float32 (H, W)."""
-    m = np.array([list(fisher["w"]) + [fisher["c"]]], dtype=np.float32)
-    h, w = image_lab.shape[:2]
-    ones = np.ones((h, w, 1), np.float32)
-    return cv2.transform(np.concatenate([image_lab, ones], axis=2), m).reshape(h, w)
+def classify(image_bgr: np.ndarray, lut: np.ndarray, bits: int) -> np.ndarray:
+    """Class index uint8 (H, W) of every pixel of a BGR uint8 (H, W, 3) image via :func:`build_lut`'s table."""
+    return lut[lut_index(image_bgr, bits)]
+
+
+def lut_to_image(lut: np.ndarray) -> np.ndarray:
+    """The table as a grey uint8 picture (rows of 1024) for saving as PNG."""
+    return lut.reshape(-1, 1024)
+
+
+def lut_from_image(img: np.ndarray) -> np.ndarray:
+    """Inverse of :func:`lut_to_image`: uint8 (N,)."""
+    if img.ndim == 3:
+        img = img[..., 0]
+    return np.ascontiguousarray(img).reshape(-1)
 
 
 def channel_gains(now_bgr: np.ndarray, ref_bgr: np.ndarray) -> np.ndarray:
@@ -103,13 +115,42 @@ def channel_gains(now_bgr: np.ndarray, ref_bgr: np.ndarray) -> np.ndarray:
         now_bgr: pixels (N, 3) of the scan, uint8 or float.
         ref_bgr: the same scene parts in the calibration, (3,) median BGR.
     """
-    now = np.median(np.asarray(now_bgr, np.float64).reshape(-1, 3), axis=0)
+    now = np.median(np.asarray(now_bgr).reshape(-1, 3), axis=0).astype(np.float64)
     return np.asarray(ref_bgr, np.float64) / np.maximum(now, 1.0)
 
 
 def apply_gains(image_bgr: np.ndarray, gains) -> np.ndarray:
     """Multiply BGR channels by ``gains`` (3,), saturating to uint8."""
     return cv2.transform(image_bgr, np.diag(np.asarray(gains, np.float32)))
+
+
+def change_basis(sand_bgr) -> np.ndarray:
+    """(3, 3) float32 rows: the unit sand colour direction, then two unit directions across it.
+
+    Projecting a BGR difference on the first row measures brightness change (shading, shadow);
+    the other two measure chroma change (a piece of another colour).
+    """
+    e = np.asarray(sand_bgr, np.float64)
+    e = e / np.linalg.norm(e)
+    a = np.cross(e, [0.0, 0.0, 1.0])
+    a /= np.linalg.norm(a)
+    b = np.cross(e, a)
+    return np.stack([e, a, b]).astype(np.float32)
+
+
+def change(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Brightness and chroma change of a scan against the empty board.
+
+    Args:
+        now_bgr, empty_bgr: aligned BGR uint8 (H, W, 3) images (after lighting correction).
+        basis: :func:`change_basis`.
+    Returns:
+        (brightness change float32 (H, W), signed, grey levels; chroma change float32 (H, W) ≥ 0, L1).
+    """
+    d = cv2.subtract(now_bgr, empty_bgr, dtype=cv2.CV_32F)
+    t = cv2.transform(d, basis)
+    par, a, b = cv2.split(t)
+    return par, cv2.add(cv2.absdiff(a, 0), cv2.absdiff(b, 0))
 
 
 def cloth_region(sea_px: np.ndarray, window_px: int) -> np.ndarray:
@@ -119,11 +160,15 @@ def cloth_region(sea_px: np.ndarray, window_px: int) -> np.ndarray:
     edge is then median-filtered across ``window_px`` columns so that a blue piece just
     under the cloth (or isolated blue pixels elsewhere) is not taken for sea.
     """
+    return np.arange(sea_px.shape[0])[:, None] < cloth_edge(sea_px, window_px)[None, :]
+
+
+def cloth_edge(sea_px: np.ndarray, window_px: int) -> np.ndarray:
+    """Per column, the row (float (W,)) where the cloth hanging from row 0 ends; see :func:`cloth_region`."""
     h, w = sea_px.shape
     m = cv2.morphologyEx(sea_px.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((5, 1), np.uint8))
     m = np.vstack([m, np.zeros((1, w), np.uint8)])
     edge = np.argmin(m, axis=0).astype(np.float32)
     win = max(3, int(window_px) | 1)
     padded = np.pad(edge, win // 2, mode="edge")
-    smooth = np.median(np.lib.stride_tricks.sliding_window_view(padded, win), axis=1)
-    return np.arange(h)[:, None] < smooth[None, :]
+    return np.median(np.lib.stride_tricks.sliding_window_view(padded, win), axis=1)

@@ -1,7 +1,8 @@
 """Every tunable number of the Strand unter reader, one frozen dataclass per stage.
 
 Units are in the names: ``_mm`` board millimetres, ``_px`` pixels of the rectified work image,
-``_ppm`` pixels per millimetre. Colour distances are in 8-bit OpenCV Lab units (L, a, b all 0–255).
+``_ppm`` pixels per millimetre, ``_px2`` work-image areas. Colour distances are Mahalanobis
+distances of the learned Lab Gaussians; brightness/chroma changes are BGR grey levels.
 Nothing here is a piece colour or a piece size: those are learned from the calibration shot.
 """
 
@@ -36,44 +37,52 @@ class AppearanceConfig:
     """Stage 0 (calibrate): how sample pixels are gathered. See :mod:`vision.strand_unter_learn`."""
 
     ppm: float = 1.0                  # resolution of the rectified work image (reading too)
-    shell_core_mm: float = 4.5        # radius around a shell sample whose pixels give its colour
-    castle_search_mm: float = 16.0    # radius around a castle sample searched for its coloured towers
-    bird_search_mm: float = 18.0      # radius around the sandpiper sample searched for its body
+    lut_bits: int = 5                 # the class lookup table quantises each BGR channel to 2**bits levels
+    lut_max_dist: float = 12.0        # BGR cells farther than this (Mahalanobis) from every class: unknown
+    sample_search_mm: float = 10.0    # a sample's piece is the foreground blob within this of its point
     sea_radius_mm: float = 12.0       # radius around a sea sample
     sand_radius_mm: float = 6.0       # radius around a sand sample
     inpaint_radius_mm: float = 22.0   # without empty.jpg: samples are painted out of the calibration shot
-    min_cov: float = 4.0              # added to covariance diagonals (Lab units²): noise floor
-    castle_chroma_min: float = 9.0    # a castle pixel differs from sand by at least this in (a, b)
+    min_std: tuple = (10.0, 2.5, 2.5)  # floor of each class's std in L, a, b (Lab units): shading and noise
+    shell_min_std: tuple = (10.0, 5.0, 5.0)  # shells look like real shells: each one tinted a little differently
+    castle_chroma_min: float = 12.0   # a tower pixel differs from sand by at least this in (a, b)
+    player_spread: float = 3.0        # tower pixels farther than this × median spread from the player's (a, b): dropped
+    stick_search_mm: float = 20.0     # the sea's stick is looked for this far below the cloth edge
+    stick_row_fraction: float = 0.6   # a row under the cloth edge that is this much foreground is stick
 
 
 @dataclass(frozen=True)
 class ReadingConfig:
     """Stage 2: read sea, bird, shells and castles. See :mod:`vision.strand_unter_read`."""
 
-    fg_delta_e: float = 16.0          # a pixel differs from the empty board by this much ΔE: something lies there
-    fg_delta_chroma: float = 8.0      # ... or by this much in (a, b) alone (yellow castles on sand)
+    fg_brightness: float = 30.0       # |brightness change| (grey levels) against the empty board: something lies there
+    fg_chroma: float = 16.0           # ... or this much chroma change (L1 across the sand direction)
+    fg_noise_k: float = 3.0           # thresholds grow to this × the scan's robust noise on bare sand
+    fine_gain_max_change: float = 40.0  # sand pixels changed less than this give the fine lighting gains
     open_px: int = 1                  # morphological opening radius of the foreground (noise)
-    max_class_dist: float = 5.0       # Mahalanobis distance above which a pixel is no known piece
     sea_coverage: float = 0.5         # a groove more covered than this is under the sea
     sea_band_margin_mm: float = 4.0   # grooves' top/bottom margins ignored when measuring coverage
-    cloth_edge_window_px: int = 61   # the cloth edge is median-filtered over this many columns
-    stick_mm: float = 9.0             # pieces' pixels this close under the cloth edge may be the stick
-    min_piece_fraction: float = 0.35  # a colour blob smaller than this × one shell is noise
-    min_castle_fraction: float = 0.65 # a player-coloured blob smaller than this × the smallest castle is no castle
-    castle_close_px: int = 3          # towers of one castle are joined by a closing of this radius
-    bird_ncc_min: float = 0.45        # template correlation to accept the sandpiper
-    bird_area_range: tuple = (0.5, 1.8)
+    cloth_edge_window_px: int = 61    # the cloth edge is median-filtered over this many columns
+    stick_extra_mm: float = 1.0       # margin added to the learned stick width
+    min_blob_fraction: float = 0.3    # a blob smaller than this × one shell is noise
+    castle_close_px: int = 2          # towers of one castle are joined by a closing of this radius
+    min_tower_fraction: float = 0.5   # player-coloured pixels ≥ this × the value-0 castle's: a castle
+    castle_radius_slack: float = 1.15  # a castle owns its blob's pixels within this × its learned radius
+    bird_max_distance: float = 0.5    # composition + size distance to the learned sandpiper to accept
+    max_unknown_fraction: float = 0.5 # a shell part with more unknown pixels than this is no shell
+    occluder_min_fraction: float = 0.02  # unknown blobs above this fraction of the board: occluded
 
 
 @dataclass(frozen=True)
 class ConfidenceConfig:
     """Stage 3: how sure the reading is. Each doubt multiplies the confidence by a factor < 1."""
 
-    shell_count_slack: float = 0.25   # area/shell-area this far from an integer is a doubt
+    shell_count_slack: float = 0.2    # area / shell area within ±this of x.5 is a doubt
     sea_margin: float = 0.2           # groove coverage within ±this of the threshold is a doubt
-    value_margin: float = 0.25        # castle value: relative distance margin between best and second
-    bird_margin: float = 0.35         # a sandpiper match below bird_ncc_min + this is a doubt
-    doubt_factor: float = 0.6         # multiplied in per doubt
+    value_margin: float = 0.25        # castle value: relative cost margin between best and second
+    groove_margin_mm: float = 2.0     # a base this close to a groove border is a doubt
+    bird_margin: float = 0.15         # a sandpiper match distance within this of the limit is a doubt
+    doubt_factor: float = 0.45        # multiplied in per doubt
     warn_below: float = 0.5
 
 

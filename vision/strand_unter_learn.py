@@ -1,7 +1,9 @@
 """Calibrate Strand unter: learn every labelled class's appearance from the calibration shot.
 
-Nothing about the pieces is hard-coded: colours (Lab Gaussians), shell size, castle size per
-value and the sandpiper's look all come from the labelled samples; grooves come from the profile.
+Nothing about the pieces is hard-coded: colours (Lab Gaussians baked into a BGR lookup table),
+shell size per colour, castle size, footprint and base offset per player and value, the
+sandpiper's colour composition and size, and the width of the sea's stick all come from the
+labelled samples and the empty-board shot; grooves come from the profile.
 Source: ``shared/contracts/strand-unter.md`` §Calibration labels, ``shared/contracts/README.md``.
 """
 
@@ -15,17 +17,18 @@ import numpy as np
 from beachscore.errors import BadInputError
 from vision import strand_unter_colour as colour
 from vision.image_io import read_image
+from vision.strand_unter_blobs import find_blobs, foreground
 from vision.strand_unter_config import APPEARANCE, READING, REGISTRATION
 from vision.strand_unter_geometry import disc, groove_map, reduce_homography, warp_board
 from vision.types import CalibrationShot
 
 SHELL_COLOURS = ("white", "gray", "brown", "black")  # the state's keys (contract), not appearances
 CASTLE_VALUES = (0, 1, 2, 3)
-MODEL_VERSION = 1
+MODEL_VERSION = 2
 _CASTLE = re.compile(r"^castle/([a-z][a-z0-9_-]*)/([0-9]+)$")
 
 #: file names of the pictures kept in CAL_DIR
-EMPTY_PNG, REF_PNG, BIRD_PNG = "strand_empty.png", "strand_registration.png", "strand_sandpiper.png"
+EMPTY_PNG, REF_PNG, LUT_PNG = "strand_empty.png", "strand_registration.png", "strand_classes.png"
 
 
 def parse_label(label: str) -> tuple[str, str | None, int | None]:
@@ -50,22 +53,6 @@ def parse_label(label: str) -> tuple[str, str | None, int | None]:
                         f"{'|'.join(SHELL_COLOURS)}>, castle/<player>/<0-3>, sandpiper, sea, sand")
 
 
-def foreground(now_lab: np.ndarray, empty_lab: np.ndarray, cfg=READING) -> np.ndarray:
-    """Pixels where something lies on the board: bool (H, W) from two aligned Lab images (H, W, 3).
-
-    A pixel is foreground when its ΔE to the empty board exceeds ``cfg.fg_delta_e`` or its (a, b)
-    distance exceeds ``cfg.fg_delta_chroma``.
-    """
-    d = now_lab - empty_lab
-    de = np.sqrt((d * d).sum(axis=2))
-    dc = np.sqrt(d[..., 1] ** 2 + d[..., 2] ** 2)
-    fg = (de > cfg.fg_delta_e) | (dc > cfg.fg_delta_chroma)
-    if cfg.open_px:
-        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.open_px + 1,) * 2)
-        fg = cv2.morphologyEx(fg.astype(np.uint8), cv2.MORPH_OPEN, k) > 0
-    return fg
-
-
 def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     """Learn the Strand unter appearance model from a calibration shot.
 
@@ -73,16 +60,18 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
         shot: calibration photo (BGR uint8), optional empty-board photo, homography board mm →
             photo px, labelled samples (board mm).
     Returns:
-        JSON-serialisable model: ``classes`` (Lab Gaussians per label class), ``shell_area_px``,
-        ``castle_area_px`` per player and value, ``sea_fisher``, ``surround_bgr``, ``sandpiper``;
-        pictures for CAL_DIR are added to ``shot.pictures`` (rectified empty board, registration
-        reference, sandpiper template).
+        JSON-serialisable model: ``class_names`` (order of the lookup table's classes),
+        ``classes`` (Lab Gaussians), ``shell_area_px2`` per colour, ``castles`` per player and
+        value (tower area px², blob area px², base offset px, footprint radius px),
+        ``sandpiper`` (area, class composition, base offset, radius), ``stick_mm``,
+        ``sand_bgr``, ``surround_bgr``; pictures for CAL_DIR are added to ``shot.pictures``
+        (rectified empty board, registration reference, class lookup table).
     Raises:
         BadInputError: ``unknown-label``; ``missing-label`` when sea, a shell colour or every
         castle is missing; ``bad-sample`` when a sample shows nothing distinct from the sand.
     """
     req = shot.request
-    parsed = [(parse_label(label), xy) for label, xy in req.samples]
+    parsed = [(parse_label(label), (float(xy[0]), float(xy[1]))) for label, xy in req.samples]
     kinds = {(k, n) for (k, n, _), _ in parsed}
     missing = [f"shell/{c}" for c in SHELL_COLOURS if ("shell", c) not in kinds]
     if not any(k == "sea" for k, _ in kinds):
@@ -93,192 +82,202 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
         raise BadInputError("missing-label", f"calibration needs at least one sample of: {', '.join(missing)}")
 
     profile, board = req.profile, req.profile["board_mm"]
-    groove_map(profile, 1.0)  # validates the grooves
+    gmap = groove_map(profile, cfg.ppm)  # validates the grooves
     r = reg.decode_reduce
     image = read_image(req.image_path, reduce=r)
     empty = read_image(req.empty_image_path, reduce=r) if req.empty_image_path else None
     H = reduce_homography(shot.H_px_from_mm, r)
     ppm = cfg.ppm
     C = warp_board(image, H, board, ppm)
-    CL = colour.lab(C)
     if empty is not None:
         E = warp_board(empty, H, board, ppm)
         ext_src = empty
     else:  # paint the samples out of the calibration shot
         mask = np.zeros(C.shape[:2], np.uint8)
-        for _, (x, y) in req.samples:
+        for _, (x, y) in parsed:
             cv2.circle(mask, (int(x * ppm), int(y * ppm)), int(cfg.inpaint_radius_mm * ppm), 255, -1)
         E = cv2.inpaint(C, mask, 5, cv2.INPAINT_TELEA)
         ext_src = image
-    EL = colour.lab(E)
-    fg = foreground(CL, EL)
+    CL = colour.lab(C)
     px = lambda xy: (xy[0] * ppm - 0.5, xy[1] * ppm - 0.5)  # noqa: E731
 
-    classes: dict[str, dict] = {}
-    # sea and sand
-    sea_px = np.concatenate([CL[disc(CL.shape, px(xy), cfg.sea_radius_mm * ppm)]
-                             for (k, _, _), xy in parsed if k == "sea"])
-    classes["sea"] = colour.gaussian(sea_px, cfg.min_cov)
+    # sand: bare grooves of the empty board (or the sand samples)
     sand_samples = [xy for (k, _, _), xy in parsed if k == "sand"]
+    sand_bgr = np.median(E[gmap > 0][::7], axis=0)
+    basis = colour.change_basis(sand_bgr)
+    fg, _ = foreground(C, E, basis)
     if sand_samples:
         sand_px = np.concatenate([CL[disc(CL.shape, px(xy), cfg.sand_radius_mm * ppm)] for xy in sand_samples])
     else:
-        gm = groove_map(profile, ppm) > 0
-        cand = EL[gm & ~fg]
-        d_sea = colour.ClassSet({"sea": classes["sea"]}).distances(cand)[:, 0]
-        sand_px = cand[d_sea > 6.0]
-    classes["sand"] = colour.gaussian(sand_px, cfg.min_cov)
-    sand_mean = np.asarray(classes["sand"]["mean"])
+        sand_px = colour.lab(E)[gmap > 0][::5]
+    classes: dict[str, dict] = {"sand": colour.gaussian(sand_px, cfg.min_std)}
+    sand_ab = np.asarray(classes["sand"]["mean"])[1:]
+    sea_px = np.concatenate([CL[disc(CL.shape, px(xy), cfg.sea_radius_mm * ppm)]
+                             for (k, _, _), xy in parsed if k == "sea"])
+    classes["sea"] = colour.gaussian(sea_px, cfg.min_std)
 
-    # shells: the core of each sample
+    n, comp, stats, cent = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
+
+    def blob_at(xy, what: str) -> int:
+        """The foreground blob nearest the sample point within the search radius."""
+        near = disc(fg.shape, px(xy), cfg.sample_search_mm * ppm) & (comp > 0)
+        if not near.any():
+            raise BadInputError("bad-sample", f"{what}: nothing distinct from the sand at {xy[0]:g},{xy[1]:g} mm; "
+                                "check its board_mm position")
+        ids, cnt = np.unique(comp[near], return_counts=True)
+        return int(ids[np.argmax(cnt)])
+
+    # shells: the whole blob of each sample (eroded by one pixel against the blurred rim)
+    k3 = np.ones((3, 3), np.uint8)
     for c in SHELL_COLOURS:
-        pix = [CL[disc(CL.shape, px(xy), cfg.shell_core_mm * ppm) & fg] for (k, n, _), xy in parsed
-               if k == "shell" and n == c]
-        pix = np.concatenate(pix)
-        if len(pix) < 5:
-            raise BadInputError("bad-sample", f"shell/{c}: the samples show nothing distinct from the sand; "
-                                "check their board_mm positions")
-        classes[f"shell/{c}"] = colour.gaussian(pix, cfg.min_cov)
+        pix = []
+        for (k, nm, _), xy in parsed:
+            if k == "shell" and nm == c:
+                m = cv2.erode((comp == blob_at(xy, f"shell/{c}")).astype(np.uint8), k3) > 0
+                pix.append(CL[m])
+        classes[f"shell/{c}"] = colour.gaussian(np.concatenate(pix), cfg.shell_min_std)
 
-    # players: chromatic foreground pixels around each castle sample
-    players = sorted({n for (k, n, _), _ in parsed if k == "castle"})
+    # players: chromatic pixels of each castle sample's blob
+    players = sorted({nm for (k, nm, _), _ in parsed if k == "castle"})
     for p in players:
         pix = []
-        for (k, n, _), xy in parsed:
-            if k == "castle" and n == p:
-                region = CL[disc(CL.shape, px(xy), cfg.castle_search_mm * ppm) & fg]
-                chroma = np.hypot(region[:, 1] - sand_mean[1], region[:, 2] - sand_mean[2])
-                pix.append(region[chroma > cfg.castle_chroma_min])
+        for (k, nm, v), xy in parsed:
+            if k == "castle" and nm == p:
+                region = CL[comp == blob_at(xy, f"castle/{p}/{v}")]
+                pix.append(region[np.hypot(*(region[:, 1:] - sand_ab).T) > cfg.castle_chroma_min])
         pix = np.concatenate(pix)
         if len(pix) < 10:
             raise BadInputError("bad-sample", f"castle/{p}: the samples show no colour distinct from the sand; "
                                 "check their board_mm positions")
         ab = pix[:, 1:]
-        med = np.median(ab, axis=0)
-        keep = np.hypot(*(ab - med).T) < 3 * max(2.0, float(np.median(np.hypot(*(ab - med).T))))
-        classes[f"castle/{p}"] = colour.gaussian(pix[keep], cfg.min_cov)
+        dist = np.hypot(*(ab - np.median(ab, axis=0)).T)
+        keep = dist < cfg.player_spread * max(2.0, float(np.median(dist)))
+        classes[f"castle/{p}"] = colour.gaussian(pix[keep], cfg.min_std)
 
-    pieces = colour.ClassSet(piece_classes(classes))
-    labels = classify_pixels(CL, fg, pieces, sand_mean)
+    names = list(classes)
+    lut = colour.build_lut([classes[k] for k in names], cfg.lut_bits, cfg.lut_max_dist)
+    cls = colour.classify(C, lut, cfg.lut_bits)
+    K = len(names)
 
-    def area_of(name: str, xy, radius_mm: float) -> int:
-        k = pieces.names.index(name)
-        return int(((labels == k) & disc(CL.shape, px(xy), radius_mm * ppm)).sum())
+    # sizes: shells per colour, castles per player and value, the sandpiper
+    shell_area: dict[str, list] = {c: [] for c in SHELL_COLOURS}
+    castles: dict[str, dict] = {p: {} for p in players}
+    bird = None
+    for (k, nm, v), xy in parsed:
+        if k == "shell":
+            shell_area[nm].append(int(stats[blob_at(xy, f"shell/{nm}"), cv2.CC_STAT_AREA]))
+        elif k == "castle":
+            i = blob_at(xy, f"castle/{nm}/{v}")
+            blob = comp == i
+            towers = blob & (cls == names.index(f"castle/{nm}"))
+            if towers.sum() < 5:
+                raise BadInputError("bad-sample", f"castle/{nm}/{v}: no {nm} colour found at {xy[0]:g},{xy[1]:g} mm")
+            castles[nm][str(v)] = _piece_shape(blob, towers, px(xy))
+        elif k == "sandpiper":
+            i = blob_at(xy, "sandpiper")
+            blob = comp == i
+            hist = np.bincount(np.minimum(cls[blob], K), minlength=K + 1).astype(np.float64)
+            bird = {**_piece_shape(blob, blob, px(xy)), "composition": (hist / hist.sum()).round(4).tolist()}
 
-    shell_areas = [area_of(f"shell/{n}", xy, 2.6 * cfg.shell_core_mm) for (k, n, _), xy in parsed if k == "shell"]
-    castle_area: dict[str, dict[str, list]] = {p: {} for p in players}
-    for p in players:
-        blobs = castle_blobs(labels == pieces.names.index(f"castle/{p}"))
-        for (k, n, v), xy in parsed:
-            if k == "castle" and n == p:
-                near = [b for b in blobs if np.hypot(b[1] - px(xy)[0], b[2] - px(xy)[1]) < cfg.castle_search_mm * ppm]
-                if not near:
-                    raise BadInputError("bad-sample", f"castle/{p}/{v}: no {p} castle found at {xy[0]:g},{xy[1]:g} mm")
-                castle_area[p].setdefault(str(v), []).append(max(near)[0])
-    castle_area = {p: {v: float(np.median(a)) for v, a in sorted(d.items())} for p, d in castle_area.items()}
+    model = {"version": MODEL_VERSION, "ppm": ppm, "decode_reduce": r, "lut_bits": cfg.lut_bits,
+             "class_names": names, "classes": classes, "shell_colours": list(SHELL_COLOURS), "players": players,
+             "shell_area_px2": {c: float(np.median(a)) for c, a in shell_area.items()},
+             "castles": castles, "castle_model": castle_model(castles), "sand_bgr": sand_bgr.tolist()}
+    if bird is not None:
+        model["sandpiper"] = bird
 
-    model = {"version": MODEL_VERSION, "ppm": ppm, "decode_reduce": r, "classes": classes,
-             "shell_colours": list(SHELL_COLOURS), "players": players,
-             "shell_area_px": float(np.median(shell_areas)), "castle_area_px": castle_area,
-             "sea_fisher": colour.fisher_direction(sand_px, sea_px)}
+    # the sea's stick: rows under the cloth edge that are foreground across the board
+    sea = colour.cloth_region(cls == names.index("sea"), READING.cloth_edge_window_px)
+    model["stick_mm"] = _stick_width(sea, fg, cfg)
 
-    # sandpiper: the foreground blob at its sample, kept as a grey template
-    bird = [xy for (k, _, _), xy in parsed if k == "sandpiper"]
-    if bird:
-        model["sandpiper"] = _learn_bird(C, fg, px(bird[0]), cfg, shot)
+    # lighting and registration references: the table strip under the board, the cloth edge
+    from vision.strand_unter_register import cloth_edge_mm, surround_pixels
 
-    # lighting reference: the table strip under the board, and the sand
     ext = warp_board(ext_src, H, board, reg.ppm, reg.margin_mm)
     model["surround_bgr"] = np.median(surround_pixels(ext, board, reg), axis=0).tolist()
-    from vision.strand_unter_register import _cloth_edge
-
-    model["reference_cloth_mm"] = list(_cloth_edge(ext, np.ones(3), model["sea_fisher"], board, reg))
-    model["sand_bgr"] = np.median(E[groove_map(profile, ppm) > 0][::7], axis=0).tolist()
+    model["reference_cloth_mm"] = list(cloth_edge_mm(ext, np.ones(3), lut, names.index("sea"), cfg.lut_bits,
+                                                     board, reg))
     shot.pictures[EMPTY_PNG] = E
     shot.pictures[REF_PNG] = cv2.cvtColor(ext, cv2.COLOR_BGR2GRAY)
-    model["pictures"] = {"empty": EMPTY_PNG, "registration": REF_PNG}
-    if bird:
-        model["pictures"]["sandpiper"] = BIRD_PNG
+    shot.pictures[LUT_PNG] = colour.lut_to_image(lut)
+    model["pictures"] = {"empty": EMPTY_PNG, "registration": REF_PNG, "classes": LUT_PNG}
     return model
 
 
-def classify_pixels(image_lab: np.ndarray, fg: np.ndarray, pieces: colour.ClassSet, sand_lab, cfg=READING,
-                    chroma_min: float = APPEARANCE.castle_chroma_min) -> np.ndarray:
-    """Class index per foreground pixel: int16 (H, W), −1 for background, sand-like or unknown pixels.
+def castle_model(castles: dict[str, dict[str, dict]]) -> dict:
+    """Pool the castle samples: one size model per value, one colour scale per player.
 
-    Castle (player) classes are only allowed where the pixel's (a, b) differs from the sand's by
-    more than ``chroma_min``: castle bases and shadows are sand-coloured, not player-coloured.
+    All players' castles come from the same moulds, so footprint (blob area, radius, base offset)
+    is pooled per value (median over players). The visible towers (their coloured area and their
+    spread) also depend on how well a player's colour stands out from the sand, so each is
+    modelled as ``f[p, v] = scale_f[p] · f[v]`` and fitted by alternating medians in log space.
 
     Args:
-        image_lab: Lab float32 (H, W, 3) after lighting correction.
-        fg: bool (H, W) foreground.
-        pieces: classes from :func:`piece_classes` (names ``shell/*``, ``castle/*``, ``sand``).
-        sand_lab: sand mean Lab (3,).
+        castles: ``{player: {value: _piece_shape(...)}}`` (values as strings).
+    Returns:
+        JSON ``{"values": [v…], "core_px2": {v}, "spread_px": {v}, "area_px2": {v}, "radius_px": {v},
+        "offset_px": {v}, "scale": {player: {"core_px2": s, "spread_px": s}}}``.
     """
-    labels = np.full(fg.shape, -1, np.int16)
-    x = image_lab[fg]
-    d = pieces.distances(x)
-    chroma = np.hypot(x[:, 1] - sand_lab[1], x[:, 2] - sand_lab[2])
-    is_castle = np.array([n.startswith("castle/") for n in pieces.names])
-    d[np.ix_(chroma <= chroma_min, is_castle)] = np.inf
-    idx = np.argmin(d, axis=1)
-    best = d[np.arange(len(d)), idx]
-    idx[(best > cfg.max_class_dist) | (idx == pieces.names.index("sand"))] = -1
-    labels[fg] = idx
-    return labels
-
-
-def castle_blobs(mask: np.ndarray, cfg=READING) -> list[tuple[float, float, float, np.ndarray]]:
-    """Castles of one colour: ``[(hull_area_px, cx, cy, component bool mask)]`` from a bool (H, W) mask.
-
-    The towers of one castle are joined by a closing; the size is the area of the convex hull,
-    which highlights and shadows inside a castle do not shrink.
-    """
-    m = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, cv2.getStructuringElement(
-        cv2.MORPH_ELLIPSE, (2 * cfg.castle_close_px + 1,) * 2))
-    n, lab_img, stats, cent = cv2.connectedComponentsWithStats(m, connectivity=8)
-    out = []
-    for i in range(1, n):
-        x, y, w, h, a = stats[i]
-        if a < 4:
-            continue
-        comp = lab_img[y:y + h, x:x + w] == i
-        pts = cv2.findNonZero(comp.astype(np.uint8))
-        hull = float(cv2.contourArea(cv2.convexHull(pts))) + 0.5 * float(a) ** 0.5 * 2
-        out.append((hull, float(cent[i][0]), float(cent[i][1]), (lab_img == i)))
+    values = sorted({int(v) for d in castles.values() for v in d})
+    players = list(castles)
+    out: dict = {"values": values, "scale": {p: {} for p in players}}
+    for key in ("core_px2", "spread_px"):
+        f = np.full((len(players), len(values)), np.nan)
+        for i, p in enumerate(players):
+            for j, v in enumerate(values):
+                if str(v) in castles[p]:
+                    f[i, j] = np.log(castles[p][str(v)][key])
+        s = np.zeros(len(players))
+        for _ in range(3):
+            c = np.nanmedian(f - s[:, None], axis=0)
+            s = np.nanmedian(f - c[None, :], axis=1)
+        out[key] = {str(v): round(float(np.exp(c[j])), 2) for j, v in enumerate(values)}
+        for i, p in enumerate(players):
+            out["scale"][p][key] = round(float(np.exp(s[i])), 3)
+    for key in ("area_px2", "radius_px", "offset_px"):
+        out[key] = {str(v): np.median([castles[p][str(v)][key] for p in players if str(v) in castles[p]],
+                                      axis=0).round(2).tolist() for v in values}
     return out
 
 
-def piece_classes(classes: dict) -> dict:
-    """The classes a foreground pixel can belong to: shells, players, and sand (shading, castle bases)."""
-    return {n: m for n, m in classes.items() if n.startswith(("shell/", "castle/")) or n == "sand"}
+def tower_spread(core: np.ndarray) -> float:
+    """Spread of a castle's towers: sqrt(var x + var y) (px) of the bool (H, W) tower pixels."""
+    ys, xs = np.nonzero(core)
+    return float(np.sqrt(xs.var() + ys.var())) if len(xs) else 0.0
 
 
-def surround_pixels(ext_bgr: np.ndarray, board_mm, reg=REGISTRATION) -> np.ndarray:
-    """Pixels (N, 3) of the table strip below the board in an extended rectified image."""
-    w, h = board_mm
-    m, ppm = reg.margin_mm, reg.ppm
-    y0, y1 = int((m + h + 0.25 * m) * ppm), int((m + h + 0.85 * m) * ppm)
-    x0, x1 = int(m * ppm), int((m + w) * ppm)
-    return ext_bgr[y0:y1, x0:x1].reshape(-1, 3)
+def _piece_shape(blob: np.ndarray, core: np.ndarray, centre_px) -> dict:
+    """Size and footprint of one piece in the calibration shot.
+
+    Args:
+        blob: bool (H, W), the piece's foreground blob.
+        core: bool (H, W), its characteristic pixels (towers of a castle; the whole blob otherwise).
+        centre_px: the labelled centre of the piece on the board, work px (x, y).
+    Returns:
+        JSON ``{"area_px2", "core_px2", "offset_px": base centre − core centroid (x, y),
+        "radius_px": the 95th percentile distance of blob pixels from the base centre,
+        "bottom_px": blob's lowest row − base centre row}``.
+    """
+    ys, xs = np.nonzero(core)
+    cx, cy = float(xs.mean()), float(ys.mean())
+    by, bx = np.nonzero(blob)
+    rad = np.hypot(bx - centre_px[0], by - centre_px[1])
+    return {"area_px2": int(blob.sum()), "core_px2": int(core.sum()), "spread_px": round(tower_spread(core), 3),
+            "offset_px": [round(centre_px[0] - cx, 2), round(centre_px[1] - cy, 2)],
+            "radius_px": round(float(np.percentile(rad, 95)), 2),
+            "bottom_px": round(float(by.max() - centre_px[1]), 2)}
 
 
-def _learn_bird(C: np.ndarray, fg: np.ndarray, centre, cfg, shot) -> dict:
-    n, lab_img, stats, cent = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
-    near = disc(fg.shape, centre, cfg.bird_search_mm * cfg.ppm)
-    best, best_d = None, np.inf
-    for i in range(1, n):
-        if (near & (lab_img == i)).any():
-            d = np.hypot(*(cent[i] - centre))
-            if d < best_d:
-                best, best_d = i, d
-    if best is None:
-        raise BadInputError("bad-sample", "sandpiper: the sample shows nothing distinct from the sand")
-    x, y, w, h, area = stats[best]
-    pad = 2
-    x0, y0 = max(0, x - pad), max(0, y - pad)
-    x1, y1 = min(fg.shape[1], x + w + pad), min(fg.shape[0], y + h + pad)
-    gray = cv2.cvtColor(C, cv2.COLOR_BGR2GRAY)[y0:y1, x0:x1]
-    shot.pictures[BIRD_PNG] = gray
-    return {"area_px": int(area), "size_px": [int(x1 - x0), int(y1 - y0)],
-            "anchor_px": [float(cent[best][0] - x0), float(cent[best][1] - y0)]}
+def _stick_width(sea: np.ndarray, fg: np.ndarray, cfg) -> float:
+    """Width (mm) of the band under the cloth edge that is foreground across the board (the stick)."""
+    h, w = sea.shape
+    edge = sea.sum(axis=0)
+    cols = np.nonzero((edge > 0) & (edge < h - int(cfg.stick_search_mm * cfg.ppm)))[0]
+    if len(cols) < w // 4:
+        return 0.0
+    width = 0
+    for d in range(int(cfg.stick_search_mm * cfg.ppm)):
+        if fg[edge[cols] + d, cols].mean() < cfg.stick_row_fraction:
+            break
+        width = d + 1
+    return round(width / cfg.ppm, 2)

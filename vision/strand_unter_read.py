@@ -1,21 +1,24 @@
 """Read a Strand unter board from a registered photo: sea front, sandpiper, shells, castles.
 
-Steps (all on the rectified board at the calibration's px/mm, vectorised):
+Steps (all on the rectified board at the calibration's px/mm, no colour-space conversion):
 1. undo the lighting change with per-channel gains (table strip, then bare sand);
-2. sea: Fisher score of every pixel; a groove is covered when most of its core is cloth;
-3. foreground: ΔE against the rectified empty board; foreground pixels are assigned to the
-   nearest learned class (Mahalanobis in Lab);
-4. sandpiper: the foreground blob best matching the learned template (normalised
-   cross-correlation), removed before counting shells;
-5. castles: connected components of each player's colour; value by the learned tower area;
-   groove by the component's *base* (its lowest point towards the players minus the learned
-   base offset is not needed when the camera is above: the centroid of the lowest third is used);
-6. shells: connected components per shell colour; count = area / learned shell area.
-Every doubt (count near x.5, sea coverage near the threshold, value between two sizes) lowers
-the confidence. Source: ``shared/rules/strand-unter.md`` §Components, ``contracts/strand-unter.md``.
+2. classify every pixel through the calibration's BGR lookup table (learned Lab Gaussians);
+3. sea: the cloth hangs from the sea side (per-column edge, median-filtered); a groove is
+   covered when most of its core is cloth; the learned stick width under it is ignored;
+4. foreground against the rectified empty board → blobs (:mod:`vision.strand_unter_blobs`);
+   a large blob of no learned colour is a hand or an arm (``occluded``);
+5. castles: player-coloured towers in a blob; value by the learned tower area per player and
+   value, one castle per value and player; groove by the *base* (tower centroid + the learned
+   base offset for that value, which absorbs the camera's parallax of the towers);
+6. sandpiper: the blob whose class composition and size best match the learned ones;
+7. shells: what is left of each blob, by majority shell colour; count = area / learned area.
+Every doubt lowers the confidence. Source: ``shared/rules/strand-unter.md`` §Components,
+``shared/contracts/strand-unter.md`` §state.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import cv2
 import numpy as np
@@ -23,44 +26,48 @@ import numpy as np
 from beachscore.errors import UnreadableBoardError
 from vision import quality
 from vision import strand_unter_colour as colour
+from vision.strand_unter_blobs import blob_box, find_blobs, foreground
 from vision.strand_unter_config import CONFIDENCE, READING, REGISTRATION
-from vision.strand_unter_geometry import groove_map, groove_polygons, mm_to_work, warp_board
-from vision.strand_unter_learn import (BIRD_PNG, EMPTY_PNG, castle_blobs, classify_pixels, foreground, piece_classes,
-                                       surround_pixels)
+from vision.strand_unter_geometry import groove_map, groove_polygons, warp_board
+from vision.strand_unter_learn import EMPTY_PNG, MODEL_VERSION, tower_spread
+from vision.strand_unter_register import class_table, surround_pixels
 from vision.types import Photo, Reading
 
 _CACHE: dict = {}
-_DEBUG = False
 
 
 class _Assets:
-    """Per-calibration things computed once per process (empty board Lab, groove maps, classes)."""
+    """Per-calibration things computed once per process (empty board, groove maps, class table)."""
 
     def __init__(self, cal):
         m = cal.model
+        if m.get("version") != MODEL_VERSION:
+            raise UnreadableBoardError("calibration-incomplete", "the calibration was made by an older version; "
+                                       "recalibrate")
         self.ppm = float(m["ppm"])
-        self.profile = cal.profile
         self.board = cal.profile["board_mm"]
-        pics = m.get("pictures", {})
-        empty = cal.image(pics.get("empty", EMPTY_PNG)) if cal.folder else None
+        empty = cal.image(m.get("pictures", {}).get("empty", EMPTY_PNG)) if cal.folder else None
         if empty is None:
             raise UnreadableBoardError("calibration-incomplete", "the calibration has no empty-board picture; recalibrate")
-        self.empty_bgr = empty
-        self.empty_lab = colour.lab(empty)
-        self.grooves = groove_polygons(cal.profile)
-        self.numbers = list(self.grooves)
+        self.empty = empty
+        self.numbers = list(groove_polygons(cal.profile))
         self.gmap = groove_map(cal.profile, self.ppm)
         self.gcore = groove_map(cal.profile, self.ppm, shrink_mm=READING.sea_band_margin_mm)
-        self.sand_px = self.gmap > 0
-        classes = piece_classes(m["classes"])
-        self.pieces = colour.ClassSet(classes)
-        self.names = self.pieces.names
-        self.sand_lab = np.asarray(m["classes"]["sand"]["mean"], np.float32)
-        self.bird = None
-        if "sandpiper" in m:
-            t = cal.image(pics.get("sandpiper", BIRD_PNG))
-            if t is not None:
-                self.bird = (t if t.ndim == 2 else cv2.cvtColor(t, cv2.COLOR_BGR2GRAY), m["sandpiper"])
+        self.core_idx = {n: np.nonzero((self.gcore == n).ravel())[0] for n in self.numbers}
+        self.on_grooves = self.gmap > 0
+        self.sand_idx = np.nonzero(self.on_grooves[::3, ::3].ravel())[0]
+        self.lut = class_table(cal)
+        self.bits = int(m["lut_bits"])
+        self.names = list(m["class_names"])
+        self.K = len(self.names)
+        self.sea = self.names.index("sea")
+        self.sand = self.names.index("sand")
+        self.shell_k = [self.names.index(f"shell/{c}") for c in m["shell_colours"]]
+        self.player_k = {p: self.names.index(f"castle/{p}") for p in m["players"]}
+        self.basis = colour.change_basis(m["sand_bgr"])
+        self.sharp_ref = None
+        # groove borders (y, mm) for the base-near-border doubt
+        self.borders = sorted({float(v) for p in groove_polygons(cal.profile).values() for v in p[:, 1]})
 
 
 def _assets(cal) -> _Assets:
@@ -78,7 +85,7 @@ def _work_image(photo: Photo, A: _Assets):
     gains = getattr(reg, "gains", None)
     if ext is not None and REGISTRATION.ppm == A.ppm:
         m = int(round(REGISTRATION.margin_mm * A.ppm))
-        h, w = A.empty_bgr.shape[:2]
+        h, w = A.empty.shape[:2]
         B = ext[m:m + h, m:m + w]
     else:
         B = warp_board(photo.image, reg.H_px_from_mm, A.board, A.ppm)
@@ -100,34 +107,30 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
         in [0, 1], warnings, and ``details`` (positions in work px) for the annotator.
     Raises:
         UnreadableBoardError: ``too-dark``, ``too-blurred``, ``glare``, ``occluded`` (see
-            :mod:`vision.quality`).
+            :mod:`vision.quality`); ``calibration-incomplete``.
     """
     cal = photo.calibration
     A = _assets(cal)
     model = cal.model
     B, gains = _work_image(photo, A)
     doubts: list[str] = []
-    warnings: list[str] = []
 
-    # 1. lighting: table-strip gains, then fine-tuned on the bare sand
+    # 1–2. lighting: table-strip gains, then fine-tuned on the bare sand; pixel classes
+    sand_now = (B[::3, ::3].reshape(-1, 3)[A.sand_idx] * gains).astype(np.float32)
+    sand_ref = A.empty[::3, ::3].reshape(-1, 3)[A.sand_idx]
+    bare = np.abs(sand_now - sand_ref).max(axis=1) < cfg.fine_gain_max_change
+    if bare.sum() > 100:
+        gains = gains * np.median(sand_ref[bare] / np.maximum(sand_now[bare], 1), axis=0)
     Bc = colour.apply_gains(B, gains)
-    BL = colour.lab(Bc)
-    sea = colour.cloth_region(colour.fisher_score(BL, model["sea_fisher"]) > 0, cfg.cloth_edge_window_px)
-    bare = A.sand_px & ~sea & (np.abs(BL - A.empty_lab).sum(axis=2) < 3 * cfg.fg_delta_e)
-    if bare.sum() > 200:
-        fine = colour.channel_gains(Bc[bare], model["sand_bgr"])
-        gains = gains * fine
-        Bc = colour.apply_gains(B, gains)
-        BL = colour.lab(Bc)
-        sea = colour.cloth_region(colour.fisher_score(BL, model["sea_fisher"]) > 0, cfg.cloth_edge_window_px)
+    cls = colour.classify(Bc, A.lut, A.bits)
+    edge = colour.cloth_edge(cls == A.sea, cfg.cloth_edge_window_px)
+    rows = np.arange(cls.shape[0])[:, None]
+    sea = rows < edge[None, :]
+    figures = quality.check(B, gains=gains, board_mask=~sea & A.on_grooves, reference=A.empty)
 
-    quality.check(B, gains=gains, board_mask=~sea, reference=A.empty_bgr)
-
-    # 2. sea front
-    coverage = {}
-    for n in A.numbers:
-        core = A.gcore == n
-        coverage[n] = float(sea[core].mean()) if core.any() else 0.0
+    # 3. sea front
+    sea_flat = sea.ravel()
+    coverage = {n: float(sea_flat[idx].mean()) if len(idx) else 0.0 for n, idx in A.core_idx.items()}
     covered = [n for n in A.numbers if coverage[n] > cfg.sea_coverage]
     front = min(covered) if covered else max(A.numbers) + 1
     for n in A.numbers:
@@ -138,74 +141,144 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
         doubts.append(f"grooves {holes} look uncovered behind the sea front {front}")
     visible = [n for n in A.numbers if n < front]
 
-    # 3. foreground and pixel classes, in the visible part below the cloth
-    k = int(round(cfg.stick_mm * A.ppm)) * 2 + 1
-    sea_grown = cv2.dilate(sea.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_RECT, (3, k))) > 0
-    fg = foreground(BL, A.empty_lab, cfg) & ~sea_grown
-    labels = classify_pixels(BL, fg, A.pieces, A.sand_lab, cfg)
+    # 4. foreground blobs below the cloth and its stick
+    stick_px = (float(model.get("stick_mm", 0.0)) + cfg.stick_extra_mm) * A.ppm
+    valid = A.on_grooves & (rows >= (edge + stick_px)[None, :] if covered or edge.max() > 0 else True)
+    fg, noise = foreground(Bc, A.empty, A.basis, valid=valid, cfg=cfg)
+    blobs = find_blobs(fg, cls, A.K)
+    shell_areas = model["shell_area_px2"]
+    min_area = cfg.min_blob_fraction * min(shell_areas.values())
+    # no piece, nor a few touching ones, makes a blob this large: a hand or an arm (whatever its colour)
+    quality.check_occlusion(fg, area_mm2=float(A.on_grooves.sum()) / A.ppm ** 2, px_per_mm=A.ppm,
+                            cfg=quality.QualityConfig(max_occluder_fraction=cfg.occluder_min_fraction))
 
-    details = {"sea": sea, "coverage": coverage, "castles": [], "shells": [], "bird": None}
     state_grooves = {n: {"number": n, "shells": {c: 0 for c in model["shell_colours"]}, "castles": []}
                      for n in visible}
-    groove_at = lambda x, y: int(A.gmap[min(max(int(y), 0), A.gmap.shape[0] - 1),  # noqa: E731
-                                        min(max(int(x), 0), A.gmap.shape[1] - 1)])
+    details = {"sea": sea, "coverage": coverage, "castles": [], "shells": [], "bird": None,
+               "gains": gains.tolist(), "noise": noise, "quality": figures}
 
-    # 4. sandpiper
-    bird_groove = None
-    bird_mask = np.zeros(fg.shape, bool)
-    if A.bird is not None:
-        castle_px = np.isin(labels, [A.names.index(f"castle/{p}") for p in model["players"]])
-        found = _find_bird(B, fg & ~castle_px, A, cfg)
-        if found is not None:
-            (bx, by), score, bird_mask = found
-            g = groove_at(bx, by)
-            if g in state_grooves:
-                bird_groove = g
-                details["bird"] = (bx, by, score)
-                if score < cfg.bird_ncc_min + conf_cfg.bird_margin:
-                    doubts.append(f"the sandpiper is uncertain (match {score:.2f})")
-    labels[bird_mask] = -1
+    def groove_at(x: float, y: float) -> int:
+        return int(A.gmap[min(max(int(round(y)), 0), A.gmap.shape[0] - 1),
+                          min(max(int(round(x)), 0), A.gmap.shape[1] - 1)])
 
-    # 5. castles: one per blob; values unique per player (4 castles: 0, 1, 2, 3)
-    shell_area = float(model["shell_area_px"])
-    for p in model["players"]:
-        kk = A.names.index(f"castle/{p}")
-        areas = {int(v): a for v, a in model["castle_area_px"][p].items()}
-        smallest = min(areas.values())
-        blobs = [b for b in castle_blobs(labels == kk, cfg) if b[0] >= cfg.min_castle_fraction * smallest]
-        if not blobs:
+    def near_border(y_px: float) -> bool:
+        return min(abs(y_px / A.ppm - b) for b in A.borders) < conf_cfg.groove_margin_mm
+
+    # 5. castles: player-coloured towers
+    owned = np.zeros(fg.shape, bool)                     # pixels explained by a castle or the bird
+    found: dict[str, list] = {p: [] for p in model["players"]}
+    for i in range(1, blobs.n):
+        if blobs.stats[i, cv2.CC_STAT_AREA] < min_area:
             continue
-        values, margins = _assign_values([b[0] for b in blobs], areas)
-        for (area, cx, cy, comp), value, margin in zip(blobs, values, margins):
-            labels[comp] = -1
-            g = groove_at(cx, cy)
-            details["castles"].append((p, value, cx, cy, area))
-            if value is None:
-                doubts.append(f"more {p} castles than values: one at {cx / A.ppm:.0f},{cy / A.ppm:.0f} mm dropped")
+        for p, k in A.player_k.items():
+            t0 = model["castles"][p].get("0", min(model["castles"][p].values(), key=lambda s: s["core_px2"]))
+            if blobs.counts[i, k] < cfg.min_tower_fraction * t0["core_px2"]:
                 continue
+            rs, cs = blob_box(blobs, i)
+            towers = ((blobs.labels[rs, cs] == i) & (cls[rs, cs] == k)).astype(np.uint8)
+            towers = cv2.morphologyEx(towers, cv2.MORPH_CLOSE, cv2.getStructuringElement(
+                cv2.MORPH_ELLIPSE, (2 * cfg.castle_close_px + 1,) * 2))
+            n, lab_img, st, ce = cv2.connectedComponentsWithStats(towers, connectivity=8)
+            for j in range(1, n):
+                if st[j, cv2.CC_STAT_AREA] >= cfg.min_tower_fraction * t0["core_px2"]:
+                    found[p].append((int(st[j, cv2.CC_STAT_AREA]), ce[j][0] + cs.start, ce[j][1] + rs.start, i,
+                                     tower_spread(lab_img == j)))
+    cm = model["castle_model"]
+    for p, cands in found.items():
+        if not cands:
+            continue
+        costs, agree = [], []
+        for area, tx, ty, i, spread in cands:
+            clean = sum(1 for c in itertools.chain(*found.values()) if c[3] == i) == 1 and \
+                max(blobs.stats[i, 2:4]) <= 2 * cfg.castle_radius_slack * max(cm["radius_px"].values())
+            terms = np.array(_value_terms(area, spread, blobs.stats[i, cv2.CC_STAT_AREA] if clean else None, cm, p))
+            costs.append(terms.mean(axis=1))
+            agree.append(len(set(np.argmin(terms, axis=0).tolist())) == 1)   # every size cue picks one value
+        values, margins = _assign_values(np.array(costs), cm["values"])
+        details.setdefault("value_costs", []).extend(
+            (p, c[0], round(c[4], 2), int(blobs.stats[c[3], cv2.CC_STAT_AREA]), [round(x, 2) for x in k]) for c, k in zip(cands, costs))
+        for (area, tx, ty, i, _), value, margin, ok in zip(cands, values, margins, agree):
+            if value is None:
+                doubts.append(f"more {p} castles than values: one at {tx / A.ppm:.0f},{ty / A.ppm:.0f} mm dropped")
+                continue
+            v = str(value)
+            bx, by = tx + cm["offset_px"][v][0], ty + cm["offset_px"][v][1]
+            rs, cs = blob_box(blobs, i)
+            yy, xx = np.ogrid[rs, cs]
+            owned[rs, cs] |= (blobs.labels[rs, cs] == i) & \
+                ((xx - bx) ** 2 + (yy - by) ** 2 <= (cfg.castle_radius_slack * cm["radius_px"][v]) ** 2)
+            g = groove_at(bx, by)
+            details["castles"].append((p, value, bx, by, area))
             if g not in state_grooves:
                 if g == 0:
                     doubts.append(f"a {p} castle stands outside every groove")
                 continue
-            if margin < conf_cfg.value_margin:
-                doubts.append(f"{p} castle in groove {g}: value {value} or a neighbour ({area:.0f} px)")
+            if margin < conf_cfg.value_margin or not ok:
+                doubts.append(f"{p} castle in groove {g}: value {value} or a neighbour ({area} px)")
+            if near_border(by):
+                doubts.append(f"{p} castle at {bx / A.ppm:.0f},{by / A.ppm:.0f} mm stands on a groove border")
             state_grooves[g]["castles"].append({"player": p, "value": value})
 
-    # 6. shells
-    for c in model["shell_colours"]:
-        kk = A.names.index(f"shell/{c}")
-        m = (labels == kk).astype(np.uint8)
-        n, lab_img, stats, cent = cv2.connectedComponentsWithStats(m, connectivity=8)
-        for i in range(1, n):
-            ratio = stats[i, cv2.CC_STAT_AREA] / shell_area
-            if ratio < cfg.min_piece_fraction:
+    # 6. sandpiper: best composition + size match among blobs without a castle
+    bird_groove = None
+    if "sandpiper" in model:
+        bird = model["sandpiper"]
+        want = np.asarray(bird["composition"])
+        best = None
+        for i in range(1, blobs.n):
+            a = blobs.stats[i, cv2.CC_STAT_AREA]
+            if a < min_area:
+                continue
+            rs, cs = blob_box(blobs, i)
+            if owned[rs, cs][blobs.labels[rs, cs] == i].any():
+                continue
+            comp = blobs.counts[i] / max(a, 1)
+            d = 0.5 * float(np.abs(comp - want).sum()) + abs(float(np.log(a / bird["area_px2"])))
+            if best is None or d < best[0]:
+                best = (d, i)
+        if best is not None and best[0] < cfg.bird_max_distance:
+            d, i = best
+            cx, cy = blobs.centroids[i]
+            bx, by = cx + bird["offset_px"][0], cy + bird["offset_px"][1]
+            rs, cs = blob_box(blobs, i)
+            owned[rs, cs] |= blobs.labels[rs, cs] == i
+            g = groove_at(bx, by)
+            details["bird"] = (bx, by, d)
+            if g in state_grooves:
+                bird_groove = g
+            if d > cfg.bird_max_distance - conf_cfg.bird_margin:
+                doubts.append(f"the sandpiper is uncertain (distance {d:.2f})")
+            if near_border(by):
+                doubts.append(f"the sandpiper at {bx / A.ppm:.0f},{by / A.ppm:.0f} mm stands on a groove border")
+
+    # 7. shells: the rest of every blob
+    rest = (fg & ~owned).astype(np.uint8)
+    n, lab_img, st, ce = cv2.connectedComponentsWithStats(rest, connectivity=8)
+    if n > 1:
+        cl = np.minimum(cls, A.K).astype(np.int32)
+        sel = lab_img > 0
+        counts = np.bincount(lab_img[sel] * (A.K + 1) + cl[sel], minlength=n * (A.K + 1)).reshape(n, A.K + 1)
+        for j in range(1, n):
+            area = int(st[j, cv2.CC_STAT_AREA])
+            if area < min_area:
+                continue
+            sc = counts[j, A.shell_k]
+            if sc.sum() < (1 - cfg.max_unknown_fraction) * area:
+                if area >= 0.7 * min(shell_areas.values()):
+                    doubts.append(f"an object of no known colour at {ce[j][0] / A.ppm:.0f},{ce[j][1] / A.ppm:.0f} mm")
+                continue
+            c = model["shell_colours"][int(np.argmax(sc))]
+            ratio = area / shell_areas[c]
+            if ratio < 0.5:
+                if ratio >= cfg.min_blob_fraction:
+                    doubts.append(f"a small {c} blob ({ratio:.2f} shells) at {ce[j][0]:.0f},{ce[j][1]:.0f} px")
                 continue
             count = max(1, int(round(ratio)))
-            if abs(ratio - round(ratio)) > 0.5 - conf_cfg.shell_count_slack and ratio > 0.5:
+            if abs(ratio - np.floor(ratio) - 0.5) < conf_cfg.shell_count_slack:
                 doubts.append(f"{c} shells: {ratio:.2f} shells' worth of area")
-            cx, cy = cent[i]
-            g = groove_at(cx, cy)
-            details["shells"].append((c, count, float(cx), float(cy)))
+            x, y = ce[j]
+            g = groove_at(x, y)
+            details["shells"].append((c, count, float(x), float(y)))
             if g in state_grooves:
                 state_grooves[g]["shells"][c] += count
             elif g == 0:
@@ -215,30 +288,59 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
              "grooves": [state_grooves[n] for n in visible]}
     confidence = float(np.clip(photo.registration.score, 0, 1)) ** 0.5
     confidence *= conf_cfg.doubt_factor ** len(doubts)
-    warnings += doubts
-    details["labels"] = labels
-    details["gains"] = gains.tolist()
-    return Reading(state=state, confidence=round(confidence, 3), warnings=warnings, details=details)
+    details["labels"] = cls
+    details["foreground"] = fg
+    return Reading(state=state, confidence=round(confidence, 3), warnings=doubts, details=details)
 
 
-def _assign_values(sizes: list[float], areas: dict[int, float]) -> tuple[list, list[float]]:
-    """Give each castle blob of one player a distinct value (a player owns one castle per value).
-
-    Minimises the total |log(size / learned size)| over all one-to-one assignments (at most
-    4! = 24 of them). Blobs beyond the number of values get ``None``.
+def _value_costs(core_px2: float, spread_px: float, area_px2: float | None, cm: dict, player: str) -> list[float]:
+    """Cost of each castle value for one castle: mean log-distance of its sizes to the learned ones.
 
     Args:
-        sizes: blob sizes (hull area, work px²).
-        areas: learned size per value.
+        core_px2: area of its player-coloured towers (work px²).
+        spread_px: spread of those towers (:func:`vision.strand_unter_learn.tower_spread`, px).
+        area_px2: area of its whole foreground blob (base + towers), or None when the blob also
+            holds other pieces.
+        cm: the calibration's ``castle_model`` (:func:`vision.strand_unter_learn.castle_model`).
+        player: whose castle (for the player's colour scales).
     Returns:
-        (value or None per blob, margin per blob): the margin is the log-distance gap between the
-        chosen value and the next nearest value for that blob, relative to their sum.
+        cost per value of ``cm["values"]``.
     """
-    import itertools
+    return [float(np.mean(t)) for t in _value_terms(core_px2, spread_px, area_px2, cm, player)]
 
-    vals = list(areas)
-    cost = np.array([[abs(np.log(s / areas[v])) for v in vals] for s in sizes])
-    n = len(sizes)
+
+def _value_terms(core_px2, spread_px, area_px2, cm, player) -> list[list[float]]:
+    """Per value, the log-distance of each size feature (core, spread[, area]); see :func:`_value_costs`."""
+    scale = cm["scale"].get(player, {})
+    out = []
+    for v in cm["values"]:
+        v = str(v)
+        terms = [abs(np.log(max(core_px2, 1e-6) / (scale.get("core_px2", 1.0) * cm["core_px2"][v]))),
+                 abs(np.log(max(spread_px, 1e-6) / (scale.get("spread_px", 1.0) * cm["spread_px"][v])))]
+        if area_px2 is not None:
+            terms.append(abs(np.log(max(area_px2, 1e-6) / cm["area_px2"][v])))
+        out.append(terms)
+    return out
+
+
+def _assign_values(cost: np.ndarray, vals: list) -> tuple[list, list[float]]:
+    """Give each castle of one player a distinct value (a player owns one castle per value).
+
+    Minimises the total cost over all one-to-one assignments (at most 4! = 24 of them).
+    Castles beyond the number of values get ``None``.
+
+    Args:
+        cost: float (n_castles, n_values), e.g. rows of :func:`_value_costs`.
+        vals: the values, one per column.
+    Returns:
+        (value or None per castle, margin per castle): the margin is the gap between the cost of
+        the chosen value and of the next nearest value for that castle, relative to their sum.
+
+    >>> _assign_values(np.array([[0.0, 0.7], [0.6, 0.1]]), [0, 1])[0]
+    [0, 1]
+    """
+    cost = np.asarray(cost, np.float64)
+    n = len(cost)
     order = sorted(range(n), key=lambda i: cost[i].min())[: len(vals)]
     best, best_cost = None, np.inf
     for perm in itertools.permutations(range(len(vals)), len(order)):
@@ -253,37 +355,3 @@ def _assign_values(sizes: list[float], areas: dict[int, float]) -> tuple[list, l
         nxt = others.min() if len(others) else np.inf
         margins[i] = float((nxt - cost[i, j]) / max(nxt + cost[i, j], 1e-6)) if np.isfinite(nxt) else 1.0
     return values, margins
-
-
-def _find_bird(B: np.ndarray, fg: np.ndarray, A: _Assets, cfg):
-    """The sandpiper: the foreground blob of the learned size that best matches its template."""
-    tmpl, info = A.bird
-    area0 = info["area_px"]
-    gray = cv2.cvtColor(B, cv2.COLOR_BGR2GRAY)
-    n, lab_img, stats, cent = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
-    lo, hi = cfg.bird_area_range
-    th, tw = tmpl.shape
-    best = None
-    for i in range(1, n):
-        if not (lo * area0 <= stats[i, cv2.CC_STAT_AREA] <= hi * area0 * 3):
-            continue
-        x, y, w, h = stats[i, :4]
-        pad = max(th, tw) // 2 + 2
-        x0, y0 = max(0, x - pad), max(0, y - pad)
-        x1, y1 = min(B.shape[1], x + w + pad), min(B.shape[0], y + h + pad)
-        if x1 - x0 < tw or y1 - y0 < th:
-            continue
-        res = cv2.matchTemplate(gray[y0:y1, x0:x1], tmpl, cv2.TM_CCOEFF_NORMED)
-        _, score, _, loc = cv2.minMaxLoc(res)
-        if best is None or score > best[0]:
-            best = (score, x0 + loc[0], y0 + loc[1])
-    if _DEBUG:
-        print("bird best", best)
-    if best is None or best[0] < cfg.bird_ncc_min:
-        return None
-    score, x, y = best
-    mask = np.zeros(fg.shape, bool)
-    mask[y:y + th, x:x + tw] = True
-    mask &= fg
-    ax, ay = info["anchor_px"]
-    return (x + ax, y + ay), float(score), mask

@@ -20,8 +20,7 @@ from beachscore.errors import UnreadableBoardError
 from vision import strand_unter_colour as colour
 from vision.registration import Registration
 from vision.strand_unter_config import READING, REGISTRATION
-from vision.strand_unter_geometry import mm_to_work, reduce_homography, warp_board
-from vision.strand_unter_learn import REF_PNG, surround_pixels
+from vision.strand_unter_geometry import reduce_homography, warp_board
 
 
 @dataclass
@@ -37,17 +36,32 @@ class StrandRegistration(Registration):
     extended: np.ndarray | None = field(default=None, repr=False)
 
 
-def _cloth_edge(ext_bgr: np.ndarray, gains, fisher: dict, board_mm, cfg) -> tuple[float, float, float]:
+def surround_pixels(ext_bgr: np.ndarray, board_mm, reg=REGISTRATION) -> np.ndarray:
+    """Pixels (N, 3) of the table strip below the board in an extended rectified image (BGR uint8)."""
+    w, h = board_mm
+    m, ppm = reg.margin_mm, reg.ppm
+    y0, y1 = int((m + h + 0.25 * m) * ppm), int((m + h + 0.85 * m) * ppm)
+    x0, x1 = int(m * ppm), int((m + w) * ppm)
+    return ext_bgr[y0:y1:2, x0:x1:2].reshape(-1, 3)
+
+
+def cloth_edge_mm(ext_bgr: np.ndarray, gains, lut: np.ndarray, sea_index: int, bits: int, board_mm,
+                  cfg=REGISTRATION) -> tuple[float, float, float]:
     """Lowest reach of the cloth (board mm, y) near the left rail, near the right rail, and anywhere.
 
     Only the board's interior columns are looked at (the rails are blue too); the cloth hangs
     from the sea side, so everything above this line may be cloth in the rail strips.
+
+    Args:
+        ext_bgr: extended rectified photo (board + ``cfg.margin_mm``), BGR uint8.
+        gains: lighting gains (3,) onto the calibration's.
+        lut, sea_index, bits: the learned class lookup table and the sea's class index.
     """
     w, h = board_mm
     m, ppm = cfg.margin_mm, cfg.ppm
     inner = ext_bgr[:, int(m * ppm):int((m + w) * ppm)]
-    score = colour.fisher_score(colour.lab(colour.apply_gains(inner, gains)), fisher)
-    region = colour.cloth_region(score > 0, READING.cloth_edge_window_px)
+    sea = colour.classify(colour.apply_gains(inner, gains), lut, bits) == sea_index
+    region = colour.cloth_region(sea, READING.cloth_edge_window_px)
     depth = region.sum(axis=0) / ppm - m                      # cloth edge per column, board mm
     b = int(cfg.inner_band_mm * ppm)
     return float(depth[b:4 * b].max()), float(depth[-4 * b:-b].max()), float(depth[b:-b].max())
@@ -83,7 +97,9 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
         return StrandRegistration(H0, "corners", gains=gains, extended=ext)
 
     gray = cv2.GaussianBlur(cv2.cvtColor(ext, cv2.COLOR_BGR2GRAY), (0, 0), cfg.blur_sigma_px).astype(np.float32)
-    edges = np.maximum(_cloth_edge(ext, gains, model["sea_fisher"], board, cfg), _ref_cloth_edge(cal, cfg))
+    lut = class_table(cal)
+    edges = np.maximum(cloth_edge_mm(ext, gains, lut, model["class_names"].index("sea"), model["lut_bits"], board, cfg),
+                       _ref_cloth_edge(cal, cfg))
     edges = edges + cfg.sea_dilate_mm
     ref_f = cv2.GaussianBlur(ref, (0, 0), cfg.blur_sigma_px).astype(np.float32)
     rows, rhs, weights = [], [], []
@@ -169,11 +185,9 @@ def _profile_shift(ref: np.ndarray, now: np.ndarray, cfg) -> tuple[float | None,
     core = a[L:n - L]
     core = core - core.mean()
     cn = np.linalg.norm(core) + 1e-6
-    scores = np.empty(2 * L + 1)
-    for i, lag in enumerate(range(-L, L + 1)):
-        seg = b[L + lag:n - L + lag]
-        seg = seg - seg.mean()
-        scores[i] = float(core @ seg) / (cn * (np.linalg.norm(seg) + 1e-6))
+    segs = np.lib.stride_tricks.sliding_window_view(b, n - 2 * L)      # (2L + 1, n − 2L), lag −L … L
+    segs = segs - segs.mean(axis=1, keepdims=True)
+    scores = (segs @ core) / (cn * (np.linalg.norm(segs, axis=1) + 1e-6))
     j = int(np.argmax(scores))
     shift = float(j - L)
     if 0 < j < 2 * L:
@@ -187,10 +201,27 @@ def _profile_shift(ref: np.ndarray, now: np.ndarray, cfg) -> tuple[float | None,
 _REF_CACHE: dict = {}
 
 
+def class_table(cal) -> np.ndarray:
+    """The calibration's class lookup table (uint8 (2**(3·bits),)), loaded once per calibration.
+
+    Raises:
+        UnreadableBoardError: ``calibration-incomplete`` when the table is missing (recalibrate).
+    """
+    key = ("lut", cal.folder, id(cal))
+    if key not in _REF_CACHE:
+        name = cal.model.get("pictures", {}).get("classes")
+        img = cal.image(name) if (name and cal.folder) else None
+        if img is None or "class_names" not in cal.model:
+            raise UnreadableBoardError("calibration-incomplete", "the calibration has no colour table "
+                                       "(made by an older version); recalibrate")
+        _REF_CACHE[key] = colour.lut_from_image(img)
+    return _REF_CACHE[key]
+
+
 def _reference(cal) -> np.ndarray | None:
     key = (cal.folder, id(cal))
     if key not in _REF_CACHE:
-        name = cal.model.get("pictures", {}).get("registration", REF_PNG)
+        name = cal.model.get("pictures", {}).get("registration", "strand_registration.png")
         img = cal.image(name) if cal.folder else None
         if img is not None and img.ndim == 3:
             img = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)

@@ -13,7 +13,7 @@ from vision import quality, synthetic
 from vision import strand_unter_colour as colour
 from vision.strand_unter_geometry import groove_map, warp_board
 from vision.registration import homography_from_corners
-from vision.strand_unter_read import _assign_values
+from vision.strand_unter_read import _assign_values, _value_costs
 
 PROFILE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter", "profile.json")))
 BOARD = PROFILE["board_mm"]
@@ -24,10 +24,13 @@ def _board(sc):
     return warp_board(sc.image, H, BOARD, 1.0)
 
 
-def _sea_fisher():
-    sand = np.tile(np.float32(synthetic.DEFAULT_LAB["sand"]), (50, 1)) + np.random.default_rng(1).normal(0, 3, (50, 3))
-    sea = np.tile(np.float32(synthetic.DEFAULT_LAB["sea"]), (50, 1)) + np.random.default_rng(2).normal(0, 3, (50, 3))
-    return colour.fisher_direction(sand, sea)
+def _lut():
+    """Class table (sand, sea, pieces) from Gaussians around the synthetic colours, as calibrate builds it."""
+    names = ["sand", "sea", "white", "gray", "brown", "black", "red", "blue"]
+    rng = np.random.default_rng(1)
+    models = [colour.gaussian(np.float32(synthetic.DEFAULT_LAB[n]) + rng.normal(0, 3, (60, 3)), (10.0, 2.5, 2.5))
+              for n in names]
+    return names, colour.build_lut(models, 5, 12.0)
 
 
 @pytest.mark.parametrize("front", [2, 6, 9, 12])
@@ -37,7 +40,8 @@ def test_sea_front_under_lighting(front, light):
     B = _board(sc)
     # gains from the bare sand strip at the land side, as the reader does
     gains = colour.channel_gains(B[340:350, 40:400], synthetic._bgr(synthetic.DEFAULT_LAB["sand"]))
-    sea = colour.cloth_region(colour.fisher_score(colour.lab(colour.apply_gains(B, gains)), _sea_fisher()) > 0, 61)
+    names, lut = _lut()
+    sea = colour.cloth_region(colour.classify(colour.apply_gains(B, gains), lut, 5) == names.index("sea"), 61)
     core = groove_map(PROFILE, 1.0, shrink_mm=4)
     covered = [n for n in range(1, 12) if sea[core == n].mean() > 0.5]
     assert (min(covered) if covered else 12) == front
@@ -45,7 +49,8 @@ def test_sea_front_under_lighting(front, light):
 
 def test_blue_piece_under_the_cloth_is_not_sea():
     sc = synthetic.scene(PROFILE, seed=3, sea_front=8, castles=[("blue", 2, 200, 175 + 15)])
-    sea = colour.cloth_region(colour.fisher_score(colour.lab(_board(sc)), _sea_fisher()) > 0, 61)
+    names, lut = _lut()
+    sea = colour.cloth_region(colour.classify(_board(sc), lut, 5) == names.index("sea"), 61)
     assert not sea[185:195, 195:205].any()
 
 
@@ -55,6 +60,32 @@ def test_gains_undo_lighting_colour(light):
     now = synthetic.scene(PROFILE, seed=5, noise_sigma=1, light_bgr=light)
     g = colour.channel_gains(_board(now)[300:360, 40:400], np.median(_board(ref)[300:360, 40:400].reshape(-1, 3), 0))
     assert np.allclose(g * np.asarray(light), 1.0, atol=0.04)
+
+
+@pytest.mark.parametrize("light,noise,blur", [((1, 1, 1), 2, 0), ((1.15, 1.0, 0.85), 4, 0), ((0.8, 0.8, 0.8), 2, 0.8)])
+def test_lut_classifies_pieces_under_light_noise_blur(light, noise, blur):
+    sc = synthetic.scene(PROFILE, seed=7, light_bgr=light, noise_sigma=noise, blur_sigma=blur,
+                         shells=[("white", 100, 310), ("black", 200, 310), ("brown", 300, 310)],
+                         castles=[("red", 2, 150, 250)])
+    ref = synthetic.scene(PROFILE, seed=7, noise_sigma=0)
+    B = _board(sc)
+    gains = colour.channel_gains(B[340:350, 40:400], np.median(_board(ref)[340:350, 40:400].reshape(-1, 3), 0))
+    names, lut = _lut()
+    cls = colour.classify(colour.apply_gains(B, gains), lut, 5)
+    for name, (x, y) in [("white", (100, 310)), ("black", (200, 310)), ("brown", (300, 310)), ("sand", (250, 200))]:
+        patch = cls[y - 2:y + 3, x - 2:x + 3].ravel()
+        assert np.bincount(patch, minlength=256).argmax() == names.index(name), name
+
+
+def test_foreground_finds_pieces_not_shading():
+    from vision.strand_unter_blobs import find_blobs, foreground
+
+    empty = _board(synthetic.scene(PROFILE, seed=8, noise_sigma=2))
+    now = _board(synthetic.scene(PROFILE, seed=8, noise_sigma=2, shells=[("white", 100, 310), ("gray", 250, 250)]))
+    basis = colour.change_basis(np.median(empty[300:360, 40:400].reshape(-1, 3), 0))
+    fg, noise = foreground(now, empty, basis)
+    b = find_blobs(fg, np.zeros(fg.shape, np.uint8), 1)
+    assert b.n - 1 == 2 and noise < 10
 
 
 def test_too_dark_is_refused():
@@ -92,11 +123,14 @@ def test_big_unknown_blob_is_occlusion():
 
 
 def test_castle_values_are_unique_per_player():
-    areas = {0: 150.0, 1: 210.0, 2: 280.0, 3: 340.0}
-    values, margins = _assign_values([215.0, 205.0, 345.0], areas)
-    assert sorted(values) == [0, 1, 3] or sorted(values) == [1, 2, 3]
-    assert len(set(values)) == 3
-    values, _ = _assign_values([150.0] * 5, areas)
+    cm = {"values": [0, 1, 2, 3], "core_px2": {"0": 150.0, "1": 210.0, "2": 280.0, "3": 340.0},
+          "spread_px": {"0": 5.0, "1": 6.0, "2": 6.8, "3": 7.3}, "area_px2": {"0": 245, "1": 347, "2": 433, "3": 487},
+          "scale": {"red": {"core_px2": 1.0, "spread_px": 1.0}}}
+    costs = np.array([_value_costs(c, s_, None, cm, "red") for c, s_ in [(215.0, 6.0), (205.0, 6.0), (345.0, 7.3)]])
+    values, margins = _assign_values(costs, cm["values"])
+    assert len(set(values)) == 3 and values[2] == 3
+    costs = np.array([_value_costs(150.0, 5.0, None, cm, "red")] * 5)
+    values, _ = _assign_values(costs, cm["values"])
     assert values.count(None) == 1
 
 

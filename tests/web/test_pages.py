@@ -68,7 +68,8 @@ def test_upload_a_calibration_shot(unlocked, station):
     r = unlocked.client.post("/api/calibration/upload", headers={"X-CSRF-Token": unlocked.csrf},
                              data={"photo": (io.BytesIO(buf.tobytes()), "shot.png")})
     assert r.status_code == 201
-    assert unlocked.get(f"/photos/{r.get_json()['photo_id']}").mimetype == "image/jpeg"
+    got = unlocked.get(f"/photos/{r.get_json()['photo_id']}")
+    assert got.mimetype == "image/png" and got.data == buf.tobytes()  # kept byte for byte
     bad = unlocked.client.post("/api/calibration/upload", headers={"X-CSRF-Token": unlocked.csrf},
                                data={"photo": (io.BytesIO(b"not an image"), "x.jpg")})
     assert bad.status_code == 400

@@ -31,6 +31,7 @@ def clicks_for(calibration_json):
 
 def test_wizard_round_trip_makes_a_calibration_that_scans(tmp_path, make_unlocked):
     pytest.importorskip("vision.strand_unter")
+    pytest.importorskip("beachscore.pipeline")
     station = Station(Store(str(tmp_path / "data")), camera=FileCamera(os.path.join(EXAMPLE, "calib.jpg")))
     app = create_app({"TESTING": True}, station=station)
     client = make_unlocked(app.test_client())

@@ -12,7 +12,7 @@
 
   function fillLabels() {
     const keep = labelSel.value;
-    labelSel.innerHTML = (LABELS[game] || []).map(l => `<option>${esc(l)}</option>`).join("");
+    labelSel.innerHTML = (LABELS[game] || []).map(l => `<option value="${esc(l)}">${esc(l)}</option>`).join("");
     if ([...labelSel.options].some(o => o.value === keep)) labelSel.value = keep;
   }
   fillLabels();

@@ -31,7 +31,7 @@ function renderScore(score, opts) {
     const name = names[p.player] ? ` <small>${esc(names[p.player])}</small>` : "";
     const det = detail.map(k => `<span class="detail">${esc(k.replace(/_/g, " "))}: ${esc(fmtValue(p[k]))}</span>`).join("");
     h += `<tr class="${winners.has(p.player) ? "winner" : ""}" data-player="${esc(p.player)}">` +
-      `<td><span class="swatch" style="background:${esc(sw)}"></span>${esc(p.player)}${name}${det}</td>` +
+      `<td><span class="swatch" style="background:${esc(sw)}"></span>${esc(p.player)}${name}${winners.has(p.player) ? ' <span class="star" title="winner">★</span>' : ""}${det}</td>` +
       simple.map(k => `<td>${esc(fmtValue(p[k]))}</td>`).join("") +
       `<td class="total">${esc(fmtValue(p.total))}</td></tr>`;
   }

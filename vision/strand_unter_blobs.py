@@ -1,0 +1,98 @@
+"""Objects on the Strand unter board: foreground against the empty board, as connected blobs.
+
+Background subtraction (e.g. Piccardi 2004, "Background subtraction techniques: a review") with
+a fixed background: the rectified empty board of the calibration. A pixel is foreground when its
+lighting-corrected colour changed much in brightness (along the sand's colour direction) or in
+chroma (across it) — see :func:`vision.strand_unter_colour.change`. Blobs are 8-connected
+components (Rosenfeld & Pfaltz 1966), each described by its area, box, centroid and a histogram
+of the learned pixel classes inside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision import strand_unter_colour as colour
+from vision.strand_unter_config import READING
+
+
+def foreground(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, *, valid: np.ndarray | None = None,
+               cfg=READING) -> tuple[np.ndarray, float]:
+    """Pixels where something lies on the board.
+
+    Args:
+        now_bgr: rectified board after lighting correction, BGR uint8 (H, W, 3).
+        empty_bgr: the rectified empty board, BGR uint8 (H, W, 3).
+        basis: :func:`vision.strand_unter_colour.change_basis` of the sand colour.
+        valid: bool (H, W) of the pixels that may be foreground (e.g. not under the cloth), or None.
+    Returns:
+        (bool (H, W) foreground, noise scale: the robust spread (grey levels) of the change on the
+        pixels the thresholds left as background).
+    """
+    par, chroma = colour.change(now_bgr, empty_bgr, basis)
+    sub_p, sub_c = np.abs(par[::4, ::4]), chroma[::4, ::4]
+    if valid is not None:
+        v = valid[::4, ::4]
+        sub_p, sub_c = sub_p[v], sub_c[v]
+    # robust spread of the background part: the lower quartile of |change| is bare sand even when
+    # pieces cover half of what is visible (|N(0, σ)| has its 25th percentile at 0.319 σ)
+    noise_p = float(np.percentile(sub_p, 25)) / 0.319 if sub_p.size else 0.0
+    noise_c = float(np.percentile(sub_c, 25)) / 0.319 if sub_c.size else 0.0
+    t_p = max(cfg.fg_brightness, cfg.fg_noise_k * noise_p)
+    t_c = max(cfg.fg_chroma, cfg.fg_noise_k * noise_c)
+    fg = ((np.abs(par) > t_p) | (chroma > t_c)).astype(np.uint8)
+    if valid is not None:
+        fg &= valid.astype(np.uint8)
+    if cfg.open_px:
+        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.open_px + 1,) * 2)
+        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, k)
+    return fg > 0, max(noise_p, noise_c)
+
+
+@dataclass
+class Blobs:
+    """Connected foreground blobs of one image.
+
+    Attributes:
+        labels: int32 (H, W), 0 background, 1…n−1 blob index.
+        stats: int32 (n, 5) x, y, w, h, area (px) as ``cv2.connectedComponentsWithStats``.
+        centroids: float64 (n, 2) x, y (px).
+        counts: int32 (n, K+1) pixels of each class (last column: unknown) per blob.
+    """
+
+    labels: np.ndarray
+    stats: np.ndarray
+    centroids: np.ndarray
+    counts: np.ndarray
+
+    @property
+    def n(self) -> int:
+        """Number of label values (blob 0 is the background)."""
+        return len(self.stats)
+
+
+def find_blobs(fg: np.ndarray, classes: np.ndarray, n_classes: int) -> Blobs:
+    """Blobs of a foreground mask with their class histograms.
+
+    Args:
+        fg: bool (H, W).
+        classes: uint8 (H, W) class index per pixel (:func:`vision.strand_unter_colour.classify`);
+            :data:`~vision.strand_unter_colour.UNKNOWN` counts in the last column.
+        n_classes: K.
+    """
+    n, labels, stats, cent = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
+    cls = np.minimum(classes, n_classes).astype(np.int32)
+    K = n_classes + 1
+    sel = labels > 0
+    counts = np.bincount(labels[sel] * K + cls[sel], minlength=n * K).reshape(n, K).astype(np.int32)
+    return Blobs(labels, stats, cent, counts)
+
+
+def blob_box(blobs: Blobs, i: int, pad: int = 0) -> tuple[slice, slice]:
+    """Row and column slices of blob ``i``'s bounding box grown by ``pad`` px (clipped)."""
+    x, y, w, h, _ = blobs.stats[i]
+    H, W = blobs.labels.shape
+    return slice(max(0, y - pad), min(H, y + h + pad)), slice(max(0, x - pad), min(W, x + w + pad))
