@@ -145,6 +145,26 @@ def check_blur(detail: float, detail_ref: float | None, min_share: float) -> Non
                                    "and refocus")
 
 
+def ring_change(ring_lab: np.ndarray, reference_lab) -> np.ndarray:
+    """How much each place's own background changed since calibration, beyond the board-wide shift.
+
+    A hand or a cloth over a place replaces its ring's colour; a change of light or a colour cast
+    that the grey-world correction left over moves every ring alike, so the median change over all
+    places is taken off first (a cover over fewer than half of the places does not move the median).
+
+    Args:
+        ring_lab: (N, 3) ring median Lab per place now (``ring_contrast_features(with_background=True)``).
+        reference_lab: (N, 3) the same at calibration, or None.
+    Returns:
+        float64 (N,) ΔE (CIE76) of each ring's change minus the median change; zeros without a reference.
+    """
+    ring_lab = np.asarray(ring_lab, np.float64)
+    if reference_lab is None:
+        return np.zeros(len(ring_lab))
+    diff = ring_lab - np.asarray(reference_lab, np.float64).reshape(ring_lab.shape)
+    return np.linalg.norm(diff - np.median(diff, axis=0), axis=1)
+
+
 def mean_lightness(board_bgr: np.ndarray) -> float:
     """Mean grey level of a BGR uint8 board on a 0–100 scale, on a 1/4 subsample."""
     g = cv2.cvtColor(np.ascontiguousarray(board_bgr[::4, ::4]), cv2.COLOR_BGR2GRAY)

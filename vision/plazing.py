@@ -34,7 +34,7 @@ from vision.plazing_cells import (ColourModel, Grid, colour_table, cover_posteri
 from vision.plazing_config import PALETTE, PATTERN, QUALITY, RECTIFY, REGISTER, SEAM, TOKENS
 from vision.plazing_pieces import (FACINGS, PatternModel, catalogue_shapes, cell_windows, groups, pattern_maps,
                                    player_lightness, seam_contrasts, split_group)
-from vision.plazing_screens import screen_cells
+from vision.plazing_screens import facing_of, learn_template, screen_cells
 from vision.plazing_tokens import EMPTY, TokenModel, cell_features, classify_tokens, learn_tokens
 from vision.registration import Registration, rectify
 from vision.types import CalibrationShot, Photo, Reading
@@ -251,11 +251,13 @@ def learn(shot: CalibrationShot) -> dict:
     tokens = learn_tokens(feats, token_samples, empty_cells, "".join(terrain[rc] for rc in empty_cells))
     fallback = [float(cv2.cvtColor(np.uint8([[np.clip(raw[0, 0], 0, 255)]]), cv2.COLOR_BGR2GRAY)[0, 0])] * P
     patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median)
+    template = learn_template(view.gray, [(cells, f) for _, cells, f in screens], grid, ppm)
     shot.pictures[PALETTE_PICTURE] = table.reshape(-1, 256)
     return {"version": MODEL_VERSION, "decode_reduce": DECODE_REDUCE,
             "classes": {lab: int(sum(1 for _, l2, _ in parsed if l2 == lab)) for _, lab, _ in parsed},
             "players": players, "colours": [m.to_json() for m in models], "median_bgr": median.round(2).tolist(),
             "px_per_mm": ppm, "tokens": tokens.to_json(), "patterns": patterns.to_json(),
+            "screen_template": template.round(5).tolist(),
             "player_gray": np.round(ref_light, 2).tolist(),
             "sharpness": _sharpness(view.gray, grid), "palette_picture": PALETTE_PICTURE}
 
@@ -314,6 +316,7 @@ class _Model:
         self.median = np.array(d["median_bgr"], np.float32)
         self.tokens = TokenModel.from_json(d["tokens"])
         self.patterns = PatternModel.from_json(d["patterns"])
+        self.template = np.array(d["screen_template"], np.float64)
         self.player_gray = list(d["player_gray"])
         self.sharpness = float(d.get("sharpness", 0.0))
         self.table = None
@@ -458,7 +461,7 @@ def read(photo: Photo) -> Reading:
             piece = {"player": model.players[pi], "kind": kind, "cells": [list(c) for c in cs]}
             p_piece = split.posterior
             if kind == "screen":
-                piece["facing"] = facing or "N"
+                piece["facing"], p_face = facing_of(view.gray, cs, model.template, grid, ppm)
                 conf *= p_face
                 p_piece *= p_face
             pieces.append(piece)

@@ -248,7 +248,7 @@ def _shift_costs(windows: np.ndarray, means: np.ndarray, sds: np.ndarray, cfg: P
         means, sds: (R, 2, B, B) templates (or (2, B, B) for one).
     Returns:
         float64 (..., R) (or (...,) for one template): min over shifts of Σ((x − mean)/sd)² /
-        ``cfg.dependence``.
+        ``cfg.dependence`` + ``cfg.shift_cost``·(shift in blocks)².
     """
     one = means.ndim == 3
     if one:
@@ -263,9 +263,10 @@ def _shift_costs(windows: np.ndarray, means: np.ndarray, sds: np.ndarray, cfg: P
     for dy in range(n - B + 1):
         for dx in range(n - B + 1):
             x = windows[..., dy:dy + B, dx:dx + B].reshape(-1, 2 * B * B).astype(np.float64)
-            c = (x * x) @ inv.T - 2.0 * (x @ mw.T) + const
+            c = np.maximum((x * x) @ inv.T - 2.0 * (x @ mw.T) + const, 0.0) / cfg.dependence
+            c += cfg.shift_cost * ((dy - (n - B) // 2) ** 2 + (dx - (n - B) // 2) ** 2)
             best = c if best is None else np.minimum(best, c)
-    best = np.maximum(best, 0.0).reshape(lead + (len(means),)) / cfg.dependence
+    best = best.reshape(lead + (len(means),))
     return best[..., 0] if one else best
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from beachscore.errors import BadInputError
 from vision.mat_checks import (as_scanned, check_blur, check_labels, check_photo, detail_ratio, draw_box,
-                               draw_label, rectify_part)
+                               draw_label, rectify_part, ring_change)
 from vision.mats_config import SAND_CASTLES as CFG
 from vision.places import PlaceModel, learn_places
 from vision.registration import rectify
@@ -225,8 +225,7 @@ def read(photo: Photo) -> Reading:
     occ_feats, ring_lab = ring_contrast_features(lab, all_boxes, CFG.space_px_per_mm, CFG.core_inset_mm,
                                                  CFG.ring_mm, grad, with_background=True)
     occ_feats = occupancy.clip_below(occ_feats, "empty")
-    ring_de = (np.linalg.norm(ring_lab - np.asarray(model["ring_lab"]), axis=1) if "ring_lab" in model
-               else np.zeros(len(all_boxes)))
+    ring_de = ring_change(ring_lab, model.get("ring_lab"))
     p_occ = occupancy.posterior(occ_feats)[:, occ_k]
     # every slot at once: a slot is strange when far from both classes, absolutely or against the
     # photo's typical slot (a global shift — blur, a colour cast — moves every slot alike)

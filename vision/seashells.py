@@ -19,7 +19,7 @@ import numpy as np
 from beachscore.errors import BadInputError, UnreadableBoardError
 from vision.basket import find_items, learn_basket
 from vision.mat_checks import (as_scanned, check_blur, check_labels, check_photo, detail_ratio, draw_box,
-                               draw_label)
+                               draw_label, ring_change)
 from vision.mats_config import SEASHELLS as CFG
 from vision.places import board_median_bgr
 from vision.registration import rectify
@@ -163,8 +163,7 @@ def read(photo: Photo) -> Reading:
     rms_z = np.sqrt(towel.distances2(feats).min(axis=1) / feats.shape[1])
     # a cell whose own background (its ring) changed colour since calibration is covered: a hand
     # over a cell looks uniform, like an empty cell, but not like *this* cell's towel
-    ring_de = (np.linalg.norm(ring_lab - np.asarray(model["ring_lab"]), axis=1) if "ring_lab" in model
-               else np.zeros(len(boxes)))
+    ring_de = ring_change(ring_lab, model.get("ring_lab"))
     strange = (rms_z > CFG.strange_rms_z) | (ring_de > CFG.ring_change_de)
     if strange.mean() > CFG.occluded_share:
         raise UnreadableBoardError("occluded", f"{int(strange.sum())} of {len(boxes)} towel cells look like "

@@ -117,3 +117,31 @@ def sand_castles_board(lanes: dict, seed: int = 0) -> np.ndarray:
             yy = y0 + 22 + 18 * k
             cv2.rectangle(img, _pt((x0 + 12, yy)), _pt((x0 + 38, yy + 2)), (245, 245, 245), -1)
     return _finish(img, seed)
+
+
+#: BGR of the test's arm (a sun-tanned forearm) and of its lit top.
+SKIN_BGR = (105, 145, 200)
+SKIN_LIT_BGR = (130, 170, 225)
+
+
+def draw_arm(photo: np.ndarray, start_mm, end_mm, width_mm: float = 60.0, seed: int = 0,
+             px_per_mm: float = PX_PER_MM) -> np.ndarray:
+    """A skin-coloured forearm and hand reaching over a synthetic photo (a new image).
+
+    Args:
+        photo: synthetic photo, BGR uint8 (H, W, 3), drawn at ``px_per_mm``.
+        start_mm: (x, y) where the arm enters (usually off the board's edge), board mm.
+        end_mm: (x, y) of the hand's centre, board mm.
+        width_mm: arm width; the hand is a disc 1.2× as wide.
+        seed: noise seed.
+    Returns:
+        BGR uint8, same shape.
+    """
+    img = photo.copy()
+    s = px_per_mm
+    w = int(width_mm * s)
+    cv2.line(img, _pt(start_mm, s), _pt(end_mm, s), SKIN_BGR, w, cv2.LINE_AA)
+    cv2.circle(img, _pt(end_mm, s), int(0.6 * width_mm * s), SKIN_BGR, -1, cv2.LINE_AA)
+    cv2.line(img, _pt(start_mm, s), _pt(end_mm, s), SKIN_LIT_BGR, w // 3, cv2.LINE_AA)   # rounded top in the light
+    rng = np.random.default_rng(seed)
+    return np.clip(img.astype(np.float32) + rng.normal(0, 2.0, img.shape), 0, 255).astype(np.uint8)

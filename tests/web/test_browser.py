@@ -1,6 +1,7 @@
 """Browser tests in headless Chromium (Debian's chromium + chromedriver, driven by Selenium).
 
-They skip when Chromium is absent; CI installs it (.ci/run). Screenshots land in docs/screenshots/.
+They skip when Chromium is absent; CI installs it (.ci/run). Screenshots go to $BEACHSCORE_SCREENSHOTS
+(the README's come from here) or a temporary folder.
 """
 
 import json
@@ -25,7 +26,8 @@ from web import create_app
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 EXAMPLE = os.path.join(REPO, "examples", "strand-unter")
-SHOTS = os.path.join(REPO, "docs", "screenshots")
+# README screenshots: BEACHSCORE_SCREENSHOTS=docs/screenshots pytest tests/web/test_browser.py
+SHOTS = os.environ.get("BEACHSCORE_SCREENSHOTS") or tempfile.mkdtemp(prefix="beachscore-shots-")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 PIN = "2468"
