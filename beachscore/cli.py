@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--annotate", metavar="OUT", help="annotated picture (a folder when several images)")
 
     sc = sub.add_parser("score", help="score a game state given as JSON")
-    sc.add_argument("state", metavar="STATE.json")
+    sc.add_argument("state", nargs="+", metavar="STATE.json",
+                    help="a game state or scan output; several Seashells mats (states or scans) are merged")
     sc.add_argument("--setup", metavar="SETUP.json")
     sc.add_argument("--json", action="store_true")
     sc.add_argument("--explain", action="store_true", help="print why each verdict is what it is")
@@ -137,12 +138,26 @@ def cmd_scan(args) -> int:
 
 
 def cmd_score(args) -> int:
+    """Score one state, or merge several Seashells mats (``scoring.seashells_mats.merge_mats``) and score them.
+
+    Each STATE.json is a state or a ``scan --json`` output (its ``state`` is used). With several,
+    every one must be a Seashells mat; ``--setup`` may name unnamed mats (``players``) and give
+    ``scoring`` / ``sun``. Errors: missing file or invalid JSON → exit 2; states that cannot be
+    merged or scored (another game, a player on two mats) → exit 2 ``invalid-state``.
+    """
     import scoring
     from calibration.files import load_object
 
-    doc = load_object(args.state, "state file")
-    state = doc["state"] if isinstance(doc.get("state"), dict) else doc
+    paths = args.state if isinstance(args.state, list) else [args.state]
+    docs = [load_object(path, "state file") for path in paths]
+    states = [doc["state"] if isinstance(doc.get("state"), dict) else doc for doc in docs]
     setup = load_setup(args.setup)
+    if len(states) == 1:
+        state = states[0]
+    else:
+        from scoring.seashells_mats import merge_mats
+
+        state = merge_mats(states, setup)
     scoring.validate(state, setup)
     result = scoring.score(state, setup)
     if args.json:

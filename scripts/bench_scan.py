@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import json
 import os
 import statistics
 import subprocess
@@ -39,7 +40,9 @@ def main() -> int:
         cal_dir = tempfile.mkdtemp(prefix="bench-cal-")
         cal = calibrate(os.path.join(setup, "calibration.json"), cal_dir)
         for img in sorted(glob.glob(os.path.join(setup, "scene_*.jpg"))):
-            one = one or (img, cal_dir)
+            setup_json = os.path.splitext(img)[0] + ".setup.json"  # per-game facts (e.g. Plażing terrain)
+            game_setup = json.load(open(setup_json)) if os.path.isfile(setup_json) else None
+            one = one or (img, cal_dir, setup_json if game_setup is not None else None)
             data = np.frombuffer(open(img, "rb").read(), np.uint8)
             bare, parts, whole = [], [], []
             for _ in range(a.repeat):
@@ -48,7 +51,7 @@ def main() -> int:
                 bare.append(time.perf_counter() - t)
                 t = time.perf_counter()
                 try:
-                    r = scan_file(img, cal)
+                    r = scan_file(img, cal, game_setup)
                 except Exception as err:  # noqa: BLE001 - a refused photo still has a time
                     r = None
                     print(f"  {os.path.basename(img)}: {err}")
@@ -57,7 +60,7 @@ def main() -> int:
                     parts.append(r.timing_ms)
             tracemalloc.start()
             try:
-                scan_file(img, cal)
+                scan_file(img, cal, game_setup)
             except Exception:  # noqa: BLE001
                 pass
             peaks.append(tracemalloc.get_traced_memory()[1])
@@ -73,10 +76,12 @@ def main() -> int:
         return 1
     print(f"ratio to bare decode: median {statistics.median(ratios):.2f}x, max {max(ratios):.2f}x")
     print(f"tracemalloc peak per scan: max {max(peaks) / 2**20:.1f} MB")
-    img, cal_dir = one
+    img, cal_dir, setup_json = one
     code = ("import resource, sys; from beachscore.cli import main; main(['scan', sys.argv[1], '--calibration', "
-            "sys.argv[2], '--json']); print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
-    p = subprocess.run([sys.executable, "-c", code, img, cal_dir], capture_output=True, text=True)
+            "sys.argv[2], '--json'] + sys.argv[3:]); "
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
+    p = subprocess.run([sys.executable, "-c", code, img, cal_dir] + (["--setup", setup_json] if setup_json else []),
+                       capture_output=True, text=True)
     rss_kb = int(p.stderr.strip().splitlines()[-1])
     print(f"fresh process peak RSS (ru_maxrss, one scan): {rss_kb / 1024:.0f} MB")
     return 0

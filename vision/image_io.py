@@ -128,6 +128,9 @@ def read_image(path: str, reduce: int = 1) -> np.ndarray:
     """
     try:
         with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                raise BadInputError("image-too-large", f"{path}: {size} bytes; at most {MAX_FILE_BYTES} accepted")
             data = f.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise BadInputError("file-missing", f"{path}: no such file") from None

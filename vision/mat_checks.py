@@ -199,6 +199,27 @@ def check_light(board_bgr: np.ndarray, reference_median_bgr, min_L: float) -> No
                                    "turn on a light or lengthen the exposure")
 
 
+def annotation_canvas(photo) -> tuple[np.ndarray, np.ndarray]:
+    """A copy of the photo to draw on, at the camera's full size, and the homography onto it.
+
+    Scans are decoded reduced (``DECODE_REDUCE``); the annotated picture is enlarged back to the
+    calibration shot's size so that it matches the photo the user took, and marks are drawn sharp.
+
+    Args:
+        photo: a :class:`vision.types.Photo`.
+    Returns:
+        ``(image, H)``: BGR uint8 (h, w, 3) with (w, h) the calibration's ``image_size`` (or the
+        photo's own size when it is not smaller), and float64 (3, 3) board mm → its px.
+    """
+    img = photo.image
+    H = np.asarray(photo.registration.H_px_from_mm, np.float64)
+    w, h = (int(v) for v in photo.calibration.image_size)
+    if img.shape[1] >= w:
+        return img.copy(), H
+    k = w / img.shape[1]
+    return cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR), np.diag([k, k, 1.0]) @ H
+
+
 def draw_box(img: np.ndarray, H: np.ndarray, box_mm, colour, thickness: int = 2) -> None:
     """Draw a board-mm rectangle ``(x0, y0, x1, y1)`` onto a photo in place (projected by ``H``)."""
     x0, y0, x1, y1 = box_mm

@@ -47,10 +47,15 @@ class SeashellsConfig:
     #: lie more than this many standard deviations (RMS) from both learned classes …
     strange_rms_z: float = 4.0
     #: … or when its ring (the cell's own towel, around a shell) changed by more than this ΔE (Lab)
-    #: from the calibration shot after lighting correction.
-    ring_change_de: float = 15.0
-    #: Above this share of strange towel places, the mat is covered (``occluded``).
+    #: from the calibration's, beyond the board-wide change (``vision.mat_checks.ring_change``):
+    #: the cell is *covered*. Samples: ≤ 17 (a shell spilling into its ring); a skin-coloured arm ≥ 30.
+    ring_change_de: float = 25.0
+    #: Above this share of strange towel places, the mat is covered (``occluded``) …
     occluded_share: float = 0.25
+    #: … and from this share of covered cells (3 of 49) on; fewer covered cells cap their place
+    #: confidence at ``covered_conf``.
+    covered_share: float = 0.05
+    covered_conf: float = 0.3
     #: Mean board lightness (Lab L, 0–100) below which the photo is too dark.
     min_board_L: float = 15.0
     #: Blur check (``vision.mat_checks.detail_ratio`` of the rectified board's Lab L): comparison
@@ -69,11 +74,8 @@ class SandCastlesConfig:
     decode_reduce: int = 2
     #: Resolution of the rectified board (castle slots are read at it) …
     px_per_mm: float = 2.0
-    #: … and of the coarser copy the lane spaces are read at (must divide ``px_per_mm``).
+    #: … and of the coarser copy the lane spaces are read at (warped directly from the photo).
     space_px_per_mm: float = 1.0
-    #: Make the coarse copy by pixel-area averaging of a ``px_per_mm`` warp (True) or warp it directly
-    #: at ``space_px_per_mm`` (False: faster, a little more aliasing).
-    coarse_from_fine: bool = False
     #: Square patch at a lane space's centre, as a share of the space's shorter side.
     space_patch_share: float = 0.6
     #: Square patch at a castle slot, as a share of the smallest slot spacing.
@@ -81,6 +83,8 @@ class SandCastlesConfig:
     #: Lane space core / ring (mm inside the space's edge), as for the towel.
     core_inset_mm: float = 10.0
     ring_mm: tuple[float, float] = (2.0, 5.0)
+    #: Lane spaces are large: their core and ring are sampled every this many px in x and y.
+    space_step_px: int = 2
     #: Variance floor of each space contrast feature (log units).
     space_var_floor: tuple[float, ...] = (0.2 ** 2, 0.2 ** 2, 0.25 ** 2)
     #: A lane's wave must be this much more wave-like (Mahalanobis d², log-odds ×2) than the runner-up.
@@ -93,7 +97,13 @@ class SandCastlesConfig:
     slot_max_d: float = 14.0
     #: … or above the photo's median slot distance plus this.
     slot_rel_d: float = 5.0
-    occluded_share: float = 0.25
+    #: A lane space is covered when its ring (its own background) changed by more than this ΔE
+    #: since calibration beyond the board-wide change. Samples: ≤ 13; a skin-coloured arm ≥ 45.
+    ring_change_de: float = 25.0
+    #: From this share of covered spaces plus strange castle slots on, the board is ``occluded``
+    #: (2 of 36 places); a single covered space caps its lane's confidence at ``covered_conf``.
+    covered_share: float = 0.05
+    covered_conf: float = 0.3
     min_board_L: float = 15.0
     #: Blur check on the coarse board (see ``SeashellsConfig``). Samples: clean photos keep ≥ 0.8;
     #: blurred by σ = 1 px (half-size photo) 0.6–0.77, read right and sure; by σ = 1.5 px 0.47–0.59,

@@ -28,14 +28,14 @@ import numpy as np
 from beachscore.errors import BadInputError, UnreadableBoardError
 from vision import quality
 from vision.image_io import read_image
-from vision.places import board_median_bgr
-from vision.plazing_cells import (ColourModel, Grid, colour_table, cover_posteriors, cover_shares, learn_colour,
-                                  lut_index, player_integrals)
+from vision.plazing_cells import (CellBlocks, ColourModel, Grid, colour_table, cover_posteriors, cover_shares,
+                                  learn_colour, lut_index, player_masks)
 from vision.plazing_config import PALETTE, PATTERN, QUALITY, RECTIFY, REGISTER, SEAM, TOKENS
 from vision.plazing_pieces import (FACINGS, PatternModel, catalogue_shapes, cell_windows, groups, pattern_maps,
                                    player_lightness, seam_contrasts, split_group)
 from vision.plazing_screens import facing_of, learn_template, screen_cells
-from vision.plazing_tokens import EMPTY, TokenModel, cell_features, classify_tokens, learn_tokens
+from vision.plazing_tokens import (EMPTY, TokenModel, background_cells, cell_features, classify_tokens, learn_tokens,
+                                   token_mask)
 from vision.registration import Registration, rectify
 from vision.types import CalibrationShot, Photo, Reading
 
@@ -101,8 +101,35 @@ def _calibration_setup(image_path: str) -> dict | None:
     return load_object(path, "calibration setup")
 
 
-def _board(image: np.ndarray, H: np.ndarray, profile: dict) -> np.ndarray:
-    return rectify(image, H, profile["board_mm"], RECTIFY.px_per_mm)
+class _Rectified:
+    """The two top views a reading needs.
+
+    Attributes:
+        crop: the grid and a ``RECTIFY.margin_mm`` band around it at ``RECTIFY.px_per_mm``,
+            BGR uint8 (H, W, 3); pixel (u, v) is at board point (x0 + (u + 0.5)/ppm,
+            y0 + (v + 0.5)/ppm) mm.
+        local: the grid in the crop's own millimetres (its origin is the margin).
+        offset_mm: (x0, y0), board mm of the crop's top-left corner.
+        small: the whole board at ``QUALITY.px_per_mm`` (photo checks, lighting), BGR uint8.
+    """
+
+    def __init__(self, image: np.ndarray, H: np.ndarray, profile: dict, grid: Grid):
+        ppm = RECTIFY.px_per_mm
+        m = int(np.ceil(RECTIFY.margin_mm * ppm))
+        margin = m / ppm
+        x0, y0 = grid.origin_mm[0] - margin, grid.origin_mm[1] - margin
+        w = int(round(grid.cols * grid.cell_mm * ppm)) + 2 * m
+        h = int(round(grid.rows * grid.cell_mm * ppm)) + 2 * m
+        S = np.array([[1 / ppm, 0, x0 + 0.5 / ppm], [0, 1 / ppm, y0 + 0.5 / ppm], [0, 0, 1]])
+        self.crop = cv2.warpPerspective(image, H @ S, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                        borderMode=cv2.BORDER_REPLICATE)
+        self.local = Grid((margin, margin), grid.cell_mm, grid.rows, grid.cols)
+        self.offset_mm = (x0, y0)
+        self.small = rectify(image, H, profile["board_mm"], QUALITY.px_per_mm, cv2.INTER_AREA)
+
+    def to_local(self, xy):
+        """Board mm → the crop's mm."""
+        return (xy[0] - self.offset_mm[0], xy[1] - self.offset_mm[1])
 
 
 def _frame_mask(shape, grid: Grid, scale_px_per_mm: float) -> np.ndarray:
@@ -117,40 +144,53 @@ def _frame_mask(shape, grid: Grid, scale_px_per_mm: float) -> np.ndarray:
 
 
 def _sharpness(gray: np.ndarray, grid: Grid) -> float:
-    """Variance of the Laplacian of the rectified grey board (uint8) over the frame outside the grid."""
-    return quality.sharpness(gray, _frame_mask(gray.shape, grid, RECTIFY.px_per_mm))
+    """Variance of the Laplacian of the small rectified grey board (uint8, ``QUALITY.px_per_mm``)
+    over the frame outside the grid."""
+    return quality.sharpness(gray, _frame_mask(gray.shape, grid, QUALITY.px_per_mm))
+
+
+def _median_bgr(small: np.ndarray) -> np.ndarray:
+    """Median B, G, R of the small whole-board view, float32 (3,): the lighting reference."""
+    return np.median(small.reshape(-1, 3), axis=0).astype(np.float32)
 
 
 class _View:
     """One rectified board prepared for reading: normalised colours, labels, cover.
 
     Attributes:
-        board: illumination-normalised board, BGR uint8 (H, W, 3) at RECTIFY px/mm.
+        board: illumination-normalised grid crop, BGR uint8 (H, W, 3) at RECTIFY px/mm.
         gray: the same in grey, uint8 (H, W).
-        labels: per-pixel palette label, uint8 (H, W).
-        integrals: per-player mask integral images.
+        masks: per-player colour masks, uint8 (H, W, P) (255 = the player's colour).
+        cells: block layout of the grid (:class:`~vision.plazing_cells.CellBlocks`);
+        player_blocks: block means of ``masks``.
         owner: int (rows, cols) covering player or −1; cover_p: float64 (rows, cols) posterior.
     """
 
-    def __init__(self, raw: np.ndarray, median_bgr, table: np.ndarray, n_players: int, grid: Grid,
-                 terrain: np.ndarray):
-        gains = np.asarray(median_bgr, np.float32) / np.maximum(board_median_bgr(raw), 1.0)
+    def __init__(self, rect: _Rectified, median_bgr, table: np.ndarray, n_players: int, terrain: np.ndarray,
+                 board: np.ndarray | None = None):
+        grid = rect.local
+        gains = np.asarray(median_bgr, np.float32) / np.maximum(_median_bgr(rect.small), 1.0)
         self.gains = np.clip(gains, 0.25, 4.0)
-        self.board = cv2.transform(raw, np.diag(self.gains).astype(np.float32))
+        self.board = board if board is not None else cv2.transform(rect.crop, np.diag(self.gains).astype(np.float32))
         self.gray = cv2.cvtColor(self.board, cv2.COLOR_BGR2GRAY)
-        self.labels = table[lut_index(self.board)]
-        self.integrals = player_integrals(self.labels, n_players)
+        self.masks = player_masks(table[lut_index(self.board)], n_players)
         ppm = RECTIFY.px_per_mm
-        self.owner, self.cover_p = cover_posteriors(cover_shares(self.labels, n_players, grid, ppm,
-                                                                 integrals=self.integrals))
+        self.cells = CellBlocks(grid, ppm)
+        self.player_blocks = self.cells.blocks(self.masks).reshape(self.cells.size[1], self.cells.size[0], n_players)
+        self.owner, self.cover_p = cover_posteriors(cover_shares(self.player_blocks, self.cells))
         self.owner[terrain == "#"] = -1
         self.grid = grid
+        self.rect = rect
         self.n_players = n_players
+
+    def features(self) -> np.ndarray:
+        """Token features of every cell (:func:`~vision.plazing_tokens.cell_features`)."""
+        return cell_features(self.board, self.gray, self.player_blocks, self.cells)
 
     def windows(self, cells, ref_light_fallback, median_bgr):
         """Pattern windows (:func:`~vision.plazing_pieces.cell_windows`) of covered ``cells``, and
         the players' grey in this photo."""
-        shares, light = pattern_maps(self.labels, self.gray, self.n_players, self.grid, RECTIFY.px_per_mm)
+        shares, light = pattern_maps(self.masks, self.gray, self.grid, RECTIFY.px_per_mm)
         ref = player_lightness(shares, light, ref_light_fallback)
         base = float(np.dot(np.asarray(median_bgr, np.float64), [0.114, 0.587, 0.299]))
         return cell_windows(cells, [int(self.owner[c]) for c in cells], shares, light, ref, base), ref
@@ -162,12 +202,18 @@ def _piece_scorer(model: PatternModel, cells, windows):
     index = {c: i for i, c in enumerate(cells)}
     costs = model.cell_costs(windows) if len(cells) else {}
     untaught = model.untaught_cost()
+    layouts: dict = {}
 
     def score(kind, placed):
         if kind in model.pooled:  # every cell of the kind looks alike, whatever the shape
             c = sum(costs[kind][index[cell], 0] if kind in costs else untaught for cell in placed)
             return -0.5 * c, None, 1.0
-        opts = model.placements(kind, placed)
+        r0 = min(r for r, _ in placed)
+        c0 = min(c for _, c in placed)
+        key = (kind, tuple((r - r0, c - c0) for r, c in placed))
+        if key not in layouts:
+            layouts[key] = model.placements(kind, placed)
+        opts = layouts[key]
         if not opts:
             return -0.5 * untaught * len(placed), None, 1.0
         ll = []
@@ -224,17 +270,19 @@ def learn(shot: CalibrationShot) -> dict:
         H = np.diag([k, k, 1.0]) @ shot.H_px_from_mm
     else:
         H = shot.H_px_from_mm
-    raw = _board(image, H, profile)
-    median = board_median_bgr(raw)
-    models = [learn_colour(raw, [xy for p, _, xy in parsed if p[0] in ("piece", "screen") and p[1] == pl], ppm,
-                           grid.cell_mm, pl) for pl in players]
-    sand = [xy for p, _, xy in parsed if p[0] == "sand"]
+    rect = _Rectified(image, H, profile, grid)
+    raw = rect.crop
+    median = _median_bgr(rect.small)
+    models = [learn_colour(raw, [rect.to_local(xy) for p, _, xy in parsed if p[0] in ("piece", "screen") and p[1] == pl],
+                           ppm, grid.cell_mm, pl) for pl in players]
+    sand = [rect.to_local(xy) for p, _, xy in parsed if p[0] == "sand"]
     if sand:
         models.append(learn_colour(raw, sand, ppm, grid.cell_mm, "sand"))
     table = colour_table(models)
     P = len(players)
-    view = _View(raw, median, table, P, grid, terrain)
-    feats = cell_features(view.board, view.gray, view.integrals, grid, ppm)
+    view = _View(rect, median, table, P, terrain)
+    local = rect.local
+    feats = view.features()
     token_samples, sample_cells, screens = [], set(), []
     shapes = {k: v[0] for k, v in profile.get("pieces", {}).items() if v}
     for p, label, (x, y) in parsed:
@@ -248,10 +296,11 @@ def learn(shot: CalibrationShot) -> dict:
             screens.append((players.index(p[1]), screen_cells(cell, p[2], [tuple(c) for c in shapes["screen"]]), p[2]))
     empty_cells = [(r, c) for r in range(grid.rows) for c in range(grid.cols)
                    if view.owner[r, c] < 0 and terrain[r, c] != "#" and (r, c) not in sample_cells]
-    tokens = learn_tokens(feats, token_samples, empty_cells, "".join(terrain[rc] for rc in empty_cells))
+    composites = _pasted_tokens(view, table, local, feats, token_samples, empty_cells, median, terrain)
+    tokens = learn_tokens(feats, token_samples, empty_cells, "".join(terrain[rc] for rc in empty_cells), composites)
     fallback = [float(cv2.cvtColor(np.uint8([[np.clip(raw[0, 0], 0, 255)]]), cv2.COLOR_BGR2GRAY)[0, 0])] * P
     patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median)
-    template = learn_template(view.gray, [(cells, f) for _, cells, f in screens], grid, ppm)
+    template = learn_template(view.gray, [(cells, f) for _, cells, f in screens], local, ppm)
     shot.pictures[PALETTE_PICTURE] = table.reshape(-1, 256)
     return {"version": MODEL_VERSION, "decode_reduce": DECODE_REDUCE,
             "classes": {lab: int(sum(1 for _, l2, _ in parsed if l2 == lab)) for _, lab, _ in parsed},
@@ -259,10 +308,47 @@ def learn(shot: CalibrationShot) -> dict:
             "px_per_mm": ppm, "tokens": tokens.to_json(), "patterns": patterns.to_json(),
             "screen_template": template.round(5).tolist(),
             "player_gray": np.round(ref_light, 2).tolist(),
-            "sharpness": _sharpness(view.gray, grid), "palette_picture": PALETTE_PICTURE}
+            "sharpness": _sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
+            "palette_picture": PALETTE_PICTURE}
+
+
+def _pasted_tokens(view: _View, table: np.ndarray, grid: Grid, feats: np.ndarray, token_samples, empty_cells,
+                   median, terrain):
+    """Every labelled token pasted onto the calibration's typical empty backgrounds
+    (:func:`~vision.plazing_tokens.background_cells`), so a shell learned on plain sand is also
+    known on a printed resource spot. Returns [(label, features (F,))]."""
+    ppm = RECTIFY.px_per_mm
+    bgs = background_cells(feats, empty_cells)
+    boxes = grid.boxes_px(ppm, 1.0)
+    out = []
+    cut = []
+    for label, (r, c) in token_samples:
+        if label == "sand":
+            continue
+        u0, v0, u1, v1 = boxes[r, c]
+        patch = view.board[v0:v1, u0:u1]
+        cut.append((label, (u0, v0, u1, v1), patch, token_mask(patch)))
+    largest = {}
+    for label, _, _, mask in cut:
+        largest[label] = max(largest.get(label, 0), int(mask.sum()))
+    for label, (u0, v0, u1, v1), patch, mask in cut:
+        # a token barely different from the sand it lies on cannot be cut out whole (only its
+        # shadow would be pasted); a better-contrasted sample of the class teaches the backgrounds
+        if not mask.any() or mask.sum() < TOKENS.min_cut_share * largest[label]:
+            continue
+        board = view.board.copy()
+        for br, bc in bgs:
+            a0, b0, a1, b1 = boxes[br, bc]
+            h, w = min(b1 - b0, v1 - v0), min(a1 - a0, u1 - u0)
+            dst = board[b0:b0 + h, a0:a0 + w]
+            dst[mask[:h, :w]] = patch[:h, :w][mask[:h, :w]]
+        f = _View(view.rect, median, table, view.n_players, terrain, board=board).features()
+        out += [(label, f[b]) for b in bgs]
+    return out
 
 
 def _learn_patterns(profile, view: _View, screens, fallback, median):
+    """Returns (PatternModel, players' grey (P,))."""
     """Each kind's printed cell pattern from the calibration: labelled screens (their facing gives
     the rotation), and every other piece whose split by seams alone is sure
     (``PATTERN.min_teach_posterior``)."""
@@ -288,7 +374,7 @@ def _learn_patterns(profile, view: _View, screens, fallback, median):
         for r, c in cells:
             owner[r, c] = -1
     shapes = catalogue_shapes(profile)
-    seams = seam_contrasts(view.board, owner, grid, RECTIFY.px_per_mm)
+    seams = seam_contrasts(view.board, owner, view.grid, RECTIFY.px_per_mm)
     for pi, cells in groups(owner):
         split = split_group(cells, seams, shapes)
         if not split.exact or split.posterior < PATTERN.min_teach_posterior:
@@ -334,16 +420,16 @@ class _Model:
         return cls._cache[key]
 
 
-def _check_quality(raw_board: np.ndarray, view_gains: np.ndarray, model: _Model, grid: Grid) -> None:
+def _check_quality(small: np.ndarray, view_gains: np.ndarray, model: _Model, grid: Grid) -> None:
     """Refuse dark or glared photos with :func:`vision.quality.check` and blurred ones against the
     calibration's sharpness (Pech-Pacheco et al. 2000).
 
     Raises:
         UnreadableBoardError: ``too-dark``, ``glare``, ``too-blurred``.
     """
-    quality.check(raw_board, gains=view_gains)
+    quality.check(small, gains=view_gains)
     if model.sharpness > 0:
-        now = _sharpness(cv2.cvtColor(raw_board, cv2.COLOR_BGR2GRAY), grid)
+        now = _sharpness(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), grid)
         if now < QUALITY.min_sharpness_ratio * model.sharpness:
             raise UnreadableBoardError("too-blurred", f"the photo is too blurred to read (sharpness {now:.0f} against "
                                        f"{model.sharpness:.0f} at calibration); hold the camera still and refocus")
@@ -368,7 +454,7 @@ def _with_scan_marks(tokens: TokenModel, feats: np.ndarray, free: np.ndarray, te
     if not extra:
         return tokens, unseen
     return TokenModel(tokens.classes, tokens.means, np.vstack([tokens.empties] + extra), tokens.precision,
-                      tokens.empty_marks + "".join(sorted(unseen))), unseen
+                      tokens.empty_marks + "".join(sorted(unseen)), tokens.protos, tokens.proto_class), unseen
 
 
 def _largest_blob(cells, shape) -> int:
@@ -405,10 +491,11 @@ def read(photo: Photo) -> Reading:
     ppm = RECTIFY.px_per_mm
     model = _Model.of(cal)
     terrain = _terrain(photo.setup, grid)
-    raw = _board(photo.image, photo.registration.H_px_from_mm, profile)
+    rect = _Rectified(photo.image, photo.registration.H_px_from_mm, profile, grid)
     P = len(model.players)
-    view = _View(raw, model.median, model.table, P, grid, terrain)
-    _check_quality(raw, view.gains, model, grid)
+    view = _View(rect, model.median, model.table, P, terrain)
+    _check_quality(rect.small, view.gains, model, grid)
+    local = rect.local
     owner = view.owner
     placeable = terrain != "#"
     cell_conf = np.where(placeable, view.cover_p, 1.0)  # per cell, for people: every decision touching it
@@ -416,7 +503,7 @@ def read(photo: Photo) -> Reading:
     warnings: list[str] = []
 
     # tokens first: a blob of unexplained cells (an arm) refuses the photo before pieces are split
-    feats = cell_features(view.board, view.gray, view.integrals, grid, ppm)
+    feats = view.features()
     free = np.argwhere((owner < 0) & placeable)
     tokens_found = []
     unexplained = []
@@ -444,7 +531,7 @@ def read(photo: Photo) -> Reading:
 
     # pieces
     shapes = catalogue_shapes(profile)
-    seams = seam_contrasts(view.board, owner, grid, ppm)
+    seams = seam_contrasts(view.board, owner, local, ppm)
     covered = [tuple(x) for x in np.argwhere(owner >= 0).tolist()]
     windows, _ = view.windows(covered, model.player_gray, model.median)
     scorer = _piece_scorer(model.patterns, covered, windows)
@@ -461,7 +548,7 @@ def read(photo: Photo) -> Reading:
             piece = {"player": model.players[pi], "kind": kind, "cells": [list(c) for c in cs]}
             p_piece = split.posterior
             if kind == "screen":
-                piece["facing"], p_face = facing_of(view.gray, cs, model.template, grid, ppm)
+                piece["facing"], p_face = facing_of(view.gray, cs, model.template, local, ppm)
                 conf *= p_face
                 p_piece *= p_face
             pieces.append(piece)
@@ -489,7 +576,7 @@ def read(photo: Photo) -> Reading:
              "cell_confidence": {"min": round(float(cell_conf[placeable].min()), 4) if n_place else 1.0,
                                  "mean": round(float(cell_conf[placeable].mean()), 4) if n_place else 1.0,
                                  "doubtful": low[:20]}}
-    details = {"cell_conf": cell_conf, "grid": grid, "piece_conf": details_pieces, "board": raw}
+    details = {"cell_conf": cell_conf, "grid": grid, "piece_conf": details_pieces}
     return Reading(state=state, confidence=float(np.clip(confidence, 0.0, 1.0)), warnings=warnings, details=details)
 
 

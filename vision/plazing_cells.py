@@ -226,42 +226,85 @@ def label_pixels(board_bgr: np.ndarray, lut: np.ndarray, cfg: PaletteConfig = PA
     return lut[lut_index(board_bgr, cfg)]
 
 
-def player_integrals(labels: np.ndarray, n_players: int) -> list[np.ndarray]:
-    """Integral images of each player's pixel mask.
+def player_masks(labels: np.ndarray, n_players: int) -> np.ndarray:
+    """One mask per player, uint8 (H, W, n_players): 255 where the pixel is that player's colour.
 
     Args:
         labels: per-pixel labels from :func:`label_pixels`, uint8 (H, W); players are 0 … n−1.
-    Returns:
-        list of n int32 (H+1, W+1) integral images (``cv2.integral``).
     """
-    return [cv2.integral((labels == p).view(np.uint8)) for p in range(n_players)]
+    if n_players == 0:
+        return np.zeros(labels.shape + (0,), np.uint8)
+    masks = [cv2.compare(labels, p, cv2.CMP_EQ) for p in range(n_players)]
+    return cv2.merge(masks) if n_players > 1 else masks[0][..., None]
 
 
-def cover_shares(labels: np.ndarray, n_players: int, grid: Grid, px_per_mm: float,
-                 cfg: CoverConfig = COVER, integrals: list[np.ndarray] | None = None) -> np.ndarray:
+class CellBlocks:
+    """Block means over the grid: every cell cut into ``k`` × ``k`` blocks (one ``cv2.resize`` with
+    area interpolation of the grid's rectangle), so the mean over any centred square of a cell
+    whose side has the parity of ``k`` is a mean of a few block means — the same for every
+    cell, with no per-cell Python and no integral image.
+
+    Args:
+        grid: the grid in the image's own millimetres.
+        px_per_mm: resolution of the images to be summarised.
+        k: blocks per cell side (``COVER.blocks_per_cell``).
+    """
+
+    def __init__(self, grid: Grid, px_per_mm: float, k: int | None = None):
+        self.grid = grid
+        self.k = int(k or COVER.blocks_per_cell)
+        self.rect = tuple(int(round(v * px_per_mm)) for v in (
+            grid.origin_mm[0], grid.origin_mm[1], grid.origin_mm[0] + grid.cols * grid.cell_mm,
+            grid.origin_mm[1] + grid.rows * grid.cell_mm))
+        self.size = (grid.cols * self.k, grid.rows * self.k)
+
+    def blocks(self, image: np.ndarray) -> np.ndarray:
+        """Block means of ``image`` (H, W[, C]) over the grid: (rows·k, cols·k[, C]), same dtype
+        (use float32 or 0/255 masks where rounding to integers would matter)."""
+        u0, v0, u1, v1 = self.rect
+        return cv2.resize(image[v0:v1, u0:u1], self.size, interpolation=cv2.INTER_AREA)
+
+    def side(self, share: float) -> int:
+        """Blocks on the side of the centred square of ``share`` of a cell (the nearest count that
+        can be centred: same parity as k; at least 1)."""
+        n = self.k - 2 * int(round((self.k - share * self.k) / 2))
+        return int(min(max(n, 2 - self.k % 2), self.k))
+
+    def box_mean(self, blocks: np.ndarray, share: float) -> np.ndarray:
+        """Mean over each cell's centred square of side ``share`` (of a cell), from
+        :meth:`blocks`: float64 (rows, cols[, C])."""
+        n = self.side(share)
+        a = (self.k - n) // 2
+        g = self.grid
+        integ = cv2.integral(blocks, sdepth=cv2.CV_64F)
+        if integ.ndim == 2:
+            integ = integ[..., None]
+        r0 = np.arange(g.rows) * self.k + a
+        c0 = np.arange(g.cols) * self.k + a
+        r1, c1 = r0 + n, c0 + n
+        tot = (integ[r1[:, None], c1[None]] - integ[r0[:, None], c1[None]] - integ[r1[:, None], c0[None]]
+               + integ[r0[:, None], c0[None]]) / float(n * n)
+        return tot if blocks.ndim == 3 else tot[..., 0]
+
+
+def cover_shares(player_blocks: np.ndarray, cells: CellBlocks, cfg: CoverConfig = COVER) -> np.ndarray:
     """Share of each cell's ring (central square minus its core) in each player's colour.
 
     The core is left out: dots and squares printed on pieces, and tokens standing on sand,
     sit in the middle of a cell.
 
     Args:
-        labels: per-pixel labels from :func:`label_pixels`, uint8 (H, W); players are labels
-            0 … n_players−1.
-        n_players: number of player colours.
-        grid: board grid.
-        px_per_mm: resolution of ``labels``.
-        integrals: the players' mask integrals (:func:`player_integrals`) when already computed.
+        player_blocks: block means of :func:`player_masks` (:meth:`CellBlocks.blocks`), uint8
+            (rows·k, cols·k, n_players), 255 = all of the block in that colour.
+        cells: the block layout.
     Returns:
         float64 (rows, cols, n_players) in [0, 1].
     """
-    outer = grid.boxes_px(px_per_mm, cfg.inner_share)
-    hole = grid.boxes_px(px_per_mm, cfg.hole_share)
-    area = np.maximum(box_areas(outer, labels.shape) - box_areas(hole, labels.shape), 1.0)
-    integrals = integrals if integrals is not None else player_integrals(labels, n_players)
-    out = np.zeros((grid.rows, grid.cols, n_players))
-    for p, integ in enumerate(integrals):
-        out[..., p] = (box_sums(integ, outer) - box_sums(integ, hole)) / area
-    return out
+    n_out, n_in = cells.side(cfg.inner_share), cells.side(cfg.hole_share)
+    outer = cells.box_mean(player_blocks, cfg.inner_share) * n_out ** 2
+    hole = cells.box_mean(player_blocks, cfg.hole_share) * n_in ** 2
+    out = (outer - hole) / max(n_out ** 2 - n_in ** 2, 1) / 255.0
+    return out.reshape(cells.grid.rows, cells.grid.cols, -1)
 
 
 def cover_posteriors(shares: np.ndarray, cfg: CoverConfig = COVER):

@@ -18,9 +18,12 @@ class RectifyConfig:
     #: JPEG decoded at 1/decode_reduce size (``cv2.IMREAD_REDUCED_COLOR_2``): a 1920 px photo
     #: still gives ≈1.45 px/mm on a 46 cm board, and decoding is faster.
     decode_reduce: int = 2
-    #: Resolution of the rectified board (px per mm). 1.5 → a 20 mm cell is 30 px, about what the
+    #: Resolution of the rectified grid (px per mm). 1.5 → a 20 mm cell is 30 px, about what the
     #: half-size photo resolves.
     px_per_mm: float = 1.5
+    #: Band around the grid that is rectified with it (mm): seams and patterns of pieces on the
+    #: outer cells look a few mm beyond them.
+    margin_mm: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -44,11 +47,15 @@ class PaletteConfig:
 class CoverConfig:
     """Stage 3: which cells a player's pieces cover."""
 
+    #: Each cell is summarised by ``blocks_per_cell``² block means; every square below is a
+    #: whole number of blocks of the same parity (shares are rounded to it). 15 → 2 px blocks at
+    #: 1.5 px/mm (a fast, exact 2×2 area reduction).
+    blocks_per_cell: int = 15
     #: Central square of a cell used to measure cover (share of the cell side); the margin
     #: tolerates pieces a few mm off the grid.
     inner_share: float = 0.85
     #: Central square left out of the cover measure (printed decorations, tokens): share of a cell.
-    hole_share: float = 0.55
+    hole_share: float = 0.6
     #: Share of the inner square in one player's colour above which the cell is covered.
     covered_share: float = 0.33
     #: Logistic slope of the cover posterior around ``covered_share`` (per unit share).
@@ -82,6 +89,9 @@ class SeamConfig:
     max_exact_cells: int = 24
     #: Most tilings enumerated per group.
     max_tilings: int = 4000
+    #: Placements whose log-likelihood per cell is this much below the best placement over one of
+    #: their cells are left out of the enumeration (their tilings have posterior < e^-20).
+    prune_per_cell: float = 20.0
 
 
 @dataclass(frozen=True)
@@ -134,17 +144,30 @@ class TokenConfig:
     centre_share: float = 0.3
     #: Floor added to the pooled feature covariance's diagonal (feature units²).
     covariance_floor: float = 6.0
+    #: Relative drift of brightness between shots and across the board that the global
+    #: illumination normalisation leaves (a standard deviation, share of the typical brightness).
+    brightness_drift: float = 0.05
     #: A token claimed at more than this Mahalanobis distance from its class is "unexplained".
-    max_distance: float = 6.0
-    #: Posterior odds are tempered by this factor (features are correlated; the classifier's
-    #: raw posteriors are overconfident in both directions).
-    temperature: float = 1.0
+    max_distance: float = 10.0
+    #: A pixel belongs to a token (for pasting calibration tokens onto other backgrounds) when its
+    #: colour differs from the cell's background by this share of the token's own contrast …
+    token_share_of_contrast: float = 0.4
+    #: … and by at least this much (BGR levels, above JPEG noise).
+    token_contrast_bgr: float = 10.0
+    #: Typical empty backgrounds (k-means medoids) every labelled token is pasted onto.
+    background_kinds: int = 5
+    #: A labelled token whose cut-out is smaller than this share of its class's largest cut-out
+    #: is not pasted (it was cut out only in part).
+    min_cut_share: float = 0.5
 
 
 @dataclass(frozen=True)
 class QualityConfig:
     """Stage 0/6: refusing photos that cannot be read (exit 3)."""
 
+    #: Resolution of the small whole-board view used for the photo checks and the lighting
+    #: reference (px per mm).
+    px_per_mm: float = 0.75
     #: Sharpness of the rectified board relative to the calibration's below which it is blurred.
     min_sharpness_ratio: float = 0.35
     #: Share of placeable cells that no class explains above which the view is blocked.
@@ -160,9 +183,6 @@ class RegisterConfig:
 
     #: The moved-board alignment runs on the calibration reference shrunk by this extra factor.
     coarse_factor: int = 2
-    #: ECC iterations and convergence threshold.
-    iterations: int = 40
-    epsilon: float = 1e-4
 
 
 RECTIFY = RectifyConfig()

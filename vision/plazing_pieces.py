@@ -167,18 +167,17 @@ def seam_probability(contrast_bgr, cfg: SeamConfig = SEAM):
 # printed patterns
 
 
-def pattern_maps(labels: np.ndarray, gray: np.ndarray, n_players: int, grid: Grid, px_per_mm: float,
-                 cfg: PatternConfig = PATTERN):
+def pattern_maps(masks: np.ndarray, gray: np.ndarray, grid: Grid, px_per_mm: float, cfg: PatternConfig = PATTERN):
     """Block maps of the grid for the pattern model.
 
     Args:
-        labels: per-pixel palette labels, uint8 (H, W); players 0 … n_players−1.
+        masks: the players' colour masks, uint8 (H, W, P), 255 = that player's colour
+            (:func:`vision.plazing_cells.player_masks`).
         gray: illumination-normalised grey board, uint8 (H, W).
-        n_players: number of player colours.
-        grid: board grid; px_per_mm: resolution of ``labels`` and ``gray``.
+        grid: the grid in the image's millimetres; px_per_mm: resolution of ``masks`` and ``gray``.
     Returns:
-        ``(shares, light)``: float32 (n_players, rows·B + 2m, cols·B + 2m) share of each block in
-        each player's colour, and float32 (rows·B + 2m, cols·B + 2m) mean grey of each block, with
+        ``(shares, light)``: float32 (P, rows·B + 2m, cols·B + 2m) share of each block in each
+        player's colour, and float32 (rows·B + 2m, cols·B + 2m) mean grey of each block, with
         B = ``cfg.blocks`` blocks per cell side and m = ``cfg.max_shift_blocks`` extra blocks
         around the grid.
     """
@@ -191,10 +190,13 @@ def pattern_maps(labels: np.ndarray, gray: np.ndarray, n_players: int, grid: Gri
     H, W = gray.shape
     u0, v0, u1, v1 = max(int(round(x0)), 0), max(int(round(y0)), 0), min(int(round(x1)), W), min(int(round(y1)), H)
     size = (grid.cols * B + 2 * cfg.max_shift_blocks, grid.rows * B + 2 * cfg.max_shift_blocks)
-    lab = labels[v0:v1, u0:u1]
-    shares = np.stack([cv2.resize((lab == p).astype(np.float32), size, interpolation=cv2.INTER_AREA)
-                       for p in range(n_players)]) if n_players else np.zeros((0, size[1], size[0]), np.float32)
-    light = cv2.resize(gray[v0:v1, u0:u1].astype(np.float32), size, interpolation=cv2.INTER_AREA)
+    P = masks.shape[2]
+    if P:
+        sm = cv2.resize(masks[v0:v1, u0:u1], size, interpolation=cv2.INTER_AREA).reshape(size[1], size[0], P)
+        shares = np.moveaxis(sm, -1, 0).astype(np.float32) / 255.0
+    else:
+        shares = np.zeros((0, size[1], size[0]), np.float32)
+    light = cv2.resize(gray[v0:v1, u0:u1], size, interpolation=cv2.INTER_AREA).astype(np.float32)
     return shares, light
 
 
@@ -227,17 +229,20 @@ def cell_windows(cells, owner_of, shares: np.ndarray, light: np.ndarray, ref_lig
         (a piece turned k quarter turns clockwise looks canonical again).
     """
     B = cfg.blocks
-    m = cfg.max_shift_blocks
-    n = B + 2 * m
-    out = np.zeros((len(cells), 4, 2, n, n), np.float32)
-    for i, ((r, c), p) in enumerate(zip(cells, owner_of)):
-        share = shares[p, r * B:r * B + n, c * B:c * B + n]
-        w0 = 1.0 - share
-        w1 = (light[r * B:r * B + n, c * B:c * B + n] - share * ref_light[p] - w0 * base_light) / cfg.lightness_scale
-        w = np.stack([w0, w1])
-        for k in range(4):
-            out[i, k] = np.rot90(w, k, axes=(1, 2))
-    return out
+    n = B + 2 * cfg.max_shift_blocks
+    if not len(cells):
+        return np.zeros((0, 4, 2, n, n), np.float32)
+    rc = np.asarray(cells, np.int64).reshape(-1, 2)
+    rows = rc[:, :1] * B + np.arange(n)[None]  # (N, n)
+    cols = rc[:, 1:] * B + np.arange(n)[None]
+    p = np.asarray(owner_of, np.int64)
+    share = shares[p[:, None, None], rows[:, :, None], cols[:, None, :]]
+    lit = light[rows[:, :, None], cols[:, None, :]]
+    ref = np.asarray(ref_light, np.float32)[p][:, None, None]
+    w0 = 1.0 - share
+    w1 = (lit - share * ref - w0 * np.float32(base_light)) / np.float32(cfg.lightness_scale)
+    w = np.stack([w0, w1], axis=1).astype(np.float32)  # (N, 2, n, n)
+    return np.stack([np.rot90(w, k, axes=(2, 3)) for k in range(4)], axis=1)
 
 
 def _shift_costs(windows: np.ndarray, means: np.ndarray, sds: np.ndarray, cfg: PatternConfig) -> np.ndarray:
@@ -474,26 +479,35 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
         print's log-likelihood; posterior = softmax over all tilings (at most ``cfg.max_tilings``).
     """
     order = sorted(cells)
-    edges = [(e, s) for e, s in seams.items() if e[0] in cells and e[1] in cells]
     if len(order) > cfg.max_exact_cells:
         return Split(pieces=[("unknown", order, None, 1.0)], posterior=0.0, exact=False)
-    p_seam = {e: float(np.clip(seam_probability(s, cfg), 1e-6, 1 - 1e-6)) for e, s in edges}
+    p_seam = {e: float(np.clip(seam_probability(v, cfg), 1e-6, 1 - 1e-6))
+              for e, v in seams.items() if e[0] in cells and e[1] in cells}
     base = sum(np.log(p) for p in p_seam.values())
     table = _placement_table(order, shapes)
-    scored = {}
-
-    def place_score(kind, placed):
-        key = (kind, tuple(placed))
-        if key not in scored:
+    # score every placement once: seams joined inside it, and its print
+    info = {}
+    for row in table:
+        for mask, kind, placed in row:
             inside = set(placed)
-            s = sum(np.log(1 - p) - np.log(p) for e, p in p_seam.items() if e[0] in inside and e[1] in inside)
+            sc = sum(np.log(1 - p) - np.log(p) for e, p in p_seam.items() if e[0] in inside and e[1] in inside)
             face, pf = None, 1.0
             if piece_score is not None:
                 ll, face, pf = piece_score(kind, placed)
-                s += ll
-            scored[key] = (s, face, pf)
-        return scored[key]
-
+                sc += ll
+            info[mask, kind] = (float(sc), face, pf)
+    # a placement that explains its cells far worse (per cell) than another placement over one of
+    # them cannot be part of a tiling worth counting (posterior < e^-prune): left out
+    best = np.full(len(order), -np.inf)
+    for row in table:
+        for mask, kind, placed in row:
+            per = info[mask, kind][0] / len(placed)
+            for i in range(len(order)):
+                if mask >> i & 1:
+                    best[i] = max(best[i], per)
+    kept = [[(mask, kind, placed, info[mask, kind][0]) for mask, kind, placed in row
+             if all(info[mask, kind][0] / len(placed) >= best[i] - cfg.prune_per_cell
+                    for i in range(len(order)) if mask >> i & 1)] for row in table]
     results = []
     full = (1 << len(order)) - 1
 
@@ -504,23 +518,22 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
             results.append((score, list(chosen)))
             return
         i = (free & -free).bit_length() - 1
-        for mask, kind, placed in table[i]:
+        for mask, kind, placed, sc in kept[i]:
             if mask & free == mask:
-                s, _, _ = place_score(kind, placed)
-                chosen.append((kind, placed))
-                rec(free & ~mask, chosen, score + s)
+                chosen.append((mask, kind, placed))
+                rec(free & ~mask, chosen, score + sc)
                 chosen.pop()
 
     rec(full, [], 0.0)
     if not results:
         return Split(pieces=[("unknown", order, None, 1.0)], posterior=0.0, exact=False)
-    scores = np.array([s for s, _ in results]) + base
+    scores = np.array([sc for sc, _ in results]) + base
     ranking = np.argsort(-scores)
-    best = int(ranking[0])
+    top = int(ranking[0])
     post = np.exp(scores - scores.max())
-    pieces = [(kind, placed) + place_score(kind, placed)[1:] for kind, placed in results[best][1]]
-    runner = [(k, p) for k, p in results[int(ranking[1])][1]] if len(results) > 1 else None
-    return Split(pieces=pieces, posterior=float(post[best] / post.sum()), runner_up=runner)
+    pieces = [(kind, placed) + info[mask, kind][1:] for mask, kind, placed in results[top][1]]
+    runner = [(k, p) for _, k, p in results[int(ranking[1])][1]] if len(results) > 1 else None
+    return Split(pieces=pieces, posterior=float(post[top] / post.sum()), runner_up=runner)
 
 
 def groups(owner: np.ndarray) -> list[tuple[int, set[Cell]]]:

@@ -76,33 +76,55 @@ def learn_template(board_L: np.ndarray, labelled, grid: Grid, px_per_mm: float,
     return t / n if n > 1e-9 else t
 
 
-def _shifted_correlation(prof: np.ndarray, template: np.ndarray, max_shift: int) -> float:
-    """Best correlation of two normalised profiles over shifts of ±max_shift bins (a screen a few
-    mm off its cells), each overlap renormalised."""
-    best = -1.0
-    n = len(prof)
-    for k in range(-max_shift, max_shift + 1):
-        x = prof[max(k, 0):n + min(k, 0)]
-        y = template[max(-k, 0):n + min(-k, 0)]
-        x = x - x.mean()
-        y = y - y.mean()
-        d = np.linalg.norm(x) * np.linalg.norm(y)
-        if d > 1e-9:
-            best = max(best, float(x @ y / d))
-    return best
+def _shift_tables(template: np.ndarray, max_shift: int):
+    """For each shift k in −max_shift…max_shift: the overlap mask W (2m+1, n) over the profile's
+    bins and the template moved by k (zeros outside the overlap), T (2m+1, n)."""
+    n = len(template)
+    ks = np.arange(-max_shift, max_shift + 1)
+    idx = np.arange(n)[None, :] - ks[:, None]  # template bin matched to profile bin i at shift k
+    W = ((idx >= 0) & (idx < n)).astype(np.float64)
+    T = np.where(W > 0, template[np.clip(idx, 0, n - 1)], 0.0)
+    return W, T
+
+
+def _shifted_correlation(profs: np.ndarray, template: np.ndarray, max_shift: int) -> np.ndarray:
+    """Best correlation of profiles with the template over shifts of ±max_shift bins (a screen a
+    few mm off its cells), each overlap renormalised.
+
+    Args:
+        profs: float64 (K, n) normalised profiles; template: float64 (n,).
+    Returns:
+        float64 (K,) best correlation in [−1, 1] (−1 when undefined).
+    """
+    W, T = _shift_tables(template, max_shift)
+    cnt = W.sum(axis=1)
+    xm = (profs[:, None, :] * W).sum(-1) / cnt
+    ym = (T * W).sum(-1) / cnt
+    xc = (profs[:, None, :] - xm[..., None]) * W
+    yc = (T - ym[:, None]) * W
+    den = np.sqrt((xc ** 2).sum(-1) * (yc ** 2).sum(-1)[None])
+    corr = np.where(den > 1e-9, (xc * yc[None]).sum(-1) / np.maximum(den, 1e-12), -1.0)
+    return corr.max(axis=1)
 
 
 def facing_of(board_L: np.ndarray, cells, template: np.ndarray, grid: Grid, px_per_mm: float,
               cfg: FacingConfig = FACING) -> tuple[str, float]:
     """Facing of one screen.
 
+    Args:
+        board_L: rectified grey board (uint8 or float32, (H, W)).
+        cells: the screen's cells [(row, col), …].
+        template: learned cross-profile (:func:`learn_template`), float64 (bins,).
+        grid: board grid; px_per_mm: resolution of ``board_L``.
     Returns:
         (facing, probability): the direction whose turned profile correlates best with the
-        template (best over small shifts); probability logistic in the difference of the two correlations.
+        template (best over small shifts); probability logistic in the difference of the two
+        correlations (0.5 when no screen was labelled at calibration).
     """
     a, b = long_axis_facings(cells)
-    ca = _shifted_correlation(profile(board_L, cells, a, grid, px_per_mm, cfg), template, cfg.max_shift_bins)
-    cb = _shifted_correlation(profile(board_L, cells, b, grid, px_per_mm, cfg), template, cfg.max_shift_bins)
+    pa = profile(board_L, cells, a, grid, px_per_mm, cfg)
+    profs = np.stack([pa, pa[::-1]])  # turning the screen half round reverses its cross-profile
+    ca, cb = _shifted_correlation(profs, np.asarray(template, np.float64), cfg.max_shift_bins)
     p = 1.0 / (1.0 + np.exp(-cfg.posterior_slope * abs(ca - cb)))
     return (a if ca >= cb else b), float(p)
 

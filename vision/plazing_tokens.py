@@ -18,39 +18,55 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.plazing_cells import Grid, box_areas, box_sums
+from vision.plazing_cells import CellBlocks
 from vision.plazing_config import TOKENS, TokenConfig
 
 EMPTY = "empty"
+#: Chromaticity (a share in [0, 1]) is scaled to grey-level-like units.
+CHROMA_SCALE = 255.0
 
 
-def cell_features(board_bgr: np.ndarray, gray: np.ndarray, integrals, grid: Grid, px_per_mm: float,
+def BRIGHTNESS_FEATURES(n_features: int) -> tuple[int, int]:  # noqa: N802 - a constant of the layout
+    """Indexes of the two brightness features in a feature vector of length ``n_features``
+    (:func:`cell_features`: first of the core, first of the centre, the centre's 3 come last)."""
+    return (0, n_features - 3)
+
+
+def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.ndarray, cells: CellBlocks,
                   cfg: TokenConfig = TOKENS) -> np.ndarray:
     """Token features of every cell's central square, on exact colour values.
 
     Args:
         board_bgr: rectified, illumination-normalised board, BGR uint8 (H, W, 3).
         gray: the same board in grey, uint8 (H, W).
-        integrals: integral images of each player's pixel mask
-            (:func:`vision.plazing_cells.player_integrals`). The sand colour's share is left
-            out: it swings with lighting near the sand/beige boundary.
-        grid: board grid; px_per_mm: resolution.
+        player_blocks: block means of the players' colour masks (uint8 (rows·k, cols·k, P),
+            :func:`vision.plazing_cells.player_masks` through ``cells.blocks``). The sand
+            colour's share is left out: it swings with lighting near the sand/beige boundary.
+        cells: block layout of the grid (:class:`vision.plazing_cells.CellBlocks`).
     Returns:
-        float64 (rows, cols, 10 + n_players): mean B, G, R, sd B, G, R, mean gradient of grey,
-        player-colour shares·100 over the central square, then mean B, G, R of a smaller centre
-        square (the token itself rather than what it lies on).
+        float64 (rows, cols, 10 + n_players): brightness and chromaticity of the mean colour
+        (:func:`_bright_chroma`), sd B, G, R, mean gradient of grey, player-colour shares·100 over
+        the central square, then brightness and chromaticity of a smaller centre square (the
+        token itself rather than what it lies on).
     """
-    boxes = grid.boxes_px(px_per_mm, cfg.core_share)
-    area = box_areas(boxes, board_bgr.shape)[..., None]
-    s, sq = cv2.integral2(board_bgr, sdepth=cv2.CV_32F, sqdepth=cv2.CV_64F)
-    mean = box_sums(s, boxes) / area
-    var = np.maximum(box_sums(sq, boxes) / area - mean ** 2, 0.0)
+    f = board_bgr.astype(np.float32)
+    bgr = cells.blocks(f)
+    sq = cells.blocks(cv2.multiply(f, f))
+    mean = cells.box_mean(bgr, cfg.core_share)
+    var = np.maximum(cells.box_mean(sq, cfg.core_share) - mean ** 2, 0.0)
     grad = cv2.magnitude(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
-    g = box_sums(cv2.integral(grad), boxes)[..., None] / area
-    shares = [box_sums(integ, boxes)[..., None] / area * 100.0 for integ in integrals]
-    centre = grid.boxes_px(px_per_mm, cfg.centre_share)
-    cmean = box_sums(s, centre) / box_areas(centre, board_bgr.shape)[..., None]
-    return np.concatenate([mean, np.sqrt(var), g / 4.0] + shares + [cmean], axis=-1)
+    g = cells.box_mean(cells.blocks(grad), cfg.core_share)[..., None]
+    shares = cells.box_mean(player_blocks, cfg.core_share).reshape(mean.shape[:2] + (-1,)) / 255.0 * 100.0
+    cmean = cells.box_mean(bgr, cfg.centre_share)
+    return np.concatenate([_bright_chroma(mean), np.sqrt(var), g / 4.0, shares, _bright_chroma(cmean)], axis=-1)
+
+
+def _bright_chroma(bgr: np.ndarray) -> np.ndarray:
+    """Mean B, G, R (..., 3) → brightness (mean of the channels) and chromaticity b, r (shares of
+    B and R in B+G+R, ×100 by :data:`CHROMA_SCALE`): a darker print of the same colour moves
+    only the brightness."""
+    total = np.maximum(bgr.sum(axis=-1, keepdims=True), 1.0)
+    return np.concatenate([total / 3.0, bgr[..., :1] / total * CHROMA_SCALE, bgr[..., 2:] / total * CHROMA_SCALE], axis=-1)
 
 
 @dataclass
@@ -63,6 +79,9 @@ class TokenModel:
         empties: float64 (E, F) empty-cell prototypes.
         empty_marks: terrain character of each prototype's cell ('.', '+', '-', 'x').
         precision: float64 (F, F) inverse pooled covariance.
+        protos: float64 (M, F) extra prototypes of the classes: each labelled token pasted onto
+            the typical empty backgrounds of the calibration shot (plain sand, printed spots …).
+        proto_class: int (M,) class index of each extra prototype.
     """
 
     classes: list[str]
@@ -70,21 +89,28 @@ class TokenModel:
     empties: np.ndarray
     precision: np.ndarray
     empty_marks: str = ""
+    protos: np.ndarray | None = None
+    proto_class: np.ndarray | None = None
 
     def to_json(self) -> dict:
+        protos = self.protos if self.protos is not None else np.zeros((0, self.means.shape[1]))
+        which = self.proto_class if self.proto_class is not None else np.zeros(0, int)
         return {"classes": self.classes, "means": self.means.round(4).tolist(),
                 "empties": self.empties.round(3).tolist(), "precision": self.precision.tolist(),
-                "empty_marks": self.empty_marks}
+                "empty_marks": self.empty_marks, "protos": protos.round(3).tolist(),
+                "proto_class": [int(x) for x in which]}
 
     @classmethod
     def from_json(cls, d: dict) -> "TokenModel":
+        F = len(d["precision"])
         return cls(list(d["classes"]), np.array(d["means"], np.float64).reshape(len(d["classes"]), -1),
                    np.array(d["empties"], np.float64), np.array(d["precision"], np.float64),
-                   d.get("empty_marks", ""))
+                   d.get("empty_marks", ""), np.array(d.get("protos", []), np.float64).reshape(-1, F),
+                   np.array(d.get("proto_class", []), int))
 
 
 def learn_tokens(feats: np.ndarray, samples: list[tuple[str, tuple[int, int]]], empty_cells: list[tuple[int, int]],
-                 marks: str = "", cfg: TokenConfig = TOKENS) -> TokenModel:
+                 marks: str = "", composites=(), cfg: TokenConfig = TOKENS) -> TokenModel:
     """Learn token classes and empty prototypes.
 
     Args:
@@ -92,6 +118,8 @@ def learn_tokens(feats: np.ndarray, samples: list[tuple[str, tuple[int, int]]], 
         samples: (label, (row, col)) of labelled tokens (and ``sand`` → empty).
         empty_cells: free cells holding no labelled token (become empty prototypes).
         marks: terrain character of each empty cell ('.' when unknown).
+        composites: (label, feature vector (F,)) of labelled tokens pasted onto other backgrounds
+            (:func:`paste_token`); they become extra prototypes of their class.
     Returns:
         :class:`TokenModel`. The pooled covariance comes from the empty prototypes and the
         token samples around their class means, plus ``cfg.covariance_floor`` on the diagonal.
@@ -103,13 +131,83 @@ def learn_tokens(feats: np.ndarray, samples: list[tuple[str, tuple[int, int]]], 
     empties = np.array(empties) if empties else np.zeros((0, F))
     means = np.array([groups[k].mean(axis=0) for k in classes]) if classes else np.zeros((0, F))
     resid = [g - g.mean(axis=0) for g in groups.values() if len(g) > 1]
-    if len(empties) > 1:
-        resid.append(empties - np.median(empties, axis=0))
+    for k in classes:  # a token seen on other backgrounds: how much its look varies with what it lies on
+        pasted = np.array([f for lab, f in composites if lab == k]).reshape(-1, F)
+        if len(pasted):
+            allk = np.vstack([groups[k], pasted])
+            resid.append(allk - allk.mean(axis=0))
+    if len(empties) > 2:
+        # empty sand is several looks (plain, printed spots, marks): its noise is the difference
+        # to the most similar other empty cell (÷√2 for two noisy samples), not the spread of all
+        d = ((empties[:, None, :] - empties[None, :, :]) ** 2).sum(-1)
+        np.fill_diagonal(d, np.inf)
+        resid.append((empties - empties[d.argmin(axis=1)]) / np.sqrt(2.0))
     R = np.concatenate(resid) if resid else np.zeros((0, F))
     cov = (R.T @ R / max(len(R) - 1, 1)) if len(R) else np.zeros((F, F))
-    cov = 0.5 * np.diag(np.diag(cov)) + 0.5 * cov + np.eye(F) * cfg.covariance_floor
+    cov = np.diag(np.diag(cov)) + np.eye(F) * cfg.covariance_floor
+    # brightness drifts with the light from shot to shot and across the board (the global
+    # normalisation removes only the mean): a floor proportional to the typical brightness
+    typical = float(np.median(empties[:, 0])) if len(empties) else 128.0
+    for i in BRIGHTNESS_FEATURES(F):
+        cov[i, i] += (cfg.brightness_drift * typical) ** 2
     marks = (marks or "." * len(empty_cells)) + "." * sum(1 for lab, _ in samples if lab == "sand")
-    return TokenModel(classes, means, empties, np.linalg.inv(cov), marks)
+    comp = [(classes.index(lab), f) for lab, f in composites if lab in classes]
+    protos = np.array([f for _, f in comp]).reshape(-1, F)
+    return TokenModel(classes, means, empties, np.linalg.inv(cov), marks, protos, np.array([k for k, _ in comp], int))
+
+
+def token_mask(patch_bgr: np.ndarray, cfg: TokenConfig = TOKENS) -> np.ndarray:
+    """Pixels of a token standing in a cell: those that differ from the cell's background colour.
+
+    Args:
+        patch_bgr: the cell cut out of the rectified, normalised board, BGR uint8 (h, w, 3).
+    Returns:
+        bool (h, w): pixels whose colour is farther from the background (median of the patch's
+        outer border) than ``cfg.token_share_of_contrast`` of the token's own contrast (the 98th
+        percentile in the centre) and at least ``cfg.token_contrast_bgr``; only the connected
+        parts that reach the centre square (not printed lines at the cell's edge).
+    """
+    border = np.concatenate([patch_bgr[0], patch_bgr[-1], patch_bgr[:, 0], patch_bgr[:, -1]]).astype(np.float32)
+    bg = np.median(border, axis=0)
+    d = np.linalg.norm(patch_bgr.astype(np.float32) - bg, axis=-1)
+    h, w = d.shape
+    cy0, cy1 = int(h * (1 - cfg.core_share) / 2), int(h * (1 + cfg.core_share) / 2)
+    cx0, cx1 = int(w * (1 - cfg.core_share) / 2), int(w * (1 + cfg.core_share) / 2)
+    peak = float(np.percentile(d[cy0:cy1, cx0:cx1], 98)) if cy1 > cy0 and cx1 > cx0 else 0.0
+    thr = max(cfg.token_contrast_bgr, cfg.token_share_of_contrast * peak)
+    m = (d > thr).astype(np.uint8)
+    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    n, lab = cv2.connectedComponents(m, connectivity=8)
+    keep = np.zeros(n, bool)
+    keep[np.unique(lab[cy0:cy1, cx0:cx1])] = True
+    keep[0] = False
+    return keep[lab]
+
+
+def background_cells(feats: np.ndarray, cells: list[tuple[int, int]], cfg: TokenConfig = TOKENS) -> list[tuple[int, int]]:
+    """A few typical empty cells: the medoids of a k-means clustering (seeded) of the empty
+    cells' features (plain sand, printed resource spots, ± marks …).
+
+    Args:
+        feats: float64 (rows, cols, F); cells: the empty cells to choose from.
+    Returns:
+        up to ``cfg.background_kinds`` cells.
+    """
+    if not cells:
+        return []
+    X = np.array([feats[c] for c in cells], np.float32)
+    k = min(cfg.background_kinds, len(cells))
+    if k < 2:
+        return [cells[0]]
+    cv2.setRNGSeed(0)
+    _, lab, centres = cv2.kmeans(X, k, None, (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 50, 1e-3), 3,
+                                 cv2.KMEANS_PP_CENTERS)
+    out = []
+    for j in range(k):
+        idx = np.flatnonzero(lab.ravel() == j)
+        if len(idx):
+            out.append(cells[int(idx[np.argmin(np.linalg.norm(X[idx] - centres[j], axis=1))])])
+    return out
 
 
 def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOKENS):
@@ -119,8 +217,8 @@ def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOK
         feats: float64 (N, F) features of the cells to classify.
     Returns:
         ``(labels, prob, distance)``: list of N names; float64 (N,) posterior of the choice
-        (softmax over −d²/2 of the empty prototype nearest and of every class); float64 (N,)
-        Mahalanobis distance to the chosen class.
+        (softmax over −d²/2 of the empty prototype nearest and of every class, each class at its
+        nearest prototype); float64 (N,) Mahalanobis distance to the chosen class.
     """
     W = np.linalg.cholesky(model.precision)  # precision = W Wᵀ, so d² = |(x − m) W|²
 
@@ -133,6 +231,12 @@ def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOK
     de = d2(feats, model.empties).min(axis=1, initial=np.inf)[:, None] if len(model.empties) else \
         np.full((len(feats), 1), 1e6)
     dk = d2(feats, model.means)
+    if model.protos is not None and len(model.protos):
+        dp = d2(feats, model.protos)
+        for k in range(len(model.classes)):
+            sel = model.proto_class == k
+            if sel.any():
+                dk[:, k] = np.minimum(dk[:, k], dp[:, sel].min(axis=1))
     D = np.concatenate([de, dk], axis=1)
     logp = -0.5 * (D - D.min(axis=1, keepdims=True))
     post = np.exp(logp)

@@ -41,11 +41,23 @@ QUALITY = QualityConfig()
 def sharpness(gray: np.ndarray, mask: np.ndarray | None = None) -> float:
     """Variance of the Laplacian of a grey uint8 (H, W) image, optionally over a bool mask (H, W)."""
     lap = cv2.Laplacian(gray, cv2.CV_32F, ksize=3)
-    return float(lap[mask].var() if mask is not None and mask.any() else lap.var())
+    if mask is not None and mask.any():
+        _, sd = cv2.meanStdDev(lap, mask=mask.astype(np.uint8))
+    else:
+        _, sd = cv2.meanStdDev(lap)
+    return float(sd[0, 0]) ** 2
+
+
+def glare_fraction(bgr: np.ndarray, mask: np.ndarray, cfg: QualityConfig = QUALITY) -> float:
+    """Share of the masked pixels (bool (H, W)) of a BGR uint8 image with every channel ≥ ``cfg.saturated``."""
+    sat = cv2.inRange(bgr, (cfg.saturated,) * 3, (255, 255, 255))
+    n = cv2.countNonZero(mask.astype(np.uint8))
+    return float(cv2.countNonZero(cv2.bitwise_and(sat, sat, mask=mask.astype(np.uint8)))) / max(n, 1)
 
 
 def check(board_bgr: np.ndarray, *, gains=None, board_mask: np.ndarray | None = None,
-          reference: np.ndarray | None = None, cfg: QualityConfig = QUALITY) -> dict:
+          reference: np.ndarray | None = None, reference_figures: dict | None = None,
+          cfg: QualityConfig = QUALITY) -> dict:
     """Refuse a photo that is too dark, glared or blurred.
 
     Args:
@@ -53,6 +65,8 @@ def check(board_bgr: np.ndarray, *, gains=None, board_mask: np.ndarray | None = 
         gains: per-channel gains (3,) that map this photo's lighting onto the calibration's, or None.
         board_mask: bool (H, W) of the pixels to judge (e.g. not under a cloth), or None for all.
         reference: the same view at calibration (e.g. the rectified empty board), BGR uint8, same shape.
+        reference_figures: ``{"glare", "sharpness"}`` of the reference measured once (a reader may
+            cache them; then ``reference`` is not looked at again), or None.
     Returns:
         The measured figures ``{"gain", "gray", "glare", "sharpness", "sharpness_ref"}``.
     Raises:
@@ -62,22 +76,23 @@ def check(board_bgr: np.ndarray, *, gains=None, board_mask: np.ndarray | None = 
         raise ValueError("expected a BGR uint8 image")
     mask = board_mask if board_mask is not None and board_mask.any() else np.ones(board_bgr.shape[:2], bool)
     gray = cv2.cvtColor(board_bgr, cv2.COLOR_BGR2GRAY)
-    figures = {"gain": float(np.max(gains)) if gains is not None else 1.0, "gray": float(np.median(gray[mask]))}
+    figures = {"gain": float(np.max(gains)) if gains is not None else 1.0,
+               "gray": float(np.median(gray[::2, ::2][mask[::2, ::2]]))}
     if figures["gray"] < cfg.min_gray or figures["gain"] > cfg.max_gain:
         raise UnreadableBoardError("too-dark", f"the board is too dark to read (median grey {figures['gray']:.0f}, "
                                    f"{figures['gain']:.1f}x darker than at calibration); add light")
-    sat = (board_bgr.min(axis=2) >= cfg.saturated) & mask
-    glare = float(sat.mean() / max(mask.mean(), 1e-6))
-    if reference is not None:
-        ref_sat = (reference.min(axis=2) >= cfg.saturated) & mask
-        glare -= float(ref_sat.mean() / max(mask.mean(), 1e-6))
+    ref = reference_figures
+    if ref is None and reference is not None:
+        ref = {"glare": glare_fraction(reference, mask, cfg),
+               "sharpness": sharpness(cv2.cvtColor(reference, cv2.COLOR_BGR2GRAY), mask)}
+    glare = glare_fraction(board_bgr, mask, cfg) - (ref["glare"] if ref else 0.0)
     figures["glare"] = glare
     if glare > cfg.max_glare_fraction:
         raise UnreadableBoardError("glare", f"{glare:.0%} of the board is blown out by glare; "
                                    "move the lamp or shade the board")
     figures["sharpness"] = sharpness(gray, mask)
-    if reference is not None:
-        figures["sharpness_ref"] = sharpness(cv2.cvtColor(reference, cv2.COLOR_BGR2GRAY), mask)
+    if ref is not None:
+        figures["sharpness_ref"] = ref["sharpness"]
         if figures["sharpness"] < cfg.min_sharpness_ratio * figures["sharpness_ref"]:
             raise UnreadableBoardError("too-blurred", f"the photo is too blurred to read (sharpness "
                                        f"{figures['sharpness']:.1f} against {figures['sharpness_ref']:.1f} at "
@@ -90,7 +105,9 @@ def check_occlusion(unknown: np.ndarray, *, area_mm2: float | None = None, px_pe
     """Refuse a board covered by something that is none of the learned pieces (a hand, an arm).
 
     Args:
-        unknown: bool (H, W), pixels that differ from the empty board and match no learned class.
+        unknown: bool (H, W), pixels that differ from the empty board (and, if the caller can
+            tell, match no learned piece). A reader may pass its whole foreground when no piece,
+            nor a few touching ones, can make a blob of ``cfg.max_occluder_fraction``.
         area_mm2: board area in mm² (default: the mask's area at ``px_per_mm``).
         px_per_mm: resolution of ``unknown``.
     Returns:
@@ -101,7 +118,20 @@ def check_occlusion(unknown: np.ndarray, *, area_mm2: float | None = None, px_pe
     board_px = (area_mm2 * px_per_mm ** 2) if area_mm2 else unknown.size
     n, _, stats, _ = cv2.connectedComponentsWithStats(unknown.astype(np.uint8), connectivity=8)
     largest = float(stats[1:, cv2.CC_STAT_AREA].max() / board_px) if n > 1 else 0.0
-    if largest > cfg.max_occluder_fraction:
-        raise UnreadableBoardError("occluded", f"something covers {largest:.0%} of the board (a hand?); "
+    return check_occluder(largest, cfg=cfg)
+
+
+def check_occluder(largest_fraction: float, *, cfg: QualityConfig = QUALITY) -> float:
+    """:func:`check_occlusion` for a caller that already measured its largest unknown blob.
+
+    Args:
+        largest_fraction: the largest blob's area as a fraction of the board (0–1).
+    Returns:
+        ``largest_fraction``.
+    Raises:
+        UnreadableBoardError: ``occluded`` when it exceeds ``cfg.max_occluder_fraction``.
+    """
+    if largest_fraction > cfg.max_occluder_fraction:
+        raise UnreadableBoardError("occluded", f"something covers {largest_fraction:.0%} of the board (a hand?); "
                                    "take the photo again with the view clear")
-    return largest
+    return largest_fraction

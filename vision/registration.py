@@ -147,6 +147,21 @@ def _edges(gray: np.ndarray) -> np.ndarray:
     return cv2.magnitude(gx, gy)
 
 
+#: ECC iterations and convergence threshold at the coarse (1/2 of the reference) and fine level.
+ECC_COARSE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 1e-4)
+ECC_FINE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 2, 1e-4)
+
+
+def _coarse_to_fine_ecc(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Affine warp (3×3) with ``b(W·p) ≈ a(p)``: a Euclidean fit at half size, then an affine one."""
+    half = lambda im: cv2.resize(im, (a.shape[1] // 2, a.shape[0] // 2), interpolation=cv2.INTER_AREA)  # noqa: E731
+    _, coarse = cv2.findTransformECC(half(a), half(b), np.eye(2, 3, dtype=np.float32), cv2.MOTION_EUCLIDEAN,
+                                     ECC_COARSE, (half(mask) > 127).astype(np.uint8) * 255, 3)
+    coarse[:, 2] *= 2
+    _, fine = cv2.findTransformECC(a, b, coarse, cv2.MOTION_AFFINE, ECC_FINE, mask, 3)
+    return np.vstack([fine, [0, 0, 1]]).astype(np.float64)
+
+
 def reference_image(gray: np.ndarray, downscale: int = 4) -> np.ndarray:
     """Shrink a calibration shot (uint8 (H, W)) to the reference that :func:`align_to_reference` uses."""
     return cv2.resize(gray, None, fx=1 / downscale, fy=1 / downscale, interpolation=cv2.INTER_AREA)
@@ -194,15 +209,14 @@ def align_to_reference(photo_gray: np.ndarray, ref_small: np.ndarray, H_ref: np.
     still = cv2.computeECC(a, b, mask)
     if still >= UNMOVED_ECC:
         return Registration(H_ref, "corners", score=float(still))
-    warp = np.eye(2, 3, dtype=np.float32)
-    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 60, 1e-5)
     try:
-        score, warp = cv2.findTransformECC(a, b, warp, cv2.MOTION_AFFINE, criteria, mask, 5)
-        warp = np.vstack([warp, [0, 0, 1]])
+        warp = _coarse_to_fine_ecc(a, b, mask)
+        warped = cv2.warpAffine(b, warp[:2], (a.shape[1], a.shape[0]), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        score = cv2.computeECC(a, warped, mask)
     except cv2.error:
         raise UnreadableBoardError("registration-lost", "the board moved and could not be found again; "
                                    "put it back or recalibrate") from None
-    W = np.linalg.inv(S) @ warp.astype(np.float64) @ S
+    W = np.linalg.inv(S) @ warp @ S
     H = W @ H_ref
     w, h = board_mm
     centre = np.array([[w / 2, h / 2], [w / 2 + 100, h / 2]])

@@ -14,22 +14,31 @@ slots), read with :mod:`vision.places` plus two rules of the game that make the 
   away (shared/rules/sand-castles.md §Play), so ``castle_pieces`` is 0.
 * Castle pieces: every slot is classified ``castle_piece`` / ``slot`` by the place reader.
 
+Refusals (exit 3): too dark or glared, too blurred (fine detail against the calibration's), and
+occluded: a hand over the board changes the colour of the spaces' own backgrounds (their rings)
+and makes castle slots look like nothing learned.
+
+Speed: photos are decoded at half size (:data:`DECODE_REDUCE`); only what is read is warped (the
+board at ``space_px_per_mm`` for the spaces, the castle-slot rectangle at ``px_per_mm``, a sparse
+grid for the lighting); Lab and gradients are computed once and every place's features at once
+(:func:`vision.ring_contrast.patch_features`, the features of :mod:`vision.places`). Lighting is
+corrected by gains from the spaces' ring colours (a hand does not move their median).
+
 Source: shared/contracts/sand-castles.md; shared/rules/sand-castles.md.
 """
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
-from beachscore.errors import BadInputError
-from vision.mat_checks import (as_scanned, check_blur, check_labels, check_photo, detail_ratio, draw_box,
-                               draw_label, rectify_part, ring_change)
+from beachscore.errors import BadInputError, UnreadableBoardError
+from vision.mat_checks import (annotation_canvas, as_scanned, check_blur, check_labels, check_photo, detail_ratio,
+                               draw_box, draw_label, rectify_part, ring_change)
 from vision.mats_config import SAND_CASTLES as CFG
 from vision.places import PlaceModel, learn_places
 from vision.registration import rectify
 from vision.ring_contrast import (GaussianClasses, apply_gains, board_lab, gradient_magnitude, patch_features,
-                                  ring_contrast_features)
+                                  ring_contrast_features, ring_medians)
 from vision.types import CalibrationShot, Photo, Reading
 
 SPACE_LABELS = ("wave", "wall", "space")
@@ -134,15 +143,17 @@ def learn(shot: CalibrationShot) -> dict:
     slots = learn_places(crop, [(lab_, tuple(np.asarray(xy) - offset)) for lab_, xy in slot_samples],
                          CFG.px_per_mm, slot_mm)
     lab = board_lab(coarse)
-    feats = ring_contrast_features(lab, occ_boxes, CFG.space_px_per_mm, CFG.core_inset_mm, CFG.ring_mm)
+    feats = ring_contrast_features(lab, occ_boxes, CFG.space_px_per_mm, CFG.core_inset_mm, CFG.ring_mm,
+                                   step_px=CFG.space_step_px)
     all_boxes = np.concatenate([L["boxes_mm"] for L in lanes])
     _, ring_lab = ring_contrast_features(lab, all_boxes, CFG.space_px_per_mm, CFG.core_inset_mm, CFG.ring_mm,
-                                         with_background=True)
+                                         with_background=True, step_px=CFG.space_step_px)
+    ring_bgr = ring_medians(coarse, all_boxes, CFG.space_px_per_mm, CFG.ring_mm)
     occupancy = GaussianClasses.fit(feats, occ_labels, CFG.space_var_floor).broadened("occupied", toward="empty")
     return {"median_bgr": np.asarray(np.median(sparse.reshape(-1, 3), axis=0), float).round(2).tolist(),
             "spaces": spaces.to_json(), "slots": slots.to_json(), "occupancy": occupancy.to_json(),
             "detail_ratio": round(detail_ratio(lab[..., 0], CFG.detail_sigma_px), 4),
-            "ring_lab": ring_lab.round(2).tolist()}
+            "ring_lab": ring_lab.round(2).tolist(), "ring_bgr": ring_bgr.round(2).tolist()}
 
 
 def _views(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, slots_mm: np.ndarray, patch_mm: float):
@@ -163,16 +174,27 @@ def _views(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, slots_mm: np.n
     step_mm = 4 / ppm
     first = 0.5 / ppm - 0.5 * step_mm          # so that sample k sits at (4k + 0.5) / ppm mm
     sparse = rectify_part(image, H_px_from_mm, (first, first), board_mm, 1 / step_mm)
-    if CFG.coarse_from_fine:
-        fine = rectify(image, H_px_from_mm, board_mm, ppm)
-        size = (int(round(board_mm[0] * CFG.space_px_per_mm)), int(round(board_mm[1] * CFG.space_px_per_mm)))
-        coarse = cv2.resize(fine, size, interpolation=cv2.INTER_AREA)
-    else:
-        coarse = rectify(image, H_px_from_mm, board_mm, CFG.space_px_per_mm)
+    coarse = rectify(image, H_px_from_mm, board_mm, CFG.space_px_per_mm)
     lo = np.maximum(np.floor((slots_mm.min(axis=0) - patch_mm) * ppm).astype(int), 0)
     hi = np.ceil((slots_mm.max(axis=0) + patch_mm) * ppm).astype(int)
     crop = rectify_part(image, H_px_from_mm, lo / ppm, (hi - lo) / ppm, ppm)
     return sparse, coarse, crop, slots_mm - lo / ppm
+
+
+def _gains(coarse_raw: np.ndarray, sparse_raw: np.ndarray, boxes_mm: np.ndarray, model: dict) -> np.ndarray:
+    """Channel gains, float32 (3,), that bring this photo's lighting to the calibration's.
+
+    Per lane space, the ratio of its ring colour (its own background, B, G, R) at calibration to
+    now; the median over spaces. A hand over a few spaces moves few ratios and not the median,
+    where the board's median colour (the board is half sea, half sand) jumps between the two.
+    Calibrations without ring colours fall back to the board median.
+    """
+    if "ring_bgr" not in model:
+        now = np.median(sparse_raw.reshape(-1, 3), axis=0)
+        return np.clip(np.asarray(model["median_bgr"], np.float32) / np.maximum(now, 1.0), 0.25, 4.0)
+    now = ring_medians(coarse_raw, boxes_mm, CFG.space_px_per_mm, CFG.ring_mm)
+    ratio = np.asarray(model["ring_bgr"], np.float64) / np.maximum(now, 1.0)
+    return np.clip(np.median(ratio, axis=0), 0.25, 4.0).astype(np.float32)
 
 
 def _lab_grad(board_bgr: np.ndarray):
@@ -196,7 +218,9 @@ def read(photo: Photo) -> Reading:
         Reading with the contract's Sand Castles state (``walls_left`` from the setup, else
         null); ``details`` holds per-lane positions and scores for the annotator.
     Raises:
-        UnreadableBoardError: ``too-dark``.
+        UnreadableBoardError: ``too-dark``, ``glare``, ``too-blurred`` (fine detail far below the
+            calibration's) or ``occluded`` (a hand over the board: several lane spaces whose own
+            background changed colour since calibration, or castle slots unlike anything learned).
     """
     cal = photo.calibration
     profile, model = cal.profile, cal.model
@@ -207,15 +231,14 @@ def read(photo: Photo) -> Reading:
     sparse, raw, raw_crop, crop_slots = _views(photo.image, photo.registration.H_px_from_mm, profile["board_mm"],
                                                all_slots, slots.patch_mm)
     check_photo(raw, model["median_bgr"], min_L=CFG.min_board_L)
-    gains = np.clip(np.asarray(model["median_bgr"], np.float32) /
-                    np.maximum(np.median(sparse.reshape(-1, 3), axis=0), 1.0), 0.25, 4.0)
+    all_boxes = np.concatenate([L["boxes_mm"] for L in lanes])
+    gains = _gains(raw, sparse, all_boxes, model)
     coarse = apply_gains(raw, gains)
     crop = apply_gains(raw_crop, gains)
     occupancy = GaussianClasses.from_json(model["occupancy"])
     occ_k = occupancy.classes.index("occupied")
     has_wall = "wall" in spaces.classes
 
-    all_boxes = np.concatenate([L["boxes_mm"] for L in lanes])
     centres = np.stack([(all_boxes[:, 0] + all_boxes[:, 2]) / 2, (all_boxes[:, 1] + all_boxes[:, 3]) / 2], axis=1)
     lab, grad = _lab_grad(coarse)
     check_blur(detail_ratio(lab[..., 0], CFG.detail_sigma_px, grad), model.get("detail_ratio"), CFG.min_detail_share)
@@ -223,7 +246,7 @@ def read(photo: Photo) -> Reading:
     d2_wave = _d2(spaces, feats, "wave")
     d2_wall = _d2(spaces, feats, "wall") if has_wall else np.full(len(feats), np.inf)
     occ_feats, ring_lab = ring_contrast_features(lab, all_boxes, CFG.space_px_per_mm, CFG.core_inset_mm,
-                                                 CFG.ring_mm, grad, with_background=True)
+                                                 CFG.ring_mm, grad, with_background=True, step_px=CFG.space_step_px)
     occ_feats = occupancy.clip_below(occ_feats, "empty")
     ring_de = ring_change(ring_lab, model.get("ring_lab"))
     p_occ = occupancy.posterior(occ_feats)[:, occ_k]
@@ -234,6 +257,7 @@ def read(photo: Photo) -> Reading:
     slot_strange_all = (slot_d_all > CFG.slot_max_d) | (slot_d_all - typical_d > CFG.slot_rel_d)
     slot_start = 0
 
+    n_slots_seen = n_strange_slots = 0
     state_lanes, details, warnings = {}, {"lanes": [], "ring_de": ring_de.round(2).tolist(),
                                           "slot_d": np.round(slot_d_all, 2).tolist()}, []
     confidence = 1.0
@@ -256,6 +280,10 @@ def read(photo: Photo) -> Reading:
         if np.sqrt(d2_wave[sl][order[0]]) > CFG.wave_max_d:
             warnings.append(f"{L['name']} lane: the wave on space {wave} looks unlike the calibrated waves")
             lane_conf = min(lane_conf, 0.4)
+        covered_here = [k + 1 for k in np.flatnonzero(ring_de[sl] > CFG.ring_change_de)]
+        if covered_here:
+            warnings.append(f"{L['name']} lane: space(s) {', '.join(map(str, covered_here))} covered by something")
+            lane_conf = min(lane_conf, CFG.covered_conf)
         wall_space = n - 1
         po = p_occ[sl]
         # something on a plain space that is not the wave breaks "one wave per lane"
@@ -282,6 +310,8 @@ def read(photo: Photo) -> Reading:
             pieces = sum(lab_ == "castle_piece" for lab_ in slot_labels)
             slot_conf = pc.tolist()
             lane_conf *= float(np.prod(pc))
+            n_slots_seen += len(L["slots_mm"])
+            n_strange_slots += int(np.sum(slot_strange_all[ss]))
             if np.any(slot_strange_all[ss]):
                 warnings.append(f"{L['name']} lane: a castle slot looks like neither a piece nor an empty slot")
                 lane_conf = min(lane_conf, 0.3)
@@ -291,6 +321,13 @@ def read(photo: Photo) -> Reading:
         details["lanes"].append({"name": L["name"], "boxes_mm": L["boxes_mm"].tolist(), "wave": wave,
                                  "wall": bool(wall), "slots_mm": L["slots_mm"].tolist(), "slot_labels": slot_labels,
                                  "slot_conf": slot_conf, "p_wave": p_wave})
+    # a hand over the board covers spaces (their own background changes colour) or slots (they look
+    # like nothing learned); slots under a flood wave are not looked at
+    n_covered = int(np.sum(ring_de > CFG.ring_change_de)) + n_strange_slots
+    if n_covered / max(len(all_boxes) + n_slots_seen, 1) >= CFG.covered_share:
+        raise UnreadableBoardError("occluded", f"{n_covered} lane spaces or castle slots are covered or look like "
+                                   "nothing calibrated; is a hand or something else over the board? Take the photo "
+                                   "again with the view clear")
     walls_left = (photo.setup or {}).get("walls_left")
     state = {"game": "sand-castles", "lanes": state_lanes,
              "walls_left": walls_left if isinstance(walls_left, int) and not isinstance(walls_left, bool) else None}
@@ -313,10 +350,9 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
     """The photo with each lane's wave (blue box), wall (brown box) and castle pieces (circles) marked.
 
     Returns:
-        BGR uint8 image, the photo's size.
+        BGR uint8 image, the full-size photo's size (a photo decoded reduced is enlarged back).
     """
-    img = photo.image.copy()
-    H = photo.registration.H_px_from_mm
+    img, H = annotation_canvas(photo)
     for lane in reading.details.get("lanes", []):
         boxes = np.asarray(lane["boxes_mm"])
         draw_box(img, H, boxes[lane["wave"] - 1] + [3, 3, -3, -3], (255, 120, 0), 3)

@@ -9,6 +9,14 @@ from the calibration's ``shell`` and ``empty`` samples.
 The basket holds loose items; they are found as blobs against the basket's learned background
 and classified by their learned look (:mod:`vision.basket`).
 
+Refusals (exit 3): too dark or glared (:func:`vision.mat_checks.check_photo`), too blurred (the
+board's fine detail against the calibration's, :func:`vision.mat_checks.detail_ratio`), occluded
+(cells whose own towel colour changed since calibration: a hand; or many cells unlike both classes).
+
+Speed: photos are decoded at half size (:data:`DECODE_REDUCE`; the calibration shot is shrunk
+alike for learning) and the mat is rectified at about the photo's own resolution
+(``SeashellsConfig.px_per_mm``), so a scan costs a few times a JPEG decode.
+
 Source: shared/contracts/seashells.md §Reading a player mat; shared/rules/seashells.md §Components.
 """
 
@@ -18,8 +26,8 @@ import numpy as np
 
 from beachscore.errors import BadInputError, UnreadableBoardError
 from vision.basket import find_items, learn_basket
-from vision.mat_checks import (as_scanned, check_blur, check_labels, check_photo, detail_ratio, draw_box,
-                               draw_label, ring_change)
+from vision.mat_checks import (annotation_canvas, as_scanned, check_blur, check_labels, check_photo, detail_ratio,
+                               draw_box, draw_label, ring_change)
 from vision.mats_config import SEASHELLS as CFG
 from vision.places import board_median_bgr
 from vision.registration import rectify
@@ -137,8 +145,9 @@ def read(photo: Photo) -> Reading:
         ``setup["player"]``, else ``"mat"``); ``details`` holds per-cell posteriors and the blobs.
     Raises:
         UnreadableBoardError: ``too-dark``, ``glare``, ``too-blurred`` (fine detail far below the
-            calibration's), or ``occluded`` when many cells look like neither a
-            learned shell nor a learned empty cell (a hand or a cloth over the mat).
+            calibration's), or ``occluded`` when several cells are covered (their towel colour
+            changed since calibration) or many look like neither a learned shell nor a learned empty
+            cell (a hand or a cloth over the mat). A single covered cell only lowers the confidence.
     """
     cal = photo.calibration
     profile, model = cal.profile, cal.model
@@ -164,10 +173,16 @@ def read(photo: Photo) -> Reading:
     # a cell whose own background (its ring) changed colour since calibration is covered: a hand
     # over a cell looks uniform, like an empty cell, but not like *this* cell's towel
     ring_de = ring_change(ring_lab, model.get("ring_lab"))
-    strange = (rms_z > CFG.strange_rms_z) | (ring_de > CFG.ring_change_de)
-    if strange.mean() > CFG.occluded_share:
-        raise UnreadableBoardError("occluded", f"{int(strange.sum())} of {len(boxes)} towel cells look like "
-                                   "neither a shell nor an empty cell; is something over the mat?")
+    covered = ring_de > CFG.ring_change_de
+    strange = (rms_z > CFG.strange_rms_z) | covered
+    if strange.mean() > CFG.occluded_share or covered.mean() >= CFG.covered_share:
+        raise UnreadableBoardError("occluded", f"{int(strange.sum())} of {len(boxes)} towel cells are covered or look "
+                                   "like neither a shell nor an empty cell; is a hand or something else over the "
+                                   "mat? Take the photo again with the view clear")
+    if covered.any():
+        place_conf = np.where(covered, np.minimum(place_conf, CFG.covered_conf), place_conf)
+        warnings.append("towel cells covered by something: " + ", ".join(
+            f"{rows[k // len(cols)]}/{cols[k % len(cols)]}" for k in np.flatnonzero(covered)))
     shells = [[rows[k // len(cols)], cols[k % len(cols)]] for k in np.flatnonzero(occupied)]
     unsure = [f"{rows[k // len(cols)]}/{cols[k % len(cols)]}" for k in np.flatnonzero(place_conf < 0.9)]
     if unsure:
@@ -203,10 +218,9 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
     """The photo with occupied towel cells boxed (green; orange when unsure) and basket items labelled.
 
     Returns:
-        BGR uint8 image, the photo's size.
+        BGR uint8 image, the full-size photo's size (a photo decoded reduced is enlarged back).
     """
-    img = photo.image.copy()
-    H = photo.registration.H_px_from_mm
+    img, H = annotation_canvas(photo)
     d = reading.details
     for box, occ, p in zip(d.get("boxes_mm", []), d.get("occupied", []), d.get("p_shell", [])):
         sure = max(p, 1 - p) >= 0.9

@@ -20,7 +20,7 @@ from vision.strand_unter_config import READING
 
 
 def foreground(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, *, valid: np.ndarray | None = None,
-               cfg=READING) -> tuple[np.ndarray, float]:
+               sample: np.ndarray | None = None, cfg=READING) -> tuple[np.ndarray, float]:
     """Pixels where something lies on the board.
 
     Args:
@@ -28,14 +28,16 @@ def foreground(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, *,
         empty_bgr: the rectified empty board, BGR uint8 (H, W, 3).
         basis: :func:`vision.strand_unter_colour.change_basis` of the sand colour.
         valid: bool (H, W) of the pixels that may be foreground (e.g. not under the cloth), or None.
+        sample: bool (H, W) of the pixels whose change sets the noise level (default ``valid``).
     Returns:
         (bool (H, W) foreground, noise scale: the robust spread (grey levels) of the change on the
         pixels the thresholds left as background).
     """
     par, chroma = colour.change(now_bgr, empty_bgr, basis)
     sub_p, sub_c = np.abs(par[::4, ::4]), chroma[::4, ::4]
-    if valid is not None:
-        v = valid[::4, ::4]
+    sample = valid if sample is None else sample
+    if sample is not None:
+        v = sample[::4, ::4]
         sub_p, sub_c = sub_p[v], sub_c[v]
     # robust spread of the background part: the lower quartile of |change| is bare sand even when
     # pieces cover half of what is visible (|N(0, σ)| has its 25th percentile at 0.319 σ)

@@ -59,18 +59,28 @@ class ReadingConfig:
     fg_chroma: float = 16.0           # ... or this much chroma change (L1 across the sand direction)
     fg_noise_k: float = 3.0           # thresholds grow to this × the scan's robust noise on bare sand
     fine_gain_max_change: float = 40.0  # sand pixels changed less than this give the fine lighting gains
-    open_px: int = 1                  # morphological opening radius of the foreground (noise)
+    open_px: int = 2                  # morphological opening radius of the foreground (noise)
     sea_coverage: float = 0.5         # a groove more covered than this is under the sea
     sea_band_margin_mm: float = 4.0   # grooves' top/bottom margins ignored when measuring coverage
     cloth_edge_window_px: int = 61    # the cloth edge is median-filtered over this many columns
     stick_extra_mm: float = 1.0       # margin added to the learned stick width
     min_blob_fraction: float = 0.3    # a blob smaller than this × one shell is noise
-    castle_close_px: int = 2          # towers of one castle are joined by a closing of this radius
-    min_tower_fraction: float = 0.5   # player-coloured pixels ≥ this × the value-0 castle's: a castle
-    castle_radius_slack: float = 1.15  # a castle owns its blob's pixels within this × its learned radius
     bird_max_distance: float = 0.5    # composition + size distance to the learned sandpiper to accept
     max_unknown_fraction: float = 0.5 # a shell part with more unknown pixels than this is no shell
     occluder_min_fraction: float = 0.02  # unknown blobs above this fraction of the board: occluded
+
+
+@dataclass(frozen=True)
+class CastleConfig:
+    """Castles: finding them in a blob and reading their value. See :mod:`vision.strand_unter_castles`."""
+
+    close_px: int = 2                 # the coloured parts of one castle are joined by a closing of this radius
+    min_core_fraction: float = 0.5    # player-coloured pixels ≥ this × the smallest learned castle's: a castle
+    radius_slack: float = 1.15        # a castle owns its blob's pixels within this × its learned radius
+    tower_sigma_px: float = 1.2       # tower shadows: Gaussian smoothing before looking for dark minima
+    tower_window_px: int = 7          # ... a minimum of this neighbourhood
+    tower_depth: float = 6.0          # ... darker than the castle's median grey by this (grey levels)
+    tower_weight: float = 0.15        # value cost per tower of difference (size cues cost |log ratio|)
 
 
 @dataclass(frozen=True)
@@ -79,13 +89,14 @@ class ConfidenceConfig:
 
     shell_count_slack: float = 0.2    # area / shell area within ±this of x.5 is a doubt
     sea_margin: float = 0.2           # groove coverage within ±this of the threshold is a doubt
-    value_margin: float = 0.25        # castle value: relative cost margin between best and second
+    value_margin: float = 0.12        # castle value: cost of the next value minus the chosen one's below this
     groove_margin_mm: float = 2.0     # a base this close to a groove border is a doubt
     bird_margin: float = 0.15         # a sandpiper match distance within this of the limit is a doubt
     doubt_factor: float = 0.45        # multiplied in per doubt
     warn_below: float = 0.5
 
 
+CASTLES = CastleConfig()
 REGISTRATION = RegistrationConfig()
 APPEARANCE = AppearanceConfig()
 READING = ReadingConfig()

@@ -47,7 +47,7 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
         cv2.circle(img, c, 6, (255, 255, 255), 1, cv2.LINE_AA)
         txt = colour_name + (f" x{count}" if count > 1 else "")
         cv2.putText(img, txt, (c[0] + 6, c[1] + 4), _FONT, scale * 0.8, (20, 20, 20), 1, cv2.LINE_AA)
-    for player, value, x, y, _ in det.get("castles", []):
+    for player, value, x, y, *_ in det.get("castles", []):
         c = tuple(int(v) for v in work_to_px(x, y))
         cv2.circle(img, c, 9, (0, 0, 0), 2, cv2.LINE_AA)
         cv2.putText(img, f"{player} {value}", (c[0] + 8, c[1] - 8), _FONT, scale, (0, 0, 0), 2, cv2.LINE_AA)

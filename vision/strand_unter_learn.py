@@ -18,7 +18,8 @@ from beachscore.errors import BadInputError
 from vision import strand_unter_colour as colour
 from vision.image_io import read_image
 from vision.strand_unter_blobs import find_blobs, foreground
-from vision.strand_unter_config import APPEARANCE, READING, REGISTRATION
+from vision import strand_unter_castles as castles_mod
+from vision.strand_unter_config import APPEARANCE, CASTLES, READING, REGISTRATION
 from vision.strand_unter_geometry import disc, groove_map, reduce_homography, warp_board
 from vision.types import CalibrationShot
 
@@ -157,6 +158,21 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     names = list(classes)
     lut = colour.build_lut([classes[k] for k in names], cfg.lut_bits, cfg.lut_max_dist)
     cls = colour.classify(C, lut, cfg.lut_bits)
+
+    # the sea's stick: rows under the cloth edge that are foreground across the board; its colour
+    # becomes a class of its own so that nothing under the cloth edge is taken for a piece
+    sea = colour.cloth_region(cls == names.index("sea"), READING.cloth_edge_window_px)
+    stick_mm = _stick_width(sea, fg, cfg)
+    if stick_mm > 0:
+        rows = np.arange(C.shape[0])[:, None]
+        edge = sea.sum(axis=0)[None, :]
+        band = (rows >= edge) & (rows < edge + int(round(stick_mm * ppm))) & fg & (gmap > 0)
+        if band.sum() >= 20:
+            classes["stick"] = colour.gaussian(CL[band], cfg.min_std)
+            names = list(classes)
+            lut = colour.build_lut([classes[k] for k in names], cfg.lut_bits, cfg.lut_max_dist)
+            cls = colour.classify(C, lut, cfg.lut_bits)
+    gray = cv2.cvtColor(C, cv2.COLOR_BGR2GRAY)
     K = len(names)
 
     # sizes: shells per colour, castles per player and value, the sandpiper
@@ -169,10 +185,12 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
         elif k == "castle":
             i = blob_at(xy, f"castle/{nm}/{v}")
             blob = comp == i
-            towers = blob & (cls == names.index(f"castle/{nm}"))
-            if towers.sum() < 5:
+            core = _largest(cv2.morphologyEx((blob & (cls == names.index(f"castle/{nm}"))).astype(np.uint8),
+                                             cv2.MORPH_CLOSE, _disc_kernel(CASTLES.close_px)))
+            if core.sum() < 5:
                 raise BadInputError("bad-sample", f"castle/{nm}/{v}: no {nm} colour found at {xy[0]:g},{xy[1]:g} mm")
-            castles[nm][str(v)] = _piece_shape(blob, towers, px(xy))
+            castles[nm][str(v)] = {**_piece_shape(blob, core, px(xy)),
+                                   **castles_mod.measure(gray, core, float(blob.sum()))}
         elif k == "sandpiper":
             i = blob_at(xy, "sandpiper")
             blob = comp == i
@@ -182,13 +200,11 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     model = {"version": MODEL_VERSION, "ppm": ppm, "decode_reduce": r, "lut_bits": cfg.lut_bits,
              "class_names": names, "classes": classes, "shell_colours": list(SHELL_COLOURS), "players": players,
              "shell_area_px2": {c: float(np.median(a)) for c, a in shell_area.items()},
-             "castles": castles, "castle_model": castle_model(castles), "sand_bgr": sand_bgr.tolist()}
+             "castles": castles, "castle_model": castles_mod.castle_model(castles), "sand_bgr": sand_bgr.tolist()}
     if bird is not None:
         model["sandpiper"] = bird
 
-    # the sea's stick: rows under the cloth edge that are foreground across the board
-    sea = colour.cloth_region(cls == names.index("sea"), READING.cloth_edge_window_px)
-    model["stick_mm"] = _stick_width(sea, fg, cfg)
+    model["stick_mm"] = stick_mm
 
     # lighting and registration references: the table strip under the board, the cloth edge
     from vision.strand_unter_register import cloth_edge_mm, surround_pixels
@@ -204,46 +220,14 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     return model
 
 
-def castle_model(castles: dict[str, dict[str, dict]]) -> dict:
-    """Pool the castle samples: one size model per value, one colour scale per player.
-
-    All players' castles come from the same moulds, so footprint (blob area, radius, base offset)
-    is pooled per value (median over players). The visible towers (their coloured area and their
-    spread) also depend on how well a player's colour stands out from the sand, so each is
-    modelled as ``f[p, v] = scale_f[p] · f[v]`` and fitted by alternating medians in log space.
-
-    Args:
-        castles: ``{player: {value: _piece_shape(...)}}`` (values as strings).
-    Returns:
-        JSON ``{"values": [v…], "core_px2": {v}, "spread_px": {v}, "area_px2": {v}, "radius_px": {v},
-        "offset_px": {v}, "scale": {player: {"core_px2": s, "spread_px": s}}}``.
-    """
-    values = sorted({int(v) for d in castles.values() for v in d})
-    players = list(castles)
-    out: dict = {"values": values, "scale": {p: {} for p in players}}
-    for key in ("core_px2", "spread_px"):
-        f = np.full((len(players), len(values)), np.nan)
-        for i, p in enumerate(players):
-            for j, v in enumerate(values):
-                if str(v) in castles[p]:
-                    f[i, j] = np.log(castles[p][str(v)][key])
-        s = np.zeros(len(players))
-        for _ in range(3):
-            c = np.nanmedian(f - s[:, None], axis=0)
-            s = np.nanmedian(f - c[None, :], axis=1)
-        out[key] = {str(v): round(float(np.exp(c[j])), 2) for j, v in enumerate(values)}
-        for i, p in enumerate(players):
-            out["scale"][p][key] = round(float(np.exp(s[i])), 3)
-    for key in ("area_px2", "radius_px", "offset_px"):
-        out[key] = {str(v): np.median([castles[p][str(v)][key] for p in players if str(v) in castles[p]],
-                                      axis=0).round(2).tolist() for v in values}
-    return out
+def _disc_kernel(r: int) -> np.ndarray:
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
 
 
-def tower_spread(core: np.ndarray) -> float:
-    """Spread of a castle's towers: sqrt(var x + var y) (px) of the bool (H, W) tower pixels."""
-    ys, xs = np.nonzero(core)
-    return float(np.sqrt(xs.var() + ys.var())) if len(xs) else 0.0
+def _largest(mask: np.ndarray) -> np.ndarray:
+    """The largest 8-connected component of a uint8/bool (H, W) mask, bool (H, W)."""
+    n, lab, st, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    return lab == (1 + int(np.argmax(st[1:, cv2.CC_STAT_AREA]))) if n > 1 else np.zeros(mask.shape, bool)
 
 
 def _piece_shape(blob: np.ndarray, core: np.ndarray, centre_px) -> dict:
@@ -262,7 +246,7 @@ def _piece_shape(blob: np.ndarray, core: np.ndarray, centre_px) -> dict:
     cx, cy = float(xs.mean()), float(ys.mean())
     by, bx = np.nonzero(blob)
     rad = np.hypot(bx - centre_px[0], by - centre_px[1])
-    return {"area_px2": int(blob.sum()), "core_px2": int(core.sum()), "spread_px": round(tower_spread(core), 3),
+    return {"area_px2": int(blob.sum()), "core_px2": int(core.sum()),
             "offset_px": [round(centre_px[0] - cx, 2), round(centre_px[1] - cy, 2)],
             "radius_px": round(float(np.percentile(rad, 95)), 2),
             "bottom_px": round(float(by.max() - centre_px[1]), 2)}

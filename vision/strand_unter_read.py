@@ -7,9 +7,10 @@ Steps (all on the rectified board at the calibration's px/mm, no colour-space co
    covered when most of its core is cloth; the learned stick width under it is ignored;
 4. foreground against the rectified empty board → blobs (:mod:`vision.strand_unter_blobs`);
    a large blob of no learned colour is a hand or an arm (``occluded``);
-5. castles: player-coloured towers in a blob; value by the learned tower area per player and
-   value, one castle per value and player; groove by the *base* (tower centroid + the learned
-   base offset for that value, which absorbs the camera's parallax of the towers);
+5. castles: player-coloured parts of blobs; value from size cues and the tower count compared
+   with the calibration's castles (:mod:`vision.strand_unter_castles`), one castle per value and
+   player; groove by the *base* (coloured part's centroid + the learned base offset for that
+   value, which absorbs the camera's parallax of the towers);
 6. sandpiper: the blob whose class composition and size best match the learned ones;
 7. shells: what is left of each blob, by majority shell colour; count = area / learned area.
 Every doubt lowers the confidence. Source: ``shared/rules/strand-unter.md`` §Components,
@@ -27,9 +28,10 @@ from beachscore.errors import UnreadableBoardError
 from vision import quality
 from vision import strand_unter_colour as colour
 from vision.strand_unter_blobs import blob_box, find_blobs, foreground
-from vision.strand_unter_config import CONFIDENCE, READING, REGISTRATION
+from vision import strand_unter_castles as castles
+from vision.strand_unter_config import CASTLES, CONFIDENCE, READING, REGISTRATION
 from vision.strand_unter_geometry import groove_map, groove_polygons, warp_board
-from vision.strand_unter_learn import EMPTY_PNG, MODEL_VERSION, tower_spread
+from vision.strand_unter_learn import EMPTY_PNG, MODEL_VERSION
 from vision.strand_unter_register import class_table, surround_pixels
 from vision.types import Photo, Reading
 
@@ -55,6 +57,7 @@ class _Assets:
         self.gcore = groove_map(cal.profile, self.ppm, shrink_mm=READING.sea_band_margin_mm)
         self.core_idx = {n: np.nonzero((self.gcore == n).ravel())[0] for n in self.numbers}
         self.on_grooves = self.gmap > 0
+        self.board_px = float(self.on_grooves.sum())
         self.sand_idx = np.nonzero(self.on_grooves[::3, ::3].ravel())[0]
         self.lut = class_table(cal)
         self.bits = int(m["lut_bits"])
@@ -65,7 +68,7 @@ class _Assets:
         self.shell_k = [self.names.index(f"shell/{c}") for c in m["shell_colours"]]
         self.player_k = {p: self.names.index(f"castle/{p}") for p in m["players"]}
         self.basis = colour.change_basis(m["sand_bgr"])
-        self.sharp_ref = None
+        self.ref_quality = None
         # groove borders (y, mm) for the base-near-border doubt
         self.borders = sorted({float(v) for p in groove_polygons(cal.profile).values() for v in p[:, 1]})
 
@@ -126,7 +129,10 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     edge = colour.cloth_edge(cls == A.sea, cfg.cloth_edge_window_px)
     rows = np.arange(cls.shape[0])[:, None]
     sea = rows < edge[None, :]
-    figures = quality.check(B, gains=gains, board_mask=~sea & A.on_grooves, reference=A.empty)
+    if A.ref_quality is None:   # the empty board's glare and sharpness, once per calibration
+        A.ref_quality = {"glare": quality.glare_fraction(A.empty, A.on_grooves),
+                         "sharpness": quality.sharpness(cv2.cvtColor(A.empty, cv2.COLOR_BGR2GRAY), A.on_grooves)}
+    figures = quality.check(B, gains=gains, board_mask=~sea & A.on_grooves, reference_figures=A.ref_quality)
 
     # 3. sea front
     sea_flat = sea.ravel()
@@ -142,15 +148,22 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     visible = [n for n in A.numbers if n < front]
 
     # 4. foreground blobs below the cloth and its stick
+    # (a castle standing just in front of the stick rises into its band: only player colours count there)
+    below = rows >= edge[None, :]
     stick_px = (float(model.get("stick_mm", 0.0)) + cfg.stick_extra_mm) * A.ppm
-    valid = A.on_grooves & (rows >= (edge + stick_px)[None, :] if covered or edge.max() > 0 else True)
-    fg, noise = foreground(Bc, A.empty, A.basis, valid=valid, cfg=cfg)
+    fg, noise = foreground(Bc, A.empty, A.basis, valid=A.on_grooves & below, cfg=cfg,
+                           sample=A.on_grooves & (rows >= (edge + stick_px)[None, :]))
+    if edge.max() > 0:
+        top = int(max(edge.min(), 0))
+        bottom = int(min(edge.max() + stick_px + 1, fg.shape[0]))
+        band = below[top:bottom] & (rows[top:bottom] < (edge + stick_px)[None, :])
+        fg[top:bottom] &= ~band | np.isin(cls[top:bottom], list(A.player_k.values()))
     blobs = find_blobs(fg, cls, A.K)
     shell_areas = model["shell_area_px2"]
     min_area = cfg.min_blob_fraction * min(shell_areas.values())
     # no piece, nor a few touching ones, makes a blob this large: a hand or an arm (whatever its colour)
-    quality.check_occlusion(fg, area_mm2=float(A.on_grooves.sum()) / A.ppm ** 2, px_per_mm=A.ppm,
-                            cfg=quality.QualityConfig(max_occluder_fraction=cfg.occluder_min_fraction))
+    largest = int(blobs.stats[1:, cv2.CC_STAT_AREA].max()) if blobs.n > 1 else 0
+    quality.check_occluder(largest / A.board_px, cfg=quality.QualityConfig(max_occluder_fraction=cfg.occluder_min_fraction))
 
     state_grooves = {n: {"number": n, "shells": {c: 0 for c in model["shell_colours"]}, "castles": []}
                      for n in visible}
@@ -164,40 +177,45 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     def near_border(y_px: float) -> bool:
         return min(abs(y_px / A.ppm - b) for b in A.borders) < conf_cfg.groove_margin_mm
 
-    # 5. castles: player-coloured towers
+    # 5. castles: player-coloured parts of blobs, valued by their learned cues
+    cm = model["castle_model"]
+    ccfg = CASTLES
+    min_core = ccfg.min_core_fraction * min(cm["core_px2"].values()) * min(
+        sc["core_px2"] for sc in cm["scale"].values())
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * ccfg.close_px + 1,) * 2)
+    gray = cv2.cvtColor(Bc, cv2.COLOR_BGR2GRAY)
     owned = np.zeros(fg.shape, bool)                     # pixels explained by a castle or the bird
     found: dict[str, list] = {p: [] for p in model["players"]}
     for i in range(1, blobs.n):
         if blobs.stats[i, cv2.CC_STAT_AREA] < min_area:
             continue
         for p, k in A.player_k.items():
-            t0 = model["castles"][p].get("0", min(model["castles"][p].values(), key=lambda s: s["core_px2"]))
-            if blobs.counts[i, k] < cfg.min_tower_fraction * t0["core_px2"]:
+            if blobs.counts[i, k] < min_core:
                 continue
-            rs, cs = blob_box(blobs, i)
-            towers = ((blobs.labels[rs, cs] == i) & (cls[rs, cs] == k)).astype(np.uint8)
-            towers = cv2.morphologyEx(towers, cv2.MORPH_CLOSE, cv2.getStructuringElement(
-                cv2.MORPH_ELLIPSE, (2 * cfg.castle_close_px + 1,) * 2))
-            n, lab_img, st, ce = cv2.connectedComponentsWithStats(towers, connectivity=8)
+            rs, cs = blob_box(blobs, i, pad=2)
+            parts = cv2.morphologyEx(((blobs.labels[rs, cs] == i) & (cls[rs, cs] == k)).astype(np.uint8),
+                                     cv2.MORPH_CLOSE, kernel)
+            n, lab_img, st, ce = cv2.connectedComponentsWithStats(parts, connectivity=8)
             for j in range(1, n):
-                if st[j, cv2.CC_STAT_AREA] >= cfg.min_tower_fraction * t0["core_px2"]:
-                    found[p].append((int(st[j, cv2.CC_STAT_AREA]), ce[j][0] + cs.start, ce[j][1] + rs.start, i,
-                                     tower_spread(lab_img == j)))
-    cm = model["castle_model"]
+                if st[j, cv2.CC_STAT_AREA] >= min_core:
+                    found[p].append({"blob": i, "x": ce[j][0] + cs.start, "y": ce[j][1] + rs.start,
+                                     "box": (rs, cs), "core": lab_img == j})
+    max_side = 2 * ccfg.radius_slack * max(cm["radius_px"].values())
     for p, cands in found.items():
         if not cands:
             continue
-        costs, agree = [], []
-        for area, tx, ty, i, spread in cands:
-            clean = sum(1 for c in itertools.chain(*found.values()) if c[3] == i) == 1 and \
-                max(blobs.stats[i, 2:4]) <= 2 * cfg.castle_radius_slack * max(cm["radius_px"].values())
-            terms = np.array(_value_terms(area, spread, blobs.stats[i, cv2.CC_STAT_AREA] if clean else None, cm, p))
-            costs.append(terms.mean(axis=1))
-            agree.append(len(set(np.argmin(terms, axis=0).tolist())) == 1)   # every size cue picks one value
-        values, margins = _assign_values(np.array(costs), cm["values"])
-        details.setdefault("value_costs", []).extend(
-            (p, c[0], round(c[4], 2), int(blobs.stats[c[3], cv2.CC_STAT_AREA]), [round(x, 2) for x in k]) for c, k in zip(cands, costs))
-        for (area, tx, ty, i, _), value, margin, ok in zip(cands, values, margins, agree):
+        costs = []
+        for c in cands:
+            i = c["blob"]
+            alone = sum(1 for o in itertools.chain(*found.values()) if o["blob"] == i) == 1 and \
+                max(blobs.stats[i, 2:4]) <= max_side
+            c["cues"] = castles.measure(gray[c["box"]], c["core"],
+                                        float(blobs.stats[i, cv2.CC_STAT_AREA]) if alone else None, ccfg)
+            terms = castles.value_terms(c["cues"], cm, p, ccfg)
+            costs.append(terms.sum(axis=1))
+        values, margins = castles.assign_values(np.array(costs), cm["values"])
+        for c, value, margin, cost in zip(cands, values, margins, costs):
+            tx, ty, i = c["x"], c["y"], c["blob"]
             if value is None:
                 doubts.append(f"more {p} castles than values: one at {tx / A.ppm:.0f},{ty / A.ppm:.0f} mm dropped")
                 continue
@@ -206,15 +224,15 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
             rs, cs = blob_box(blobs, i)
             yy, xx = np.ogrid[rs, cs]
             owned[rs, cs] |= (blobs.labels[rs, cs] == i) & \
-                ((xx - bx) ** 2 + (yy - by) ** 2 <= (cfg.castle_radius_slack * cm["radius_px"][v]) ** 2)
+                ((xx - bx) ** 2 + (yy - by) ** 2 <= (ccfg.radius_slack * cm["radius_px"][v]) ** 2)
             g = groove_at(bx, by)
-            details["castles"].append((p, value, bx, by, area))
+            details["castles"].append((p, value, bx, by, c["cues"], [round(float(x), 3) for x in cost]))
             if g not in state_grooves:
                 if g == 0:
                     doubts.append(f"a {p} castle stands outside every groove")
                 continue
-            if margin < conf_cfg.value_margin or not ok:
-                doubts.append(f"{p} castle in groove {g}: value {value} or a neighbour ({area} px)")
+            if margin < conf_cfg.value_margin:
+                doubts.append(f"{p} castle in groove {g}: value {value} or a neighbour ({c['cues']})")
             if near_border(by):
                 doubts.append(f"{p} castle at {bx / A.ppm:.0f},{by / A.ppm:.0f} mm stands on a groove border")
             state_grooves[g]["castles"].append({"player": p, "value": value})
@@ -291,67 +309,3 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     details["labels"] = cls
     details["foreground"] = fg
     return Reading(state=state, confidence=round(confidence, 3), warnings=doubts, details=details)
-
-
-def _value_costs(core_px2: float, spread_px: float, area_px2: float | None, cm: dict, player: str) -> list[float]:
-    """Cost of each castle value for one castle: mean log-distance of its sizes to the learned ones.
-
-    Args:
-        core_px2: area of its player-coloured towers (work px²).
-        spread_px: spread of those towers (:func:`vision.strand_unter_learn.tower_spread`, px).
-        area_px2: area of its whole foreground blob (base + towers), or None when the blob also
-            holds other pieces.
-        cm: the calibration's ``castle_model`` (:func:`vision.strand_unter_learn.castle_model`).
-        player: whose castle (for the player's colour scales).
-    Returns:
-        cost per value of ``cm["values"]``.
-    """
-    return [float(np.mean(t)) for t in _value_terms(core_px2, spread_px, area_px2, cm, player)]
-
-
-def _value_terms(core_px2, spread_px, area_px2, cm, player) -> list[list[float]]:
-    """Per value, the log-distance of each size feature (core, spread[, area]); see :func:`_value_costs`."""
-    scale = cm["scale"].get(player, {})
-    out = []
-    for v in cm["values"]:
-        v = str(v)
-        terms = [abs(np.log(max(core_px2, 1e-6) / (scale.get("core_px2", 1.0) * cm["core_px2"][v]))),
-                 abs(np.log(max(spread_px, 1e-6) / (scale.get("spread_px", 1.0) * cm["spread_px"][v])))]
-        if area_px2 is not None:
-            terms.append(abs(np.log(max(area_px2, 1e-6) / cm["area_px2"][v])))
-        out.append(terms)
-    return out
-
-
-def _assign_values(cost: np.ndarray, vals: list) -> tuple[list, list[float]]:
-    """Give each castle of one player a distinct value (a player owns one castle per value).
-
-    Minimises the total cost over all one-to-one assignments (at most 4! = 24 of them).
-    Castles beyond the number of values get ``None``.
-
-    Args:
-        cost: float (n_castles, n_values), e.g. rows of :func:`_value_costs`.
-        vals: the values, one per column.
-    Returns:
-        (value or None per castle, margin per castle): the margin is the gap between the cost of
-        the chosen value and of the next nearest value for that castle, relative to their sum.
-
-    >>> _assign_values(np.array([[0.0, 0.7], [0.6, 0.1]]), [0, 1])[0]
-    [0, 1]
-    """
-    cost = np.asarray(cost, np.float64)
-    n = len(cost)
-    order = sorted(range(n), key=lambda i: cost[i].min())[: len(vals)]
-    best, best_cost = None, np.inf
-    for perm in itertools.permutations(range(len(vals)), len(order)):
-        c = sum(cost[i, j] for i, j in zip(order, perm))
-        if c < best_cost:
-            best, best_cost = perm, c
-    values: list = [None] * n
-    margins = [0.0] * n
-    for i, j in zip(order, best):
-        values[i] = vals[j]
-        others = np.delete(cost[i], j)
-        nxt = others.min() if len(others) else np.inf
-        margins[i] = float((nxt - cost[i, j]) / max(nxt + cost[i, j], 1e-6)) if np.isfinite(nxt) else 1.0
-    return values, margins

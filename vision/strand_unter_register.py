@@ -59,10 +59,10 @@ def cloth_edge_mm(ext_bgr: np.ndarray, gains, lut: np.ndarray, sea_index: int, b
     """
     w, h = board_mm
     m, ppm = cfg.margin_mm, cfg.ppm
-    inner = ext_bgr[:, int(m * ppm):int((m + w) * ppm)]
+    inner = ext_bgr[:, int(m * ppm):int((m + w) * ppm):2]      # every other column: the edge is smooth
     sea = colour.classify(colour.apply_gains(inner, gains), lut, bits) == sea_index
-    region = colour.cloth_region(sea, READING.cloth_edge_window_px)
-    depth = region.sum(axis=0) / ppm - m                      # cloth edge per column, board mm
+    edge = colour.cloth_edge(sea, READING.cloth_edge_window_px // 2)
+    depth = np.repeat(np.minimum(edge, sea.shape[0]), 2)[:int(w * ppm)] / ppm - m   # cloth edge per column, mm
     b = int(cfg.inner_band_mm * ppm)
     return float(depth[b:4 * b].max()), float(depth[-4 * b:-b].max()), float(depth[b:-b].max())
 
@@ -96,31 +96,34 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     if ref is None or ref.shape != ext.shape[:2]:
         return StrandRegistration(H0, "corners", gains=gains, extended=ext)
 
-    gray = cv2.GaussianBlur(cv2.cvtColor(ext, cv2.COLOR_BGR2GRAY), (0, 0), cfg.blur_sigma_px).astype(np.float32)
+    gray = cv2.cvtColor(ext, cv2.COLOR_BGR2GRAY)
     lut = class_table(cal)
     edges = np.maximum(cloth_edge_mm(ext, gains, lut, model["class_names"].index("sea"), model["lut_bits"], board, cfg),
                        _ref_cloth_edge(cal, cfg))
     edges = edges + cfg.sea_dilate_mm
-    ref_f = cv2.GaussianBlur(ref, (0, 0), cfg.blur_sigma_px).astype(np.float32)
-    rows, rhs, weights = [], [], []
+    rows, rhs = [], []
     w, h = board
     cx, cy = w / 2, h / 2
-    for side, centre_mm, region in _bands(ref.shape, board, cfg):
-        if side != "bottom" and centre_mm - cfg.band_mm / 2 < edges[0 if side == "left" else 1]:
-            continue                      # this part of the rail may be under the cloth
-        if side == "bottom" and edges[2] > board[1] - cfg.inner_band_mm:
+    bands = _reference_bands(cal, ref, board, cfg)
+    use = [not ((side != "bottom" and c - cfg.band_mm / 2 < edges[0 if side == "left" else 1])   # rail under cloth?
+                or (side == "bottom" and edges[2] > board[1] - cfg.inner_band_mm)) for side, c, _, _ in bands]
+    profiles = _band_profiles(gray, bands, cfg)
+    number = [j for *_, j in _numbered(bands)]
+    for group in ("left", "right", "bottom"):      # profiles of equal length, shifted in one batch
+        idx = [k for k, b in enumerate(bands) if use[k] and b[0] == group]
+        if not idx:
             continue
-        axis = 0 if side in ("left", "right") else 1           # average along the edge's direction
-        shift, corr = _profile_shift(ref_f[region].mean(axis=axis), gray[region].mean(axis=axis), cfg)
-        if shift is None or corr < cfg.min_profile_corr:
-            continue
-        d_mm = shift / cfg.ppm
-        if side in ("left", "right"):   # δx = tx − θ (y − cy)
-            rows.append([1.0, 0.0, -(centre_mm - cy)])
-        else:                           # δy = ty + θ (x − cx)
-            rows.append([0.0, 1.0, centre_mm - cx])
-        rhs.append(d_mm)
-        weights.append(corr)
+        shifts, corrs = _profile_shifts(np.stack([bands[k][3] for k in idx]),
+                                        profiles[group][[number[k] for k in idx]], cfg)
+        for k, shift, corr in zip(idx, shifts, corrs):
+            if not np.isfinite(shift) or corr < cfg.min_profile_corr:
+                continue
+            side, centre_mm = bands[k][0], bands[k][1]
+            if side in ("left", "right"):   # δx = tx − θ (y − cy)
+                rows.append([1.0, 0.0, -(centre_mm - cy)])
+            else:                           # δy = ty + θ (x − cx)
+                rows.append([0.0, 1.0, centre_mm - cx])
+            rhs.append(shift / cfg.ppm)
     rows, rhs = np.array(rows), np.array(rhs)
     sides_x = int((rows[:, 0] > 0).sum()) if len(rows) else 0
     if len(rows) < 4 or sides_x < 2 or len(rows) - sides_x < 1:
@@ -156,6 +159,60 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     return reg
 
 
+def _reference_bands(cal, ref: np.ndarray, board_mm, cfg):
+    """:func:`_bands` with the reference's profile across each strip, computed once per calibration."""
+    key = ("bands", cal.folder, id(cal))
+    if key not in _REF_CACHE:
+        bands = _bands(ref.shape, board_mm, cfg)
+        prof = _band_profiles(ref, bands, cfg)
+        _REF_CACHE[key] = [(side, c, region, prof[side][j]) for side, c, region, j in _numbered(bands)]
+    return _REF_CACHE[key]
+
+
+def _numbered(bands):
+    """``(side, centre, region, index among that side's strips)`` for every strip of :func:`_bands`."""
+    seen: dict[str, int] = {}
+    out = []
+    for b in bands:
+        out.append((b[0], b[1], b[2], seen.get(b[0], 0)))
+        seen[b[0]] = seen.get(b[0], 0) + 1
+    return out
+
+
+def _band_profiles(gray: np.ndarray, bands, cfg) -> dict[str, np.ndarray]:
+    """Mean profile across every strip of :func:`_bands`, smoothed along the profile.
+
+    The strips of one side are consecutive and equally wide, so each side is reduced in one call
+    (``np.add.reduceat``). Smoothing the 1-D profiles with a Gaussian of ``cfg.blur_sigma_px`` equals
+    blurring the image before averaging, away from the strips' ends.
+
+    Args:
+        gray: extended rectified image, grey uint8 (H, W).
+        bands: :func:`_bands` entries (side, centre, (row slice, column slice), …).
+    Returns:
+        ``{side: float32 (n_strips, profile length)}`` in the order of ``bands``.
+    """
+    out = {}
+    for side in ("left", "right", "bottom"):
+        regs = [b[2] for b in bands if b[0] == side]
+        if not regs:
+            continue
+        if side == "bottom":
+            rs = regs[0][0]
+            starts = np.array([r[1].start for r in regs])
+            sub = gray[rs, starts[0]:regs[-1][1].stop].astype(np.float32).T        # (columns, rows)
+            widths = np.array([r[1].stop - r[1].start for r in regs], np.float32)
+        else:
+            cs = regs[0][1]
+            starts = np.array([r[0].start for r in regs])
+            sub = gray[starts[0]:regs[-1][0].stop, cs].astype(np.float32)          # (rows, columns)
+            widths = np.array([r[0].stop - r[0].start for r in regs], np.float32)
+        prof = np.add.reduceat(sub, starts - starts[0], axis=0) / widths[:, None]
+        out[side] = cv2.GaussianBlur(prof, (0, 0), sigmaX=cfg.blur_sigma_px, sigmaY=1e-3,
+                                     borderType=cv2.BORDER_REPLICATE)
+    return out
+
+
 def _bands(shape, board_mm, cfg):
     """Strips across the board's outline, in extended px: ``(side, centre along the edge in mm, slices)``.
 
@@ -174,28 +231,36 @@ def _bands(shape, board_mm, cfg):
     return out
 
 
-def _profile_shift(ref: np.ndarray, now: np.ndarray, cfg) -> tuple[float | None, float]:
-    """Shift (px, sub-pixel) of 1-D profile ``now`` against ``ref`` by normalised cross-correlation
-    of their derivatives, searched within ±``cfg.max_shift_mm``; returns (shift, correlation)."""
-    a, b = np.diff(ref), np.diff(now)
+def _profile_shifts(ref: np.ndarray, now: np.ndarray, cfg) -> tuple[np.ndarray, np.ndarray]:
+    """Shifts (px, sub-pixel) of 1-D profiles ``now`` against ``ref`` by normalised cross-correlation.
+
+    Args:
+        ref, now: float (k, n) profiles, one per row.
+    Returns:
+        (shift float (k,), NaN when a profile is too short; correlation float (k,)), searched within
+        ±``cfg.max_shift_mm`` on the profiles' derivatives, refined by a parabola through the peak.
+    """
+    a, b = np.diff(ref, axis=1), np.diff(now, axis=1)
     L = int(cfg.max_shift_mm * cfg.ppm)
-    n = len(a)
+    k, n = a.shape
     if n <= 2 * L + 4:
-        return None, 0.0
-    core = a[L:n - L]
-    core = core - core.mean()
-    cn = np.linalg.norm(core) + 1e-6
-    segs = np.lib.stride_tricks.sliding_window_view(b, n - 2 * L)      # (2L + 1, n − 2L), lag −L … L
-    segs = segs - segs.mean(axis=1, keepdims=True)
-    scores = (segs @ core) / (cn * (np.linalg.norm(segs, axis=1) + 1e-6))
-    j = int(np.argmax(scores))
-    shift = float(j - L)
-    if 0 < j < 2 * L:
-        y0, y1, y2 = scores[j - 1:j + 2]
-        den = y0 - 2 * y1 + y2
-        if den < 0:
-            shift += 0.5 * (y0 - y2) / den
-    return shift, float(scores[j])
+        return np.full(k, np.nan), np.zeros(k)
+    core = a[:, L:n - L]
+    core = core - core.mean(axis=1, keepdims=True)
+    cn = np.linalg.norm(core, axis=1) + 1e-6
+    segs = np.lib.stride_tricks.sliding_window_view(b, n - 2 * L, axis=1)   # (k, 2L + 1, n − 2L), lag −L … L
+    segs = segs - segs.mean(axis=2, keepdims=True)
+    scores = np.einsum("kln,kn->kl", segs, core) / (cn[:, None] * (np.linalg.norm(segs, axis=2) + 1e-6))
+    j = np.argmax(scores, axis=1)
+    best = scores[np.arange(k), j]
+    shift = (j - L).astype(np.float64)
+    inner = (j > 0) & (j < 2 * L)
+    jj = np.clip(j, 1, 2 * L - 1)
+    y0, y1, y2 = (scores[np.arange(k), jj + d] for d in (-1, 0, 1))
+    den = y0 - 2 * y1 + y2
+    ok = inner & (den < 0)
+    shift[ok] += 0.5 * (y0[ok] - y2[ok]) / den[ok]
+    return shift, best
 
 
 _REF_CACHE: dict = {}

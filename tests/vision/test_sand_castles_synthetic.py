@@ -1,12 +1,15 @@
 """Sand Castles reader on synthetic boards: waves, walls, pieces, flooding, errors."""
 
+import cv2
 import pytest
 
-from beachscore.errors import BadInputError
+from beachscore.cli import main
+from beachscore.errors import BadInputError, UnreadableBoardError
+from calibration.store import atomic_write_image
 from vision import sand_castles
-from vision.synthetic_boards import SAND_CASTLES_PROFILE as PROFILE, sand_castles_board
+from vision.synthetic_boards import PX_PER_MM, SAND_CASTLES_PROFILE as PROFILE, draw_arm, sand_castles_board
 
-from .mats_helpers import photo, shot
+from .mats_helpers import box_outline_px, circle_px, difference, marked_share, photo, shot, write_calibration
 
 CAL = {"top": {"wave": 2, "wall": True, "castle_pieces": 2}, "middle": {"wave": 4, "wall": False, "castle_pieces": 1},
        "bottom": {"wave": 1, "wall": False, "castle_pieces": 3}}
@@ -56,3 +59,47 @@ def test_missing_class_is_bad_input():
         sand_castles.learn(shot("sand-castles", PROFILE, sand_castles_board(CAL),
                                 [s for s in SAMPLES if s[0] != "slot"]))
     assert e.value.code == "missing-label"
+
+
+@pytest.mark.parametrize("arm", [((200, 330), (240, 150)),    # from the near side over the middle of the lanes
+                                 ((450, 100), (330, 120)),    # from the right, over the castle slots
+                                 ((-10, 250), (100, 200))])   # from the left, a hand on the bottom lane
+def test_hand_over_the_board_is_refused(model, arm):
+    img = draw_arm(sand_castles_board(CAL, seed=4), *arm, seed=4)
+    with pytest.raises(UnreadableBoardError) as e:
+        sand_castles.read(photo("sand-castles", PROFILE, model, img))
+    assert e.value.code == "occluded" and e.value.exit_code == 3
+
+
+def test_heavy_blur_is_refused(model):
+    sharp = sand_castles_board(CAL, seed=5)
+    r = sand_castles.read(photo("sand-castles", PROFILE, model, cv2.GaussianBlur(sharp, (0, 0), 0.5 * PX_PER_MM)))
+    assert [r.state["lanes"][n]["wave"] for n in ("top", "middle", "bottom")] == [2, 4, 1]
+    with pytest.raises(UnreadableBoardError) as e:
+        sand_castles.read(photo("sand-castles", PROFILE, model, cv2.GaussianBlur(sharp, (0, 0), 2.5 * PX_PER_MM)))
+    assert e.value.code == "too-blurred"
+
+
+def test_scan_annotate_marks_waves_walls_and_pieces(tmp_path, capsys):
+    cal_json = write_calibration(tmp_path, "sand-castles", PROFILE, sand_castles_board(CAL, seed=1), SAMPLES)
+    assert main(["calibrate", cal_json, "--out", str(tmp_path / "cal")]) == 0
+    lanes = {"top": {"wave": 5, "wall": True, "castle_pieces": 3}, "middle": {"wave": 2, "wall": False,
+             "castle_pieces": 0}, "bottom": {"wave": 3, "wall": False, "castle_pieces": 1}}
+    scene = sand_castles_board(lanes, seed=12)
+    atomic_write_image(str(tmp_path / "scene.png"), scene)
+    out = tmp_path / "scene.annotated.png"
+    assert main(["scan", str(tmp_path / "scene.png"), "--calibration", str(tmp_path / "cal"),
+                 "--annotate", str(out)]) == 0
+    ann = cv2.imread(str(out))
+    assert ann.shape == scene.shape                      # the photo's size, though scanned at half size
+    diff = difference(ann, scene)
+    geo = {L["name"]: L for L in sand_castles.lane_geometry(PROFILE)}
+    for name, want in lanes.items():
+        boxes = geo[name]["boxes_mm"]
+        assert marked_share(diff, box_outline_px(boxes[want["wave"] - 1], PX_PER_MM)) > 0.8   # the wave
+        assert marked_share(diff, box_outline_px(boxes[5], PX_PER_MM)) < 0.1                  # plain space 6
+        wall = marked_share(diff, box_outline_px(boxes[6], PX_PER_MM))
+        assert wall > 0.8 if want["wall"] else wall < 0.1
+        for k, xy in enumerate(geo[name]["slots_mm"]):   # castle pieces are ringed, empty slots not
+            ring = marked_share(diff, circle_px(xy, 10, PX_PER_MM))
+            assert ring > 0.5 if k < want["castle_pieces"] else ring < 0.1

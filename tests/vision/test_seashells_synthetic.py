@@ -2,15 +2,17 @@
 
 import json
 
-import numpy as np
+import cv2
 import pytest
 
-from beachscore.errors import BadInputError
+from beachscore.cli import main
+from beachscore.errors import BadInputError, UnreadableBoardError
+from calibration.store import atomic_write_image
 from scoring.seashells_mats import merge_mats
 from vision import seashells
-from vision.synthetic_boards import SEASHELLS_PROFILE as PROFILE, seashells_mat
+from vision.synthetic_boards import PX_PER_MM, SEASHELLS_PROFILE as PROFILE, draw_arm, seashells_mat
 
-from .mats_helpers import photo, shot
+from .mats_helpers import box_outline_px, circle_px, difference, marked_share, photo, shot, write_calibration
 
 CAL_SHELLS = [(0, 0, 0, 0), (1, 3, 0, 0), (2, 6, 0, 0), (4, 5, 0, 0), (5, 1, 0, 0)]
 CAL_ITEMS = [("fossil/head", 40, 272, 0), ("fossil/tail", 90, 272, 30), ("sand_dollar", 140, 272, 0),
@@ -21,13 +23,15 @@ def cell_mm(r, c):
     return 18 + 32 * c + 16, 18 + 32 * r + 16
 
 
+CAL_SAMPLES = ([("shell", cell_mm(r, c)) for r, c, _, _ in CAL_SHELLS]
+               + [("empty", cell_mm(r, c)) for r, c in [(0, 2), (1, 1), (3, 3), (3, 5), (6, 6), (2, 0), (5, 4)]]
+               + [(k, (x, y)) for k, x, y, _ in CAL_ITEMS])
+
+
 @pytest.fixture(scope="module")
 def model():
     img = seashells_mat(CAL_SHELLS, CAL_ITEMS, seed=1)
-    samples = [("shell", cell_mm(r, c)) for r, c, _, _ in CAL_SHELLS]
-    samples += [("empty", cell_mm(r, c)) for r, c in [(0, 2), (1, 1), (3, 3), (3, 5), (6, 6), (2, 0), (5, 4)]]
-    samples += [(k, (x, y)) for k, x, y, _ in CAL_ITEMS]
-    m = seashells.learn(shot("seashells", PROFILE, img, samples))
+    m = seashells.learn(shot("seashells", PROFILE, img, CAL_SAMPLES))
     json.dumps(m)  # the model must be JSON
     return m
 
@@ -49,13 +53,14 @@ def test_reads_towel_and_basket(model):
     assert r.confidence > 0.9
 
 
-def test_small_white_shell_on_white_column_is_found(model):
-    r = read(model, [(1, 5, 0, 0)], [], seed=3)
-    # a smaller white shell (7 mm radius against 9) on the white column: weak contrast, still a shell
-    small = seashells.read(photo("seashells", PROFILE, model,
-                                 seashells_mat([(2, 5, 0, 0)], [], seed=4, shell_radius_mm=7.0)))
-    assert r.state["players"][0]["shells"] == [["conch", "white"]]
-    assert small.state["players"][0]["shells"] == [["whelk", "white"]]
+@pytest.mark.parametrize("seed", [3, 4])
+@pytest.mark.parametrize("row, dx, dy", [(1, 0, 0), (2, 3, -2), (6, -3, 3)])
+def test_small_white_shell_on_white_column_is_found(model, seed, row, dx, dy):
+    # the smallest shell (6 mm radius against 9) on the white column, off-centre: weak contrast, still a shell
+    r = seashells.read(photo("seashells", PROFILE, model,
+                             seashells_mat([(row, 5, dx, dy)], [], seed=seed, shell_radius_mm=6.0)))
+    assert r.state["players"][0]["shells"] == [[PROFILE["towel"]["rows"][row], "white"]]
+    assert r.confidence > 0.9
 
 
 def test_empty_mat_reads_empty(model):
@@ -94,3 +99,45 @@ def test_merge_mats_names_and_refuses_duplicates():
     assert m["shapes"] == ["s"]
     with pytest.raises(ValueError):
         merge_mats([a, a])
+
+
+@pytest.mark.parametrize("arm", [((-10, 300), (120, 120)),    # from the bottom-left corner over the towel
+                                 ((270, 40), (150, 100)),     # from the right, over the top rows
+                                 ((130, 320), (130, 200))])   # from the player's side, a hand on the bottom rows
+def test_arm_over_the_mat_is_refused(model, arm):
+    img = draw_arm(seashells_mat([(0, 1, 0, 0), (3, 3, 0, 0), (4, 4, 0, 0)], [("sand_dollar", 200, 272, 0)], seed=8),
+                   *arm, seed=8)
+    with pytest.raises(UnreadableBoardError) as e:
+        seashells.read(photo("seashells", PROFILE, model, img))
+    assert e.value.code == "occluded" and e.value.exit_code == 3
+
+
+def test_heavy_blur_is_refused(model):
+    sharp = seashells_mat([(0, 1, 0, 0), (3, 3, 0, 0)], [("sand_dollar", 120, 272, 0)], seed=9)
+    # a little blur (0.5 mm) still reads; a defocused camera (2 mm) is refused
+    r = seashells.read(photo("seashells", PROFILE, model, cv2.GaussianBlur(sharp, (0, 0), 0.5 * PX_PER_MM)))
+    assert sorted(map(tuple, r.state["players"][0]["shells"])) == [("cowrie", "orange"), ("scallop", "blue")]
+    with pytest.raises(UnreadableBoardError) as e:
+        seashells.read(photo("seashells", PROFILE, model, cv2.GaussianBlur(sharp, (0, 0), 2.0 * PX_PER_MM)))
+    assert e.value.code == "too-blurred"
+
+
+def test_scan_annotate_marks_shells_and_items(tmp_path, capsys):
+    cal_json = write_calibration(tmp_path, "seashells", PROFILE, seashells_mat(CAL_SHELLS, CAL_ITEMS, seed=1),
+                                 CAL_SAMPLES)
+    assert main(["calibrate", cal_json, "--out", str(tmp_path / "cal")]) == 0
+    shells = [(0, 1, 0, 0), (4, 4, 0, 0)]
+    scene = seashells_mat(shells, [("sand_dollar", 120, 272, 0)], seed=11)
+    atomic_write_image(str(tmp_path / "scene.png"), scene)
+    out = tmp_path / "scene.annotated.png"
+    assert main(["scan", str(tmp_path / "scene.png"), "--calibration", str(tmp_path / "cal"),
+                 "--annotate", str(out)]) == 0
+    ann = cv2.imread(str(out))
+    assert ann.shape == scene.shape                      # the photo's size, though scanned at half size
+    diff = difference(ann, scene)
+    boxes, _, _ = seashells.towel_geometry(PROFILE)
+    for r, c, _, _ in shells:                            # occupied cells are boxed …
+        assert marked_share(diff, box_outline_px(boxes[7 * r + c], PX_PER_MM)) > 0.8
+    for r, c in [(2, 2), (6, 6)]:                        # … empty ones are not
+        assert marked_share(diff, box_outline_px(boxes[7 * r + c], PX_PER_MM)) < 0.1
+    assert marked_share(diff, circle_px((120, 272), 12, PX_PER_MM)) > 0.5   # the basket item is ringed
