@@ -72,7 +72,7 @@ def load_setup(value: str | None) -> dict | None:
 
     if value is None:
         return None
-    if value.lstrip().startswith("{"):
+    if value.lstrip()[:1] in ("{", "["):
         try:
             data = json.loads(value)
         except json.JSONDecodeError as exc:
@@ -102,12 +102,58 @@ def cmd_calibrate(args) -> int:
     return EXIT_OK
 
 
-def _annotate_path(out: str, image_path: str, many: bool) -> str:
-    if not many:
-        return out
-    os.makedirs(out, exist_ok=True)
-    stem = os.path.splitext(os.path.basename(image_path))[0]
-    return os.path.join(out, f"{stem}.annotated.png")
+ANNOTATE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+
+
+def plan_annotations(out: str, images: list[str]) -> list[str]:
+    """Where each image's annotated picture goes, checked before anything is scanned.
+
+    One image: ``out`` is the picture's path (its folder is created). Several: ``out`` is a folder
+    and each picture is ``<stem>.annotated.png`` (``<stem>-2…`` when two inputs share a stem).
+
+    Raises:
+        BadInputError: ``annotate-path`` when the target would overwrite an input photo, is a
+            folder where a file is needed (or the reverse), has an unknown picture extension, or
+            cannot be created.
+    """
+    inputs = {os.path.realpath(p) for p in images}
+    if len(images) == 1:
+        paths = [out]
+        if os.path.isdir(out):
+            raise BadInputError("annotate-path", f"--annotate {out}: is a folder; give a picture file name")
+        if os.path.splitext(out)[1].lower() not in ANNOTATE_EXTENSIONS:
+            raise BadInputError("annotate-path", f"--annotate {out}: use one of {', '.join(ANNOTATE_EXTENSIONS)}")
+        folder = os.path.dirname(os.path.abspath(out))
+    else:
+        if os.path.exists(out) and not os.path.isdir(out):
+            raise BadInputError("annotate-path", f"--annotate {out}: with several images this must be a folder")
+        folder, paths, used = out, [], set()
+        for image in images:
+            stem = os.path.splitext(os.path.basename(image))[0]
+            name, n = f"{stem}.annotated.png", 1
+            while name in used:
+                n += 1
+                name = f"{stem}-{n}.annotated.png"
+            used.add(name)
+            paths.append(os.path.join(out, name))
+    if any(os.path.realpath(p) in inputs for p in paths):
+        raise BadInputError("annotate-path", f"--annotate {out}: would overwrite an input photo")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise BadInputError("annotate-path", f"--annotate {out}: cannot create {folder}: {exc.strerror}") from None
+    if not os.access(folder, os.W_OK):
+        raise BadInputError("annotate-path", f"--annotate {out}: folder {folder} is not writable")
+    return paths
+
+
+def _write_annotation(path: str, result) -> None:
+    from calibration.store import atomic_write_image
+
+    try:
+        atomic_write_image(path, result.annotate())
+    except (OSError, ValueError) as exc:
+        raise BadInputError("annotate-path", f"cannot write {path}: {exc}") from None
 
 
 def cmd_scan(args) -> int:
@@ -117,19 +163,17 @@ def cmd_scan(args) -> int:
 
     cal = store.load(args.calibration)
     setup = load_setup(args.setup)
-    many = len(args.images) > 1
+    targets = plan_annotations(args.annotate, args.images) if args.annotate else [None] * len(args.images)
     worst = EXIT_OK
-    for path in args.images:
+    for path, target in zip(args.images, targets):
         try:
             result = scan_file(path, cal, setup)
+            if target:
+                _write_annotation(target, result)
         except BeachscoreError as err:
             _emit_error(err, args.json)
             worst = max(worst, err.exit_code)
             continue
-        if args.annotate:
-            from calibration.store import atomic_write_image
-
-            atomic_write_image(_annotate_path(args.annotate, path, many), result.annotate())
         if args.json:
             print(json.dumps(result.to_json()), flush=True)
         else:
@@ -197,6 +241,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args)
+    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_INTERNAL
     except BeachscoreError as err:
         _emit_error(err, as_json)
         return err.exit_code

@@ -101,6 +101,27 @@ def _calibration_setup(image_path: str) -> dict | None:
     return load_object(path, "calibration setup")
 
 
+_MAPS: dict = {}  #: remap tables of recent warps: a fixed camera gives the same homography scan after scan
+
+
+def _warp(image: np.ndarray, M: np.ndarray, size) -> np.ndarray:
+    """``cv2.warpPerspective(image, M, size, WARP_INVERSE_MAP)`` (M: output px → image px), bilinear,
+    borders replicated — through fixed-point remap tables cached per (M, size, image size)."""
+    key = (np.round(M, 9).tobytes(), tuple(size), image.shape[:2])
+    maps = _MAPS.get(key)
+    if maps is None:
+        w, h = size
+        xs, ys = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+        den = M[2, 0] * xs + M[2, 1] * ys + M[2, 2]
+        mx = ((M[0, 0] * xs + M[0, 1] * ys + M[0, 2]) / den).astype(np.float32)
+        my = ((M[1, 0] * xs + M[1, 1] * ys + M[1, 2]) / den).astype(np.float32)
+        maps = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+        if len(_MAPS) >= 8:
+            _MAPS.pop(next(iter(_MAPS)))
+        _MAPS[key] = maps
+    return cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 class _Rectified:
     """The two top views a reading needs.
 
@@ -121,11 +142,13 @@ class _Rectified:
         w = int(round(grid.cols * grid.cell_mm * ppm)) + 2 * m
         h = int(round(grid.rows * grid.cell_mm * ppm)) + 2 * m
         S = np.array([[1 / ppm, 0, x0 + 0.5 / ppm], [0, 1 / ppm, y0 + 0.5 / ppm], [0, 0, 1]])
-        self.crop = cv2.warpPerspective(image, H @ S, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                        borderMode=cv2.BORDER_REPLICATE)
+        self.crop = _warp(image, H @ S, (w, h))
         self.local = Grid((margin, margin), grid.cell_mm, grid.rows, grid.cols)
         self.offset_mm = (x0, y0)
-        self.small = rectify(image, H, profile["board_mm"], QUALITY.px_per_mm, cv2.INTER_AREA)
+        q = QUALITY.px_per_mm
+        bw, bh = profile["board_mm"]
+        Sq = np.array([[1 / q, 0, 0.5 / q], [0, 1 / q, 0.5 / q], [0, 0, 1]])
+        self.small = _warp(image, H @ Sq, (int(round(bw * q)), int(round(bh * q))))
 
     def to_local(self, xy):
         """Board mm → the crop's mm."""
@@ -150,8 +173,14 @@ def _sharpness(gray: np.ndarray, grid: Grid) -> float:
 
 
 def _median_bgr(small: np.ndarray) -> np.ndarray:
-    """Median B, G, R of the small whole-board view, float32 (3,): the lighting reference."""
-    return np.median(small.reshape(-1, 3), axis=0).astype(np.float32)
+    """Median B, G, R of the small whole-board view (BGR uint8), float32 (3,): the lighting
+    reference (from each channel's histogram: no sort)."""
+    n = small.shape[0] * small.shape[1]
+    out = []
+    for c in range(3):
+        cum = cv2.calcHist([small], [c], None, [256], [0, 256]).ravel().cumsum()
+        out.append(float(np.searchsorted(cum, n / 2.0)))
+    return np.array(out, np.float32)
 
 
 class _View:
@@ -173,7 +202,7 @@ class _View:
         self.gains = np.clip(gains, 0.25, 4.0)
         self.board = board if board is not None else cv2.transform(rect.crop, np.diag(self.gains).astype(np.float32))
         self.gray = cv2.cvtColor(self.board, cv2.COLOR_BGR2GRAY)
-        self.masks = player_masks(table[lut_index(self.board)], n_players)
+        self.masks = player_masks(np.take(table, lut_index(self.board)), n_players)
         ppm = RECTIFY.px_per_mm
         self.cells = CellBlocks(grid, ppm)
         self.player_blocks = self.cells.blocks(self.masks).reshape(self.cells.size[1], self.cells.size[0], n_players)
@@ -428,8 +457,9 @@ def _check_quality(small: np.ndarray, view_gains: np.ndarray, model: _Model, gri
         UnreadableBoardError: ``too-dark``, ``glare``, ``too-blurred``.
     """
     quality.check(small, gains=view_gains)
-    if model.sharpness > 0:
-        now = _sharpness(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), grid)
+    if model.sharpness > 0:  # measured after the lighting correction: a dimmer photo is not a blurred one
+        now = _sharpness(cv2.cvtColor(cv2.transform(small, np.diag(view_gains).astype(np.float32)),
+                                      cv2.COLOR_BGR2GRAY), grid)
         if now < QUALITY.min_sharpness_ratio * model.sharpness:
             raise UnreadableBoardError("too-blurred", f"the photo is too blurred to read (sharpness {now:.0f} against "
                                        f"{model.sharpness:.0f} at calibration); hold the camera still and refocus")

@@ -208,12 +208,10 @@ def colour_table(models: list[ColourModel], cfg: PaletteConfig = PALETTE) -> np.
 
 
 def lut_index(board_bgr: np.ndarray, cfg: PaletteConfig = PALETTE) -> np.ndarray:
-    """Index of every pixel into :func:`palette_lut`: int32 (H, W) from BGR uint8 (H, W, 3)."""
-    s = 8 - cfg.lut_bits
-    q = (board_bgr >> s).astype(np.int32)
-    q[..., 0] <<= 2 * cfg.lut_bits
-    q[..., 1] <<= cfg.lut_bits
-    return q[..., 0] | q[..., 1] | q[..., 2]
+    """Index of every pixel into :func:`palette_lut`: uint16 (H, W) from BGR uint8 (H, W, 3)."""
+    b = cfg.lut_bits
+    q = (board_bgr >> (8 - b)).astype(np.uint16)
+    return cv2.transform(q, np.array([[1 << (2 * b), 1 << b, 1]], np.float32))
 
 
 def label_pixels(board_bgr: np.ndarray, lut: np.ndarray, cfg: PaletteConfig = PALETTE) -> np.ndarray:
@@ -223,7 +221,7 @@ def label_pixels(board_bgr: np.ndarray, lut: np.ndarray, cfg: PaletteConfig = PA
         board_bgr: rectified, illumination-normalised board, BGR uint8 (H, W, 3).
         lut: uint8 table from :func:`colour_table`.
     """
-    return lut[lut_index(board_bgr, cfg)]
+    return np.take(lut, lut_index(board_bgr, cfg))
 
 
 def player_masks(labels: np.ndarray, n_players: int) -> np.ndarray:

@@ -151,7 +151,7 @@ def seam_contrasts(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_
             v = np.clip(across, 0, H - 1)[:, None, :]
             u = np.clip(lengthwise, 0, W - 1)[:, :, None]
         strips = img[v, u].astype(np.float32)  # (E, along, across, 3)
-        profiles = np.median(strips, axis=1)
+        profiles = strips.mean(axis=1)
         dips = _valley(profiles, half, search, lags)
         for e, d in zip(edges, dips):
             out[e] = float(d)
@@ -261,17 +261,24 @@ def _shift_costs(windows: np.ndarray, means: np.ndarray, sds: np.ndarray, cfg: P
     B = means.shape[-1]
     n = windows.shape[-1]
     lead = windows.shape[:-3]
-    inv = (1.0 / sds.astype(np.float64) ** 2).reshape(len(means), -1)
-    mw = (means.reshape(len(means), -1) * inv)
-    const = (means.reshape(len(means), -1) ** 2 * inv).sum(axis=1)
-    best = None
-    for dy in range(n - B + 1):
-        for dx in range(n - B + 1):
-            x = windows[..., dy:dy + B, dx:dx + B].reshape(-1, 2 * B * B).astype(np.float64)
-            c = np.maximum((x * x) @ inv.T - 2.0 * (x @ mw.T) + const, 0.0) / cfg.dependence
-            c += cfg.shift_cost * ((dy - (n - B) // 2) ** 2 + (dx - (n - B) // 2) ** 2)
-            best = c if best is None else np.minimum(best, c)
-    best = best.reshape(lead + (len(means),))
+    R = len(means)
+    inv = (1.0 / sds.astype(np.float32) ** 2).reshape(R, -1)
+    mw = means.reshape(R, -1).astype(np.float32) * inv
+    const = (means.reshape(R, -1).astype(np.float32) ** 2 * inv).sum(axis=1)
+    ns = n - B + 1
+    flat = windows.reshape((-1,) + windows.shape[-3:]).astype(np.float32, copy=False)
+    # Σ((x − m)/s)² = x²·s⁻² − 2 x·m s⁻² + m²·s⁻²: one small matrix product per shift (small
+    # enough for a single-threaded BLAS call)
+    W = np.ascontiguousarray(np.concatenate([inv, -2.0 * mw], axis=1).T)  # (2F, R)
+    c = np.empty((ns, ns, len(flat), R), np.float64)
+    for dy in range(ns):
+        for dx in range(ns):
+            x = flat[:, :, dy:dy + B, dx:dx + B].reshape(len(flat), -1)
+            c[dy, dx] = np.maximum(np.concatenate([x * x, x], axis=1) @ W + const, 0.0)
+    c /= cfg.dependence
+    d = np.arange(ns) - (ns - 1) // 2
+    c += cfg.shift_cost * (d[:, None] ** 2 + d[None, :] ** 2)[:, :, None, None]
+    best = c.min(axis=(0, 1)).reshape(lead + (R,))
     return best[..., 0] if one else best
 
 
@@ -485,6 +492,10 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
               for e, v in seams.items() if e[0] in cells and e[1] in cells}
     base = sum(np.log(p) for p in p_seam.values())
     table = _placement_table(order, shapes)
+    if sum(len(row) for row in table) == 1:  # one way only (e.g. a lone cell): nothing to weigh
+        (mask, kind, placed), = [x for row in table for x in row]
+        face, pf = (piece_score(kind, placed)[1:] if piece_score is not None else (None, 1.0))
+        return Split(pieces=[(kind, placed, face, pf)], posterior=1.0)
     # score every placement once: seams joined inside it, and its print
     info = {}
     for row in table:

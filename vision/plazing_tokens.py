@@ -45,7 +45,7 @@ def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.nda
         cells: block layout of the grid (:class:`vision.plazing_cells.CellBlocks`).
     Returns:
         float64 (rows, cols, 10 + n_players): brightness and chromaticity of the mean colour
-        (:func:`_bright_chroma`), sd B, G, R, mean gradient of grey, player-colour shares·100 over
+        (:func:`_bright_chroma`), sd B, G, R, mean gradient of grey (|gx| + |gy| of 3×3 Sobel), player-colour shares·100 over
         the central square, then brightness and chromaticity of a smaller centre square (the
         token itself rather than what it lies on).
     """
@@ -54,7 +54,8 @@ def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.nda
     sq = cells.blocks(cv2.multiply(f, f))
     mean = cells.box_mean(bgr, cfg.core_share)
     var = np.maximum(cells.box_mean(sq, cfg.core_share) - mean ** 2, 0.0)
-    grad = cv2.magnitude(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
+    grad = cv2.add(cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 1, 0)),
+                   cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 0, 1)))  # |gx| + |gy|, saturating
     g = cells.box_mean(cells.blocks(grad), cfg.core_share)[..., None]
     shares = cells.box_mean(player_blocks, cfg.core_share).reshape(mean.shape[:2] + (-1,)) / 255.0 * 100.0
     cmean = cells.box_mean(bgr, cfg.centre_share)

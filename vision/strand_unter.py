@@ -8,6 +8,7 @@ The stages live in one module each:
 - :mod:`vision.strand_unter_config`   every tunable number;
 - :mod:`vision.strand_unter_colour`   colour classes baked into a BGR lookup table, lighting gains;
 - :mod:`vision.strand_unter_blobs`    foreground against the empty board, blobs;
+- :mod:`vision.strand_unter_castles`  castles' value cues (sizes, tower count) and one-per-value assignment;
 - :mod:`vision.strand_unter_learn`    calibrate: class colours, shell/castle sizes, sandpiper;
 - :mod:`vision.strand_unter_register` is the board where it was? (edge profiles in the board plane);
 - :mod:`vision.strand_unter_read`     sea front, sandpiper, shells, castles, confidence;

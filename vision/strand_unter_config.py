@@ -21,7 +21,6 @@ class RegistrationConfig:
     blur_sigma_px: float = 1.5        # both images are smoothed alike: blur differences between shots
     inner_band_mm: float = 8.0        # how far inside the board outline the rigid bands reach
     sea_dilate_mm: float = 6.0        # cloth pixels (and this much around them) are not used
-    top_exclude_mm: float = 60.0      # the band above the board's top edge (cloth hanging) is not used
     rail_mm: float = 50.0             # strips reach this far outside the board's sides (rails + table edge)
     band_mm: float = 30.0             # strips across the outline, each this wide along the edge
     min_profile_corr: float = 0.6     # a strip whose profiles correlate less is not used
@@ -42,7 +41,7 @@ class AppearanceConfig:
     sample_search_mm: float = 10.0    # a sample's piece is the foreground blob within this of its point
     sea_radius_mm: float = 12.0       # radius around a sea sample
     sand_radius_mm: float = 6.0       # radius around a sand sample
-    inpaint_radius_mm: float = 22.0   # without empty.jpg: samples are painted out of the calibration shot
+    inpaint_radius_mm: float = 22.0   # without empty.jpg: this much around every sample is painted out (row medians)
     min_std: tuple = (10.0, 2.5, 2.5)  # floor of each class's std in L, a, b (Lab units): shading and noise
     shell_min_std: tuple = (10.0, 5.0, 5.0)  # shells look like real shells: each one tinted a little differently
     castle_chroma_min: float = 12.0   # a tower pixel differs from sand by at least this in (a, b)
@@ -67,6 +66,7 @@ class ReadingConfig:
     min_blob_fraction: float = 0.3    # a blob smaller than this × one shell is noise
     bird_max_distance: float = 0.5    # composition + size distance to the learned sandpiper to accept
     max_unknown_fraction: float = 0.5 # a shell part with more unknown pixels than this is no shell
+    min_shell_purity: float = 0.6     # a shell part whose main colour has less of its shell pixels: a doubt
     occluder_min_fraction: float = 0.02  # unknown blobs above this fraction of the board: occluded
 
 
@@ -93,7 +93,6 @@ class ConfidenceConfig:
     groove_margin_mm: float = 2.0     # a base this close to a groove border is a doubt
     bird_margin: float = 0.15         # a sandpiper match distance within this of the limit is a doubt
     doubt_factor: float = 0.45        # multiplied in per doubt
-    warn_below: float = 0.5
 
 
 CASTLES = CastleConfig()

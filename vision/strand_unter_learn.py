@@ -10,6 +10,7 @@ Source: ``shared/contracts/strand-unter.md`` §Calibration labels, ``shared/cont
 from __future__ import annotations
 
 import re
+import warnings
 
 import cv2
 import numpy as np
@@ -17,10 +18,10 @@ import numpy as np
 from beachscore.errors import BadInputError
 from vision import strand_unter_colour as colour
 from vision.image_io import read_image
-from vision.strand_unter_blobs import find_blobs, foreground
+from vision.strand_unter_blobs import foreground
 from vision import strand_unter_castles as castles_mod
 from vision.strand_unter_config import APPEARANCE, CASTLES, READING, REGISTRATION
-from vision.strand_unter_geometry import disc, groove_map, reduce_homography, warp_board
+from vision.strand_unter_geometry import disc, groove_map, groove_polygons, reduce_homography, warp_board
 from vision.types import CalibrationShot
 
 SHELL_COLOURS = ("white", "gray", "brown", "black")  # the state's keys (contract), not appearances
@@ -90,17 +91,25 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     H = reduce_homography(shot.H_px_from_mm, r)
     ppm = cfg.ppm
     C = warp_board(image, H, board, ppm)
+    CL0 = colour.lab(C)
+    px = lambda xy: (xy[0] * ppm - 0.5, xy[1] * ppm - 0.5)  # noqa: E731  (board mm → work px)
     if empty is not None:
         E = warp_board(empty, H, board, ppm)
         ext_src = empty
-    else:  # paint the samples out of the calibration shot
+    else:  # paint the samples, the cloth and its stick out of the calibration shot
         mask = np.zeros(C.shape[:2], np.uint8)
         for _, (x, y) in parsed:
             cv2.circle(mask, (int(x * ppm), int(y * ppm)), int(cfg.inpaint_radius_mm * ppm), 255, -1)
-        E = cv2.inpaint(C, mask, 5, cv2.INPAINT_TELEA)
+        sea_model = colour.gaussian(np.concatenate([CL0[disc(CL0.shape, px(xy), cfg.sea_radius_mm * ppm)]
+                                                    for (k, _, _), xy in parsed if k == "sea"]), cfg.min_std)
+        sea0 = colour.mahalanobis(CL0.reshape(-1, 3), [sea_model])[:, 0].reshape(C.shape[:2]) < cfg.lut_max_dist
+        edge0 = colour.cloth_edge(sea0, READING.cloth_edge_window_px)
+        rows0 = np.arange(C.shape[0])[:, None]
+        mask[rows0 < (edge0 + cfg.stick_search_mm * ppm)[None, :]] = 255
+        heights = [float(np.ptp(p[:, 1])) for p in groove_polygons(profile).values()]
+        E = _fill_rows(C, mask > 0, period_px=float(np.median(heights)) * ppm)
         ext_src = image
-    CL = colour.lab(C)
-    px = lambda xy: (xy[0] * ppm - 0.5, xy[1] * ppm - 0.5)  # noqa: E731
+    CL = CL0
 
     # sand: bare grooves of the empty board (or the sand samples)
     sand_samples = [xy for (k, _, _), xy in parsed if k == "sand"]
@@ -218,6 +227,49 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     shot.pictures[LUT_PNG] = colour.lut_to_image(lut)
     model["pictures"] = {"empty": EMPTY_PNG, "registration": REF_PNG, "classes": LUT_PNG}
     return model
+
+
+def _fill_rows(image: np.ndarray, hole: np.ndarray, period_px: float) -> np.ndarray:
+    """Paint the pieces and the cloth out of the calibration shot when no empty-board photo is given.
+
+    The beach's grooves run across the board, so bare sand mostly varies with the row: every
+    masked pixel takes the median colour of the unmasked pixels of its own row. A row masked
+    across the whole board (under the cloth) takes the row one groove pitch (``period_px``)
+    further towards the players, repeatedly, until one has bare sand.
+
+    Args:
+        image: rectified board, BGR uint8 (H, W, 3); hole: bool (H, W) pixels to replace.
+        period_px: the grooves' pitch in rows (from the profile).
+    Returns:
+        BGR uint8 (H, W, 3).
+    """
+    out = image.copy()
+    f = image.astype(np.float32)
+    f[hole] = np.nan
+    h = len(f)
+    full = hole.sum(axis=1) > 0.9 * hole.shape[1]
+    f[full] = np.nan
+    with warnings.catch_warnings():          # rows with every pixel masked have no median: NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        med = np.nanmedian(f, axis=1)                                  # (H, 3)
+    step = max(1, int(round(period_px)))
+    for y in range(h - 1, -1, -1):
+        if np.isnan(med[y, 0]):
+            src = y + step
+            while src < h and np.isnan(med[src, 0]):
+                src += step
+            if src < h:
+                med[y] = med[src]
+    ok = ~np.isnan(med[:, 0])
+    if not ok.any():
+        return out
+    rows = np.arange(h)
+    for c in range(3):
+        med[:, c] = np.interp(rows, rows[ok], med[ok, c])
+    fill = hole | full[:, None]
+    ys, _ = np.nonzero(fill)
+    out[fill] = np.clip(np.round(med[ys]), 0, 255).astype(np.uint8)
+    return out
 
 
 def _disc_kernel(r: int) -> np.ndarray:

@@ -50,7 +50,8 @@ class _Assets:
         self.board = cal.profile["board_mm"]
         empty = cal.image(m.get("pictures", {}).get("empty", EMPTY_PNG)) if cal.folder else None
         if empty is None:
-            raise UnreadableBoardError("calibration-incomplete", "the calibration has no empty-board picture; recalibrate")
+            raise UnreadableBoardError("calibration-incomplete",
+                                       "the calibration has no empty-board picture; recalibrate")
         self.empty = empty
         self.numbers = list(groove_polygons(cal.profile))
         self.gmap = groove_map(cal.profile, self.ppm)
@@ -163,7 +164,8 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     min_area = cfg.min_blob_fraction * min(shell_areas.values())
     # no piece, nor a few touching ones, makes a blob this large: a hand or an arm (whatever its colour)
     largest = int(blobs.stats[1:, cv2.CC_STAT_AREA].max()) if blobs.n > 1 else 0
-    quality.check_occluder(largest / A.board_px, cfg=quality.QualityConfig(max_occluder_fraction=cfg.occluder_min_fraction))
+    quality.check_occluder(largest / A.board_px,
+                           cfg=quality.QualityConfig(max_occluder_fraction=cfg.occluder_min_fraction))
 
     state_grooves = {n: {"number": n, "shells": {c: 0 for c in model["shell_colours"]}, "castles": []}
                      for n in visible}
@@ -286,6 +288,11 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
                     doubts.append(f"an object of no known colour at {ce[j][0] / A.ppm:.0f},{ce[j][1] / A.ppm:.0f} mm")
                 continue
             c = model["shell_colours"][int(np.argmax(sc))]
+            purity = float(sc.max() / sc.sum())
+            details.setdefault("purity", []).append(purity)
+            if purity < cfg.min_shell_purity:
+                doubts.append(f"shells of mixed colours at {ce[j][0] / A.ppm:.0f},{ce[j][1] / A.ppm:.0f} mm "
+                              f"({purity:.0%} {c})")
             ratio = area / shell_areas[c]
             if ratio < 0.5:
                 if ratio >= cfg.min_blob_fraction:

@@ -2,11 +2,13 @@
 
 The sea cloth changes between shots and hides parts of the rails, which confuses an alignment
 over the whole outline. Here the photo is first rectified with the calibrated homography (board
-plus a margin of rails and table), then a Euclidean motion *in the board plane* is estimated with
-ECC (Evangelidis & Psarakis 2008, ``cv2.findTransformECC``) against the rectified empty board,
-using only pixels that never change: rails, table edge and bare grooves, with the cloth (found by
-colour in both images) and the strip above the board masked out. A bump of the board on the
-table is exactly such a motion, so three parameters suffice and stay well conditioned.
+plus a margin of rails and table), then a Euclidean motion *in the board plane* is estimated
+against the rectified empty board from strips across the outline that never change (rails,
+table edge, front edge): each strip's mean profile is shifted onto the reference's by normalised
+cross-correlation of their derivatives (all strips of a side in one batch), and the shifts are
+fitted by least squares with outlier rejection. Strips the cloth may cover (found by the learned
+colour table) are skipped. A bump of the board on the table is exactly such a motion, so three
+parameters (shift x, y, rotation) suffice and stay well conditioned.
 """
 
 from __future__ import annotations
@@ -147,7 +149,7 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     rotation = float(np.degrees(np.arctan2(T[1, 0], T[0, 0])))
     if ecc < cfg.min_ecc or shift_mm > cfg.max_shift_mm:
         raise UnreadableBoardError("registration-lost",
-                                   f"the board could not be aligned with the calibration (ECC {ecc:.2f}, "
+                                   f"the board could not be aligned with the calibration (fit {ecc:.2f}, "
                                    f"shift {shift_mm:.0f} mm); is it in view and unobstructed?")
     if shift_mm < cfg.moved_mm and abs(rotation) < cfg.moved_deg:
         return StrandRegistration(H0, "corners", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
@@ -162,7 +164,7 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
 def _reference_bands(cal, ref: np.ndarray, board_mm, cfg):
     """:func:`_bands` with the reference's profile across each strip, computed once per calibration."""
     key = ("bands", cal.folder, id(cal))
-    if key not in _REF_CACHE:
+    if key not in _cache_for(cal):
         bands = _bands(ref.shape, board_mm, cfg)
         prof = _band_profiles(ref, bands, cfg)
         _REF_CACHE[key] = [(side, c, region, prof[side][j]) for side, c, region, j in _numbered(bands)]
@@ -264,6 +266,16 @@ def _profile_shifts(ref: np.ndarray, now: np.ndarray, cfg) -> tuple[np.ndarray, 
 
 
 _REF_CACHE: dict = {}
+_REF_OWNER: list = [None]
+
+
+def _cache_for(cal) -> dict:
+    """The per-calibration cache, emptied when another calibration is used (a station recalibrates)."""
+    owner = (cal.folder, id(cal))
+    if _REF_OWNER[0] != owner:
+        _REF_CACHE.clear()
+        _REF_OWNER[0] = owner
+    return _REF_CACHE
 
 
 def class_table(cal) -> np.ndarray:
@@ -273,7 +285,7 @@ def class_table(cal) -> np.ndarray:
         UnreadableBoardError: ``calibration-incomplete`` when the table is missing (recalibrate).
     """
     key = ("lut", cal.folder, id(cal))
-    if key not in _REF_CACHE:
+    if key not in _cache_for(cal):
         name = cal.model.get("pictures", {}).get("classes")
         img = cal.image(name) if (name and cal.folder) else None
         if img is None or "class_names" not in cal.model:
@@ -285,7 +297,7 @@ def class_table(cal) -> np.ndarray:
 
 def _reference(cal) -> np.ndarray | None:
     key = (cal.folder, id(cal))
-    if key not in _REF_CACHE:
+    if key not in _cache_for(cal):
         name = cal.model.get("pictures", {}).get("registration", "strand_registration.png")
         img = cal.image(name) if cal.folder else None
         if img is not None and img.ndim == 3:
@@ -297,6 +309,6 @@ def _reference(cal) -> np.ndarray | None:
 def _ref_cloth_edge(cal, cfg) -> np.ndarray:
     """:func:`_cloth_edge` of the calibration's registration reference (cached per calibration)."""
     key = ("cloth", cal.folder, id(cal))
-    if key not in _REF_CACHE:
+    if key not in _cache_for(cal):
         _REF_CACHE[key] = np.asarray(cal.model.get("reference_cloth_mm", [0.0, 0.0, 0.0]))
     return _REF_CACHE[key]

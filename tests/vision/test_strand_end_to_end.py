@@ -1,11 +1,14 @@
-"""End to end on a synthetic set-up: calibrate, then a skin-coloured arm over the board is refused (exit 3)."""
+"""End to end on a synthetic set-up (vision/synthetic.py): calibrate from drawn pieces, then scan.
+
+Scans under another lighting colour/strength, noise, blur and a small bump of the board read the
+exact state; a skin-coloured arm over the board is refused with exit 3 ``occluded``.
+"""
 from __future__ import annotations
 
 import json
 import os
 
 import cv2
-import numpy as np
 import pytest
 
 from beachscore.cli import main
@@ -14,7 +17,8 @@ from vision import synthetic
 PROFILE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter", "profile.json")))
 SIZE, PPM = (1920, 1080), 2.4
 PIECES = dict(shells=[("white", 100, 310), ("gray", 140, 310), ("brown", 200, 310), ("black", 260, 310)],
-              castles=[("red", v, 80 + 60 * v, 250) for v in range(4)] + [("blue", v, 80 + 60 * v, 190) for v in range(4)],
+              castles=[("red", v, 80 + 60 * v, 250) for v in range(4)]
+              + [("blue", v, 80 + 60 * v, 190) for v in range(4)],
               bird=(330, 340))
 
 
@@ -39,11 +43,22 @@ def _scan(d, image, capsys):
     return rc, json.loads(capsys.readouterr().out.strip().splitlines()[-1])
 
 
-def test_clear_view_is_read(setup_dir, capsys):
-    sc = synthetic.scene(PROFILE, seed=3, sea_front=9, size_px=SIZE, ppm=PPM, shells=[("black", 200, 310)])
+SCENE = dict(sea_front=8, shells=[("black", 200, 310), ("white", 120, 280), ("gray", 300, 250)],
+             castles=[("red", 2, 150, 220), ("blue", 0, 330, 190), ("red", 3, 260, 160)], bird=(90, 340))
+
+
+@pytest.mark.parametrize("light,noise,blur,shift", [((1, 1, 1), 2, 0, (0, 0)),
+                                                    ((1.1, 1.0, 0.85), 3, 0, (0, 0)),
+                                                    ((0.85, 0.85, 0.85), 2, 0.7, (0, 0)),
+                                                    ((1, 1, 1), 2, 0, (2.0, -1.5))])
+def test_scene_is_read_exactly(setup_dir, capsys, light, noise, blur, shift):
+    sc = synthetic.scene(PROFILE, seed=5, size_px=SIZE, ppm=PPM, light_bgr=light, noise_sigma=noise,
+                         blur_sigma=blur, shift_mm=shift, **SCENE)
     rc, doc = _scan(setup_dir, sc.image, capsys)
     assert rc == 0, doc
-    assert doc["state"]["sea_front"] == 9
+    assert doc["state"] == sc.state
+    if light == (1, 1, 1) and shift == (0, 0):
+        assert doc["confidence"] >= 0.5
 
 
 def test_arm_over_the_board_is_occluded(setup_dir, capsys):

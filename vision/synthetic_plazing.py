@@ -1,0 +1,264 @@
+"""Seeded synthetic Plażing scenes for unit tests (no real photos needed).
+
+:func:`scene` draws a board from a Plażing profile — a sea band, the dunes, a sand grid with
+printed tile lines, resource spots and closing terrain — then the pieces the test asks for
+(cardboard polyominoes in the players' colours, each kind with its own print: a dark stripe along
+a screen's outer side, a pale dot on every gear cell, pale squares on two opposite corners of a
+blanket), with optional cut gaps between touching pieces and off-grid offsets, meeples, neutral
+markers, resources, an optional skin-coloured arm; and photographs it through a homography with
+a lighting gain, blur and noise. Colours are BGR values handed in (learned-like), never taken
+from the product code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+#: Colours (BGR) of the synthetic set; a test may pass its own.
+DEFAULT_BGR = {
+    "sand": (150, 205, 240), "sea": (150, 140, 70), "dunes": (90, 170, 190), "frame": (120, 175, 215),
+    "line": (120, 160, 190), "spot": (120, 175, 235), "terrain": (70, 110, 200),
+    "red": (60, 75, 225), "yellow": (50, 215, 245), "green": (70, 160, 80), "blue": (170, 100, 60),
+    "stripe": (70, 75, 85), "print": (215, 225, 245),
+    "neutral": (175, 195, 215), "amber": (30, 140, 240), "shell": (215, 215, 245), "pebble": (95, 100, 105),
+    "skin": (140, 170, 225), "table": (100, 120, 140),
+}
+
+#: What the pieces print on each cell, by kind: the default catalogue's look.
+PRINTS = ("screen", "blanket", "gear")
+
+
+def plazing_profile(rows: int = 6, cols: int = 10, cell_mm: float = 20.0) -> dict:
+    """A Plażing profile (contract plazing.md) with a 30 mm frame and the default catalogue."""
+    return {"game": "plazing", "board_mm": [60 + cols * cell_mm, 60 + rows * cell_mm], "sea_side": "top",
+            "grid": {"origin_mm": [30.0, 30.0], "cell_mm": cell_mm, "rows": rows, "cols": cols, "tile_cells": 4},
+            "pieces": {"screen": [[[0, 0], [0, 1], [0, 2]]], "blanket": [[[0, 0], [0, 1], [1, 0], [1, 1]]],
+                       "gear": [[[0, 0]], [[0, 0], [0, 1]]]}}
+
+
+@dataclass
+class Piece:
+    """A piece to draw.
+
+    Attributes:
+        player: colour name; kind: ``screen``, ``blanket`` or ``gear``; cells: [(row, col)];
+        facing: screens only (``N``/``S``/``E``/``W``); offset_mm: (dx, dy) off the grid.
+    """
+
+    player: str
+    kind: str
+    cells: list
+    facing: str | None = None
+    offset_mm: tuple = (0.0, 0.0)
+
+
+@dataclass
+class Scene:
+    """A synthetic photo and what it shows.
+
+    Attributes:
+        image: BGR uint8 (H, W, 3).
+        corners_px: float (4, 2) board corners TL, TR, BR, BL in image px.
+        state: the contract state the picture shows.
+        top: the top view it was photographed from, BGR uint8, at ``px_per_mm``.
+    """
+
+    image: np.ndarray
+    corners_px: np.ndarray
+    state: dict
+    top: np.ndarray = field(repr=False, default=None)
+
+
+def _rect(img, x0, y0, x1, y1, s, colour):
+    cv2.rectangle(img, (int(round(x0 * s)), int(round(y0 * s))), (int(round(x1 * s)) - 1, int(round(y1 * s)) - 1),
+                  colour, -1)
+
+
+def draw_top(profile: dict, pieces=(), tokens=(), terrain=None, spots=(), *, gap_mm: float = 0.6,
+             px_per_mm: float = 6.0, colours: dict | None = None, arm: tuple | None = None, seed: int = 0) -> np.ndarray:
+    """Top view of a Plażing board, BGR uint8 at ``px_per_mm``.
+
+    Args:
+        profile: Plażing profile (``board_mm``, ``grid``).
+        pieces: :class:`Piece` list. Each piece is inset by ``gap_mm``/2 on every side, so two
+            pieces that touch show a cut of ``gap_mm`` (0: no visible seam).
+        tokens: ``[(name, row, col)]`` with name ``meeple/<player>``, ``neutral``,
+            ``resource/<amber|shell|pebble>``.
+        terrain: optional list of row strings; ``#`` cells are drawn as closing terrain.
+        spots: ``[(row, col)]`` cells with a printed resource spot.
+        arm: optional ``((x0, y0), (x1, y1), width_mm)``: a skin-coloured arm over the board.
+        seed: sand texture.
+    """
+    col = {**DEFAULT_BGR, **(colours or {})}
+    rng = np.random.default_rng(seed)
+    s = px_per_mm
+    w, h = profile["board_mm"]
+    g = profile["grid"]
+    ox, oy, cell = g["origin_mm"][0], g["origin_mm"][1], g["cell_mm"]
+    rows, cols = g["rows"], g["cols"]
+    img = np.zeros((int(round(h * s)), int(round(w * s)), 3), np.uint8)
+    img[:] = col["frame"]
+    _rect(img, 0, 0, w, oy * 0.8, s, col["sea"])
+    _rect(img, 0, oy + rows * cell + 0.2 * oy, w, h, s, col["dunes"])
+    _rect(img, ox, oy, ox + cols * cell, oy + rows * cell, s, col["sand"])
+    tex = rng.normal(0, 3.0, img.shape[:2]).astype(np.float32)
+    img = np.clip(img + cv2.GaussianBlur(tex, (0, 0), 2.0)[..., None], 0, 255).astype(np.uint8)
+    tile = g.get("tile_cells", 4)
+    for r in range(0, rows + 1, tile):
+        y = int((oy + r * cell) * s)
+        cv2.line(img, (int(ox * s), y), (int((ox + cols * cell) * s), y), col["line"], 1)
+    for c in range(0, cols + 1, tile):
+        x = int((ox + c * cell) * s)
+        cv2.line(img, (x, int(oy * s)), (x, int((oy + rows * cell) * s)), col["line"], 1)
+    for r, c in spots:
+        cv2.circle(img, (int((ox + (c + 0.5) * cell) * s), int((oy + (r + 0.5) * cell) * s)), int(0.33 * cell * s),
+                   col["spot"], -1, cv2.LINE_AA)
+    for r, row in enumerate(terrain or []):
+        for c, ch in enumerate(row):
+            if ch == "#":
+                _rect(img, ox + c * cell, oy + r * cell, ox + (c + 1) * cell, oy + (r + 1) * cell, s, col["terrain"])
+    half = gap_mm / 2
+    for p in pieces:
+        dx, dy = p.offset_mm
+        r0 = min(r for r, _ in p.cells)
+        r1 = max(r for r, _ in p.cells) + 1
+        c0 = min(c for _, c in p.cells)
+        c1 = max(c for _, c in p.cells) + 1
+        for r, c in p.cells:  # cells of one piece join seamlessly
+            x0 = ox + c * cell + dx + (half if c == c0 else 0)
+            x1 = ox + (c + 1) * cell + dx - (half if c == c1 - 1 else 0)
+            y0 = oy + r * cell + dy + (half if r == r0 else 0)
+            y1 = oy + (r + 1) * cell + dy - (half if r == r1 - 1 else 0)
+            _rect(img, x0, y0, x1, y1, s, col[p.player])
+        X0, X1 = ox + c0 * cell + dx + half, ox + c1 * cell + dx - half
+        Y0, Y1 = oy + r0 * cell + dy + half, oy + r1 * cell + dy - half
+        if p.kind == "screen":
+            band = 0.14 * cell
+            edge = {"N": (X0, Y0, X1, Y0 + band), "S": (X0, Y1 - band, X1, Y1),
+                    "W": (X0, Y0, X0 + band, Y1), "E": (X1 - band, Y0, X1, Y1)}[p.facing]
+            _rect(img, *edge, s, col["stripe"])
+        elif p.kind == "gear":
+            for r, c in p.cells:
+                cv2.circle(img, (int((ox + (c + 0.5) * cell + dx) * s), int((oy + (r + 0.5) * cell + dy) * s)),
+                           int(0.17 * cell * s), col["print"], -1, cv2.LINE_AA)
+        elif p.kind == "blanket":
+            for r, c in (p.cells[0], p.cells[-1]):  # two opposite corners (cells sorted)
+                cx, cy = ox + (c + 0.5) * cell + dx, oy + (r + 0.5) * cell + dy
+                _rect(img, cx - 0.3 * cell, cy - 0.3 * cell, cx + 0.3 * cell, cy + 0.3 * cell, s, col["print"])
+    for name, r, c in tokens:
+        cx, cy = (ox + (c + 0.5) * cell) * s, (oy + (r + 0.5) * cell) * s
+        kind = name.split("/")
+        if kind[0] == "meeple":
+            cv2.ellipse(img, (int(cx + 0.06 * cell * s), int(cy + 0.08 * cell * s)), (int(0.38 * cell * s),
+                        int(0.16 * cell * s)), 0, 0, 360, (60, 80, 100), -1, cv2.LINE_AA)  # shadow
+            cv2.ellipse(img, (int(cx), int(cy)), (int(0.38 * cell * s), int(0.13 * cell * s)), 0, 0, 360,
+                        col[kind[1]], -1, cv2.LINE_AA)
+            cv2.circle(img, (int(cx), int(cy)), int(0.2 * cell * s), col[kind[1]], -1, cv2.LINE_AA)
+        elif name == "neutral":
+            cv2.circle(img, (int(cx), int(cy)), int(0.34 * cell * s), col["neutral"], -1, cv2.LINE_AA)
+        else:
+            radius = {"amber": 0.13, "shell": 0.17, "pebble": 0.16}[kind[1]] * cell * s
+            cv2.circle(img, (int(cx), int(cy)), int(radius), col[kind[1]], -1, cv2.LINE_AA)
+    if arm is not None:
+        (ax0, ay0), (ax1, ay1), width = arm
+        cv2.line(img, (int(ax0 * s), int(ay0 * s)), (int(ax1 * s), int(ay1 * s)), col["skin"], int(width * s),
+                 cv2.LINE_AA)
+    return img
+
+
+def photograph(top: np.ndarray, px_per_mm: float, board_mm, *, size_px=(1600, 1000), board_px_per_mm: float = 2.9,
+               shift_mm=(0.0, 0.0), rotation_deg: float = 0.0, keystone: float = 0.03, gain=(1.0, 1.0, 1.0),
+               blur_sigma: float = 0.6, noise_sigma: float = 1.5, seed: int = 0, colours: dict | None = None):
+    """Put a top view into a camera photo.
+
+    Args:
+        top: top view (BGR uint8) at ``px_per_mm``; board_mm: (w, h).
+        size_px: photo (width, height); board_px_per_mm: scale of the board in the photo.
+        shift_mm, rotation_deg: a bump of the board (about its centre); keystone: the far (sea)
+            side this much narrower (a camera looking down at an angle).
+        gain: lighting gains on B, G, R; blur_sigma (px), noise_sigma (grey levels).
+    Returns:
+        ``(photo BGR uint8 (H, W, 3), corners_px float (4, 2) TL, TR, BR, BL)``.
+    """
+    col = {**DEFAULT_BGR, **(colours or {})}
+    rng = np.random.default_rng(seed)
+    w, h = board_mm
+    W, H = size_px
+    k = board_px_per_mm
+    c = np.array([w / 2, h / 2])
+    th = np.radians(rotation_deg)
+    R = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
+    corners_mm = np.array([[0, 0], [w, 0], [w, h], [0, h]], float)
+    moved = (corners_mm - c) @ R.T + c + np.asarray(shift_mm, float)
+    corners = moved * k + np.array([(W - w * k) / 2, (H - h * k) / 2])
+    squeeze = keystone * w * k / 2
+    corners[0, 0] += squeeze
+    corners[1, 0] -= squeeze
+    src = np.float32([[0, 0], [top.shape[1], 0], [top.shape[1], top.shape[0]], [0, top.shape[0]]])
+    M = cv2.getPerspectiveTransform(src, corners.astype(np.float32))
+    photo = np.full((H, W, 3), col["table"], np.uint8)
+    photo = cv2.warpPerspective(top, M, (W, H), dst=photo, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_TRANSPARENT)
+    f = photo.astype(np.float32) * np.asarray(gain, np.float32)
+    if blur_sigma > 0:
+        f = cv2.GaussianBlur(f, (0, 0), blur_sigma)
+    f += rng.normal(0, noise_sigma, f.shape).astype(np.float32)
+    return np.clip(f, 0, 255).astype(np.uint8), corners
+
+
+def state_of(profile: dict, pieces=(), tokens=()) -> dict:
+    """The contract state a drawn scene shows (plazing.md §state)."""
+    g = profile["grid"]
+    st = {"game": "plazing", "rows": g["rows"], "cols": g["cols"], "pieces": [], "meeples": [], "neutral": [],
+          "resources": [], "trash": [], "surprises": []}
+    for p in pieces:
+        d = {"player": p.player, "kind": p.kind, "cells": [list(c) for c in sorted(p.cells)]}
+        if p.kind == "screen":
+            d["facing"] = p.facing
+        st["pieces"].append(d)
+    for name, r, c in tokens:
+        kind = name.split("/")
+        if kind[0] == "meeple":
+            st["meeples"].append({"player": kind[1], "cell": [r, c]})
+        elif kind[0] == "resource":
+            st["resources"].append({"kind": kind[1], "cell": [r, c]})
+        elif name == "neutral":
+            st["neutral"].append([r, c])
+    return st
+
+
+def scene(profile: dict, pieces=(), tokens=(), *, terrain=None, spots=(), gap_mm: float = 0.6,
+          arm: tuple | None = None, seed: int = 0, colours: dict | None = None, **photo_kw) -> Scene:
+    """Draw and photograph a Plażing scene (see :func:`draw_top` and :func:`photograph`)."""
+    s = 6.0
+    top = draw_top(profile, pieces, tokens, terrain, spots, gap_mm=gap_mm, px_per_mm=s, colours=colours, arm=arm,
+                   seed=seed)
+    image, corners = photograph(top, s, profile["board_mm"], seed=seed, colours=colours, **photo_kw)
+    return Scene(image=image, corners_px=corners, state=state_of(profile, pieces, tokens), top=top)
+
+
+def calibration_samples(profile: dict, pieces=(), tokens=(), sand=()) -> list[dict]:
+    """Calibration samples for a drawn scene (contract: one point per piece at its centre):
+    ``screen/<player>/<dir>`` for screens, ``piece/<player>`` for other pieces, token labels for
+    tokens, ``sand`` at the given cells."""
+    g = profile["grid"]
+    ox, oy, cell = g["origin_mm"][0], g["origin_mm"][1], g["cell_mm"]
+
+    def centre(cells):
+        r = np.mean([r for r, _ in cells])
+        c = np.mean([c for _, c in cells])
+        return [ox + (c + 0.5) * cell, oy + (r + 0.5) * cell]
+
+    out = []
+    for p in pieces:
+        if p.kind == "screen":
+            out.append({"label": f"screen/{p.player}/{p.facing}", "board_mm": centre(p.cells)})
+        else:
+            out.append({"label": f"piece/{p.player}", "board_mm": centre(p.cells)})
+    for name, r, c in tokens:
+        out.append({"label": name, "board_mm": centre([(r, c)])})
+    for r, c in sand:
+        out.append({"label": "sand", "board_mm": centre([(r, c)])})
+    return out
