@@ -6,6 +6,7 @@ Vision never scores and scoring never sees pixels; this module is where the two 
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -25,6 +26,10 @@ from vision.registration import (Registration, align_to_reference, detect_marker
 REFERENCE_DOWNSCALE = 4
 from vision.types import CalibrationShot, Photo, Reading
 
+#: Board corners must enclose at least this share of the calibration photo.
+MIN_BOARD_SHARE = 0.02
+#: A photo's width/height ratio may differ from the calibration shot's by this share.
+ASPECT_TOLERANCE = 0.01
 #: A refined registration that moves the board less than this is treated as "not moved".
 MOVED_MM = 0.75
 
@@ -37,6 +42,7 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
         UnreadableBoardError: markers declared but not visible and no corners given.
     """
     req = load_calibration_request(calibration_json)
+    check_output_folder(out_dir, calibration_json)
     module = reader(req.game)
     image = read_image(req.image_path)
     empty = read_image(req.empty_image_path) if req.empty_image_path else None
@@ -47,6 +53,7 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
         if req.corners_px is None:
             raise UnreadableBoardError("board-not-found", "no profile marker is visible in the calibration "
                                        "photo and calibration.json gives no corners_px")
+        check_corners(req.corners_px, (image.shape[1], image.shape[0]))
         H = homography_from_corners(req.corners_px, req.profile["board_mm"])
     w, h = req.profile["board_mm"]
     for label, (x, y) in req.samples:
@@ -57,9 +64,88 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
     model = module.learn(shot)
     gray = cv2.cvtColor(image if empty is None else empty, cv2.COLOR_BGR2GRAY)
     cal = store.Calibration(game=req.game, profile=req.profile, image_size=(image.shape[1], image.shape[0]),
-                            H_px_from_mm=H, model=model, reference=reference_image(gray, REFERENCE_DOWNSCALE), folder=out_dir)
-    store.save(out_dir, cal, shot.pictures)
+                            H_px_from_mm=H, model=model, reference=reference_image(gray, REFERENCE_DOWNSCALE),
+                            folder=out_dir, extra={"model_version": model_version(module)})
+    try:
+        store.save(out_dir, cal, shot.pictures)
+    except OSError as exc:
+        raise BadInputError("output-unwritable", f"cannot write the calibration to {out_dir}: "
+                            f"{exc.strerror or exc}") from None
     return cal
+
+
+def model_version(module) -> int:
+    """Version of a reader's learned-model format (``MODEL_VERSION``, default 1)."""
+    return int(getattr(module, "MODEL_VERSION", 1))
+
+
+def check_output_folder(out_dir: str, calibration_json: str) -> None:
+    """Refuse a calibration output folder that would destroy something the user made.
+
+    Raises:
+        BadInputError: ``output-unwritable`` when ``out_dir`` is a file, or holds a
+            ``calibration.json`` that is not a beachscore calibration (e.g. the user's own input).
+    """
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise BadInputError("output-unwritable", f"--out {out_dir}: is a file, not a folder")
+    target = os.path.join(out_dir, "calibration.json")
+    if os.path.exists(target):
+        if os.path.realpath(target) == os.path.realpath(calibration_json) or not store.is_calibration(target):
+            raise BadInputError("output-unwritable", f"--out {out_dir}: already holds a calibration.json that is "
+                                "not a learned calibration (your input?); choose another folder")
+
+
+def check_corners(corners_px, image_size: tuple[int, int]) -> None:
+    """Check the four clicked board corners before they become a homography.
+
+    Args:
+        corners_px: (4, 2) image px, TL, TR, BR, BL.
+        image_size: (width_px, height_px) of the calibration photo.
+    Raises:
+        BadInputError: ``invalid-corners`` when a corner is not finite, lies far outside the photo,
+            or the four do not make a convex quadrilateral of a sensible size in that order.
+    """
+    pts = np.asarray(corners_px, dtype=np.float64)
+    w, h = image_size
+    if not np.isfinite(pts).all():
+        raise BadInputError("invalid-corners", "corners_px: every corner must be a finite number pair")
+    margin = 0.25 * max(w, h)
+    if (pts[:, 0] < -margin).any() or (pts[:, 0] > w + margin).any() or (pts[:, 1] < -margin).any() or \
+            (pts[:, 1] > h + margin).any():
+        raise BadInputError("invalid-corners", f"corners_px: a corner lies far outside the {w}x{h} px photo")
+    edges = np.roll(pts, -1, axis=0) - pts
+    cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    if not ((cross > 0).all() or (cross < 0).all()):
+        raise BadInputError("invalid-corners", "corners_px: the corners must go round the board in the order "
+                            "top-left, top-right, bottom-right, bottom-left (a convex quadrilateral)")
+    area = abs(cv2.contourArea(pts.astype(np.float32)))
+    if area < MIN_BOARD_SHARE * w * h:
+        raise BadInputError("invalid-corners", f"corners_px: the board would cover only {100 * area / (w * h):.1f}% "
+                            "of the photo; click the four board corners")
+
+
+def check_photo(image: np.ndarray, cal: store.Calibration) -> None:
+    """Refuse a photo that cannot come from the calibrated camera mode, or has no colour.
+
+    Args:
+        image: decoded photo, BGR uint8 (H, W, 3), possibly decoded at reduced size.
+        cal: the calibration (its shot's size in px).
+    Raises:
+        BadInputError: ``image-format`` (not BGR uint8), ``image-grayscale`` (no colour to read
+            pieces by).
+        UnreadableBoardError: ``registration-lost`` (another aspect ratio than the calibration shot:
+            another camera mode, the calibrated board position does not apply).
+    """
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise BadInputError("image-format", "expected a BGR uint8 colour photo")
+    cw, ch = cal.image_size
+    h, w = image.shape[:2]
+    if abs(w / h - cw / ch) > ASPECT_TOLERANCE * cw / ch:
+        raise UnreadableBoardError("registration-lost", f"the photo's shape ({w / h:.3f}:1) differs from the calibration "
+                            f"shot's ({cw}x{ch} px, {cw / ch:.3f}:1); use the same camera mode or recalibrate")
+    sample = image[::8, ::8].astype(np.int16)
+    if np.abs(sample[..., 0] - sample[..., 1]).max() <= 2 and np.abs(sample[..., 1] - sample[..., 2]).max() <= 2:
+        raise BadInputError("image-grayscale", "the photo has no colour; pieces are told apart by colour")
 
 
 def photo_homography(cal: store.Calibration, image: np.ndarray) -> np.ndarray:
@@ -108,6 +194,8 @@ def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registra
     return reg
 
 
+#: How many problems of a bad setup the one-line error lists.
+MAX_PROBLEMS_SHOWN = 5
 #: Confidence ceiling of a reading that breaks a rule of the game (it cannot be what is on the table).
 BROKEN_RULE_CONFIDENCE = 0.2
 
@@ -125,6 +213,33 @@ def _score_reading(state: dict, setup: dict | None) -> tuple[dict, list[str]]:
         return scoring.score(state, setup), warnings
     except scoring.InvalidStateError:
         return {}, warnings
+
+
+def _names_setup_field(problem: str, state: dict, setup: dict | None) -> bool:
+    """Whether a rules-engine problem is about a field only the setup gave (``terrain[3]: …``)."""
+    field_name = re.split(r"[.\[: ]", problem, maxsplit=1)[0]
+    return bool(setup) and (field_name == "setup" or (field_name in setup and field_name not in state))
+
+
+def check_setup(setup: dict | None, cal: store.Calibration) -> None:
+    """Refuse a setup the rules engine rejects, before any photo is read.
+
+    Raises:
+        BadInputError: ``invalid-setup`` listing every problem of a setup field.
+    """
+    if not setup:
+        return
+    if not isinstance(setup, dict):
+        raise BadInputError("invalid-setup", "setup: expected a JSON object")
+    probe = {"game": cal.game}
+    grid = cal.profile.get("grid")
+    if isinstance(grid, dict):
+        probe.update(rows=grid.get("rows"), cols=grid.get("cols"))
+    bad = [p for p in scoring.problems(probe, setup) if _names_setup_field(p, probe, setup)]
+    if bad:
+        shown = "; ".join(bad[:MAX_PROBLEMS_SHOWN]) + (f"; … {len(bad) - MAX_PROBLEMS_SHOWN} more"
+                                                         if len(bad) > MAX_PROBLEMS_SHOWN else "")
+        raise BadInputError("invalid-setup", f"setup: {shown}")
 
 
 @dataclass
@@ -165,9 +280,12 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
         UnreadableBoardError: the board cannot be read reliably (exit 3).
         BadInputError: the setup does not fit the game (exit 2).
     """
-    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
-        raise BadInputError("image-format", "expected a BGR uint8 colour photo")
+    check_photo(image, cal)
+    check_setup(setup, cal)
     module = reader(cal.game)
+    if cal.extra.get("model_version") != model_version(module):
+        raise BadInputError("calibration-outdated", f"{cal.folder or 'the calibration'} was learned by another "
+                            "version of the reader; recalibrate (beachscore calibrate …)")
     t0 = time.perf_counter()
     reg = register(image, cal, module)
     t1 = time.perf_counter()

@@ -7,8 +7,11 @@ Schemas: ``shared/contracts/README.md`` and the per-game pages.
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass
+
+import cv2
 
 from beachscore.errors import BadInputError
 
@@ -40,6 +43,10 @@ def load_json(path: str, what: str = "JSON file") -> object:
     except json.JSONDecodeError as exc:
         raise BadInputError("invalid-json",
                             f"{what} {path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except ValueError as exc:  # e.g. an integer with thousands of digits
+        raise BadInputError("invalid-json", f"{what} {path}: {exc}") from None
+    except RecursionError:
+        raise BadInputError("invalid-json", f"{what} {path}: nested too deeply") from None
 
 
 def load_object(path: str, what: str) -> dict:
@@ -76,13 +83,54 @@ def validate_profile(profile: dict, where: str = "profile") -> dict:
     if game not in GAMES:
         raise BadInputError("invalid-profile", f"{where}: unknown game {game!r}; expected one of {', '.join(GAMES)}")
     size = profile.get("board_mm")
-    if not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, (int, float)) and v > 0 for v in size)):
-        raise BadInputError("invalid-profile", f"{where}: 'board_mm' must be [width_mm, height_mm] > 0")
-    for i, m in enumerate(profile.get("markers") or []):
+    if not (isinstance(size, list) and len(size) == 2 and all(_is_number(v) and BOARD_MM[0] <= v <= BOARD_MM[1]
+                                                                for v in size)):
+        raise BadInputError("invalid-profile", f"{where}: 'board_mm' must be [width_mm, height_mm], each "
+                            f"{BOARD_MM[0]:g}–{BOARD_MM[1]:g} mm")
+    markers = profile.get("markers") or []
+    if not isinstance(markers, list):
+        raise BadInputError("invalid-profile", f"{where}: 'markers' must be a list")
+    for i, m in enumerate(markers):
         if not isinstance(m, dict) or not isinstance(m.get("id"), int) or not isinstance(m.get("dictionary"), str):
             raise BadInputError("invalid-profile", f"{where}: marker {i} needs 'dictionary' (str) and 'id' (int)")
+        if not m["dictionary"].startswith("DICT_") or not hasattr(cv2.aruco, m["dictionary"]):
+            raise BadInputError("invalid-profile", f"{where}: marker {i}: unknown ArUco dictionary "
+                                f"{m['dictionary']!r} (e.g. DICT_4X4_50)")
         _points(m.get("corners_mm"), 4, "corners_mm", f"{where}: marker {i}")
+    if "grid" in profile:
+        _check_grid(profile["grid"], size, where)
     return profile
+
+
+#: Accepted board sides (mm): from a coaster to a large table.
+BOARD_MM = (10.0, 5000.0)
+#: Largest grid a profile may declare (places in all).
+MAX_PLACES = 10_000
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _check_grid(grid, board_mm, where: str) -> None:
+    """Rows, columns, pitch and origin of a grid profile: positive, bounded, on the board."""
+    if not isinstance(grid, dict):
+        raise BadInputError("invalid-profile", f"{where}: 'grid' must be an object")
+    rows, cols = grid.get("rows"), grid.get("cols")
+    if not (isinstance(rows, int) and isinstance(cols, int) and rows >= 1 and cols >= 1 and rows * cols <= MAX_PLACES):
+        raise BadInputError("invalid-profile", f"{where}: grid 'rows' and 'cols' must be whole numbers ≥ 1 with "
+                            f"at most {MAX_PLACES} places in all")
+    pitch = grid.get("pitch_mm", grid.get("cell_mm"))
+    pitch = [pitch, pitch] if _is_number(pitch) else pitch
+    origin = grid.get("origin_mm", [0, 0])
+    if not (isinstance(pitch, list) and len(pitch) == 2 and all(_is_number(v) and v >= 1 for v in pitch)):
+        raise BadInputError("invalid-profile", f"{where}: grid pitch ('pitch_mm' or 'cell_mm') must be ≥ 1 mm")
+    if not (isinstance(origin, list) and len(origin) == 2 and all(_is_number(v) for v in origin)):
+        raise BadInputError("invalid-profile", f"{where}: grid 'origin_mm' must be [x_mm, y_mm]")
+    far = (origin[0] + cols * pitch[0], origin[1] + rows * pitch[1])
+    if origin[0] < 0 or origin[1] < 0 or far[0] > board_mm[0] + 0.5 or far[1] > board_mm[1] + 0.5:
+        raise BadInputError("invalid-profile", f"{where}: the {rows}x{cols} grid reaches {far[0]:g},{far[1]:g} mm, "
+                            f"off the {board_mm[0]:g}x{board_mm[1]:g} mm board")
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,8 @@ import numpy as np
 from beachscore.errors import BadInputError
 
 FORMAT = "beachscore-calibration"
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
 VERSION = 1
 
 
@@ -61,6 +63,7 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -94,6 +97,16 @@ def save(folder: str, cal: Calibration, pictures: dict[str, np.ndarray] | None =
     atomic_write_bytes(os.path.join(folder, "calibration.json"), json.dumps(doc, indent=1).encode())
 
 
+def is_calibration(path: str) -> bool:
+    """Whether ``path`` is the calibration.json of a learned calibration (any version)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(doc, dict) and doc.get("format") == FORMAT
+
+
 def load(folder: str) -> Calibration:
     """Load a calibration folder.
 
@@ -106,7 +119,7 @@ def load(folder: str) -> Calibration:
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):
         raise BadInputError("calibration-invalid", f"{path}: not valid JSON; recalibrate") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise BadInputError("calibration-invalid", f"{path}: not a beachscore calibration")
@@ -123,7 +136,8 @@ def load(folder: str) -> Calibration:
     except (KeyError, TypeError, ValueError):
         raise BadInputError("calibration-invalid", f"{path}: missing or malformed fields; recalibrate") from None
     if doc.get("reference_image"):
-        ref = cv2.imread(os.path.join(folder, doc["reference_image"]), cv2.IMREAD_GRAYSCALE)
+        ref_path = os.path.join(folder, doc["reference_image"])
+        ref = cv2.imread(ref_path, cv2.IMREAD_GRAYSCALE) if os.path.isfile(ref_path) else None
         if ref is None:
             raise BadInputError("calibration-invalid", f"{folder}: reference image is missing; recalibrate")
         cal.reference = ref

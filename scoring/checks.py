@@ -13,6 +13,7 @@ from typing import Any
 from scoring.errors import InvalidStateError
 
 _MISSING = object()
+NAME_MAX = 40
 
 
 class Problems:
@@ -49,7 +50,7 @@ class Problems:
             return None
         bad = [k for k in value if not isinstance(k, str)]
         if bad:
-            self.add(f"{where}: keys must be strings, got {bad[0]!r}")
+            self.add(f"{where}: keys must be strings, got {_show(bad[0])}")
             return None
         return value
 
@@ -66,7 +67,24 @@ class Problems:
             self.add(f"{where}: expected a non-empty string, got {_show(value)}")
             return None
         if choices is not None and value not in choices:
-            self.add(f"{where}: unknown value {value!r}; expected one of {', '.join(choices)}")
+            self.add(f"{where}: unknown value {_show(value)}; expected one of {', '.join(choices)}")
+            return None
+        return value
+
+    def need_name(self, value: Any, where: str) -> str | None:
+        """Return ``value`` if it is a player name: a non-empty string of at most 40 characters.
+
+        >>> p = Problems()
+        >>> p.need_name("ana", "player"), p.need_name(5, "player"), p.need_name("x" * 41, "player")
+        ('ana', None, None)
+        >>> p.messages[1]
+        "player: a player name has at most 40 characters, got 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'"
+        """
+        if not isinstance(value, str) or not value.strip():
+            self.add(f"{where}: expected a player name (a non-empty string), got {_show(value)}")
+            return None
+        if len(value) > NAME_MAX:
+            self.add(f"{where}: a player name has at most {NAME_MAX} characters, got {_show(value)}")
             return None
         return value
 
@@ -108,7 +126,7 @@ class Problems:
             return None
         r, c = value
         if rows is not None and cols is not None and not (0 <= r < rows and 0 <= c < cols):
-            self.add(f"{where}: cell {[r, c]} is off the {rows}x{cols} grid")
+            self.add(f"{where}: cell {_show([r, c])} is off the {rows}x{cols} grid")
             return None
         return (r, c)
 
@@ -123,13 +141,27 @@ class Problems:
 
 
 def _show(value: Any) -> str:
-    """Short repr of a bad value for a message."""
-    text = repr(value)
+    """Short repr of a bad value for a message; never raises.
+
+    >>> _show(10 ** 5000)
+    '<an integer of about 5000 digits>'
+    >>> _show("x" * 100)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..."
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"<an integer of {len(str(abs(value))) if value.bit_length() < 14000 else 'about %d' % int(value.bit_length() * 0.30103)} digits>"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # e.g. a huge int inside a list, a very deep list
+        text = f"<{type(value).__name__}>"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def counts_dict(p: Problems, value: Any, where: str, keys: tuple[str, ...]) -> dict[str, int] | None:
-    """Check a ``{key: count}`` object with known keys and counts >= 0; missing keys are 0.
+show = _show
+
+
+def counts_dict(p: Problems, value: Any, where: str, keys: tuple[str, ...], hi: int | None = None) -> dict[str, int] | None:
+    """Check a ``{key: count}`` object with known keys and counts 0..``hi``; missing keys are 0.
 
     >>> p = Problems()
     >>> counts_dict(p, {"white": 2, "pink": 1, "gray": -1}, "bucket", ("white", "gray"))
@@ -143,9 +175,9 @@ def counts_dict(p: Problems, value: Any, where: str, keys: tuple[str, ...]) -> d
     out = {k: 0 for k in keys}
     for k, v in d.items():
         if k not in keys:
-            p.add(f"{where}: unknown key {k!r}; expected one of {', '.join(keys)}")
+            p.add(f"{where}: unknown key {_show(k)}; expected one of {', '.join(keys)}")
             continue
-        n = p.need_int(v, f"{where}.{k}", lo=0)
+        n = p.need_int(v, f"{where}.{k}", lo=0, hi=hi)
         if n is not None:
             out[k] = n
     return out if len(p.messages) == before else None

@@ -35,7 +35,7 @@ from vision.plazing_pieces import (FACINGS, PatternModel, catalogue_shapes, cell
                                    player_lightness, seam_contrasts, split_group)
 from vision.plazing_screens import facing_of, learn_template, screen_cells
 from vision.plazing_tokens import (EMPTY, TokenModel, background_cells, cell_features, classify_tokens, learn_tokens,
-                                   token_mask)
+                                   strangeness, token_mask)
 from vision.registration import Registration, rectify
 from vision.types import CalibrationShot, Photo, Reading
 
@@ -202,7 +202,8 @@ class _View:
         self.gains = np.clip(gains, 0.25, 4.0)
         self.board = board if board is not None else cv2.transform(rect.crop, np.diag(self.gains).astype(np.float32))
         self.gray = cv2.cvtColor(self.board, cv2.COLOR_BGR2GRAY)
-        self.masks = player_masks(np.take(table, lut_index(self.board)), n_players)
+        self.labels = np.take(table, lut_index(self.board))
+        self.masks = player_masks(self.labels, n_players)
         ppm = RECTIFY.px_per_mm
         self.cells = CellBlocks(grid, ppm)
         self.player_blocks = self.cells.blocks(self.masks).reshape(self.cells.size[1], self.cells.size[0], n_players)
@@ -484,7 +485,8 @@ def _with_scan_marks(tokens: TokenModel, feats: np.ndarray, free: np.ndarray, te
     if not extra:
         return tokens, unseen
     return TokenModel(tokens.classes, tokens.means, np.vstack([tokens.empties] + extra), tokens.precision,
-                      tokens.empty_marks + "".join(sorted(unseen)), tokens.protos, tokens.proto_class), unseen
+                      tokens.empty_marks + "".join(sorted(unseen)), tokens.protos, tokens.proto_class,
+                      tokens.strict), unseen
 
 
 def _largest_blob(cells, shape) -> int:
@@ -540,6 +542,12 @@ def read(photo: Photo) -> Reading:
     if len(free):
         tokens, unseen = _with_scan_marks(model.tokens, feats, free, terrain)
         names, probs, dist = classify_tokens(feats[free[:, 0], free[:, 1]], tokens)
+        odd = [tuple(rc) for rc, d in zip(free.tolist(), strangeness(feats[free[:, 0], free[:, 1]], tokens))
+               if d > QUALITY.odd_distance]
+        blob = _largest_blob(odd, (grid.rows, grid.cols))
+        if blob > QUALITY.max_odd_blob_cells:
+            raise UnreadableBoardError("occluded", f"{blob} touching cells look unlike the board at calibration "
+                                       "(a hand or an arm over the board?); take the photo again with the view clear")
         for (r, c), name, p, d in zip(free.tolist(), names, probs, dist):
             if terrain[r, c] in unseen and name != EMPTY:
                 p *= 0.5  # a token on a printed mark the calibration never showed: doubtful

@@ -175,6 +175,12 @@ class QualityConfig:
     #: Largest 4-connected blob of unexplained cells (cells) above which the view is blocked: an
     #: arm is one large blob, scattered odd cells are not.
     max_unexplained_blob_cells: int = 6
+    #: A free cell is "odd" farther than this (strict Mahalanobis distance, no brightness-drift
+    #: allowance) from every look learned at calibration …
+    odd_distance: float = 5.0
+    #: … and a 4-connected blob of more odd cells than this is something over the board (an arm
+    #: darkens and tints a band of cells a little, each within the allowance for light drift).
+    max_odd_blob_cells: int = 4
 
 
 @dataclass(frozen=True)

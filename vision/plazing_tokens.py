@@ -83,6 +83,8 @@ class TokenModel:
         protos: float64 (M, F) extra prototypes of the classes: each labelled token pasted onto
             the typical empty backgrounds of the calibration shot (plain sand, printed spots …).
         proto_class: int (M,) class index of each extra prototype.
+        strict: float64 (F, F) inverse covariance without the brightness-drift allowance: how
+            far a cell is from everything seen at calibration (:func:`strangeness`).
     """
 
     classes: list[str]
@@ -92,6 +94,7 @@ class TokenModel:
     empty_marks: str = ""
     protos: np.ndarray | None = None
     proto_class: np.ndarray | None = None
+    strict: np.ndarray | None = None
 
     def to_json(self) -> dict:
         protos = self.protos if self.protos is not None else np.zeros((0, self.means.shape[1]))
@@ -99,7 +102,8 @@ class TokenModel:
         return {"classes": self.classes, "means": self.means.round(4).tolist(),
                 "empties": self.empties.round(3).tolist(), "precision": self.precision.tolist(),
                 "empty_marks": self.empty_marks, "protos": protos.round(3).tolist(),
-                "proto_class": [int(x) for x in which]}
+                "proto_class": [int(x) for x in which],
+                "strict": (self.strict if self.strict is not None else self.precision).tolist()}
 
     @classmethod
     def from_json(cls, d: dict) -> "TokenModel":
@@ -107,7 +111,7 @@ class TokenModel:
         return cls(list(d["classes"]), np.array(d["means"], np.float64).reshape(len(d["classes"]), -1),
                    np.array(d["empties"], np.float64), np.array(d["precision"], np.float64),
                    d.get("empty_marks", ""), np.array(d.get("protos", []), np.float64).reshape(-1, F),
-                   np.array(d.get("proto_class", []), int))
+                   np.array(d.get("proto_class", []), int), np.array(d.get("strict", d["precision"]), np.float64))
 
 
 def learn_tokens(feats: np.ndarray, samples: list[tuple[str, tuple[int, int]]], empty_cells: list[tuple[int, int]],
@@ -146,6 +150,7 @@ def learn_tokens(feats: np.ndarray, samples: list[tuple[str, tuple[int, int]]], 
     R = np.concatenate(resid) if resid else np.zeros((0, F))
     cov = (R.T @ R / max(len(R) - 1, 1)) if len(R) else np.zeros((F, F))
     cov = np.diag(np.diag(cov)) + np.eye(F) * cfg.covariance_floor
+    strict = np.linalg.inv(cov)
     # brightness drifts with the light from shot to shot and across the board (the global
     # normalisation removes only the mean): a floor proportional to the typical brightness
     typical = float(np.median(empties[:, 0])) if len(empties) else 128.0
@@ -154,7 +159,8 @@ def learn_tokens(feats: np.ndarray, samples: list[tuple[str, tuple[int, int]]], 
     marks = (marks or "." * len(empty_cells)) + "." * sum(1 for lab, _ in samples if lab == "sand")
     comp = [(classes.index(lab), f) for lab, f in composites if lab in classes]
     protos = np.array([f for _, f in comp]).reshape(-1, F)
-    return TokenModel(classes, means, empties, np.linalg.inv(cov), marks, protos, np.array([k for k, _ in comp], int))
+    return TokenModel(classes, means, empties, np.linalg.inv(cov), marks, protos, np.array([k for k, _ in comp], int),
+                      strict)
 
 
 def token_mask(patch_bgr: np.ndarray, cfg: TokenConfig = TOKENS) -> np.ndarray:
@@ -246,3 +252,21 @@ def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOK
     names = [EMPTY] + model.classes
     n = np.arange(len(best))
     return [names[b] for b in best], post[n, best], np.sqrt(D[n, best])
+
+
+def strangeness(feats: np.ndarray, model: TokenModel) -> np.ndarray:
+    """How unlike everything seen at calibration each cell is.
+
+    Args:
+        feats: float64 (N, F) cell features.
+    Returns:
+        float64 (N,): Mahalanobis distance (strict covariance: no allowance for brightness drift)
+        to the nearest empty prototype, class mean or pasted prototype. A lone odd cell is a
+        smudge; a large blob of them is something over the board (:func:`vision.plazing.read`).
+    """
+    W = np.linalg.cholesky(model.strict if model.strict is not None else model.precision)
+    refs = [model.empties, model.means] + ([model.protos] if model.protos is not None and len(model.protos) else [])
+    R = np.vstack([r for r in refs if len(r)]) if any(len(r) for r in refs) else np.zeros((1, feats.shape[1]))
+    a, b = feats @ W, R @ W
+    d2 = np.maximum((a * a).sum(1)[:, None] + (b * b).sum(1)[None] - 2 * a @ b.T, 0.0)
+    return np.sqrt(d2.min(axis=1))

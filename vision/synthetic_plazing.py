@@ -24,7 +24,7 @@ DEFAULT_BGR = {
     "red": (60, 75, 225), "yellow": (50, 215, 245), "green": (70, 160, 80), "blue": (170, 100, 60),
     "stripe": (70, 75, 85), "print": (215, 225, 245),
     "neutral": (175, 195, 215), "amber": (30, 140, 240), "shell": (215, 215, 245), "pebble": (95, 100, 105),
-    "skin": (140, 170, 225), "table": (100, 120, 140),
+    "skin": (120, 150, 205), "table": (100, 120, 140),
 }
 
 #: What the pieces print on each cell, by kind: the default catalogue's look.

@@ -1,23 +1,26 @@
-"""Splitting touching same-colour cells into pieces, on synthetic label maps."""
+"""Splitting touching same-colour cells into pieces: seams, catalogue tilings, ambiguity."""
 
 import numpy as np
 import pytest
 
 from beachscore.errors import BadInputError
 from vision.plazing import parse_label
-from vision.plazing_cells import Grid, cover_posteriors, cover_shares
-from vision.plazing_pieces import catalogue_shapes, groups, seam_shares, split_group
+from vision.plazing_cells import CellBlocks, Grid, cover_posteriors, cover_shares, player_masks
+from vision.plazing_pieces import PatternModel, catalogue_shapes, groups, seam_contrasts, split_group
+from vision.plazing_screens import long_axis_facings, screen_cells
 
 PROFILE = {"pieces": {"screen": [[[0, 0], [0, 1], [0, 2]]], "blanket": [[[0, 0], [0, 1], [1, 0], [1, 1]]],
                       "gear": [[[0, 0]], [[0, 0], [0, 1]]]}}
 GRID = Grid((10.0, 10.0), 20.0, 4, 6)
-PPM = 2.5
+PPM = 1.5
+SAND, RED = (150, 205, 240), (60, 75, 225)
 
 
 def _paint(pieces, offset_mm=(0.0, 0.0), gap_mm=1.0):
-    """Label map (uint8, player 0 = pieces, 255 = sand) with pieces inset by gap_mm/2 and shifted."""
+    """BGR board (uint8) with red pieces inset by gap_mm/2 and shifted, and its labels (0 = red, 255 = sand)."""
     h, w = int(100 * PPM), int(140 * PPM)
-    lab = np.full((h, w), 255, np.uint8)
+    img = np.zeros((h, w, 3), np.uint8)
+    img[:] = SAND
     for cells in pieces:
         r0, r1 = min(r for r, _ in cells), max(r for r, _ in cells) + 1
         c0, c1 = min(c for _, c in cells), max(c for _, c in cells) + 1
@@ -25,32 +28,40 @@ def _paint(pieces, offset_mm=(0.0, 0.0), gap_mm=1.0):
         x1 = (10 + 20 * c1 - gap_mm / 2 + offset_mm[0]) * PPM
         y0 = (10 + 20 * r0 + gap_mm / 2 + offset_mm[1]) * PPM
         y1 = (10 + 20 * r1 - gap_mm / 2 + offset_mm[1]) * PPM
-        lab[int(round(y0)):int(round(y1)), int(round(x0)):int(round(x1))] = 0
-    return lab
+        img[int(round(y0)):int(round(y1)), int(round(x0)):int(round(x1))] = RED
+    labels = np.where((img == RED).all(axis=-1), 0, 255).astype(np.uint8)
+    return img, labels
 
 
-def _read(labels):
-    owner, _ = cover_posteriors(cover_shares(labels, 1, GRID, PPM))
-    seams = seam_shares(labels, owner, GRID, PPM)
+def _read(img, labels):
+    cells = CellBlocks(GRID, PPM)
+    owner, _ = cover_posteriors(cover_shares(cells.blocks(player_masks(labels, 1)).reshape(-1, 6 * cells.k, 1), cells))
+    seams = seam_contrasts(img, owner, GRID, PPM)
     out = []
-    for _, cells in groups(owner):
-        split = split_group(cells, seams, catalogue_shapes(PROFILE))
-        out += [(k, tuple(c)) for k, c in split.pieces]
+    for _, group in groups(owner):
+        split = split_group(group, seams, catalogue_shapes(PROFILE))
+        out += [(k, tuple(c)) for k, c, _, _ in split.pieces]
     return sorted(out)
 
 
 @pytest.mark.parametrize("offset", [(0.0, 0.0), (2.5, -2.0)])
-def test_touching_same_colour_pieces_split_at_seams(offset):
+def test_cuts_between_touching_same_colour_pieces_are_seams(offset):
     pieces = [[(0, 0), (0, 1), (0, 2)], [(1, 0), (1, 1), (2, 0), (2, 1)], [(1, 2)], [(0, 3), (1, 3)]]
-    got = _read(_paint(pieces, offset))
+    got = _read(*_paint(pieces, offset))
     want = sorted([("screen", ((0, 0), (0, 1), (0, 2))), ("blanket", ((1, 0), (1, 1), (2, 0), (2, 1))),
                    ("gear", ((1, 2),)), ("gear", ((0, 3), (1, 3)))])
     assert got == want
 
 
 def test_no_seam_means_one_piece():
-    assert _read(_paint([[(2, 2), (2, 3)]])) == [("gear", ((2, 2), (2, 3)))]
-    assert _read(_paint([[(2, 2)], [(2, 3)]])) == [("gear", ((2, 2),)), ("gear", ((2, 3),))]
+    assert _read(*_paint([[(2, 2), (2, 3)]])) == [("gear", ((2, 2), (2, 3)))]
+    assert _read(*_paint([[(2, 2)], [(2, 3)]])) == [("gear", ((2, 2),)), ("gear", ((2, 3),))]
+
+
+def test_equal_tilings_give_a_posterior_of_at_most_one_half():
+    # a seam exactly as likely as not: one domino or two singles explain it equally
+    split = split_group({(0, 0), (0, 1)}, {((0, 0), (0, 1)): 7.0}, catalogue_shapes(PROFILE))
+    assert split.posterior <= 0.5 + 1e-9 and split.runner_up is not None
 
 
 def test_untileable_group_is_flagged():
@@ -62,6 +73,15 @@ def test_catalogue_rotations():
     shapes = catalogue_shapes(PROFILE)
     assert ("screen", ((0, 0), (1, 0), (2, 0))) in shapes and ("screen", ((0, 0), (0, 1), (0, 2))) in shapes
     assert sum(1 for k, _ in shapes if k == "blanket") == 1
+
+
+def test_pattern_placements_give_the_screen_rotation():
+    model = PatternModel.for_profile(PROFILE)
+    assert [k for k, _ in model.placements("screen", [(3, 4), (3, 5), (3, 6)])] == [0, 2]  # N or S
+    assert [k for k, _ in model.placements("screen", [(3, 4), (4, 4), (5, 4)])] == [1, 3]  # E or W
+    assert model.placements("screen", [(0, 0), (0, 1)]) == []
+    assert long_axis_facings([(3, 4), (4, 4), (5, 4)]) == ("E", "W")
+    assert screen_cells((5, 5), "N", [(0, 0), (0, 1), (0, 2)]) == [(5, 4), (5, 5), (5, 6)]
 
 
 @pytest.mark.parametrize("label", ["piece", "screen/red/Q", "resource/gold", "meeple", "castle/red/2"])

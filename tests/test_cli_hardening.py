@@ -1,0 +1,149 @@
+"""What a clumsy or hostile user can hand the command line: always a clear line and the right exit code."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import cv2
+import pytest
+
+from beachscore.cli import main
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLE = os.path.join(HERE, "..", "examples", "strand-unter")
+PHOTO = os.path.join(EXAMPLE, "scene_05.jpg")
+SAMPLES = os.path.join(HERE, "..", "..", "shared", "samples")
+
+
+@pytest.fixture(scope="module")
+def cal_dir(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("cal"))
+    assert main(["calibrate", os.path.join(EXAMPLE, "calibration.json"), "--out", out]) == 0
+    return out
+
+
+@pytest.fixture()
+def example(tmp_path):
+    """A writable copy of the example folder."""
+    dst = tmp_path / "example"
+    shutil.copytree(EXAMPLE, dst)
+    return dst
+
+
+def _error(capsys):
+    out = capsys.readouterr().out.strip().splitlines()
+    return json.loads(out[-1])["error"]
+
+
+def test_calibrating_into_the_input_folder_keeps_the_users_file(example, capsys):
+    before = (example / "calibration.json").read_bytes()
+    rc = main(["calibrate", str(example / "calibration.json"), "--out", str(example), "--json"])
+    assert rc == 2 and _error(capsys)["code"] == "output-unwritable"
+    assert (example / "calibration.json").read_bytes() == before
+
+
+def test_calibrating_over_a_learned_calibration_is_allowed(tmp_path, example):
+    out = str(tmp_path / "cal")
+    assert main(["calibrate", str(example / "calibration.json"), "--out", out]) == 0
+    assert main(["calibrate", str(example / "calibration.json"), "--out", out]) == 0
+
+
+def test_out_is_a_file(example, tmp_path, capsys):
+    (tmp_path / "f").write_text("x")
+    assert main(["calibrate", str(example / "calibration.json"), "--out", str(tmp_path / "f"), "--json"]) == 2
+    assert _error(capsys)["code"] == "output-unwritable"
+
+
+@pytest.mark.parametrize("corners,needle", [
+    ([[float("nan"), 0], [10, 0], [10, 10], [0, 10]], "finite"),
+    ([[461, 165], [1420, 144], [452, 1019], [1470, 992]], "convex"),
+    ([[100, 100], [110, 100], [110, 110], [100, 110]], "cover only"),
+    ([[-9000, 165], [1420, 144], [1470, 992], [452, 1019]], "outside"),
+])
+def test_bad_corners_are_named(example, tmp_path, capsys, corners, needle):
+    doc = json.loads((example / "calibration.json").read_text())
+    doc["corners_px"] = corners
+    (example / "calibration.json").write_text(json.dumps(doc))
+    assert main(["calibrate", str(example / "calibration.json"), "--out", str(tmp_path / "c"), "--json"]) == 2
+    err = _error(capsys)
+    assert err["code"] == "invalid-corners" and needle in err["message"]
+
+
+@pytest.mark.parametrize("change,needle", [
+    ({"board_mm": [1e12, 1e12]}, "board_mm"),
+    ({"markers": [{"dictionary": "DICT_NOPE", "id": 0, "corners_mm": [[0, 0], [1, 0], [1, 1], [0, 1]]}]}, "ArUco"),
+])
+def test_absurd_profiles_are_refused(example, tmp_path, capsys, change, needle):
+    profile = json.loads((example / "profile.json").read_text())
+    profile.update(change)
+    (example / "profile.json").write_text(json.dumps(profile))
+    assert main(["calibrate", str(example / "calibration.json"), "--out", str(tmp_path / "c"), "--json"]) == 2
+    assert needle in _error(capsys)["message"]
+
+
+def test_huge_grid_is_refused(tmp_path, capsys):
+    (tmp_path / "profile.json").write_text(json.dumps({"game": "grid", "board_mm": [100, 100], "grid": {
+        "origin_mm": [0, 0], "pitch_mm": [0.0001, 0.0001], "rows": 100_000_000, "cols": 100_000_000}}))
+    cv2.imwrite(str(tmp_path / "shot.png"), cv2.imread(PHOTO))
+    (tmp_path / "cal.json").write_text(json.dumps({"profile": "profile.json", "image": "shot.png",
+                                                   "corners_px": [[100, 100], [900, 100], [900, 900], [100, 900]],
+                                                   "samples": [{"label": "cell/empty", "board_mm": [5, 5]}]}))
+    assert main(["calibrate", str(tmp_path / "cal.json"), "--out", str(tmp_path / "c"), "--json"]) == 2
+    assert "places" in _error(capsys)["message"]
+
+
+def test_deeply_nested_json_is_bad_input(tmp_path, capsys):
+    (tmp_path / "state.json").write_text("[" * 100_000 + "]" * 100_000)
+    assert main(["score", str(tmp_path / "state.json"), "--json"]) == 2
+    assert _error(capsys)["code"] == "invalid-json"
+
+
+def test_grayscale_photo_is_refused(cal_dir, tmp_path, capsys):
+    gray = tmp_path / "gray.jpg"
+    cv2.imwrite(str(gray), cv2.imread(PHOTO, cv2.IMREAD_GRAYSCALE))
+    assert main(["scan", str(gray), "--calibration", cal_dir, "--json"]) == 2
+    assert _error(capsys)["code"] == "image-grayscale"
+
+
+def test_a_calibration_of_another_reader_version_asks_to_recalibrate(cal_dir, tmp_path, capsys):
+    old = tmp_path / "old"
+    shutil.copytree(cal_dir, old)
+    doc = json.loads((old / "calibration.json").read_text())
+    doc["model_version"] = -1
+    (old / "calibration.json").write_text(json.dumps(doc))
+    assert main(["scan", PHOTO, "--calibration", str(old), "--json"]) == 2
+    assert _error(capsys)["code"] == "calibration-outdated"
+
+
+def test_annotate_checks_its_target_before_scanning(cal_dir, tmp_path, capsys):
+    assert main(["scan", PHOTO, "--calibration", cal_dir, "--json", "--annotate", str(tmp_path)]) == 2
+    assert _error(capsys)["code"] == "annotate-path"
+    copy = tmp_path / "photo.png"
+    cv2.imwrite(str(copy), cv2.imread(PHOTO))
+    before = copy.read_bytes()
+    assert main(["scan", str(copy), "--calibration", cal_dir, "--json", "--annotate", str(copy)]) == 2
+    assert copy.read_bytes() == before
+
+
+def test_annotate_creates_missing_folders_and_keeps_same_named_photos_apart(cal_dir, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    for d in (a, b):
+        shutil.copy(PHOTO, d / "x.jpg")
+    out = tmp_path / "new" / "folder"
+    assert main(["scan", str(a / "x.jpg"), str(b / "x.jpg"), "--calibration", cal_dir, "--annotate", str(out)]) == 0
+    assert sorted(os.listdir(out)) == ["x-2.annotated.png", "x.annotated.png"]
+    assert oct(os.stat(out / "x.annotated.png").st_mode & 0o044) == oct(0o044)  # readable by others (umask 022)
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(SAMPLES, "plazing")), reason="shared samples absent")
+def test_a_broken_setup_is_bad_input_not_a_warning(tmp_path, capsys):
+    setup0 = os.path.join(SAMPLES, "plazing", "setup0")
+    assert main(["calibrate", os.path.join(setup0, "calibration.json"), "--out", str(tmp_path / "c")]) == 0
+    setup = json.load(open(os.path.join(setup0, "scene_00.setup.json")))
+    setup["terrain"] = ["Z" * 20] * 12
+    (tmp_path / "setup.json").write_text(json.dumps(setup))
+    rc = main(["scan", os.path.join(setup0, "scene_00.jpg"), "--calibration", str(tmp_path / "c"),
+               "--setup", str(tmp_path / "setup.json"), "--json"])
+    assert rc == 2 and _error(capsys)["code"] == "invalid-setup"

@@ -1,0 +1,155 @@
+"""Plażing reader on seeded synthetic scenes: touching same-colour pieces, pieces off the grid,
+lighting shifts, the annotated picture, and a hand/arm over the board (exit 3)."""
+
+import json
+from collections import Counter
+
+import cv2
+import numpy as np
+import pytest
+
+from beachscore import pipeline
+from beachscore.cli import main
+from calibration import store
+from vision.plazing_config import RECTIFY
+from vision.registration import rectify
+from vision.synthetic_plazing import DEFAULT_BGR, Piece, calibration_samples, plazing_profile, scene
+
+PROFILE = plazing_profile()
+SPOTS = [(1, 1), (3, 4), (5, 7), (3, 8)]
+P = Piece
+CALIB_PIECES = [P("red", "screen", [(0, 0), (0, 1), (0, 2)], "N"), P("yellow", "blanket", [(0, 5), (0, 6), (1, 5), (1, 6)]),
+                P("yellow", "screen", [(1, 9), (2, 9), (3, 9)], "E"), P("red", "screen", [(2, 0), (3, 0), (4, 0)], "W"),
+                P("red", "blanket", [(2, 2), (2, 3), (3, 2), (3, 3)]), P("yellow", "gear", [(3, 6)]),
+                P("red", "gear", [(4, 4), (4, 5)]), P("yellow", "screen", [(5, 3), (5, 4), (5, 5)], "S"),
+                P("red", "gear", [(5, 9)])]
+CALIB_TOKENS = [("meeple/red", 1, 3), ("neutral", 1, 8), ("resource/amber", 4, 2), ("resource/shell", 4, 8),
+                ("resource/pebble", 5, 0), ("meeple/yellow", 5, 8)]
+#: Same-colour pieces pressed together: two screens side by side, two singles with a faint cut, a
+#: blanket on a domino, a domino on a single, two screens end to end.
+TOUCHING = [P("red", "screen", [(0, 1), (1, 1), (2, 1)], "W"), P("red", "screen", [(0, 2), (1, 2), (2, 2)], "W"),
+            P("red", "gear", [(4, 7)]), P("red", "gear", [(4, 8)]),
+            P("yellow", "blanket", [(0, 5), (0, 6), (1, 5), (1, 6)]), P("yellow", "gear", [(2, 5), (2, 6)]),
+            P("red", "gear", [(4, 1), (4, 2)]), P("red", "gear", [(4, 3)]),
+            P("yellow", "screen", [(5, 4), (5, 5), (5, 6)], "N"), P("yellow", "screen", [(5, 7), (5, 8), (5, 9)], "N")]
+TOKENS = [("meeple/red", 3, 0), ("resource/shell", 3, 8), ("neutral", 2, 9)]
+
+
+def _write(path, image):
+    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def cal_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("plazing")
+    sc = scene(PROFILE, CALIB_PIECES, CALIB_TOKENS, spots=[(1, 1), (3, 4), (5, 7), (3, 8), (4, 2)], seed=1)
+    _write(d / "calib.jpg", sc.image)
+    (d / "profile.json").write_text(json.dumps(PROFILE))
+    doc = {"game": "plazing", "profile": "profile.json", "image": "calib.jpg", "corners_px": sc.corners_px.tolist(),
+           "samples": calibration_samples(PROFILE, CALIB_PIECES, CALIB_TOKENS, sand=[(2, 5)])}
+    (d / "calibration.json").write_text(json.dumps(doc))
+    pipeline.calibrate(str(d / "calibration.json"), str(d / "cal"))
+    return str(d / "cal")
+
+
+def _key(p):
+    return p["player"], p["kind"], tuple(sorted(map(tuple, p["cells"]))), p.get("facing")
+
+
+def _scan(tmp_path, cal_dir, sc, name="scene.jpg", setup=None):
+    return pipeline.scan_file(_write(tmp_path / name, sc.image), store.load(cal_dir), setup)
+
+
+def _assert_read_exactly(res, sc):
+    assert Counter(map(_key, res.state["pieces"])) == Counter(map(_key, sc.state["pieces"]))
+    for k in ("meeples", "resources", "neutral"):
+        assert sorted(map(str, res.state[k])) == sorted(map(str, sc.state[k])), k
+
+
+def test_touching_same_colour_pieces_are_split(tmp_path, cal_dir):
+    sc = scene(PROFILE, TOUCHING, TOKENS, spots=SPOTS, seed=2)
+    res = _scan(tmp_path, cal_dir, sc)
+    _assert_read_exactly(res, sc)
+    assert res.confidence >= 0.7
+
+
+def test_pieces_off_the_grid(tmp_path, cal_dir):
+    rng = np.random.default_rng(5)
+    moved = [P(p.player, p.kind, p.cells, p.facing, tuple(rng.uniform(-3.0, 3.0, 2))) for p in TOUCHING]
+    sc = scene(PROFILE, moved, TOKENS, spots=SPOTS, seed=3)
+    res = _scan(tmp_path, cal_dir, sc)
+    _assert_read_exactly(res, sc)
+    assert res.confidence >= 0.5
+
+
+@pytest.mark.parametrize("gain", [(0.75, 0.85, 1.0), (0.7, 0.7, 0.7), (1.0, 0.9, 0.8)])
+def test_lighting_shift(tmp_path, cal_dir, gain):
+    sc = scene(PROFILE, TOUCHING, TOKENS, spots=SPOTS, seed=4, gain=gain)
+    res = _scan(tmp_path, cal_dir, sc)
+    _assert_read_exactly(res, sc)
+    assert res.confidence >= 0.7
+
+
+def test_bumped_board_is_registered_again(tmp_path, cal_dir):
+    sc = scene(PROFILE, TOUCHING, TOKENS, spots=SPOTS, seed=7, shift_mm=(4.0, -3.0), rotation_deg=0.6)
+    res = _scan(tmp_path, cal_dir, sc)
+    assert res.registration.source == "refined"
+    _assert_read_exactly(res, sc)
+
+
+def test_annotate_fills_closed_areas(tmp_path, cal_dir, capsys):
+    # cell (0, 4) is closed by the sea and three red pieces: a red area
+    pieces = [P("red", "gear", [(0, 3)]), P("red", "gear", [(1, 4)]), P("red", "gear", [(0, 5)]),
+              P("yellow", "screen", [(3, 1), (3, 2), (3, 3)], "S")]
+    sc = scene(PROFILE, pieces, [], spots=SPOTS, seed=8)
+    res = _scan(tmp_path, cal_dir, sc, setup={"players": ["red", "yellow"], "weather": "sun"})
+    closed = [a for a in res.score["areas"] if a["closed"]]
+    assert [(a["cells"], a["owner"]) for a in closed] == [([[0, 4]], "red")]
+    pic = res.annotate()
+    cal = store.load(cal_dir)
+    board = rectify(res.photo.image, res.registration.H_px_from_mm, PROFILE["board_mm"], RECTIFY.px_per_mm)
+    assert pic.shape == board.shape and pic.dtype == np.uint8
+    g = PROFILE["grid"]
+    ppm = RECTIFY.px_per_mm
+
+    def cell_mean(img, r, c):
+        x0, y0 = (g["origin_mm"][0] + c * g["cell_mm"] + 4) * ppm, (g["origin_mm"][1] + r * g["cell_mm"] + 4) * ppm
+        return img[int(y0):int(y0 + 12 * ppm), int(x0):int(x0 + 12 * ppm)].reshape(-1, 3).mean(axis=0)
+
+    red = np.array(DEFAULT_BGR["red"], float)
+    before, after = cell_mean(board, 0, 4), cell_mean(pic, 0, 4)
+    assert np.linalg.norm(after - red) < np.linalg.norm(before - red) - 20  # tinted with the owner's colour
+    assert np.abs(cell_mean(pic, 5, 8) - cell_mean(board, 5, 8)).max() < 25  # open sand left as it was
+    # the command line writes the same picture
+    out = tmp_path / "annotated.png"
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps({"players": ["red", "yellow"]}))
+    assert main(["scan", str(tmp_path / "scene.jpg"), "--calibration", cal_dir, "--setup", str(setup), "--json",
+                 "--annotate", str(out)]) == 0
+    capsys.readouterr()
+    written = cv2.imread(str(out))
+    assert written is not None and written.shape == pic.shape
+
+
+def test_dispute_is_marked(tmp_path, cal_dir):
+    # a yellow meeple in the red area: a dispute, crossed out in red on the picture
+    pieces = [P("red", "gear", [(0, 3)]), P("red", "gear", [(1, 4)]), P("red", "gear", [(0, 5)])]
+    sc = scene(PROFILE, pieces, [("meeple/yellow", 0, 4)], spots=SPOTS, seed=9)
+    res = _scan(tmp_path, cal_dir, sc, setup={"players": ["red", "yellow"]})
+    area = next(a for a in res.score["areas"] if a["closed"])
+    assert area["marked"] == "yellow" and area["dispute"]
+    pic = res.annotate()
+    g, ppm = PROFILE["grid"], RECTIFY.px_per_mm
+    x0, y0 = (g["origin_mm"][0] + 4 * g["cell_mm"]) * ppm, g["origin_mm"][1] * ppm
+    patch = pic[int(y0):int(y0 + 20 * ppm), int(x0):int(x0 + 20 * ppm)].astype(int)
+    assert ((patch[..., 2] > 200) & (patch[..., 1] < 60) & (patch[..., 0] < 60)).sum() > 10  # the red cross
+
+
+def test_arm_over_the_board_is_refused(tmp_path, cal_dir, capsys):
+    w, h = PROFILE["board_mm"]
+    sc = scene(PROFILE, TOUCHING, TOKENS, spots=SPOTS, seed=6, arm=((w + 20, 90), (150, 60), 40))
+    path = _write(tmp_path / "arm.jpg", sc.image)
+    assert main(["scan", path, "--calibration", cal_dir, "--json"]) == 3
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["error"]["code"] == "occluded"
