@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from scoring.checks import show
 from scoring.errors import InvalidStateError, UnknownGameError
 
 GAMES = {
@@ -43,8 +44,10 @@ def game_module(state: dict) -> ModuleType:
     game = state.get("game")
     if game is None:
         raise UnknownGameError(f"game: missing; expected one of {', '.join(GAMES)}")
+    if not isinstance(game, str):  # a list or dict would not even hash
+        raise UnknownGameError(f"game: expected a string, got {show(game)}; expected one of {', '.join(GAMES)}")
     if game not in GAMES:
-        raise UnknownGameError(f"game: unknown game {game!r}; expected one of {', '.join(GAMES)}")
+        raise UnknownGameError(f"game: unknown game {show(game)}; expected one of {', '.join(GAMES)}")
     return importlib.import_module(GAMES[game])
 
 

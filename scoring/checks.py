@@ -14,6 +14,7 @@ from scoring.errors import InvalidStateError
 
 _MISSING = object()
 NAME_MAX = 40
+CELL_MAX = 10_000
 
 
 class Problems:
@@ -125,6 +126,9 @@ class Problems:
             self.add(f"{where}: expected a cell [row, col], got {_show(value)}")
             return None
         r, c = value
+        if abs(r) > CELL_MAX or abs(c) > CELL_MAX:
+            self.add(f"{where}: cell {_show(list(value))} is off any board")
+            return None
         if rows is not None and cols is not None and not (0 <= r < rows and 0 <= c < cols):
             self.add(f"{where}: cell {_show([r, c])} is off the {rows}x{cols} grid")
             return None

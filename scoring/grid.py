@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scoring.checks import Problems
+from scoring.checks import Problems, show
 
 
 def validate(state: dict, setup: dict | None = None) -> None:
@@ -35,7 +35,7 @@ def validate(state: dict, setup: dict | None = None) -> None:
                 if key == "cells":
                     p.need_str(v, f"cells[{r}][{c}]")
                 elif not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
-                    p.add(f"confidence[{r}][{c}]: expected a number 0..1, got {v!r}")
+                    p.add(f"confidence[{r}][{c}]: expected a number 0..1, got {show(v)}")
     p.raise_if_any()
 
 

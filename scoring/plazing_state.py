@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.checks import Problems, counts_dict, merged
+from scoring.checks import Problems, counts_dict, merged, show
 
 Cell = tuple[int, int]
 
@@ -149,7 +149,7 @@ def read_facts(p: Problems, state: dict, setup: dict | None, seen_players: list[
             name = p.need_str(name, f"players[{i}]")
             if name is not None:
                 if name in players:
-                    p.add(f"players[{i}]: {name!r} listed twice")
+                    p.add(f"players[{i}]: {show(name)} listed twice")
                 else:
                     players.append(name)
     else:
@@ -174,7 +174,7 @@ def read_facts(p: Problems, state: dict, setup: dict | None, seen_players: list[
         out = {}
         for name, v in d.items():
             if players_given and name not in known:
-                p.add(f"{key}: unknown player {name!r}; players are {', '.join(known)}")
+                p.add(f"{key}: unknown player {show(name)}; players are {', '.join(known)}")
                 continue
             val = reader(v, f"{key}.{name}")
             if val is not None:
@@ -205,13 +205,13 @@ def read_terrain(p: Problems, raw: Any, rows: int | None, cols: int | None) -> t
         p.add(f"terrain: {len(lines)} rows, the state has {rows}")
     for r, line in enumerate(lines):
         if not isinstance(line, str):
-            p.add(f"terrain[{r}]: expected a string, got {line!r}")
+            p.add(f"terrain[{r}]: expected a string, got {show(line)}")
             continue
         if cols is not None and len(line) != cols:
             p.add(f"terrain[{r}]: {len(line)} characters, the state has {cols} columns")
         for c, ch in enumerate(line):
             if ch not in TERRAIN_CHARS:
-                p.add(f"terrain[{r}]: unknown character {ch!r} at [{r}, {c}]; expected one of {TERRAIN_CHARS}")
+                p.add(f"terrain[{r}]: unknown character {show(ch)} at [{r}, {c}]; expected one of {TERRAIN_CHARS}")
     return tuple(lines) if len(p.messages) == before else None
 
 
@@ -256,7 +256,7 @@ def read_board(state: dict, setup: dict | None = None) -> tuple[Board, Facts]:
             continue
         who = p.need_str(m.get("player"), f"meeples[{i}].player")
         if who is not None and facts.players_given and who not in facts.players:
-            p.add(f"meeples[{i}].player: unknown player {who!r}; players are {', '.join(facts.players)}")
+            p.add(f"meeples[{i}].player: unknown player {show(who)}; players are {', '.join(facts.players)}")
         cell = free_cell(m.get("cell"), f"meeples[{i}].cell")
         if who is not None and cell is not None:
             meeples.append((who, cell))
@@ -302,7 +302,7 @@ def _read_piece(p: Problems, i: int, raw: Any, rows: int | None, cols: int | Non
     before = len(p.messages)
     player = p.need_str(raw.get("player"), f"{where}.player")
     if player is not None and facts.players_given and player not in facts.players:
-        p.add(f"{where}.player: unknown player {player!r}; players are {', '.join(facts.players)}")
+        p.add(f"{where}.player: unknown player {show(player)}; players are {', '.join(facts.players)}")
     kind = p.need_str(raw.get("kind"), f"{where}.kind", tuple(catalogue) or None)
     raw_cells = p.need_list(raw.get("cells"), f"{where}.cells")
     cells: list[Cell] = []
@@ -333,7 +333,7 @@ def _read_piece(p: Problems, i: int, raw: Any, rows: int | None, cols: int | Non
         if facing is not None and cells and len({r for r, _ in cells}) != len({c for _, c in cells}):
             along_row = len({r for r, _ in cells}) == 1
             if along_row and facing in ("E", "W") or not along_row and facing in ("N", "S"):
-                p.add(f"{where}.facing: {facing!r} points along the screen at {[list(c) for c in cells]}; "
+                p.add(f"{where}.facing: {show(facing)} points along the screen at {[list(c) for c in cells]}; "
                       f"its outer side faces {'N or S' if along_row else 'E or W'}")
     elif kind != "screen":
         facing = None

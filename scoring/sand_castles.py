@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scoring.checks import Problems
+from scoring.checks import Problems, show
 
 DEFAULT_NEEDS = {"top": 5, "middle": 3, "bottom": 4}
 WALLS_IN_BOX = 6
@@ -80,7 +80,7 @@ def read_state(state: dict, setup: dict | None = None) -> tuple[list[Lane], int 
             continue
         need = raw.get("castle_needs", needs.get(name))
         if need is None:
-            p.add(f"{where}: unknown lane {name!r}; lanes are {', '.join(needs)} (or give castle_needs)")
+            p.add(f"{where}: unknown lane {show(name)}; lanes are {', '.join(needs)} (or give castle_needs)")
             continue
         need = p.need_int(need, f"{where}.castle_needs", lo=1)
         length = p.need_int(raw.get("length"), f"{where}.length", lo=2)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scoring.checks import Problems
+from scoring.checks import Problems, show
 from scoring.ranking import rank_groups
 
 SHAPES = ("scallop", "conch", "whelk", "cowrie", "oyster", "starfish", "shape7")
@@ -112,7 +112,7 @@ def _vocab(p: Problems, raw: object, where: str, default: tuple[str, ...]) -> tu
         return default
     items = [p.need_str(x, f"{where}[{i}]") for i, x in enumerate(p.need_list(raw, where) or [])]
     if len(set(items)) != len(items):
-        p.add(f"{where}: names must be unique, got {items!r}")
+        p.add(f"{where}: names must be unique, got {show(items)}")
     return tuple(x for x in items if x) or default
 
 
@@ -184,11 +184,11 @@ def _read_mats(p: Problems, state: dict, setup: dict | None, shapes, colours, su
         if name is None:
             continue
         if any(m.player == name for m in mats):
-            p.add(f"{where}.player: {name!r} listed twice")
+            p.add(f"{where}.player: {show(name)} listed twice")
         shells = []
         for j, s in enumerate(p.need_list(raw.get("shells", []), f"{where}.shells") or []):
             if not isinstance(s, (list, tuple)) or len(s) != 2:
-                p.add(f"{where}.shells[{j}]: expected [shape, colour], got {s!r}")
+                p.add(f"{where}.shells[{j}]: expected [shape, colour], got {show(s)}")
                 continue
             shape = p.need_str(s[0], f"{where}.shells[{j}] shape", shapes)
             colour = p.need_str(s[1], f"{where}.shells[{j}] colour", colours)

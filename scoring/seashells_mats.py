@@ -8,6 +8,7 @@ Source: shared/contracts/seashells.md §Reading a player mat.
 
 from __future__ import annotations
 
+from scoring.checks import show
 from scoring.errors import InvalidStateError
 
 _SHARED = ("shapes", "colours", "scoring", "sun", "beach")
@@ -46,13 +47,13 @@ def merge_mats(states: list[dict], setup: dict | None = None) -> dict:
             if key in st and key not in merged:
                 merged[key] = st[key]
             elif key in ("shapes", "colours") and key in st and st[key] != merged[key]:
-                raise InvalidStateError(f"merge_mats: state {i} lists other {key} ({st[key]!r}) than the first mat")
+                raise InvalidStateError(f"merge_mats: state {i} lists other {key} ({show(st[key])}) than the first mat")
         for p in st.get("players") or []:
             p = dict(p)
             if p.get("player", "mat") == "mat" and names:
                 p["player"] = str(names.pop(0))
             if p.get("player") in seen:
-                raise InvalidStateError(f"merge_mats: player {p.get('player')!r} appears on two mats; name each mat "
+                raise InvalidStateError(f"merge_mats: player {show(p.get('player'))} appears on two mats; name each mat "
                                         "(--setup '{\"player\": \"ana\"}')")
             seen.add(p.get("player"))
             merged["players"].append(p)

@@ -43,6 +43,7 @@ DIRECTIONS = ("N", "S", "E", "W")
 RESOURCES = ("amber", "shell", "pebble")
 TOKEN_LABELS = ("neutral", "trash", "surprise")
 PALETTE_PICTURE = "plazing_labels.png"  #: the colour lookup table, kept so a scan need not rebuild it
+FRAME_PICTURE = "plazing_board.png"  #: the calibration's small board view: the frame is the lighting reference
 MODEL_VERSION = 2
 #: Photos are decoded at 1/DECODE_REDUCE size; the pipeline scales the calibrated homography.
 DECODE_REDUCE = RECTIFY.decode_reduce
@@ -183,6 +184,33 @@ def _median_bgr(small: np.ndarray) -> np.ndarray:
     return np.array(out, np.float32)
 
 
+def lighting_gains(small: np.ndarray, reference: np.ndarray | None, frame: np.ndarray, fallback_median=None):
+    """Per-channel gains that bring this photo's lighting to the calibration's.
+
+    The board's frame (sea, dunes, score track: outside the grid) is printed artwork that no game
+    changes, so the median ratio of the calibration's frame to this photo's, pixel by pixel, is
+    the lighting change whatever lies on the grid (grey world restricted to the frame).
+
+    Args:
+        small: this photo's small whole-board view, BGR uint8 (h, w, 3).
+        reference: the calibration's, same shape, or None (then the ratio of whole-board medians).
+        frame: bool (h, w), the frame.
+        fallback_median: (3,) the calibration's whole-board median BGR (used without reference).
+    Returns:
+        float32 (3,) gains, clipped to [0.25, 4].
+    """
+    if reference is None or reference.shape != small.shape:
+        gains = np.asarray(fallback_median, np.float32) / np.maximum(_median_bgr(small), 1.0)
+        return np.clip(gains, 0.25, 4.0).astype(np.float32)
+    a = reference[frame].astype(np.float32)
+    b = small[frame].astype(np.float32)
+    ok = (a.min(axis=1) > 15) & (a.max(axis=1) < 245) & (b.min(axis=1) > 5) & (b.max(axis=1) < 250)
+    if ok.sum() < 50:
+        ok[:] = True
+    gains = np.median(a[ok] / np.maximum(b[ok], 1.0), axis=0)
+    return np.clip(gains, 0.25, 4.0).astype(np.float32)
+
+
 class _View:
     """One rectified board prepared for reading: normalised colours, labels, cover.
 
@@ -195,11 +223,10 @@ class _View:
         owner: int (rows, cols) covering player or −1; cover_p: float64 (rows, cols) posterior.
     """
 
-    def __init__(self, rect: _Rectified, median_bgr, table: np.ndarray, n_players: int, terrain: np.ndarray,
+    def __init__(self, rect: _Rectified, gains, table: np.ndarray, n_players: int, terrain: np.ndarray,
                  board: np.ndarray | None = None):
         grid = rect.local
-        gains = np.asarray(median_bgr, np.float32) / np.maximum(_median_bgr(rect.small), 1.0)
-        self.gains = np.clip(gains, 0.25, 4.0)
+        self.gains = np.asarray(gains, np.float32)
         self.board = board if board is not None else cv2.transform(rect.crop, np.diag(self.gains).astype(np.float32))
         self.gray = cv2.cvtColor(self.board, cv2.COLOR_BGR2GRAY)
         self.labels = np.take(table, lut_index(self.board))
@@ -310,7 +337,7 @@ def learn(shot: CalibrationShot) -> dict:
         models.append(learn_colour(raw, sand, ppm, grid.cell_mm, "sand"))
     table = colour_table(models)
     P = len(players)
-    view = _View(rect, median, table, P, terrain)
+    view = _View(rect, np.ones(3, np.float32), table, P, terrain)
     local = rect.local
     feats = view.features()
     token_samples, sample_cells, screens = [], set(), []
@@ -332,6 +359,7 @@ def learn(shot: CalibrationShot) -> dict:
     patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median)
     template = learn_template(view.gray, [(cells, f) for _, cells, f in screens], local, ppm)
     shot.pictures[PALETTE_PICTURE] = table.reshape(-1, 256)
+    shot.pictures[FRAME_PICTURE] = rect.small
     return {"version": MODEL_VERSION, "decode_reduce": DECODE_REDUCE,
             "classes": {lab: int(sum(1 for _, l2, _ in parsed if l2 == lab)) for _, lab, _ in parsed},
             "players": players, "colours": [m.to_json() for m in models], "median_bgr": median.round(2).tolist(),
@@ -339,7 +367,7 @@ def learn(shot: CalibrationShot) -> dict:
             "screen_template": template.round(5).tolist(),
             "player_gray": np.round(ref_light, 2).tolist(),
             "sharpness": _sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
-            "palette_picture": PALETTE_PICTURE}
+            "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE}
 
 
 def _pasted_tokens(view: _View, table: np.ndarray, grid: Grid, feats: np.ndarray, token_samples, empty_cells,
@@ -372,7 +400,7 @@ def _pasted_tokens(view: _View, table: np.ndarray, grid: Grid, feats: np.ndarray
             h, w = min(b1 - b0, v1 - v0), min(a1 - a0, u1 - u0)
             dst = board[b0:b0 + h, a0:a0 + w]
             dst[mask[:h, :w]] = patch[:h, :w][mask[:h, :w]]
-        f = _View(view.rect, median, table, view.n_players, terrain, board=board).features()
+        f = _View(view.rect, view.gains, table, view.n_players, terrain, board=board).features()
         out += [(label, f[b]) for b in bgs]
     return out
 
@@ -437,6 +465,7 @@ class _Model:
         self.sharpness = float(d.get("sharpness", 0.0))
         self.table = None
         self.reference_edges = None
+        self.reference_small = None
 
     @classmethod
     def of(cls, cal) -> "_Model":
@@ -446,6 +475,7 @@ class _Model:
             pic = cal.image(cal.model.get("palette_picture", PALETTE_PICTURE)) if cal.folder else None
             n = 1 << (3 * PALETTE.lut_bits)
             m.table = pic.reshape(-1) if pic is not None and pic.size == n else colour_table(m.colours)
+            m.reference_small = cal.image(cal.model.get("board_picture", FRAME_PICTURE)) if cal.folder else None
             cls._cache[key] = m
         return cls._cache[key]
 
@@ -525,7 +555,8 @@ def read(photo: Photo) -> Reading:
     terrain = _terrain(photo.setup, grid)
     rect = _Rectified(photo.image, photo.registration.H_px_from_mm, profile, grid)
     P = len(model.players)
-    view = _View(rect, model.median, model.table, P, terrain)
+    frame = _frame_mask(rect.small.shape, grid, QUALITY.px_per_mm)
+    view = _View(rect, lighting_gains(rect.small, model.reference_small, frame, model.median), model.table, P, terrain)
     _check_quality(rect.small, view.gains, model, grid)
     local = rect.local
     owner = view.owner

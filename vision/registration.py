@@ -152,11 +152,41 @@ ECC_COARSE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 1e-4)
 ECC_FINE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 2, 1e-4)
 
 
+def _phase_shift(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
+    """Translation (dx, dy) px with ``b(p + d) ≈ a(p)``, by phase correlation of the masked edge images.
+
+    Widens ECC's basin of attraction: a board pushed 10–20 mm is first brought within a pixel or two.
+    """
+    grow = cv2.dilate(mask, np.ones((9, 9), np.uint8))
+    win = cv2.createHanningWindow((a.shape[1], a.shape[0]), cv2.CV_32F)
+    (dx, dy), response = cv2.phaseCorrelate(a * (mask > 0), b * (grow > 0), win)
+    return (dx, dy) if response > PHASE_MIN_RESPONSE else (0.0, 0.0)
+
+
+#: Below this phase-correlation peak the translation guess is ignored (ECC starts from no motion).
+PHASE_MIN_RESPONSE = 0.05
+#: A coarse alignment this good is kept without trying another start.
+GOOD_COARSE_ECC = 0.85
+
+
 def _coarse_to_fine_ecc(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Affine warp (3×3) with ``b(W·p) ≈ a(p)``: a Euclidean fit at half size, then an affine one."""
     half = lambda im: cv2.resize(im, (a.shape[1] // 2, a.shape[0] // 2), interpolation=cv2.INTER_AREA)  # noqa: E731
-    _, coarse = cv2.findTransformECC(half(a), half(b), np.eye(2, 3, dtype=np.float32), cv2.MOTION_EUCLIDEAN,
-                                     ECC_COARSE, (half(mask) > 127).astype(np.uint8) * 255, 3)
+    ha, hb, hm = half(a), half(b), (half(mask) > 127).astype(np.uint8) * 255
+    guess = np.eye(2, 3, dtype=np.float32)
+    guess[:, 2] = _phase_shift(ha, hb, hm)
+    best = (-2.0, None)
+    for start in (guess, np.eye(2, 3, dtype=np.float32)) if guess[:, 2].any() else (guess,):
+        try:
+            found = cv2.findTransformECC(ha, hb, start.copy(), cv2.MOTION_EUCLIDEAN, ECC_COARSE, hm, 3)
+        except cv2.error:
+            continue
+        best = max(best, found, key=lambda f: f[0])
+        if best[0] >= GOOD_COARSE_ECC:
+            break
+    if best[1] is None:
+        raise cv2.error("ECC did not converge")
+    coarse = best[1]
     coarse[:, 2] *= 2
     _, fine = cv2.findTransformECC(a, b, coarse, cv2.MOTION_AFFINE, ECC_FINE, mask, 3)
     return np.vstack([fine, [0, 0, 1]]).astype(np.float64)

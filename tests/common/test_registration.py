@@ -50,7 +50,7 @@ def test_rectify_size_and_content():
     assert int(top[3, 300, 2]) < 190
 
 
-@pytest.mark.parametrize("dx,dy,rot", [(4.0, -3.0, 1.5), (-6.0, 2.0, -1.0), (0.0, 5.0, 0.0)])
+@pytest.mark.parametrize("dx,dy,rot", [(4.0, -3.0, 1.5), (-6.0, 2.0, -1.0), (0.0, 5.0, 0.0), (12.0, 8.0, 1.0), (-15.0, 0.0, -0.5)])
 def test_ecc_recovers_a_bumped_board(dx, dy, rot):
     H0 = homography_from_corners(CORNERS_PX, BOARD_MM)
     ref = reference_image(cv2.cvtColor(_photo(H0), cv2.COLOR_BGR2GRAY))
