@@ -1,21 +1,21 @@
-"""Plain-text summaries of a scan for the terminal."""
+"""Plain-text summary of a scan for the terminal."""
 
 from __future__ import annotations
 
-import json
+import scoring
 
 
 def scan_text(path: str, result) -> str:
-    """One readable block per scanned photo: confidence, warnings, score summary."""
+    """One readable block per scanned photo: confidence, warnings, then the rules engine's explanation.
+
+    Args:
+        path: the photo's path, as given on the command line.
+        result: a :class:`beachscore.pipeline.ScanResult`.
+    """
     lines = [f"{path}: {result.game}, confidence {result.confidence:.2f}"]
     lines += [f"  warning: {w}" for w in result.warnings]
-    players = result.score.get("players") if isinstance(result.score, dict) else None
-    if players:
-        for p in players:
-            total = p.get("total")
-            lines.append(f"  {p.get('player')}: {total if total is not None else 'total unknown'}")
-        if result.score.get("winners"):
-            lines.append(f"  winners: {', '.join(result.score['winners'])}")
-    else:
-        lines.append("  " + json.dumps(result.score))
+    if result.game != "grid" and result.score:
+        lines += ["  " + line for line in scoring.explain(result.state, result.photo.setup).splitlines()]
+    elif result.game == "grid":
+        lines += ["  " + " ".join(f"{c:>8}" for c in row) for row in result.state.get("cells", [])]
     return "\n".join(lines)

@@ -7,6 +7,7 @@ The station starts without a camera or a calibration and says why on the page.
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import threading
@@ -25,6 +26,18 @@ log = logging.getLogger("beachscore.station")
 #: JPEG quality of stored photos (OpenCV's 0–100 scale).
 JPEG_QUALITY = 92
 CALIBRATION_SETTING = "calibration_dir"
+#: The Plażing grid (rows, cols) of the boxed board, used when no Plażing calibration says otherwise.
+PLAZING_GRID = (12, 20)
+#: Largest grid side the rules engine accepts (``scoring.plazing``).
+MAX_GRID_SIDE = 200
+#: An empty board of each game: a new game's set-up is checked against it by the rules engine.
+EMPTY_STATES = {
+    "strand-unter": {"game": "strand-unter", "sea_front": 1, "grooves": []},
+    "plazing": {"game": "plazing", "rows": PLAZING_GRID[0], "cols": PLAZING_GRID[1]},
+    "seashells": {"game": "seashells", "players": []},
+    "sand-castles": {"game": "sand-castles", "lanes": {}},
+    "grid": {"game": "grid", "rows": 1, "cols": 1, "cells": [["empty"]]},
+}
 
 
 @dataclass(frozen=True)
@@ -238,14 +251,58 @@ class Station:
 
     # -- games and corrections --------------------------------------------------------------
     def new_game(self, game: str, setup: dict | None = None, display: dict | None = None) -> int:
-        """Start a new game with its setup.json (and page-only ``display`` facts); returns its id."""
+        """Start a new game with its setup.json (and page-only ``display`` facts); returns its id.
+
+        Raises:
+            BadInputError: ``unknown-game``; ``invalid-setup`` listing what the rules engine finds
+                wrong with the set-up (:meth:`setup_problems`).
+        """
         from beachscore.games import READERS
 
         if game not in READERS:
             raise BadInputError("unknown-game", f"unknown game {game!r}; expected one of {', '.join(READERS)}")
+        problems = self.setup_problems(game, setup or {})
+        if problems:
+            raise BadInputError("invalid-setup", "; ".join(problems))
         game_id = self.store.new_game(game, setup or {}, display or {})
         self.events.publish("game", {"game_id": game_id})
         return game_id
+
+    def plazing_grid(self) -> tuple[int, int]:
+        """(rows, cols) of the Plażing board: the calibration's grid when it is a sane Plażing one,
+        else :data:`PLAZING_GRID`."""
+        cal = self.calibration
+        grid = cal.profile.get("grid") if cal is not None and cal.game == "plazing" else None
+        if isinstance(grid, dict):
+            rows, cols = grid.get("rows"), grid.get("cols")
+            if all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_GRID_SIDE for v in (rows, cols)):
+                return rows, cols
+        return PLAZING_GRID
+
+    def setup_problems(self, game: str, setup: dict) -> list[str]:
+        """What the rules engine finds wrong with a new game's set-up (empty when it fits).
+
+        The set-up is checked with ``scoring.problems`` on an empty board of the game (for Plażing
+        the calibrated grid), so the web refuses what a scan with this set-up would refuse.
+
+        >>> from beachscore.store import Store; import tempfile
+        >>> st = Station(Store(tempfile.mkdtemp()))
+        >>> st.setup_problems("plazing", {"terrain": ["###"]})[0]
+        'plazing set-up for a 12x20 board: terrain: 1 rows, the state has 12'
+        >>> st.setup_problems("strand-unter", {}); st.close()
+        []
+        """
+        import scoring
+
+        if not isinstance(setup, dict):
+            return ["setup: expected a JSON object"]
+        state = copy.deepcopy(EMPTY_STATES.get(game, {"game": game}))
+        board = ""
+        if game == "plazing":
+            state["rows"], state["cols"] = self.plazing_grid()
+            board = f" for a {state['rows']}x{state['cols']} board"
+        known = set(scoring.problems(state))
+        return [f"{game} set-up{board}: {p}" for p in scoring.problems(state, setup) if p not in known]
 
     def setup_of_scan(self, scan: dict) -> dict | None:
         if scan.get("game_id") is None:
@@ -259,6 +316,32 @@ class Station:
             raise BadInputError("invalid-state", "the state must be a JSON object")
         return self.scorer(state, setup)
 
+    def _correctable(self, scan_id: int, state: dict) -> dict:
+        """The scan a correction is for, after checking the state can correct it.
+
+        Raises:
+            StoreError: ``not-found``.
+            BadInputError: ``scan-failed`` (no reading), ``invalid-state`` (not an object, another game).
+        """
+        scan = self.store.scan(scan_id)
+        if scan["status"] != "ok":
+            raise BadInputError("scan-failed", f"scan {scan_id} has no reading to correct")
+        if not isinstance(state, dict):
+            raise BadInputError("invalid-state", "the state must be a JSON object")
+        if scan.get("game") and state.get("game", scan["game"]) != scan["game"]:
+            raise BadInputError("invalid-state", f"scan {scan_id} is a {scan['game']} scan, not {state.get('game')!r}")
+        return scan
+
+    def rescore_scan(self, scan_id: int, state: dict) -> dict:
+        """Score an edited state of scan ``scan_id`` without saving it (the correction editor's preview).
+
+        Refuses what :meth:`correct` refuses, so a preview never shows a score that cannot be saved.
+        Raises:
+            StoreError: ``not-found``; BadInputError: as :meth:`correct`; the scorer's error.
+        """
+        scan = self._correctable(scan_id, state)
+        return self.rescore(state, self.setup_of_scan(scan))
+
     def correct(self, scan_id: int, state: dict, note: str = "") -> dict:
         """Save a manual correction of a scan as a new revision (the machine reading is kept).
 
@@ -267,11 +350,7 @@ class Station:
         Raises:
             StoreError: ``not-found``; the scorer's error for an invalid state.
         """
-        scan = self.store.scan(scan_id)
-        if scan["status"] != "ok":
-            raise BadInputError("scan-failed", f"scan {scan_id} has no reading to correct")
-        if isinstance(state, dict) and scan.get("game") and state.get("game", scan["game"]) != scan["game"]:
-            raise BadInputError("invalid-state", f"scan {scan_id} is a {scan['game']} scan, not {state.get('game')}")
+        scan = self._correctable(scan_id, state)
         score = self.rescore(state, self.setup_of_scan(scan))
         rev = self.store.add_revision(scan_id, state, score, note)
         self.events.publish("revision", {"scan_id": scan_id, "revision_id": rev})

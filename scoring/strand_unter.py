@@ -19,12 +19,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scoring.checks import Problems, counts_dict
+from scoring.checks import Problems, counts_dict, show
 from scoring.ranking import rank_groups
 
 COLOURS = ("white", "gray", "brown", "black")
 NEEDS_KEYS = COLOURS + ("any",)
 GROOVES = 11
+SHELLS_PER_COLOUR = 20  # 80 shells, 20 of each colour (shared/rules/strand-unter.md §Components)
+CARD_NEEDS_MAX = 7  # a value-3 card, the biggest, needs 7 shells
 
 
 @dataclass(frozen=True)
@@ -86,8 +88,12 @@ def read_state(state: dict, setup: dict | None = None) -> tuple[int, int | None,
         if bird is not None and sea is not None and bird >= sea:
             p.add(f"sandpiper: groove {bird} is under the sea (sea_front {sea})")
     castles: list[Castle] = []
-    numbers: set[int] = set()
-    for i, g in enumerate(p.need_list(state.get("grooves", []), "grooves") or []):
+    numbers: list[int] = []
+    shells = {c: 0 for c in COLOURS}
+    if "grooves" not in state:
+        p.add("grooves: missing; list every visible groove (1 … sea_front−1), in order, even when empty")
+    raw_grooves = p.need_list(state.get("grooves"), "grooves") if "grooves" in state else None
+    for i, g in enumerate(raw_grooves or []):
         where = f"grooves[{i}]"
         if p.need_dict(g, where) is None:
             continue
@@ -95,15 +101,18 @@ def read_state(state: dict, setup: dict | None = None) -> tuple[int, int | None,
         if n is not None:
             if n in numbers:
                 p.add(f"{where}.number: groove {n} listed twice")
-            numbers.add(n)
-            if sea is not None and n >= sea:
+            elif sea is not None and n >= sea:
                 p.add(f"{where}: groove {n} is under the sea (sea_front {sea}) and cannot be seen")
+            else:
+                numbers.append(n)
         if "shells" in g:
-            counts_dict(p, g["shells"], f"{where}.shells", COLOURS)
+            here = counts_dict(p, g["shells"], f"{where}.shells", COLOURS, hi=SHELLS_PER_COLOUR)
+            for colour, k in (here or {}).items():
+                shells[colour] += k
         for j, c in enumerate(p.need_list(g.get("castles", []), f"{where}.castles") or []):
             if p.need_dict(c, f"{where}.castles[{j}]") is None:
                 continue
-            who = p.need_str(c.get("player"), f"{where}.castles[{j}].player")
+            who = p.need_name(c.get("player"), f"{where}.castles[{j}].player")
             value = p.need_int(c.get("value"), f"{where}.castles[{j}].value", lo=0, hi=3)
             if who is not None and value is not None and n is not None:
                 twin = next((x for x in castles if x.player == who and x.value == value), None)
@@ -112,13 +121,31 @@ def read_state(state: dict, setup: dict | None = None) -> tuple[int, int | None,
                           f"it already stands in groove {twin.groove}")
                 else:
                     castles.append(Castle(who, value, n))
+    if raw_grooves is not None and sea is not None:
+        _check_groove_list(p, numbers, sea)
     hands = _read_hands(p, state, setup, castles)
+    for hand in hands.values():
+        for colour, k in (hand.bucket or {}).items():
+            shells[colour] += k
+    for colour, k in shells.items():
+        if k > SHELLS_PER_COLOUR:
+            p.add(f"shells: {k} {colour} counted in the grooves and buckets; the game has {SHELLS_PER_COLOUR} of each colour")
     multiply = False
     house = state["house_rules"] if "house_rules" in state else (setup or {}).get("house_rules")
     if house is not None and p.need_dict(house, "house_rules") is not None:
         multiply = bool(p.need_bool(house.get("multiply", False), "house_rules.multiply"))
     p.raise_if_any()
     return sea, bird, castles, hands, multiply
+
+
+def _check_groove_list(p: Problems, numbers: list[int], sea: int) -> None:
+    """Every visible groove 1 … sea−1 listed once, in order (``numbers``: the valid ones seen)."""
+    missing = [n for n in range(1, sea) if n not in numbers]
+    if missing:
+        p.add(f"grooves: groove{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} missing; "
+              f"list every visible groove 1 … {sea - 1} (sea_front {sea}), even when empty")
+    if numbers != sorted(numbers):
+        p.add(f"grooves: listed in the order {numbers}; list them in order from groove 1")
 
 
 def _read_hands(p: Problems, state: dict, setup: dict | None, castles: list[Castle]) -> dict[str, Hand]:
@@ -128,6 +155,8 @@ def _read_hands(p: Problems, state: dict, setup: dict | None, castles: list[Cast
         sources.append((name, p.need_dict(obj, name) if obj is not None else {}))
     hands: dict[str, Hand] = {}
     for who in dict.fromkeys(k for _, d in sources for k in (d or {})):
+        if p.need_name(who, f"players[{show(who)}]") is None:
+            continue
         fields: dict[str, object] = {}
         for name, d in sources:
             raw = (d or {}).get(who)
@@ -138,7 +167,7 @@ def _read_hands(p: Problems, state: dict, setup: dict | None, castles: list[Cast
                     fields[key] = (raw[key], f"{name}.{who}.{key}")
         bucket = None
         if "bucket" in fields:
-            bucket = counts_dict(p, *fields["bucket"], COLOURS)
+            bucket = counts_dict(p, *fields["bucket"], COLOURS, hi=SHELLS_PER_COLOUR)
         cards = None
         if "open_cards" in fields:
             cards = _read_cards(p, *fields["open_cards"], who, castles)
@@ -153,7 +182,10 @@ def _read_cards(p: Problems, raw: object, where: str, who: str, castles: list[Ca
         if p.need_dict(card, f"{where}[{k}]") is None:
             continue
         value = p.need_int(card.get("value"), f"{where}[{k}].value", lo=0, hi=3)
-        needs = counts_dict(p, card.get("needs", {}), f"{where}[{k}].needs", NEEDS_KEYS)
+        needs = counts_dict(p, card.get("needs", {}), f"{where}[{k}].needs", NEEDS_KEYS, hi=CARD_NEEDS_MAX)
+        if needs is not None and sum(needs.values()) > CARD_NEEDS_MAX:
+            p.add(f"{where}[{k}].needs: {sum(needs.values())} shells; a card needs at most {CARD_NEEDS_MAX}")
+            needs = None
         if value is not None:
             if value in values:
                 p.add(f"{where}[{k}]: {who} has only one card of value {value}")
@@ -170,19 +202,21 @@ def _read_cards(p: Problems, raw: object, where: str, who: str, castles: list[Ca
 def validate(state: dict, setup: dict | None = None) -> None:
     """Check a Strand unter state (and setup) strictly.
 
-    Checks: ``sea_front`` 1..12, ``sandpiper`` null or a visible groove, grooves 1..11 once
-    each and visible, shell colours white/gray/brown/black with counts >= 0, castles
-    (player, value 0..3) once per player and value, buckets and face-up cards (value 0..3,
-    needs per colour or ``any`` >= 0, no face-up card for a standing castle).
+    Checks: ``sea_front`` 1..12, ``sandpiper`` null or a visible groove, ``grooves`` given
+    and listing every visible groove 1 … sea_front−1 once, in order, none under the sea;
+    shell colours white/gray/brown/black, at most 20 of a colour in the grooves and buckets
+    together; castles (player name, value 0..3) once per player and value; buckets and
+    face-up cards (value 0..3, needs per colour or ``any``, at most 7 shells a card, no
+    face-up card for a standing castle).
 
     Raises:
         InvalidStateError: with ``.problems`` listing every problem.
 
-    >>> validate({"game": "strand-unter", "sea_front": 5, "grooves": [
-    ...     {"number": 6, "castles": [{"player": "red", "value": 4}]}]})
+    >>> validate({"game": "strand-unter", "sea_front": 3, "grooves": [{"number": 1},
+    ...     {"number": 3, "castles": [{"player": "red", "value": 4}]}]})
     Traceback (most recent call last):
     ...
-    scoring.errors.InvalidStateError: invalid state: grooves[0]: groove 6 is under the sea (sea_front 5) and cannot be seen; grooves[0].castles[0].value: expected an integer 0..3, got 4
+    scoring.errors.InvalidStateError: invalid state: grooves[1]: groove 3 is under the sea (sea_front 3) and cannot be seen; grooves[1].castles[0].value: expected an integer 0..3, got 4; grooves: groove 2 missing; list every visible groove 1 … 2 (sea_front 3), even when empty
     """
     read_state(state, setup)
 
@@ -200,9 +234,10 @@ def score(state: dict, setup: dict | None = None) -> dict:
         InvalidStateError: the state is invalid (see ``validate``).
     Source: shared/rules/strand-unter.md §End scoring.
 
-    >>> out = score({"game": "strand-unter", "sea_front": 8, "grooves": [
-    ...     {"number": 6, "castles": [{"player": "ann", "value": 1}, {"player": "bob", "value": 3}]},
-    ...     {"number": 3, "castles": [{"player": "ann", "value": 3}]}]})
+    >>> grooves = [{"number": n, "castles": []} for n in range(1, 8)]
+    >>> grooves[5]["castles"] = [{"player": "ann", "value": 1}, {"player": "bob", "value": 3}]
+    >>> grooves[2]["castles"] = [{"player": "ann", "value": 3}]
+    >>> out = score({"game": "strand-unter", "sea_front": 8, "grooves": grooves})
     >>> [(p["player"], p["castle_points"], p["total"]) for p in out["players"]]
     [('ann', 13, None), ('bob', 9, None)]
     >>> out["ranking"], out["ranked_by"]
@@ -280,8 +315,8 @@ def _rules(multiply: bool, by_total: bool) -> list[str]:
 def explain(state: dict, setup: dict | None = None) -> str:
     """A text a player can check: each castle's points, unfit shells, total, ranking.
 
-    >>> print(explain({"game": "strand-unter", "sea_front": 12, "grooves": [
-    ...     {"number": 4, "castles": [{"player": "ann", "value": 2}]}],
+    >>> grooves = [{"number": n, "castles": [{"player": "ann", "value": 2}] if n == 4 else []} for n in range(1, 12)]
+    >>> print(explain({"game": "strand-unter", "sea_front": 12, "grooves": grooves,
     ...     "players": {"ann": {"bucket": {"white": 1}, "open_cards": []}}}))
     ann: castle 2 in groove 4 = 6 → castle points 6; unfit shells 1 → total 5
     Ranking (by total): 1. ann

@@ -3,9 +3,10 @@
 Figures reached: 8/8 scenes fully right (pieces with their kinds and facings, meeples, resources,
 neutral markers), 173/173 pieces, 23/23 meeples, 165/165 resources, 33/33 closed-area verdicts,
 no wrong reading at all (so none with confidence ≥ 0.5), and every scene read with confidence
-≥ 0.7 (0.71–0.92; asserted: ≥ 0.65 each, median ≥ 0.8). The two scenes the first reader got wrong hold same-colour pieces pressed
-together (two red screens side by side, two red singles with a faint cut); they are now split
-by the pieces' printed patterns learned at calibration and by the cut's colour dip.
+≥ 0.7 (0.71–0.92; asserted: ≥ 0.65 each, median ≥ 0.8). The two scenes the first reader got
+wrong hold same-colour pieces pressed together (two red screens side by side, two red singles
+with a faint cut); they are now split by the pieces' printed patterns learned at calibration and
+by the cut's colour dip.
 """
 
 import json

@@ -39,7 +39,8 @@ def test_explain_is_still_the_function_after_every_module_is_imported():
 
 
 @pytest.mark.parametrize("state", [
-    {"game": "strand-unter", "sea_front": 3, "grooves": [{"number": 1, "castles": [{"player": "red", "value": 2}]}]},
+    {"game": "strand-unter", "sea_front": 3, "grooves": [{"number": 1, "castles": [{"player": "red", "value": 2}]},
+                                                      {"number": 2}]},
     {"game": "plazing", "rows": 2, "cols": 3, "pieces": [{"player": "red", "kind": "gear", "cells": [[0, 1]]}]},
     {"game": "seashells", "players": [{"player": "a", "shells": [["conch", "blue"]]}]},
     {"game": "sand-castles", "lanes": {"top": {"length": 8, "wave": 1, "castle_pieces": 1}}},

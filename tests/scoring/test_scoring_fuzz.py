@@ -39,7 +39,7 @@ SCALARS = (
 JSONISH = st.recursive(
     SCALARS,
     lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=4), kids, max_size=4),
-    max_leaves=20,
+    max_leaves=12,
 )
 
 VALID = {
@@ -123,31 +123,26 @@ def test_valid_bases_are_valid(game):
 @pytest.mark.parametrize("game", GAMES)
 @FUZZ
 @given(data=st.data())
-def test_arbitrary_state_fields(game, data):
-    state = data.draw(st.dictionaries(st.sampled_from(KEYS), JSONISH, max_size=6))
-    state["game"] = game
-    survives(state)
+def test_any_json_value_is_scored_or_rejected_cleanly(game, data):
+    """~200 examples per game: a whole arbitrary state, a valid state with one field (at any
+    depth) replaced, or a valid state with an arbitrary setup."""
+    mode = data.draw(st.sampled_from(["state", "field", "field", "setup"]))
+    setup = None
+    if mode == "state":
+        state = data.draw(st.dictionaries(st.sampled_from(KEYS), JSONISH, max_size=6))
+        state["game"] = game
+    elif mode == "field":
+        base = VALID[game]
+        where = data.draw(st.sampled_from([p for p in paths(base) if p and p != ("game",)]))
+        state = replaced(base, where, data.draw(JSONISH))
+    else:
+        state = VALID[game]
+        setup = data.draw(JSONISH | st.dictionaries(st.sampled_from(KEYS), JSONISH, max_size=5))
+    survives(state, setup)
 
 
-@pytest.mark.parametrize("game", GAMES)
-@FUZZ
-@given(data=st.data())
-def test_one_field_of_a_valid_state_replaced(game, data):
-    base = VALID[game]
-    where = data.draw(st.sampled_from([p for p in paths(base) if p and p != ("game",)]))
-    state = replaced(base, where, data.draw(JSONISH))
-    survives(state)
-
-
-@pytest.mark.parametrize("game", GAMES)
-@FUZZ
-@given(setup=JSONISH | st.dictionaries(st.sampled_from(KEYS), JSONISH, max_size=5))
-def test_arbitrary_setup(game, setup):
-    survives(VALID[game], setup)
-
-
-@FUZZ
+@settings(FUZZ, max_examples=100)
 @given(value=JSONISH)
-def test_arbitrary_state_and_game(value):
+def test_any_json_value_as_state_or_game(value):
     survives(value)
     survives({"game": value})

@@ -127,14 +127,15 @@ def test_validation_lists_every_problem():
         validate(s)
     text = "\n".join(err.value.problems)
     for needle in ("sandpiper: groove 6 is under the sea (sea_front 5)",
-                   "grooves[0].shells: unknown key 'pink'", "grooves[0].shells.white: expected an integer >= 0, got -1",
+                   "grooves[0].shells: unknown key 'pink'", "grooves[0].shells.white: expected an integer 0..20, got -1",
                    "grooves[0].castles[0].value: expected an integer 0..3, got 4",
                    "grooves[1].castles[1]: red has only one castle of value 1",
                    "grooves[2].number: groove 2 listed twice",
                    "grooves[3].number: expected an integer 1..11, got 12",
-                   "players.red.open_cards[0]: card 1 is face up but red's castle 1 stands in groove 2"):
+                   "players.red.open_cards[0]: card 1 is face up but red's castle 1 stands in groove 2",
+                   "grooves: grooves 3, 4 missing"):
         assert needle in text
-    assert len(err.value.problems) == 8
+    assert len(err.value.problems) == 9
 
 
 @pytest.mark.parametrize("path", sorted((SAMPLES / "strand-unter").glob("setup*/scene_*.truth.json")),
