@@ -15,7 +15,8 @@ from beachscore.store import Store
 
 log = logging.getLogger("beachscore.serve")
 
-#: Threads of the web server; every open page's event stream holds one.
+#: Threads of the web server; every open page's event stream holds one, so the web app lets at
+#: most ``EVENTS_MAX_STREAMS`` (8) streams run at once and the other threads answer everything else.
 WEB_THREADS = 24
 
 
@@ -92,6 +93,8 @@ def run(args) -> int:
     station = build_station(args.data or default_data_dir(), camera=args.camera, calibration=args.calibration,
                             button=args.button, led=getattr(args, "led", None), buzzer=getattr(args, "buzzer", None))
     app = create_app(station=station)
+    # never let event streams take more than a third of the threads, whatever the config says
+    app.config["EVENTS_MAX_STREAMS"] = min(app.config["EVENTS_MAX_STREAMS"], WEB_THREADS // 3)
 
     def stop(signum, frame):
         raise KeyboardInterrupt

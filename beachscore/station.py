@@ -263,7 +263,8 @@ class Station:
             raise BadInputError("unknown-game", f"unknown game {game!r}; expected one of {', '.join(READERS)}")
         problems = self.setup_problems(game, setup or {})
         if problems:
-            raise BadInputError("invalid-setup", "; ".join(problems))
+            board = "for a {}x{} board ".format(*self.plazing_grid()) if game == "plazing" else ""
+            raise BadInputError("invalid-setup", f"the {game} set-up {board}does not fit: " + "; ".join(problems))
         game_id = self.store.new_game(game, setup or {}, display or {})
         self.events.publish("game", {"game_id": game_id})
         return game_id
@@ -288,7 +289,7 @@ class Station:
         >>> from beachscore.store import Store; import tempfile
         >>> st = Station(Store(tempfile.mkdtemp()))
         >>> st.setup_problems("plazing", {"terrain": ["###"]})[0]
-        'plazing set-up for a 12x20 board: terrain: 1 rows, the state has 12'
+        'terrain: 1 rows, the state has 12'
         >>> st.setup_problems("strand-unter", {}); st.close()
         []
         """
@@ -297,12 +298,10 @@ class Station:
         if not isinstance(setup, dict):
             return ["setup: expected a JSON object"]
         state = copy.deepcopy(EMPTY_STATES.get(game, {"game": game}))
-        board = ""
         if game == "plazing":
             state["rows"], state["cols"] = self.plazing_grid()
-            board = f" for a {state['rows']}x{state['cols']} board"
         known = set(scoring.problems(state))
-        return [f"{game} set-up{board}: {p}" for p in scoring.problems(state, setup) if p not in known]
+        return [p for p in scoring.problems(state, setup) if p not in known]
 
     def setup_of_scan(self, scan: dict) -> dict | None:
         if scan.get("game_id") is None:
@@ -401,20 +400,39 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
     Writes ``<data>/calibrations/<n>/request/`` (calibration.json, calib.jpg, profile.json) and
     ``<data>/calibrations/<n>/cal/`` (CAL_DIR), then switches the station to it.
 
+    The profile goes through ``calibration.files.validate_profile`` (what ``beachscore calibrate``
+    checks) before anything is written, and the calibration that comes out through it again before
+    the station switches: a calibration that fails in any way leaves the old one in use.
+
     Returns:
         ``{"game", "classes": [labels learned], "folder", "preview_photo_id"}``.
     Raises:
-        BadInputError / UnreadableBoardError: as the calibrator; the station keeps its old calibration.
+        StoreError: ``not-found`` for an unknown photo.
+        BadInputError / UnreadableBoardError: as ``validate_profile`` and the calibrator;
+            ``calibration-failed`` when the calibrator breaks in another way.
     """
+    from calibration import files as cal_files
+
     from beachscore import wizard
 
+    if not isinstance(profile, dict):
+        raise BadInputError("invalid-profile", "profile: expected a JSON object")
+    profile = cal_files.validate_profile(profile, "profile")
     photo_path, _ = station.store.photo_file(photo_id)
     root = os.path.join(station.store.data_dir, "calibrations")
     os.makedirs(root, exist_ok=True)
     n = 1 + max([int(d) for d in os.listdir(root) if d.isdigit()] or [0])
     folder = os.path.join(root, str(n))
     request = wizard.write_request(os.path.join(folder, "request"), photo_path, profile, corners_px, samples)
-    cal = station.calibrator(request, os.path.join(folder, "cal"))
+    try:
+        cal = station.calibrator(request, os.path.join(folder, "cal"))
+        cal_files.validate_profile(cal.profile, "the new calibration's profile")
+    except BeachscoreError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever the calibrator trips on, the old calibration stays
+        log.exception("calibration from %s failed", request)
+        raise BadInputError("calibration-failed", f"the calibration failed ({type(exc).__name__}: {exc}); "
+                            "the station keeps its previous calibration") from None
     classes = cal.model.get("classes") if isinstance(getattr(cal, "model", None), dict) else None
     classes = sorted(classes) if isinstance(classes, (dict, list)) else []
     picture = wizard.preview(photo_path, request, classes)

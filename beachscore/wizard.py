@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from beachscore.errors import BadInputError
-from calibration.files import validate_profile
+from calibration import files as cal_files
 from calibration.store import atomic_write_bytes
 
 
@@ -60,7 +60,7 @@ def write_request(folder: str, photo_path: str, profile: dict, corners_px: list,
     Raises:
         BadInputError: bad corners, bad sample, sample off the board, no samples.
     """
-    profile = validate_profile(profile, "profile")
+    profile = cal_files.validate_profile(profile, "profile")
     H = mm_from_px(corners_px, profile["board_mm"])
     if not isinstance(samples, list) or not samples:
         raise BadInputError("no-samples", "click at least one piece and give it a label")

@@ -144,7 +144,7 @@ class Problems:
         return value
 
 
-def _show(value: Any) -> str:
+def _show(value: Any, _depth: int = 0) -> str:
     """Short repr of a bad value for a message; never raises.
 
     >>> _show(10 ** 5000)
@@ -157,7 +157,10 @@ def _show(value: Any) -> str:
     try:
         text = repr(value)
     except (ValueError, RecursionError):  # e.g. a huge int inside a list, a very deep list
-        text = f"<{type(value).__name__}>"
+        if isinstance(value, (list, tuple)) and len(value) <= 8 and _depth < 2:
+            text = "[" + ", ".join(_show(v, _depth + 1) for v in value) + "]"
+        else:
+            text = f"<{type(value).__name__}>"
     return text if len(text) <= 60 else text[:57] + "..."
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from scoring.checks import Problems, show
 
+GRID_MAX = 200  # rows or columns: a photographed board has far fewer places
+
 
 def validate(state: dict, setup: dict | None = None) -> None:
-    """Check ``rows``, ``cols`` and that ``cells`` (and ``confidence`` if given) are rows×cols.
+    """Check ``rows``, ``cols`` (1..200) and that ``cells`` (and ``confidence`` if given) are rows×cols.
 
     Raises:
         InvalidStateError: with ``.problems`` listing every problem.
@@ -17,8 +19,8 @@ def validate(state: dict, setup: dict | None = None) -> None:
     scoring.errors.InvalidStateError: invalid state: cells[0][1]: expected a non-empty string, got 3
     """
     p = Problems()
-    rows = p.need_int(state.get("rows"), "rows", lo=1)
-    cols = p.need_int(state.get("cols"), "cols", lo=1)
+    rows = p.need_int(state.get("rows"), "rows", lo=1, hi=GRID_MAX)
+    cols = p.need_int(state.get("cols"), "cols", lo=1, hi=GRID_MAX)
     for key in ("cells", "confidence"):
         if key == "confidence" and key not in state:
             continue

@@ -37,8 +37,10 @@ def validate(state: dict, setup: dict | None = None) -> None:
     Checks: grid size, terrain characters and size, pieces (player known when the setup
     lists players, kind and shape in the catalogue — setup ``pieces`` or the default screen
     1×3, blanket 2×2, gear 1×1/1×2, any rotation —, on the grid, not on ``#``, no overlap,
-    a screen's facing across its length), meeples / neutral markers / resources / trash /
-    surprises on free cells of the grid, one token per cell, off-board facts' shapes.
+    a screen's facing across its length), at most 8 screens and 5 blankets per player, at
+    most 4 players, player names non-empty strings of at most 40 characters, meeples /
+    neutral markers / resources / trash / surprises on free cells of the grid, one token per
+    cell, off-board facts' shapes.
 
     Raises:
         InvalidStateError: with ``.problems`` listing every problem and its cell / field.

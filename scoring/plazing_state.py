@@ -26,6 +26,11 @@ DEFAULT_CATALOGUE: dict[str, list[list[Cell]]] = {
     "gear": [[(0, 0)], [(0, 0), (0, 1)]],
 }
 NEUTRAL = "neutral"
+# shared/rules/plazing.md §Pieces: 8 screens, 5 blankets, 6 gear per player. Gear is not
+# bounded: the shared sample truths show up to 12 gear entries of one player (scene_07), so the
+# rulebook's 6 and the samples disagree; the samples are what a reading must be able to score.
+PIECES_PER_PLAYER = {"screen": 8, "blanket": 5}
+MAX_PLAYERS = 4
 
 
 @dataclass(frozen=True)
@@ -146,7 +151,7 @@ def read_facts(p: Problems, state: dict, setup: dict | None, seen_players: list[
     players: list[str] = []
     if players_given:
         for i, name in enumerate(p.need_list(raw_players, "players") or []):
-            name = p.need_str(name, f"players[{i}]")
+            name = p.need_name(name, f"players[{i}]")
             if name is not None:
                 if name in players:
                     p.add(f"players[{i}]: {show(name)} listed twice")
@@ -159,6 +164,9 @@ def read_facts(p: Problems, state: dict, setup: dict | None, seen_players: list[
                 seen_players = seen_players + [k for k in raw if isinstance(k, str)]
         players = sorted(set(seen_players))
     known = tuple(players)
+    if len(known) > MAX_PLAYERS:
+        p.add(f"players: {len(known)} players ({', '.join(show(x) for x in known[:8])}…); "
+              f"the game is for at most {MAX_PLAYERS}")
 
     weather = merged("weather", state, setup)
     if weather is not None:
@@ -173,6 +181,8 @@ def read_facts(p: Problems, state: dict, setup: dict | None, seen_players: list[
             return None
         out = {}
         for name, v in d.items():
+            if not players_given and p.need_name(name, f"{key}[{show(name)}]") is None:
+                continue
             if players_given and name not in known:
                 p.add(f"{key}: unknown player {show(name)}; players are {', '.join(known)}")
                 continue
@@ -184,10 +194,11 @@ def read_facts(p: Problems, state: dict, setup: dict | None, seen_players: list[
     collected = per_player("collected", lambda v, w: counts_dict(p, v, w, COLLECTED_KINDS))
     closings = per_player("closings", lambda v, w: p.need_int(v, w, lo=0))
     track = per_player("track", lambda v, w: p.need_int(v, w))
-    expansions = merged("expansions", state, setup) or {}
+    expansions = merged("expansions", state, setup)
+    expansions = {} if expansions is None else (p.need_dict(expansions, "expansions") or {})
     flags = {}
     for key in ("clean_beach", "surprises"):
-        v = (p.need_dict(expansions, "expansions") or {}).get(key, False)
+        v = expansions.get(key, False)
         flags[key] = bool(p.need_bool(v, f"expansions.{key}"))
     return Facts(known, players_given, weather, collected, closings, track,
                  flags["clean_beach"] or bool(state.get("trash")), flags["surprises"])
@@ -239,6 +250,7 @@ def read_board(state: dict, setup: dict | None = None) -> tuple[Board, Facts]:
         piece = _read_piece(p, i, raw, *size, catalogue, facts, terrain, occupied)
         if piece is not None:
             pieces.append(piece)
+    _check_piece_counts(p, pieces)
 
     def free_cell(value: Any, where: str) -> Cell | None:
         cell = p.need_cell(value, where, rows, cols) if grid_ok else None
@@ -254,7 +266,7 @@ def read_board(state: dict, setup: dict | None = None) -> tuple[Board, Facts]:
     for i, m in enumerate(p.need_list(state.get("meeples", []), "meeples") or []):
         if p.need_dict(m, f"meeples[{i}]") is None:
             continue
-        who = p.need_str(m.get("player"), f"meeples[{i}].player")
+        who = p.need_name(m.get("player"), f"meeples[{i}].player")
         if who is not None and facts.players_given and who not in facts.players:
             p.add(f"meeples[{i}].player: unknown player {show(who)}; players are {', '.join(facts.players)}")
         cell = free_cell(m.get("cell"), f"meeples[{i}].cell")
@@ -286,6 +298,17 @@ def read_board(state: dict, setup: dict | None = None) -> tuple[Board, Facts]:
     return board, facts
 
 
+def _check_piece_counts(p: Problems, pieces: list[Piece]) -> None:
+    """Each player has 8 screens and 5 blankets: a board cannot show more (gear: see above)."""
+    counts: dict[tuple[str, str], int] = {}
+    for piece in pieces:
+        counts[(piece.player, piece.kind)] = counts.get((piece.player, piece.kind), 0) + 1
+    for (player, kind), n in counts.items():
+        most = PIECES_PER_PLAYER.get(kind)
+        if most is not None and n > most:
+            p.add(f"pieces: {player} has {n} {kind}s on the board; a player has {most}")
+
+
 def _one_token(p: Problems, tokens: dict[Cell, str], cell: Cell, where: str) -> None:
     if cell in tokens:
         p.add(f"{where}: cell {list(cell)} already holds {tokens[cell]}")
@@ -300,7 +323,7 @@ def _read_piece(p: Problems, i: int, raw: Any, rows: int | None, cols: int | Non
     if p.need_dict(raw, where) is None:
         return None
     before = len(p.messages)
-    player = p.need_str(raw.get("player"), f"{where}.player")
+    player = p.need_name(raw.get("player"), f"{where}.player")
     if player is not None and facts.players_given and player not in facts.players:
         p.add(f"{where}.player: unknown player {show(player)}; players are {', '.join(facts.players)}")
     kind = p.need_str(raw.get("kind"), f"{where}.kind", tuple(catalogue) or None)

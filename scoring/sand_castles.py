@@ -16,6 +16,9 @@ from scoring.checks import Problems, show
 
 DEFAULT_NEEDS = {"top": 5, "middle": 3, "bottom": 4}
 WALLS_IN_BOX = 6
+PIECES_IN_BOX = 12  # round castle pieces: 5 + 3 + 4
+LANES = 3
+LENGTH_MAX = 30  # lane length is profile data; no real board is longer
 
 
 @dataclass(frozen=True)
@@ -69,11 +72,13 @@ def read_state(state: dict, setup: dict | None = None) -> tuple[list[Lane], int 
     needs = dict(DEFAULT_NEEDS)
     if "needs" in setup and p.need_dict(setup["needs"], "setup.needs") is not None:
         for name, n in setup["needs"].items():
-            n = p.need_int(n, f"setup.needs.{name}", lo=1)
+            n = p.need_int(n, f"setup.needs.{name}", lo=1, hi=PIECES_IN_BOX)
             if n is not None:
                 needs[name] = n
     lanes = []
     raw_lanes = p.need_dict(state.get("lanes"), "lanes") or {}
+    if len(raw_lanes) > LANES:
+        p.add(f"lanes: {len(raw_lanes)} lanes; the board has {LANES}")
     for name, raw in raw_lanes.items():
         where = f"lanes.{name}"
         if p.need_dict(raw, where) is None:
@@ -82,8 +87,8 @@ def read_state(state: dict, setup: dict | None = None) -> tuple[list[Lane], int 
         if need is None:
             p.add(f"{where}: unknown lane {show(name)}; lanes are {', '.join(needs)} (or give castle_needs)")
             continue
-        need = p.need_int(need, f"{where}.castle_needs", lo=1)
-        length = p.need_int(raw.get("length"), f"{where}.length", lo=2)
+        need = p.need_int(need, f"{where}.castle_needs", lo=1, hi=PIECES_IN_BOX)
+        length = p.need_int(raw.get("length"), f"{where}.length", lo=2, hi=LENGTH_MAX)
         wave = p.need_int(raw.get("wave"), f"{where}.wave", lo=1, hi=length)
         wall = p.need_bool(raw.get("wall", False), f"{where}.wall")
         pieces = p.need_int(raw.get("castle_pieces", 0), f"{where}.castle_pieces", lo=0, hi=need)
@@ -100,17 +105,24 @@ def read_state(state: dict, setup: dict | None = None) -> tuple[list[Lane], int 
         lanes.append(Lane(name, length, wave, wall, pieces, flooded, need))
     if not raw_lanes:
         p.add("lanes: no lane given")
+    pieces = sum(lane.castle_pieces for lane in lanes)
+    if pieces > PIECES_IN_BOX:
+        p.add(f"lanes: {pieces} castle pieces in all; the box has {PIECES_IN_BOX}")
     walls = state["walls_left"] if "walls_left" in state else setup.get("walls_left")
     if walls is not None:
         walls = p.need_int(walls, "walls_left", lo=0, hi=WALLS_IN_BOX)
+    standing = sum(lane.wall for lane in lanes)
+    if walls is not None and standing + walls > WALLS_IN_BOX:
+        p.add(f"walls_left: {walls} left and {standing} standing; the box has {WALLS_IN_BOX} walls")
     p.raise_if_any()
     return lanes, walls
 
 
 def validate(state: dict, setup: dict | None = None) -> None:
-    """Check a Sand Castles state strictly: lane names, 1 <= wave <= length, pieces 0..needed,
+    """Check a Sand Castles state strictly: at most 3 lanes, lane names, length 2..30,
+    1 <= wave <= length, castle needs 1..12, pieces 0..needed and at most 12 in all,
     flooded exactly when the wave is on the castle space, no pieces on a flooded space, no
-    wave standing on a wall, ``walls_left`` 0..6.
+    wave standing on a wall, ``walls_left`` 0..6 and at most 6 walls with those standing.
 
     Raises:
         InvalidStateError: with ``.problems`` listing every problem.

@@ -45,6 +45,10 @@ BOX = {"fossil_heads": 3, "fossil_tails": 3, "sand_dollars": 5, "bottles": 4}
 BASKET = ("fossil_heads", "fossil_tails", "sand_dollars", "bottles")
 ITEM_OF = {"fossil_heads": "fossil_head", "fossil_tails": "fossil_tail", "sand_dollars": "sand_dollar", "bottles": "bottle"}
 STROLL_STEPS = 4
+VOCAB_MAX = 7  # 7 shapes × 7 colours = 49 shells, one of each
+BEACH_SIZE = 8  # the beach board is 8×8 = 64 spaces
+RING_MAX = 64  # a stroll ring holds at most every item of the box
+SECRETS_MAX = 2  # secret cards per player and kind (2 only in a 2-player game)
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,11 @@ def category_coins(counts: dict[str, int], scoring: str) -> dict[str, int]:
 def _vocab(p: Problems, raw: object, where: str, default: tuple[str, ...]) -> tuple[str, ...]:
     if raw is None:
         return default
-    items = [p.need_str(x, f"{where}[{i}]") for i, x in enumerate(p.need_list(raw, where) or [])]
+    raw = p.need_list(raw, where)
+    if raw is not None and not 1 <= len(raw) <= VOCAB_MAX:
+        p.add(f"{where}: expected 1..{VOCAB_MAX} names (the game has 7), got {len(raw)}")
+        return default
+    items = [p.need_str(x, f"{where}[{i}]") for i, x in enumerate(raw or [])]
     if len(set(items)) != len(items):
         p.add(f"{where}: names must be unique, got {show(items)}")
     return tuple(x for x in items if x) or default
@@ -129,7 +137,8 @@ def read_state(state: dict, setup: dict | None = None) -> dict:
         InvalidStateError: listing every problem.
     """
     p = Problems()
-    scoring = p.need_str(_pick("scoring", state, setup) or "simple", "scoring", ("simple", "advanced")) or "simple"
+    raw_scoring = _pick("scoring", state, setup)
+    scoring = "simple" if raw_scoring is None else p.need_str(raw_scoring, "scoring", ("simple", "advanced")) or "simple"
     shapes = _vocab(p, state.get("shapes"), "shapes", SHAPES)
     colours = _vocab(p, state.get("colours"), "colours", COLOURS)
     sun = None
@@ -161,26 +170,35 @@ def _read_item(p: Problems, raw: object, where: str, shapes, colours) -> dict | 
 def _read_secret(p: Problems, raw: object, where: str, shapes, colours) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if p.need_dict(raw, where) is None:
         return (), ()
-    s = [p.need_str(x, f"{where}.shapes[{i}]", shapes) for i, x in enumerate(p.need_list(raw.get("shapes", []), f"{where}.shapes") or [])]
-    c = [p.need_str(x, f"{where}.colours[{i}]", colours) for i, x in enumerate(p.need_list(raw.get("colours", []), f"{where}.colours") or [])]
-    return tuple(x for x in s if x), tuple(x for x in c if x)
+    out = []
+    for kind, names in (("shapes", shapes), ("colours", colours)):
+        cards = p.need_list(raw.get(kind, []), f"{where}.{kind}") or []
+        if len(cards) > SECRETS_MAX:
+            p.add(f"{where}.{kind}: {len(cards)} secret cards; a player has at most {SECRETS_MAX}")
+            cards = []
+        got = [p.need_str(x, f"{where}.{kind}[{i}]", names) for i, x in enumerate(cards)]
+        if len(set(got)) != len(got):
+            p.add(f"{where}.{kind}: the same secret card twice, got {show(got)}")
+        out.append(tuple(x for x in got if x))
+    return out[0], out[1]
 
 
 def _read_mats(p: Problems, state: dict, setup: dict | None, shapes, colours, sun) -> list[Mat]:
     raw_players = p.need_list(state.get("players"), "players") or []
     setup = setup or {}
-    secrets = setup.get("secrets") or {}
-    if p.need_dict(secrets, "setup.secrets") is None:
+    secrets = setup.get("secrets")
+    if secrets is None or p.need_dict(secrets, "setup.secrets") is None:
         secrets = {}
+    setup_name = p.need_name(setup["player"], "setup.player") if "player" in setup else None
     mats: list[Mat] = []
     owners: dict[tuple[str, str], str] = {}
     for i, raw in enumerate(raw_players):
         where = f"players[{i}]"
         if p.need_dict(raw, where) is None:
             continue
-        name = p.need_str(raw.get("player"), f"{where}.player")
-        if name == "mat" and len(raw_players) == 1 and setup.get("player"):
-            name = p.need_str(setup["player"], "setup.player")
+        name = p.need_name(raw.get("player"), f"{where}.player")
+        if name == "mat" and len(raw_players) == 1 and setup_name:
+            name = setup_name
         if name is None:
             continue
         if any(m.player == name for m in mats):
@@ -207,6 +225,11 @@ def _read_mats(p: Problems, state: dict, setup: dict | None, shapes, colours, su
             raw_secret = secrets.get(name, setup.get("secret") if len(raw_players) == 1 else None)
         known = raw_secret is not None
         s_shapes, s_colours = _read_secret(p, raw_secret, f"{where}.secret", shapes, colours) if known else ((), ())
+        for kind, cards in (("shape", s_shapes), ("colour", s_colours)):
+            for card in cards:
+                other = next((m.player for m in mats if card in (m.secret_shapes if kind == "shape" else m.secret_colours)), None)
+                if other is not None:
+                    p.add(f"{where}.secret: there is one {card} {kind} card; {other} holds it already")
         mats.append(Mat(name, tuple(shells), basket["fossil_heads"], basket["fossil_tails"], basket["sand_dollars"],
                         basket["bottles"], s_shapes, s_colours, known))
     return mats
@@ -215,8 +238,8 @@ def _read_mats(p: Problems, state: dict, setup: dict | None, shapes, colours, su
 def _read_beach(p: Problems, raw: object, shapes, colours, mats: list[Mat], sun) -> dict | None:
     if raw is None or p.need_dict(raw, "beach") is None:
         return None
-    rows = p.need_int(raw.get("rows", 8), "beach.rows", lo=1, hi=50)
-    cols = p.need_int(raw.get("cols", 8), "beach.cols", lo=1, hi=50)
+    rows = p.need_int(raw.get("rows", BEACH_SIZE), "beach.rows", lo=1, hi=BEACH_SIZE)
+    cols = p.need_int(raw.get("cols", BEACH_SIZE), "beach.cols", lo=1, hi=BEACH_SIZE)
     if rows is None or cols is None:
         return None
     held = {s for m in mats for s in m.shells}
@@ -231,7 +254,10 @@ def _read_beach(p: Problems, raw: object, shapes, colours, mats: list[Mat], sun)
             p.add(f"{where}: cell {list(cell)} already holds an item")
             continue
         if item["item"] == "shell" and ((item["shape"], item["colour"]) in held or (item["shape"], item["colour"]) == sun):
-            p.add(f"{where}: the {item['colour']} {item['shape']} at {list(cell)} is already collected or on the Sun tile")
+            p.add(f"{where}: the {item['colour']} {item['shape']} at {list(cell)} is already collected, "
+                  "on the beach or on the Sun tile")
+        elif item["item"] == "shell":
+            held.add((item["shape"], item["colour"]))
         items[cell] = item
     bucket = p.need_cell(raw.get("bucket"), "beach.bucket", rows, cols)
     if bucket is not None and bucket in items:
@@ -242,8 +268,11 @@ def _read_beach(p: Problems, raw: object, shapes, colours, mats: list[Mat], sun)
 def _read_stroll(p: Problems, raw: object, shapes, colours) -> dict | None:
     if raw is None or p.need_dict(raw, "stroll") is None:
         return None
-    items = [_read_item(p, it, f"stroll.items[{i}]", shapes, colours)
-             for i, it in enumerate(p.need_list(raw.get("items", []), "stroll.items") or [])]
+    raw_items = p.need_list(raw.get("items", []), "stroll.items") or []
+    if len(raw_items) > RING_MAX:
+        p.add(f"stroll.items: {len(raw_items)} items; the box has {RING_MAX}")
+        raw_items = []
+    items = [_read_item(p, it, f"stroll.items[{i}]", shapes, colours) for i, it in enumerate(raw_items)]
     items = [x for x in items if x]
     at = p.need_int(raw.get("shovels_at", len(items)), "stroll.shovels_at", lo=0, hi=len(items))
     left = p.need_int(raw.get("shovels", 3), "stroll.shovels", lo=0, hi=3)

@@ -8,7 +8,7 @@ Source: shared/contracts/seashells.md §Reading a player mat.
 
 from __future__ import annotations
 
-from scoring.checks import show
+from scoring.checks import Problems, show
 from scoring.errors import InvalidStateError
 
 _SHARED = ("shapes", "colours", "scoring", "sun", "beach")
@@ -34,10 +34,16 @@ def merge_mats(states: list[dict], setup: dict | None = None) -> dict:
     >>> [p["player"] for p in merge_mats([a, b], {"players": ["ana"]})["players"]]
     ['ana', 'ben']
     """
-    if not states:
+    if not isinstance(states, (list, tuple)) or not states:
         raise InvalidStateError("merge_mats: no mats to merge")
-    setup = setup or {}
-    names = list(setup.get("players") or [])
+    setup = {} if setup is None else setup
+    if not isinstance(setup, dict):
+        raise InvalidStateError(f"setup: expected an object, got {show(setup)}")
+    p = Problems()
+    raw_names = setup.get("players")
+    names = [] if raw_names is None else p.need_list(raw_names, "setup.players") or []
+    names = [p.need_name(n, f"setup.players[{i}]") for i, n in enumerate(names)]
+    p.raise_if_any()
     merged: dict = {"game": "seashells", "players": []}
     seen: set[str] = set()
     for i, st in enumerate(states):
@@ -48,15 +54,24 @@ def merge_mats(states: list[dict], setup: dict | None = None) -> dict:
                 merged[key] = st[key]
             elif key in ("shapes", "colours") and key in st and st[key] != merged[key]:
                 raise InvalidStateError(f"merge_mats: state {i} lists other {key} ({show(st[key])}) than the first mat")
-        for p in st.get("players") or []:
-            p = dict(p)
-            if p.get("player", "mat") == "mat" and names:
-                p["player"] = str(names.pop(0))
-            if p.get("player") in seen:
-                raise InvalidStateError(f"merge_mats: player {show(p.get('player'))} appears on two mats; name each mat "
+        mats = st.get("players") or []
+        if not isinstance(mats, (list, tuple)):
+            raise InvalidStateError(f"merge_mats: state {i}: players: expected a list, got {show(mats)}")
+        for j, mat in enumerate(mats):
+            if not isinstance(mat, dict):
+                raise InvalidStateError(f"merge_mats: state {i}: players[{j}]: expected an object, got {show(mat)}")
+            mat = dict(mat)
+            if mat.get("player", "mat") == "mat" and names:
+                mat["player"] = names.pop(0)
+            who = mat.get("player")
+            if not isinstance(who, str) or not who:  # unhashable or empty: validate names the problem
+                merged["players"].append(mat)
+                continue
+            if who in seen:
+                raise InvalidStateError(f"merge_mats: player {show(who)} appears on two mats; name each mat "
                                         "(--setup '{\"player\": \"ana\"}')")
-            seen.add(p.get("player"))
-            merged["players"].append(p)
+            seen.add(who)
+            merged["players"].append(mat)
     for key in ("scoring", "sun"):
         if key not in merged and key in setup:
             merged[key] = setup[key]

@@ -1,9 +1,9 @@
 """Shared helpers of the Seashells mat and Sand Castles readers: labels, photo checks, drawing.
 
-Kept small on purpose: the generic photo-quality checks belong to ``vision.quality`` when it
-exists (darkness and glare are delegated to it, on a subsample for speed); the blur check here
-compares the board's fine detail with the calibration's (:func:`detail_ratio`), a measure that
-does not depend on how many pieces lie on the board.
+Kept small on purpose: the generic photo-quality checks belong to ``vision.quality`` (darkness
+and glare are delegated to it, on a subsample for speed; the blur check, which compares the
+board's fine detail with the calibration's, is :func:`vision.quality.check_blur` with
+:func:`vision.quality.detail_ratio`, shared with the Strand unter reader).
 """
 
 from __future__ import annotations
@@ -80,41 +80,12 @@ def rectify_part(image: np.ndarray, H_px_from_mm: np.ndarray, origin_mm, size_mm
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
 
 
-def detail_ratio(image: np.ndarray, sigma_px: float, grad: np.ndarray | None = None) -> float:
-    """How sharp a board is, whatever lies on it: fine over coarse gradient energy (≥ 1).
-
-    For an edge blurred by σ, the mean squared gradient falls as 1/σ; after a further Gaussian
-    blur of ``sigma_px`` it falls as 1/√(σ² + sigma_px²). Their ratio depends on the photo's blur
-    (and noise), not on how many edges or how much contrast the board shows; a sharp board
-    gives about 3–5, a blurred one tends to 1.
-
-    Args:
-        image: rectified board, lightness float32 (H, W) (e.g. Lab L) or BGR uint8 (H, W, 3)
-            (then its grey level). Compare only ratios measured on the same kind of image.
-        sigma_px: the comparison blur, px of ``image``.
-        grad: optional precomputed Sobel gradient magnitude of ``image`` (float32 (H, W)),
-            e.g. :func:`vision.ring_contrast.gradient_magnitude` of Lab L.
-    Returns:
-        The ratio, float (1.0 for a featureless board).
-    """
-    g = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    g = np.ascontiguousarray(g, dtype=np.float32)
-
-    def energy(x):
-        gx, gy = cv2.Sobel(x, cv2.CV_32F, 1, 0), cv2.Sobel(x, cv2.CV_32F, 0, 1)
-        return float(cv2.mean(cv2.multiply(gx, gx) + cv2.multiply(gy, gy))[0])
-
-    fine = energy(g) if grad is None else float(cv2.mean(cv2.multiply(grad, grad))[0])
-    coarse = energy(cv2.GaussianBlur(g, (0, 0), sigma_px))
-    return fine / coarse if coarse > 1e-9 else 1.0
-
-
 def check_photo(board_bgr: np.ndarray, reference_median_bgr, *, min_L: float) -> None:
     """Refuse a rectified board that is too dark or glared (exit 3), cheaply.
 
     Darkness and glare are judged by :func:`vision.quality.check` (when present) on a 1/2
     subsample of the board (a quarter of the pixels: the median grey and the share of blown-out
-    pixels are unbiased on it); blur is :func:`check_blur`'s.
+    pixels are unbiased on it); blur is :func:`vision.quality.check_blur`'s.
 
     Args:
         board_bgr: rectified board before lighting correction, BGR uint8 (H, W, 3).
@@ -124,25 +95,6 @@ def check_photo(board_bgr: np.ndarray, reference_median_bgr, *, min_L: float) ->
         UnreadableBoardError: ``too-dark`` or ``glare``.
     """
     check_light(np.ascontiguousarray(board_bgr[::2, ::2]), reference_median_bgr, min_L)
-
-
-def check_blur(detail: float, detail_ref: float | None, min_share: float) -> None:
-    """Refuse a photo whose fine detail fell far below the calibration's.
-
-    Args:
-        detail: :func:`detail_ratio` of the scanned board.
-        detail_ref: the same measure of the calibration board (same resolution, same kind of
-            image), or None (an older calibration: no check).
-        min_share: the photo is too blurred when ``detail − 1 < min_share · (detail_ref − 1)``.
-    Raises:
-        UnreadableBoardError: ``too-blurred``.
-    """
-    if detail_ref is None:
-        return
-    if detail - 1.0 < min_share * (float(detail_ref) - 1.0):
-        raise UnreadableBoardError("too-blurred", f"the photo is too blurred to read (fine detail {detail:.2f} "
-                                   f"against {float(detail_ref):.2f} at calibration); hold the camera still "
-                                   "and refocus")
 
 
 def ring_change(ring_lab: np.ndarray, reference_lab) -> np.ndarray:

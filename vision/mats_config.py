@@ -58,7 +58,7 @@ class SeashellsConfig:
     covered_conf: float = 0.3
     #: Mean board lightness (Lab L, 0–100) below which the photo is too dark.
     min_board_L: float = 15.0
-    #: Blur check (``vision.mat_checks.detail_ratio`` of the rectified board's Lab L): comparison
+    #: Blur check (``vision.quality.detail_ratio`` of the rectified board's Lab L): comparison
     #: blur (px of the rectified board) and the share of the calibration's excess detail a photo
     #: must keep. Samples: clean photos keep ≥ 0.7; blurred by σ = 1 px (half-size photo) 0.33–0.43
     #: and still read right; by σ = 1.5 px ≤ 0.29, where silent misreadings begin.

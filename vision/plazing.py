@@ -2,18 +2,24 @@
 
 Pipeline (one module per idea, every tunable number in :mod:`vision.plazing_config`):
 
-1. decode the photo at half size (:data:`DECODE_REDUCE`), rectify the board at
-   :data:`~vision.plazing_config.RECTIFY` px/mm, refuse dark / glared / blurred photos
-   (:mod:`vision.quality`), normalise illumination to the calibration (grey world on the board);
+1. decode the photo at half size (:data:`DECODE_REDUCE`), rectify the grid (plus a margin) at
+   :data:`~vision.plazing_config.RECTIFY` px/mm and the whole board small; refuse dark / glared /
+   blurred photos (:mod:`vision.quality`); bring the lighting to the calibration's with the
+   board's printed frame as the reference (:func:`lighting_gains`);
 2. label every pixel with a learned colour (:mod:`vision.plazing_cells`), decide which player
    covers each placeable cell (terrain ``#`` from the setup is never a piece);
-3. split each player's touching cells into catalogue pieces by their seams and by each kind's
-   printed pattern learned at calibration (:mod:`vision.plazing_pieces`); a screen's facing is
-   the rotation of its print;
-4. classify the tokens on free cells (:mod:`vision.plazing_tokens`); refuse the photo when a
-   large blob of cells looks like nothing learned (a hand or an arm over the board);
+3. classify the tokens on free cells (:mod:`vision.plazing_tokens`); refuse the photo when a
+   blob of cells looks like nothing learned (a hand or an arm over the board);
+4. split each player's touching cells into catalogue pieces by the cuts between them and by each
+   kind's printed pattern learned at calibration (:mod:`vision.plazing_pieces`); read each
+   screen's facing from its learned cross-profile (:mod:`vision.plazing_screens`);
 5. confidence = product of every decision's posterior (cover per cell, split per group, facing
    per screen, token per free cell), so that one doubtful cell pulls the whole reading down.
+
+Speed: every image operation works on the rectified grid (≈ 0.25 Mpx) with whole-image OpenCV
+calls, cell statistics come from block means (:class:`~vision.plazing_cells.CellBlocks`), warps
+and large scratch arrays are reused from scan to scan, and small matrix products stay below the
+size at which numpy's BLAS starts threads.
 
 Contract: ``shared/contracts/plazing.md``; rules: ``shared/rules/plazing.md``.
 """
@@ -21,6 +27,7 @@ Contract: ``shared/contracts/plazing.md``; rules: ``shared/rules/plazing.md``.
 from __future__ import annotations
 
 import os
+import threading
 
 import cv2
 import numpy as np
@@ -30,13 +37,13 @@ from vision import quality
 from vision.image_io import read_image
 from vision.plazing_cells import (CellBlocks, ColourModel, Grid, colour_table, cover_posteriors, cover_shares,
                                   learn_colour, lut_index, player_masks)
-from vision.plazing_config import PALETTE, PATTERN, QUALITY, RECTIFY, REGISTER, SEAM, TOKENS
+from vision.plazing_config import PALETTE, PATTERN, QUALITY, RECTIFY, REGISTER, TOKENS
 from vision.plazing_pieces import (FACINGS, PatternModel, catalogue_shapes, cell_windows, groups, pattern_maps,
                                    player_lightness, seam_contrasts, split_group)
 from vision.plazing_screens import facing_of, learn_template, screen_cells
 from vision.plazing_tokens import (EMPTY, TokenModel, background_cells, cell_features, classify_tokens, learn_tokens,
                                    strangeness, token_mask)
-from vision.registration import Registration, rectify
+from vision.registration import Registration
 from vision.types import CalibrationShot, Photo, Reading
 
 DIRECTIONS = ("N", "S", "E", "W")
@@ -105,7 +112,32 @@ def _calibration_setup(image_path: str) -> dict | None:
 _MAPS: dict = {}  #: remap tables of recent warps: a fixed camera gives the same homography scan after scan
 
 
-def _warp(image: np.ndarray, M: np.ndarray, size) -> np.ndarray:
+class _Scratch:
+    """Arrays reused from scan to scan by name: a fresh multi-megabyte array costs its page faults
+    on every scan, a noticeable part of a 20 ms budget. One reading at a time (the station scans
+    in one thread); calibration does not use it."""
+
+    def __init__(self):
+        self.arrays: dict = {}
+
+    def __call__(self, name: str, shape, dtype) -> np.ndarray:
+        a = self.arrays.get(name)
+        if a is None or a.shape != tuple(shape) or a.dtype != np.dtype(dtype):
+            a = self.arrays[name] = np.empty(tuple(shape), dtype)
+        return a
+
+
+_THREAD = threading.local()
+
+
+def _scratch() -> _Scratch:
+    """This thread's scratch arrays."""
+    if not hasattr(_THREAD, "scratch"):
+        _THREAD.scratch = _Scratch()
+    return _THREAD.scratch
+
+
+def _warp(image: np.ndarray, M: np.ndarray, size, dst: np.ndarray | None = None) -> np.ndarray:
     """``cv2.warpPerspective(image, M, size, WARP_INVERSE_MAP)`` (M: output px → image px), bilinear,
     borders replicated — through fixed-point remap tables cached per (M, size, image size)."""
     key = (np.round(M, 9).tobytes(), tuple(size), image.shape[:2])
@@ -120,7 +152,7 @@ def _warp(image: np.ndarray, M: np.ndarray, size) -> np.ndarray:
         if len(_MAPS) >= 8:
             _MAPS.pop(next(iter(_MAPS)))
         _MAPS[key] = maps
-    return cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, dst=dst, borderMode=cv2.BORDER_REPLICATE)
 
 
 class _Rectified:
@@ -135,7 +167,7 @@ class _Rectified:
         small: the whole board at ``QUALITY.px_per_mm`` (photo checks, lighting), BGR uint8.
     """
 
-    def __init__(self, image: np.ndarray, H: np.ndarray, profile: dict, grid: Grid):
+    def __init__(self, image: np.ndarray, H: np.ndarray, profile: dict, grid: Grid, scratch: _Scratch | None = None):
         ppm = RECTIFY.px_per_mm
         m = int(np.ceil(RECTIFY.margin_mm * ppm))
         margin = m / ppm
@@ -143,13 +175,14 @@ class _Rectified:
         w = int(round(grid.cols * grid.cell_mm * ppm)) + 2 * m
         h = int(round(grid.rows * grid.cell_mm * ppm)) + 2 * m
         S = np.array([[1 / ppm, 0, x0 + 0.5 / ppm], [0, 1 / ppm, y0 + 0.5 / ppm], [0, 0, 1]])
-        self.crop = _warp(image, H @ S, (w, h))
+        self.crop = _warp(image, H @ S, (w, h), scratch("crop", (h, w, 3), np.uint8) if scratch else None)
         self.local = Grid((margin, margin), grid.cell_mm, grid.rows, grid.cols)
         self.offset_mm = (x0, y0)
         q = QUALITY.px_per_mm
         bw, bh = profile["board_mm"]
         Sq = np.array([[1 / q, 0, 0.5 / q], [0, 1 / q, 0.5 / q], [0, 0, 1]])
-        self.small = _warp(image, H @ Sq, (int(round(bw * q)), int(round(bh * q))))
+        size = (int(round(bw * q)), int(round(bh * q)))
+        self.small = _warp(image, H @ Sq, size, scratch("small", (size[1], size[0], 3), np.uint8) if scratch else None)
 
     def to_local(self, xy):
         """Board mm → the crop's mm."""
@@ -202,8 +235,9 @@ def lighting_gains(small: np.ndarray, reference: np.ndarray | None, frame: np.nd
     if reference is None or reference.shape != small.shape:
         gains = np.asarray(fallback_median, np.float32) / np.maximum(_median_bgr(small), 1.0)
         return np.clip(gains, 0.25, 4.0).astype(np.float32)
-    a = reference[frame].astype(np.float32)
-    b = small[frame].astype(np.float32)
+    idx = np.flatnonzero(frame.ravel())[::QUALITY.lighting_stride]
+    a = reference.reshape(-1, 3)[idx].astype(np.float32)
+    b = small.reshape(-1, 3)[idx].astype(np.float32)
     ok = (a.min(axis=1) > 15) & (a.max(axis=1) < 245) & (b.min(axis=1) > 5) & (b.max(axis=1) < 250)
     if ok.sum() < 50:
         ok[:] = True
@@ -224,13 +258,26 @@ class _View:
     """
 
     def __init__(self, rect: _Rectified, gains, table: np.ndarray, n_players: int, terrain: np.ndarray,
-                 board: np.ndarray | None = None):
+                 board: np.ndarray | None = None, scratch: _Scratch | None = None):
         grid = rect.local
         self.gains = np.asarray(gains, np.float32)
-        self.board = board if board is not None else cv2.transform(rect.crop, np.diag(self.gains).astype(np.float32))
-        self.gray = cv2.cvtColor(self.board, cv2.COLOR_BGR2GRAY)
-        self.labels = np.take(table, lut_index(self.board))
+        hw = rect.crop.shape[:2]
+        buf = scratch or (lambda name, shape, dtype: None)
+        self.board = board if board is not None else cv2.transform(
+            rect.crop, np.diag(self.gains).astype(np.float32), dst=buf("board", hw + (3,), np.uint8))
+        self.gray = cv2.cvtColor(self.board, cv2.COLOR_BGR2GRAY, dst=buf("gray", hw, np.uint8))
+        if scratch is None:
+            self.labels = np.take(table, lut_index(self.board))
+        else:
+            q = np.right_shift(self.board, 8 - PALETTE.lut_bits, out=scratch("q8", hw + (3,), np.uint8))
+            q16 = scratch("q16", hw + (3,), np.uint16)
+            np.copyto(q16, q)
+            b = PALETTE.lut_bits
+            idx = cv2.transform(q16, np.array([[1 << (2 * b), 1 << b, 1]], np.float32),
+                                dst=scratch("idx", hw, np.uint16))
+            self.labels = np.take(table, idx, out=scratch("labels", hw, np.uint8))
         self.masks = player_masks(self.labels, n_players)
+        self.scratch = scratch
         ppm = RECTIFY.px_per_mm
         self.cells = CellBlocks(grid, ppm)
         self.player_blocks = self.cells.blocks(self.masks).reshape(self.cells.size[1], self.cells.size[0], n_players)
@@ -242,7 +289,7 @@ class _View:
 
     def features(self) -> np.ndarray:
         """Token features of every cell (:func:`~vision.plazing_tokens.cell_features`)."""
-        return cell_features(self.board, self.gray, self.player_blocks, self.cells)
+        return cell_features(self.board, self.gray, self.player_blocks, self.cells, scratch=self.scratch)
 
     def windows(self, cells, ref_light_fallback, median_bgr):
         """Pattern windows (:func:`~vision.plazing_pieces.cell_windows`) of covered ``cells``, and
@@ -312,7 +359,8 @@ def learn(shot: CalibrationShot) -> dict:
     parsed = [(parse_label(lab), lab, xy) for lab, xy in shot.request.samples]
     players = sorted({p[1] for p, _, _ in parsed if p[0] in ("piece", "screen")})
     if not players:
-        raise BadInputError("missing-label", "calibration needs at least one piece/<player> or screen/<player>/<dir> sample")
+        raise BadInputError("missing-label", "calibration needs at least one piece/<player> or "
+                            "screen/<player>/<dir> sample")
     for p, lab, xy in parsed:
         if p[0] == "meeple" and p[1] not in players:
             raise BadInputError("missing-label", f"meeple of {p[1]!r} but no piece/{p[1]} sample to learn its colour")
@@ -330,8 +378,9 @@ def learn(shot: CalibrationShot) -> dict:
     rect = _Rectified(image, H, profile, grid)
     raw = rect.crop
     median = _median_bgr(rect.small)
-    models = [learn_colour(raw, [rect.to_local(xy) for p, _, xy in parsed if p[0] in ("piece", "screen") and p[1] == pl],
-                           ppm, grid.cell_mm, pl) for pl in players]
+    models = [learn_colour(raw, [rect.to_local(xy) for p, _, xy in parsed
+                                 if p[0] in ("piece", "screen") and p[1] == pl], ppm, grid.cell_mm, pl)
+              for pl in players]
     sand = [rect.to_local(xy) for p, _, xy in parsed if p[0] == "sand"]
     if sand:
         models.append(learn_colour(raw, sand, ppm, grid.cell_mm, "sand"))
@@ -449,7 +498,7 @@ def _learn_patterns(profile, view: _View, screens, fallback, median):
 class _Model:
     """The learned model, parsed once per calibration (the lookup table costs a few ms)."""
 
-    _cache: dict = {}
+    _cache: dict = {}  #: (id, folder) → (calibration, model); the calibration is kept so its id is not reused
 
     def __init__(self, d: dict):
         if d.get("version") != MODEL_VERSION:
@@ -464,20 +513,30 @@ class _Model:
         self.player_gray = list(d["player_gray"])
         self.sharpness = float(d.get("sharpness", 0.0))
         self.table = None
-        self.reference_edges = None
+        self.registration_levels: dict = {}
+        self.last_refined: dict = {}  #: photo size → the last refined Registration
         self.reference_small = None
 
     @classmethod
     def of(cls, cal) -> "_Model":
+        """The parsed model of a loaded calibration (cached).
+
+        Raises:
+            BadInputError: ``calibration-outdated`` for a model of another reader version.
+        """
         key = (id(cal), cal.folder)
-        if key not in cls._cache:
-            m = cls(cal.model)
-            pic = cal.image(cal.model.get("palette_picture", PALETTE_PICTURE)) if cal.folder else None
-            n = 1 << (3 * PALETTE.lut_bits)
-            m.table = pic.reshape(-1) if pic is not None and pic.size == n else colour_table(m.colours)
-            m.reference_small = cal.image(cal.model.get("board_picture", FRAME_PICTURE)) if cal.folder else None
-            cls._cache[key] = m
-        return cls._cache[key]
+        hit = cls._cache.get(key)
+        if hit is not None and hit[0] is cal:
+            return hit[1]
+        m = cls(cal.model)
+        pic = cal.image(cal.model.get("palette_picture", PALETTE_PICTURE)) if cal.folder else None
+        n = 1 << (3 * PALETTE.lut_bits)
+        m.table = pic.reshape(-1) if pic is not None and pic.size == n else colour_table(m.colours)
+        m.reference_small = cal.image(cal.model.get("board_picture", FRAME_PICTURE)) if cal.folder else None
+        if len(cls._cache) >= 4:
+            cls._cache.pop(next(iter(cls._cache)))
+        cls._cache[key] = (cal, m)
+        return m
 
 
 def _check_quality(small: np.ndarray, view_gains: np.ndarray, model: _Model, grid: Grid) -> None:
@@ -553,10 +612,12 @@ def read(photo: Photo) -> Reading:
     ppm = RECTIFY.px_per_mm
     model = _Model.of(cal)
     terrain = _terrain(photo.setup, grid)
-    rect = _Rectified(photo.image, photo.registration.H_px_from_mm, profile, grid)
+    scratch = _scratch()
+    rect = _Rectified(photo.image, photo.registration.H_px_from_mm, profile, grid, scratch)
     P = len(model.players)
     frame = _frame_mask(rect.small.shape, grid, QUALITY.px_per_mm)
-    view = _View(rect, lighting_gains(rect.small, model.reference_small, frame, model.median), model.table, P, terrain)
+    view = _View(rect, lighting_gains(rect.small, model.reference_small, frame, model.median), model.table, P, terrain,
+                 scratch=scratch)
     _check_quality(rect.small, view.gains, model, grid)
     local = rect.local
     owner = view.owner
@@ -605,11 +666,18 @@ def read(photo: Photo) -> Reading:
     windows, _ = view.windows(covered, model.player_gray, model.median)
     scorer = _piece_scorer(model.patterns, covered, windows)
     pieces, details_pieces, conf = [], [], 1.0
+    untaught = model.patterns.untaught()
     for pi, cells in groups(owner):
         split = split_group(cells, seams, shapes, scorer)
+        if split.exact and split.runner_up is not None and split.kinds & untaught:
+            # a kind whose print was never seen could explain these cells: the split is a guess
+            split.posterior *= 0.5
+            warnings.append(f"{model.players[pi]} cells {sorted(map(list, cells))}: no "
+                            f"{'/'.join(sorted(split.kinds & untaught))} was labelled at calibration, so its "
+                            "print is unknown; add one to the calibration shot")
         if not split.exact:
             warnings.append(f"{model.players[pi]} cells {sorted(map(list, cells))} fit no piece of the catalogue")
-        elif split.posterior < 0.5 and split.runner_up is not None:
+        elif split.posterior <= 0.5 and split.runner_up is not None:
             warnings.append(f"{model.players[pi]} cells {sorted(map(list, cells))}: the split into pieces is "
                             f"ambiguous (p = {split.posterior:.2f})")
         conf *= split.posterior
@@ -645,56 +713,95 @@ def read(photo: Photo) -> Reading:
              "cell_confidence": {"min": round(float(cell_conf[placeable].min()), 4) if n_place else 1.0,
                                  "mean": round(float(cell_conf[placeable].mean()), 4) if n_place else 1.0,
                                  "doubtful": low[:20]}}
-    details = {"cell_conf": cell_conf, "grid": grid, "piece_conf": details_pieces}
+    details = {"cell_conf": cell_conf, "grid": grid, "piece_conf": details_pieces,
+               "reader_confidence": float(np.clip(confidence, 0.0, 1.0))}
     return Reading(state=state, confidence=float(np.clip(confidence, 0.0, 1.0)), warnings=warnings, details=details)
 
 
 def register(image: np.ndarray, cal) -> Registration:
     """Find the board in a photo: the calibrated corners, refined by ECC when the board moved.
 
-    Same method as :func:`beachscore.pipeline.register` (:func:`vision.registration.align_to_reference`),
-    with the moved-board alignment run on the reference shrunk ``REGISTER.coarse_factor`` times
-    more (a few ms instead of tens; ≈ 0.5 mm accuracy, well inside a 20 mm cell).
+    Same method as :func:`beachscore.pipeline.register` (edge images of the photo and of the
+    calibration shot correlated over a band along the board's outline, Evangelidis & Psarakis
+    2008), with the cheap "has it moved?" correlation cached per calibration, the last refined
+    alignment tried next (a bumped board stays where it was bumped: find it once, re-check cheaply),
+    and the moved-board alignment run on the reference shrunk ``REGISTER.coarse_factor`` times more
+    (a few ms instead of tens; ≈ 0.5 mm at the board, well inside a 20 mm cell).
 
     Args:
         image: photo, BGR uint8 (H, W, 3), decoded at full or reduced size.
         cal: loaded calibration.
     Returns:
-        :class:`Registration` (source ``"corners"`` or ``"refined"``).
+        :class:`Registration` (source ``"corners"`` or ``"refined"``; H maps board mm → ``image`` px).
     Raises:
-        UnreadableBoardError: ``registration-lost``.
+        UnreadableBoardError: ``registration-lost`` when a moved board cannot be aligned.
     """
-    from beachscore.pipeline import MOVED_MM, REFERENCE_DOWNSCALE, photo_homography
-    from vision.registration import align_to_reference
+    from beachscore.pipeline import MOVED_MM, photo_homography
+    from vision import registration as reg_mod
 
     H0 = photo_homography(cal, image)
     if cal.reference is None:
         return Registration(H0, "corners")
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    k = image.shape[1] / cal.image_size[0]
-    downscale = REFERENCE_DOWNSCALE * k
-    ref = cal.reference
-    from vision import registration as reg_mod
-
-    # unmoved? the outline correlates at the reference's resolution (as the pipeline checks)
-    small = cv2.resize(gray, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_AREA)
     model = _Model.of(cal)
-    if model.reference_edges is None:
-        a = reg_mod._edges(ref)
-        S = np.diag([1 / downscale, 1 / downscale, 1.0])
-        mask = reg_mod._outline_mask(a.shape, S @ H0, cal.profile["board_mm"],
-                                     band_mm=0.06 * max(cal.profile["board_mm"]))
-        model.reference_edges = (a, mask, image.shape[:2])
-    a, mask, shape = model.reference_edges
-    if shape == image.shape[:2] and cv2.computeECC(a, reg_mod._edges(small), mask) >= reg_mod.UNMOVED_ECC:
-        return Registration(H0, "corners", score=1.0)
-    f = REGISTER.coarse_factor
-    coarse = cv2.resize(ref, (ref.shape[1] // f, ref.shape[0] // f), interpolation=cv2.INTER_AREA)
-    reg = align_to_reference(gray, coarse, H0, cal.profile["board_mm"], downscale=gray.shape[1] / coarse.shape[1])
-    if reg.shift_mm < MOVED_MM and abs(reg.rotation_deg) < 0.2:
-        return Registration(H0, "corners", shift_mm=reg.shift_mm, rotation_deg=reg.rotation_deg, score=reg.score)
-    reg.warnings.append(f"the board moved {reg.shift_mm:.1f} mm / {reg.rotation_deg:+.1f}° since calibration; "
-                        "registration corrected from the photo")
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    board_mm = cal.profile["board_mm"]
+    band = 0.06 * max(board_mm)
+    levels = model.registration_levels.get(image.shape[:2])
+    if levels is None:  # edge images and outline masks of the reference, at two sizes
+        levels = []
+        for f in (1, REGISTER.coarse_factor):
+            ref = cal.reference if f == 1 else cv2.resize(cal.reference, (cal.reference.shape[1] // f,
+                                                                          cal.reference.shape[0] // f),
+                                                          interpolation=cv2.INTER_AREA)
+            s = ref.shape[1] / image.shape[1]
+            S = np.diag([s, s, 1.0])
+            levels.append((ref.shape, reg_mod._edges(ref), reg_mod._outline_mask(ref.shape, S @ H0, board_mm, band), S))
+        model.registration_levels[image.shape[:2]] = levels
+    (shape, a, mask, S) = levels[0]
+    small = cv2.resize(gray, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
+    edges = reg_mod._edges(small)
+    still = cv2.computeECC(a, edges, mask)
+    if still >= reg_mod.UNMOVED_ECC:
+        return Registration(H0, "corners", score=float(still))
+    last = model.last_refined.get(image.shape[:2])
+    if last is not None:  # a bumped board usually stays where it was bumped: check the last alignment first
+        W = S @ last.H_px_from_mm @ np.linalg.inv(S @ H0)  # reference px → photo px, at this level
+        back = cv2.warpPerspective(edges, W, (shape[1], shape[0]), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        again = cv2.computeECC(a, back, mask)
+        if again >= reg_mod.UNMOVED_ECC:
+            return Registration(last.H_px_from_mm, "refined", shift_mm=last.shift_mm, rotation_deg=last.rotation_deg,
+                                score=float(again), warnings=list(last.warnings))
+    (shape, a, mask, S) = levels[1]
+    b = reg_mod._edges(cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_AREA))
+    warp = np.eye(2, 3, dtype=np.float32)
+    # a bump is a rigid move: a Euclidean warp, started from the phase-correlation shift so that
+    # boards pushed a centimetre or more are found too
+    (dx, dy), response = cv2.phaseCorrelate(a * (mask > 0), b * (mask > 0))
+    if response > REGISTER.min_phase_response:
+        warp[:, 2] = (dx, dy)
+    try:
+        score, warp = cv2.findTransformECC(a, b, warp, cv2.MOTION_EUCLIDEAN, (cv2.TERM_CRITERIA_EPS
+                                           | cv2.TERM_CRITERIA_COUNT, REGISTER.iterations, REGISTER.epsilon), mask, 3)
+    except cv2.error:
+        raise UnreadableBoardError("registration-lost", "the board moved and could not be found again; "
+                                   "put it back or recalibrate") from None
+    if score < REGISTER.min_score:
+        raise UnreadableBoardError("registration-lost", f"the board could not be aligned with the calibration shot "
+                                   f"(ECC {score:.2f}); is it in view and unobstructed?")
+    H = np.linalg.inv(S) @ np.vstack([warp, [0, 0, 1]]).astype(np.float64) @ S @ H0
+    w, h = board_mm
+    centre = np.array([[w / 2, h / 2], [w / 2 + 100, h / 2]])
+    before, after = reg_mod.project(H0, centre), reg_mod.project(H, centre)
+    ppm = np.linalg.norm(before[1] - before[0]) / 100
+    shift = float(np.linalg.norm(after[0] - before[0]) / ppm)
+    ang = lambda p: np.degrees(np.arctan2(p[1, 1] - p[0, 1], p[1, 0] - p[0, 0]))  # noqa: E731
+    rotation = float(ang(after) - ang(before))
+    if shift < MOVED_MM and abs(rotation) < 0.2:
+        return Registration(H0, "corners", shift_mm=shift, rotation_deg=rotation, score=float(score))
+    reg = Registration(H, "refined", shift_mm=shift, rotation_deg=rotation, score=float(score),
+                       warnings=[f"the board moved {shift:.1f} mm / {rotation:+.1f}° since calibration; "
+                                 "registration corrected from the photo"])
+    model.last_refined[image.shape[:2]] = reg
     return reg
 
 

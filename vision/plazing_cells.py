@@ -4,8 +4,9 @@ Idea: a cardboard piece is a flat patch of its player's colour. Each player's co
 sand's) is learned from the calibration samples as a Gaussian in CIE Lab (the dominant mode of
 the pixels around the sample, so printed dots and squares on a piece do not count). Every pixel
 of the rectified, illumination-normalised board is labelled through a lookup table over
-quantised B, G, R (one table lookup per pixel, no Python loop); the share of one player's pixels
-in a cell's central square, summed with integral images, says whether that player covers it.
+quantised B, G, R built at calibration (one table lookup per pixel, no Python loop and no Lab
+conversion at scan time); the share of one player's pixels in a ring around each cell's centre,
+summed from block means (:class:`CellBlocks`), says whether that player covers it.
 """
 
 from __future__ import annotations
@@ -73,33 +74,6 @@ class Grid:
                         axis=-1).astype(np.int32)
 
 
-def box_sums(integral: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """Sums over boxes from an integral image.
-
-    Args:
-        integral: output of ``cv2.integral`` — (H+1, W+1) or (H+1, W+1, C).
-        boxes: int (..., 4) u0, v0, u1, v1 half-open, clipped here to the image.
-    Returns:
-        float64 (...,) or (..., C) sums.
-    """
-    h, w = integral.shape[0] - 1, integral.shape[1] - 1
-    u0 = np.clip(boxes[..., 0], 0, w)
-    v0 = np.clip(boxes[..., 1], 0, h)
-    u1 = np.clip(boxes[..., 2], 0, w)
-    v1 = np.clip(boxes[..., 3], 0, h)
-    f = np.float64
-    return (integral[v1, u1].astype(f) - integral[v0, u1].astype(f) - integral[v1, u0].astype(f)
-            + integral[v0, u0].astype(f))
-
-
-def box_areas(boxes: np.ndarray, shape) -> np.ndarray:
-    """Pixel count of each box after clipping to an image of ``shape`` (H, W, ...); float64."""
-    h, w = shape[:2]
-    du = np.clip(boxes[..., 2], 0, w) - np.clip(boxes[..., 0], 0, w)
-    dv = np.clip(boxes[..., 3], 0, h) - np.clip(boxes[..., 1], 0, h)
-    return np.maximum(du * dv, 1).astype(np.float64)
-
-
 def bgr_to_lab(bgr: np.ndarray) -> np.ndarray:
     """BGR uint8 (..., 3) → CIE Lab float32 (..., 3): L in 0..100, a and b around 0.
 
@@ -128,10 +102,12 @@ class ColourModel:
     cov: np.ndarray
 
     def to_json(self) -> dict:
+        """JSON-serialisable form."""
         return {"name": self.name, "mean": np.round(self.mean, 3).tolist(), "cov": np.round(self.cov, 4).tolist()}
 
     @classmethod
     def from_json(cls, d: dict) -> "ColourModel":
+        """Inverse of :meth:`to_json`."""
         return cls(d["name"], np.array(d["mean"], np.float64), np.array(d["cov"], np.float64))
 
 

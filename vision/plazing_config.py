@@ -168,6 +168,8 @@ class QualityConfig:
     #: Resolution of the small whole-board view used for the photo checks and the lighting
     #: reference (px per mm).
     px_per_mm: float = 0.75
+    #: The lighting change is the median ratio over every this-many-th pixel of the frame.
+    lighting_stride: int = 10
     #: Sharpness of the rectified board relative to the calibration's below which it is blurred.
     min_sharpness_ratio: float = 0.35
     #: Share of placeable cells that no class explains above which the view is blocked.
@@ -189,6 +191,13 @@ class RegisterConfig:
 
     #: The moved-board alignment runs on the calibration reference shrunk by this extra factor.
     coarse_factor: int = 2
+    #: ECC iterations and convergence threshold of the moved-board alignment.
+    iterations: int = 30
+    epsilon: float = 1e-4
+    #: Below this phase-correlation peak the shift guess is ignored (ECC starts from no motion).
+    min_phase_response: float = 0.05
+    #: Below this ECC correlation the alignment is not trusted (as the pipeline's).
+    min_score: float = 0.6
 
 
 RECTIFY = RectifyConfig()

@@ -29,6 +29,7 @@ import numpy as np
 
 from vision.plazing_cells import Grid
 from vision.plazing_config import PATTERN, SEAM, PatternConfig, SeamConfig
+from vision.plazing_tokens import small_matmul
 
 Cell = tuple[int, int]
 FACINGS = "NESW"  #: a canonical screen faces N; k clockwise quarter turns make it face FACINGS[k]
@@ -267,14 +268,13 @@ def _shift_costs(windows: np.ndarray, means: np.ndarray, sds: np.ndarray, cfg: P
     const = (means.reshape(R, -1).astype(np.float32) ** 2 * inv).sum(axis=1)
     ns = n - B + 1
     flat = windows.reshape((-1,) + windows.shape[-3:]).astype(np.float32, copy=False)
-    # Σ((x − m)/s)² = x²·s⁻² − 2 x·m s⁻² + m²·s⁻²: one small matrix product per shift (small
-    # enough for a single-threaded BLAS call)
+    # Σ((x − m)/s)² = x²·s⁻² − 2 x·m s⁻² + m²·s⁻²: small matrix products per shift
     W = np.ascontiguousarray(np.concatenate([inv, -2.0 * mw], axis=1).T)  # (2F, R)
     c = np.empty((ns, ns, len(flat), R), np.float64)
     for dy in range(ns):
         for dx in range(ns):
             x = flat[:, :, dy:dy + B, dx:dx + B].reshape(len(flat), -1)
-            c[dy, dx] = np.maximum(np.concatenate([x * x, x], axis=1) @ W + const, 0.0)
+            c[dy, dx] = np.maximum(small_matmul(np.concatenate([x * x, x], axis=1), W) + const, 0.0)
     c /= cfg.dependence
     d = np.arange(ns) - (ns - 1) // 2
     c += cfg.shift_cost * (d[:, None] ** 2 + d[None, :] ** 2)[:, :, None, None]
@@ -299,6 +299,8 @@ class PatternModel:
 
     @classmethod
     def for_profile(cls, profile: dict) -> "PatternModel":
+        """An untaught model for the profile's catalogue (``profile["pieces"]``): canonical shapes
+        (the first of each kind; a screen laid along a row) and the pooled kinds."""
         pieces = profile.get("pieces", {})
         canon = {k: [tuple(c) for c in v[0]] for k, v in pieces.items() if v}
         if "screen" in canon:  # a canonical screen lies along a row and faces N (its k = 0)
@@ -308,15 +310,18 @@ class PatternModel:
         return cls(canon=canon, pooled={k for k, v in pieces.items() if len(v) > 1})
 
     def role(self, kind: str, i: int) -> str:
+        """Template name of cell ``i`` (canonical index) of a piece of ``kind``."""
         return kind if kind in self.pooled else f"{kind}/{i}"
 
     def to_json(self) -> dict:
+        """JSON-serialisable form (templates rounded to 4 decimals)."""
         return {"canon": {k: [list(c) for c in v] for k, v in self.canon.items()}, "pooled": sorted(self.pooled),
                 "roles": {k: {"mean": np.round(m, 4).tolist(), "sd": np.round(s, 4).tolist(), "count": n}
                           for k, (m, s, n) in self.roles.items()}}
 
     @classmethod
     def from_json(cls, d: dict) -> "PatternModel":
+        """Inverse of :meth:`to_json`; templates as float32 (2, B, B)."""
         return cls(canon={k: [tuple(c) for c in v] for k, v in d["canon"].items()}, pooled=set(d["pooled"]),
                    roles={k: (np.array(v["mean"], np.float32), np.array(v["sd"], np.float32), int(v["count"]))
                           for k, v in d["roles"].items()})
@@ -381,7 +386,8 @@ class PatternModel:
             for role, ws in collected.items():
                 a = np.array(ws, np.float32)
                 mean = a.mean(axis=0)
-                sd = np.sqrt(a.var(axis=0) + cfg.sd_floor ** 2) if len(a) > 1 else np.full_like(mean, cfg.sd_floor * 1.5)
+                sd = (np.sqrt(a.var(axis=0) + cfg.sd_floor ** 2) if len(a) > 1
+                      else np.full_like(mean, cfg.sd_floor * 1.5))  # one sample: no spread seen, a wider floor
                 roles[role] = (mean, sd.astype(np.float32), len(a))
             self.roles = roles
         assert all(m.shape == (2, B, B) for m, _, _ in self.roles.values())
@@ -425,6 +431,10 @@ class PatternModel:
             out[role] = cj
         return out
 
+    def untaught(self) -> set:
+        """Kinds of the catalogue whose print the calibration never showed."""
+        return {k for k in self.canon if not any(r == k or r.startswith(k + "/") for r in self.roles)}
+
     def untaught_cost(self, cfg: PatternConfig = PATTERN) -> float:
         """Cost charged per cell for a kind the calibration never showed: twice what a cell that
         matches its template costs on average (2 · 2B² / dependence)."""
@@ -445,16 +455,34 @@ class Split:
         posterior: probability of this split against every other exact tiling, in [0, 1].
         exact: False when no tiling by catalogue shapes exists (cells then form unknown pieces).
         runner_up: the second-best tiling's pieces (for warnings), or None.
+        kinds: the piece kinds that some enumerated tiling used.
     """
 
     pieces: list
     posterior: float
     exact: bool = True
     runner_up: list | None = None
+    kinds: frozenset = frozenset()
+
+
+_TABLES: dict = {}  #: placement tables by (group shape, catalogue): most groups are a few shapes
 
 
 def _placement_table(order: list[Cell], shapes):
     """For each cell index i: the placements anchored at it, as (bitmask, kind, cells)."""
+    r0 = min(r for r, _ in order)
+    c0 = min(c for _, c in order)
+    key = (tuple((r - r0, c - c0) for r, c in order), tuple(shapes))
+    rel = _TABLES.get(key)
+    if rel is None:
+        rel = _placement_table_of(list(key[0]), shapes)
+        if len(_TABLES) > 512:
+            _TABLES.clear()
+        _TABLES[key] = rel
+    return [[(mask, kind, [(r + r0, c + c0) for r, c in placed]) for mask, kind, placed in row] for row in rel]
+
+
+def _placement_table_of(order: list[Cell], shapes):
     index = {c: i for i, c in enumerate(order)}
     table = [[] for _ in order]
     for i, (r, c) in enumerate(order):
@@ -495,7 +523,7 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
     if sum(len(row) for row in table) == 1:  # one way only (e.g. a lone cell): nothing to weigh
         (mask, kind, placed), = [x for row in table for x in row]
         face, pf = (piece_score(kind, placed)[1:] if piece_score is not None else (None, 1.0))
-        return Split(pieces=[(kind, placed, face, pf)], posterior=1.0)
+        return Split(pieces=[(kind, placed, face, pf)], posterior=1.0, kinds=frozenset([kind]))
     # score every placement once: seams joined inside it, and its print
     info = {}
     for row in table:
@@ -544,7 +572,8 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
     post = np.exp(scores - scores.max())
     pieces = [(kind, placed) + info[mask, kind][1:] for mask, kind, placed in results[top][1]]
     runner = [(k, p) for _, k, p in results[int(ranking[1])][1]] if len(results) > 1 else None
-    return Split(pieces=pieces, posterior=float(post[top] / post.sum()), runner_up=runner)
+    kinds = frozenset(kind for _, tiling in results for _, kind, _ in tiling)
+    return Split(pieces=pieces, posterior=float(post[top] / post.sum()), runner_up=runner, kinds=kinds)
 
 
 def groups(owner: np.ndarray) -> list[tuple[int, set[Cell]]]:

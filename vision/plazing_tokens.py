@@ -2,7 +2,8 @@
 
 Idea: a token stands in the middle of a free cell. Each cell's central square is described by
 its mean and spread of B, G, R (exact values of the illumination-normalised board, not the
-quantised palette: small tokens differ from sand by a few levels), its mean gradient (flat print vs a 3-D figure) and the shares
+quantised palette: small tokens differ from sand by a few levels), its mean gradient (flat print
+vs a 3-D figure) and the shares
 of each learned palette colour, all summed with integral images (no per-pixel Python). Token
 classes are Gaussians with a pooled, floored covariance learned from the labelled samples
 (linear discriminant analysis, Hastie et al., *Elements of Statistical Learning* §4.3). Empty
@@ -33,7 +34,7 @@ def BRIGHTNESS_FEATURES(n_features: int) -> tuple[int, int]:  # noqa: N802 - a c
 
 
 def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.ndarray, cells: CellBlocks,
-                  cfg: TokenConfig = TOKENS) -> np.ndarray:
+                  cfg: TokenConfig = TOKENS, scratch=None) -> np.ndarray:
     """Token features of every cell's central square, on exact colour values.
 
     Args:
@@ -43,15 +44,21 @@ def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.nda
             :func:`vision.plazing_cells.player_masks` through ``cells.blocks``). The sand
             colour's share is left out: it swings with lighting near the sand/beige boundary.
         cells: block layout of the grid (:class:`vision.plazing_cells.CellBlocks`).
+        scratch: optional ``scratch(name, shape, dtype) -> array`` giving reusable work arrays.
     Returns:
         float64 (rows, cols, 10 + n_players): brightness and chromaticity of the mean colour
-        (:func:`_bright_chroma`), sd B, G, R, mean gradient of grey (|gx| + |gy| of 3×3 Sobel), player-colour shares·100 over
+        (:func:`_bright_chroma`), sd B, G, R, mean gradient of grey (|gx| + |gy| of 3×3 Sobel),
+        player-colour shares·100 over
         the central square, then brightness and chromaticity of a smaller centre square (the
         token itself rather than what it lies on).
     """
-    f = board_bgr.astype(np.float32)
+    alloc = scratch or (lambda name, shape, dtype: np.empty(shape, dtype))
+    f = alloc("feat_f", board_bgr.shape, np.float32)
+    f2 = alloc("feat_f2", board_bgr.shape, np.float32)
+    np.copyto(f, board_bgr, casting="unsafe")
+    cv2.multiply(f, f, dst=f2)
     bgr = cells.blocks(f)
-    sq = cells.blocks(cv2.multiply(f, f))
+    sq = cells.blocks(f2)
     mean = cells.box_mean(bgr, cfg.core_share)
     var = np.maximum(cells.box_mean(sq, cfg.core_share) - mean ** 2, 0.0)
     grad = cv2.add(cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 1, 0)),
@@ -67,7 +74,8 @@ def _bright_chroma(bgr: np.ndarray) -> np.ndarray:
     B and R in B+G+R, ×100 by :data:`CHROMA_SCALE`): a darker print of the same colour moves
     only the brightness."""
     total = np.maximum(bgr.sum(axis=-1, keepdims=True), 1.0)
-    return np.concatenate([total / 3.0, bgr[..., :1] / total * CHROMA_SCALE, bgr[..., 2:] / total * CHROMA_SCALE], axis=-1)
+    return np.concatenate([total / 3.0, bgr[..., :1] / total * CHROMA_SCALE, bgr[..., 2:] / total * CHROMA_SCALE],
+                          axis=-1)
 
 
 @dataclass
@@ -97,6 +105,7 @@ class TokenModel:
     strict: np.ndarray | None = None
 
     def to_json(self) -> dict:
+        """JSON-serialisable form."""
         protos = self.protos if self.protos is not None else np.zeros((0, self.means.shape[1]))
         which = self.proto_class if self.proto_class is not None else np.zeros(0, int)
         return {"classes": self.classes, "means": self.means.round(4).tolist(),
@@ -107,6 +116,7 @@ class TokenModel:
 
     @classmethod
     def from_json(cls, d: dict) -> "TokenModel":
+        """Inverse of :meth:`to_json` (arrays as float64)."""
         F = len(d["precision"])
         return cls(list(d["classes"]), np.array(d["means"], np.float64).reshape(len(d["classes"]), -1),
                    np.array(d["empties"], np.float64), np.array(d["precision"], np.float64),
@@ -191,7 +201,8 @@ def token_mask(patch_bgr: np.ndarray, cfg: TokenConfig = TOKENS) -> np.ndarray:
     return keep[lab]
 
 
-def background_cells(feats: np.ndarray, cells: list[tuple[int, int]], cfg: TokenConfig = TOKENS) -> list[tuple[int, int]]:
+def background_cells(feats: np.ndarray, cells: list[tuple[int, int]],
+                     cfg: TokenConfig = TOKENS) -> list[tuple[int, int]]:
     """A few typical empty cells: the medoids of a k-means clustering (seeded) of the empty
     cells' features (plain sand, printed resource spots, ± marks …).
 
@@ -217,6 +228,28 @@ def background_cells(feats: np.ndarray, cells: list[tuple[int, int]], cfg: Token
     return out
 
 
+#: Largest matrix product (multiply-adds) done in one BLAS call: numpy's BLAS goes multi-threaded
+#: above ~2.6e5, and on a busy 2-core Pi waking its threads costs more than the product.
+MAX_BLAS_MACS = 200_000
+
+
+def small_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` for a (N, K) and b (K, M), in row chunks small enough for a single-threaded BLAS call."""
+    rows = max(1, MAX_BLAS_MACS // max(a.shape[1] * b.shape[1], 1))
+    if len(a) <= rows:
+        return a @ b
+    return np.concatenate([a[i:i + rows] @ b for i in range(0, len(a), rows)])
+
+
+def _sq_distances(x: np.ndarray, centres: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """Squared Mahalanobis distances |(x − c) W|², float64 (N, M), for x (N, F), centres (M, F)."""
+    if len(centres) == 0:
+        return np.full((len(x), 0), np.inf)
+    a, b = small_matmul(x, W), small_matmul(centres, W)
+    return np.maximum((a * a).sum(1)[:, None] + (b * b).sum(1)[None] - 2 * small_matmul(a, np.ascontiguousarray(b.T)),
+                      0.0)
+
+
 def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOKENS):
     """Give every cell its most likely token class (or :data:`EMPTY`).
 
@@ -230,10 +263,7 @@ def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOK
     W = np.linalg.cholesky(model.precision)  # precision = W Wᵀ, so d² = |(x − m) W|²
 
     def d2(x, centres):
-        if len(centres) == 0:
-            return np.full((len(x), 0), np.inf)
-        a, b = x @ W, centres @ W
-        return np.maximum((a * a).sum(1)[:, None] + (b * b).sum(1)[None] - 2 * a @ b.T, 0.0)
+        return _sq_distances(x, centres, W)
 
     de = d2(feats, model.empties).min(axis=1, initial=np.inf)[:, None] if len(model.empties) else \
         np.full((len(feats), 1), 1e6)
@@ -267,6 +297,4 @@ def strangeness(feats: np.ndarray, model: TokenModel) -> np.ndarray:
     W = np.linalg.cholesky(model.strict if model.strict is not None else model.precision)
     refs = [model.empties, model.means] + ([model.protos] if model.protos is not None and len(model.protos) else [])
     R = np.vstack([r for r in refs if len(r)]) if any(len(r) for r in refs) else np.zeros((1, feats.shape[1]))
-    a, b = feats @ W, R @ W
-    d2 = np.maximum((a * a).sum(1)[:, None] + (b * b).sum(1)[None] - 2 * a @ b.T, 0.0)
-    return np.sqrt(d2.min(axis=1))
+    return np.sqrt(_sq_distances(feats, R, W).min(axis=1))

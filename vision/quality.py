@@ -6,8 +6,11 @@ Each check raises :class:`~beachscore.errors.UnreadableBoardError` (exit 3) with
   black (median grey below an absolute floor);
 - ``glare``: a sizeable part of the board is blown out (all channels saturated) beyond what the
   calibration shot showed;
-- ``too-blurred``: the board's fine detail (variance of the Laplacian, Pech-Pacheco et al. 2000)
-  fell far below the calibration's;
+- ``too-blurred``: the board's fine detail fell far below the calibration's: either the
+  variance of the Laplacian (Pech-Pacheco et al. 2000, :func:`check`), or — independent of how
+  many pieces lie on the board — the ratio of fine to coarse gradient energy
+  (:func:`detail_ratio`, :func:`check_blur`), shared by every reader that stores the
+  calibration's figure;
 - ``occluded``: a large blob that is none of the learned pieces covers the board (a hand, an arm).
 
 Thresholds are relative to the calibration where a calibration reference is given.
@@ -46,6 +49,63 @@ def sharpness(gray: np.ndarray, mask: np.ndarray | None = None) -> float:
     else:
         _, sd = cv2.meanStdDev(lap)
     return float(sd[0, 0]) ** 2
+
+
+def detail_ratio(image: np.ndarray, sigma_px: float, grad: np.ndarray | None = None,
+                 mask: np.ndarray | None = None) -> float:
+    """How sharp a board is, whatever lies on it: fine over coarse gradient energy (≥ 1).
+
+    For an edge blurred by σ, the mean squared gradient falls as 1/σ; after a further Gaussian
+    blur of ``sigma_px`` it falls as 1/√(σ² + sigma_px²). Their ratio depends on the photo's blur
+    (and noise), not on how many edges or how much contrast the board shows; a sharp board
+    gives about 3–5, a blurred one tends to 1.
+
+    Args:
+        image: rectified board, lightness float32 (H, W) (e.g. Lab L) or BGR uint8 (H, W, 3)
+            (then its grey level). Compare only ratios measured on the same kind of image.
+        sigma_px: the comparison blur, px of ``image``.
+        grad: optional precomputed Sobel gradient magnitude of ``image`` (float32 (H, W)),
+            e.g. :func:`vision.ring_contrast.gradient_magnitude` of Lab L.
+        mask: optional bool (H, W): average the energies over these pixels only (e.g. the bare
+            part of a board a cloth may cover); None for the whole image.
+    Returns:
+        The ratio, float (1.0 for a featureless board or an empty mask).
+    """
+    g = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    g = np.ascontiguousarray(g, dtype=np.float32)
+    m = None if mask is None else mask.astype(np.uint8)
+    if m is not None and not m.any():
+        return 1.0
+
+    def mean(x):
+        return float(cv2.mean(x, mask=m)[0])
+
+    def energy(x):
+        gx, gy = cv2.Sobel(x, cv2.CV_32F, 1, 0), cv2.Sobel(x, cv2.CV_32F, 0, 1)
+        return mean(cv2.multiply(gx, gx) + cv2.multiply(gy, gy))
+
+    fine = energy(g) if grad is None else mean(cv2.multiply(grad, grad))
+    coarse = energy(cv2.GaussianBlur(g, (0, 0), sigma_px))
+    return fine / coarse if coarse > 1e-9 else 1.0
+
+
+def check_blur(detail: float, detail_ref: float | None, min_share: float) -> None:
+    """Refuse a photo whose fine detail fell far below the calibration's.
+
+    Args:
+        detail: :func:`detail_ratio` of the scanned board.
+        detail_ref: the same measure of the calibration board (same resolution, same kind of
+            image), or None (an older calibration: no check).
+        min_share: the photo is too blurred when ``detail − 1 < min_share · (detail_ref − 1)``.
+    Raises:
+        UnreadableBoardError: ``too-blurred``.
+    """
+    if detail_ref is None:
+        return
+    if detail - 1.0 < min_share * (float(detail_ref) - 1.0):
+        raise UnreadableBoardError("too-blurred", f"the photo is too blurred to read (fine detail {detail:.2f} "
+                                   f"against {float(detail_ref):.2f} at calibration); hold the camera still "
+                                   "and refocus")
 
 
 def glare_fraction(bgr: np.ndarray, mask: np.ndarray, cfg: QualityConfig = QUALITY) -> float:

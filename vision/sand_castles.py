@@ -32,9 +32,10 @@ from __future__ import annotations
 import numpy as np
 
 from beachscore.errors import BadInputError, UnreadableBoardError
-from vision.mat_checks import (annotation_canvas, as_scanned, check_blur, check_labels, check_photo, detail_ratio,
+from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo,
                                draw_box, draw_label, rectify_part, ring_change)
 from vision.mats_config import SAND_CASTLES as CFG
+from vision.quality import check_blur, detail_ratio
 from vision.places import PlaceModel, learn_places
 from vision.registration import rectify
 from vision.ring_contrast import (GaussianClasses, apply_gains, board_lab, gradient_magnitude, patch_features,

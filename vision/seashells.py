@@ -10,7 +10,7 @@ The basket holds loose items; they are found as blobs against the basket's learn
 and classified by their learned look (:mod:`vision.basket`).
 
 Refusals (exit 3): too dark or glared (:func:`vision.mat_checks.check_photo`), too blurred (the
-board's fine detail against the calibration's, :func:`vision.mat_checks.detail_ratio`), occluded
+board's fine detail against the calibration's, :func:`vision.quality.detail_ratio`), occluded
 (cells whose own towel colour changed since calibration: a hand; or many cells unlike both classes).
 
 Speed: photos are decoded at half size (:data:`DECODE_REDUCE`; the calibration shot is shrunk
@@ -26,9 +26,10 @@ import numpy as np
 
 from beachscore.errors import BadInputError, UnreadableBoardError
 from vision.basket import find_items, learn_basket
-from vision.mat_checks import (annotation_canvas, as_scanned, check_blur, check_labels, check_photo, detail_ratio,
+from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo,
                                draw_box, draw_label, ring_change)
 from vision.mats_config import SEASHELLS as CFG
+from vision.quality import check_blur, detail_ratio
 from vision.places import board_median_bgr
 from vision.registration import rectify
 from vision.ring_contrast import (GaussianClasses, board_lab, gradient_magnitude, normalised_lab,

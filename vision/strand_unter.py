@@ -22,17 +22,20 @@ import numpy as np
 from vision.registration import SIDES
 from vision.strand_unter_config import REGISTRATION
 from vision.strand_unter_draw import annotate
-from vision.strand_unter_learn import learn, parse_label
+from vision.strand_unter_learn import MODEL_VERSION, learn, parse_label
 from vision.strand_unter_read import read
 from vision.strand_unter_register import register as _register
 from vision.types import Photo, Reading  # noqa: F401  (interface types)
 
 DECODE_REDUCE = REGISTRATION.decode_reduce
+# MODEL_VERSION (= 2, defined with the learner): the learned model's format. The pipeline
+# (:func:`beachscore.pipeline.model_version`) refuses a calibration folder learned with another
+# format ("recalibrate", exit 2) instead of crashing on it.
 #: for the generic ECC refinement, should it ever be used: the sea side changes between shots
 REGISTRATION_SIDES = tuple(s for s in SIDES if s != "top")
 
 __all__ = ["learn", "read", "annotate", "register", "registration_exclude", "parse_label",
-           "DECODE_REDUCE", "REGISTRATION_SIDES"]
+           "DECODE_REDUCE", "REGISTRATION_SIDES", "MODEL_VERSION"]
 
 
 def register(image: np.ndarray, cal):

@@ -28,7 +28,11 @@ class RegistrationConfig:
     min_ecc: float = 0.35             # fit quality (1 − rms/2·max_residual) × inlier share; below: registration-lost
     moved_mm: float = 0.6             # refined motion smaller than this is "not moved"
     moved_deg: float = 0.15
-    max_shift_mm: float = 10.0        # the search range of a bump, and the largest motion trusted
+    max_shift_mm: float = 10.0        # the fine fit's search range around the calibrated (or coarse) position
+    coarse_ppm: float = 0.5           # resolution of the coarse phase correlation of the surround's edges
+    coarse_min_mm: float = 6.0        # a coarse offset below this is left to the fine search alone
+    min_coarse_response: float = 0.1  # phase-correlation peaks weaker than this are not trusted
+    max_bump_mm: float = 20.0         # the largest motion trusted (samples: 15 mm pushes are recovered)
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,14 @@ class ReadingConfig:
     bird_max_distance: float = 0.5    # composition + size distance to the learned sandpiper to accept
     max_unknown_fraction: float = 0.5 # a shell part with more unknown pixels than this is no shell
     min_shell_purity: float = 0.6     # a shell part whose main colour has less of its shell pixels: a doubt
-    occluder_min_fraction: float = 0.02  # unknown blobs above this fraction of the board: occluded
+    occluder_min_fraction: float = 0.02  # unexplained blobs above this fraction of the board: occluded
+    occluder_erode_mm: float = 3.0    # ... measured after an erosion of this radius (thin cloth fringes and shadows vanish)
+    # blur: fine detail (vision.quality.detail_ratio) of the piece-free surround (rails, land-side edge and
+    # table) against the calibration shot's. Samples (σ of a Gaussian blur in full-size px): clean photos
+    # keep 0.74–1.0 of the calibration's excess detail; σ = 2: 0.46–0.54 (read right or with low
+    # confidence); σ = 2.5: ≤ 0.43, σ = 3: ≤ 0.35 (misread: refused).
+    detail_sigma_px: float = 1.5      # comparison blur, px of the extended registration image
+    min_detail_share: float = 0.45    # keep at least this share of the calibration's excess detail
 
 
 @dataclass(frozen=True)

@@ -111,3 +111,43 @@ def disc(shape, centre_px, radius_px: float) -> np.ndarray:
     """Boolean mask (shape) of a disc around ``centre_px`` (x, y) in the same pixel frame."""
     yy, xx = np.ogrid[:shape[0], :shape[1]]
     return (xx - centre_px[0]) ** 2 + (yy - centre_px[1]) ** 2 <= radius_px ** 2
+
+
+def camera_nadir(H_px_from_mm: np.ndarray, image_size) -> tuple[np.ndarray, float | None]:
+    """Where the camera stands over the board: its nadir (board mm) and its height (mm), from the homography.
+
+    The homography of a plane is ``K [r1 r2 t]`` up to scale (Zhang 2000). With square pixels and
+    the principal point at the image centre, the focal length follows from r1 ⟂ r2 and
+    |r1| = |r2| (least squares over both); then the camera centre is ``−Rᵀ t``. A tall piece's
+    top is seen displaced from its base away from the nadir, by height / camera height of the
+    distance (:func:`vision.strand_unter_learn.parallax_model`).
+
+    When the view is too close to straight down for the focal length to show (the constraints
+    vanish), the nadir is the board point under the image centre and the height is None.
+
+    Args:
+        H_px_from_mm: (3, 3) board mm → photo px.
+        image_size: (width, height) px of that photo.
+    Returns:
+        (nadir float64 (2,) board mm, camera height above the board in mm or None).
+    """
+    H = np.asarray(H_px_from_mm, np.float64)
+    cx, cy = (image_size[0] - 1) / 2.0, (image_size[1] - 1) / 2.0
+    Hc = np.array([[1.0, 0.0, -cx], [0.0, 1.0, -cy], [0.0, 0.0, 1.0]]) @ H
+    h = Hc / np.linalg.norm(Hc[:, 0])
+    a = np.array([h[0, 0] * h[0, 1] + h[1, 0] * h[1, 1], h[0, 0] ** 2 + h[1, 0] ** 2 - h[0, 1] ** 2 - h[1, 1] ** 2])
+    b = np.array([h[2, 0] * h[2, 1], h[2, 0] ** 2 - h[2, 1] ** 2])
+    u = -float(a @ b) / float(a @ a) if float(a @ a) > 0 else 0.0      # 1 / f²
+    width = float(image_size[0])
+    if np.isfinite(u) and u > 0 and 0.3 * width < 1 / np.sqrt(u) < 10 * width:
+        f = 1 / np.sqrt(u)
+        M = np.diag([1 / f, 1 / f, 1.0]) @ Hc
+        lam = 2.0 / (np.linalg.norm(M[:, 0]) + np.linalg.norm(M[:, 1]))
+        r1, r2, t = lam * M[:, 0], lam * M[:, 1], lam * M[:, 2]
+        if t[2] < 0:                      # the board lies in front of the camera
+            r1, r2, t = -r1, -r2, -t
+        R = np.stack([r1, r2, np.cross(r1, r2)], axis=1)
+        C = -R.T @ t
+        return C[:2], float(abs(C[2]))
+    p = np.linalg.solve(H, [cx, cy, 1.0])
+    return p[:2] / p[2], None

@@ -21,7 +21,8 @@ from vision.image_io import read_image
 from vision.strand_unter_blobs import foreground
 from vision import strand_unter_castles as castles_mod
 from vision.strand_unter_config import APPEARANCE, CASTLES, READING, REGISTRATION
-from vision.strand_unter_geometry import disc, groove_map, groove_polygons, reduce_homography, warp_board
+from vision.strand_unter_geometry import (camera_nadir, disc, groove_map, groove_polygons, reduce_homography,
+                                         warp_board)
 from vision.types import CalibrationShot
 
 SHELL_COLOURS = ("white", "gray", "brown", "black")  # the state's keys (contract), not appearances
@@ -206,19 +207,26 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
             hist = np.bincount(np.minimum(cls[blob], K), minlength=K + 1).astype(np.float64)
             bird = {**_piece_shape(blob, blob, px(xy)), "composition": (hist / hist.sum()).round(4).tolist()}
 
+    nadir_mm, camera_mm = camera_nadir(shot.H_px_from_mm, (shot.image.shape[1], shot.image.shape[0]))
+    parallax = parallax_model(castles, px(nadir_mm), camera_mm)
     model = {"version": MODEL_VERSION, "ppm": ppm, "decode_reduce": r, "lut_bits": cfg.lut_bits,
              "class_names": names, "classes": classes, "shell_colours": list(SHELL_COLOURS), "players": players,
              "shell_area_px2": {c: float(np.median(a)) for c, a in shell_area.items()},
-             "castles": castles, "castle_model": castles_mod.castle_model(castles), "sand_bgr": sand_bgr.tolist()}
+             "castles": castles, "castle_model": castles_mod.castle_model(castles), "sand_bgr": sand_bgr.tolist(),
+             "parallax": parallax}
     if bird is not None:
         model["sandpiper"] = bird
 
     model["stick_mm"] = stick_mm
 
     # lighting and registration references: the table strip under the board, the cloth edge
-    from vision.strand_unter_register import cloth_edge_mm, surround_pixels
+    from vision.strand_unter_register import cloth_edge_mm, surround_detail, surround_pixels
 
     ext = warp_board(ext_src, H, board, reg.ppm, reg.margin_mm)
+    # the blur reference: the calibration shot's fine detail around the board (as a scan measures it)
+    ext_shot = ext if ext_src is image else warp_board(image, H, board, reg.ppm, reg.margin_mm)
+    shot_cloth = cloth_edge_mm(ext_shot, np.ones(3), lut, names.index("sea"), cfg.lut_bits, board, reg)
+    model["detail_ratio"] = round(surround_detail(ext_shot, board, max(shot_cloth[:2]), reg), 4)
     model["surround_bgr"] = np.median(surround_pixels(ext, board, reg), axis=0).tolist()
     model["reference_cloth_mm"] = list(cloth_edge_mm(ext, np.ones(3), lut, names.index("sea"), cfg.lut_bits,
                                                      board, reg))
@@ -227,6 +235,40 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     shot.pictures[LUT_PNG] = colour.lut_to_image(lut)
     model["pictures"] = {"empty": EMPTY_PNG, "registration": REF_PNG, "classes": LUT_PNG}
     return model
+
+
+def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: float | None) -> dict:
+    """How far a castle's coloured part is seen from its base, per value, from the camera geometry.
+
+    A point at height z over board point p is seen (in the rectified board) at
+    p' = N + (p − N)·Z / (Z − z), N the camera's nadir, Z its height; so the base is
+    p = p' − k·(p' − N) with k = z / Z, one number per castle value (the coloured part's
+    effective height over the camera's). Each calibration castle gives k by projecting its
+    labelled-centre-to-colour offset on the direction from the nadir; the values' k is the median
+    over players. Far from the nadir (a castle at the far edge) the correction grows, where one
+    fixed offset per value would leave the base a groove off.
+
+    Args:
+        castles: ``{player: {value: {"offset_px": base − colour centroid (x, y), "core_px2", …}}}``
+            from :func:`_piece_shape` (work px).
+        nadir_px: (x, y) the camera's nadir in work px (:func:`vision.strand_unter_geometry.camera_nadir`).
+        camera_mm: the camera's height over the board (for information), or None.
+    Returns:
+        JSON ``{"nadir_px": [x, y], "camera_mm": Z or None, "k": {value: k}}``; a value whose
+        castles stand too near the nadir to show a displacement gets no k (its fixed offset is used).
+    """
+    n = np.asarray(nadir_px, np.float64)
+    ks: dict[str, list] = {}
+    for per_value in castles.values():
+        for v, c in per_value.items():
+            off = np.asarray(c["offset_px"], np.float64)
+            core = np.asarray(c["centre_px"], np.float64) - off
+            ray = core - n
+            if float(ray @ ray) < 20.0 ** 2:          # too near the nadir: no lever on k
+                continue
+            ks.setdefault(v, []).append(float(-(off @ ray) / (ray @ ray)))
+    return {"nadir_px": n.round(2).tolist(), "camera_mm": None if camera_mm is None else round(camera_mm, 1),
+            "k": {v: round(float(np.median(k)), 5) for v, k in sorted(ks.items())}}
 
 
 def _fill_rows(image: np.ndarray, hole: np.ndarray, period_px: float) -> np.ndarray:
@@ -299,6 +341,7 @@ def _piece_shape(blob: np.ndarray, core: np.ndarray, centre_px) -> dict:
     by, bx = np.nonzero(blob)
     rad = np.hypot(bx - centre_px[0], by - centre_px[1])
     return {"area_px2": int(blob.sum()), "core_px2": int(core.sum()),
+            "centre_px": [round(float(centre_px[0]), 2), round(float(centre_px[1]), 2)],
             "offset_px": [round(centre_px[0] - cx, 2), round(centre_px[1] - cy, 2)],
             "radius_px": round(float(np.percentile(rad, 95)), 2),
             "bottom_px": round(float(by.max() - centre_px[1]), 2)}

@@ -6,11 +6,13 @@ Steps (all on the rectified board at the calibration's px/mm, no colour-space co
 3. sea: the cloth hangs from the sea side (per-column edge, median-filtered); a groove is
    covered when most of its core is cloth; the learned stick width under it is ignored;
 4. foreground against the rectified empty board → blobs (:mod:`vision.strand_unter_blobs`);
-   a large blob of no learned colour is a hand or an arm (``occluded``);
+   once castles and the bird (5–6) have claimed their footprints, a blob whose thick remainder
+   is not cloth-coloured and covers > 2% of the board is a hand or an arm (``occluded``);
 5. castles: player-coloured parts of blobs; value from size cues and the tower count compared
    with the calibration's castles (:mod:`vision.strand_unter_castles`), one castle per value and
-   player; groove by the *base* (coloured part's centroid + the learned base offset for that
-   value, which absorbs the camera's parallax of the towers);
+   player; groove by the *base*: the coloured part's centroid moved towards the camera's nadir
+   by the parallax learned per value (camera geometry from the homography, see
+   :func:`vision.strand_unter_learn.parallax_model`);
 6. sandpiper: the blob whose class composition and size best match the learned ones;
 7. shells: what is left of each blob, by majority shell colour; count = area / learned area.
 Every doubt lowers the confidence. Source: ``shared/rules/strand-unter.md`` §Components,
@@ -32,7 +34,7 @@ from vision import strand_unter_castles as castles
 from vision.strand_unter_config import CASTLES, CONFIDENCE, READING, REGISTRATION
 from vision.strand_unter_geometry import groove_map, groove_polygons, warp_board
 from vision.strand_unter_learn import EMPTY_PNG, MODEL_VERSION
-from vision.strand_unter_register import class_table, surround_pixels
+from vision.strand_unter_register import class_table, cloth_edge_mm, surround_detail, surround_pixels
 from vision.types import Photo, Reading
 
 _CACHE: dict = {}
@@ -99,6 +101,61 @@ def _work_image(photo: Photo, A: _Assets):
     return np.ascontiguousarray(B), np.asarray(gains, np.float64)
 
 
+def _occluder_fraction(unexplained: np.ndarray, blobs, A: _Assets, cfg=READING) -> float:
+    """The largest blob's thick unexplained part, as a fraction of the grooves' area.
+
+    Args:
+        unexplained: bool (H, W) foreground pixels no piece explains (outside every castle's
+            learned footprint and the bird, not cloth-coloured).
+        blobs: the scan's :class:`~vision.strand_unter_blobs.Blobs`.
+    Returns:
+        max over blobs of (unexplained pixels left after an erosion of ``cfg.occluder_erode_mm``)
+        / grooves' px; 0.0 without blobs.
+    """
+    if blobs.n <= 1:
+        return 0.0
+    r = max(1, int(round(cfg.occluder_erode_mm * A.ppm)))
+    thick = cv2.erode(unexplained.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,) * 2))
+    counts = np.bincount(blobs.labels[thick > 0], minlength=blobs.n)
+    return float(counts[1:].max()) / A.board_px
+
+
+def _castle_base(x: float, y: float, value: str, model: dict) -> tuple[float, float]:
+    """A castle's base (work px) from the centroid (x, y) of its coloured part.
+
+    The coloured part stands above the base, so the camera sees it shifted away from its nadir by
+    k·(base − nadir)/(1 − k) (:func:`vision.strand_unter_learn.parallax_model`); without a learned
+    k for the value, the calibration's fixed offset per value is used.
+    """
+    par = model.get("parallax") or {}
+    k = (par.get("k") or {}).get(value)
+    if k is not None:
+        nx, ny = par["nadir_px"]
+        return x - k * (x - nx), y - k * (y - ny)
+    off = model["castle_model"]["offset_px"][value]
+    return x + off[0], y + off[1]
+
+
+def _grooves_phrase(numbers) -> str:
+    """``"groove 7"``, ``"grooves 7 and 8"``, ``"grooves 7, 8 and 9"``."""
+    n = [str(v) for v in numbers]
+    return f"groove {n[0]}" if len(n) == 1 else f"grooves {', '.join(n[:-1])} and {n[-1]}"
+
+
+def _detail(photo: Photo, A: _Assets) -> float:
+    """The photo's fine detail around the board (:func:`vision.strand_unter_register.surround_detail`).
+
+    Taken from the registration when it measured it; else (e.g. a board found by its markers)
+    measured here on the photo rectified with the registration's homography.
+    """
+    reg = photo.registration
+    if getattr(reg, "detail", None) is not None:
+        return float(reg.detail)
+    ext = warp_board(photo.image, reg.H_px_from_mm, A.board, REGISTRATION.ppm, REGISTRATION.margin_mm)
+    cloth = cloth_edge_mm(ext, np.ones(3), A.lut, A.sea, A.bits, A.board)
+    return surround_detail(ext, A.board, max(cloth[:2]))
+
+
 def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     """Read the Strand unter state from a registered photo.
 
@@ -134,6 +191,8 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
         A.ref_quality = {"glare": quality.glare_fraction(A.empty, A.on_grooves),
                          "sharpness": quality.sharpness(cv2.cvtColor(A.empty, cv2.COLOR_BGR2GRAY), A.on_grooves)}
     figures = quality.check(B, gains=gains, board_mask=~sea & A.on_grooves, reference_figures=A.ref_quality)
+    figures["detail"] = _detail(photo, A)
+    quality.check_blur(figures["detail"], model.get("detail_ratio"), cfg.min_detail_share)
 
     # 3. sea front
     sea_flat = sea.ravel()
@@ -142,10 +201,12 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     front = min(covered) if covered else max(A.numbers) + 1
     for n in A.numbers:
         if abs(coverage[n] - cfg.sea_coverage) < conf_cfg.sea_margin:
-            doubts.append(f"groove {n} is {coverage[n]:.0%} under the cloth")
+            doubts.append(f"groove {n} is only partly under the sea cloth ({coverage[n]:.0%}); "
+                          "check where the sea front is")
     holes = [n for n in A.numbers if n > front and coverage[n] <= cfg.sea_coverage]
     if holes:
-        doubts.append(f"grooves {holes} look uncovered behind the sea front {front}")
+        doubts.append(f"{_grooves_phrase(holes)} beyond the sea front (groove {front}) "
+                      f"{'looks' if len(holes) == 1 else 'look'} uncovered; straighten the sea cloth")
     visible = [n for n in A.numbers if n < front]
 
     # 4. foreground blobs below the cloth and its stick
@@ -162,10 +223,6 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     blobs = find_blobs(fg, cls, A.K)
     shell_areas = model["shell_area_px2"]
     min_area = cfg.min_blob_fraction * min(shell_areas.values())
-    # no piece, nor a few touching ones, makes a blob this large: a hand or an arm (whatever its colour)
-    largest = int(blobs.stats[1:, cv2.CC_STAT_AREA].max()) if blobs.n > 1 else 0
-    quality.check_occluder(largest / A.board_px,
-                           cfg=quality.QualityConfig(max_occluder_fraction=cfg.occluder_min_fraction))
 
     state_grooves = {n: {"number": n, "shells": {c: 0 for c in model["shell_colours"]}, "castles": []}
                      for n in visible}
@@ -178,6 +235,12 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
 
     def near_border(y_px: float) -> bool:
         return min(abs(y_px / A.ppm - b) for b in A.borders) < conf_cfg.groove_margin_mm
+
+    def where(x: float, y: float) -> str:
+        """Where a work-px point lies, in words a player follows."""
+        g = groove_at(x, y)
+        across = f"{x / A.ppm / 10:.0f} cm from the left edge"
+        return f"groove {g}, {across}" if g else f"{across}, {y / A.ppm / 10:.0f} cm from the sea side"
 
     # 5. castles: player-coloured parts of blobs, valued by their learned cues
     cm = model["castle_model"]
@@ -219,10 +282,11 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
         for c, value, margin, cost in zip(cands, values, margins, costs):
             tx, ty, i = c["x"], c["y"], c["blob"]
             if value is None:
-                doubts.append(f"more {p} castles than values: one at {tx / A.ppm:.0f},{ty / A.ppm:.0f} mm dropped")
+                doubts.append(f"there seem to be more {p} castles than a player owns; the one at "
+                              f"{where(tx, ty)} was left out")
                 continue
             v = str(value)
-            bx, by = tx + cm["offset_px"][v][0], ty + cm["offset_px"][v][1]
+            bx, by = _castle_base(tx, ty, v, model)
             rs, cs = blob_box(blobs, i)
             yy, xx = np.ogrid[rs, cs]
             owned[rs, cs] |= (blobs.labels[rs, cs] == i) & \
@@ -231,12 +295,13 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
             details["castles"].append((p, value, bx, by, c["cues"], [round(float(x), 3) for x in cost]))
             if g not in state_grooves:
                 if g == 0:
-                    doubts.append(f"a {p} castle stands outside every groove")
+                    doubts.append(f"a {p} castle stands outside every groove ({where(bx, by)})")
                 continue
             if margin < conf_cfg.value_margin:
-                doubts.append(f"{p} castle in groove {g}: value {value} or a neighbour ({c['cues']})")
+                alt = next(cm["values"][k] for k in np.argsort(cost) if cm["values"][k] != value)
+                doubts.append(f"the {p} castle in groove {g} may be worth {alt} rather than {value}")
             if near_border(by):
-                doubts.append(f"{p} castle at {bx / A.ppm:.0f},{by / A.ppm:.0f} mm stands on a groove border")
+                doubts.append(f"the {p} castle at {where(bx, by)} stands on the line between two grooves")
             state_grooves[g]["castles"].append({"player": p, "value": value})
 
     # 6. sandpiper: best composition + size match among blobs without a castle
@@ -267,9 +332,15 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
             if g in state_grooves:
                 bird_groove = g
             if d > cfg.bird_max_distance - conf_cfg.bird_margin:
-                doubts.append(f"the sandpiper is uncertain (distance {d:.2f})")
+                doubts.append("the sandpiper was hard to recognise; check where it stands")
             if near_border(by):
-                doubts.append(f"the sandpiper at {bx / A.ppm:.0f},{by / A.ppm:.0f} mm stands on a groove border")
+                doubts.append("the sandpiper stands on the line between two grooves")
+
+    # a hand or an arm: a thick part of a blob that no castle, the bird or the cloth explains
+    # (castles in a cluster own their footprints; thin cloth fringes and shadows erode away)
+    details["occluder"] = _occluder_fraction(fg & ~owned & (cls != A.sea), blobs, A, cfg)
+    quality.check_occluder(details["occluder"],
+                           cfg=quality.QualityConfig(max_occluder_fraction=cfg.occluder_min_fraction))
 
     # 7. shells: the rest of every blob
     rest = (fg & ~owned).astype(np.uint8)
@@ -285,29 +356,28 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
             sc = counts[j, A.shell_k]
             if sc.sum() < (1 - cfg.max_unknown_fraction) * area:
                 if area >= 0.7 * min(shell_areas.values()):
-                    doubts.append(f"an object of no known colour at {ce[j][0] / A.ppm:.0f},{ce[j][1] / A.ppm:.0f} mm")
+                    doubts.append(f"something that is not a game piece lies at {where(*ce[j])}")
                 continue
             c = model["shell_colours"][int(np.argmax(sc))]
             purity = float(sc.max() / sc.sum())
             details.setdefault("purity", []).append(purity)
             if purity < cfg.min_shell_purity:
-                doubts.append(f"shells of mixed colours at {ce[j][0] / A.ppm:.0f},{ce[j][1] / A.ppm:.0f} mm "
-                              f"({purity:.0%} {c})")
+                doubts.append(f"shells of different colours touch at {where(*ce[j])}; all were counted as {c}")
             ratio = area / shell_areas[c]
             if ratio < 0.5:
                 if ratio >= cfg.min_blob_fraction:
-                    doubts.append(f"a small {c} blob ({ratio:.2f} shells) at {ce[j][0]:.0f},{ce[j][1]:.0f} px")
+                    doubts.append(f"a small {c} speck at {where(*ce[j])} was not counted as a shell")
                 continue
             count = max(1, int(round(ratio)))
             if abs(ratio - np.floor(ratio) - 0.5) < conf_cfg.shell_count_slack:
-                doubts.append(f"{c} shells: {ratio:.2f} shells' worth of area")
+                doubts.append(f"the {c} shells at {where(*ce[j])} could be {int(ratio)} or {int(ratio) + 1}")
             x, y = ce[j]
             g = groove_at(x, y)
             details["shells"].append((c, count, float(x), float(y)))
             if g in state_grooves:
                 state_grooves[g]["shells"][c] += count
             elif g == 0:
-                doubts.append(f"a {c} shell lies outside every groove")
+                doubts.append(f"a {c} shell lies outside every groove ({where(*ce[j])})")
 
     state = {"game": "strand-unter", "sea_front": front, "sandpiper": bird_groove,
              "grooves": [state_grooves[n] for n in visible]}

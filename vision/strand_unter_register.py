@@ -9,6 +9,12 @@ cross-correlation of their derivatives (all strips of a side in one batch), and 
 fitted by least squares with outlier rejection. Strips the cloth may cover (found by the learned
 colour table) are skipped. A bump of the board on the table is exactly such a motion, so three
 parameters (shift x, y, rotation) suffice and stay well conditioned.
+
+The strips are searched ±``max_shift_mm``; a push further than that is first measured coarsely
+by phase correlation of the piece-free surround's edges (lower rails, land-side edge, table),
+and the fine fit then runs on the photo rectified with that offset (up to ``max_bump_mm``).
+Before any fit, a photo whose surround lost most of the calibration's fine detail is refused as
+``too-blurred`` (:func:`surround_detail`).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import cv2
 import numpy as np
 
 from beachscore.errors import UnreadableBoardError
+from vision import quality
 from vision import strand_unter_colour as colour
 from vision.registration import Registration
 from vision.strand_unter_config import READING, REGISTRATION
@@ -32,10 +39,12 @@ class StrandRegistration(Registration):
     Attributes:
         gains: per-channel BGR gains (3,) mapping this photo's lighting onto the calibration's.
         extended: the photo rectified with the *calibrated* homography, board + margin, BGR uint8.
+        detail: :func:`surround_detail` of the photo (fine detail of the board's surround), or None.
     """
 
     gains: np.ndarray | None = None
     extended: np.ndarray | None = field(default=None, repr=False)
+    detail: float | None = None
 
 
 def surround_pixels(ext_bgr: np.ndarray, board_mm, reg=REGISTRATION) -> np.ndarray:
@@ -45,6 +54,35 @@ def surround_pixels(ext_bgr: np.ndarray, board_mm, reg=REGISTRATION) -> np.ndarr
     y0, y1 = int((m + h + 0.25 * m) * ppm), int((m + h + 0.85 * m) * ppm)
     x0, x1 = int(m * ppm), int((m + w) * ppm)
     return ext_bgr[y0:y1:2, x0:x1:2].reshape(-1, 3)
+
+
+def surround_detail(ext: np.ndarray, board_mm, cloth_mm: float = 0.0, reg=REGISTRATION,
+                    cfg=READING) -> float:
+    """Fine detail (:func:`vision.quality.detail_ratio`) of the board's piece-free surround.
+
+    Measured on the lower parts of the rails and the land-side edge with the table beyond them:
+    no piece ever lies there and the cloth does not reach there, so the figure depends on the
+    photo's blur, not on the game's position (the sand between pieces is too smooth to tell).
+
+    Args:
+        ext: extended rectified photo (board + ``reg.margin_mm``), BGR uint8 (H, W, 3) or its
+            grey image uint8 (H, W) (the same figure).
+        board_mm: (width, height) of the board.
+        cloth_mm: lowest reach of the cloth near the rails (board mm, y); rows above it are skipped.
+    Returns:
+        The detail ratio (≥ 1; about 2.4 for a sharp sample photo at 1 px/mm).
+    """
+    w, h = board_mm
+    m, ppm, b = reg.margin_mm, reg.ppm, reg.inner_band_mm
+    top = min(max(0.55 * h, cloth_mm + reg.sea_dilate_mm), h - 2 * b)
+    y0, y1 = int((m + top) * ppm), min(int((m + h + 0.85 * m) * ppm), ext.shape[0])
+    sub = ext[y0:y1]
+    mask = np.zeros(sub.shape[:2], bool)
+    x0, x1 = int((m - reg.rail_mm) * ppm), int((m + w + reg.rail_mm) * ppm)
+    mask[:, x0:int((m + b) * ppm)] = True
+    mask[:, int((m + w - b) * ppm):x1] = True
+    mask[max(int((m + h - 2 * b) * ppm) - y0, 0):, x0:x1] = True
+    return quality.detail_ratio(sub, cfg.detail_sigma_px, mask=mask)
 
 
 def cloth_edge_mm(ext_bgr: np.ndarray, gains, lut: np.ndarray, sea_index: int, bits: int, board_mm,
@@ -81,7 +119,8 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
         source ``"corners"`` when the board has not moved, else ``"refined"``.
     Raises:
         UnreadableBoardError: ``registration-lost`` when the photo has another size than the
-            calibration, the alignment does not converge, correlates poorly or moves implausibly far.
+            calibration, the alignment does not converge, correlates poorly or moves implausibly far;
+            ``too-blurred`` when the board's surround lost most of the calibration's fine detail.
     """
     W0, H0px = cal.image_size
     r = W0 / image.shape[1]
@@ -102,13 +141,65 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     lut = class_table(cal)
     edges = np.maximum(cloth_edge_mm(ext, gains, lut, model["class_names"].index("sea"), model["lut_bits"], board, cfg),
                        _ref_cloth_edge(cal, cfg))
-    edges = edges + cfg.sea_dilate_mm
-    rows, rhs = [], []
+    detail = surround_detail(gray, board, float(max(edges[0], edges[1])), cfg)
+    # a blurred photo is refused as such before its blurred outline fails to align
+    quality.check_blur(detail, model.get("detail_ratio"), READING.min_detail_share)
     w, h = board
+    # a push larger than the fine search range: first a coarse translation by phase correlation of
+    # the piece-free surround, then the fine fit around it (on the photo rectified with that offset)
+    T, ecc = None, 0.0
+    dx, dy, response = _coarse_shift(gray, cal, ref, board, edges, cfg)
+    if np.hypot(dx, dy) > cfg.coarse_min_mm and response >= cfg.min_coarse_response:
+        Tc = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
+        ext1 = warp_board(image, H0 @ Tc, board, cfg.ppm, cfg.margin_mm)
+        edges1 = np.maximum(cloth_edge_mm(ext1, gains, lut, model["class_names"].index("sea"), model["lut_bits"],
+                                          board, cfg), _ref_cloth_edge(cal, cfg))
+        try:
+            Tf, ecc = _fine_fit(cv2.cvtColor(ext1, cv2.COLOR_BGR2GRAY), cal, ref, board, edges1 + cfg.sea_dilate_mm, cfg)
+            T = Tc @ Tf
+        except UnreadableBoardError:            # the coarse offset misled: search around the calibrated place
+            T = None
+    if T is None:
+        T, ecc = _fine_fit(gray, cal, ref, board, edges + cfg.sea_dilate_mm, cfg)
+    centre = np.array([w / 2, h / 2, 1.0])
+    shift_mm = float(np.linalg.norm((T @ centre)[:2] - centre[:2]))
+    rotation = float(np.degrees(np.arctan2(T[1, 0], T[0, 0])))
+    if ecc < cfg.min_ecc or shift_mm > cfg.max_bump_mm:
+        raise UnreadableBoardError("registration-lost",
+                                   f"the board could not be aligned with the calibration (fit {ecc:.2f}, "
+                                   f"shift {shift_mm:.0f} mm); is it in view and unobstructed?")
+    if shift_mm < cfg.moved_mm and abs(rotation) < cfg.moved_deg:
+        return StrandRegistration(H0, "corners", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
+                                  gains=gains, extended=ext, detail=detail)
+    reg = StrandRegistration(H0 @ T, "refined", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
+                             gains=gains, extended=None, detail=detail)
+    turned = f" and turned {abs(rotation):.1f}°" if abs(rotation) >= 0.1 else ""
+    reg.warnings.append(f"the board has moved {shift_mm:.0f} mm{turned} since calibration; "
+                        "its new position was found in the photo")
+    return reg
+
+
+def _fine_fit(gray: np.ndarray, cal, ref: np.ndarray, board_mm, edges, cfg) -> tuple[np.ndarray, float]:
+    """Fit the board's motion (shift x, y, rotation) from the strips across its outline.
+
+    Args:
+        gray: extended rectified photo, grey uint8 (H, W), rectified with the homography the
+            motion is measured from.
+        ref: the calibration's registration reference (same frame and size).
+        edges: (3,) cloth reach (board mm, y) near the left rail, the right rail and anywhere,
+            already grown by the safety margin: strips the cloth may cover are not used.
+    Returns:
+        (T float64 (3, 3) board mm → board mm, fit quality in [0, 1]), ±``cfg.max_shift_mm``.
+    Raises:
+        UnreadableBoardError: ``registration-lost`` when too few strips correlate or they do not
+            agree on one motion.
+    """
+    rows, rhs = [], []
+    w, h = board_mm
     cx, cy = w / 2, h / 2
-    bands = _reference_bands(cal, ref, board, cfg)
+    bands = _reference_bands(cal, ref, board_mm, cfg)
     use = [not ((side != "bottom" and c - cfg.band_mm / 2 < edges[0 if side == "left" else 1])   # rail under cloth?
-                or (side == "bottom" and edges[2] > board[1] - cfg.inner_band_mm)) for side, c, _, _ in bands]
+                or (side == "bottom" and edges[2] > h - cfg.inner_band_mm)) for side, c, _, _ in bands]
     profiles = _band_profiles(gray, bands, cfg)
     number = [j for *_, j in _numbered(bands)]
     for group in ("left", "right", "bottom"):      # profiles of equal length, shifted in one batch
@@ -144,21 +235,50 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     ecc = float(np.clip(1.0 - rms / (2 * cfg.max_residual_mm), 0, 1)) * float(keep.mean())
     c, s_ = np.cos(theta), np.sin(theta)
     T = np.array([[c, -s_, cx + tx - c * cx + s_ * cy], [s_, c, cy + ty - s_ * cx - c * cy], [0, 0, 1]])
-    centre = np.array([w / 2, h / 2, 1.0])
-    shift_mm = float(np.linalg.norm((T @ centre)[:2] - centre[:2]))
-    rotation = float(np.degrees(np.arctan2(T[1, 0], T[0, 0])))
-    if ecc < cfg.min_ecc or shift_mm > cfg.max_shift_mm:
-        raise UnreadableBoardError("registration-lost",
-                                   f"the board could not be aligned with the calibration (fit {ecc:.2f}, "
-                                   f"shift {shift_mm:.0f} mm); is it in view and unobstructed?")
-    if shift_mm < cfg.moved_mm and abs(rotation) < cfg.moved_deg:
-        return StrandRegistration(H0, "corners", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
-                                  gains=gains, extended=ext)
-    reg = StrandRegistration(H0 @ T, "refined", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
-                             gains=gains, extended=None)
-    reg.warnings.append(f"the board moved {shift_mm:.1f} mm / {rotation:+.1f}° since calibration; "
-                        "registration corrected from the photo")
-    return reg
+    return T, ecc
+
+
+def _coarse_shift(gray: np.ndarray, cal, ref: np.ndarray, board_mm, cloth_mm, cfg) -> tuple[float, float, float]:
+    """The board's translation (mm) by phase correlation (Kuglin & Hines 1975) of edge images.
+
+    Only the piece-free surround counts: the lower rails with the table beside them and the
+    land-side edge with the table below (a soft mask; pieces and the cloth change between shots).
+    Both gradient images are computed at ``cfg.coarse_ppm``; the reference's once per calibration.
+
+    Args:
+        gray: extended rectified photo (calibrated homography), grey uint8 (H, W).
+        ref: the calibration's registration reference, same size.
+        cloth_mm: (3,) lowest reach of the cloth (board mm, y) near the rails and anywhere.
+    Returns:
+        (dx, dy in board mm, phase-correlation response in [0, 1]).
+    """
+    w, h = board_mm
+    top = min(max(0.5 * h, float(max(cloth_mm[0], cloth_mm[1])) + cfg.sea_dilate_mm), h - 4 * cfg.inner_band_mm)
+    y0 = int((cfg.margin_mm + top) * cfg.ppm)
+    key = ("coarse", cal.folder, id(cal), y0)
+    cache = _cache_for(cal)
+    if key not in cache:
+        a = _edge_image(ref[y0:], cfg)
+        k = cfg.coarse_ppm
+        mask = np.zeros(a.shape, np.float32)
+        m, b = cfg.margin_mm, cfg.inner_band_mm
+        mask[:, :int((m + 3 * b) * k)] = 1.0
+        mask[:, int((m + w - 3 * b) * k):] = 1.0
+        mask[max(int((m + h - 2.5 * b) * k) - int(y0 * k / cfg.ppm), 0):, :] = 1.0
+        win = cv2.GaussianBlur(mask, (0, 0), 3.0) * cv2.createHanningWindow(a.shape[::-1], cv2.CV_32F)
+        cache[key] = (a, win)
+    a, win = cache[key]
+    (dx, dy), response = cv2.phaseCorrelate(a, _edge_image(gray[y0:], cfg), win)
+    scale = 1.0 / cfg.coarse_ppm
+    return float(dx) * scale, float(dy) * scale, float(response)
+
+
+def _edge_image(gray: np.ndarray, cfg) -> np.ndarray:
+    """Gradient magnitude (float32) of a grey image, smoothed and resampled to ``cfg.coarse_ppm``."""
+    k = cfg.coarse_ppm / cfg.ppm
+    g = cv2.resize(cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 0.5 / k), None, fx=k, fy=k,
+                   interpolation=cv2.INTER_AREA)
+    return cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
 
 
 def _reference_bands(cal, ref: np.ndarray, board_mm, cfg):

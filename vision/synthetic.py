@@ -1,9 +1,10 @@
 """Seeded synthetic Strand unter scenes for unit tests (no real photos needed).
 
 :func:`scene` draws a board from the profile: grooved sand, the sea cloth down to a chosen
-front, shells, castles (a base disc and 1–4 towers, larger with higher value), the sandpiper;
-then applies lighting colour/strength, noise, blur and a small board shift/rotation, and
-projects everything into a camera image. Colours are Lab values handed in (learned-like),
+front, shells, castles (a base disc and 1–4 towers, larger with higher value, the towers seen
+with the parallax of a camera at a given height), the sandpiper; then applies lighting
+colour/strength, noise, blur and a small board shift/rotation, and projects everything into a
+camera image. Colours are Lab values handed in (learned-like),
 never taken from the product code.
 """
 from __future__ import annotations
@@ -44,7 +45,8 @@ class Scene:
 def scene(profile: dict, *, seed: int = 0, sea_front: int = 12, shells=(), castles=(), bird=None,
           light_bgr=(1.0, 1.0, 1.0), noise_sigma: float = 2.0, blur_sigma: float = 0.0,
           shift_mm=(0.0, 0.0), rotation_deg: float = 0.0, colours: dict | None = None,
-          size_px=(960, 540), ppm: float = 1.2) -> Scene:
+          size_px=(960, 540), ppm: float = 1.2, camera_mm: float | None = None,
+          castle_top_mm=(20.0, 23.0, 26.0, 29.0)) -> Scene:
     """Draw a Strand unter scene.
 
     Args:
@@ -57,6 +59,10 @@ def scene(profile: dict, *, seed: int = 0, sea_front: int = 12, shells=(), castl
         blur_sigma: Gaussian blur of the photo (px); shift_mm, rotation_deg: board bump.
         colours: Lab colours per name (see :data:`DEFAULT_LAB`).
         size_px: (width, height) of the photo; ppm: photo px per mm at the board.
+        camera_mm: height of a camera looking straight down on the photo's centre, or None (no
+            parallax). With it, a castle's towers (at ``castle_top_mm[value]`` over the board) are
+            drawn where that camera sees them: pushed away from its nadir by z / (Z − z) of the
+            distance, while the base stays put.
     Returns:
         :class:`Scene`.
     """
@@ -75,26 +81,33 @@ def scene(profile: dict, *, seed: int = 0, sea_front: int = 12, shells=(), castl
         board[: int(edge * s)] = _bgr(lab["sea"])
     for colour, x, y in shells:
         cv2.ellipse(board, (int(x * s), int(y * s)), (int(7 * s), int(6 * s)), 0, 0, 360, _bgr(lab[colour]), -1)
+    W, Hh = size_px
+    c = np.array([w / 2, h / 2])
+    th = np.radians(rotation_deg)
+    R = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
+    origin = np.array([(W - w * ppm) / 2, (Hh - h * ppm) / 2])
+    # the camera's nadir on the (bumped) board: the board point under the photo's centre
+    nadir = R.T @ ((np.array([W / 2, Hh / 2]) - origin) / ppm - c - np.asarray(shift_mm)) + c
     for player, value, x, y in castles:
         r = 7 + 1.5 * value
         cv2.circle(board, (int(x * s), int(y * s)), int((r + 3) * s), _bgr(lab["base"]), -1)
+        if camera_mm:
+            z = castle_top_mm[value]
+            tx, ty = np.array([x, y]) + z / (camera_mm - z) * (np.array([x, y]) - nadir)
+        else:
+            tx, ty = x, y
         for k in range(value + 1):
             a = 2 * np.pi * k / (value + 1)
             off = 0 if value == 0 else r * 0.45
-            cv2.circle(board, (int((x + off * np.cos(a)) * s), int((y + off * np.sin(a)) * s)), int(4 * s),
+            cv2.circle(board, (int((tx + off * np.cos(a)) * s), int((ty + off * np.sin(a)) * s)), int(4 * s),
                        _bgr(lab[player]), -1)
     if bird is not None:
         x, y = bird
         cv2.ellipse(board, (int(x * s), int(y * s)), (int(12 * s), int(7 * s)), 0, 0, 360, _bgr(lab["bird"]), -1)
         cv2.circle(board, (int((x + 9) * s), int(y * s)), int(4 * s), _bgr(lab["white"]), -1)
     # place the board in the photo (bump = rotation about its centre + shift)
-    W, Hh = size_px
-    c = np.array([w / 2, h / 2])
-    th = np.radians(rotation_deg)
-    R = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
     corners_mm = np.array([[0, 0], [w, 0], [w, h], [0, h]], float)
     moved = (corners_mm - c) @ R.T + c + np.asarray(shift_mm)
-    origin = np.array([(W - w * ppm) / 2, (Hh - h * ppm) / 2])
     corners_px = moved * ppm + origin
     src = np.float32([[0, 0], [board.shape[1], 0], [board.shape[1], board.shape[0]], [0, board.shape[0]]])
     M = cv2.getPerspectiveTransform(src, corners_px.astype(np.float32))

@@ -78,7 +78,8 @@ def _rect(img, x0, y0, x1, y1, s, colour):
 
 
 def draw_top(profile: dict, pieces=(), tokens=(), terrain=None, spots=(), *, gap_mm: float = 0.6,
-             px_per_mm: float = 6.0, colours: dict | None = None, arm: tuple | None = None, seed: int = 0) -> np.ndarray:
+             px_per_mm: float = 6.0, colours: dict | None = None, arm: tuple | None = None,
+             seed: int = 0) -> np.ndarray:
     """Top view of a Plażing board, BGR uint8 at ``px_per_mm``.
 
     Args:

@@ -27,6 +27,9 @@ def create_app(test_config: dict | None = None, *, station=None) -> Flask:
         SESSION_COOKIE_SAMESITE="Strict",
         PERMANENT_SESSION_LIFETIME=30 * 24 * 3600,  # seconds a phone stays unlocked
         EVENTS_KEEPALIVE_S=15.0,                # seconds between keep-alive comments on /events
+        EVENTS_MAX_STREAMS=8,                   # open /events streams at once (each holds a server thread)
+        EVENTS_MAX_AGE_S=300.0,                 # seconds before a stream ends (the browser reconnects)
+        EVENTS_RETRY_AFTER_S=60,                # Retry-After of the 503 when every stream slot is taken
         POLL_INTERVAL_MS=3000,                  # page's polling period when SSE is unavailable
         PIN_MIN_LENGTH=4,
     )
@@ -39,9 +42,12 @@ def create_app(test_config: dict | None = None, *, station=None) -> Flask:
     app.extensions["station"] = station
 
     from web import calibrate, corrections, errors, games, history, live, security
+    from web.inputs import IdConverter
 
+    app.url_map.converters["id"] = IdConverter  # before the blueprints: their rules use <id:...>
     security.init_app(app)
     errors.init_app(app)
+    live.init_app(app)
     for module in (security, live, games, history, corrections, calibrate):
         app.register_blueprint(module.bp)
     return app

@@ -7,6 +7,7 @@ import json
 from flask import Blueprint, current_app, jsonify, render_template, request
 
 from beachscore.errors import BadInputError
+from web.inputs import MAX_JSON_DEPTH, MAX_LABEL_CHARS, MAX_SAMPLES, body_id, json_body, json_depth
 
 bp = Blueprint("calibrate", __name__)
 
@@ -84,14 +85,24 @@ def upload():
 def save():
     """``{"photo_id", "corners_px": [[x,y]×4], "samples": [{"label","px"}], "profile"?: {...}}`` → calibrate.
 
-    Without ``profile`` the current calibration's profile is used. Returns
+    Without ``profile`` the current calibration's profile is used. The profile is checked by
+    ``calibration.files.validate_profile`` (as ``beachscore calibrate`` does); anything wrong is a
+    400 and the station keeps its current calibration. Returns
     ``{"game", "classes", "preview_photo_id"}``.
     """
     from beachscore.station import calibrate_from_clicks
 
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict) or not isinstance(body.get("photo_id"), int):
-        raise BadInputError("invalid-json", "expected {\"photo_id\": ..., \"corners_px\": ..., \"samples\": ...}")
+    body = json_body()
+    photo_id = body_id(body, "photo_id")
+    samples = body.get("samples")
+    if isinstance(samples, list):
+        if len(samples) > MAX_SAMPLES:
+            raise BadInputError("too-many-samples", f"{len(samples)} samples; at most {MAX_SAMPLES}")
+        for i, sample in enumerate(samples):
+            label = sample.get("label") if isinstance(sample, dict) else None
+            if isinstance(label, str) and len(label) > MAX_LABEL_CHARS:
+                raise BadInputError("invalid-json", f"sample {i + 1}: label of {len(label)} characters; "
+                                    f"at most {MAX_LABEL_CHARS}")
     st = station()
     profile = body.get("profile")
     if isinstance(profile, str):
@@ -99,6 +110,12 @@ def save():
             profile = json.loads(profile)
         except json.JSONDecodeError as exc:
             raise BadInputError("invalid-json", f"profile.json: {exc.msg}") from None
+        except RecursionError:
+            raise BadInputError("invalid-json", f"profile.json: nested deeper than {MAX_JSON_DEPTH} levels") from None
+        except ValueError as exc:  # e.g. an integer with thousands of digits
+            raise BadInputError("invalid-json", f"profile.json: {str(exc)[:120]}") from None
+        if json_depth(profile) > MAX_JSON_DEPTH:
+            raise BadInputError("invalid-json", f"profile.json: nested deeper than {MAX_JSON_DEPTH} levels")
     if profile is None:
         if st.calibration is None:
             raise BadInputError("no-profile", "no current calibration to take the board profile from: "
@@ -106,5 +123,5 @@ def save():
         profile = st.calibration.profile
     if not isinstance(profile, dict):
         raise BadInputError("invalid-json", "profile must be a JSON object")
-    out = calibrate_from_clicks(st, body["photo_id"], profile, body.get("corners_px"), body.get("samples"))
+    out = calibrate_from_clicks(st, photo_id, profile, body.get("corners_px"), samples)
     return jsonify({k: out[k] for k in ("game", "classes", "preview_photo_id")}), 201

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, render_template, request
+from flask import Blueprint, current_app, jsonify, render_template
 
 from beachscore.errors import BadInputError
+from web.inputs import MAX_NOTE_CHARS, json_body
 
 bp = Blueprint("corrections", __name__)
 
@@ -14,29 +15,32 @@ def station():
 
 
 def _body() -> dict:
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict) or not isinstance(body.get("state"), dict):
+    body = json_body()
+    if not isinstance(body.get("state"), dict):
         raise BadInputError("invalid-json", "expected {\"state\": {...}}")
-    return body
+    note = body.get("note") or ""
+    if not isinstance(note, str) or len(note) > MAX_NOTE_CHARS:
+        raise BadInputError("invalid-note", f"note: expected a text of at most {MAX_NOTE_CHARS} characters")
+    return {**body, "note": note}
 
 
-@bp.get("/scans/<int:scan_id>/correct")
+@bp.get("/scans/<id:scan_id>/correct")
 def page(scan_id: int):
     scan = station().store.scan(scan_id)
     return render_template("correct.html", scan=scan)
 
 
-@bp.post("/api/scans/<int:scan_id>/rescore")
+@bp.post("/api/scans/<id:scan_id>/rescore")
 def rescore(scan_id: int):
-    """Score an edited state of this scan without saving: ``{"state"}`` → ``{"score"}``."""
-    st = station()
-    scan = st.store.scan(scan_id)
-    return jsonify({"score": st.rescore(_body()["state"], st.setup_of_scan(scan))})
+    """Score an edited state of this scan without saving: ``{"state"}`` → ``{"score"}``.
+
+    Refuses what saving refuses (a state of another game, a scan without a reading): 400.
+    """
+    return jsonify({"score": station().rescore_scan(scan_id, _body()["state"])})
 
 
-@bp.post("/api/scans/<int:scan_id>/revisions")
+@bp.post("/api/scans/<id:scan_id>/revisions")
 def save(scan_id: int):
     """Save a correction: ``{"state", "note"?}`` → ``{"revision_id", "score"}`` (201)."""
     body = _body()
-    note = body.get("note") if isinstance(body.get("note"), str) else ""
-    return jsonify(station().correct(scan_id, body["state"], note[:500])), 201
+    return jsonify(station().correct(scan_id, body["state"], body["note"])), 201

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, render_template, request
+import json
+
+from flask import Blueprint, current_app, jsonify, render_template
 
 from beachscore.errors import BadInputError
+from web.inputs import MAX_SETUP_BYTES, check_display, check_name, check_players, json_body
 
 bp = Blueprint("games", __name__)
 
@@ -20,32 +23,43 @@ def station():
 def page():
     st = station()
     cal = st.calibration
-    grid = (cal.profile.get("grid") if cal is not None and cal.game == "plazing" else None) or {"rows": 12, "cols": 20}
+    rows, cols = st.plazing_grid()  # a sane grid even when the calibration's is not
     return render_template("game.html", games=GAMES, weather=WEATHER, current=st.store.current_game(),
-                           grid=grid, default_game=cal.game if cal is not None else GAMES[0])
+                           grid={"rows": rows, "cols": cols}, default_game=cal.game if cal is not None else GAMES[0])
 
 
 @bp.post("/api/games")
 def new_game():
     """Start a new game. Body: ``{"game": str, "setup": {...}, "display"?: {"names", "swatches"}}``;
-    returns ``{"game_id": int}``."""
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict) or not isinstance(body.get("game"), str):
+    returns ``{"game_id": int}``.
+
+    The set-up is checked for shape and size here, then by the rules engine on an empty board of
+    the game (:meth:`beachscore.station.Station.setup_problems`): 400 ``invalid-setup`` lists
+    every problem.
+    """
+    body = json_body()
+    if not isinstance(body.get("game"), str):
         raise BadInputError("invalid-json", "expected {\"game\": ..., \"setup\": {...}}")
+    unknown = sorted(set(body) - {"game", "setup", "display"})
+    if unknown:
+        raise BadInputError("invalid-json", f"unknown key {unknown[0][:40]!r}; expected game, setup, display")
     setup = body.get("setup") or {}
     if not isinstance(setup, dict):
         raise BadInputError("invalid-json", "setup must be a JSON object")
-    display = body.get("display") if isinstance(body.get("display"), dict) else {}
+    display = check_display(body.get("display"))
     check_setup(body["game"], setup)
     return jsonify({"game_id": station().new_game(body["game"], setup, display)}), 201
 
 
 def check_setup(game: str, setup: dict) -> None:
-    """Shape checks the form can get wrong; the scorer checks the rest.
+    """Shape and size checks the form can get wrong; the rules engine checks the rest.
 
     Raises:
         BadInputError: ``invalid-setup`` quoting the bad field.
     """
+    size = len(json.dumps(setup))
+    if size > MAX_SETUP_BYTES:
+        raise BadInputError("invalid-setup", f"setup: {size} bytes of JSON; at most {MAX_SETUP_BYTES}")
     if game == "plazing":
         terrain = setup.get("terrain")
         if terrain is not None and not (isinstance(terrain, list) and terrain and all(
@@ -53,6 +67,6 @@ def check_setup(game: str, setup: dict) -> None:
             raise BadInputError("invalid-setup", "terrain: rows of equal length made of . # + - x")
         if setup.get("weather") not in (None, *WEATHER):
             raise BadInputError("invalid-setup", f"weather {setup.get('weather')!r}: expected one of {WEATHER}")
-    players = setup.get("players")
-    if players is not None and not isinstance(players, (list, dict)):
-        raise BadInputError("invalid-setup", "players: a list of colours or an object per colour")
+    check_players(setup.get("players"))
+    if "player" in setup:
+        check_name(setup["player"], "player")

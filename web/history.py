@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, render_template, request
 
+from web.inputs import query_id
+
 bp = Blueprint("history", __name__)
 
 
@@ -14,18 +16,18 @@ def station():
 @bp.get("/history")
 def page():
     store = station().store
-    game_id = request.args.get("game", type=int)
+    game_id = request.args.get("game", type=query_id)  # not an id: every game
     games = store.games()
     scans = store.scans(game_id=game_id, limit=500)
     return render_template("history.html", games=games, scans=scans, game_id=game_id)
 
 
-@bp.get("/scans/<int:scan_id>")
+@bp.get("/scans/<id:scan_id>")
 def scan_page(scan_id: int):
     return render_template("scan.html", scan=station().store.scan(scan_id))
 
 
-@bp.get("/api/scans/<int:scan_id>")
+@bp.get("/api/scans/<id:scan_id>")
 def scan_json(scan_id: int):
     """The scan (machine reading, revisions, current state/score) and, when the station's
     calibration is for the same game, the profile (for clicking on the photo)."""
@@ -38,4 +40,4 @@ def scan_json(scan_id: int):
 
 @bp.get("/api/scans")
 def scans_json():
-    return jsonify({"scans": station().store.scans(game_id=request.args.get("game", type=int), limit=200)})
+    return jsonify({"scans": station().store.scans(game_id=request.args.get("game", type=query_id), limit=200)})

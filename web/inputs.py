@@ -52,7 +52,7 @@ class IdConverter(IntegerConverter):
     >>> c.to_python("99999999999999999999999")
     Traceback (most recent call last):
     ...
-    werkzeug.routing.exceptions.ValidationError
+    werkzeug.routing.converters.ValidationError
     """
 
     regex = r"\d{1,19}"
@@ -206,7 +206,7 @@ def _short(value, limit: int = 60) -> str:
     """``repr`` of a value, cut to ``limit`` characters (error messages quote what was sent).
 
     >>> _short("x" * 100, 10)
-    "'xxxxxxx…"
+    "'xxxxxxxx…"
     """
     text = repr(value)
     return text if len(text) <= limit else text[:limit - 1] + "…"

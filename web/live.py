@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import queue
+import threading
+import time
 
-from flask import Blueprint, Response, abort, current_app, jsonify, render_template, send_file, stream_with_context
+from flask import Blueprint, Response, abort, current_app, jsonify, render_template, send_file
 
 from web.errors import error_response
 
@@ -48,34 +50,83 @@ def latest():
     return jsonify({"status": status, "scan": scan_summary(scan)})
 
 
+class StreamSlots:
+    """Counts open event streams so they never take every web-server thread.
+
+    Each open ``/events`` holds one of waitress's threads for as long as it runs; beyond
+    ``EVENTS_MAX_STREAMS`` the stream is refused (503) and the page polls instead.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.open = 0
+
+    def take(self, limit: int) -> bool:
+        with self._lock:
+            if self.open >= limit:
+                return False
+            self.open += 1
+            return True
+
+    def give_back(self) -> None:
+        with self._lock:
+            self.open -= 1
+
+
+def init_app(app) -> None:
+    app.extensions["event_streams"] = StreamSlots()
+
+
 @bp.get("/events")
 def events():
     """Server-Sent Events: ``scan-started``, ``scan``, ``revision``, ``game``, ``game-over``, ``calibration``.
 
     Each event's data is JSON; a comment line every ``EVENTS_KEEPALIVE_S`` keeps the connection open.
+    At most ``EVENTS_MAX_STREAMS`` streams are open at once: one more is answered 503 with
+    ``Retry-After`` (the page then polls ``/api/latest``). A stream ends after ``EVENTS_MAX_AGE_S``;
+    the browser's EventSource reconnects by itself after the ``retry`` delay.
     """
+    config = current_app.config
+    slots: StreamSlots = current_app.extensions["event_streams"]
+    if not slots.take(config["EVENTS_MAX_STREAMS"]):
+        response, status = error_response("too-many-streams", "every live-update slot is taken; poll "
+                                          "/api/latest instead", 503)
+        response.headers["Retry-After"] = str(int(config["EVENTS_RETRY_AFTER_S"]))
+        return response, status
     bus = station().events
-    keepalive = current_app.config["EVENTS_KEEPALIVE_S"]
+    keepalive = config["EVENTS_KEEPALIVE_S"]
+    deadline = time.monotonic() + config["EVENTS_MAX_AGE_S"]
     q = bus.subscribe()
+    closed = threading.Event()
+
+    def close() -> None:  # once, whether or not the stream ever started
+        if not closed.is_set():
+            closed.set()
+            bus.unsubscribe(q)
+            slots.give_back()
 
     def stream():
         try:
             yield f"retry: 3000\nevent: hello\ndata: {json.dumps({'last_event_id': bus.last_id})}\n\n"
-            while True:
+            while (left := deadline - time.monotonic()) > 0:
                 try:
-                    ev = q.get(timeout=keepalive)
+                    ev = q.get(timeout=min(keepalive, left))
                 except queue.Empty:
-                    yield ": keep-alive\n\n"
+                    if time.monotonic() < deadline:
+                        yield ": keep-alive\n\n"
                     continue
                 yield f"id: {ev['id']}\nevent: {ev['kind']}\ndata: {json.dumps(ev['data'])}\n\n"
         finally:
-            bus.unsubscribe(q)
+            close()
 
-    return Response(stream_with_context(stream()), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    # no stream_with_context: the stream needs nothing of the request, so none is held open
+    response = Response(stream(), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response.call_on_close(close)
+    return response
 
 
-@bp.get("/photos/<int:photo_id>")
+@bp.get("/photos/<id:photo_id>")
 def photo(photo_id: int):
     """A stored photo by its id; the file path comes from the store, never from the request."""
     from beachscore.store import StoreError

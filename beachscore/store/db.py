@@ -9,6 +9,7 @@ readings are never changed: every manual correction is a new revision row with i
 from __future__ import annotations
 
 import json
+import operator
 import os
 import sqlite3
 import threading
@@ -19,6 +20,8 @@ from beachscore.store import photos as photo_files
 from beachscore.store.schema import MIGRATIONS, VERSION
 
 DB_NAME = "beachscore.sqlite3"
+#: Largest id SQLite can hold (signed 64-bit INTEGER); larger numbers name no record.
+MAX_ID = 2 ** 63 - 1
 
 
 class StoreError(BeachscoreError, RuntimeError):
@@ -28,6 +31,25 @@ class StoreError(BeachscoreError, RuntimeError):
 def now_iso() -> str:
     """Current UTC time, ISO 8601 with milliseconds, e.g. ``2026-11-30T08:40:01.123+00:00``."""
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _id(value, what: str) -> int:
+    """A record id as SQLite takes it; anything that cannot be one is ``not-found``, never OverflowError.
+
+    >>> _id(7, "scan")
+    7
+    >>> _id(10 ** 23, "scan")
+    Traceback (most recent call last):
+    ...
+    beachscore.store.db.StoreError: no scan 100000000000000000000000
+    """
+    try:
+        number = operator.index(value)  # int, numpy integers; not str or float
+    except TypeError:
+        number = None
+    if isinstance(value, bool) or number is None or not 0 <= number <= MAX_ID:
+        raise StoreError("not-found", f"no {what} {str(value)[:40]}")
+    return number
 
 
 def _loads(text: str | None):
@@ -147,7 +169,8 @@ class Store:
             StoreError: ``not-found``.
         """
         with self._lock:
-            row = self._db.execute("SELECT filename, media_type FROM photos WHERE id=?", (int(photo_id),)).fetchone()
+            row = self._db.execute("SELECT filename, media_type FROM photos WHERE id=?",
+                                   (_id(photo_id, "photo"),)).fetchone()
         if row is None or not photo_files.is_store_name(row["filename"]):
             raise StoreError("not-found", f"no photo {photo_id}")
         path = os.path.join(self.photo_dir, row["filename"])
@@ -179,7 +202,7 @@ class Store:
 
     def game(self, game_id: int) -> dict:
         with self._lock:
-            row = self._db.execute("SELECT * FROM games WHERE id=?", (game_id,)).fetchone()
+            row = self._db.execute("SELECT * FROM games WHERE id=?", (_id(game_id, "game"),)).fetchone()
         if row is None:
             raise StoreError("not-found", f"no game {game_id}")
         return self._game_dict(row)
@@ -252,7 +275,7 @@ class Store:
             StoreError: ``not-found``.
         """
         with self._lock:
-            row = self._db.execute("SELECT * FROM scans WHERE id=?", (int(scan_id),)).fetchone()
+            row = self._db.execute("SELECT * FROM scans WHERE id=?", (_id(scan_id, "scan"),)).fetchone()
             if row is None:
                 raise StoreError("not-found", f"no scan {scan_id}")
             revs = self._db.execute("SELECT * FROM revisions WHERE scan_id=? ORDER BY id", (row["id"],)).fetchall()
@@ -276,7 +299,12 @@ class Store:
         return scan
 
     def scans(self, *, game_id: int | None = None, limit: int = 200) -> list[dict]:
-        """Scans newest first, optionally of one game."""
+        """Scans newest first, optionally of one game (an id no game can have gives none)."""
+        if game_id is not None:
+            try:
+                game_id = _id(game_id, "game")
+            except StoreError:
+                return []
         with self._lock:
             if game_id is None:
                 rows = self._db.execute("SELECT id FROM scans ORDER BY id DESC LIMIT ?", (limit,)).fetchall()

@@ -169,3 +169,26 @@ def test_end_to_end_with_the_real_pipeline(tmp_path):
     assert scan["game"] == "strand-unter" and scan["state"]["grooves"] and 0 <= scan["confidence"] <= 1
     assert scan["extra"]["H_px_from_mm"] and scan["annotated_photo_id"]
     st.close()
+
+
+def test_new_game_refuses_a_setup_the_rules_refuse(station):
+    from beachscore.errors import BadInputError
+
+    with pytest.raises(BadInputError) as err:
+        station.new_game("plazing", {"terrain": ["###"], "weather": "snow"})
+    assert err.value.code == "invalid-setup" and "weather" in err.value.message and "terrain" in err.value.message
+    assert station.store.count("games") == 0
+    assert station.setup_problems("plazing", {"terrain": ["." * 20] * 12, "weather": "sun"}) == []
+    assert station.setup_problems("sand-castles", {}) == [] and station.setup_problems("seashells", {}) == []
+
+
+def test_rescore_scan_refuses_another_games_state(station):
+    from beachscore.errors import BadInputError
+
+    station.new_game("strand-unter", {})
+    station.request_scan()
+    station.wait_idle()
+    scan = station.store.latest_scan()
+    assert station.rescore_scan(scan["id"], scan["state"]) == scan["score"]
+    with pytest.raises(BadInputError):
+        station.rescore_scan(scan["id"], {"game": "plazing"})

@@ -91,3 +91,12 @@ def test_failed_transaction_leaves_nothing(store, monkeypatch):
     with pytest.raises(sqlite3.Error):
         store.add_scan(game_id=424242, source="web", photo_jpeg=b"x", result=RESULT)  # no such game: FK fails
     assert (store.count("scans"), store.count("photos")) == before
+
+
+@pytest.mark.parametrize("bad_id", [10 ** 23, -(10 ** 23), 2 ** 63, 1.5, "3", True, None])
+def test_ids_sqlite_cannot_hold_are_not_found(store, bad_id):
+    for lookup in (store.scan, store.game, store.photo_file):
+        with pytest.raises(StoreError) as err:
+            lookup(bad_id)
+        assert err.value.code == "not-found"
+    assert store.scans(game_id=bad_id) == []

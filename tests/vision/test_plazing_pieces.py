@@ -65,7 +65,8 @@ def test_equal_tilings_give_a_posterior_of_at_most_one_half():
 
 
 def test_untileable_group_is_flagged():
-    split = split_group({(0, 0), (0, 1), (1, 1)}, {}, catalogue_shapes({"pieces": {"blanket": PROFILE["pieces"]["blanket"]}}))
+    blankets_only = catalogue_shapes({"pieces": {"blanket": PROFILE["pieces"]["blanket"]}})
+    split = split_group({(0, 0), (0, 1), (1, 1)}, {}, blankets_only)
     assert not split.exact and split.posterior == 0.0
 
 

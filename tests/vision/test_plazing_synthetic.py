@@ -18,7 +18,8 @@ from vision.synthetic_plazing import DEFAULT_BGR, Piece, calibration_samples, pl
 PROFILE = plazing_profile()
 SPOTS = [(1, 1), (3, 4), (5, 7), (3, 8)]
 P = Piece
-CALIB_PIECES = [P("red", "screen", [(0, 0), (0, 1), (0, 2)], "N"), P("yellow", "blanket", [(0, 5), (0, 6), (1, 5), (1, 6)]),
+CALIB_PIECES = [P("red", "screen", [(0, 0), (0, 1), (0, 2)], "N"),
+                P("yellow", "blanket", [(0, 5), (0, 6), (1, 5), (1, 6)]),
                 P("yellow", "screen", [(1, 9), (2, 9), (3, 9)], "E"), P("red", "screen", [(2, 0), (3, 0), (4, 0)], "W"),
                 P("red", "blanket", [(2, 2), (2, 3), (3, 2), (3, 3)]), P("yellow", "gear", [(3, 6)]),
                 P("red", "gear", [(4, 4), (4, 5)]), P("yellow", "screen", [(5, 3), (5, 4), (5, 5)], "S"),
@@ -74,10 +75,28 @@ def test_touching_same_colour_pieces_are_split(tmp_path, cal_dir):
     assert res.confidence >= 0.7
 
 
-def test_pieces_off_the_grid(tmp_path, cal_dir):
-    rng = np.random.default_rng(5)
-    moved = [P(p.player, p.kind, p.cells, p.facing, tuple(rng.uniform(-3.0, 3.0, 2))) for p in TOUCHING]
-    sc = scene(PROFILE, moved, TOKENS, spots=SPOTS, seed=3)
+def _nudged(pieces, rng, most_mm=3.0):
+    """Pieces moved off their cells by up to ``most_mm``; pieces pressed together move together
+    (cardboard does not slide into its neighbour)."""
+    cluster = list(range(len(pieces)))
+
+    def root(i):
+        while cluster[i] != i:
+            i = cluster[i]
+        return i
+
+    for i, a in enumerate(pieces):
+        for j, b in enumerate(pieces[:i]):
+            if any(abs(r - r2) + abs(c - c2) == 1 for r, c in a.cells for r2, c2 in b.cells):
+                cluster[root(i)] = root(j)
+    shift = {r: tuple(rng.uniform(-most_mm, most_mm, 2)) for r in {root(i) for i in range(len(pieces))}}
+    return [P(p.player, p.kind, p.cells, p.facing, shift[root(i)]) for i, p in enumerate(pieces)]
+
+
+@pytest.mark.parametrize("seed", [5, 11])
+def test_pieces_off_the_grid(tmp_path, cal_dir, seed):
+    moved = _nudged(TOUCHING, np.random.default_rng(seed))
+    sc = scene(PROFILE, moved, TOKENS, spots=SPOTS, seed=seed)
     res = _scan(tmp_path, cal_dir, sc)
     _assert_read_exactly(res, sc)
     assert res.confidence >= 0.5
@@ -91,8 +110,9 @@ def test_lighting_shift(tmp_path, cal_dir, gain):
     assert res.confidence >= 0.7
 
 
-def test_bumped_board_is_registered_again(tmp_path, cal_dir):
-    sc = scene(PROFILE, TOUCHING, TOKENS, spots=SPOTS, seed=7, shift_mm=(4.0, -3.0), rotation_deg=0.6)
+@pytest.mark.parametrize("shift_mm, rotation_deg", [((4.0, -3.0), 0.6), ((-15.0, 5.0), -1.5)])
+def test_bumped_board_is_registered_again(tmp_path, cal_dir, shift_mm, rotation_deg):
+    sc = scene(PROFILE, TOUCHING, TOKENS, spots=SPOTS, seed=7, shift_mm=shift_mm, rotation_deg=rotation_deg)
     res = _scan(tmp_path, cal_dir, sc)
     assert res.registration.source == "refined"
     _assert_read_exactly(res, sc)
@@ -142,8 +162,9 @@ def test_dispute_is_marked(tmp_path, cal_dir):
     pic = res.annotate()
     g, ppm = PROFILE["grid"], RECTIFY.px_per_mm
     x0, y0 = (g["origin_mm"][0] + 4 * g["cell_mm"]) * ppm, g["origin_mm"][1] * ppm
-    patch = pic[int(y0):int(y0 + 20 * ppm), int(x0):int(x0 + 20 * ppm)].astype(int)
-    assert ((patch[..., 2] > 200) & (patch[..., 1] < 60) & (patch[..., 0] < 60)).sum() > 10  # the red cross
+    c = int(10 * ppm)
+    centre = pic[int(y0) + c - 2:int(y0) + c + 3, int(x0) + c - 2:int(x0) + c + 3].astype(int)
+    assert ((centre[..., 2] > 200) & (centre[..., 1] < 60) & (centre[..., 0] < 60)).any()  # where the red cross meets
 
 
 def test_arm_over_the_board_is_refused(tmp_path, cal_dir, capsys):
@@ -153,3 +174,18 @@ def test_arm_over_the_board_is_refused(tmp_path, cal_dir, capsys):
     assert main(["scan", path, "--calibration", cal_dir, "--json"]) == 3
     doc = json.loads(capsys.readouterr().out)
     assert doc["error"]["code"] == "occluded"
+
+
+def test_a_kind_never_shown_at_calibration_lowers_the_confidence(tmp_path):
+    # no blanket in the calibration shot: a group a blanket could explain is read with doubt
+    pieces = [p for p in CALIB_PIECES if p.kind != "blanket"]
+    sc = scene(PROFILE, pieces, CALIB_TOKENS, spots=[(1, 1), (3, 4), (5, 7), (3, 8), (4, 2)], seed=1)
+    _write(tmp_path / "calib.jpg", sc.image)
+    (tmp_path / "profile.json").write_text(json.dumps(PROFILE))
+    doc = {"game": "plazing", "profile": "profile.json", "image": "calib.jpg", "corners_px": sc.corners_px.tolist(),
+           "samples": calibration_samples(PROFILE, pieces, CALIB_TOKENS, sand=[(2, 5)])}
+    (tmp_path / "calibration.json").write_text(json.dumps(doc))
+    pipeline.calibrate(str(tmp_path / "calibration.json"), str(tmp_path / "cal"))
+    res = _scan(tmp_path, str(tmp_path / "cal"), scene(PROFILE, TOUCHING, TOKENS, spots=SPOTS, seed=2))
+    assert res.confidence < 0.5
+    assert any("no blanket was labelled at calibration" in w for w in res.warnings)

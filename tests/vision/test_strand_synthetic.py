@@ -179,3 +179,27 @@ def test_synthetic_bump_moves_corners(shift, rot):
     moved = np.abs(b.corners_px - a.corners_px).max()
     assert moved > 1.0
     assert b.state == a.state
+
+
+@pytest.mark.parametrize("tilt_deg,camera", [(25.0, (200.0, 600.0, 650.0)), (10.0, (260.0, 250.0, 500.0))])
+def test_camera_nadir_from_the_homography(tilt_deg, camera):
+    """A camera at a known place over the board: its nadir and height come back from H alone."""
+    from vision.strand_unter_geometry import camera_nadir
+
+    f, size = 1400.0, (1920, 1080)
+    K = np.array([[f, 0, (size[0] - 1) / 2], [0, f, (size[1] - 1) / 2], [0, 0, 1]])
+    C = np.array([camera[0], camera[1], -camera[2]])            # board z points away from the camera
+    t = np.radians(tilt_deg)
+    R = np.array([[1, 0, 0], [0, np.cos(t), -np.sin(t)], [0, np.sin(t), np.cos(t)]])   # world → camera
+    T = -R @ C
+    H = K @ np.column_stack([R[:, 0], R[:, 1], T])
+    nadir, height = camera_nadir(H, size)
+    assert np.allclose(nadir, camera[:2], atol=0.5) and height == pytest.approx(camera[2], rel=0.01)
+
+
+def test_camera_nadir_straight_down_is_under_the_image_centre():
+    from vision.strand_unter_geometry import camera_nadir
+
+    H = np.array([[2.4, 0, 432.0], [0, 2.4, 84.0], [0, 0, 1]])    # a top view: no focal length to see
+    nadir, height = camera_nadir(H, (1920, 1080))
+    assert height is None and np.allclose(nadir, [(959.5 - 432) / 2.4, (539.5 - 84) / 2.4])

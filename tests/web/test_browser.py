@@ -38,6 +38,7 @@ if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
     pytest.skip("Chromium/chromedriver not installed (apt-get install chromium chromium-driver)",
                 allow_module_level=True)
 
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -104,13 +105,15 @@ def server(tmp_path_factory, gpio):
     srv = create_server(app, host="127.0.0.1", port=0, threads=12)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
-    yield {"url": f"http://127.0.0.1:{srv.effective_port}", "station": station}
+    yield {"url": f"http://127.0.0.1:{srv.effective_port}", "station": station, "app": app}
     srv.close()
     station.close()
 
 
 def wait(driver, predicate, timeout=15):
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: predicate(d))
+    # an element looked up while the page is being replaced (after a submit) goes stale: look again
+    return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: predicate(d))
 
 
 def press_button(gpio):
@@ -169,6 +172,20 @@ def test_gpio_press_shows_the_new_scan_without_reload(browser, server, gpio):
     wait(browser, lambda d: d.find_element(By.ID, "live").get_attribute("data-scan-id") == str(scan_id))
     press_button(gpio)
     wait(browser, lambda d: d.find_element(By.ID, "live").get_attribute("data-scan-id") not in ("", str(scan_id)))
+
+
+def test_live_page_polls_when_every_event_stream_slot_is_taken(browser, server):
+    url, station, app = server["url"], server["station"], server["app"]
+    app.config["EVENTS_MAX_STREAMS"] = 0  # /events answers 503 + Retry-After
+    try:
+        browser.get(url + "/")
+        wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-transport") == "poll")
+        before = browser.find_element(By.ID, "live").get_attribute("data-scan-id")
+        assert station.request_scan("web").accepted
+        wait(browser, lambda d: d.find_element(By.ID, "live").get_attribute("data-scan-id") not in ("", before))
+    finally:
+        app.config["EVENTS_MAX_STREAMS"] = 8
+        station.wait_idle(60)
 
 
 def test_scan_now_button(browser, server):

@@ -2,6 +2,8 @@
 
 import copy
 
+from beachscore.errors import UnreadableBoardError
+
 
 def _scan(unlocked, station):
     unlocked.post_json("/api/games", {"game": "strand-unter", "setup": {}})
@@ -33,3 +35,19 @@ def test_invalid_corrections_are_400(unlocked, station):
     bad = unlocked.post_json(f"/api/scans/{scan['id']}/revisions", {"state": {"game": "plazing"}})
     assert bad.status_code == 400
     assert unlocked.post_json("/api/scans/999/revisions", {"state": {}}).status_code == 404
+
+
+def test_rescore_refuses_what_saving_refuses(unlocked, station):
+    scan = _scan(unlocked, station)
+    plazing = {"game": "plazing", "rows": 12, "cols": 20}
+    r = unlocked.post_json(f"/api/scans/{scan['id']}/rescore", {"state": plazing})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "invalid-state"
+    assert "strand-unter" in r.get_json()["error"]["message"]
+    station.scanner.error = UnreadableBoardError("occluded", "a hand is over the board")
+    unlocked.post_json("/api/scan")
+    station.wait_idle()
+    failed = unlocked.get("/api/latest").get_json()["scan"]
+    assert failed["status"] == "error"
+    r = unlocked.post_json(f"/api/scans/{failed['id']}/rescore", {"state": scan["state"]})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "scan-failed"
+    assert unlocked.post_json("/api/scans/999/rescore", {"state": {}}).status_code == 404

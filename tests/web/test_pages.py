@@ -52,8 +52,9 @@ def test_new_game_checks_the_setup(unlocked):
     bad = unlocked.post_json("/api/games", {"game": "plazing", "setup": {"terrain": ["..", "..."]}})
     assert bad.status_code == 400 and bad.get_json()["error"]["code"] == "invalid-setup"
     assert unlocked.post_json("/api/games", {"game": "chess"}).get_json()["error"]["code"] == "unknown-game"
-    ok = unlocked.post_json("/api/games", {"game": "plazing", "setup": {"terrain": ["..#", ".+-"], "weather": "sun"}})
-    assert ok.status_code == 201
+    terrain = ["#" * 20, "..+-x" + "." * 15] + ["." * 20] * 10  # the 12x20 board (no Plażing calibration)
+    ok = unlocked.post_json("/api/games", {"game": "plazing", "setup": {"terrain": terrain, "weather": "sun"}})
+    assert ok.status_code == 201, ok.get_json()
 
 
 def test_uploads_are_size_limited(app, unlocked):
@@ -97,3 +98,34 @@ def test_keepalive_comments(app):
     next(chunks)
     assert next(chunks).startswith(b": keep-alive")
     r.close()
+
+
+def test_new_game_setup_is_checked_by_the_rules_engine(unlocked, station):
+    bad = unlocked.post_json("/api/games", {"game": "plazing", "setup": {"terrain": ["###"]}})
+    assert bad.status_code == 400
+    err = bad.get_json()["error"]
+    assert err["code"] == "invalid-setup" and "12x20" in err["message"]
+    assert "terrain: 1 rows" in err["message"] and "terrain[0]: 3 characters" in err["message"]
+    bad = unlocked.post_json("/api/games", {"game": "strand-unter",
+                                            "setup": {"players": {"red": {"bucket": {"white": "lots"}}}}})
+    assert bad.status_code == 400 and "bucket.white" in bad.get_json()["error"]["message"]
+    assert station.store.count("games") == 0
+
+
+def test_plazing_setup_is_checked_against_the_calibrated_grid(unlocked, station):
+    from beachscore.testing import FakeCalibration
+
+    station.calibration = FakeCalibration(game="plazing", profile={"game": "plazing", "board_mm": [460, 300],
+                                                                   "grid": {"rows": 3, "cols": 4, "cell_mm": 20}})
+    assert unlocked.post_json("/api/games", {"game": "plazing", "setup": {"terrain": ["#..+"] * 3}}).status_code == 201
+    bad = unlocked.post_json("/api/games", {"game": "plazing", "setup": {"terrain": ["." * 20] * 12}})
+    assert bad.status_code == 400 and "3x4" in bad.get_json()["error"]["message"]
+
+
+def test_game_page_ignores_an_absurd_calibrated_grid(client, station):
+    from beachscore.testing import FakeCalibration
+
+    station.calibration = FakeCalibration(game="plazing", profile={
+        "game": "plazing", "board_mm": [460, 300], "grid": {"rows": 100_000_000, "cols": 100_000_000}})
+    html = client.get("/game").get_data(as_text=True)
+    assert 'data-rows="12" data-cols="20"' in html

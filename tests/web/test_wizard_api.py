@@ -66,3 +66,63 @@ def test_bad_clicks_are_400(unlocked, station):
                          "samples": [{"label": "sea", "px": [70, 70]}]}, "sample-off-board")]:
         r = unlocked.post_json("/api/calibration", {"photo_id": shot, "profile": profile, **body})
         assert r.status_code == 400 and r.get_json()["error"]["code"] == code
+
+
+CORNERS = [[0, 0], [70, 0], [70, 50], [0, 50]]
+SAMPLES = [{"label": "sea", "px": [10, 10]}]
+ABSURD_GRID = {"game": "plazing", "board_mm": [460, 300], "grid": {"rows": 100_000_000, "cols": 100_000_000,
+                                                                   "cell_mm": 20, "origin_mm": [0, 0]}}
+UNKNOWN_MARKERS = {"game": "strand-unter", "board_mm": [440, 380], "markers": [
+    {"dictionary": "DICT_NOPE", "id": 1, "corners_mm": [[0, 0], [20, 0], [20, 20], [0, 20]]}]}
+
+
+def _keeps_old_calibration(unlocked, station, body, code, calibrator=None):
+    old = station.calibration
+    if calibrator is not None:
+        station.calibrator = calibrator
+    events = station.events.subscribe()
+    shot = unlocked.post_json("/api/calibration/shot").get_json()["photo_id"]
+    r = unlocked.post_json("/api/calibration", {"photo_id": shot, "corners_px": CORNERS, "samples": SAMPLES, **body})
+    assert r.status_code == 400, r.get_json()
+    assert r.get_json()["error"]["code"] == code
+    assert station.calibration is old and station.calibration_problem is None
+    assert unlocked.get("/api/status").get_json()["calibration"] == {"ok": True, "game": old.game, "problem": None}
+    assert events.empty()  # no "calibration" event: the pages keep the old one too
+    return r.get_json()["error"]["message"]
+
+
+@pytest.mark.parametrize("profile, words", [(ABSURD_GRID, "grid"), (UNKNOWN_MARKERS, "DICT_NOPE")])
+def test_a_profile_the_cli_refuses_is_400_and_the_old_calibration_stays(unlocked, station, profile, words):
+    called = []
+    message = _keeps_old_calibration(unlocked, station, {"profile": profile}, "invalid-profile",
+                                     calibrator=lambda *a: called.append(a))
+    assert words in message and not called  # refused before anything is learned
+
+
+def test_a_calibrator_that_breaks_leaves_the_old_calibration(unlocked, station):
+    def broken(request, out_dir):
+        raise ValueError("cannot reshape array of size 0")
+
+    message = _keeps_old_calibration(unlocked, station, {"profile": {"game": "strand-unter", "board_mm": [440, 380]}},
+                                     "calibration-failed", calibrator=broken)
+    assert "cannot reshape" in message and "previous calibration" in message
+
+
+def test_a_calibration_whose_profile_is_absurd_is_not_used(unlocked, station):
+    from beachscore.testing import FakeCalibration
+
+    made = FakeCalibration(game="plazing", profile=ABSURD_GRID)
+    _keeps_old_calibration(unlocked, station, {"profile": {"game": "strand-unter", "board_mm": [440, 380]}},
+                           "invalid-profile", calibrator=lambda request, out_dir: made)
+
+
+def test_a_good_calibration_replaces_the_old_one(unlocked, station):
+    from beachscore.testing import FakeCalibration
+
+    made = FakeCalibration(model={"classes": ["sea"]})
+    station.calibrator = lambda request, out_dir: made
+    events = station.events.subscribe()
+    shot = unlocked.post_json("/api/calibration/shot").get_json()["photo_id"]
+    r = unlocked.post_json("/api/calibration", {"photo_id": shot, "corners_px": CORNERS, "samples": SAMPLES})
+    assert r.status_code == 201, r.get_json()
+    assert station.calibration is made and events.get_nowait()["kind"] == "calibration"

@@ -12,8 +12,8 @@
 
   function addPlayer(label, colour) {
     const tr = document.createElement("tr");
-    tr.innerHTML = `<td><input class="p-label" value="${esc(label || "")}" required></td>
-      <td><input class="p-name" placeholder="name (optional)"></td>
+    tr.innerHTML = `<td><input class="p-label" value="${esc(label || "")}" required maxlength="40"></td>
+      <td><input class="p-name" placeholder="name (optional)" maxlength="40"></td>
       <td><input class="p-colour" type="color" value="${esc(colour || "#888888")}"></td>
       <td><button type="button" class="remove">✕</button></td>`;
     tr.querySelector(".remove").onclick = () => { tr.remove(); drawBuckets(); };
@@ -26,7 +26,9 @@
       colour: tr.querySelector(".p-colour").value })).filter(p => p.label);
   }
   DEFAULT.slice(0, 2).forEach(([l, c]) => addPlayer(l, c));
+  const MAX_PLAYERS = 8;  // the server refuses more (web/inputs.py)
   document.getElementById("add-player").onclick = () => {
+    if (tbody.querySelectorAll("tr").length >= MAX_PLAYERS) { say(`At most ${MAX_PLAYERS} players.`, "bad"); return; }
     const used = new Set(players().map(p => p.label));
     const next = DEFAULT.find(([l]) => !used.has(l)) || ["", "#888888"];
     addPlayer(next[0], next[1]); drawBuckets();
