@@ -97,11 +97,10 @@ def events():
     keepalive = config["EVENTS_KEEPALIVE_S"]
     deadline = time.monotonic() + config["EVENTS_MAX_AGE_S"]
     q = bus.subscribe()
-    closed = threading.Event()
+    once = threading.Lock()
 
-    def close() -> None:  # once, whether or not the stream ever started
-        if not closed.is_set():
-            closed.set()
+    def close() -> None:  # exactly once, whether or not the stream ever started
+        if once.acquire(blocking=False):
             bus.unsubscribe(q)
             slots.give_back()
 
