@@ -147,9 +147,10 @@ def _edges(gray: np.ndarray) -> np.ndarray:
     return cv2.magnitude(gx, gy)
 
 
-#: ECC iterations and convergence threshold at the coarse (1/2 of the reference) and fine level.
-ECC_COARSE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 1e-4)
-ECC_FINE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 2, 1e-4)
+#: ECC iterations and convergence threshold: a Euclidean fit at half the reference size, then one
+#: affine step at full reference size (measured on the bumped samples: ≤ 0.6 px at the corners).
+ECC_COARSE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 1e-3)
+ECC_FINE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 1, 1e-4)
 
 
 def _phase_shift(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
@@ -188,6 +189,8 @@ def _coarse_to_fine_ecc(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> np.nd
         raise cv2.error("ECC did not converge")
     coarse = best[1]
     coarse[:, 2] *= 2
+    if not ECC_FINE[1]:
+        return np.vstack([coarse, [0, 0, 1]]).astype(np.float64)
     _, fine = cv2.findTransformECC(a, b, coarse, cv2.MOTION_AFFINE, ECC_FINE, mask, 3)
     return np.vstack([fine, [0, 0, 1]]).astype(np.float64)
 
