@@ -45,3 +45,4 @@ class UnreadableBoardError(BeachscoreError, RuntimeError):
     """
 
     exit_code = 3
+

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import cv2
 
 from beachscore.errors import BadInputError
+from beachscore.inputs import read_input_file
 
 GAMES = ("strand-unter", "plazing", "seashells", "sand-castles", "grid")
 MAX_JSON_BYTES = 16 * 1024 * 1024
@@ -25,17 +26,7 @@ def load_json(path: str, what: str = "JSON file") -> object:
     Raises:
         BadInputError: ``file-missing`` or ``invalid-json`` with the line and column.
     """
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_JSON_BYTES + 1)
-    except FileNotFoundError:
-        raise BadInputError("file-missing", f"{what} {path}: no such file") from None
-    except IsADirectoryError:
-        raise BadInputError("file-missing", f"{what} {path}: is a folder") from None
-    except OSError as exc:
-        raise BadInputError("file-unreadable", f"{what} {path}: {exc.strerror}") from None
-    if len(raw) > MAX_JSON_BYTES:
-        raise BadInputError("invalid-json", f"{what} {path}: larger than {MAX_JSON_BYTES} bytes")
+    raw = read_input_file(path, MAX_JSON_BYTES, what, "invalid-json")
     try:
         return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

@@ -16,13 +16,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "examples", "strand-unter")
 
 
-@pytest.fixture(scope="session")
-def cal_dir(tmp_path_factory):
-    out = str(tmp_path_factory.mktemp("cal"))
-    assert main(["calibrate", os.path.join(EXAMPLE, "calibration.json"), "--out", out]) == 0
-    return out
-
-
 def _run(capsys, argv):
     code = main(argv)
     out, err = capsys.readouterr()
@@ -58,9 +51,9 @@ def _bad_files(tmp):
 @pytest.mark.parametrize("name,code", [("empty.jpg", "image-empty"), ("truncated.jpg", ("image-truncated", "image-corrupt")),
                                        ("random.jpg", "image-corrupt"), ("text.jpg", "image-corrupt"),
                                        ("one_pixel.png", "image-too-small"), ("huge.png", "image-too-large")])
-def test_bad_image_exit_2_one_line(tmp_path, capsys, cal_dir, name, code):
+def test_bad_image_exit_2_one_line(tmp_path, capsys, strand_cal, name, code):
     path = _bad_files(tmp_path)[name]
-    rc, out, err = _run(capsys, ["scan", path, "--calibration", cal_dir, "--json"])
+    rc, out, err = _run(capsys, ["scan", path, "--calibration", strand_cal, "--json"])
     assert rc == 2
     got = json.loads(out)["error"]["code"]
     assert got in code if isinstance(code, tuple) else got == code

@@ -13,13 +13,6 @@ EXAMPLE = os.path.join(HERE, "..", "examples", "strand-unter")
 PHOTO = os.path.join(EXAMPLE, "scene_05.jpg")
 
 
-@pytest.fixture(scope="module")
-def cal_dir(tmp_path_factory):
-    out = str(tmp_path_factory.mktemp("cal"))
-    assert main(["calibrate", os.path.join(EXAMPLE, "calibration.json"), "--out", out]) == 0
-    return out
-
-
 def test_calibrate_json_summary(tmp_path, capsys):
     assert main(["calibrate", os.path.join(EXAMPLE, "calibration.json"), "--out", str(tmp_path), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -27,8 +20,8 @@ def test_calibrate_json_summary(tmp_path, capsys):
     assert {"sea", "sand", "shell/white", "shell/black"} <= set(doc["classes"])
 
 
-def test_scan_json_shape(cal_dir, capsys):
-    rc = main(["scan", PHOTO, "--calibration", cal_dir, "--json"])
+def test_scan_json_shape(strand_cal, capsys):
+    rc = main(["scan", PHOTO, "--calibration", strand_cal, "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0
     assert {"game", "state", "score", "confidence", "warnings", "timing_ms"} <= set(doc)
@@ -44,44 +37,44 @@ def test_scan_json_shape(cal_dir, capsys):
     assert st["sandpiper"] is None or 1 <= st["sandpiper"] < st["sea_front"]
 
 
-def test_scan_several_one_line_each_and_worst_code(cal_dir, tmp_path, capsys):
+def test_scan_several_one_line_each_and_worst_code(strand_cal, tmp_path, capsys):
     bad = tmp_path / "bad.jpg"
     bad.write_bytes(b"nope")
-    rc = main(["scan", PHOTO, str(bad), PHOTO, "--calibration", cal_dir, "--json"])
+    rc = main(["scan", PHOTO, str(bad), PHOTO, "--calibration", strand_cal, "--json"])
     lines = capsys.readouterr().out.strip().splitlines()
     assert rc == 2 and len(lines) == 3
     docs = [json.loads(x) for x in lines]
     assert "state" in docs[0] and "error" in docs[1] and "state" in docs[2]
 
 
-def test_scan_annotate_folder(cal_dir, tmp_path, capsys):
+def test_scan_annotate_folder(strand_cal, tmp_path, capsys):
     out = tmp_path / "ann"
-    assert main(["scan", PHOTO, PHOTO, "--calibration", cal_dir, "--annotate", str(out)]) == 0
+    assert main(["scan", PHOTO, PHOTO, "--calibration", strand_cal, "--annotate", str(out)]) == 0
     assert (out / "scene_05.annotated.png").stat().st_size > 1000
 
 
-def test_unreadable_board_exit_3(cal_dir, tmp_path, capsys):
+def test_unreadable_board_exit_3(strand_cal, tmp_path, capsys):
     import cv2
 
     img = cv2.imread(PHOTO) // 12          # far darker than the calibration
     p = tmp_path / "dark.jpg"
     cv2.imwrite(str(p), img)
-    rc = main(["scan", str(p), "--calibration", cal_dir, "--json"])
+    rc = main(["scan", str(p), "--calibration", strand_cal, "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert rc == 3 and doc["error"]["code"] == "too-dark"
 
 
-def test_other_camera_mode_is_exit_3(cal_dir, tmp_path, capsys):
+def test_other_camera_mode_is_exit_3(strand_cal, tmp_path, capsys):
     import cv2
 
     p = tmp_path / "small.jpg"
     cv2.imwrite(str(p), cv2.resize(cv2.imread(PHOTO), (1000, 600)))
-    rc = main(["scan", str(p), "--calibration", cal_dir, "--json"])
+    rc = main(["scan", str(p), "--calibration", strand_cal, "--json"])
     assert rc == 3 and json.loads(capsys.readouterr().out)["error"]["code"] == "registration-lost"
 
 
-def test_score_state_round_trip(cal_dir, tmp_path, capsys):
-    main(["scan", PHOTO, "--calibration", cal_dir, "--json"])
+def test_score_state_round_trip(strand_cal, tmp_path, capsys):
+    main(["scan", PHOTO, "--calibration", strand_cal, "--json"])
     doc = json.loads(capsys.readouterr().out)
     p = tmp_path / "state.json"
     p.write_text(json.dumps(doc["state"]))

@@ -16,13 +16,6 @@ PHOTO = os.path.join(EXAMPLE, "scene_05.jpg")
 SAMPLES = os.path.join(HERE, "..", "..", "shared", "samples")
 
 
-@pytest.fixture(scope="module")
-def cal_dir(tmp_path_factory):
-    out = str(tmp_path_factory.mktemp("cal"))
-    assert main(["calibrate", os.path.join(EXAMPLE, "calibration.json"), "--out", out]) == 0
-    return out
-
-
 @pytest.fixture()
 def example(tmp_path):
     """A writable copy of the example folder."""
@@ -99,16 +92,16 @@ def test_deeply_nested_json_is_bad_input(tmp_path, capsys):
     assert _error(capsys)["code"] == "invalid-json"
 
 
-def test_grayscale_photo_is_refused(cal_dir, tmp_path, capsys):
+def test_grayscale_photo_is_refused(strand_cal, tmp_path, capsys):
     gray = tmp_path / "gray.jpg"
     cv2.imwrite(str(gray), cv2.imread(PHOTO, cv2.IMREAD_GRAYSCALE))
-    assert main(["scan", str(gray), "--calibration", cal_dir, "--json"]) == 2
+    assert main(["scan", str(gray), "--calibration", strand_cal, "--json"]) == 2
     assert _error(capsys)["code"] == "image-grayscale"
 
 
-def test_a_calibration_of_another_reader_version_asks_to_recalibrate(cal_dir, tmp_path, capsys):
+def test_a_calibration_of_another_reader_version_asks_to_recalibrate(strand_cal, tmp_path, capsys):
     old = tmp_path / "old"
-    shutil.copytree(cal_dir, old)
+    shutil.copytree(strand_cal, old)
     doc = json.loads((old / "calibration.json").read_text())
     doc["model_version"] = -1
     (old / "calibration.json").write_text(json.dumps(doc))
@@ -116,23 +109,23 @@ def test_a_calibration_of_another_reader_version_asks_to_recalibrate(cal_dir, tm
     assert _error(capsys)["code"] == "calibration-outdated"
 
 
-def test_annotate_checks_its_target_before_scanning(cal_dir, tmp_path, capsys):
-    assert main(["scan", PHOTO, "--calibration", cal_dir, "--json", "--annotate", str(tmp_path)]) == 2
+def test_annotate_checks_its_target_before_scanning(strand_cal, tmp_path, capsys):
+    assert main(["scan", PHOTO, "--calibration", strand_cal, "--json", "--annotate", str(tmp_path)]) == 2
     assert _error(capsys)["code"] == "annotate-path"
     copy = tmp_path / "photo.png"
     cv2.imwrite(str(copy), cv2.imread(PHOTO))
     before = copy.read_bytes()
-    assert main(["scan", str(copy), "--calibration", cal_dir, "--json", "--annotate", str(copy)]) == 2
+    assert main(["scan", str(copy), "--calibration", strand_cal, "--json", "--annotate", str(copy)]) == 2
     assert copy.read_bytes() == before
 
 
-def test_annotate_creates_missing_folders_and_keeps_same_named_photos_apart(cal_dir, tmp_path):
+def test_annotate_creates_missing_folders_and_keeps_same_named_photos_apart(strand_cal, tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir(), b.mkdir()
     for d in (a, b):
         shutil.copy(PHOTO, d / "x.jpg")
     out = tmp_path / "new" / "folder"
-    assert main(["scan", str(a / "x.jpg"), str(b / "x.jpg"), "--calibration", cal_dir, "--annotate", str(out)]) == 0
+    assert main(["scan", str(a / "x.jpg"), str(b / "x.jpg"), "--calibration", strand_cal, "--annotate", str(out)]) == 0
     assert sorted(os.listdir(out)) == ["x-2.annotated.png", "x.annotated.png"]
     assert oct(os.stat(out / "x.annotated.png").st_mode & 0o044) == oct(0o044)  # readable by others (umask 022)
 

@@ -10,8 +10,6 @@ from beachscore import pipeline
 from calibration import store
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "samples", "sand-castles", "setup0")
-ROOT = os.environ.get("BEACHSCORE_SAND_CASTLES_SAMPLES", "/work/shared/samples/sand-castles/setup0") \
-    if not os.path.isdir(ROOT) else ROOT
 pytestmark = pytest.mark.skipif(not os.path.isfile(os.path.join(ROOT, "calibration.json")), reason="no samples")
 
 

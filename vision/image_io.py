@@ -16,6 +16,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from beachscore.errors import BadInputError  # noqa: E402
+from beachscore.inputs import read_input_file  # noqa: E402
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_SIDE_PX = 12_000
@@ -126,16 +127,5 @@ def read_image(path: str, reduce: int = 1) -> np.ndarray:
     Raises:
         BadInputError: missing file, directory, or any reason of :func:`decode_image`.
     """
-    try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if size > MAX_FILE_BYTES:
-                raise BadInputError("image-too-large", f"{path}: {size} bytes; at most {MAX_FILE_BYTES} accepted")
-            data = f.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise BadInputError("file-missing", f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise BadInputError("file-missing", f"{path}: is a folder, not an image") from None
-    except OSError as exc:
-        raise BadInputError("file-unreadable", f"{path}: {exc.strerror}") from None
+    data = read_input_file(path, MAX_FILE_BYTES, "", "image-too-large")
     return decode_image(data, what=os.path.basename(path) or path, reduce=reduce)

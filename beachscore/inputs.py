@@ -1,0 +1,36 @@
+"""Reading the files a user hands in (photos, JSON) with size limits and one-line errors."""
+
+from __future__ import annotations
+
+import os
+
+from beachscore.errors import BadInputError
+
+
+def read_input_file(path: str, max_bytes: int, what: str, too_large_code: str) -> bytes:
+    """Read a file the user handed in, refusing it before reading when it is too large.
+
+    Args:
+        path: the file.
+        max_bytes: largest accepted size (bytes).
+        what: how messages name the file, e.g. ``"profile"`` (may be empty).
+        too_large_code: error code when the file is larger than ``max_bytes``.
+    Raises:
+        BadInputError: ``file-missing`` (absent, or a folder), ``file-unreadable``, or ``too_large_code``.
+    """
+    name = f"{what} {path}".strip()
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > max_bytes:
+                raise BadInputError(too_large_code, f"{name}: {size} bytes; at most {max_bytes} accepted")
+            data = f.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise BadInputError("file-missing", f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise BadInputError("file-missing", f"{name}: is a folder, not a file") from None
+    except OSError as exc:
+        raise BadInputError("file-unreadable", f"{name}: {exc.strerror}") from None
+    if len(data) > max_bytes:  # a pipe or device that reports no size
+        raise BadInputError(too_large_code, f"{name}: larger than {max_bytes} bytes")
+    return data
