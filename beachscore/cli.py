@@ -23,6 +23,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand; usage errors raise BadInputError (exit 2)."""
     p = _Parser(prog="beachscore", description="Read a beach board game from a photo and score it.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -90,6 +91,7 @@ def _emit_error(err: BeachscoreError, as_json: bool) -> None:
 
 
 def cmd_calibrate(args) -> int:
+    """``beachscore calibrate``: learn CAL_DIR from calibration.json; prints a summary."""
     from beachscore.pipeline import calibrate
 
     cal = calibrate(args.calibration, args.out)
@@ -157,6 +159,7 @@ def _write_annotation(path: str, result) -> None:
 
 
 def cmd_scan(args) -> int:
+    """``beachscore scan``: read and score each photo in order; returns the worst exit code."""
     from beachscore.pipeline import scan_file
     from beachscore.report import scan_text
     from calibration import store
@@ -215,12 +218,14 @@ def cmd_score(args) -> int:
 
 
 def cmd_serve(args) -> int:
+    """``beachscore serve``: run the table station until stopped."""
     from beachscore.station import serve
 
     return serve(args)
 
 
 def cmd_markers(args) -> int:
+    """``beachscore markers``: write the profile's ArUco markers at true size for printing."""
     from calibration.files import load_object, validate_profile
     from calibration.markers import write_marker_sheet
 

@@ -106,6 +106,7 @@ class PlaceModel:
     counts: list[int]
 
     def to_json(self) -> dict:
+        """The model as JSON for CAL_DIR/calibration.json."""
         return {"classes": self.classes, "means": self.means.round(4).tolist(),
                 "precision": self.precision.tolist(), "patch_mm": self.patch_mm, "px_per_mm": self.px_per_mm,
                 "median_bgr": np.asarray(self.median_bgr).round(2).tolist(), "counts": self.counts,
@@ -113,6 +114,7 @@ class PlaceModel:
 
     @classmethod
     def from_json(cls, d: dict) -> "PlaceModel":
+        """Rebuild a model saved by :meth:`to_json`."""
         return cls(classes=list(d["classes"]), means=np.array(d["means"], np.float64),
                    precision=np.array(d["precision"], np.float64), patch_mm=float(d["patch_mm"]),
                    px_per_mm=float(d["px_per_mm"]), median_bgr=np.array(d["median_bgr"], np.float32),

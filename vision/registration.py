@@ -115,6 +115,7 @@ class Registration:
     warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
+        """JSON summary: source, shift_mm, rotation_deg, score (the homography stays internal)."""
         return {"source": self.source, "shift_mm": round(self.shift_mm, 2),
                 "rotation_deg": round(self.rotation_deg, 2), "score": round(self.score, 3)}
 
