@@ -11,6 +11,7 @@ import json
 import os
 import sys
 
+from beachscore import __version__
 from beachscore.errors import BadInputError, BeachscoreError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_UNREADABLE = 0, 1, 2, 3
@@ -24,17 +25,21 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand; usage errors raise BadInputError (exit 2)."""
-    p = _Parser(prog="beachscore", description="Read a beach board game from a photo and score it.")
+    p = _Parser(prog="beachscore", description="Read a beach board game from a photo and score it.",
+                epilog="Exit codes: 0 read and scored, 2 bad input, 3 the board cannot be read reliably, "
+                       "1 internal error.")
+    p.add_argument("--version", action="version", version=f"beachscore {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     c = sub.add_parser("calibrate", help="learn the board and the pieces' appearance from a calibration shot")
-    c.add_argument("calibration", metavar="CALIBRATION.json")
-    c.add_argument("--out", required=True, metavar="CAL_DIR")
+    c.add_argument("calibration", metavar="CALIBRATION.json",
+                   help="profile, calibration photo, board corners and labelled pieces (see the README)")
+    c.add_argument("--out", required=True, metavar="CAL_DIR", help="folder to write the learned calibration to")
     c.add_argument("--json", action="store_true", help="print a JSON summary")
 
     s = sub.add_parser("scan", help="read and score photos")
     s.add_argument("images", nargs="+", metavar="IMAGE")
-    s.add_argument("--calibration", required=True, metavar="CAL_DIR")
+    s.add_argument("--calibration", required=True, metavar="CAL_DIR", help="folder written by 'beachscore calibrate'")
     s.add_argument("--setup", metavar="SETUP.json", help="setup file, or inline JSON such as '{\"player\": \"ana\"}'")
     s.add_argument("--json", action="store_true", help="one JSON object per image on stdout")
     s.add_argument("--annotate", metavar="OUT", help="annotated picture (a folder when several images)")
@@ -42,24 +47,25 @@ def build_parser() -> argparse.ArgumentParser:
     sc = sub.add_parser("score", help="score a game state given as JSON")
     sc.add_argument("state", nargs="+", metavar="STATE.json",
                     help="a game state or scan output; several Seashells mats (states or scans) are merged")
-    sc.add_argument("--setup", metavar="SETUP.json")
-    sc.add_argument("--json", action="store_true")
-    sc.add_argument("--explain", action="store_true", help="print why each verdict is what it is")
+    sc.add_argument("--setup", metavar="SETUP.json", help="off-board facts (players' buckets, terrain, weather …)")
+    sc.add_argument("--json", action="store_true", help="print the contract's JSON instead of the explanation")
+    sc.add_argument("--explain", action="store_true", help="with --json: add the explanation text as 'explanation'")
 
     sv = sub.add_parser("serve", help="run the table station (camera, button, web page)")
-    sv.add_argument("--camera", default=None, help="picamera2 | opencv:INDEX | file:PATH (default: auto)")
+    sv.add_argument("--camera", default=None, help="picamera2 | opencv[:INDEX] | file:PATH | mock (default: $BEACHSCORE_CAMERA, else auto)")
     sv.add_argument("--button", default=None, help="GPIO pin of the scan button, e.g. 17 or GPIO17; 'none' to disable")
-    sv.add_argument("--port", type=int, default=8080)
-    sv.add_argument("--host", default="0.0.0.0")
+    sv.add_argument("--port", type=int, default=8080, help="web page port (default: %(default)s)")
+    sv.add_argument("--host", default="0.0.0.0", help="address to listen on (default: %(default)s, the LAN)")
     sv.add_argument("--data", default=None, metavar="DIR", help="where games, scans and photos are kept")
-    sv.add_argument("--calibration", default=None, metavar="CAL_DIR")
+    sv.add_argument("--calibration", default=None, metavar="CAL_DIR",
+                    help="calibration to scan with (default: the last one the station used)")
     sv.add_argument("--led", default=None, help="GPIO pin of the status LED; 'none' to disable")
     sv.add_argument("--buzzer", default=None, help="GPIO pin of an active buzzer; 'none' to disable")
 
     m = sub.add_parser("markers", help="write a printable sheet of the profile's ArUco markers at true size")
     m.add_argument("profile", metavar="PROFILE.json")
-    m.add_argument("--out", required=True, metavar="FILE.png|FILE.pdf")
-    m.add_argument("--dpi", type=int, default=300)
+    m.add_argument("--out", required=True, metavar="FILE.png|FILE.pdf", help="where to write the sheet")
+    m.add_argument("--dpi", type=int, default=300, help="print resolution of a PNG sheet (default: %(default)s)")
     return p
 
 
@@ -93,9 +99,11 @@ def _emit_error(err: BeachscoreError, as_json: bool) -> None:
 def cmd_calibrate(args) -> int:
     """``beachscore calibrate``: learn CAL_DIR from calibration.json; prints a summary."""
     from beachscore.pipeline import calibrate
+    from calibration.files import load_calibration_request
 
     cal = calibrate(args.calibration, args.out)
-    classes = sorted(cal.model.get("classes", {})) if isinstance(cal.model.get("classes"), dict) else []
+    learned = cal.model.get("classes") if isinstance(cal.model.get("classes"), dict) else {}
+    classes = sorted({label for label, _ in load_calibration_request(args.calibration).samples} | set(learned))
     summary = {"game": cal.game, "calibration": os.path.abspath(args.out), "classes": classes}
     if args.json:
         print(json.dumps(summary))
@@ -213,7 +221,7 @@ def cmd_score(args) -> int:
             out["explanation"] = scoring.explain(state, setup)
         print(json.dumps(out))
     else:
-        print(scoring.explain(state, setup) if args.explain else json.dumps(result, indent=1))
+        print(scoring.explain(state, setup))
     return EXIT_OK
 
 

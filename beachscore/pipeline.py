@@ -18,6 +18,7 @@ from beachscore.errors import BadInputError, UnreadableBoardError
 from beachscore.games import reader
 from calibration import store
 from calibration.files import load_calibration_request
+from vision.appearance import SWAPPED_CORRELATION, blue_red_correlation, board_layout
 from vision.image_io import read_image, decode_image
 from vision.registration import (Registration, align_to_reference, detect_markers, homography_from_corners,
                                  reference_image, SIDES)
@@ -65,7 +66,9 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
     gray = cv2.cvtColor(image if empty is None else empty, cv2.COLOR_BGR2GRAY)
     cal = store.Calibration(game=req.game, profile=req.profile, image_size=(image.shape[1], image.shape[0]),
                             H_px_from_mm=H, model=model, reference=reference_image(gray, REFERENCE_DOWNSCALE),
-                            folder=out_dir, extra={"model_version": model_version(module)})
+                            folder=out_dir, extra={"model_version": model_version(module),
+                                                   "board_layout": board_layout(image, H, req.profile["board_mm"])
+                                                   .round(1).tolist()})
     try:
         store.save(out_dir, cal, shot.pictures)
     except OSError as exc:
@@ -146,6 +149,26 @@ def check_photo(image: np.ndarray, cal: store.Calibration) -> None:
     sample = image[::8, ::8].astype(np.int16)
     if np.abs(sample[..., 0] - sample[..., 1]).max() <= 2 and np.abs(sample[..., 1] - sample[..., 2]).max() <= 2:
         raise BadInputError("image-grayscale", "the photo has no colour; pieces are told apart by colour")
+
+
+def check_colours(image: np.ndarray, reg: Registration, cal: store.Calibration) -> None:
+    """Refuse a photo whose board colours are inverted against the calibration (red and blue swapped).
+
+    Raises:
+        UnreadableBoardError: ``colours-swapped``.
+    """
+    reference = cal.extra.get("board_layout")
+    if not reference:
+        return
+    layout = board_layout(image, reg.H_px_from_mm, cal.profile["board_mm"])
+    reference = np.asarray(reference, np.float32)
+    if reference.shape != layout.shape:
+        return
+    r = blue_red_correlation(reference, layout)
+    if r <= SWAPPED_CORRELATION:
+        raise UnreadableBoardError("colours-swapped", f"the board's colours are inverted against the calibration "
+                                   f"(blue–red correlation {r:.2f}): are the camera's red and blue channels "
+                                   "swapped (RGB delivered as BGR)?")
 
 
 def photo_homography(cal: store.Calibration, image: np.ndarray) -> np.ndarray:
@@ -288,6 +311,7 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
                             "version of the reader; recalibrate (beachscore calibrate …)")
     t0 = time.perf_counter()
     reg = register(image, cal, module)
+    check_colours(image, reg, cal)
     t1 = time.perf_counter()
     photo = Photo(image=image, registration=reg, calibration=cal, setup=setup)
     reading = module.read(photo)

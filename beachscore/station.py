@@ -38,6 +38,8 @@ EMPTY_STATES = {
     "sand-castles": {"game": "sand-castles", "lanes": {}},
     "grid": {"game": "grid", "rows": 1, "cols": 1, "cells": [["empty"]]},
 }
+#: Set-up fields of a Seashells game passed on to each mat's scan (with ``player``, whose mat it is).
+SEASHELLS_SCAN_KEYS = ("scoring", "sun", "secrets")
 
 
 @dataclass(frozen=True)
@@ -139,31 +141,142 @@ class Station:
         }
 
     # -- scanning ---------------------------------------------------------------------------
-    def request_scan(self, source: str = "web", *, final: bool = False) -> ScanRequest:
+    def request_scan(self, source: str = "web", *, final: bool = False, player: str | None = None) -> ScanRequest:
         """Start a scan on the worker thread unless one runs or something is missing.
+
+        In a Seashells game with players, each scan reads one player's mat: ``player`` says whose;
+        without it the scan is for the next player whose mat is not read yet (what the button
+        does), and it is refused when every mat is read (the page then asks whose mat to rescan).
 
         Args:
             source: who asked (``button``, ``web``), kept with the scan.
             final: mark the current game over with this scan's score ("game over" long press).
+            player: whose Seashells mat this scan reads (ignored in other games).
         Returns:
             ScanRequest(accepted, reason).
         """
+        answer = self._start_scan(source, final, player)
+        if not answer.accepted and source == "button":
+            self.events.publish("scan-refused", {"source": source, "reason": answer.reason})
+            if self.light and not self.busy:
+                self.light.error()
+        return answer
+
+    def _start_scan(self, source: str, final: bool, player: str | None) -> ScanRequest:
         if self.camera is None:
             return ScanRequest(False, f"no camera: {self.camera_problem}")
         if self.calibration is None:
             return ScanRequest(False, f"no calibration: {self.calibration_problem}")
         if not self._busy.acquire(blocking=False):
             return ScanRequest(False, "a scan is already running")
-        self.events.publish("scan-started", {"source": source})
+        players = self.mat_players(self.store.current_game())
+        if not players:
+            player = None
+        elif player is None:
+            player = self.next_mat()
+            if player is None:
+                self._busy.release()
+                return ScanRequest(False, "every player's mat is read; choose whose mat to scan again on the page")
+        elif player not in players:
+            self._busy.release()
+            return ScanRequest(False, f"{str(player)[:40]!r} is not a player of this game ({', '.join(players)})")
+        self.events.publish("scan-started", {"source": source, "player": player})
         if self.light:
             self.light.busy()
-        self._worker = threading.Thread(target=self._scan_job, args=(source, final), name="scan", daemon=True)
+        self._worker = threading.Thread(target=self._scan_job, args=(source, final, player), name="scan",
+                                        daemon=True)
         self._worker.start()
         return ScanRequest(True)
 
     def end_game(self) -> ScanRequest:
-        """Long press: take a final scan and mark the current game over with it."""
+        """Long press: take a final scan and mark the current game over with it.
+
+        A Seashells game whose every mat is read needs no more photo: it is marked over with its
+        latest mat scan. Otherwise the final scan reads the next missing mat.
+        """
+        game = self.store.current_game()
+        if self.mat_players(game) and self.next_mat() is None:
+            if not self._busy.acquire(blocking=False):
+                return ScanRequest(False, "a scan is already running")
+            try:
+                final = max(m["scan_id"] for m in self.mats(game).values())
+                self.store.end_game(game["id"], final)
+            finally:
+                self._busy.release()
+            self.events.publish("game-over", {"game_id": game["id"], "scan_id": final})
+            return ScanRequest(True)
         return self.request_scan("button", final=True)
+
+    # -- Seashells: one scan per player's mat -----------------------------------------------
+    @staticmethod
+    def mat_players(game: dict | None) -> list[str]:
+        """The players of a Seashells game whose mats the station reads one per scan ([] otherwise)."""
+        if not game or game["game"] != "seashells":
+            return []
+        players = game["setup"].get("players")
+        return [p for p in players if isinstance(p, str)] if isinstance(players, list) else []
+
+    def mats(self, game: dict) -> dict[str, dict]:
+        """The latest readable scan of each player's mat in a Seashells game.
+
+        Returns:
+            ``{player: {"scan_id", "created_at", "corrected", "state"}}``; ``state`` is the scan's
+            current state (latest correction, else the machine reading) with the mat named after
+            the player. Players without a read mat are absent.
+        """
+        players = self.mat_players(game)
+        out: dict[str, dict] = {}
+        for scan in self.store.scans(game_id=game["id"], limit=1000):  # newest first
+            who = (scan.get("extra") or {}).get("mat_player")
+            if who not in players or who in out or scan["status"] != "ok" or scan.get("game") != "seashells":
+                continue
+            state = copy.deepcopy(scan["current_state"])
+            if isinstance(state, dict) and isinstance(state.get("players"), list) and len(state["players"]) == 1 \
+                    and isinstance(state["players"][0], dict):
+                state["players"][0]["player"] = who
+            out[who] = {"scan_id": scan["id"], "created_at": scan["created_at"], "corrected": bool(scan["revisions"]),
+                        "state": state}
+        return out
+
+    def next_mat(self) -> str | None:
+        """The first player of the current Seashells game whose mat is not read yet (None: all read)."""
+        game = self.store.current_game()
+        read = self.mats(game) if game else {}
+        return next((p for p in self.mat_players(game) if p not in read), None)
+
+    def seashells_table(self, game: dict | None) -> dict | None:
+        """The combined Seashells score of a game: every player's latest mat merged (``merge_mats``)
+        with the secret cards and the Sun shell of the set-up.
+
+        Returns:
+            None for another game; else ``{"players", "mats": {player: {"scan_id", "created_at",
+            "corrected"}}, "missing": [players], "next": player or None, "complete": bool,
+            "score": the Seashells score or None, "problems": [str]}``. With mats missing the score
+            covers the players read so far (the page says it is provisional).
+        """
+        players = self.mat_players(game)
+        if not players:
+            return None
+        import scoring
+        from scoring.seashells_mats import merge_mats
+
+        mats = self.mats(game)
+        missing = [p for p in players if p not in mats]
+        out = {"players": players, "missing": missing, "next": missing[0] if missing else None,
+               "complete": not missing, "score": None, "problems": [],
+               "mats": {p: {k: m[k] for k in ("scan_id", "created_at", "corrected")} for p, m in mats.items()}}
+        if not mats:
+            return out
+        setup = {k: game["setup"][k] for k in SEASHELLS_SCAN_KEYS if k in game["setup"]}
+        try:
+            merged = merge_mats([mats[p]["state"] for p in players if p in mats],
+                                {k: setup[k] for k in ("scoring", "sun") if k in setup})
+            out["problems"] = scoring.problems(merged, setup)
+            if not out["problems"]:
+                out["score"] = self.scorer(merged, setup)
+        except (BeachscoreError, ValueError) as err:  # InvalidStateError is a ValueError
+            out["problems"] = out["problems"] or [getattr(err, "message", None) or str(err)]
+        return out
 
     def wait_idle(self, timeout_s: float = 30.0) -> bool:
         """Block until no scan runs (tests and shutdown). True when idle in time."""
@@ -172,9 +285,9 @@ class Station:
             worker.join(timeout_s)
         return not self.busy
 
-    def _scan_job(self, source: str, final: bool) -> None:
+    def _scan_job(self, source: str, final: bool, player: str | None = None) -> None:
         try:
-            scan_id, ok = self._scan_once(source)
+            scan_id, ok = self._scan_once(source, player)
             if final and ok:
                 game = self.store.current_game()
                 if game is not None:
@@ -188,26 +301,27 @@ class Station:
         finally:
             self._busy.release()
 
-    def _scan_once(self, source: str) -> tuple[int, bool]:
+    def _scan_once(self, source: str, player: str | None = None) -> tuple[int, bool]:
         t0 = time.perf_counter()
         game = self.store.current_game()
         game_id = game["id"] if game else None
         timing = {}
+        mat = {"mat_player": player} if player else {}
         try:
             with self._camera_lock:
                 image = self.camera.capture()
         except BeachscoreError as err:
-            return self._failed(game_id, source, None, err, timing), False
+            return self._failed(game_id, source, None, err, timing, mat), False
         timing["capture"] = _ms(t0)
         t1 = time.perf_counter()
         jpeg = encode(image, ".jpg")
         timing["encode"] = _ms(t1)
         cal = self.calibration
-        setup = self._setup_for(game, cal)
+        setup = self._setup_for(game, cal, player)
         try:
             result = self.scanner(image, cal, setup)
         except BeachscoreError as err:
-            return self._failed(game_id, source, jpeg, err, timing), False
+            return self._failed(game_id, source, jpeg, err, timing, mat), False
         t2 = time.perf_counter()
         try:
             annotated = encode(result.annotate(), ".png")
@@ -216,7 +330,7 @@ class Station:
             annotated = None
         timing["annotate"] = _ms(t2)
         doc = result.to_json()
-        extra = {"registration": doc.pop("registration", None)}
+        extra = {"registration": doc.pop("registration", None), **mat}
         H = getattr(getattr(result, "registration", None), "H_px_from_mm", None)
         if H is not None:
             extra["H_px_from_mm"] = np.asarray(H, dtype=float).tolist()
@@ -231,12 +345,13 @@ class Station:
                  _ms(t0))
         if self.light:
             self.light.ok()
-        self.events.publish("scan", {"scan_id": scan_id, "status": "ok"})
+        self.events.publish("scan", {"scan_id": scan_id, "status": "ok", **mat})
         return scan_id, True
 
-    def _failed(self, game_id, source, jpeg, err: BeachscoreError, timing) -> int:
+    def _failed(self, game_id, source, jpeg, err: BeachscoreError, timing, extra: dict | None = None) -> int:
         scan_id = self.store.add_scan(game_id=game_id, source=source, photo_jpeg=jpeg,
-                                      error={"code": err.code, "message": err.message}, timing_ms=timing)
+                                      error={"code": err.code, "message": err.message}, timing_ms=timing,
+                                      extra=extra)
         log.warning("scan %d failed: %s [%s]", scan_id, err.message, err.code)
         if self.light:
             self.light.error()
@@ -244,9 +359,13 @@ class Station:
         return scan_id
 
     @staticmethod
-    def _setup_for(game: dict | None, cal) -> dict | None:
+    def _setup_for(game: dict | None, cal, player: str | None = None) -> dict | None:
+        """The setup a scan of ``game`` gets: the game's set-up; for one Seashells mat, the set-up's
+        scoring, Sun shell and secret cards with ``player`` (whose mat it is)."""
         if not game or cal is None or game["game"] != cal.game:
             return None
+        if player is not None:
+            return {**{k: game["setup"][k] for k in SEASHELLS_SCAN_KEYS if k in game["setup"]}, "player": player}
         return game["setup"] or None
 
     # -- games and corrections --------------------------------------------------------------
@@ -300,6 +419,9 @@ class Station:
         state = copy.deepcopy(EMPTY_STATES.get(game, {"game": game}))
         if game == "plazing":
             state["rows"], state["cols"] = self.plazing_grid()
+        if game == "seashells":  # one empty mat per player, so that their secret cards are checked
+            players = setup.get("players") if isinstance(setup.get("players"), list) else []
+            state["players"] = [{"player": p, "shells": []} for p in players if isinstance(p, str) and p]
         known = set(scoring.problems(state))
         return [p for p in scoring.problems(state, setup) if p not in known]
 
@@ -394,11 +516,13 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1e3, 1)
 
 
-def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corners_px: list, samples: list) -> dict:
+def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corners_px: list, samples: list,
+                          empty_photo_id: int | None = None) -> dict:
     """Calibration wizard: clicks on a stored calibration shot → a new calibration the station uses.
 
     Writes ``<data>/calibrations/<n>/request/`` (calibration.json, calib.jpg, profile.json) and
-    ``<data>/calibrations/<n>/cal/`` (CAL_DIR), then switches the station to it.
+    ``<data>/calibrations/<n>/cal/`` (CAL_DIR), then switches the station to it. An optional
+    ``empty_photo_id`` (a shot of the empty board, same view) goes in as ``empty_image``.
 
     The profile goes through ``calibration.files.validate_profile`` (what ``beachscore calibrate``
     checks) before anything is written, and the calibration that comes out through it again before
@@ -419,11 +543,13 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
         raise BadInputError("invalid-profile", "profile: expected a JSON object")
     profile = cal_files.validate_profile(profile, "profile")
     photo_path, _ = station.store.photo_file(photo_id)
+    empty_path = station.store.photo_file(empty_photo_id)[0] if empty_photo_id is not None else None
     root = os.path.join(station.store.data_dir, "calibrations")
     os.makedirs(root, exist_ok=True)
     n = 1 + max([int(d) for d in os.listdir(root) if d.isdigit()] or [0])
     folder = os.path.join(root, str(n))
-    request = wizard.write_request(os.path.join(folder, "request"), photo_path, profile, corners_px, samples)
+    request = wizard.write_request(os.path.join(folder, "request"), photo_path, profile, corners_px, samples,
+                                   empty_path)
     try:
         cal = station.calibrator(request, os.path.join(folder, "cal"))
         cal_files.validate_profile(cal.profile, "the new calibration's profile")

@@ -105,3 +105,49 @@ class FakeCalibration:
     game: str = "strand-unter"
     profile: dict = field(default_factory=lambda: {"game": "strand-unter", "board_mm": [440, 380]})
     model: dict = field(default_factory=dict)
+
+
+#: Three Seashells player mats (contract shape, one player each), as a mat scan reads them.
+SEASHELLS_MATS = {
+    "red": {"shells": [["conch", "pink"], ["conch", "blue"], ["whelk", "pink"]], "fossil_heads": 1,
+            "fossil_tails": 1, "sand_dollars": 1, "bottles": 0},
+    "blue": {"shells": [["scallop", "blue"], ["whelk", "green"]], "fossil_heads": 0, "fossil_tails": 1,
+             "sand_dollars": 2, "bottles": 1},
+    "green": {"shells": [["oyster", "white"]], "fossil_heads": 1, "fossil_tails": 0, "sand_dollars": 0,
+              "bottles": 0},
+}
+
+
+def score_with_rules(state: dict, setup: dict | None = None) -> dict:
+    """The rules engine's scorer (``scoring.validate`` then ``scoring.score``), without the vision imports."""
+    import scoring
+
+    scoring.validate(state, setup)
+    return scoring.score(state, setup)
+
+
+class MatScanner(FakeScanner):
+    """A Seashells mat reader stand-in: each scan "reads" the mat of ``setup["player"]`` from ``mats``
+    (an empty mat for a player it does not know), named as the vision reader names it.
+
+    Args:
+        mats: ``{player: mat fields}``; default :data:`SEASHELLS_MATS`.
+        delay_s, error: as :class:`FakeScanner`.
+    Attributes:
+        players: whose mat each scan read, in order.
+    """
+
+    def __init__(self, mats: dict | None = None, *, delay_s: float = 0.0, error: BeachscoreError | None = None):
+        super().__init__({"game": "seashells", "players": []}, scorer=score_with_rules, delay_s=delay_s, error=error)
+        self.mats = copy.deepcopy(mats if mats is not None else SEASHELLS_MATS)
+        self.players: list = []
+
+    def __call__(self, image, calibration, setup):
+        who = (setup or {}).get("player") or "mat"
+        self.players.append(who)
+        mat = copy.deepcopy(self.mats.get(who, {"shells": []}))
+        self.state = {"game": "seashells", "players": [{"player": who, **mat}]}
+        for key in ("scoring", "sun"):
+            if key in (setup or {}):
+                self.state[key] = setup[key]
+        return super().__call__(image, calibration, setup)

@@ -46,7 +46,8 @@ def mm_from_px(corners_px: list, board_mm: list) -> np.ndarray:
     return cv2.getPerspectiveTransform(src, dst).astype(np.float64)
 
 
-def write_request(folder: str, photo_path: str, profile: dict, corners_px: list, samples: list) -> str:
+def write_request(folder: str, photo_path: str, profile: dict, corners_px: list, samples: list,
+                  empty_photo_path: str | None = None) -> str:
     """Write ``calibration.json`` (+ the shot as ``calib.jpg|png``, ``profile.json``) for clicked corners and samples.
 
     Args:
@@ -55,6 +56,8 @@ def write_request(folder: str, photo_path: str, profile: dict, corners_px: list,
         profile: the board profile dict (contract).
         corners_px: four [x, y] image px, TL, TR, BR, BL of the board frame.
         samples: ``[{"label": str, "px": [x, y]}]`` in image px.
+        empty_photo_path: optional shot of the empty board, same view; copied as ``empty.jpg|png``
+            and named ``empty_image`` in calibration.json.
     Returns:
         the path of the written calibration.json.
     Raises:
@@ -81,6 +84,10 @@ def write_request(folder: str, photo_path: str, profile: dict, corners_px: list,
     atomic_write_bytes(os.path.join(folder, "profile.json"), json.dumps(profile, indent=1).encode())
     doc = {"game": profile["game"], "profile": "profile.json", "image": image_name,
            "corners_px": [list(_xy(c, "corner")) for c in corners_px], "samples": out}
+    if empty_photo_path:
+        empty_name = "empty" + os.path.splitext(empty_photo_path)[1].lower()
+        shutil.copyfile(empty_photo_path, os.path.join(folder, empty_name))
+        doc["empty_image"] = empty_name
     path = os.path.join(folder, "calibration.json")
     atomic_write_bytes(path, json.dumps(doc, indent=1).encode())
     return path

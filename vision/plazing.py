@@ -41,6 +41,7 @@ from vision.plazing_config import PALETTE, PATTERN, QUALITY, RECTIFY, REGISTER, 
 from vision.plazing_pieces import (FACINGS, PatternModel, catalogue_shapes, cell_windows, groups, pattern_maps,
                                    player_lightness, seam_contrasts, split_group)
 from vision.plazing_screens import facing_of, learn_template, screen_cells
+from vision.plazing_terrain import TerrainModel, terrain_features
 from vision.plazing_tokens import (EMPTY, TokenModel, background_cells, cell_features, classify_tokens, learn_tokens,
                                    strangeness, token_mask)
 from vision.registration import Registration
@@ -407,6 +408,10 @@ def learn(shot: CalibrationShot) -> dict:
     fallback = [float(cv2.cvtColor(np.uint8([[np.clip(raw[0, 0], 0, 255)]]), cv2.COLOR_BGR2GRAY)[0, 0])] * P
     patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median)
     template = learn_template(view.gray, [(cells, f) for _, cells, f in screens], local, ppm)
+    terrain_model = None
+    if setup and setup.get("terrain") is not None:  # the shot's own terrain teaches how terrain looks
+        terrain_model = TerrainModel.learn(terrain_features(view.board, view.player_blocks, view.cells), terrain,
+                                           view.owner).to_json()
     shot.pictures[PALETTE_PICTURE] = table.reshape(-1, 256)
     shot.pictures[FRAME_PICTURE] = rect.small
     return {"version": MODEL_VERSION, "decode_reduce": DECODE_REDUCE,
@@ -416,7 +421,7 @@ def learn(shot: CalibrationShot) -> dict:
             "screen_template": template.round(5).tolist(),
             "player_gray": np.round(ref_light, 2).tolist(),
             "sharpness": _sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
-            "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE}
+            "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model}
 
 
 def _pasted_tokens(view: _View, table: np.ndarray, grid: Grid, feats: np.ndarray, token_samples, empty_cells,
@@ -512,6 +517,7 @@ class _Model:
         self.template = np.array(d["screen_template"], np.float64)
         self.player_gray = list(d["player_gray"])
         self.sharpness = float(d.get("sharpness", 0.0))
+        self.terrain = TerrainModel.from_json(d.get("terrain"))
         self.table = None
         self.registration_levels: dict = {}
         self.last_refined: dict = {}  #: photo size → the last refined Registration
@@ -578,6 +584,23 @@ def _with_scan_marks(tokens: TokenModel, feats: np.ndarray, free: np.ndarray, te
                       tokens.strict), unseen
 
 
+def _terrain_warning(terrain: np.ndarray, prob: np.ndarray, classes) -> str:
+    """The warning of a scan whose terrain was read from the photo."""
+    n_wall = int((terrain == "#").sum())
+    marks = {m: int((terrain == m).sum()) for m in "+-x" if (terrain == m).any()}
+    unseen = [m for m in "+-x" if m not in classes]
+    doubtful = np.argwhere(prob < 0.9).tolist()
+    text = (f"terrain read from the photo (no --setup terrain): {n_wall} closing cells"
+            + "".join(f", {n} '{m}'" for m, n in marks.items())
+            + "; marks under pieces cannot be seen and are taken as sand")
+    if unseen:
+        text += (f"; the calibration shot shows no free '{''.join(unseen)}' square, so such squares are read "
+                 "as sand")
+    if doubtful:
+        text += "; doubtful cells " + ", ".join(f"[{r},{c}]" for r, c in doubtful[:6])
+    return text + "; pass --setup with 'terrain' to be sure"
+
+
 def _largest_blob(cells, shape) -> int:
     """Size of the largest 4-connected blob of ``cells`` (list of (r, c)) on a grid of ``shape``."""
     if not cells:
@@ -612,6 +635,11 @@ def read(photo: Photo) -> Reading:
     ppm = RECTIFY.px_per_mm
     model = _Model.of(cal)
     terrain = _terrain(photo.setup, grid)
+    terrain_given = (photo.setup or {}).get("terrain") is not None
+    if not terrain_given and model.terrain is None:
+        raise BadInputError("terrain-missing", "Plażing needs the terrain: pass --setup SETUP.json with 'terrain' "
+                            "(or calibrate with calib.setup.json, the calibration shot's terrain, beside the "
+                            "calibration photo so that the terrain can be read from photos)")
     scratch = _scratch()
     rect = _Rectified(photo.image, photo.registration.H_px_from_mm, profile, grid, scratch)
     P = len(model.players)
@@ -620,11 +648,20 @@ def read(photo: Photo) -> Reading:
                  scratch=scratch)
     _check_quality(rect.small, view.gains, model, grid)
     local = rect.local
+    warnings: list[str] = []
+    terrain_p = None
+    if not terrain_given:
+        terrain, terrain_p, _ = model.terrain.classify(terrain_features(view.board, view.player_blocks, view.cells))
+        view.owner[terrain == "#"] = -1
+        warnings.append(_terrain_warning(terrain, terrain_p, model.terrain.classes))
     owner = view.owner
     placeable = terrain != "#"
     cell_conf = np.where(placeable, view.cover_p, 1.0)  # per cell, for people: every decision touching it
     decision_p = cell_conf.copy()  # per cell, cover and token decisions only (pieces counted once below)
-    warnings: list[str] = []
+    terrain_conf = 1.0
+    if terrain_p is not None:
+        cell_conf *= terrain_p
+        terrain_conf = float(np.prod(terrain_p))
 
     # tokens first: a blob of unexplained cells (an arm) refuses the photo before pieces are split
     feats = view.features()
@@ -706,13 +743,15 @@ def read(photo: Photo) -> Reading:
             trash.append([r, c])
         elif name == "surprise":
             surprises.append([r, c])
-    confidence = float(np.prod(decision_p[placeable])) * conf
+    confidence = float(np.prod(decision_p[placeable])) * conf * terrain_conf
     low = np.argwhere(placeable & (cell_conf < 0.9)).tolist()
     state = {"game": "plazing", "rows": grid.rows, "cols": grid.cols, "pieces": pieces, "meeples": meeples,
              "neutral": neutral, "resources": resources, "trash": trash, "surprises": surprises,
              "cell_confidence": {"min": round(float(cell_conf[placeable].min()), 4) if n_place else 1.0,
                                  "mean": round(float(cell_conf[placeable].mean()), 4) if n_place else 1.0,
                                  "doubtful": low[:20]}}
+    if not terrain_given:
+        state["terrain"] = ["".join(row) for row in terrain]
     details = {"cell_conf": cell_conf, "grid": grid, "piece_conf": details_pieces,
                "reader_confidence": float(np.clip(confidence, 0.0, 1.0))}
     return Reading(state=state, confidence=float(np.clip(confidence, 0.0, 1.0)), warnings=warnings, details=details)

@@ -7,6 +7,7 @@ import json
 from flask import Blueprint, current_app, jsonify, render_template, request
 
 from beachscore.errors import BadInputError
+from web.errors import error_response
 from web.inputs import MAX_JSON_DEPTH, MAX_LABEL_CHARS, MAX_SAMPLES, body_id, json_body, json_depth
 
 bp = Blueprint("calibrate", __name__)
@@ -47,7 +48,10 @@ def page():
     if game and isinstance(game["setup"].get("players"), (list, dict)):
         players = list(dict.fromkeys([*game["setup"]["players"], *players]))
     labels = {g: label_choices(g, players) for g in LABELS}
+    from calibration.profiles import GAMES as DEFAULT_PROFILE_GAMES
+
     return render_template("calibrate.html", labels=labels, profile=cal.profile if cal is not None else None,
+                           default_profiles=DEFAULT_PROFILE_GAMES,
                            default_game=(cal.game if cal is not None else game["game"] if game else "strand-unter"))
 
 
@@ -81,11 +85,24 @@ def upload():
     return jsonify({"photo_id": photo_id}), 201
 
 
+@bp.get("/api/calibration/profiles/<game>")
+def default_profile(game: str):
+    """The boxed board's default profile of a game (``calibration/profiles/<game>.json``); 404 for others."""
+    from calibration.profiles import GAMES as DEFAULT_PROFILE_GAMES, default_profile as load_default
+
+    if game not in DEFAULT_PROFILE_GAMES:
+        return error_response("not-found", f"no default profile for {game[:40]!r}", 404)
+    return jsonify(load_default(game))
+
+
 @bp.post("/api/calibration")
 def save():
-    """``{"photo_id", "corners_px": [[x,y]×4], "samples": [{"label","px"}], "profile"?: {...}}`` → calibrate.
+    """``{"photo_id", "corners_px": [[x,y]×4], "samples": [{"label","px"}], "profile"?: {...} | "default_profile"?:
+    game, "empty_photo_id"?: id}`` → calibrate.
 
-    Without ``profile`` the current calibration's profile is used. The profile is checked by
+    ``default_profile`` names a game whose boxed board's profile (package data) is used;
+    ``empty_photo_id`` is an optional shot of the empty board (same view), passed to calibration
+    as ``empty_image``. Without ``profile`` or ``default_profile`` the current calibration's profile is used. The profile is checked by
     ``calibration.files.validate_profile`` (as ``beachscore calibrate`` does); anything wrong is a
     400 and the station keeps its current calibration. Returns
     ``{"game", "classes", "preview_photo_id"}``.
@@ -104,7 +121,16 @@ def save():
                 raise BadInputError("invalid-json", f"sample {i + 1}: label of {len(label)} characters; "
                                     f"at most {MAX_LABEL_CHARS}")
     st = station()
+    empty_photo_id = body_id(body, "empty_photo_id") if body.get("empty_photo_id") is not None else None
     profile = body.get("profile")
+    if body.get("default_profile") is not None:
+        from calibration.profiles import default_profile as load_default
+
+        if profile is not None:
+            raise BadInputError("invalid-json", "send either profile or default_profile, not both")
+        if not isinstance(body["default_profile"], str):
+            raise BadInputError("invalid-json", "default_profile: expected a game name")
+        profile = load_default(body["default_profile"])
     if isinstance(profile, str):
         try:
             profile = json.loads(profile)
@@ -123,5 +149,5 @@ def save():
         profile = st.calibration.profile
     if not isinstance(profile, dict):
         raise BadInputError("invalid-json", "profile must be a JSON object")
-    out = calibrate_from_clicks(st, photo_id, profile, body.get("corners_px"), samples)
+    out = calibrate_from_clicks(st, photo_id, profile, body.get("corners_px"), samples, empty_photo_id)
     return jsonify({k: out[k] for k in ("game", "classes", "preview_photo_id")}), 201

@@ -19,13 +19,25 @@ def station():
     return current_app.extensions["station"]
 
 
+def seashells_vocabulary() -> dict:
+    """Shapes and colours of the Seashells mats: the calibrated mat's towel, else the game's own."""
+    from scoring.seashells import COLOURS, SHAPES
+
+    cal = station().calibration
+    towel = cal.profile.get("towel") if cal is not None and cal.game == "seashells" else None
+    if isinstance(towel, dict) and isinstance(towel.get("rows"), list) and isinstance(towel.get("cols"), list):
+        return {"shapes": [str(x) for x in towel["rows"]], "colours": [str(x) for x in towel["cols"]]}
+    return {"shapes": list(SHAPES), "colours": list(COLOURS)}
+
+
 @bp.get("/game")
 def page():
     st = station()
     cal = st.calibration
     rows, cols = st.plazing_grid()  # a sane grid even when the calibration's is not
     return render_template("game.html", games=GAMES, weather=WEATHER, current=st.store.current_game(),
-                           grid={"rows": rows, "cols": cols}, default_game=cal.game if cal is not None else GAMES[0])
+                           grid={"rows": rows, "cols": cols}, default_game=cal.game if cal is not None else GAMES[0],
+                           seashells=seashells_vocabulary())
 
 
 @bp.post("/api/games")
@@ -70,3 +82,16 @@ def check_setup(game: str, setup: dict) -> None:
     check_players(setup.get("players"))
     if "player" in setup:
         check_name(setup["player"], "player")
+    if game == "seashells":
+        players = setup.get("players")
+        if players is not None and not (isinstance(players, list) and all(isinstance(p, str) for p in players)):
+            raise BadInputError("invalid-setup", "players: a list of player names, one mat each")
+        if players is not None and len(set(players)) != len(players):
+            raise BadInputError("invalid-setup", "players: a player is listed twice")
+        secrets = setup.get("secrets")
+        if secrets is not None:
+            if not isinstance(secrets, dict):
+                raise BadInputError("invalid-setup", "secrets: expected {player: {\"shapes\": [...], \"colours\": [...]}}")
+            unknown = [p for p in secrets if players is not None and p not in players]
+            if unknown:
+                raise BadInputError("invalid-setup", f"secrets: {unknown[0][:40]!r} is not one of the players")

@@ -29,13 +29,15 @@ def scan_page(scan_id: int):
 
 @bp.get("/api/scans/<id:scan_id>")
 def scan_json(scan_id: int):
-    """The scan (machine reading, revisions, current state/score) and, when the station's
-    calibration is for the same game, the profile (for clicking on the photo)."""
+    """The scan (machine reading, revisions, current state/score), its game's set-up and display
+    (player names, swatch colours) and, when the station's calibration is for the same game, the
+    profile (for clicking on the photo)."""
     st = station()
     scan = st.store.scan(scan_id)
     cal = st.calibration
     profile = cal.profile if cal is not None and cal.game == scan.get("game") else None
-    return jsonify({"scan": scan, "profile": profile, "setup": st.setup_of_scan(scan)})
+    display = st.store.game(scan["game_id"])["display"] if scan.get("game_id") is not None else {}
+    return jsonify({"scan": scan, "profile": profile, "setup": st.setup_of_scan(scan), "display": display})
 
 
 @bp.get("/api/scans")

@@ -7,9 +7,11 @@ import queue
 import threading
 import time
 
-from flask import Blueprint, Response, abort, current_app, jsonify, render_template, send_file
+from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request, send_file
 
+from beachscore.errors import BadInputError
 from web.errors import error_response
+from web.inputs import json_body
 
 bp = Blueprint("live", __name__)
 
@@ -37,7 +39,11 @@ def status():
 
 @bp.get("/api/latest")
 def latest():
-    """``{"status": {...}, "scan": scan or null, "final_scan_id": id or null}`` — the live page's data."""
+    """``{"status": {...}, "scan": scan or null, "seashells": table or null}`` — the live page's data.
+
+    ``seashells``: in a Seashells game with players, the combined score of every player's latest
+    mat and which mats are still missing (:meth:`beachscore.station.Station.seashells_table`).
+    """
     st = station()
     status = st.status()
     game = status["game"]
@@ -47,7 +53,7 @@ def latest():
         scan = scans[0] if scans else None
     if scan is None:
         scan = st.store.latest_scan()
-    return jsonify({"status": status, "scan": scan_summary(scan)})
+    return jsonify({"status": status, "scan": scan_summary(scan), "seashells": st.seashells_table(game)})
 
 
 class StreamSlots:
@@ -79,7 +85,8 @@ def init_app(app) -> None:
 
 @bp.get("/events")
 def events():
-    """Server-Sent Events: ``scan-started``, ``scan``, ``revision``, ``game``, ``game-over``, ``calibration``.
+    """Server-Sent Events: ``scan-started``, ``scan``, ``scan-refused`` (a button press that could not
+    start a scan), ``revision``, ``game``, ``game-over``, ``calibration``.
 
     Each event's data is JSON; a comment line every ``EVENTS_KEEPALIVE_S`` keeps the connection open.
     At most ``EVENTS_MAX_STREAMS`` streams are open at once: one more is answered 503 with
@@ -139,8 +146,23 @@ def photo(photo_id: int):
 
 @bp.post("/api/scan")
 def scan_now():
-    """Start a scan; 202 when started, 409 when busy or the camera/calibration is missing."""
-    answer = station().request_scan("web")
+    """Start a scan; 202 when started, 409 when busy or the camera/calibration is missing.
+
+    Optional body ``{"player": name}``: whose mat the scan reads in a Seashells game (400
+    ``unknown-player`` for a name that is not one of the game's players); without it, the next
+    player whose mat is not read yet.
+    """
+    st = station()
+    player = None
+    if request.get_data(cache=True):
+        body = json_body()
+        player = body.get("player")
+        if player is not None:
+            players = st.mat_players(st.store.current_game())
+            if not isinstance(player, str) or player not in players:
+                raise BadInputError("unknown-player", f"player {str(player)[:40]!r}: expected one of the "
+                                    f"Seashells game's players ({', '.join(players) or 'none'})")
+    answer = st.request_scan("web", player=player)
     if not answer.accepted:
         return error_response("scan-refused", answer.reason, 409)
     return jsonify({"accepted": True}), 202

@@ -325,3 +325,237 @@ def test_plazing_setup_form_terrain_editor(browser, server):
     assert game["setup"]["terrain"][2][3] == "+" and game["setup"]["terrain"][0][0] == "#"
     assert game["setup"]["players"] == ["red", "yellow"] and game["display"]["swatches"]["red"]
     station.new_game("strand-unter")  # leave the station as the other tests expect
+
+
+# ---- Seashells, Plażing and Sand Castles at the station ---------------------------------------
+
+class Swapped:
+    """Give the shared station another calibration / scanner / scorer for one test, then put them back."""
+
+    def __init__(self, station, **parts):
+        self.station, self.parts = station, parts
+        self.old = {k: getattr(station, k) for k in parts}
+
+    def __enter__(self):
+        for k, v in self.parts.items():
+            setattr(self.station, k, v)
+        return self.station
+
+    def __exit__(self, *exc):
+        self.station.wait_idle(30)
+        for k, v in self.old.items():
+            setattr(self.station, k, v)
+        self.station.new_game("strand-unter")  # leave the station as the other tests expect
+
+
+def test_seashells_game_reads_one_mat_per_player_and_shows_the_combined_score(browser, server, gpio):
+    from beachscore.testing import MatScanner, score_with_rules
+
+    url, station = server["url"], server["station"]
+    cal = FakeCalibration(game="seashells", profile={"game": "seashells", "board_mm": [260, 310]})
+    scanner = MatScanner({"red": {"shells": [["conch", "pink"], ["whelk", "blue"]], "sand_dollars": 2},
+                          "yellow": {"shells": [["conch", "blue"]], "fossil_heads": 1, "fossil_tails": 1}})
+    with Swapped(station, calibration=cal, scanner=scanner, scorer=score_with_rules):
+        unlock(browser, url)
+        browser.get(url + "/game")
+        Select(browser.find_element(By.ID, "game")).select_by_value("seashells")
+        Select(browser.find_element(By.ID, "ss-scoring")).select_by_value("advanced")
+        Select(browser.find_element(By.ID, "ss-sun-shape")).select_by_value("cowrie")
+        Select(browser.find_element(By.ID, "ss-sun-colour")).select_by_value("white")
+        red = browser.find_element(By.CSS_SELECTOR, '#secrets tr[data-player="red"]')
+        Select(red.find_element(By.CSS_SELECTOR, '.sec-shape[data-n="0"]')).select_by_value("whelk")
+        Select(red.find_element(By.CSS_SELECTOR, '.sec-colour[data-n="0"]')).select_by_value("green")
+        screenshot(browser, "seashells-setup.png")
+        browser.find_element(By.CSS_SELECTOR, "#game-form button[type=submit]").click()
+        wait(browser, lambda d: "started" in d.find_element(By.ID, "message").text)
+        game = station.store.current_game()
+        assert game["game"] == "seashells" and game["setup"] == {
+            "players": ["red", "yellow"], "scoring": "advanced", "sun": {"shape": "cowrie", "colour": "white"},
+            "secrets": {"red": {"shapes": ["whelk"], "colours": ["green"]}}}
+
+        browser.get(url + "/")
+        live = browser.find_element(By.ID, "live")
+        wait(browser, lambda d: live.get_attribute("data-seashells") == "missing:red,yellow")
+        wait(browser, lambda d: d.find_element(By.ID, "scan-now").text == "Scan red's mat")
+        assert "Still to read" in browser.find_element(By.ID, "mats-missing").text
+        wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-transport") == "sse")
+        press_button(gpio)  # the button reads the next missing mat: red's
+        wait(browser, lambda d: live.get_attribute("data-seashells") == "missing:yellow")
+        assert scanner.players == ["red"]
+        wait(browser, lambda d: d.find_element(By.ID, "scan-now").text == "Scan yellow's mat")
+        browser.find_element(By.CSS_SELECTOR, '#seashells tr[data-player="yellow"] .scan-mat').click()
+        wait(browser, lambda d: live.get_attribute("data-seashells") == "complete")
+        assert scanner.players == ["red", "yellow"]
+        table = station.seashells_table(station.store.current_game())
+        for p in table["score"]["players"]:
+            row = browser.find_element(By.CSS_SELECTOR, f'#seashells tr[data-player="{p["player"]}"]')
+            assert row.find_element(By.CSS_SELECTOR, "td.total").text == str(p["total"])
+        ranks = [browser.find_element(By.CSS_SELECTOR, f'#seashells tr[data-player="{p}"] td.rank').text
+                 for p in ("red", "yellow")]
+        assert sorted(ranks) in (["1", "2"], ["1", "1"])
+        assert "shape whelk" in browser.find_element(By.CSS_SELECTOR, '#seashells tr[data-player="red"]').text
+        screenshot(browser, "seashells.png")
+        press_button(gpio)  # every mat read: the press is refused and the page says why
+        wait(browser, lambda d: "every player's mat is read" in d.find_element(By.ID, "message").text)
+        assert scanner.players == ["red", "yellow"]
+
+
+PLAZING_STATE = {"game": "plazing", "rows": 12, "cols": 20,
+                 "pieces": [{"player": "red", "kind": "screen", "cells": [[3, 4], [3, 5], [3, 6]], "facing": "N"},
+                            {"player": "blue", "kind": "gear", "cells": [[5, 7]]}],
+                 "meeples": [{"player": "red", "cell": [2, 5]}], "neutral": [], "resources": [], "trash": [],
+                 "surprises": []}
+
+
+def test_plazing_correction_by_clicking_cells_on_the_grid_and_the_photo(browser, server):
+    from beachscore.station import encode
+    from beachscore.testing import score_with_rules
+    from calibration.profiles import default_profile
+
+    url, station = server["url"], server["station"]
+    profile = default_profile("plazing")
+    with Swapped(station, calibration=FakeCalibration(game="plazing", profile=profile), scorer=score_with_rules):
+        setup = {"players": ["red", "blue"], "weather": "sun"}
+        game_id = station.new_game("plazing", setup, {"swatches": {"red": "#d32f2f", "blue": "#1976d2"}})
+        photo = np.full((600, 920, 3), 200, np.uint8)  # 2 px/mm: board mm → px is a plain scale
+        scan_id = station.store.add_scan(
+            game_id=game_id, source="test", photo_jpeg=encode(photo, ".jpg"),
+            result={"game": "plazing", "state": PLAZING_STATE, "score": score_with_rules(PLAZING_STATE, setup),
+                    "confidence": 0.5}, extra={"H_px_from_mm": [[2, 0, 0], [0, 2, 0], [0, 0, 1]]})
+        unlock(browser, url)
+        browser.get(f"{url}/scans/{scan_id}/correct")
+        root = browser.find_element(By.ID, "correct")
+        wait(browser, lambda d: root.get_attribute("data-ready") == "yes")
+
+        def cell(r, c):
+            return browser.find_element(By.CSS_SELECTOR, f'#pl-grid span[data-row="{r}"][data-col="{c}"]')
+
+        def what(r, c):
+            return cell(r, c).get_attribute("data-what")
+
+        assert what(3, 4) == "piece:red:screen:N" and what(5, 7) == "piece:blue:gear" and what(2, 5) == "meeple:red"
+        assert what(0, 0) == "empty"
+        # erase one cell of the screen: a two-cell screen is no piece of the game → the rescore says so
+        Select(browser.find_element(By.ID, "pl-what")).select_by_value("empty")
+        cell(3, 6).click()
+        wait(browser, lambda d: "bad" in d.find_element(By.ID, "message").get_attribute("class"))
+        assert what(3, 6) == "empty"
+        # the piece tool: click the screen to select it, then the free cell next to it extends it again
+        Select(browser.find_element(By.ID, "pl-what")).select_by_value("piece")
+        Select(browser.find_element(By.ID, "pl-player")).select_by_value("red")
+        Select(browser.find_element(By.ID, "pl-kind")).select_by_value("screen")
+        cell(3, 4).click()
+        wait(browser, lambda d: "red screen" in d.find_element(By.ID, "pl-selected").text)
+        cell(3, 6).click()
+        wait(browser, lambda d: what(3, 6) == "piece:red:screen:N")
+        wait(browser, lambda d: "bad" not in d.find_element(By.ID, "message").get_attribute("class"))
+        Select(browser.find_element(By.ID, "sel-facing")).select_by_value("S")
+        wait(browser, lambda d: what(3, 5) == "piece:red:screen:S")
+        # a blue gear placed by clicking cell [8, 8] on the photo (board mm 200, 200 → px 400, 400)
+        Select(browser.find_element(By.ID, "sel-kind"))  # the selection panel is there …
+        browser.find_element(By.ID, "sel-done").click()  # … and done: the next click starts a new piece
+        Select(browser.find_element(By.ID, "pl-player")).select_by_value("blue")
+        Select(browser.find_element(By.ID, "pl-kind")).select_by_value("gear")
+        img = browser.find_element(By.ID, "photo")
+        wait(browser, lambda d: d.execute_script("return arguments[0].naturalWidth", img) > 0)
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", img)
+        size = img.size
+        ActionChains(browser, duration=0).move_to_element_with_offset(
+            img, round(400 * size["width"] / 920 - size["width"] / 2),
+            round(400 * size["height"] / 600 - size["height"] / 2)).click().perform()
+        wait(browser, lambda d: what(8, 8) == "piece:blue:gear")
+        assert browser.find_elements(By.CSS_SELECTOR, "#overlay polyline")  # the grid drawn over the photo
+        # a resource and a neutral marker
+        Select(browser.find_element(By.ID, "pl-what")).select_by_value("resource")
+        Select(browser.find_element(By.ID, "pl-resource")).select_by_value("shell")
+        cell(10, 1).click()
+        Select(browser.find_element(By.ID, "pl-what")).select_by_value("neutral")
+        cell(10, 2).click()
+        wait(browser, lambda d: what(10, 1) == "resource:shell" and what(10, 2) == "neutral")
+        screenshot(browser, "plazing-correction.png")
+        browser.find_element(By.ID, "note").send_keys("screen faces the land")
+        browser.find_element(By.ID, "save").click()
+        wait(browser, lambda d: "Saved as revision" in d.find_element(By.ID, "message").text)
+
+        saved = station.store.scan(scan_id)
+        assert saved["state"] == PLAZING_STATE  # the machine reading is kept
+        state = saved["revisions"][-1]["state"]
+        screen = next(p for p in state["pieces"] if p["kind"] == "screen")
+        assert screen["facing"] == "S" and sorted(screen["cells"]) == [[3, 4], [3, 5], [3, 6]]
+        assert {"player": "blue", "kind": "gear", "cells": [[8, 8]]} in state["pieces"]
+        assert {"kind": "shell", "cell": [10, 1]} in state["resources"] and state["neutral"] == [[10, 2]]
+        assert saved["current_score"] == score_with_rules(state, setup)
+
+
+def test_sand_castles_correction_per_lane(browser, server):
+    from beachscore.testing import score_with_rules
+
+    url, station = server["url"], server["station"]
+    state = {"game": "sand-castles", "walls_left": 4, "lanes": {
+        "top": {"length": 8, "wave": 3, "wall": False, "castle_pieces": 2, "flooded": False},
+        "middle": {"length": 8, "wave": 5, "wall": True, "castle_pieces": 3, "flooded": False},
+        "bottom": {"length": 8, "wave": 2, "wall": False, "castle_pieces": 0, "flooded": False}}}
+    with Swapped(station, scorer=score_with_rules):
+        game_id = station.new_game("sand-castles")
+        scan_id = station.store.add_scan(game_id=game_id, source="test", photo_jpeg=None, result={
+            "game": "sand-castles", "state": state, "score": score_with_rules(state), "confidence": 0.5})
+        unlock(browser, url)
+        browser.get(f"{url}/scans/{scan_id}/correct")
+        wait(browser, lambda d: d.find_element(By.ID, "correct").get_attribute("data-ready") == "yes")
+        before = browser.find_element(By.ID, "score").text
+        top = browser.find_element(By.CSS_SELECTOR, '#lanes tr[data-lane="top"]')
+        pieces = top.find_element(By.CSS_SELECTOR, ".l-pieces")
+        pieces.clear()
+        pieces.send_keys("5")
+        top.find_element(By.CSS_SELECTOR, ".l-wall").click()
+        wait(browser, lambda d: d.find_element(By.ID, "score").text != before)
+        browser.find_element(By.ID, "save").click()
+        wait(browser, lambda d: "Saved as revision" in d.find_element(By.ID, "message").text)
+        rev = station.store.scan(scan_id)["revisions"][-1]
+        assert rev["state"]["lanes"]["top"] == {"length": 8, "wave": 3, "wall": True, "castle_pieces": 5,
+                                                "flooded": False}
+        assert "top" in rev["score"]["completed"]
+
+
+def test_wizard_offers_the_default_profiles_and_an_empty_board_shot(browser, server):
+    url, station = server["url"], server["station"]
+    seen = {}
+
+    def calibrator(request, out_dir):
+        with open(request) as f:
+            seen["doc"] = json.load(f)
+        with open(os.path.join(os.path.dirname(request), "profile.json")) as f:
+            seen["profile"] = json.load(f)
+        return FakeCalibration(game="plazing", profile=seen["profile"], model={"classes": ["neutral"]})
+
+    with Swapped(station, calibrator=calibrator, calibration=station.calibration):  # the new one goes after
+        unlock(browser, url)
+        browser.get(url + "/calibrate")
+        source = Select(browser.find_element(By.ID, "profile-source"))
+        assert {o.get_attribute("value") for o in source.options} >= {
+            "default:strand-unter", "default:plazing", "default:seashells", "default:sand-castles"}
+        source.select_by_value("default:plazing")
+        wait(browser, lambda d: "boxed plazing board" in d.find_element(By.ID, "message").text)
+        labels = [o.get_attribute("value") for o in Select(browser.find_element(By.ID, "label")).options]
+        assert "neutral" in labels and "screen/red/N" in labels
+        browser.find_element(By.ID, "upload").send_keys(os.path.join(EXAMPLE, "calib.jpg"))
+        wizard = browser.find_element(By.ID, "wizard")
+        wait(browser, lambda d: wizard.get_attribute("data-photo-id"))
+        browser.find_element(By.CSS_SELECTOR, "#empty-part summary").click()
+        browser.find_element(By.ID, "upload-empty").send_keys(os.path.join(EXAMPLE, "calib.jpg"))
+        wait(browser, lambda d: wizard.get_attribute("data-empty-photo-id"))
+        shot = browser.find_element(By.ID, "shot")
+        wait(browser, lambda d: d.execute_script("return arguments[0].naturalWidth", shot) > 0)
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", shot)
+        size = shot.size
+        for fx, fy in ((0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9), (0.5, 0.5)):
+            ActionChains(browser, duration=0).move_to_element_with_offset(
+                shot, round((fx - 0.5) * size["width"]), round((fy - 0.5) * size["height"])).click().perform()
+        wait(browser, lambda d: wizard.get_attribute("data-samples") == "1")
+        browser.find_element(By.ID, "save").click()
+        wait(browser, lambda d: wizard.get_attribute("data-done") == "yes"
+             or "bad" in d.find_element(By.ID, "message").get_attribute("class"), timeout=30)
+        assert wizard.get_attribute("data-done") == "yes", browser.find_element(By.ID, "message").text
+        from calibration.profiles import default_profile
+
+        assert seen["profile"] == default_profile("plazing") and seen["doc"]["empty_image"].startswith("empty.")

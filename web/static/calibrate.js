@@ -7,7 +7,7 @@
   const img = document.getElementById("shot"), svg = document.getElementById("marks");
   const labelSel = document.getElementById("label"), help = document.getElementById("step-help");
   const saveBtn = document.getElementById("save");
-  let photoId = null, corners = [], samples = [], clicks = [], fileProfile = null;
+  let photoId = null, emptyPhotoId = null, corners = [], samples = [], clicks = [], fileProfile = null;
   let game = root.dataset.defaultGame;
 
   function fillLabels() {
@@ -63,8 +63,37 @@
     try { showShot((await api("POST", "/api/calibration/upload", fd)).photo_id); say(""); }
     catch (e) { say(explainError(e), "bad"); }
   };
+  // optional empty-board shot (passed to calibration as empty_image)
+  function showEmpty(id) {
+    emptyPhotoId = id;
+    const im = document.getElementById("empty-shot");
+    im.hidden = id === null; if (id !== null) im.src = `/photos/${id}`;
+    document.getElementById("empty-state").textContent = id === null ? "none" : `empty-board shot ${id} will be used`;
+    document.getElementById("drop-empty").hidden = id === null;
+    root.dataset.emptyPhotoId = id === null ? "" : id;
+  }
+  document.getElementById("take-empty").onclick = async () => {
+    say("Taking the empty-board shot…");
+    try { showEmpty((await api("POST", "/api/calibration/shot")).photo_id); say(""); }
+    catch (e) { say(explainError(e), "bad"); }
+  };
+  document.getElementById("upload-empty").onchange = async ev => {
+    const f = ev.target.files[0]; if (!f) return;
+    const fd = new FormData(); fd.append("photo", f);
+    try { showEmpty((await api("POST", "/api/calibration/upload", fd)).photo_id); say(""); }
+    catch (e) { say(explainError(e), "bad"); }
+  };
+  document.getElementById("drop-empty").onclick = () => showEmpty(null);
+
   const source = document.getElementById("profile-source"), pfile = document.getElementById("profile-file");
-  function sourceChanged() { pfile.hidden = source.value !== "file"; }
+  function sourceChanged() {
+    pfile.hidden = source.value !== "file";
+    if (source.value.startsWith("default:")) {
+      game = source.value.slice(8); fillLabels();
+      root.dataset.game = game;
+      say(`Board profile: the boxed ${game} board.`);
+    }
+  }
   source.onchange = sourceChanged; sourceChanged();
   pfile.onchange = async ev => {
     const f = ev.target.files[0]; if (!f) return;
@@ -77,7 +106,8 @@
     if (source.value === "file") {
       if (!fileProfile) { say("Choose the board's profile.json first.", "bad"); return; }
       body.profile = fileProfile;
-    }
+    } else if (source.value.startsWith("default:")) body.default_profile = source.value.slice(8);
+    if (emptyPhotoId !== null) body.empty_photo_id = emptyPhotoId;
     saveBtn.disabled = true; say("Learning… (a few seconds)");
     try {
       const out = await api("POST", "/api/calibration", body);

@@ -16,8 +16,8 @@
       <td><input class="p-name" placeholder="name (optional)" maxlength="40"></td>
       <td><input class="p-colour" type="color" value="${esc(colour || "#888888")}"></td>
       <td><button type="button" class="remove">✕</button></td>`;
-    tr.querySelector(".remove").onclick = () => { tr.remove(); drawBuckets(); };
-    tr.querySelector(".p-label").onchange = drawBuckets;
+    tr.querySelector(".remove").onclick = () => { tr.remove(); drawBuckets(); drawSecrets(); };
+    tr.querySelector(".p-label").onchange = () => { drawBuckets(); drawSecrets(); };
     tbody.appendChild(tr);
   }
   function players() {
@@ -31,7 +31,7 @@
     if (tbody.querySelectorAll("tr").length >= MAX_PLAYERS) { say(`At most ${MAX_PLAYERS} players.`, "bad"); return; }
     const used = new Set(players().map(p => p.label));
     const next = DEFAULT.find(([l]) => !used.has(l)) || ["", "#888888"];
-    addPlayer(next[0], next[1]); drawBuckets();
+    addPlayer(next[0], next[1]); drawBuckets(); drawSecrets();
   };
 
   // Plażing terrain: click cycles the cell's character.
@@ -89,14 +89,49 @@
     return out;
   }
 
+  // Seashells: Sun shell, scoring mode, each player's secret cards (what the mats cannot show).
+  const SS = JSON.parse(document.getElementById("seashells-data").textContent);
+  const secretsBody = document.querySelector("#secrets tbody");
+  function cardSelect(kind, names, value, n) {
+    return `<select class="sec-${kind}" data-n="${n}" aria-label="${kind} card ${n + 1}"><option value="">—</option>` +
+      names.map(x => `<option value="${esc(x)}" ${x === value ? "selected" : ""}>${esc(x)}</option>`).join("") + `</select>`;
+  }
+  function drawSecrets() {
+    const keep = collectSecrets();
+    secretsBody.innerHTML = players().map(p => {
+      const k = keep[p.label] || { shapes: [], colours: [] };
+      return `<tr data-player="${esc(p.label)}"><th>${esc(p.label)}</th>
+        <td>${[0, 1].map(n => cardSelect("shape", SS.shapes, k.shapes[n], n)).join(" ")}</td>
+        <td>${[0, 1].map(n => cardSelect("colour", SS.colours, k.colours[n], n)).join(" ")}</td></tr>`;
+    }).join("");
+  }
+  function collectSecrets() {
+    const out = {};
+    secretsBody.querySelectorAll("tr").forEach(tr => {
+      const pick = kind => [...tr.querySelectorAll(".sec-" + kind)].map(s => s.value).filter(Boolean);
+      out[tr.dataset.player] = { shapes: pick("shape"), colours: pick("colour") };
+    });
+    return out;
+  }
+  function seashellsSetup(ps) {
+    const setup = { players: ps.map(p => p.label), scoring: document.getElementById("ss-scoring").value };
+    const shape = document.getElementById("ss-sun-shape").value, colour = document.getElementById("ss-sun-colour").value;
+    if (shape && colour) setup.sun = { shape, colour };
+    else if (shape || colour) throw new Error("Sun shell: choose both its shape and its colour (or neither)");
+    const secrets = Object.fromEntries(Object.entries(collectSecrets())
+      .filter(([p, c]) => setup.players.includes(p) && (c.shapes.length || c.colours.length)));
+    if (Object.keys(secrets).length) setup.secrets = secrets;
+    return setup;
+  }
+
   function showParts() {
     const g = gameSel.value;
     document.querySelectorAll(".game-part").forEach(el => {
-      el.hidden = !(el.dataset.game === g || (el.dataset.game === "other" && !["plazing", "strand-unter"].includes(g)));
+      el.hidden = !(el.dataset.game === g || (el.dataset.game === "other" && !["plazing", "strand-unter", "seashells"].includes(g)));
     });
   }
   gameSel.onchange = showParts;
-  showParts(); drawBuckets();
+  showParts(); drawBuckets(); drawSecrets();
 
   form.addEventListener("submit", async ev => {
     ev.preventDefault();
@@ -107,6 +142,8 @@
                 players: ps.map(p => p.label) };
     } else if (g === "strand-unter") {
       setup = { players: collectBuckets() };
+    } else if (g === "seashells") {
+      try { setup = seashellsSetup(ps); } catch (e) { say(e.message, "bad"); return; }
     } else {
       try { setup = JSON.parse(document.getElementById("setup-json").value || "{}"); }
       catch (e) { say("Set-up JSON: " + e.message, "bad"); return; }
