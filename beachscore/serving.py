@@ -70,9 +70,10 @@ def build_station(data_dir: str, *, camera: str | None = None, calibration: str 
                       calibration_problem=cal_problem, light=light, **station_options)
     if calibration and cal is not None:
         store.set_setting(CALIBRATION_SETTING, os.path.abspath(calibration))
-    pin = parse_pin(button if button is not None else os.environ.get("BEACHSCORE_BUTTON"))
+    spec = button if button is not None else os.environ.get("BEACHSCORE_BUTTON")
+    pin = parse_pin(spec)
     if pin is None:
-        station.button_problem = "no button configured (--button PIN)"
+        station.button_problem = None if str(spec).lower() == "none" else "no button configured (--button PIN)"
     else:
         try:
             station.button = ScanButton(pin, on_press=lambda: station.request_scan("button"),

@@ -135,7 +135,8 @@ class Station:
                        "problem": self.camera_problem},
             "calibration": {"ok": self.calibration is not None,
                             "game": getattr(self.calibration, "game", None), "problem": self.calibration_problem},
-            "button": {"ok": self.button is not None, "problem": self.button_problem},
+            "button": {"ok": self.button is not None or self.button_problem is None, "fitted": self.button is not None,
+                       "problem": self.button_problem},
             "game": game,
             "last_event_id": self.events.last_id,
         }

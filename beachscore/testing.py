@@ -6,6 +6,7 @@ reading accuracy; :func:`fake_score` stands in for ``scoring`` when a test wants
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import threading
 import time
@@ -151,3 +152,18 @@ class MatScanner(FakeScanner):
             if key in (setup or {}):
                 self.state[key] = setup[key]
         return super().__call__(image, calibration, setup)
+
+
+@contextlib.contextmanager
+def mock_pin_factory():
+    """Swap gpiozero's pin factory for a ``MockFactory`` for the duration; yields the factory."""
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory
+
+    previous = Device.pin_factory
+    Device.pin_factory = MockFactory()
+    try:
+        yield Device.pin_factory
+    finally:
+        Device.pin_factory.reset()
+        Device.pin_factory = previous

@@ -677,9 +677,16 @@ def read(photo: Photo) -> Reading:
         if blob > QUALITY.max_odd_blob_cells:
             raise UnreadableBoardError("occluded", f"{blob} touching cells look unlike the board at calibration "
                                        "(a hand or an arm over the board?); take the photo again with the view clear")
+        hidden_marks = [] if terrain_given else [m for m in "+-x" if m not in model.terrain.classes]
+        mark_like = []
         for (r, c), name, p, d in zip(free.tolist(), names, probs, dist):
             if terrain[r, c] in unseen and name != EMPTY:
                 p *= 0.5  # a token on a printed mark the calibration never showed: doubtful
+            if hidden_marks and name != EMPTY and d > TOKENS.unseen_mark_distance:
+                # terrain read from the photo, and a printed mark the calibration shot never showed
+                # free: a loosely matching "token" may be that mark — read as sand, and doubtful
+                mark_like.append((r, c))
+                name, p = EMPTY, min(p, 0.5)
             if d > TOKENS.max_distance:
                 unexplained.append((r, c))
                 p = min(p, 0.5)
@@ -687,6 +694,10 @@ def read(photo: Photo) -> Reading:
             decision_p[r, c] *= p
             if name != EMPTY:
                 tokens_found.append((name, r, c))
+        if mark_like:
+            warnings.append(f"cells {', '.join(f'[{r},{c}]' for r, c in mark_like[:6])} match a learned token only "
+                            f"loosely: a printed '{''.join(hidden_marks)}' square (never seen free at calibration)? "
+                            "Read as sand; check them, or pass --setup with 'terrain'")
     n_place = int(placeable.sum())
     blob = _largest_blob(unexplained, (grid.rows, grid.cols))
     if len(unexplained) > QUALITY.max_unexplained_share * n_place or blob > QUALITY.max_unexplained_blob_cells:

@@ -149,6 +149,10 @@ class TokenConfig:
     brightness_drift: float = 0.05
     #: A token claimed at more than this Mahalanobis distance from its class is "unexplained".
     max_distance: float = 10.0
+    #: With the terrain read from the photo and a printed mark (±, x) never seen free at
+    #: calibration, a token farther than this from its class may be that mark (real tokens of the
+    #: samples lie within ≈ 6.5; an unseen printed disc ≈ 9).
+    unseen_mark_distance: float = 7.5
     #: A pixel belongs to a token (for pasting calibration tokens onto other backgrounds) when its
     #: colour differs from the cell's background by this share of the token's own contrast …
     token_share_of_contrast: float = 0.4

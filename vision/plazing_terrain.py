@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from vision.plazing_cells import CellBlocks
@@ -29,8 +30,12 @@ PIECE = "p"  #: class of a calibration cell covered by a piece (its terrain cann
 SCALE_FLOOR = 3.0
 #: Posterior slope per unit of (squared-distance margin / 2) between the best two classes.
 MARGIN_SLOPE = 1.0
-#: A cell farther than this (standardised units) from every calibration cell is unlike the board.
-MAX_DISTANCE = 6.0
+#: An object is accepted where its mean squared standardised difference per feature is below this …
+OBJECT_MAX = 0.35
+#: … and this many times smaller than that of the best placeable looks of the same cells.
+OBJECT_RATIO = 2.0
+#: Posterior slope of an object decision per unit of log(alt / d) around log(OBJECT_RATIO).
+OBJECT_SLOPE = 4.0
 
 
 def terrain_features(board_bgr: np.ndarray, player_blocks: np.ndarray, cells: CellBlocks) -> np.ndarray:
@@ -47,9 +52,8 @@ def terrain_features(board_bgr: np.ndarray, player_blocks: np.ndarray, cells: Ce
     var = np.maximum(cells.box_mean(sq, 1.0) - whole ** 2, 0.0)
     core = cells.box_mean(blocks, 0.6)
     centre = cells.box_mean(blocks, 0.3)
-    shares = cells.box_mean(player_blocks, 1.0).reshape(whole.shape[:2] + (-1,)) / 255.0 * 100.0
-    return np.concatenate([_bright_chroma(whole), _bright_chroma(core), _bright_chroma(centre), np.sqrt(var),
-                           shares], axis=-1)
+    return np.concatenate([_bright_chroma(whole), _bright_chroma(core), _bright_chroma(centre), np.sqrt(var)],
+                          axis=-1)
 
 
 @dataclass
@@ -86,36 +90,86 @@ class TerrainModel:
         """Classes seen at calibration, sorted."""
         return sorted(set(self.labels))
 
+    def objects(self, cols: int) -> list:
+        """The calibration's closing-terrain objects (4-connected groups of ``#`` cells):
+        [(offsets [(dr, dc)], standardised features (n, F))]."""
+        lab = np.array(self.labels).reshape(-1, cols)
+        n, cc = cv2.connectedComponents((lab == "#").astype(np.uint8), connectivity=4)
+        x = (self.feats / self.scale).reshape(lab.shape + (-1,))
+        out = []
+        for k in range(1, n):
+            cells = np.argwhere(cc == k)
+            r0, c0 = cells.min(axis=0)
+            out.append(([(int(r - r0), int(c - c0)) for r, c in cells], np.array([x[r, c] for r, c in cells])))
+        return out
+
     def classify(self, feats: np.ndarray):
         """Label every cell.
 
+        Closing terrain is found object by object: each calibration object is slid over the grid
+        and accepted where its cells match the photo's (mean squared standardised difference per
+        feature ``d``) much better than any placeable look does (``alt``): ``d < OBJECT_MAX`` and
+        ``alt / d > OBJECT_RATIO``; overlapping candidates keep the best. A cell-by-cell decision
+        would mistake a plain cell of a piece for a flat-coloured object of the same hue.
+        The other cells take the nearest placeable class (sand, a printed mark, a piece).
+
         Returns:
-            ``(terrain, prob, dist)``: str (rows, cols) of terrain characters (``p`` read as
-            ``.``), float64 (rows, cols) posterior of the decision '#' vs not (and of the mark),
-            float64 (rows, cols) standardised distance to the nearest calibration cell.
+            ``(terrain, prob, n_objects)``: str (rows, cols) of terrain characters (``p`` read as
+            ``.``); float64 (rows, cols) posterior per cell (object decisions are put on one
+            cell of the object, so the product over cells counts each once); objects found.
         """
-        shape = feats.shape[:2]
+        rows, cols = feats.shape[:2]
         x = feats.reshape(-1, feats.shape[-1]) / self.scale
         ref = self.feats / self.scale
+        F = x.shape[1]
         d2 = (x * x).sum(1)[:, None] + (ref * ref).sum(1)[None] - 2.0 * x @ ref.T
-        d2 = np.maximum(d2, 0.0) / x.shape[1]  # mean squared standardised difference per feature
+        d2 = np.maximum(d2, 0.0) / F
         labels = np.array(self.labels)
-        classes = self.classes
-        per = np.stack([d2[:, labels == c].min(axis=1) for c in classes], axis=1)  # (n, C)
+        free_classes = [c for c in self.classes if c != "#"]
+        per = np.stack([d2[:, labels == c].min(axis=1) for c in free_classes], axis=1)  # (n, C)
         best = per.argmin(axis=1)
-        chars = np.array(classes)[best]
-        # '#' against everything else decides the areas; marks only the fields
-        is_wall = np.array([c == "#" for c in classes])
-        d_wall = per[:, is_wall].min(axis=1) if is_wall.any() else np.full(len(x), np.inf)
-        d_free = per[:, ~is_wall].min(axis=1)
-        margin = np.abs(d_wall - d_free) * x.shape[1] / 2.0
-        p = 1.0 / (1.0 + np.exp(-MARGIN_SLOPE * np.minimum(margin, 50.0)))
-        # a mark: its own margin against the other free classes
-        free_per = np.where(is_wall[None], np.inf, per)
-        srt = np.sort(free_per, axis=1)
-        mark_margin = (srt[:, 1] - srt[:, 0]) * x.shape[1] / 2.0 if free_per.shape[1] > 1 else np.full(len(x), 50.0)
-        p_mark = 1.0 / (1.0 + np.exp(-MARGIN_SLOPE * np.minimum(mark_margin, 50.0)))
-        marks = np.isin(chars, ["+", "-", "x"])
-        p = np.where(marks, p * p_mark, p)
-        chars = np.where(chars == PIECE, ".", chars)
-        return chars.reshape(shape), p.reshape(shape), np.sqrt(d2.min(axis=1)).reshape(shape)
+        chars = np.array(free_classes)[best]
+        srt = np.sort(per, axis=1)
+        prob = np.ones(len(x))
+        if per.shape[1] > 1:  # a mark: its margin against the other placeable classes
+            margin = (srt[:, 1] - srt[:, 0]) * F / 2.0
+            p_mark = 1.0 / (1.0 + np.exp(-MARGIN_SLOPE * np.minimum(margin, 50.0)))
+            marks = np.isin(chars, ["+", "-", "x"])
+            prob = np.where(marks, p_mark, 1.0)
+        chars = np.where(chars == PIECE, ".", chars).reshape(rows, cols)
+        prob = prob.reshape(rows, cols)
+        d_free = srt[:, 0].reshape(rows, cols)
+        xg = x.reshape(rows, cols, F)
+        cands = []
+        for offs, of in self.objects(cols):
+            h = max(o[0] for o in offs) + 1
+            w = max(o[1] for o in offs) + 1
+            dr = np.array([o[0] for o in offs])
+            dc = np.array([o[1] for o in offs])
+            for r0 in range(rows - h + 1):
+                for c0 in range(cols - w + 1):
+                    d = float(((xg[r0 + dr, c0 + dc] - of) ** 2).mean())
+                    alt = float(d_free[r0 + dr, c0 + dc].mean())
+                    ratio = np.log(max(alt, 1e-6) / max(d, 1e-6))
+                    cands.append((d, alt, ratio, [(int(r0 + a), int(c0 + b)) for a, b in zip(dr, dc)]))
+        cands.sort(key=lambda c: c[0])
+        wall = np.zeros((rows, cols), bool)
+        found = 0
+        near = []
+        for d, alt, ratio, cells in cands:
+            if any(wall[c] for c in cells):
+                continue  # overlaps a better object
+            p = 1.0 / (1.0 + np.exp(-OBJECT_SLOPE * (ratio - np.log(OBJECT_RATIO))))
+            if d < OBJECT_MAX and ratio > np.log(OBJECT_RATIO):
+                for c in cells:
+                    wall[c] = True
+                prob[cells[0]] *= p
+                found += 1
+            else:
+                near.append((p, cells))
+        for p, cells in near:  # rejected candidates that were nearly accepted make their cells doubtful
+            if p > 0.02 and not any(wall[c] for c in cells):
+                prob[cells[0]] *= 1.0 - p
+        chars[wall] = "#"
+        prob[wall & (prob > 1.0)] = 1.0
+        return chars, prob, found

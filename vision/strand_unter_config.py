@@ -64,6 +64,7 @@ class ReadingConfig:
     fine_gain_max_change: float = 40.0  # sand pixels changed less than this give the fine lighting gains
     open_px: int = 2                  # morphological opening radius of the foreground (noise)
     sea_coverage: float = 0.5         # a groove more covered than this is under the sea
+    sea_smooth_px: int = 5            # the cloth is found on colours averaged over this square (noise)
     sea_band_margin_mm: float = 4.0   # grooves' top/bottom margins ignored when measuring coverage
     cloth_edge_window_px: int = 61    # the cloth edge is median-filtered over this many columns
     stick_extra_mm: float = 1.0       # margin added to the learned stick width
@@ -77,6 +78,12 @@ class ReadingConfig:
     # table) against the calibration shot's. Samples (σ of a Gaussian blur in full-size px): clean photos
     # keep 0.74–1.0 of the calibration's excess detail; σ = 2: 0.46–0.54 (read right or with low
     # confidence); σ = 2.5: ≤ 0.43, σ = 3: ≤ 0.35 (misread: refused).
+    # noise: vision.quality.noise_sigma of the plain table strip below the board (extended image), against
+    # the calibration shot's. Samples: clean 0.15–0.39 (calibration 0.30); added Gaussian noise of σ 8 (full
+    # size): 0.8 (read, some doubts); σ 15: 1.3 (misread); σ 25: 2.1; σ 35: 2.7.
+    max_noise_ratio: float = 3.5      # noisier than this × the calibration's: too-noisy
+    noise_doubt_ratio: float = 2.0    # noisier than this × the calibration's: a doubt
+    noise_floor: float = 0.3          # grey levels: the calibration's figure is taken as at least this
     detail_sigma_px: float = 1.5      # comparison blur, px of the extended registration image
     min_detail_share: float = 0.45    # keep at least this share of the calibration's excess detail
 

@@ -220,13 +220,14 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     model["stick_mm"] = stick_mm
 
     # lighting and registration references: the table strip under the board, the cloth edge
-    from vision.strand_unter_register import cloth_edge_mm, surround_detail, surround_pixels
+    from vision.strand_unter_register import cloth_edge_mm, surround_detail, surround_noise, surround_pixels
 
     ext = warp_board(ext_src, H, board, reg.ppm, reg.margin_mm)
     # the blur reference: the calibration shot's fine detail around the board (as a scan measures it)
     ext_shot = ext if ext_src is image else warp_board(image, H, board, reg.ppm, reg.margin_mm)
     shot_cloth = cloth_edge_mm(ext_shot, np.ones(3), lut, names.index("sea"), cfg.lut_bits, board, reg)
     model["detail_ratio"] = round(surround_detail(ext_shot, board, max(shot_cloth[:2]), reg), 4)
+    model["noise_sigma"] = round(surround_noise(ext_shot, board, reg), 4)
     model["surround_bgr"] = np.median(surround_pixels(ext, board, reg), axis=0).tolist()
     model["reference_cloth_mm"] = list(cloth_edge_mm(ext, np.ones(3), lut, names.index("sea"), cfg.lut_bits,
                                                      board, reg))

@@ -34,7 +34,8 @@ from vision import strand_unter_castles as castles
 from vision.strand_unter_config import CASTLES, CONFIDENCE, READING, REGISTRATION
 from vision.strand_unter_geometry import groove_map, groove_polygons, warp_board
 from vision.strand_unter_learn import EMPTY_PNG, MODEL_VERSION
-from vision.strand_unter_register import class_table, cloth_edge_mm, surround_detail, surround_pixels
+from vision.strand_unter_register import (class_table, cloth_edge_mm, surround_detail, surround_noise,
+                                         surround_pixels)
 from vision.types import Photo, Reading
 
 _CACHE: dict = {}
@@ -156,6 +157,15 @@ def _detail(photo: Photo, A: _Assets) -> float:
     return surround_detail(ext, A.board, max(cloth[:2]))
 
 
+def _noise(photo: Photo, A: _Assets) -> float:
+    """The photo's pixel noise beside the board (:func:`vision.strand_unter_register.surround_noise`)."""
+    reg = photo.registration
+    if getattr(reg, "noise", None) is not None:
+        return float(reg.noise)
+    ext = warp_board(photo.image, reg.H_px_from_mm, A.board, REGISTRATION.ppm, REGISTRATION.margin_mm)
+    return surround_noise(ext, A.board)
+
+
 def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     """Read the Strand unter state from a registered photo.
 
@@ -184,7 +194,7 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
         gains = gains * np.median(sand_ref[bare] / np.maximum(sand_now[bare], 1), axis=0)
     Bc = colour.apply_gains(B, gains)
     cls = colour.classify(Bc, A.lut, A.bits)
-    edge = colour.cloth_edge(cls == A.sea, cfg.cloth_edge_window_px)
+    edge = colour.cloth_edge(colour.sea_pixels(Bc, A.lut, A.bits, A.sea, cfg.sea_smooth_px), cfg.cloth_edge_window_px)
     rows = np.arange(cls.shape[0])[:, None]
     sea = rows < edge[None, :]
     if A.ref_quality is None:   # the empty board's glare and sharpness, once per calibration
@@ -193,6 +203,12 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     figures = quality.check(B, gains=gains, board_mask=~sea & A.on_grooves, reference_figures=A.ref_quality)
     figures["detail"] = _detail(photo, A)
     quality.check_blur(figures["detail"], model.get("detail_ratio"), cfg.min_detail_share)
+    figures["noise"] = _noise(photo, A)
+    quality.check_noise(figures["noise"], model.get("noise_sigma"), cfg.max_noise_ratio, cfg.noise_floor)
+    if model.get("noise_sigma") is not None and \
+            figures["noise"] > cfg.noise_doubt_ratio * max(float(model["noise_sigma"]), cfg.noise_floor):
+        doubts.append(f"the photo is grainy (pixel noise {figures['noise']:.1f} grey levels beside the board against "
+                      f"{float(model['noise_sigma']):.1f} at calibration); small pieces may be misread")
 
     # 3. sea front
     sea_flat = sea.ravel()

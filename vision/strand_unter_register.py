@@ -45,6 +45,7 @@ class StrandRegistration(Registration):
     gains: np.ndarray | None = None
     extended: np.ndarray | None = field(default=None, repr=False)
     detail: float | None = None
+    noise: float | None = None
 
 
 def surround_pixels(ext_bgr: np.ndarray, board_mm, reg=REGISTRATION) -> np.ndarray:
@@ -54,6 +55,22 @@ def surround_pixels(ext_bgr: np.ndarray, board_mm, reg=REGISTRATION) -> np.ndarr
     y0, y1 = int((m + h + 0.25 * m) * ppm), int((m + h + 0.85 * m) * ppm)
     x0, x1 = int(m * ppm), int((m + w) * ppm)
     return ext_bgr[y0:y1:2, x0:x1:2].reshape(-1, 3)
+
+
+def surround_noise(ext: np.ndarray, board_mm, reg=REGISTRATION) -> float:
+    """Pixel noise (:func:`vision.quality.noise_sigma`, grey levels) of the plain table strip below the board.
+
+    Args:
+        ext: extended rectified photo (board + ``reg.margin_mm``), grey uint8 (H, W) or BGR.
+        board_mm: (width, height) of the board.
+    """
+    w, h = board_mm
+    m, ppm = reg.margin_mm, reg.ppm
+    y0, y1 = int((m + h + 0.25 * m) * ppm), int((m + h + 0.85 * m) * ppm)
+    sub = ext[y0:y1, int(m * ppm):int((m + w) * ppm)]
+    if sub.ndim == 3:
+        sub = cv2.cvtColor(np.ascontiguousarray(sub), cv2.COLOR_BGR2GRAY)
+    return quality.noise_sigma(sub)
 
 
 def surround_detail(ext: np.ndarray, board_mm, cloth_mm: float = 0.0, reg=REGISTRATION,
@@ -100,7 +117,7 @@ def cloth_edge_mm(ext_bgr: np.ndarray, gains, lut: np.ndarray, sea_index: int, b
     w, h = board_mm
     m, ppm = cfg.margin_mm, cfg.ppm
     inner = ext_bgr[:, int(m * ppm):int((m + w) * ppm):2]      # every other column: the edge is smooth
-    sea = colour.classify(colour.apply_gains(inner, gains), lut, bits) == sea_index
+    sea = colour.sea_pixels(colour.apply_gains(inner, gains), lut, bits, sea_index, READING.sea_smooth_px)
     edge = colour.cloth_edge(sea, READING.cloth_edge_window_px // 2)
     depth = np.repeat(np.minimum(edge, sea.shape[0]), 2)[:int(w * ppm)] / ppm - m   # cloth edge per column, mm
     b = int(cfg.inner_band_mm * ppm)
@@ -138,6 +155,9 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
         return StrandRegistration(H0, "corners", gains=gains, extended=ext)
 
     gray = cv2.cvtColor(ext, cv2.COLOR_BGR2GRAY)
+    # a grainy photo is refused as such before its noise is taken for pieces or breaks the fit
+    noise = surround_noise(gray, board, cfg)
+    quality.check_noise(noise, model.get("noise_sigma"), READING.max_noise_ratio, READING.noise_floor)
     lut = class_table(cal)
     edges = np.maximum(cloth_edge_mm(ext, gains, lut, model["class_names"].index("sea"), model["lut_bits"], board, cfg),
                        _ref_cloth_edge(cal, cfg))
@@ -170,9 +190,9 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
                                    f"shift {shift_mm:.0f} mm); is it in view and unobstructed?")
     if shift_mm < cfg.moved_mm and abs(rotation) < cfg.moved_deg:
         return StrandRegistration(H0, "corners", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
-                                  gains=gains, extended=ext, detail=detail)
+                                  gains=gains, extended=ext, detail=detail, noise=noise)
     reg = StrandRegistration(H0 @ T, "refined", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
-                             gains=gains, extended=None, detail=detail)
+                             gains=gains, extended=None, detail=detail, noise=noise)
     turned = f" and turned {abs(rotation):.1f}°" if abs(rotation) >= 0.1 else ""
     reg.warnings.append(f"the board has moved {shift_mm:.0f} mm{turned} since calibration; "
                         "its new position was found in the photo")

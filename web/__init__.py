@@ -7,8 +7,6 @@
 
 from __future__ import annotations
 
-import os
-
 from flask import Flask
 
 

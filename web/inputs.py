@@ -16,7 +16,7 @@ import json
 import re
 
 from flask import request
-from werkzeug.routing.converters import IntegerConverter, ValidationError
+from werkzeug.routing.converters import IntegerConverter
 
 from beachscore.errors import BadInputError
 

@@ -4,8 +4,8 @@ import threading
 import time
 
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory
+
+from beachscore.testing import mock_pin_factory
 
 from hardware.button import ScanButton
 
@@ -46,11 +46,8 @@ class FakeTimer:
 
 @pytest.fixture
 def factory():
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = previous
+    with mock_pin_factory() as factory:
+        yield factory
 
 
 @pytest.fixture

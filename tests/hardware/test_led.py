@@ -3,19 +3,16 @@
 import time
 
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory
+
+from beachscore.testing import mock_pin_factory
 
 from hardware.led import StatusLight
 
 
 @pytest.fixture
 def factory():
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = previous
+    with mock_pin_factory() as factory:
+        yield factory
 
 
 def _states(pin, seconds):

@@ -5,13 +5,11 @@ import queue
 import time
 
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory
 
 from beachscore.errors import UnreadableBoardError
 from beachscore.station import Station
 from beachscore.store import Store
-from beachscore.testing import FakeCalibration, FakeScanner, fake_score
+from beachscore.testing import FakeCalibration, FakeScanner, fake_score, mock_pin_factory
 from hardware.mock_camera import MockCamera
 
 EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter")
@@ -106,11 +104,8 @@ def test_long_press_ends_the_game_with_a_final_scan(station):
 
 @pytest.fixture
 def mock_gpio():
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = previous
+    with mock_pin_factory() as factory:
+        yield factory
 
 
 def test_gpio_press_scans_through_build_station(tmp_path, mock_gpio):
@@ -192,3 +187,14 @@ def test_rescore_scan_refuses_another_games_state(station):
     assert station.rescore_scan(scan["id"], scan["state"]) == scan["score"]
     with pytest.raises(BadInputError):
         station.rescore_scan(scan["id"], {"game": "plazing"})
+
+
+def test_no_button_by_choice_is_not_a_problem(tmp_path, mock_gpio):
+    from beachscore.serving import build_station
+
+    st = build_station(str(tmp_path), camera="mock", button="none", scanner=FakeScanner(), scorer=fake_score)
+    try:
+        button = st.status()["button"]
+        assert button["ok"] and not button["fitted"] and button["problem"] is None
+    finally:
+        st.close()

@@ -14,12 +14,10 @@ import time
 import cv2
 import numpy as np
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory
 
 from beachscore.station import Station
 from beachscore.store import Store
-from beachscore.testing import FakeCalibration, FakeScanner, fake_score
+from beachscore.testing import FakeCalibration, FakeScanner, fake_score, mock_pin_factory
 from hardware.button import ScanButton
 from hardware.file_camera import FileCamera
 from web import create_app
@@ -72,11 +70,8 @@ def browser(server):  # depends on the server so that it quits (closing its even
 
 @pytest.fixture(scope="module")
 def gpio():
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = previous
+    with mock_pin_factory() as factory:
+        yield factory
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ import socket
 import threading
 import time
 
-import pytest
 
 from web import create_app
 

@@ -1,7 +1,6 @@
 """Pages render, the live data, scan now, photos by id, uploads, the event stream."""
 
 import io
-import json
 
 import cv2
 import numpy as np
