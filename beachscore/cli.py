@@ -238,8 +238,8 @@ def cmd_markers(args) -> int:
     from calibration.markers import write_marker_sheet
 
     profile = validate_profile(load_object(args.profile, "profile"), args.profile)
-    write_marker_sheet(profile, args.out, dpi=args.dpi)
-    print(f"marker sheet written to {args.out}")
+    paths = write_marker_sheet(profile, args.out, dpi=args.dpi)
+    print(f"marker sheet written to {', '.join(paths)} (A4 pages at true size; print at 100 %)")
     return EXIT_OK
 
 

@@ -126,7 +126,9 @@ def learn_basket(lab: np.ndarray, polygon_mm, px_per_mm: float, samples, cfg: Se
         samples: list of ``(label, (x_mm, y_mm))``, one per item lying in the basket.
     Returns:
         JSON-serialisable dict: background Lab and noise scale, per-class feature model, the
-        learned item areas (mm²) and the smallest blob to keep (mm²).
+        learned item areas (mm²), the smallest blob to keep (mm²) and ``sample_features`` (each
+        sample's feature row, :data:`ITEM_FEATURES`, in sample order: for checking the labels;
+        a caller may drop it before saving).
     Raises:
         BadInputError: ``sample-not-found`` when no blob lies under a sample point.
     """
@@ -153,7 +155,8 @@ def learn_basket(lab: np.ndarray, polygon_mm, px_per_mm: float, samples, cfg: Se
     areas = {c: float(np.exp(model.means[i, 4])) for i, c in enumerate(model.classes)}
     return {"background_lab": np.asarray(bg, float).round(3).tolist(), "background_scale": round(scale, 4),
             "items": model.to_json(), "area_mm2": areas,
-            "min_area_mm2": cfg.min_item_share * min(areas.values())}
+            "min_area_mm2": cfg.min_item_share * min(areas.values()),
+            "sample_features": np.asarray(rows, float).tolist()}
 
 
 def find_items(lab: np.ndarray, model: dict, polygon_mm, px_per_mm: float,

@@ -188,3 +188,50 @@ def draw_label(img: np.ndarray, H: np.ndarray, xy_mm, text: str, colour, radius_
                 cv2.LINE_AA)
     cv2.putText(img, text, (int(u) - 4 * len(text), int(v) + 5), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1,
                 cv2.LINE_AA)
+
+
+#: Fill of the label boxes of annotated pictures (dark text on it).
+LABEL_FILL_BGR = (235, 245, 250)
+
+
+def text_scale(img: np.ndarray) -> float:
+    """OpenCV font scale that stays legible at a photo's full size (0.5 at 1000 px wide)."""
+    return max(0.4, img.shape[1] / 2000.0)
+
+
+def draw_text_box(img: np.ndarray, origin_px, lines, scale: float | None = None, anchor: str = "top-left") -> None:
+    """Draw lines of dark text on a light, outlined box, in place (legible on any photo).
+
+    Args:
+        img: BGR uint8 picture.
+        origin_px: (u, v) of the box's anchor point in px.
+        lines: the text lines (a str is one line).
+        scale: font scale (default :func:`text_scale`).
+        anchor: ``"top-left"`` (the box hangs below-right of the point) or ``"centre"``.
+    """
+    lines = [lines] if isinstance(lines, str) else [str(t) for t in lines if t]
+    if not lines:
+        return
+    scale = scale or text_scale(img)
+    thick = max(1, int(round(scale * 1.6)))
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    sizes = [cv2.getTextSize(t, font, scale, thick)[0] for t in lines]
+    pad = max(2, int(round(4 * scale)))
+    line_h = max(h for _, h in sizes) + 2 * pad
+    box_w = max(w for w, _ in sizes) + 2 * pad
+    box_h = line_h * len(lines)
+    u, v = (int(round(c)) for c in origin_px)
+    if anchor == "centre":
+        u, v = u - box_w // 2, v - box_h // 2
+    u = min(max(u, 0), max(img.shape[1] - box_w, 0))
+    v = min(max(v, 0), max(img.shape[0] - box_h, 0))
+    cv2.rectangle(img, (u, v), (u + box_w, v + box_h), LABEL_FILL_BGR, -1)
+    cv2.rectangle(img, (u, v), (u + box_w, v + box_h), (60, 60, 60), 1)
+    for i, (t, (_, h)) in enumerate(zip(lines, sizes)):
+        cv2.putText(img, t, (u + pad, v + i * line_h + pad + h), font, scale, (20, 20, 20), thick, cv2.LINE_AA)
+
+
+def draw_caption(img: np.ndarray, H: np.ndarray, xy_mm, lines, scale: float | None = None) -> None:
+    """:func:`draw_text_box` centred on a board-mm point of a photo (projected by ``H``)."""
+    (u, v), = project(H, [xy_mm])
+    draw_text_box(img, (u, v), lines, scale, anchor="centre")

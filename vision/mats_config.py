@@ -22,7 +22,7 @@ class SeashellsConfig:
     #: The cell's own background ring: this band inside the cell's edge (mm), inside the grid lines.
     ring_mm: tuple[float, float] = (2.5, 4.5)
     #: Variance floor of each towel contrast feature (log units), see ``vision.ring_contrast``.
-    towel_var_floor: tuple[float, ...] = (0.15 ** 2, 0.15 ** 2, 0.2 ** 2)
+    towel_var_floor: tuple[float, ...] = (0.4 ** 2, 0.4 ** 2, 0.2 ** 2)
     #: Basket: pixels this far inside the basket outline (mm) are searched for loose items.
     basket_inset_mm: float = 2.0
     #: Basket foreground: colour distance from the learned basket background above
@@ -56,6 +56,37 @@ class SeashellsConfig:
     #: confidence at ``covered_conf``.
     covered_share: float = 0.05
     covered_conf: float = 0.3
+    #: Towel features are measured on the board averaged over this many px square (means over
+    #: areas, ``vision.ring_contrast.denoised_contrast_features``): 3 px = 2.4 mm.
+    smooth_px: int = 3
+    #: Noise check (``vision.quality.board_noise_sigma`` of the rectified board's Lab L, unsmoothed):
+    #: the largest excess noise σ over the calibration's. Samples: clean 0.1–0.25; Gaussian
+    #: noise σ 8 / 15 / 25 / 35 (0–255, full-size photo) gives 0.4–0.5 / 0.6–0.8 / 1.0–1.2 / 1.4.
+    max_excess_noise: float = 0.85
+    #: Background noise the towel's rings may show beyond the calibration's before the empty class
+    #: is widened: ``ring_power ≤ ring_power_tolerance × calibration's`` (ΔE², smoothed board).
+    #: Samples: clean photos 0.7–1.4×; JPEG quality 25–40 and noise up to 3×.
+    ring_power_tolerance: float = 1.6
+    #: A towel core pixel differs from its ring by more than this ΔE: it belongs to the shell
+    #: (its colour is the shell's colour).
+    shell_pixel_de: float = 8.0
+    #: A found shell whose colour lies farther than this ΔE from every calibrated shell of its
+    #: colour column (columns without a calibrated shell are not judged) is unlike a shell (a hand, a
+    #: stray object, a mirrored photo). Samples: shells ≤ 14 from their column's; a hand ≥ 27.
+    shell_colour_de: float = 22.0
+    #: From this many shells unlike their column's calibrated shells (and half the shells found)
+    #: the photo does not show the calibrated layout: mirrored, or another mat.
+    layout_min_unlike: int = 3
+    #: Calibration check: a labelled sample is refused (``bad-sample``) when, with it left out,
+    #: another class explains it better by this log-likelihood margin and its own class is more
+    #: than ``bad_sample_rms_z`` standard deviations (RMS per feature) away.
+    bad_sample_llr: float = 8.0
+    bad_sample_rms_z: float = 3.0
+    #: … or when it lies within this many standard deviations (RMS) of another class: a ``shell``
+    #: sample that looks just like an empty cell (the broadened shell class also covers empties).
+    bad_sample_close_rms_z: float = 1.0
+    #: Largest share of the mat that may lie outside the photo after registration.
+    max_outside_share: float = 0.01
     #: Mean board lightness (Lab L, 0–100) below which the photo is too dark.
     min_board_L: float = 15.0
     #: Blur check (``vision.quality.detail_ratio`` of the rectified board's Lab L): comparison
@@ -104,6 +135,12 @@ class SandCastlesConfig:
     #: (2 of 36 places); a single covered space caps its lane's confidence at ``covered_conf``.
     covered_share: float = 0.05
     covered_conf: float = 0.3
+    #: Largest share of the board that may lie outside the photo after registration
+    #: (``vision.quality.check_board_in_view``).
+    max_outside_share: float = 0.01
+    #: Calibration check of every labelled sample, as ``SeashellsConfig.bad_sample_llr``.
+    bad_sample_llr: float = 8.0
+    bad_sample_rms_z: float = 3.0
     min_board_L: float = 15.0
     #: Blur check on the coarse board (see ``SeashellsConfig``). Samples: clean photos keep ≥ 0.8;
     #: blurred by σ = 1 px (half-size photo) 0.6–0.77, read right and sure; by σ = 1.5 px 0.47–0.59,

@@ -36,7 +36,7 @@ from beachscore.errors import BadInputError, UnreadableBoardError
 from vision import quality
 from vision.image_io import read_image
 from vision.plazing_cells import (CellBlocks, ColourModel, Grid, colour_table, cover_posteriors, cover_shares,
-                                  learn_colour, lut_index, player_masks)
+                                  learn_colour, lut_index, mislabelled, player_masks, sample_colour)
 from vision.plazing_config import PALETTE, PATTERN, QUALITY, RECTIFY, REGISTER, TOKENS
 from vision.plazing_pieces import (FACINGS, PatternModel, catalogue_shapes, cell_windows, groups, pattern_maps,
                                    player_lightness, seam_contrasts, split_group)
@@ -289,8 +289,17 @@ class _View:
         self.n_players = n_players
 
     def features(self) -> np.ndarray:
-        """Token features of every cell (:func:`~vision.plazing_tokens.cell_features`)."""
-        return cell_features(self.board, self.gray, self.player_blocks, self.cells, scratch=self.scratch)
+        """Token features of every cell (:func:`~vision.plazing_tokens.cell_features`); the block
+        means behind them are kept for :meth:`looks`."""
+        self._blocks = {}
+        return cell_features(self.board, self.gray, self.player_blocks, self.cells, scratch=self.scratch,
+                             keep=self._blocks)
+
+    def looks(self) -> np.ndarray:
+        """Whole-cell looks (:func:`~vision.plazing_terrain.terrain_features`), after :meth:`features`."""
+        if not getattr(self, "_blocks", None):
+            self.features()
+        return terrain_features(self._blocks["bgr"], self._blocks["sq"], self.cells)
 
     def windows(self, cells, ref_light_fallback, median_bgr):
         """Pattern windows (:func:`~vision.plazing_pieces.cell_windows`) of covered ``cells``, and
@@ -378,6 +387,7 @@ def learn(shot: CalibrationShot) -> dict:
         H = shot.H_px_from_mm
     rect = _Rectified(image, H, profile, grid)
     raw = rect.crop
+    _check_labels(raw, parsed, rect, ppm, grid.cell_mm)
     median = _median_bgr(rect.small)
     models = [learn_colour(raw, [rect.to_local(xy) for p, _, xy in parsed
                                  if p[0] in ("piece", "screen") and p[1] == pl], ppm, grid.cell_mm, pl)
@@ -408,10 +418,9 @@ def learn(shot: CalibrationShot) -> dict:
     fallback = [float(cv2.cvtColor(np.uint8([[np.clip(raw[0, 0], 0, 255)]]), cv2.COLOR_BGR2GRAY)[0, 0])] * P
     patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median)
     template = learn_template(view.gray, [(cells, f) for _, cells, f in screens], local, ppm)
-    terrain_model = None
-    if setup and setup.get("terrain") is not None:  # the shot's own terrain teaches how terrain looks
-        terrain_model = TerrainModel.learn(terrain_features(view.board, view.player_blocks, view.cells), terrain,
-                                           view.owner).to_json()
+    # every cell's look (the board as calibrated); with the shot's own terrain, how terrain looks
+    terrain_model = TerrainModel.learn(view.looks(), terrain,
+                                       view.owner, known=bool(setup) and setup.get("terrain") is not None).to_json()
     shot.pictures[PALETTE_PICTURE] = table.reshape(-1, 256)
     shot.pictures[FRAME_PICTURE] = rect.small
     return {"version": MODEL_VERSION, "decode_reduce": DECODE_REDUCE,
@@ -422,6 +431,24 @@ def learn(shot: CalibrationShot) -> dict:
             "player_gray": np.round(ref_light, 2).tolist(),
             "sharpness": _sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
             "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model}
+
+
+def _check_labels(raw: np.ndarray, parsed, rect: "_Rectified", ppm: float, cell_mm: float) -> None:
+    """Refuse a calibration whose piece sample clearly shows another player's colour (leave-one-out
+    against the medians of the classes: :func:`~vision.plazing_cells.mislabelled`). When every
+    sample of two players is swapped nothing can tell, and nothing is said.
+
+    Raises:
+        BadInputError: ``bad-sample`` naming each such sample's label and board_mm.
+    """
+    rows = [(lab, xy, p[1]) for p, lab, xy in parsed if p[0] in ("piece", "screen")]
+    colours = [sample_colour(raw, rect.to_local(xy), ppm, cell_mm) for _, xy, _ in rows]
+    bad = mislabelled(colours, [pl for _, _, pl in rows], PALETTE.bad_sample_delta_e, PALETTE.bad_sample_ratio)
+    if bad:
+        text = "; ".join(f"sample {rows[i][0]!r} at board_mm [{rows[i][1][0]:g}, {rows[i][1][1]:g}] looks like "
+                         f"{other} (colour ΔE {d_other:.0f} from the {other} samples, {d_own:.0f} from the other "
+                         f"{rows[i][2]} samples)" for i, d_own, other, d_other in bad)
+        raise BadInputError("bad-sample", f"{text}: fix the label (or the point) and calibrate again")
 
 
 def _pasted_tokens(view: _View, table: np.ndarray, grid: Grid, feats: np.ndarray, token_samples, empty_cells,
@@ -594,11 +621,86 @@ def _terrain_warning(terrain: np.ndarray, prob: np.ndarray, classes) -> str:
             + "".join(f", {n} '{m}'" for m, n in marks.items())
             + "; marks under pieces cannot be seen and are taken as sand")
     if unseen:
-        text += (f"; the calibration shot shows no free '{''.join(unseen)}' square, so such squares are read "
-                 "as sand")
+        text += (f"; the calibration shot shows no free {' or '.join(repr(m) for m in unseen)} square, so such "
+                 "squares are read as sand")
     if doubtful:
         text += "; doubtful cells " + ", ".join(f"[{r},{c}]" for r, c in doubtful[:6])
     return text + "; pass --setup with 'terrain' to be sure"
+
+
+def _unlike_message(cells, blob: int, model: "_Model", terrain: np.ndarray, terrain_given: bool, looks, gains,
+                    flat: bool = False, washed: bool = False, darker: float = 1.0) -> str:
+    """Say what was measured when cells look like nothing seen at calibration, and the likely
+    causes the measurements point at (a flat patch, a colour cast, a setup terrain unlike the photo's)."""
+    rows = [r for r, _ in cells]
+    cols = [c for _, c in cells]
+    text = (f"{len(cells)} cells look unlike anything seen at calibration (largest touching group {blob}; rows "
+            f"{min(rows) + 1}–{max(rows) + 1}, columns {min(cols) + 1}–{max(cols) + 1})")
+    causes = []
+    if washed:
+        causes.append("they are washed out once the photo's light is matched to calibration's: the light is uneven "
+                      "across the board (part of it in shadow, or a bright spot)")
+    if darker < QUALITY.shadow_ratio and not flat:
+        causes.append(f"they are {darker:.2f}× as bright as the rest of the board: a shadow over part of the board?")
+    if flat:
+        causes.append("they are one flat, even colour: part of the board is hidden or out of view")
+    g = np.asarray(gains, np.float64)
+    if np.abs(np.log(np.maximum(g, 1e-3))).max() > np.log(1.25):
+        causes.append(f"the light is very different from calibration (colour gains B×{g[0]:.2f}, G×{g[1]:.2f}, "
+                      f"R×{g[2]:.2f})")
+    if (not causes and terrain_given and looks is not None and model.terrain is not None
+            and model.terrain.known):  # a photo read as it should be: does its terrain match the setup's?
+        read, _, _ = model.terrain.classify(looks)
+        bad_set = set(map(tuple, cells))
+        says_sand = [(r, c) for r, c in np.argwhere((read == "#") & (terrain != "#")).tolist()]
+        says_wall = [(r, c) for r, c in np.argwhere((read != "#") & (terrain == "#")).tolist()]
+        if says_sand and (bad_set & set(says_sand) or len(says_sand) >= 2):
+            text_t = ("the setup's terrain may be wrong: the photo shows closing terrain at "
+                      + ", ".join(f"[{r},{c}]" for r, c in says_sand[:6]) + " where the setup says sand")
+            if says_wall:
+                text_t += (", and none at " + ", ".join(f"[{r},{c}]" for r, c in says_wall[:6])
+                           + " where the setup puts closing terrain")
+            causes.append(text_t + " (pass the terrain of this game, or leave it out to read it from the photo)")
+    if not causes:
+        causes.append("a hand or an object over the board, light very different from calibration, pieces of a "
+                      "colour not labelled at calibration, or a terrain that differs from the setup?")
+    body = "; ".join(causes)
+    return text + " — " + body + ("" if body.endswith("?") else ".") + \
+        " Take the photo again with the view clear (or fix --setup)."
+
+
+def _unlike_board(looks, model: "_Model", terrain: np.ndarray, terrain_given: bool, gains, owner: np.ndarray) -> list:
+    """Cells whose whole look (:func:`~vision.plazing_terrain.terrain_features`) is unlike every cell
+    of the calibration shot (``QUALITY.unlike_look``).
+
+    Returns:
+        [(r, c)] of a few such cells (each makes the reading doubtful).
+    Raises:
+        UnreadableBoardError: ``board-out-of-view`` (a flat, even patch: part of the board hidden)
+            or ``occluded`` when they are too many or form a large blob.
+    """
+    if looks is None:
+        return []
+    # cells in a learned player colour are judged by the piece reader (a kind never labelled at
+    # calibration has a print unlike any calibration cell, and is read with doubt there)
+    far = (model.terrain.nearest(looks) > QUALITY.unlike_look) & (owner < 0)
+    cells = [tuple(rc) for rc in np.argwhere(far).tolist()]
+    if not cells:
+        return []
+    blob = _largest_blob(cells, far.shape)
+    if blob > QUALITY.max_unexplained_blob_cells or len(cells) > QUALITY.max_unexplained_share * far.size:
+        sel = looks[far]
+        sd = sel[:, 9:12].mean()  # sd of B, G, R within the cells
+        spread = sel[:, :3].std(axis=0).max()  # how much the cells differ from one another
+        bright = float(sel[:, 0].mean())
+        rest = looks[~far][:, 0]
+        ratio = bright / max(float(rest.mean()), 1.0) if rest.size else 1.0
+        washed = bright > QUALITY.washed_out_level
+        flat = bool(sd < QUALITY.flat_sd_bgr and spread < QUALITY.flat_sd_bgr) and not washed
+        raise UnreadableBoardError("board-out-of-view" if flat else "occluded",
+                                   _unlike_message(cells, blob, model, terrain, terrain_given, looks, gains, flat,
+                                                   washed, ratio))
+    return cells
 
 
 def _largest_blob(cells, shape) -> int:
@@ -636,7 +738,7 @@ def read(photo: Photo) -> Reading:
     model = _Model.of(cal)
     terrain = _terrain(photo.setup, grid)
     terrain_given = (photo.setup or {}).get("terrain") is not None
-    if not terrain_given and model.terrain is None:
+    if not terrain_given and (model.terrain is None or not model.terrain.known):
         raise BadInputError("terrain-missing", "Plażing needs the terrain: pass --setup SETUP.json with 'terrain' "
                             "(or calibrate with calib.setup.json, the calibration shot's terrain, beside the "
                             "calibration photo so that the terrain can be read from photos)")
@@ -650,8 +752,11 @@ def read(photo: Photo) -> Reading:
     local = rect.local
     warnings: list[str] = []
     terrain_p = None
+    feats = view.features()
+    looks = view.looks() if model.terrain is not None else None
+    far = _unlike_board(looks, model, terrain, terrain_given, view.gains, view.owner)
     if not terrain_given:
-        terrain, terrain_p, _ = model.terrain.classify(terrain_features(view.board, view.player_blocks, view.cells))
+        terrain, terrain_p, _ = model.terrain.classify(looks)
         view.owner[terrain == "#"] = -1
         warnings.append(_terrain_warning(terrain, terrain_p, model.terrain.classes))
     owner = view.owner
@@ -662,9 +767,14 @@ def read(photo: Photo) -> Reading:
     if terrain_p is not None:
         cell_conf *= terrain_p
         terrain_conf = float(np.prod(terrain_p))
+    if far:
+        for r, c in far:
+            cell_conf[r, c] *= 0.5
+        terrain_conf *= 0.5 ** len(far)
+        warnings.append(f"{len(far)} cells look unlike anything seen at calibration: "
+                        + ", ".join(f"[{r},{c}]" for r, c in far[:6]) + "; check them")
 
     # tokens first: a blob of unexplained cells (an arm) refuses the photo before pieces are split
-    feats = view.features()
     free = np.argwhere((owner < 0) & placeable)
     tokens_found = []
     unexplained = []
@@ -675,8 +785,8 @@ def read(photo: Photo) -> Reading:
                if d > QUALITY.odd_distance]
         blob = _largest_blob(odd, (grid.rows, grid.cols))
         if blob > QUALITY.max_odd_blob_cells:
-            raise UnreadableBoardError("occluded", f"{blob} touching cells look unlike the board at calibration "
-                                       "(a hand or an arm over the board?); take the photo again with the view clear")
+            raise UnreadableBoardError("occluded", _unlike_message(odd, blob, model, terrain, terrain_given, looks,
+                                                                   view.gains))
         hidden_marks = [] if terrain_given else [m for m in "+-x" if m not in model.terrain.classes]
         mark_like = []
         for (r, c), name, p, d in zip(free.tolist(), names, probs, dist):
@@ -686,7 +796,7 @@ def read(photo: Photo) -> Reading:
                 # terrain read from the photo, and a printed mark the calibration shot never showed
                 # free: a loosely matching "token" may be that mark — read as sand, and doubtful
                 mark_like.append((r, c))
-                name, p = EMPTY, min(p, 0.5)
+                name, p, d = EMPTY, min(p, 0.5), 0.0
             if d > TOKENS.max_distance:
                 unexplained.append((r, c))
                 p = min(p, 0.5)
@@ -696,13 +806,13 @@ def read(photo: Photo) -> Reading:
                 tokens_found.append((name, r, c))
         if mark_like:
             warnings.append(f"cells {', '.join(f'[{r},{c}]' for r, c in mark_like[:6])} match a learned token only "
-                            f"loosely: a printed '{''.join(hidden_marks)}' square (never seen free at calibration)? "
+                            f"loosely: a printed {' or '.join(repr(m) for m in hidden_marks)} square (never seen free at calibration)? "
                             "Read as sand; check them, or pass --setup with 'terrain'")
     n_place = int(placeable.sum())
     blob = _largest_blob(unexplained, (grid.rows, grid.cols))
     if len(unexplained) > QUALITY.max_unexplained_share * n_place or blob > QUALITY.max_unexplained_blob_cells:
-        raise UnreadableBoardError("occluded", f"{len(unexplained)} cells look like nothing learned at calibration "
-                                   "(a hand over the board?); take the photo again with the view clear")
+        raise UnreadableBoardError("occluded", _unlike_message(unexplained, blob, model, terrain, terrain_given,
+                                                               looks, view.gains))
     if unexplained:
         warnings.append(f"{len(unexplained)} cells look like nothing learned at calibration: "
                         + ", ".join(f"[{r},{c}]" for r, c in unexplained[:6]))
@@ -856,16 +966,16 @@ def register(image: np.ndarray, cal) -> Registration:
 
 
 def annotate(photo: Photo, reading: Reading) -> np.ndarray:
-    """Draw the reading on the rectified board for a person to check.
+    """Draw the reading on the photo, at the calibration shot's full size, for a person to check.
 
-    Closed areas are filled with their owner's colour (hatched grey for neutral), ring pieces
-    outlined, disputes marked with a red cross, every piece labelled with its index and kind
-    (screens with their facing), tokens written in their cell. Areas come from
-    ``scoring.score`` when the scoring engine is installed.
+    Every cell is projected through the registration homography: closed areas filled with their
+    owner's colour (grey, crossed, for neutral), pieces outlined in their player's colour (thick
+    for ring pieces) and labelled with their number and kind in words (screens with their facing),
+    tokens written in words, disputes crossed in red, doubtful cells boxed in red; a legend strip
+    below gives the confidence, what the marks mean, the players and the first warnings.
 
     Returns:
-        BGR uint8 image of the rectified board at the reader's resolution (px/mm of
-        :data:`~vision.plazing_config.RECTIFY`).
+        BGR uint8 image: the photo (calibration size) over the legend strip.
     """
     from vision.plazing_draw import draw
 

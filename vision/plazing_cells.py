@@ -152,6 +152,63 @@ def learn_colour(board_bgr: np.ndarray, points_mm, px_per_mm: float, cell_mm: fl
     return ColourModel(name, allpix.mean(axis=0), cov)
 
 
+def sample_colour(board_bgr: np.ndarray, point_mm, px_per_mm: float, cell_mm: float,
+                  cfg: PaletteConfig = PALETTE) -> np.ndarray | None:
+    """Dominant Lab colour of the square around one labelled point (as :func:`learn_colour` finds
+    it), float64 (3,), or None when the point is off the image."""
+    half = max(1, int(round(0.5 * cfg.sample_share * cell_mm * px_per_mm)))
+    h, w = board_bgr.shape[:2]
+    u, v = int(point_mm[0] * px_per_mm), int(point_mm[1] * px_per_mm)
+    patch = board_bgr[max(v - half, 0):min(v + half, h), max(u - half, 0):min(u + half, w)]
+    if not patch.size:
+        return None
+    lab = bgr_to_lab(patch).reshape(-1, 3).astype(np.float64)
+    centre = np.median(lab, axis=0)
+    for _ in range(2):
+        keep = lab[np.linalg.norm(lab - centre, axis=1) < cfg.mode_radius_lab]
+        if len(keep) < 4:
+            keep = lab
+        centre = keep.mean(axis=0)
+    return centre
+
+
+def mislabelled(colours: list, labels: list, min_delta_e: float, other_ratio: float) -> list:
+    """Labelled colour samples that clearly belong to another class (leave-one-out).
+
+    Each sample is compared with the median colour of the *other* samples of its class and with
+    the median of every other class (medians: a few wrong labels do not move them).
+
+    Args:
+        colours: Lab colour (3,) per sample (None: skipped).
+        labels: class per sample.
+        min_delta_e: a sample closer than this (Lab ΔE) to its own class is never flagged.
+        other_ratio: … and it is flagged only when another class is this many times closer.
+    Returns:
+        [(index, own distance, other class, its distance)].
+    """
+    out = []
+    classes = sorted(set(labels))
+    for i, (c, lab) in enumerate(zip(colours, labels)):
+        if c is None:
+            continue
+        own = [colours[j] for j in range(len(colours)) if j != i and labels[j] == lab and colours[j] is not None]
+        if not own:
+            continue  # a class of one sample: nothing to compare it with
+        d_own = float(np.linalg.norm(c - np.median(own, axis=0)))
+        best, d_best = None, np.inf
+        for other in classes:
+            if other == lab:
+                continue
+            them = [colours[j] for j in range(len(colours)) if labels[j] == other and colours[j] is not None]
+            if them:
+                d = float(np.linalg.norm(c - np.median(them, axis=0)))
+                if d < d_best:
+                    best, d_best = other, d
+        if d_own > min_delta_e and best is not None and d_best * other_ratio < d_own:
+            out.append((i, d_own, best, d_best))
+    return out
+
+
 def palette_lut(models: list[ColourModel], cfg: PaletteConfig = PALETTE) -> np.ndarray:
     """Lookup table quantised BGR → index of the nearest colour model, or :data:`NONE`.
 

@@ -41,6 +41,11 @@ class PaletteConfig:
     #: Bits kept per B, G, R channel in the lookup table (5 → 32³ entries). Only the colour
     #: *label* goes through the table; token features and seams use exact colour values.
     lut_bits: int = 5
+    #: Calibration check (leave-one-out): a piece sample farther than this (Lab ΔE) from the median
+    #: of the other samples of its player … (the samples' own spread is ≲ 8)
+    bad_sample_delta_e: float = 25.0
+    #: … and this many times closer to another player's median is labelled wrong.
+    bad_sample_ratio: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -187,6 +192,18 @@ class QualityConfig:
     #: … and a 4-connected blob of more odd cells than this is something over the board (an arm
     #: darkens and tints a band of cells a little, each within the allowance for light drift).
     max_odd_blob_cells: int = 4
+    #: A cell is unlike the calibrated board when its whole look (colour of the cell, its core and
+    #: centre, texture) is farther than this from every calibration cell (mean squared difference
+    #: per standardised feature; the samples' clean photos stay below ≈ 0.65) …
+    unlike_look: float = 1.0
+    #: … and a blob of them is a flat patch (part of the board hidden or out of view) when their
+    #: texture and their spread from cell to cell are both below this (BGR levels).
+    flat_sd_bgr: float = 6.0
+    #: … and washed out (uneven light: the lighting correction brightened a lit part too) when
+    #: their mean brightness is above this (8-bit levels).
+    washed_out_level: float = 235.0
+    #: … and in shadow when they are darker than the rest of the board by this ratio or more.
+    shadow_ratio: float = 0.7
 
 
 @dataclass(frozen=True)

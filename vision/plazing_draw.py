@@ -1,4 +1,10 @@
-"""Drawing a Plażing reading for a person to check (``scan --annotate``)."""
+"""Drawing a Plażing reading for a person to check (``scan --annotate``).
+
+The reading is drawn on the photo itself, at the calibration shot's full size: every cell is
+projected through the registration homography (board mm → photo px), so fills and outlines sit
+on the squares the player sees, and the text stays upright and readable. A legend strip below the
+photo says what the marks mean, the confidence and the first warnings.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,10 @@ import cv2
 import numpy as np
 
 from vision.plazing_cells import Grid
-from vision.plazing_config import RECTIFY
-from vision.registration import rectify
+
+FONT = cv2.FONT_HERSHEY_SIMPLEX
+DOUBTFUL = 0.9  #: cells whose confidence is below this are boxed in red
+NEUTRAL_BGR = (150, 150, 150)
 
 
 def _player_bgr(cal, player: str) -> tuple[int, int, int]:
@@ -20,13 +28,33 @@ def _player_bgr(cal, player: str) -> tuple[int, int, int]:
     return (128, 128, 128)
 
 
-def draw(photo, reading) -> np.ndarray:
-    """Rectified board with areas, rings, disputes, piece labels and tokens; BGR uint8 (H, W, 3)."""
+def _text(img, text, centre, scale, colour=(255, 255, 255), thickness=1):
+    """Text centred on ``centre`` with a dark outline, readable on any background."""
+    (w, h), _ = cv2.getTextSize(text, FONT, scale, thickness)
+    org = (int(centre[0] - w / 2), int(centre[1] + h / 2))
+    cv2.putText(img, text, org, FONT, scale, (0, 0, 0), thickness + 3, cv2.LINE_AA)
+    cv2.putText(img, text, org, FONT, scale, colour, thickness, cv2.LINE_AA)
+
+
+def _full_size(photo):
+    """(photo at the calibration shot's size, homography board mm → its px)."""
     cal = photo.calibration
-    ppm = RECTIFY.px_per_mm
+    img = photo.image
+    W, H = (int(v) for v in cal.image_size)
+    k = W / img.shape[1]
+    if k <= 1.0 or abs(img.shape[0] * k - H) > 2:
+        return img.copy(), np.asarray(photo.registration.H_px_from_mm, np.float64)
+    big = cv2.resize(img, (W, H), interpolation=cv2.INTER_LINEAR)
+    return big, np.diag([k, k, 1.0]) @ np.asarray(photo.registration.H_px_from_mm, np.float64)
+
+
+def draw(photo, reading) -> np.ndarray:
+    """The photo at full size with areas, rings, disputes, piece and token labels, doubtful cells,
+    and a legend strip below it; BGR uint8 (H + strip, W, 3)."""
+    cal = photo.calibration
     grid = Grid.from_profile(cal.profile)
-    board = rectify(photo.image, photo.registration.H_px_from_mm, cal.profile["board_mm"], ppm)
     state = reading.state
+    base, Hm = _full_size(photo)
     try:
         import scoring
 
@@ -34,51 +62,132 @@ def draw(photo, reading) -> np.ndarray:
     except Exception:  # noqa: BLE001 - the picture is still useful without the verdicts
         areas = []
 
-    def box(r, c, inset=0.0):
-        x0, y0 = grid.origin_mm[0] + c * grid.cell_mm, grid.origin_mm[1] + r * grid.cell_mm
-        i = inset * grid.cell_mm
-        return (int((x0 + i) * ppm), int((y0 + i) * ppm)), (int((x0 + grid.cell_mm - i) * ppm),
-                                                           int((y0 + grid.cell_mm - i) * ppm))
+    def project(points_mm):
+        p = np.asarray(points_mm, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(p, Hm).reshape(-1, 2)
 
-    overlay = board.copy()
-    for a in areas:
-        if not a.get("closed"):
-            continue
-        owner = a.get("owner")
+    def corner(r, c):
+        return (grid.origin_mm[0] + c * grid.cell_mm, grid.origin_mm[1] + r * grid.cell_mm)
+
+    def cell_poly(r, c, inset=0.0):
+        i = inset * grid.cell_mm
+        x0, y0 = corner(r, c)
+        x1, y1 = x0 + grid.cell_mm, y0 + grid.cell_mm
+        return np.round(project([(x0 + i, y0 + i), (x1 - i, y0 + i), (x1 - i, y1 - i), (x0 + i, y1 - i)])).astype(
+            np.int32)
+
+    def centre(cells):
+        rc = np.mean(np.asarray(cells, np.float64), axis=0)
+        return project([grid.centre_mm(rc[0], rc[1])])[0]
+
+    cell_px = float(np.linalg.norm(np.diff(project([corner(0, 0), corner(0, 1)]), axis=0)))
+    scale = max(0.3, cell_px / 150.0)
+    thick = max(2, int(round(cell_px / 20)))
+    colours = {p: _player_bgr(cal, p) for p in cal.model.get("players", [])}
+
+    # areas: filled with their owner's colour (neutral: grey, hatched)
+    overlay = base.copy()
+    closed = [a for a in areas if a.get("closed")]
+    for a in closed:
+        colour = NEUTRAL_BGR if a.get("owner") == "neutral" else colours.get(a.get("owner"), NEUTRAL_BGR)
         for r, c in a["cells"]:
-            p0, p1 = box(r, c)
-            if owner == "neutral":
-                for k in range(-grid.cell_mm, grid.cell_mm, 5):
-                    cv2.line(overlay, (p0[0] + int(k * ppm), p1[1]), (p0[0] + int((k + grid.cell_mm) * ppm), p0[1]),
-                             (90, 90, 90), 2)
-            elif owner:
-                cv2.rectangle(overlay, p0, p1, _player_bgr(cal, owner), -1)
-    out = cv2.addWeighted(overlay, 0.45, board, 0.55, 0)
-    ring = {i for a in areas if a.get("closed") for i in a.get("ring", [])}
-    for i, p in enumerate(state["pieces"]):
-        colour = (0, 0, 0) if i in ring else (255, 255, 255)
-        for r, c in p["cells"]:
-            p0, p1 = box(r, c, 0.05)
-            cv2.rectangle(out, p0, p1, colour, 3 if i in ring else 1)
-        r, c = p["cells"][0]
-        text = f"{i}{p['kind'][0]}{p.get('facing', '')}"
-        p0, _ = box(r, c, 0.1)
-        cv2.putText(out, text, (p0[0], p0[1] + int(6 * ppm)), cv2.FONT_HERSHEY_SIMPLEX, 0.4, colour, 1, cv2.LINE_AA)
-    for a in areas:
+            cv2.fillPoly(overlay, [cell_poly(r, c)], colour)
+    out = cv2.addWeighted(overlay, 0.55, base, 0.45, 0)
+    for a in closed:
+        if a.get("owner") == "neutral":
+            for r, c in a["cells"]:
+                p = cell_poly(r, c)
+                cv2.line(out, tuple(p[0]), tuple(p[2]), (60, 60, 60), 1, cv2.LINE_AA)
+                cv2.line(out, tuple(p[1]), tuple(p[3]), (60, 60, 60), 1, cv2.LINE_AA)
+
+    # terrain read from the photo: closing cells crossed in dark grey
+    for r, row in enumerate(state.get("terrain") or []):
+        for c, ch in enumerate(row):
+            if ch == "#":
+                p = cell_poly(r, c, 0.2)
+                cv2.line(out, tuple(p[0]), tuple(p[2]), (50, 50, 50), 1, cv2.LINE_AA)
+                cv2.line(out, tuple(p[1]), tuple(p[3]), (50, 50, 50), 1, cv2.LINE_AA)
+
+    # pieces: outer outline in the player's colour (thick and black-edged for ring pieces), label
+    ring = {i for a in closed for i in a.get("ring", [])}
+    for i, piece in enumerate(state["pieces"]):
+        cells = {tuple(c) for c in piece["cells"]}
+        colour = colours.get(piece["player"], (255, 255, 255))
+        w = thick + 2 if i in ring else thick
+        for r, c in cells:
+            x0, y0 = corner(r, c)
+            x1, y1 = x0 + grid.cell_mm, y0 + grid.cell_mm
+            for (dr, dc), seg in (((-1, 0), [(x0, y0), (x1, y0)]), ((1, 0), [(x0, y1), (x1, y1)]),
+                                  ((0, -1), [(x0, y0), (x0, y1)]), ((0, 1), [(x1, y0), (x1, y1)])):
+                if (r + dr, c + dc) in cells:
+                    continue
+                a, b = np.round(project(seg)).astype(int)
+                cv2.line(out, tuple(a), tuple(b), (0, 0, 0), w + 2, cv2.LINE_AA)
+                cv2.line(out, tuple(a), tuple(b), colour, w, cv2.LINE_AA)
+        words = f"{i} {piece['kind']}" + (f" {piece['facing']}" if piece.get("facing") else "")
+        _text(out, words, centre(piece["cells"]), scale, (255, 255, 255))
+
+    # tokens in words
+    tokens = [(m["cell"], "meeple", colours.get(m["player"], (255, 255, 255))) for m in state["meeples"]]
+    tokens += [(n, "neutral", (230, 230, 230)) for n in state["neutral"]]
+    tokens += [(x["cell"], x["kind"], (120, 220, 255)) for x in state["resources"]]
+    tokens += [(t, "trash", (200, 200, 255)) for t in state["trash"]]
+    tokens += [(s, "surprise", (255, 220, 160)) for s in state["surprises"]]
+    for cell, word, colour in tokens:
+        _text(out, word, centre([cell]), scale * 0.85, colour)
+
+    # disputes: a red cross over the area's first cell
+    for a in closed:
         if a.get("dispute"):
-            r, c = a["cells"][0]
-            p0, p1 = box(r, c, 0.15)
-            cv2.line(out, p0, p1, (0, 0, 255), 3)
-            cv2.line(out, (p0[0], p1[1]), (p1[0], p0[1]), (0, 0, 255), 3)
-    tokens = [(m["cell"], "M" + m["player"][0]) for m in state["meeples"]] + \
-        [(n, "N") for n in state["neutral"]] + [(x["cell"], x["kind"][0].upper()) for x in state["resources"]] + \
-        [(t, "T") for t in state["trash"]] + [(s, "?") for s in state["surprises"]]
-    for (r, c), text in tokens:
-        p0, p1 = box(r, c, 0.25)
-        cv2.putText(out, text, (p0[0], p1[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (20, 20, 160), 1, cv2.LINE_AA)
+            p = cell_poly(*a["cells"][0], 0.15)
+            cv2.line(out, tuple(p[0]), tuple(p[2]), (0, 0, 255), thick + 1, cv2.LINE_AA)
+            cv2.line(out, tuple(p[1]), tuple(p[3]), (0, 0, 255), thick + 1, cv2.LINE_AA)
+
+    # doubtful cells: a red box
     cc = reading.details.get("cell_conf")
     if cc is not None:
-        for r, c in np.argwhere(cc < 0.9).tolist():
-            p0, p1 = box(r, c)
-            cv2.rectangle(out, p0, p1, (0, 0, 255), 1)
-    return out
+        for r, c in np.argwhere(cc < DOUBTFUL).tolist():
+            cv2.polylines(out, [cell_poly(r, c, 0.04)], True, (0, 0, 255), max(1, thick // 2), cv2.LINE_AA)
+
+    return np.vstack([out, _legend(out.shape[1], reading, state, closed, colours)])
+
+
+def _legend(width: int, reading, state: dict, closed: list, colours: dict) -> np.ndarray:
+    """The strip under the photo: confidence, what each mark means, players, first warnings."""
+    scale = max(0.45, width / 2400.0)
+    line_h = int(32 * scale / 0.6)
+    warnings = list(reading.warnings or [])
+    lines = 4 + min(len(warnings), 3)
+    strip = np.full((line_h * lines + line_h // 2, width, 3), 250, np.uint8)
+    conf = float(reading.confidence)
+    verdict = "sure" if conf >= 0.5 else "UNSURE - check the picture"
+    y = line_h
+
+    def put(text, x, colour=(30, 30, 30), bold=1):
+        cv2.putText(strip, text, (x, y), FONT, scale, colour, bold, cv2.LINE_AA)
+
+    put(f"confidence {conf:.2f} ({verdict}); {len(state['pieces'])} pieces, {len(closed)} closed areas",
+        10, (0, 0, 180) if conf < 0.5 else (0, 110, 0), 2)
+    y += line_h
+    put("fill = closed area in its owner's colour (grey, crossed = neutral); thick outline = piece in an area's "
+        "ring; label = piece number and kind (screen with the side it faces)", 10)
+    y += line_h
+    put("red box = doubtful cell; red cross = dispute (meeple/marker unlike the owner, or trash); "
+        "words on free cells = tokens", 10)
+    y += line_h
+    x = 10
+    for player, colour in colours.items():
+        n = sum(1 for p in state["pieces"] if p["player"] == player)
+        owned = sum(1 for a in closed if a.get("owner") == player)
+        cv2.rectangle(strip, (x, y - line_h // 2), (x + line_h // 2, y), colour, -1)
+        cv2.rectangle(strip, (x, y - line_h // 2), (x + line_h // 2, y), (0, 0, 0), 1)
+        label = f"{player}: {n} pieces, {owned} areas"
+        put(label, x + line_h // 2 + 6)
+        x += line_h // 2 + 30 + cv2.getTextSize(label, FONT, scale, 1)[0][0]
+    for w in warnings[:3]:
+        y += line_h
+        text = "warning: " + w
+        while len(text) > 20 and cv2.getTextSize(text, FONT, scale, 1)[0][0] > width - 20:
+            text = text[:-10]
+        put(text if text == "warning: " + w else text + "...", 10, (0, 80, 160))
+    return strip

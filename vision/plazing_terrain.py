@@ -38,18 +38,18 @@ OBJECT_RATIO = 2.0
 OBJECT_SLOPE = 4.0
 
 
-def terrain_features(board_bgr: np.ndarray, player_blocks: np.ndarray, cells: CellBlocks) -> np.ndarray:
+def terrain_features(blocks: np.ndarray, sq_blocks: np.ndarray, cells: CellBlocks) -> np.ndarray:
     """Per-cell look for terrain: brightness/chromaticity of the whole cell, its core and centre,
-    sd of B, G, R over the whole cell, players' shares over the whole cell.
+    sd of B, G, R over the whole cell.
 
+    Args:
+        blocks, sq_blocks: block means (:meth:`CellBlocks.blocks`) of the illumination-normalised
+            board's B, G, R (float32) and of their squares — those the token features computed.
     Returns:
-        float64 (rows, cols, 12 + P).
+        float64 (rows, cols, 12).
     """
-    f = board_bgr.astype(np.float32)
-    blocks = cells.blocks(f)
-    sq = cells.blocks(f * f)
     whole = cells.box_mean(blocks, 1.0)
-    var = np.maximum(cells.box_mean(sq, 1.0) - whole ** 2, 0.0)
+    var = np.maximum(cells.box_mean(sq_blocks, 1.0) - whole ** 2, 0.0)
     core = cells.box_mean(blocks, 0.6)
     centre = cells.box_mean(blocks, 0.3)
     return np.concatenate([_bright_chroma(whole), _bright_chroma(core), _bright_chroma(centre), np.sqrt(var)],
@@ -63,27 +63,38 @@ class TerrainModel:
     feats: np.ndarray
     labels: list
     scale: np.ndarray
+    known: bool = True  #: whether the calibration shot's terrain was given (else only the looks count)
 
     @classmethod
-    def learn(cls, feats: np.ndarray, terrain: np.ndarray, owner: np.ndarray) -> "TerrainModel":
-        """From the calibration's cell features (rows, cols, F), its terrain (rows, cols) of str and
-        the cover decision (rows, cols; ≥ 0 covered)."""
+    def learn(cls, feats: np.ndarray, terrain: np.ndarray, owner: np.ndarray, known: bool = True) -> "TerrainModel":
+        """From the calibration's cell features (rows, cols, F), its terrain (rows, cols) of str,
+        the cover decision (rows, cols; ≥ 0 covered), and whether that terrain was given."""
         labels = np.where(terrain == "#", "#", np.where(owner >= 0, PIECE, terrain))
         x = feats.reshape(-1, feats.shape[-1])
         scale = np.maximum(x.std(axis=0), SCALE_FLOOR)
-        return cls(x.astype(np.float64), [str(v) for v in labels.ravel()], scale)
+        return cls(x.astype(np.float64), [str(v) for v in labels.ravel()], scale, bool(known))
 
     def to_json(self) -> dict:
         """JSON-serialisable form."""
         return {"feats": np.round(self.feats, 2).tolist(), "labels": "".join(self.labels),
-                "scale": np.round(self.scale, 4).tolist()}
+                "scale": np.round(self.scale, 4).tolist(), "known": self.known}
 
     @classmethod
     def from_json(cls, d: dict | None) -> "TerrainModel | None":
-        """Inverse of :meth:`to_json` (None for a calibration without terrain)."""
+        """Inverse of :meth:`to_json` (None for a calibration of an older reader)."""
         if not d:
             return None
-        return cls(np.array(d["feats"], np.float64), list(d["labels"]), np.array(d["scale"], np.float64))
+        return cls(np.array(d["feats"], np.float64), list(d["labels"]), np.array(d["scale"], np.float64),
+                   bool(d.get("known", True)))
+
+    def nearest(self, feats: np.ndarray) -> np.ndarray:
+        """Mean squared standardised difference per feature from each cell (rows, cols, F) to the
+        most alike calibration cell: float64 (rows, cols). Clean photos of the samples stay below
+        ≈ 0.65; a flat patch hiding the board, an arm or a strong colour cast give > 1."""
+        x = feats.reshape(-1, feats.shape[-1]) / self.scale
+        ref = self.feats / self.scale
+        d2 = (x * x).sum(1)[:, None] + (ref * ref).sum(1)[None] - 2.0 * x @ ref.T
+        return (np.maximum(d2, 0.0).min(axis=1) / x.shape[1]).reshape(feats.shape[:2])
 
     @property
     def classes(self) -> list:

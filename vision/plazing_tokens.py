@@ -34,7 +34,7 @@ def BRIGHTNESS_FEATURES(n_features: int) -> tuple[int, int]:  # noqa: N802 - a c
 
 
 def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.ndarray, cells: CellBlocks,
-                  cfg: TokenConfig = TOKENS, scratch=None) -> np.ndarray:
+                  cfg: TokenConfig = TOKENS, scratch=None, keep: dict | None = None) -> np.ndarray:
     """Token features of every cell's central square, on exact colour values.
 
     Args:
@@ -45,6 +45,8 @@ def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.nda
             colour's share is left out: it swings with lighting near the sand/beige boundary.
         cells: block layout of the grid (:class:`vision.plazing_cells.CellBlocks`).
         scratch: optional ``scratch(name, shape, dtype) -> array`` giving reusable work arrays.
+        keep: optional dict that receives the block means of B, G, R and of their squares
+            (``"bgr"``, ``"sq"``) for other per-cell measures (the terrain's).
     Returns:
         float64 (rows, cols, 10 + n_players): brightness and chromaticity of the mean colour
         (:func:`_bright_chroma`), sd B, G, R, mean gradient of grey (|gx| + |gy| of 3×3 Sobel),
@@ -59,6 +61,8 @@ def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.nda
     cv2.multiply(f, f, dst=f2)
     bgr = cells.blocks(f)
     sq = cells.blocks(f2)
+    if keep is not None:
+        keep["bgr"], keep["sq"] = bgr, sq
     mean = cells.box_mean(bgr, cfg.core_share)
     var = np.maximum(cells.box_mean(sq, cfg.core_share) - mean ** 2, 0.0)
     grad = cv2.add(cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 1, 0)),

@@ -242,3 +242,111 @@ def check_noise(sigma: float, sigma_ref: float | None, max_ratio: float, floor: 
         raise UnreadableBoardError("too-noisy", f"the photo is too grainy to read (pixel noise {sigma:.1f} grey "
                                    f"levels beside the board against {float(sigma_ref):.1f} at calibration); "
                                    "add light or use a lower ISO")
+
+
+def board_noise_sigma(image: np.ndarray, mask: np.ndarray | None = None) -> float:
+    """Standard deviation of a photo's pixel noise, estimated from the photo itself.
+
+    Immerkær's estimator as :func:`noise_sigma`, but robust to a busy board: the *median*
+    absolute response of the difference-of-Laplacians filter (×1.4826, the normal scale; white
+    noise of σ gives σ·6) keeps the board's print, edges and pieces from counting as noise, so
+    it can be measured on the board itself rather than on a plain strip beside it. Compare only figures measured on the same kind of image (same channel,
+    same resolution): a rectified board's Lab L here and at calibration.
+
+    Args:
+        image: lightness float32 (H, W) (e.g. Lab L) or BGR uint8 (H, W, 3) (then its grey level).
+        mask: optional bool (H, W) of the pixels to judge.
+    Returns:
+        σ in the image's units (≥ 0).
+    """
+    g = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    g = np.ascontiguousarray(g, dtype=np.float32)
+    if g.shape[0] < 3 or g.shape[1] < 3:
+        return 0.0
+    k = np.float32([[1, -2, 1], [-2, 4, -2], [1, -2, 1]])
+    r = np.abs(cv2.filter2D(g, cv2.CV_32F, k)[1:-1, 1:-1])
+    # the median of every other response in x and y: as good an estimate, a quarter of the cost
+    r = r[::2, ::2] if mask is None else r[np.asarray(mask, bool)[1:-1, 1:-1]]
+    return float(np.median(r)) * 1.4826 / 6.0 if r.size else 0.0
+
+
+def check_excess_noise(sigma: float, sigma_ref: float | None, max_excess: float) -> float:
+    """Refuse a photo much noisier than the calibration shot (exit 3, ``too-noisy``).
+
+    Noise adds in power, so the photo's *excess* noise over the calibration's is
+    ``sqrt(max(σ² − σ_ref², 0))``; above ``max_excess`` the readers' contrast features can no
+    longer tell a faint piece from noise.
+
+    Args:
+        sigma: :func:`board_noise_sigma` of the scanned board.
+        sigma_ref: the same measure of the calibration board (same image kind), or None (no check).
+        max_excess: largest excess noise σ allowed, in the image's units.
+    Returns:
+        The excess noise σ (0 without a reference).
+    Raises:
+        UnreadableBoardError: ``too-noisy``.
+    """
+    if sigma_ref is None:
+        return 0.0
+    excess = float(np.sqrt(max(sigma ** 2 - float(sigma_ref) ** 2, 0.0)))
+    if excess > max_excess:
+        raise UnreadableBoardError("too-noisy", f"the photo is too noisy to read (pixel noise {sigma:.2f} against "
+                                   f"{float(sigma_ref):.2f} at calibration); add light (a dim scene makes the "
+                                   "camera amplify noise) or lower the camera's ISO")
+    return excess
+
+
+def board_outside_share(H_px_from_mm, board_mm, image_size, step_mm: float = 5.0) -> float:
+    """Share of the board that lies outside the photo after registration (0 = wholly in view).
+
+    The board's outline and interior are sampled every ``step_mm`` mm and projected into the
+    photo by the homography; points outside the image by more than one px (or behind the
+    camera) count as out.
+
+    Args:
+        H_px_from_mm: (3, 3) homography board mm → photo px (of the photo as decoded).
+        board_mm: (width, height) of the board, mm.
+        image_size: (width, height) of the photo in px.
+        step_mm: sampling step, mm.
+    Returns:
+        The share in [0, 1].
+    """
+    w, h = (float(v) for v in board_mm)
+    xs = np.linspace(0.0, w, max(int(w / step_mm), 1) + 1)
+    ys = np.linspace(0.0, h, max(int(h / step_mm), 1) + 1)
+    gx, gy = np.meshgrid(xs, ys)
+    pts = np.stack([gx.ravel(), gy.ravel(), np.ones(gx.size)])
+    q = np.asarray(H_px_from_mm, np.float64) @ pts
+    z = q[2]
+    ok = z > 1e-9
+    u = np.where(ok, q[0] / np.where(ok, z, 1.0), -1.0)
+    v = np.where(ok, q[1] / np.where(ok, z, 1.0), -1.0)
+    W, Hh = image_size
+    # one px of slack: a board that exactly fills the frame (pixel-corner or pixel-centre
+    # conventions) is in view
+    inside = ok & (u >= -1.0) & (u <= W) & (v >= -1.0) & (v <= Hh)
+    return float(1.0 - inside.mean())
+
+
+def check_board_in_view(H_px_from_mm, board_mm, image_size, max_outside: float = 0.01) -> float:
+    """Refuse a photo in which part of the registered board lies outside the frame (exit 3).
+
+    A board pushed partly out of view can still register (the part in view matches), but the
+    readers would then read the image's edge, repeated, as pieces or empty places. Any reader
+    (or the pipeline, for every game) can call this with the registered homography.
+
+    Args:
+        H_px_from_mm: (3, 3) homography board mm → photo px (of the photo as decoded).
+        board_mm: (width, height) of the board, mm.
+        image_size: (width, height) of the photo in px.
+        max_outside: largest share of the board allowed outside the photo.
+    Returns:
+        The share outside.
+    Raises:
+        UnreadableBoardError: ``board-out-of-view``.
+    """
+    out = board_outside_share(H_px_from_mm, board_mm, image_size)
+    if out > max_outside:
+        raise UnreadableBoardError("board-out-of-view", f"{out:.0%} of the board lies outside the photo; "
+                                   "put the whole board in the camera's view")
+    return out

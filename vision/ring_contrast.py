@@ -228,6 +228,95 @@ def ring_contrast_features(lab: np.ndarray, boxes_mm, px_per_mm: float, core_ins
     return (out, ring_lab) if with_background else out
 
 
+@dataclass
+class ContrastReading:
+    """What :func:`denoised_contrast_features` measured on one board.
+
+    Attributes:
+        features: float64 (N, 3), columns :data:`FEATURE_NAMES`, noise-corrected (see there).
+        ring_lab: float64 (N, 3), median Lab of each place's ring (its own background).
+        ring_power: the photo's background noise power, ΔE² (median over places of the mean
+            squared ΔE of ring pixels from their ring's median, after smoothing).
+        ring_p90: the photo's typical 90th percentile ΔE of ring pixels (median over places).
+        core_de: float32 (N, n_core) ΔE of every core pixel from its ring's median (smoothed).
+        core_lab: float32 (N, n_core, 3) the smoothed Lab of every core pixel.
+    """
+
+    features: np.ndarray
+    ring_lab: np.ndarray
+    ring_power: float
+    ring_p90: float
+    core_de: np.ndarray
+    core_lab: np.ndarray
+
+
+def denoised_contrast_features(lab: np.ndarray, boxes_mm, px_per_mm: float, core_inset_mm: float,
+                               ring_mm: tuple[float, float], smooth_px: int = 3) -> ContrastReading:
+    """Noise-robust contrast features of equal-sized rectangular places against their own ring.
+
+    :func:`ring_contrast_features` compares single pixels with the ring's median: on a noisy or
+    heavily compressed photo every pixel differs from it, so every place looks occupied. Here
+
+    1. the board is first averaged over ``smooth_px`` × ``smooth_px`` px windows (means over
+       areas: white noise falls by ``smooth_px``, a piece several mm across keeps its colour);
+    2. the photo's own background noise is measured where no piece is expected — every place's
+       ring: the median over places of the rings' mean squared ΔE (``ring_power``) and 90th
+       percentile ΔE (``ring_p90``);
+    3. that noise is taken off each core's statistics, as independent noise adds in power:
+       feature 0 is ``log1p(sqrt(max(mean(ΔE²) − ring_power, 0)))``, feature 1
+       ``log1p(sqrt(max(p90(ΔE)² − ring_p90², 0)))``; feature 2 is the texture ratio of
+       :func:`ring_contrast_features` on the smoothed lightness (unsmoothed, noise drowns a faint
+       piece's texture and the ratio tends to that of an empty place).
+
+    An empty place then scores about 0 whatever the noise; a piece keeps its contrast.
+
+    Args:
+        lab: rectified board in Lab, float32 (H, W, 3) (:func:`board_lab`).
+        boxes_mm: (N, 4) places x0, y0, x1, y1 in board mm, all of one size.
+        px_per_mm: resolution of ``lab``.
+        core_inset_mm: core = pixels at least this far inside the box edge.
+        ring_mm: (inner, outer) distance inside the box edge of the background ring, mm.
+        smooth_px: side of the averaging window (1: none).
+    Returns:
+        A :class:`ContrastReading`.
+    Raises:
+        ValueError: places of different sizes, or too small for a core and a ring.
+    """
+    if smooth_px > 1:
+        lab = cv2.blur(lab, (smooth_px, smooth_px))
+    grad = gradient_magnitude(np.ascontiguousarray(lab[..., 0]))
+    boxes = np.asarray(boxes_mm, np.float64).reshape(-1, 4)
+    u0 = np.round(boxes[:, 0] * px_per_mm).astype(int)
+    v0 = np.round(boxes[:, 1] * px_per_mm).astype(int)
+    ws = np.round(boxes[:, 2] * px_per_mm).astype(int) - u0
+    hs = np.round(boxes[:, 3] * px_per_mm).astype(int) - v0
+    if len(set(ws.tolist())) != 1 or len(set(hs.tolist())) != 1:
+        raise ValueError("denoised_contrast_features needs places of one size")
+    h, w = int(hs[0]), int(ws[0])
+    yy, xx = np.mgrid[0:h, 0:w] + 0.5
+    inset = np.minimum(np.minimum(xx, w - xx), np.minimum(yy, h - yy)) / px_per_mm
+    core, ring = inset >= core_inset_mm, (inset >= ring_mm[0]) & (inset < ring_mm[1])
+    if core.sum() < 4 or ring.sum() < 8:
+        raise ValueError(f"place of {w}x{h} px is too small for a core and a ring")
+    flat_lab, flat_grad = lab.reshape(-1, 3), grad.reshape(-1)
+    core_px = _place_pixels(u0, v0, core, lab.shape)
+    ring_px = _place_pixels(u0, v0, ring, lab.shape)
+    ring_vals = flat_lab[ring_px]                                       # (n, n_ring, 3)
+    bg = _quantile_last(np.moveaxis(ring_vals, 2, 1), 0.5)            # (n, 3)
+    d = ring_vals - bg[:, None].astype(np.float32)
+    ring_de2 = np.einsum("nkc,nkc->nk", d, d)
+    ring_power = float(np.median(ring_de2.mean(axis=1)))
+    ring_p90 = float(np.median(np.sqrt(_quantile_last(ring_de2, 0.9))))
+    core_lab = flat_lab[core_px]
+    d = core_lab - bg[:, None].astype(np.float32)
+    core_de2 = np.einsum("nkc,nkc->nk", d, d)
+    out = np.zeros((len(boxes), len(FEATURE_NAMES)))
+    out[:, 0] = np.log1p(np.sqrt(np.maximum(core_de2.mean(axis=1) - ring_power, 0.0)))
+    out[:, 1] = np.log1p(np.sqrt(np.maximum(_quantile_last(core_de2, 0.9) - ring_p90 ** 2, 0.0)))
+    out[:, 2] = np.log1p(flat_grad[core_px].mean(axis=1)) - np.log1p(_quantile_last(flat_grad[ring_px], 0.5))
+    return ContrastReading(out, bg.astype(np.float64), ring_power, ring_p90, np.sqrt(core_de2), core_lab)
+
+
 def patch_features(lab: np.ndarray, grad: np.ndarray, centres_mm, px_per_mm: float, patch_mm: float) -> np.ndarray:
     """:func:`vision.places.place_features` from a precomputed Lab board and gradient (fast).
 
@@ -352,6 +441,50 @@ class GaussianClasses:
         ll = self.log_likelihood(features)
         p = np.exp(ll - ll.max(axis=1, keepdims=True))
         return p / p.sum(axis=1, keepdims=True)
+
+    @classmethod
+    def mislabelled(cls, features, labels, var_floor, min_llr: float, min_rms_z: float,
+                    broaden: tuple[str, str] | None = None,
+                    close_rms_z: float | None = None) -> list[tuple[int, str]]:
+        """Samples that clearly belong to another class than their label (leave-one-out).
+
+        Each sample is left out, the classes are learned from the others (as :meth:`fit`, then
+        :meth:`broadened` with ``broaden = (cls, toward)`` when given), and the sample is
+        suspect when another class's log-likelihood beats its own label's by ``min_llr`` *and*
+        it lies more than ``min_rms_z`` standard deviations (RMS per feature) from its own
+        class — or, with ``close_rms_z``, when it lies within ``close_rms_z`` standard
+        deviations of the better class (a broad class such as broadened shells also "explains" a
+        plain empty place; a sample indistinguishable from another class is still suspect).
+        A sample whose class has no other sample is not judged.
+
+        Args:
+            features: (N, F) feature rows; labels: N class names.
+            var_floor: (F,) variance floor, as for :meth:`fit`.
+            min_llr: log-likelihood margin; min_rms_z: distance from the own class.
+            broaden: optional ``(cls, toward)`` for :meth:`broadened`.
+        Returns:
+            ``[(index, better_class), …]`` most suspect first.
+        """
+        X = np.asarray(features, np.float64)
+        labels = list(labels)
+        out = []
+        for i in range(len(X)):
+            rest = [j for j in range(len(X)) if j != i]
+            rest_labels = [labels[j] for j in rest]
+            if labels[i] not in rest_labels or len(set(rest_labels)) < 2:
+                continue
+            model = cls.fit(X[rest], rest_labels, var_floor)
+            if broaden and broaden[0] in model.classes and broaden[1] in model.classes:
+                model = model.broadened(*broaden)
+            ll = model.log_likelihood(X[i:i + 1])[0]
+            own = model.classes.index(labels[i])
+            other = int(np.argmax(np.where(np.arange(len(ll)) == own, -np.inf, ll)))
+            d2 = model.distances2(X[i:i + 1])[0]
+            rms_z = float(np.sqrt(d2[own] / X.shape[1]))
+            close = close_rms_z is not None and float(np.sqrt(d2[other] / X.shape[1])) < close_rms_z
+            if (ll[other] - ll[own] > min_llr and rms_z > min_rms_z) or (close and ll[other] > ll[own]):
+                out.append((ll[other] - ll[own], i, model.classes[other]))
+        return [(i, c) for _, i, c in sorted(out, reverse=True)]
 
     def to_json(self) -> dict:
         return {"classes": self.classes, "means": self.means.tolist(), "variances": self.variances.tolist()}

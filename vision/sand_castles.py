@@ -14,9 +14,13 @@ slots), read with :mod:`vision.places` plus two rules of the game that make the 
   away (shared/rules/sand-castles.md §Play), so ``castle_pieces`` is 0.
 * Castle pieces: every slot is classified ``castle_piece`` / ``slot`` by the place reader.
 
-Refusals (exit 3): too dark or glared, too blurred (fine detail against the calibration's), and
-occluded: a hand over the board changes the colour of the spaces' own backgrounds (their rings)
-and makes castle slots look like nothing learned.
+Refusals (exit 3): part of the board outside the photo after registration
+(``board-out-of-view``, :func:`vision.quality.check_board_in_view`), too dark or glared, too
+blurred (fine detail against the calibration's), and occluded: a hand over the board changes
+the colour of the spaces' own backgrounds (their rings) and makes castle slots look like nothing
+learned (the message says what was measured: light very different from calibration does the
+same). At calibration every labelled sample is checked against the others (leave-one-out); one
+that clearly looks like another class is refused as ``bad-sample`` (exit 2).
 
 Speed: photos are decoded at half size (:data:`DECODE_REDUCE`); only what is read is warped (the
 board at ``space_px_per_mm`` for the spaces, the castle-slot rectangle at ``px_per_mm``, a sparse
@@ -32,12 +36,12 @@ from __future__ import annotations
 import numpy as np
 
 from beachscore.errors import BadInputError, UnreadableBoardError
-from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo,
-                               draw_box, draw_label, rectify_part, ring_change)
+from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
+                               draw_caption, draw_label, draw_text_box, rectify_part, ring_change, text_scale)
 from vision.mats_config import SAND_CASTLES as CFG
-from vision.quality import check_blur, detail_ratio
-from vision.places import PlaceModel, learn_places
-from vision.registration import rectify
+from vision.quality import check_blur, check_board_in_view, detail_ratio
+from vision.places import COVARIANCE_FLOOR, PlaceModel, learn_places, place_features
+from vision.registration import project, rectify
 from vision.ring_contrast import (GaussianClasses, apply_gains, board_lab, gradient_magnitude, patch_features,
                                   ring_contrast_features, ring_medians)
 from vision.types import CalibrationShot, Photo, Reading
@@ -139,10 +143,12 @@ def learn(shot: CalibrationShot) -> dict:
             occ_labels.append("empty" if label == "space" else "occupied")
         else:
             slot_samples.append((label, tuple(lanes[li]["slots_mm"][k])))
-    spaces = learn_places(coarse, space_samples, CFG.space_px_per_mm, space_mm)
     offset = all_slots[0] - shifted[0]
-    slots = learn_places(crop, [(lab_, tuple(np.asarray(xy) - offset)) for lab_, xy in slot_samples],
-                         CFG.px_per_mm, slot_mm)
+    crop_samples = [(lab_, tuple(np.asarray(xy) - offset)) for lab_, xy in slot_samples]
+    _check_samples(coarse, space_samples, space_samples, CFG.space_px_per_mm, space_mm)
+    _check_samples(crop, crop_samples, slot_samples, CFG.px_per_mm, slot_mm)
+    spaces = learn_places(coarse, space_samples, CFG.space_px_per_mm, space_mm)
+    slots = learn_places(crop, crop_samples, CFG.px_per_mm, slot_mm)
     lab = board_lab(coarse)
     feats = ring_contrast_features(lab, occ_boxes, CFG.space_px_per_mm, CFG.core_inset_mm, CFG.ring_mm,
                                    step_px=CFG.space_step_px)
@@ -155,6 +161,28 @@ def learn(shot: CalibrationShot) -> dict:
             "spaces": spaces.to_json(), "slots": slots.to_json(), "occupancy": occupancy.to_json(),
             "detail_ratio": round(detail_ratio(lab[..., 0], CFG.detail_sigma_px), 4),
             "ring_lab": ring_lab.round(2).tolist(), "ring_bgr": ring_bgr.round(2).tolist()}
+
+
+def _check_samples(board_bgr: np.ndarray, samples, shown, px_per_mm: float, patch_mm: float) -> None:
+    """Refuse a calibration sample that clearly looks like another class (``bad-sample``, exit 2).
+
+    Leave-one-out over the place features of :mod:`vision.places` (per-class diagonal Gaussians
+    floored by its covariance floor, :meth:`vision.ring_contrast.GaussianClasses.mislabelled`).
+
+    Args:
+        board_bgr: the view the samples are read from; samples: ``(label, (x, y))`` in its mm.
+        shown: the same samples in board mm, for the message.
+    """
+    if len(samples) < 3:
+        return
+    feats = place_features(board_bgr, [xy for _, xy in samples], px_per_mm, patch_mm).astype(np.float64)
+    labels = [lab_ for lab_, _ in samples]
+    bad = GaussianClasses.mislabelled(feats, labels, COVARIANCE_FLOOR, CFG.bad_sample_llr, CFG.bad_sample_rms_z)
+    if bad:
+        i, other = bad[0]
+        x, y = shown[i][1]
+        raise BadInputError("bad-sample", f"calibration sample {labels[i]!r} at {x:g},{y:g} mm looks like "
+                            f"{other!r}, not like the other {labels[i]!r} samples; check its label and point")
 
 
 def _views(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, slots_mm: np.ndarray, patch_mm: float):
@@ -229,6 +257,8 @@ def read(photo: Photo) -> Reading:
     spaces = PlaceModel.from_json(model["spaces"])
     slots = PlaceModel.from_json(model["slots"])
     all_slots = np.concatenate([L["slots_mm"] for L in lanes])
+    check_board_in_view(photo.registration.H_px_from_mm, profile["board_mm"],
+                        (photo.image.shape[1], photo.image.shape[0]), CFG.max_outside_share)
     sparse, raw, raw_crop, crop_slots = _views(photo.image, photo.registration.H_px_from_mm, profile["board_mm"],
                                                all_slots, slots.patch_mm)
     check_photo(raw, model["median_bgr"], min_L=CFG.min_board_L)
@@ -321,17 +351,27 @@ def read(photo: Photo) -> Reading:
                                   "flooded": bool(flooded)}
         details["lanes"].append({"name": L["name"], "boxes_mm": L["boxes_mm"].tolist(), "wave": wave,
                                  "wall": bool(wall), "slots_mm": L["slots_mm"].tolist(), "slot_labels": slot_labels,
-                                 "slot_conf": slot_conf, "p_wave": p_wave})
+                                 "slot_conf": slot_conf, "p_wave": p_wave, "confidence": float(lane_conf),
+                                 "pieces": int(pieces), "needs": L["needs"], "flooded": bool(flooded)})
     # a hand over the board covers spaces (their own background changes colour) or slots (they look
     # like nothing learned); slots under a flood wave are not looked at
-    n_covered = int(np.sum(ring_de > CFG.ring_change_de)) + n_strange_slots
+    n_spaces = int(np.sum(ring_de > CFG.ring_change_de))
+    n_covered = n_spaces + n_strange_slots
     if n_covered / max(len(all_boxes) + n_slots_seen, 1) >= CFG.covered_share:
-        raise UnreadableBoardError("occluded", f"{n_covered} lane spaces or castle slots are covered or look like "
-                                   "nothing calibrated; is a hand or something else over the board? Take the photo "
-                                   "again with the view clear")
+        seen = []
+        if n_spaces:
+            seen.append(f"{n_spaces} of {len(all_boxes)} lane spaces changed colour since calibration "
+                        f"(by up to {float(ring_de.max()):.0f} ΔE beyond the board-wide change)")
+        if n_strange_slots:
+            seen.append(f"{n_strange_slots} of {n_slots_seen} castle slots look like neither a castle piece nor "
+                        "an empty slot")
+        raise UnreadableBoardError("occluded", "; ".join(seen) + " — a hand or something else over the board, or "
+                                   "light very different from calibration? Take the photo again with the view "
+                                   "clear and the calibration's light")
     walls_left = (photo.setup or {}).get("walls_left")
     state = {"game": "sand-castles", "lanes": state_lanes,
              "walls_left": walls_left if isinstance(walls_left, int) and not isinstance(walls_left, bool) else None}
+    details["confidence"] = float(confidence)
     return Reading(state=state, confidence=float(confidence), warnings=warnings, details=details)
 
 
@@ -348,13 +388,19 @@ def _classify_slots(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceMod
 
 
 def annotate(photo: Photo, reading: Reading) -> np.ndarray:
-    """The photo with each lane's wave (blue box), wall (brown box) and castle pieces (circles) marked.
+    """The photo with each lane's reading drawn on it, at the photo's full size.
+
+    The wave (blue box), the wall (brown box) and the castle pieces (green circles; orange with
+    "?" when unsure) are marked, and every lane gets a label — dark text on a light box — with
+    its wave space, wall, castle pieces (found / needed), flooding and confidence; a title gives
+    the whole reading's confidence.
 
     Returns:
         BGR uint8 image, the full-size photo's size (a photo decoded reduced is enlarged back).
     """
     img, H = annotation_canvas(photo)
-    for lane in reading.details.get("lanes", []):
+    lanes = reading.details.get("lanes", [])
+    for lane in lanes:
         boxes = np.asarray(lane["boxes_mm"])
         draw_box(img, H, boxes[lane["wave"] - 1] + [3, 3, -3, -3], (255, 120, 0), 3)
         if lane["wall"]:
@@ -363,4 +409,19 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
             if lab_ == "castle_piece" or pc < 0.9:
                 draw_label(img, H, xy, "" if pc >= 0.9 else "?", (0, 200, 0) if pc >= 0.9 else (0, 140, 255),
                            radius_px=10)
+    # labels last, so that no mark is drawn over them; sized to a lane space's width
+    for lane in lanes:
+        boxes = np.asarray(lane["boxes_mm"])
+        first = boxes[0]
+        width_px = float(np.linalg.norm(np.diff(project(H, [[first[0], first[1]], [first[2], first[1]]]), axis=0)))
+        scale = min(text_scale(img), max(0.35, width_px / 190.0))
+        lines = [f"{lane['name']}: wave {lane['wave']}" + (" FLOODED" if lane.get("flooded") else ""),
+                 "wall" if lane["wall"] else "no wall",
+                 f"pieces {lane.get('pieces', sum(x == 'castle_piece' for x in lane['slot_labels']))}"
+                 f"/{lane.get('needs', len(lane['slot_labels']))}",
+                 f"conf {lane.get('confidence', lane.get('p_wave', 0.0)):.2f}"]
+        draw_caption(img, H, ((first[0] + first[2]) / 2, (first[1] + first[3]) / 2), lines, scale)
+    conf = reading.details.get("confidence", reading.confidence)
+    draw_text_box(img, (8, 8), f"Sand Castles - confidence {conf:.2f}"
+                  + (" - unsure, check the warnings" if conf < 0.5 else ""))
     return img

@@ -3,15 +3,29 @@
 The towel is a board of named places (shape row × colour column) that hold at most one shell.
 Each cell is judged against its *own* background, the ring just inside its grid lines
 (:mod:`vision.ring_contrast`), so a white shell on the white column or a small shell still
-stands out, whatever colour the column is printed in. Occupied / empty appearance is learned
-from the calibration's ``shell`` and ``empty`` samples.
+stands out, whatever colour the column is printed in. The contrast is measured noise-robustly
+(:func:`vision.ring_contrast.denoised_contrast_features`: means over 2.4 mm windows, and the
+photo's own background noise, measured on the rings, taken off), so grain or JPEG blocks do
+not make every cell look occupied. Occupied / empty appearance is learned from the
+calibration's ``shell`` and ``empty`` samples (each checked against the others: a sample that
+clearly looks like the other class is refused as ``bad-sample``); when the photo's background
+noise exceeds the calibration's, the empty class is widened, so faint shells become unsure
+rather than confidently wrong. A found shell must also be coloured like the calibrated shells
+of its colour column (a hand, a stray object or a mirrored photo is not).
 
 The basket holds loose items; they are found as blobs against the basket's learned background
-and classified by their learned look (:mod:`vision.basket`).
+and classified by their learned look (:mod:`vision.basket`). The reading never reports more
+items of a kind than the game box holds (``scoring.seashells.BOX``): more blobs than that is a
+misreading, capped and reported unsure.
 
-Refusals (exit 3): too dark or glared (:func:`vision.mat_checks.check_photo`), too blurred (the
-board's fine detail against the calibration's, :func:`vision.quality.detail_ratio`), occluded
-(cells whose own towel colour changed since calibration: a hand; or many cells unlike both classes).
+Refusals (exit 3): part of the mat outside the photo (``board-out-of-view``,
+:func:`vision.quality.check_board_in_view`), too dark or glared
+(:func:`vision.mat_checks.check_photo`), too blurred (the board's fine detail against the
+calibration's, :func:`vision.quality.detail_ratio`), too noisy (the board's pixel noise against
+the calibration's, :func:`vision.quality.board_noise_sigma`), ``registration-lost`` when most
+found shells have colours unlike their columns' calibrated shells (mirrored photo, another mat),
+``occluded`` (cells whose own towel colour changed since calibration, cells holding something
+unlike a shell, or many cells unlike both classes; the message says which were measured).
 
 Speed: photos are decoded at half size (:data:`DECODE_REDUCE`; the calibration shot is shrunk
 alike for learning) and the mat is rectified at about the photo's own resolution
@@ -26,15 +40,16 @@ import numpy as np
 
 from beachscore.errors import BadInputError, UnreadableBoardError
 from vision.basket import find_items, learn_basket
-from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo,
-                               draw_box, draw_label, ring_change)
+from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
+                               draw_caption, draw_label, draw_text_box, ring_change, text_scale)
 from vision.mats_config import SEASHELLS as CFG
-from vision.quality import check_blur, detail_ratio
+from vision.quality import (board_noise_sigma, check_blur, check_board_in_view, check_excess_noise, detail_ratio)
 from vision.places import board_median_bgr
-from vision.registration import rectify
-from vision.ring_contrast import (GaussianClasses, board_lab, gradient_magnitude, normalised_lab,
-                                  ring_contrast_features)
+from vision.registration import project, rectify
+from vision.ring_contrast import (GaussianClasses, board_lab, denoised_contrast_features, gradient_magnitude,
+                                  normalised_lab)
 from vision.types import CalibrationShot, Photo, Reading
+from scoring.seashells import BOX
 
 TOWEL_LABELS = ("shell", "empty")
 BASKET_LABELS = ("fossil/head", "fossil/tail", "sand_dollar", "bottle")
@@ -44,6 +59,10 @@ LABELS = TOWEL_LABELS + BASKET_LABELS
 DECODE_REDUCE = CFG.decode_reduce
 COUNT_FIELDS = {"fossil/head": "fossil_heads", "fossil/tail": "fossil_tails", "sand_dollar": "sand_dollars",
                 "bottle": "bottles"}
+#: The learned model's format (2: noise-corrected towel features, calibration noise, shell colours).
+MODEL_VERSION = 2
+#: Confidence ceiling of a reading whose basket shows more items than the box holds.
+IMPOSSIBLE_BASKET_CONFIDENCE = 0.2
 
 
 def towel_geometry(profile: dict) -> tuple[np.ndarray, list[str], list[str]]:
@@ -85,6 +104,50 @@ def _inside_polygon(poly_mm, x: float, y: float) -> bool:
     return cv2.pointPolygonTest(np.asarray(poly_mm, np.float32).reshape(-1, 1, 2), (float(x), float(y)), False) >= 0
 
 
+def _cell_name(k: int, rows: list[str], cols: list[str]) -> str:
+    return f"{rows[k // len(cols)]}/{cols[k % len(cols)]}"
+
+
+def _towel(lab: np.ndarray, boxes: np.ndarray):
+    """Noise-corrected contrast of every towel cell (:func:`vision.ring_contrast.denoised_contrast_features`)."""
+    return denoised_contrast_features(lab, boxes, CFG.px_per_mm, CFG.core_inset_mm, CFG.ring_mm, CFG.smooth_px)
+
+
+def _shell_colours(contrast, cells) -> np.ndarray:
+    """Mean smoothed Lab of the shell pixels (ΔE from the ring > ``shell_pixel_de``) of some cells.
+
+    Returns:
+        float64 (len(cells), 3); NaN rows for cells without such pixels.
+    """
+    out = np.full((len(cells), 3), np.nan)
+    for i, k in enumerate(cells):
+        sel = contrast.core_de[k] > CFG.shell_pixel_de
+        if sel.sum() >= 3:
+            out[i] = contrast.core_lab[k][sel].mean(axis=0)
+    return out
+
+
+def _check_samples(feats, labels, where, what: str) -> None:
+    """Refuse a calibration sample that clearly belongs to another class (``bad-sample``, exit 2).
+
+    Args:
+        feats: (N, F) the samples' features; labels: their labels; where: their (x, y) mm.
+        what: ``"towel"`` or ``"basket"`` (which features and floor to use).
+    """
+    if what == "towel":
+        bad = GaussianClasses.mislabelled(feats, labels, CFG.towel_var_floor, CFG.bad_sample_llr,
+                                          CFG.bad_sample_rms_z, broaden=("shell", "empty"),
+                                          close_rms_z=CFG.bad_sample_close_rms_z)
+    else:
+        bad = GaussianClasses.mislabelled(feats, labels, np.square(CFG.item_sd), CFG.bad_sample_llr,
+                                          CFG.bad_sample_rms_z)
+    if bad:
+        i, other = bad[0]
+        x, y = where[i]
+        raise BadInputError("bad-sample", f"calibration sample {labels[i]!r} at {x:g},{y:g} mm looks like "
+                            f"{other!r}, not like the other {labels[i]!r} samples; check its label and point")
+
+
 def learn(shot: CalibrationShot) -> dict:
     """Learn the towel's occupied/empty contrast and the basket's items from the calibration shot.
 
@@ -92,14 +155,17 @@ def learn(shot: CalibrationShot) -> dict:
         shot: calibration shot; its samples use the labels ``shell``, ``empty`` (at towel
             cells) and ``fossil/head``, ``fossil/tail``, ``sand_dollar``, ``bottle`` (in the basket).
     Returns:
-        JSON-serialisable model: ``median_bgr``, ``towel`` (Gaussian classes), ``basket``,
-        ``detail_ratio`` (the board's sharpness, for the blur check), ``ring_lab`` (every cell's
-        towel colour, Lab (R·C, 3), for the occlusion check). Learned from the shot shrunk
-        by :data:`DECODE_REDUCE`, as scans see the board.
+        JSON-serialisable model: ``median_bgr``, ``towel`` (Gaussian classes of the
+        noise-corrected contrast), ``basket``, ``detail_ratio`` (the board's sharpness, for the
+        blur check), ``noise_sigma`` (its pixel noise, for the noise check), ``ring_power``
+        (the towel's background noise), ``ring_lab`` (every cell's towel colour, Lab (R·C, 3),
+        for the occlusion check), ``shell_colours`` (``[column, L, a, b]`` of every calibrated
+        shell). Learned from the shot shrunk by :data:`DECODE_REDUCE`, as scans see the board.
     Raises:
         BadInputError: ``unknown-label``, ``missing-label`` (no ``shell`` or no ``empty``),
             ``sample-off-place`` (a towel label off the towel, a basket label off the basket),
-            ``sample-not-found`` (no item under a basket sample), ``invalid-profile``.
+            ``sample-not-found`` (no item under a basket sample), ``bad-sample`` (a sample that
+            clearly looks like another class: a wrong label), ``invalid-profile``.
     """
     profile = shot.request.profile
     samples = shot.request.samples
@@ -109,7 +175,7 @@ def learn(shot: CalibrationShot) -> dict:
     board = rectify(image, H, profile["board_mm"], CFG.px_per_mm)
     median = board_median_bgr(board)
     lab = board_lab(board)
-    towel_idx, towel_labels, basket_samples = [], [], []
+    towel_idx, towel_labels, towel_where, basket_samples = [], [], [], []
     for label, (x, y) in samples:
         if label in TOWEL_LABELS:
             k = _cell_of(boxes, x, y)
@@ -118,22 +184,60 @@ def learn(shot: CalibrationShot) -> dict:
                                     "on a towel cell")
             towel_idx.append(k)
             towel_labels.append(label)
+            towel_where.append((x, y))
         else:
             if not _inside_polygon(profile["basket_mm"], x, y):
                 raise BadInputError("sample-off-place", f"calibration sample {label!r} at {x:g},{y:g} mm is not "
                                     "in the basket")
             basket_samples.append((label, (x, y)))
-    all_feats, ring_lab = ring_contrast_features(lab, boxes, CFG.px_per_mm, CFG.core_inset_mm, CFG.ring_mm,
-                                                 with_background=True)
-    feats = all_feats[towel_idx]
+    contrast = _towel(lab, boxes)
+    feats = contrast.features[towel_idx]
+    _check_samples(feats, towel_labels, towel_where, "towel")
     # each cell's towel colour, robust to shells spilling into a ring: its colour column's median
-    ring_lab = ring_lab.reshape(len(rows), len(cols), 3)
+    ring_lab = contrast.ring_lab.reshape(len(rows), len(cols), 3)
     ring_lab = np.broadcast_to(np.median(ring_lab, axis=0), ring_lab.shape).reshape(-1, 3)
     towel = GaussianClasses.fit(feats, towel_labels, CFG.towel_var_floor).broadened("shell", toward="empty")
-    basket = learn_basket(lab, profile["basket_mm"], CFG.px_per_mm, basket_samples, CFG) if basket_samples else None
+    shell_cells = [k for k, lab_ in zip(towel_idx, towel_labels) if lab_ == "shell"]
+    colours = _shell_colours(contrast, shell_cells)
+    shell_colours = [[int(k % len(cols)), *c.round(2).tolist()] for k, c in zip(shell_cells, colours)
+                     if np.isfinite(c).all()]
+    basket = None
+    if basket_samples:
+        basket = learn_basket(lab, profile["basket_mm"], CFG.px_per_mm, basket_samples, CFG)
+        _check_samples(np.asarray(basket.pop("sample_features")), [lab_ for lab_, _ in basket_samples],
+                       [xy for _, xy in basket_samples], "basket")
+    L = np.ascontiguousarray(lab[..., 0])
     return {"median_bgr": np.asarray(median, float).round(2).tolist(), "towel": towel.to_json(), "basket": basket,
-            "detail_ratio": round(detail_ratio(np.ascontiguousarray(lab[..., 0]), CFG.detail_sigma_px), 4),
-            "ring_lab": ring_lab.round(2).tolist()}
+            "detail_ratio": round(detail_ratio(L, CFG.detail_sigma_px), 4),
+            "noise_sigma": round(board_noise_sigma(L), 4), "ring_power": round(contrast.ring_power, 4),
+            "ring_lab": ring_lab.round(2).tolist(), "shell_colours": shell_colours}
+
+
+def _unlike_shells(contrast, occupied: np.ndarray, shell_colours, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """Found shells whose colour is unlike every calibrated shell of their column.
+
+    A shell lies on the towel column of its colour, so it must look like the calibrated shells of
+    that column (columns without a calibrated shell are not judged: calibrate one shell of every
+    colour). A hand, a stray object or a mirrored photo gives cells that differ from the towel
+    but not in a shell's colour.
+
+    Returns:
+        ``(unlike, distance)``: bool (N,) and float64 (N,) ΔE to the nearest fitting calibrated
+        shell colour (0 for cells not occupied, or without a colour model).
+    """
+    dist = np.zeros(len(occupied))
+    if not shell_colours:
+        return np.zeros(len(occupied), bool), dist
+    ref = np.asarray(shell_colours, np.float64)
+    cells = np.flatnonzero(occupied)
+    colours = _shell_colours(contrast, cells)
+    for k, c in zip(cells, colours):
+        if not np.isfinite(c).all():
+            continue
+        mine = ref[ref[:, 0] == k % n_cols, 1:]
+        if len(mine):       # a column without a calibrated shell: its shells' colour is unknown
+            dist[k] = float(np.sqrt(((mine - c) ** 2).sum(axis=1)).min())
+    return dist > CFG.shell_colour_de, dist
 
 
 def read(photo: Photo) -> Reading:
@@ -145,47 +249,79 @@ def read(photo: Photo) -> Reading:
         Reading whose state is the contract's Seashells state with one player (named from
         ``setup["player"]``, else ``"mat"``); ``details`` holds per-cell posteriors and the blobs.
     Raises:
-        UnreadableBoardError: ``too-dark``, ``glare``, ``too-blurred`` (fine detail far below the
-            calibration's), or ``occluded`` when several cells are covered (their towel colour
-            changed since calibration) or many look like neither a learned shell nor a learned empty
-            cell (a hand or a cloth over the mat). A single covered cell only lowers the confidence.
+        UnreadableBoardError: ``board-out-of-view`` (part of the mat outside the photo),
+            ``too-dark``, ``glare``, ``too-blurred`` (fine detail far below the calibration's),
+            ``too-noisy`` (pixel noise far above the calibration's), ``registration-lost`` (the
+            found shells' colours do not match their columns: a mirrored photo or another mat),
+            or ``occluded`` when several cells are covered (their towel colour changed since
+            calibration), hold something unlike a calibrated shell, or look like neither a shell
+            nor an empty cell. A single such cell only lowers the confidence.
     """
     cal = photo.calibration
     profile, model = cal.profile, cal.model
     boxes, rows, cols = towel_geometry(profile)
-    board = rectify(photo.image, photo.registration.H_px_from_mm, profile["board_mm"], CFG.px_per_mm)
+    H = photo.registration.H_px_from_mm
+    check_board_in_view(H, profile["board_mm"], (photo.image.shape[1], photo.image.shape[0]),
+                        CFG.max_outside_share)
+    board = rectify(photo.image, H, profile["board_mm"], CFG.px_per_mm)
     check_photo(board, model["median_bgr"], min_L=CFG.min_board_L)
     lab = normalised_lab(board, model["median_bgr"])
     L = np.ascontiguousarray(lab[..., 0])
     grad = gradient_magnitude(L)
     check_blur(detail_ratio(L, CFG.detail_sigma_px, grad), model.get("detail_ratio"), CFG.min_detail_share)
+    sigma = board_noise_sigma(L)
+    check_excess_noise(sigma, model.get("noise_sigma"), CFG.max_excess_noise)
     towel = GaussianClasses.from_json(model["towel"])
-    feats, ring_lab = ring_contrast_features(lab, boxes, CFG.px_per_mm, CFG.core_inset_mm, CFG.ring_mm, grad,
-                                             with_background=True)
-    feats = towel.clip_below(feats, "empty")
-    post = towel.posterior(feats)
+    contrast = _towel(lab, boxes)
+    feats = towel.clip_below(contrast.features, "empty")
+    # noise or compression artefacts beyond the calibration's make an empty cell's corrected
+    # contrast less certain: widen the empty class by the excess background noise (log ΔE units)
+    excess = float(np.sqrt(max(contrast.ring_power - CFG.ring_power_tolerance * model.get("ring_power", np.inf),
+                               0.0)))
+    judge = towel
+    if excess > 0:
+        e = towel.classes.index("empty")
+        variances = towel.variances.copy()
+        variances[e, :2] += np.log1p(excess) ** 2
+        judge = GaussianClasses(list(towel.classes), towel.means.copy(), variances)
+    post = judge.posterior(feats)
     shell_k = towel.classes.index("shell")
     p_shell = post[:, shell_k]
     occupied = p_shell > 0.5
     place_conf = np.where(occupied, p_shell, 1.0 - p_shell)
     warnings: list[str] = []
+    if excess >= 1.0:
+        warnings.append(f"the photo is noisier than at calibration (towel background noise {contrast.ring_power:.1f} "
+                        f"against {model['ring_power']:.1f} ΔE²: grain or strong JPEG compression); faint shells "
+                        "are hard to tell from it")
     # a cell far from both classes (more than 4 sd on average from the nearest) looks like nothing learned
-    rms_z = np.sqrt(towel.distances2(feats).min(axis=1) / feats.shape[1])
+    rms_z = np.sqrt(judge.distances2(feats).min(axis=1) / feats.shape[1])
     # a cell whose own background (its ring) changed colour since calibration is covered: a hand
     # over a cell looks uniform, like an empty cell, but not like *this* cell's towel
-    ring_de = ring_change(ring_lab, model.get("ring_lab"))
+    ring_de = ring_change(contrast.ring_lab, model.get("ring_lab"))
     covered = ring_de > CFG.ring_change_de
-    strange = (rms_z > CFG.strange_rms_z) | covered
-    if strange.mean() > CFG.occluded_share or covered.mean() >= CFG.covered_share:
-        raise UnreadableBoardError("occluded", f"{int(strange.sum())} of {len(boxes)} towel cells are covered or look "
-                                   "like neither a shell nor an empty cell; is a hand or something else over the "
-                                   "mat? Take the photo again with the view clear")
+    unlike, shell_de = _unlike_shells(contrast, occupied & ~covered, model.get("shell_colours"), len(cols))
+    n_unlike, n_found = int(unlike.sum()), int(occupied.sum())
+    if n_unlike >= CFG.layout_min_unlike and 2 * n_unlike >= n_found and not covered.any():
+        raise UnreadableBoardError("registration-lost", f"{n_unlike} of the {n_found} shells found have colours "
+                                   "unlike the calibrated shells of their colour columns; is the photo mirrored, "
+                                   "or is this another mat than the calibrated one?")
+    far = rms_z > CFG.strange_rms_z
+    strange = far | covered | unlike
+    if strange.mean() > CFG.occluded_share or (covered | unlike).mean() >= CFG.covered_share:
+        raise UnreadableBoardError("occluded", _occlusion_message(int(covered.sum()), int(unlike.sum()),
+                                                                  int((far & ~covered & ~unlike).sum()), len(boxes)))
     if covered.any():
         place_conf = np.where(covered, np.minimum(place_conf, CFG.covered_conf), place_conf)
-        warnings.append("towel cells covered by something: " + ", ".join(
-            f"{rows[k // len(cols)]}/{cols[k % len(cols)]}" for k in np.flatnonzero(covered)))
+        warnings.append("towel cells whose towel colour changed since calibration (covered by something?): "
+                        + ", ".join(_cell_name(k, rows, cols) for k in np.flatnonzero(covered)))
+    if unlike.any():
+        place_conf = np.where(unlike, np.minimum(place_conf, CFG.covered_conf), place_conf)
+        warnings.append("towel cells holding something unlike the calibrated shells of their column (a hand, "
+                        "another object?): " + ", ".join(f"{_cell_name(k, rows, cols)} (colour ΔE {shell_de[k]:.0f})"
+                                                         for k in np.flatnonzero(unlike)))
     shells = [[rows[k // len(cols)], cols[k % len(cols)]] for k in np.flatnonzero(occupied)]
-    unsure = [f"{rows[k // len(cols)]}/{cols[k % len(cols)]}" for k in np.flatnonzero(place_conf < 0.9)]
+    unsure = [_cell_name(k, rows, cols) for k in np.flatnonzero(place_conf < 0.9)]
     if unsure:
         warnings.append("towel cells hard to read: " + ", ".join(unsure))
     counts = {f: 0 for f in COUNT_FIELDS.values()}
@@ -201,6 +337,16 @@ def read(photo: Photo) -> Reading:
                                 f"{it.count} {it.label} from their area")
             elif it.confidence < 0.5:
                 warnings.append(f"basket item near x={it.centre_mm[0]:.0f} mm looks unlike any calibrated item")
+    too_many = {f: n for f, n in counts.items() if n > BOX.get(f, n)}
+    if too_many:
+        # the box holds only so many: more blobs than that is a misreading (the basket's own colour
+        # changed, e.g. under coloured light), never a count to report
+        warnings.append("the basket seems to hold more than the box has (" + ", ".join(
+            f"{n} {f.replace('_', ' ')} of {BOX[f]}" for f, n in too_many.items()) + "): its background looks "
+            "unlike calibration (light very different from calibration?); counts capped, check them")
+        for f in too_many:
+            counts[f] = BOX[f]
+        item_conf = min(item_conf, IMPOSSIBLE_BASKET_CONFIDENCE)
     setup = photo.setup or {}
     player = setup.get("player") if isinstance(setup.get("player"), str) and setup.get("player") else "mat"
     state = {"game": "seashells", "shapes": rows, "colours": cols,
@@ -210,26 +356,66 @@ def read(photo: Photo) -> Reading:
             state[key] = setup[key]
     confidence = float(np.prod(place_conf) * item_conf)
     details = {"boxes_mm": boxes.tolist(), "p_shell": p_shell.round(4).tolist(), "occupied": occupied.tolist(),
-               "ring_de": ring_de.round(2).tolist(), "strange": strange.tolist(),
+               "ring_de": ring_de.round(2).tolist(), "strange": strange.tolist(), "unlike": unlike.tolist(),
+               "shapes": rows, "colours": cols, "counts": counts, "confidence": confidence,
+               "noise": {"sigma": round(sigma, 3), "ring_power": round(contrast.ring_power, 3)},
                "items": [it.__dict__ for it in items]}
     return Reading(state=state, confidence=confidence, warnings=warnings, details=details)
 
 
+def _occlusion_message(n_covered: int, n_unlike: int, n_far: int, n_cells: int) -> str:
+    """Say what was measured when too many towel cells cannot be trusted, and the likely causes."""
+    parts = []
+    if n_covered:
+        parts.append(f"{n_covered} cells' towel colour changed since calibration")
+    if n_unlike:
+        parts.append(f"{n_unlike} cells hold something unlike the calibrated shells of their column")
+    if n_far:
+        parts.append(f"{n_far} cells look unlike both a calibrated shell and an empty cell")
+    return (f"{'; '.join(parts)} (of {n_cells} towel cells) — a hand or something else over the mat, or light "
+            "very different from calibration? Take the photo again with the view clear and the calibration's light")
+
+
 def annotate(photo: Photo, reading: Reading) -> np.ndarray:
-    """The photo with occupied towel cells boxed (green; orange when unsure) and basket items labelled.
+    """The photo with the reading drawn on it, at the photo's full size.
+
+    Occupied towel cells are boxed (green; orange when unsure) and labelled with the shell's
+    shape and colour (dark text on a light box, at the bottom of the cell); basket items are
+    ringed and named; a title gives the basket counts and the reading's confidence.
 
     Returns:
         BGR uint8 image, the full-size photo's size (a photo decoded reduced is enlarged back).
     """
     img, H = annotation_canvas(photo)
     d = reading.details
-    for box, occ, p in zip(d.get("boxes_mm", []), d.get("occupied", []), d.get("p_shell", [])):
+    rows, cols = d.get("shapes", []), d.get("colours", [])
+    labels = []
+    for k, (box, occ, p) in enumerate(zip(d.get("boxes_mm", []), d.get("occupied", []), d.get("p_shell", []))):
         sure = max(p, 1 - p) >= 0.9
         if occ or not sure:
             draw_box(img, H, np.asarray(box) + [3, 3, -3, -3], (0, 200, 0) if sure else (0, 140, 255))
+        if occ and rows and cols:
+            labels.append((box, [rows[k // len(cols)], cols[k % len(cols)] + ("" if sure else " ?")]))
     short = {"fossil/head": "head", "fossil/tail": "tail", "sand_dollar": "dollar", "bottle": "bottle"}
     for it in d.get("items", []):
-        text = short.get(it["label"], it["label"]) + (f" x{it['count']}" if it["count"] > 1 else "")
         colour = (255, 255, 0) if it["confidence"] >= 0.5 else (0, 140, 255)
-        draw_label(img, H, it["centre_mm"], text, colour, radius_px=12)
+        draw_label(img, H, it["centre_mm"], "", colour, radius_px=12)
+    # text last, so that no mark covers it; cell labels sized to fit a cell
+    if labels:
+        x0, y0, x1, _ = labels[0][0]
+        cell_px = float(np.linalg.norm(np.diff(project(H, [[x0, y0], [x1, y0]]), axis=0)))
+        scale = min(text_scale(img), max(0.3, cell_px / 190.0))
+        for (bx0, by0, bx1, by1), text in labels:
+            draw_caption(img, H, ((bx0 + bx1) / 2, by1 - 0.3 * (by1 - by0)), text, scale)
+    for it in d.get("items", []):
+        text = short.get(it["label"], it["label"]) + (f" x{it['count']}" if it["count"] > 1 else "") + \
+            ("?" if it["confidence"] < 0.5 else "")
+        cx, cy = it["centre_mm"]
+        draw_caption(img, H, (cx, cy + 14), text, 0.7 * text_scale(img))
+    counts = d.get("counts", {})
+    conf = d.get("confidence", reading.confidence)
+    draw_text_box(img, (8, 8), [
+        f"Seashells - {sum(d.get('occupied', []))} shells - confidence {conf:.2f}"
+        + (" - unsure, check the warnings" if conf < 0.5 else ""),
+        "basket: " + ", ".join(f"{n} {f.replace('_', ' ')}" for f, n in counts.items())])
     return img

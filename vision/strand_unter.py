@@ -2,7 +2,9 @@
 
 Interface (see :mod:`beachscore.games`): :func:`learn`, :func:`read`, :func:`annotate`, plus
 :func:`register` (the game's own registration, robust to the sea cloth) and
-``DECODE_REDUCE`` (photos are decoded at half size; all homographies follow the decoded size).
+``DECODE_REDUCE`` (photos are decoded at half size; all homographies follow the decoded size,
+and a photo of another resolution with the calibration's aspect ratio is read with the
+calibrated homography scaled to it).
 The stages live in one module each:
 
 - :mod:`vision.strand_unter_config`   every tunable number;

@@ -184,9 +184,10 @@ def cloth_edge(sea_px: np.ndarray, window_px: int) -> np.ndarray:
     cloth there, as long as more cloth than hole lies above the true edge; a column without cloth
     gets 0. The edge is then median-filtered across ``window_px`` columns.
     """
-    h, w = sea_px.shape
-    step = sea_px.astype(np.int16) * 2 - 1
-    score = np.cumsum(step, axis=0, dtype=np.int32)
+    h = sea_px.shape[0]
+    S = cv2.integral(sea_px.astype(np.uint8), sdepth=cv2.CV_32S)            # (h+1, w+1) summed-area table
+    above = np.diff(S[1:], axis=1)                                          # sea pixels in rows 0…y of each column
+    score = 2 * above - np.arange(1, h + 1, dtype=np.int32)[:, None]        # Σ_{rows ≤ y} (+1 sea, −1 not)
     edge = np.where(score.max(axis=0) > 0, np.argmax(score, axis=0) + 1, 0).astype(np.float32)
     win = max(3, int(window_px) | 1)
     padded = np.pad(edge, win // 2, mode="edge")

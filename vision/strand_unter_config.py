@@ -32,6 +32,7 @@ class RegistrationConfig:
     coarse_ppm: float = 0.5           # resolution of the coarse phase correlation of the surround's edges
     coarse_min_mm: float = 6.0        # a coarse offset below this is left to the fine search alone
     min_coarse_response: float = 0.1  # phase-correlation peaks weaker than this are not trusted
+    min_photo_ppm: float = 0.45       # decoded px per board mm below which a photo is too small (samples: 1.25)
     max_bump_mm: float = 20.0         # the largest motion trusted (samples: 15 mm pushes are recovered)
 
 
@@ -48,6 +49,7 @@ class AppearanceConfig:
     inpaint_radius_mm: float = 22.0   # without empty.jpg: this much around every sample is painted out (row medians)
     min_std: tuple = (10.0, 2.5, 2.5)  # floor of each class's std in L, a, b (Lab units): shading and noise
     shell_min_std: tuple = (10.0, 5.0, 5.0)  # shells look like real shells: each one tinted a little differently
+    label_max_distance: float = 6.0   # a sample this far (Mahalanobis) from the rest of its class: mislabelled?
     castle_chroma_min: float = 12.0   # a tower pixel differs from sand by at least this in (a, b)
     player_spread: float = 3.0        # tower pixels farther than this × median spread from the player's (a, b): dropped
     stick_search_mm: float = 20.0     # the sea's stick is looked for this far below the cloth edge
@@ -72,6 +74,12 @@ class ReadingConfig:
     bird_max_distance: float = 0.5    # composition + size distance to the learned sandpiper to accept
     max_unknown_fraction: float = 0.5 # a shell part with more unknown pixels than this is no shell
     min_shell_purity: float = 0.6     # a shell part whose main colour has less of its shell pixels: a doubt
+    # a blob taken for shells must look like shells (vision.strand_unter_read._shell_likeness). Samples:
+    # shells 0.74–1.04 shells thick, mean colour 0.2–3.0 from their class; hands (8 × 5 cm ellipses) 2.5–3.3
+    # thick, skin-coloured 5.2 from white.
+    max_shell_thickness: float = 1.6  # the largest disc inside the blob, in shell radii
+    max_shell_colour_distance: float = 4.5  # Mahalanobis distance of the blob's mean Lab from the class
+    max_unexplained_shells: float = 3.0  # such a blob this many shells large (area) may hide pieces: occluded
     occluder_min_fraction: float = 0.02  # unexplained blobs above this fraction of the board: occluded
     occluder_erode_mm: float = 3.0    # ... measured after an erosion of this radius (thin cloth fringes and shadows vanish)
     # blur: fine detail (vision.quality.detail_ratio) of the piece-free surround (rails, land-side edge and

@@ -33,6 +33,31 @@ def reduce_homography(H_px_from_mm: np.ndarray, reduce: int) -> np.ndarray:
     return S @ np.asarray(H_px_from_mm, dtype=np.float64)
 
 
+def scale_homography(H_px_from_mm: np.ndarray, scale: float) -> np.ndarray:
+    """Homography to the same view photographed (or decoded) at ``scale`` × the size, any scale.
+
+    Pixel centres map as ``u = (x + 0.5)·scale − 0.5``; :func:`reduce_homography` is ``scale = 1/r``.
+
+    Args:
+        H_px_from_mm: (3, 3) board mm → px of the original size.
+        scale: new width / original width (the same for the height: same aspect ratio).
+    Returns:
+        (3, 3) float64 board mm → px of the scaled photo.
+    """
+    s = float(scale)
+    S = np.array([[s, 0, (s - 1) / 2], [0, s, (s - 1) / 2], [0, 0, 1]])
+    return S @ np.asarray(H_px_from_mm, dtype=np.float64)
+
+
+def board_px_per_mm(H_px_from_mm: np.ndarray, board_mm) -> float:
+    """The smallest scale (px per mm) at which a photo shows the board: its shortest edge in px / mm."""
+    w, h = board_mm
+    c = cv2.perspectiveTransform(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float64),
+                                 np.asarray(H_px_from_mm, np.float64))[0]
+    lengths = [np.linalg.norm(c[(k + 1) % 4] - c[k]) / (w if k % 2 == 0 else h) for k in range(4)]
+    return float(min(lengths))
+
+
 def enlarge_homography(H_reduced: np.ndarray, reduce: int) -> np.ndarray:
     """Inverse of :func:`reduce_homography`: board mm → full-size photo px."""
     r = float(reduce)

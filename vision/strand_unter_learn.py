@@ -140,22 +140,34 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
 
     # shells: the whole blob of each sample (eroded by one pixel against the blurred rim)
     k3 = np.ones((3, 3), np.uint8)
+    shell_samples = []
     for c in SHELL_COLOURS:
         pix = []
         for (k, nm, _), xy in parsed:
             if k == "shell" and nm == c:
                 m = cv2.erode((comp == blob_at(xy, f"shell/{c}")).astype(np.uint8), k3) > 0
                 pix.append(CL[m])
+                shell_samples.append((f"shell/{c}", xy, CL[m]))
         classes[f"shell/{c}"] = colour.gaussian(np.concatenate(pix), cfg.shell_min_std)
+    check_labels(shell_samples, cfg.shell_min_std, cfg.label_max_distance)
 
     # players: chromatic pixels of each castle sample's blob
     players = sorted({nm for (k, nm, _), _ in parsed if k == "castle"})
+    seen: dict = {}
+    for (k, nm, v), xy in parsed:                 # a player has one castle of each value
+        if k == "castle" and (nm, v) in seen:
+            raise BadInputError("bad-sample", f"castle/{nm}/{v} is labelled twice (at {_mm(seen[nm, v])} and "
+                                f"{_mm(xy)} mm); a player has one castle of each value: check both labels")
+        seen[nm, v] = xy
+    castle_samples = []
     for p in players:
         pix = []
         for (k, nm, v), xy in parsed:
             if k == "castle" and nm == p:
                 region = CL[comp == blob_at(xy, f"castle/{p}/{v}")]
                 pix.append(region[np.hypot(*(region[:, 1:] - sand_ab).T) > cfg.castle_chroma_min])
+                if len(pix[-1]) >= 10:
+                    castle_samples.append((f"castle/{p}/{v}", xy, pix[-1]))
         pix = np.concatenate(pix)
         if len(pix) < 10:
             raise BadInputError("bad-sample", f"castle/{p}: the samples show no colour distinct from the sand; "
@@ -165,6 +177,7 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
         keep = dist < cfg.player_spread * max(2.0, float(np.median(dist)))
         classes[f"castle/{p}"] = colour.gaussian(pix[keep], cfg.min_std)
 
+    check_labels(castle_samples, cfg.min_std, cfg.label_max_distance, kind=lambda label: label.rsplit("/", 1)[0])
     names = list(classes)
     lut = colour.build_lut([classes[k] for k in names], cfg.lut_bits, cfg.lut_max_dist)
     cls = colour.classify(C, lut, cfg.lut_bits)
@@ -236,6 +249,54 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     shot.pictures[LUT_PNG] = colour.lut_to_image(lut)
     model["pictures"] = {"empty": EMPTY_PNG, "registration": REF_PNG, "classes": LUT_PNG}
     return model
+
+
+def _mm(xy) -> str:
+    return f"{xy[0]:g},{xy[1]:g}"
+
+
+def check_labels(samples, min_std, max_distance: float, kind=lambda label: label) -> None:
+    """Refuse a calibration sample whose piece clearly belongs to another labelled class (a wrong label).
+
+    Leave-one-out: each sample's median colour is compared with every class fitted on the *other*
+    samples (Lab Gaussians with the same floors as the learned classes). A sample farther than
+    ``max_distance`` (Mahalanobis) from the rest of its own class and nearer to another class is
+    mislabelled; a sample alone in its class is judged by the other classes only (nearer to one of
+    them than ``max_distance`` / 2 while the classes themselves are apart).
+
+    Args:
+        samples: ``[(label, board_mm (x, y), Lab pixels (N, 3))]``.
+        min_std: (3,) std floor of the classes (Lab).
+        max_distance: Mahalanobis distance of a sample's colour from its own class beyond which it
+            does not belong to it.
+        kind: the class a label belongs to (e.g. ``castle/red/2`` → ``castle/red``).
+    Raises:
+        BadInputError: ``bad-sample`` naming the label, its board_mm and the class it looks like.
+    """
+    classes = sorted({kind(label) for label, _, _ in samples})
+    if len(classes) < 2:
+        return
+    med = [np.median(px, axis=0) for _, _, px in samples]
+    for i, (label, xy, _) in enumerate(samples):
+        d = {}
+        for c in classes:
+            rest = [samples[j][2] for j in range(len(samples)) if j != i and kind(samples[j][0]) == c]
+            if rest:
+                d[c] = float(colour.mahalanobis(med[i][None], [colour.gaussian(np.concatenate(rest), min_std)])[0, 0])
+        own = kind(label)
+        others = {c: v for c, v in d.items() if c != own}
+        if not others:
+            continue
+        near = min(others, key=others.get)
+        if own in d:
+            wrong = d[own] > max_distance and others[near] < d[own]
+        else:
+            wrong = others[near] < max_distance / 2
+        if wrong:
+            raise BadInputError("bad-sample", f"the sample labelled {label} at {_mm(xy)} mm looks like {near} "
+                                f"(colour distance {others[near]:.1f} from {near}"
+                                + (f", {d[own]:.1f} from the other {own} samples" if own in d else "")
+                                + "); check its label")
 
 
 def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: float | None) -> dict:

@@ -3,8 +3,9 @@
 Steps (all on the rectified board at the calibration's px/mm, no colour-space conversion):
 1. undo the lighting change with per-channel gains (table strip, then bare sand);
 2. classify every pixel through the calibration's BGR lookup table (learned Lab Gaussians);
-3. sea: the cloth hangs from the sea side (per-column edge, median-filtered); a groove is
-   covered when most of its core is cloth; the learned stick width under it is ignored;
+3. sea: the cloth hangs from the sea side; it is found on colours averaged over 5 × 5 px (noise),
+   each column's edge by a step fit (a hand lying on the cloth does not end it), median-filtered;
+   a groove is covered when most of its core is cloth; the learned stick width under it is ignored;
 4. foreground against the rectified empty board → blobs (:mod:`vision.strand_unter_blobs`);
    once castles and the bird (5–6) have claimed their footprints, a blob whose thick remainder
    is not cloth-coloured and covers > 2% of the board is a hand or an arm (``occluded``);
@@ -14,7 +15,11 @@ Steps (all on the rectified board at the calibration's px/mm, no colour-space co
    by the parallax learned per value (camera geometry from the homography, see
    :func:`vision.strand_unter_learn.parallax_model`);
 6. sandpiper: the blob whose class composition and size best match the learned ones;
-7. shells: what is left of each blob, by majority shell colour; count = area / learned area.
+7. shells: what is left of each blob, by majority shell colour; count = area / learned area,
+   but only for a blob that looks like shells: about one shell thick (however many lie side by
+   side) and with a mean colour within the learned spread. Anything else is not counted; one
+   that is ≥ 3 shells large may hide pieces: ``occluded``.
+Before reading, a photo much noisier than the calibration shot is refused (``too-noisy``).
 Every doubt lowers the confidence. Source: ``shared/rules/strand-unter.md`` §Components,
 ``shared/contracts/strand-unter.md`` §state.
 """
@@ -28,14 +33,20 @@ import numpy as np
 
 from beachscore.errors import UnreadableBoardError
 from vision import quality
+from vision import strand_unter_castles as castles
 from vision import strand_unter_colour as colour
 from vision.strand_unter_blobs import blob_box, find_blobs, foreground
-from vision import strand_unter_castles as castles
 from vision.strand_unter_config import CASTLES, CONFIDENCE, READING, REGISTRATION
 from vision.strand_unter_geometry import groove_map, groove_polygons, warp_board
 from vision.strand_unter_learn import EMPTY_PNG, MODEL_VERSION
-from vision.strand_unter_register import (class_table, cloth_edge_mm, surround_detail, surround_noise,
-                                         surround_pixels)
+from vision.strand_unter_register import (
+    check_noise,
+    class_table,
+    cloth_edge_mm,
+    surround_detail,
+    surround_noise,
+    surround_pixels,
+)
 from vision.types import Photo, Reading
 
 _CACHE: dict = {}
@@ -70,6 +81,9 @@ class _Assets:
         self.sea = self.names.index("sea")
         self.sand = self.names.index("sand")
         self.shell_k = [self.names.index(f"shell/{c}") for c in m["shell_colours"]]
+        self.shell_inv = [(np.asarray(m["classes"][f"shell/{c}"]["mean"], np.float64),
+                           np.linalg.inv(np.asarray(m["classes"][f"shell/{c}"]["cov"], np.float64)))
+                          for c in m["shell_colours"]]
         self.player_k = {p: self.names.index(f"castle/{p}") for p in m["players"]}
         self.basis = colour.change_basis(m["sand_bgr"])
         self.ref_quality = None
@@ -102,7 +116,7 @@ def _work_image(photo: Photo, A: _Assets):
     return np.ascontiguousarray(B), np.asarray(gains, np.float64)
 
 
-def _occluder_fraction(unexplained: np.ndarray, blobs, A: _Assets, cfg=READING) -> float:
+def _occluder_fraction(unexplained: np.ndarray, blobs, A: _Assets, cfg=READING) -> tuple[float, int]:
     """The largest blob's thick unexplained part, as a fraction of the grooves' area.
 
     Args:
@@ -110,15 +124,16 @@ def _occluder_fraction(unexplained: np.ndarray, blobs, A: _Assets, cfg=READING) 
             learned footprint and the bird, not cloth-coloured).
         blobs: the scan's :class:`~vision.strand_unter_blobs.Blobs`.
     Returns:
-        max over blobs of (unexplained pixels left after an erosion of ``cfg.occluder_erode_mm``)
-        / grooves' px; 0.0 without blobs.
+        (max over blobs of (unexplained pixels left after an erosion of ``cfg.occluder_erode_mm``)
+        / grooves' px, that blob's index); (0.0, 0) without blobs.
     """
     if blobs.n <= 1:
-        return 0.0
+        return 0.0, 0
     r = max(1, int(round(cfg.occluder_erode_mm * A.ppm)))
     thick = cv2.erode(unexplained.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,) * 2))
     counts = np.bincount(blobs.labels[thick > 0], minlength=blobs.n)
-    return float(counts[1:].max()) / A.board_px
+    i = 1 + int(np.argmax(counts[1:]))
+    return float(counts[i]) / A.board_px, i
 
 
 def _castle_base(x: float, y: float, value: str, model: dict) -> tuple[float, float]:
@@ -157,6 +172,39 @@ def _detail(photo: Photo, A: _Assets) -> float:
     return surround_detail(ext, A.board, max(cloth[:2]))
 
 
+def _thickness(j: int, labels: np.ndarray, stats: np.ndarray, shell_area_px2: float) -> float:
+    """How many shells thick blob ``j`` is: the radius of the largest disc inside it (the maximum of
+    its distance transform) over one learned shell's radius.
+
+    Shells side by side, however many, stay about one shell thick (samples 0.74–1.04); a hand, a
+    card or a phone is many shells thick (8 × 5 cm hands: 2.5–3.3).
+
+    Args:
+        j: the blob's label in ``labels`` (int32 (H, W)); stats: ``connectedComponentsWithStats`` rows.
+        shell_area_px2: the learned area of one shell of the blob's colour.
+    """
+    x, y, w, h, _ = stats[j]
+    crop = np.pad((labels[y:y + h, x:x + w] == j).astype(np.uint8), 1)
+    return float(cv2.distanceTransform(crop, cv2.DIST_L2, 5).max()) / max(np.sqrt(shell_area_px2 / np.pi), 1.0)
+
+
+def _colour_distances(labels: np.ndarray, sel: np.ndarray, n: int, image_bgr: np.ndarray, A: _Assets) -> np.ndarray:
+    """Mahalanobis distance (float (n, n_shell_colours)) of every blob's mean colour from each learned shell class.
+
+    A class's spread covers single pixels; a blob's *mean* sits near the class mean, while a
+    look-alike material (skin falling in a shell's lookup cells) sits off it consistently.
+    """
+    lab_ = labels[sel]
+    area = np.maximum(np.bincount(lab_, minlength=n), 1)
+    mean = np.stack([np.bincount(lab_, weights=image_bgr[..., ch][sel], minlength=n) / area for ch in range(3)], -1)
+    L = colour.lab(np.clip(np.round(mean), 0, 255).astype(np.uint8)[None]).reshape(-1, 3).astype(np.float64)
+    out = np.empty((n, len(A.shell_inv)))
+    for k, (mu, inv) in enumerate(A.shell_inv):
+        d = L - mu
+        out[:, k] = np.sqrt(np.maximum(np.einsum("ni,ij,nj->n", d, inv, d), 0.0))
+    return out
+
+
 def _noise(photo: Photo, A: _Assets) -> float:
     """The photo's pixel noise beside the board (:func:`vision.strand_unter_register.surround_noise`)."""
     reg = photo.registration
@@ -177,8 +225,9 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
         groove or None, every visible groove with shells per colour and castles), a confidence
         in [0, 1], warnings, and ``details`` (positions in work px) for the annotator.
     Raises:
-        UnreadableBoardError: ``too-dark``, ``too-blurred``, ``glare``, ``occluded`` (see
-            :mod:`vision.quality`); ``calibration-incomplete``.
+        UnreadableBoardError: ``too-dark``, ``too-blurred``, ``glare`` (see :mod:`vision.quality`),
+            ``too-noisy``, ``occluded`` (messages say what was measured and where);
+            ``calibration-incomplete``.
     """
     cal = photo.calibration
     A = _assets(cal)
@@ -194,7 +243,9 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
         gains = gains * np.median(sand_ref[bare] / np.maximum(sand_now[bare], 1), axis=0)
     Bc = colour.apply_gains(B, gains)
     cls = colour.classify(Bc, A.lut, A.bits)
-    edge = colour.cloth_edge(colour.sea_pixels(Bc, A.lut, A.bits, A.sea, cfg.sea_smooth_px), cfg.cloth_edge_window_px)
+    # the cloth edge on every other column (it is median-filtered across many columns anyway)
+    half = colour.sea_pixels(Bc[:, ::2], A.lut, A.bits, A.sea, cfg.sea_smooth_px)
+    edge = np.repeat(colour.cloth_edge(half, cfg.cloth_edge_window_px // 2), 2)[:Bc.shape[1]]
     rows = np.arange(cls.shape[0])[:, None]
     sea = rows < edge[None, :]
     if A.ref_quality is None:   # the empty board's glare and sharpness, once per calibration
@@ -204,7 +255,7 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     figures["detail"] = _detail(photo, A)
     quality.check_blur(figures["detail"], model.get("detail_ratio"), cfg.min_detail_share)
     figures["noise"] = _noise(photo, A)
-    quality.check_noise(figures["noise"], model.get("noise_sigma"), cfg.max_noise_ratio, cfg.noise_floor)
+    check_noise(figures["noise"], model.get("noise_sigma"), cfg)
     if model.get("noise_sigma") is not None and \
             figures["noise"] > cfg.noise_doubt_ratio * max(float(model["noise_sigma"]), cfg.noise_floor):
         doubts.append(f"the photo is grainy (pixel noise {figures['noise']:.1f} grey levels beside the board against "
@@ -354,9 +405,20 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
 
     # a hand or an arm: a thick part of a blob that no castle, the bird or the cloth explains
     # (castles in a cluster own their footprints; thin cloth fringes and shadows erode away)
-    details["occluder"] = _occluder_fraction(fg & ~owned & (cls != A.sea), blobs, A, cfg)
-    quality.check_occluder(details["occluder"],
-                           cfg=quality.QualityConfig(max_occluder_fraction=cfg.occluder_min_fraction))
+    details["occluder"], i = _occluder_fraction(fg & ~owned & (cls != A.sea), blobs, A, cfg)
+    if details["occluder"] > cfg.occluder_min_fraction:
+        # say what was measured: a large patch unlike the empty board and every piece (a hand, an
+        # object, a shadow or a change of light can all do that)
+        x, y, w, h, _ = blobs.stats[i]
+        bright = float(np.median(gray[blobs.labels == i])) - float(np.median(
+            cv2.cvtColor(A.empty, cv2.COLOR_BGR2GRAY)[blobs.labels == i]))
+        tone, cause = ("darker than", " or a shadow falls on it") if bright < -cfg.fg_brightness else \
+            (("brighter than", " or a lamp's glare falls on it") if bright > cfg.fg_brightness
+             else ("differently coloured from", ""))
+        raise UnreadableBoardError(
+            "occluded", f"{details['occluder']:.0%} of the board ({w / A.ppm / 10:.0f} × {h / A.ppm / 10:.0f} cm around "
+            f"{where(*blobs.centroids[i])}) looks {tone} the empty board and like no learned piece: something "
+            f"lies over it{cause}; clear the view and take the photo again")
 
     # 7. shells: the rest of every blob
     rest = (fg & ~owned).astype(np.uint8)
@@ -365,6 +427,7 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
         cl = np.minimum(cls, A.K).astype(np.int32)
         sel = lab_img > 0
         counts = np.bincount(lab_img[sel] * (A.K + 1) + cl[sel], minlength=n * (A.K + 1)).reshape(n, A.K + 1)
+        cdist = _colour_distances(lab_img, sel, n, Bc, A)
         for j in range(1, n):
             area = int(st[j, cv2.CC_STAT_AREA])
             if area < min_area:
@@ -385,6 +448,21 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
                     doubts.append(f"a small {c} speck at {where(*ce[j])} was not counted as a shell")
                 continue
             count = max(1, int(round(ratio)))
+            thick = _thickness(j, lab_img, st, shell_areas[c]) if ratio >= 1.5 else 1.0
+            dist = float(cdist[j, model["shell_colours"].index(c)])
+            details.setdefault("shell_parts", []).append((c, round(ratio, 2), round(thick, 2), round(dist, 2)))
+            if thick > cfg.max_shell_thickness or dist > cfg.max_shell_colour_distance:
+                # not shells: a blob many shells thick, or of a colour off every shell's
+                size = f"{st[j, cv2.CC_STAT_WIDTH] / A.ppm / 10:.0f} × {st[j, cv2.CC_STAT_HEIGHT] / A.ppm / 10:.0f} cm"
+                why = (f"{thick:.1f} shells thick" if thick > cfg.max_shell_thickness
+                       else f"its colour is {dist:.1f} spreads from the learned {c} shells'")
+                if ratio >= cfg.max_unexplained_shells:
+                    raise UnreadableBoardError(
+                        "occluded", f"an object of about {size} at {where(*ce[j])} is neither shells nor a castle "
+                        f"({why}) and may hide pieces; clear it away and take the photo again")
+                doubts.append(f"something that is not a game piece lies at {where(*ce[j])} ({size}, {why}); "
+                              "it was not counted")
+                continue
             if abs(ratio - np.floor(ratio) - 0.5) < conf_cfg.shell_count_slack:
                 doubts.append(f"the {c} shells at {where(*ce[j])} could be {int(ratio)} or {int(ratio) + 1}")
             x, y = ce[j]

@@ -29,7 +29,12 @@ from vision import quality
 from vision import strand_unter_colour as colour
 from vision.registration import Registration
 from vision.strand_unter_config import READING, REGISTRATION
-from vision.strand_unter_geometry import reduce_homography, warp_board
+from vision.strand_unter_geometry import (
+    board_px_per_mm,
+    reduce_homography,
+    scale_homography,
+    warp_board,
+)
 
 
 @dataclass
@@ -58,11 +63,18 @@ def surround_pixels(ext_bgr: np.ndarray, board_mm, reg=REGISTRATION) -> np.ndarr
 
 
 def surround_noise(ext: np.ndarray, board_mm, reg=REGISTRATION) -> float:
-    """Pixel noise (:func:`vision.quality.noise_sigma`, grey levels) of the plain table strip below the board.
+    """Pixel noise σ (grey levels) of the plain table strip below the board (Immerkær 1996).
+
+    The strip is filtered with the difference of two Laplacians ``[[1, −2, 1], [−2, 4, −2],
+    [1, −2, 1]]``, which cancels smooth shading and straight edges; for white noise of σ the mean
+    absolute response is σ·6·√(2/π). The *mean* (not the median) is used: on a plain, smooth
+    table most responses of a clean 8-bit photo are 0 and a median would only see quantisation.
 
     Args:
         ext: extended rectified photo (board + ``reg.margin_mm``), grey uint8 (H, W) or BGR.
         board_mm: (width, height) of the board.
+    Returns:
+        σ ≥ 0 (samples at 1 px/mm: clean photos 0.15–0.39).
     """
     w, h = board_mm
     m, ppm = reg.margin_mm, reg.ppm
@@ -70,7 +82,28 @@ def surround_noise(ext: np.ndarray, board_mm, reg=REGISTRATION) -> float:
     sub = ext[y0:y1, int(m * ppm):int((m + w) * ppm)]
     if sub.ndim == 3:
         sub = cv2.cvtColor(np.ascontiguousarray(sub), cv2.COLOR_BGR2GRAY)
-    return quality.noise_sigma(sub)
+    if sub.shape[0] < 3 or sub.shape[1] < 3:
+        return 0.0
+    k = np.float32([[1, -2, 1], [-2, 4, -2], [1, -2, 1]])
+    r = cv2.filter2D(np.ascontiguousarray(sub, np.float32), cv2.CV_32F, k)[1:-1, 1:-1]
+    return float(np.sqrt(np.pi / 2.0) / 6.0 * float(cv2.mean(np.abs(r))[0]))
+
+
+def check_noise(sigma: float, sigma_ref: float | None, cfg=READING) -> None:
+    """Refuse a photo much noisier than the calibration shot (dim light, high ISO, a damaged file).
+
+    Args:
+        sigma: :func:`surround_noise` of the photo; sigma_ref: the calibration shot's, or None (no check).
+    Raises:
+        UnreadableBoardError: ``too-noisy`` (exit 3) when ``sigma > cfg.max_noise_ratio ·
+            max(sigma_ref, cfg.noise_floor)``, giving both figures.
+    """
+    if sigma_ref is None:
+        return
+    if sigma > cfg.max_noise_ratio * max(float(sigma_ref), cfg.noise_floor):
+        raise UnreadableBoardError("too-noisy", f"the photo is too grainy to read (pixel noise {sigma:.1f} grey levels "
+                                   f"on the table beside the board against {float(sigma_ref):.1f} at calibration); "
+                                   "add light or lower the camera's ISO")
 
 
 def surround_detail(ext: np.ndarray, board_mm, cloth_mm: float = 0.0, reg=REGISTRATION,
@@ -128,26 +161,37 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     """Find the board in a photo decoded at 1/``cfg.decode_reduce`` size.
 
     Args:
-        image: photo, BGR uint8 (H, W, 3), the calibration's camera mode decoded reduced
-            (or full size: the scale is taken from the image size).
+        image: photo, BGR uint8 (H, W, 3), the calibration's camera mode decoded reduced, or
+            the same view at another resolution (same aspect ratio): the calibrated homography
+            is scaled to the image's width, as the other games' ``photo_homography`` does.
         cal: loaded :class:`~calibration.store.Calibration` of strand-unter.
     Returns:
         :class:`StrandRegistration` whose ``H_px_from_mm`` maps board mm → px of *this* image;
         source ``"corners"`` when the board has not moved, else ``"refined"``.
     Raises:
-        UnreadableBoardError: ``registration-lost`` when the photo has another size than the
-            calibration, the alignment does not converge, correlates poorly or moves implausibly far;
-            ``too-blurred`` when the board's surround lost most of the calibration's fine detail.
+        UnreadableBoardError: ``registration-lost`` when the photo has another shape than the
+            calibration shot, the alignment does not converge, correlates poorly or moves implausibly
+            far; ``too-small`` when the board has too few pixels per mm (messages give the photo's
+            size as taken, i.e. the decoded size × ``cfg.decode_reduce``); ``too-noisy`` /
+            ``too-blurred`` when the board's surround is much noisier / lost most of the
+            calibration's fine detail.
     """
     W0, H0px = cal.image_size
-    r = W0 / image.shape[1]
-    if abs(r - round(r)) > 0.02 or round(r) not in (1, 2, 4, 8) or abs(H0px / r - image.shape[0]) > 1:
-        raise UnreadableBoardError("registration-lost", f"photo is {image.shape[1]}x{image.shape[0]} px but the "
-                                   f"calibration shot is {W0}x{H0px} px; use the same camera mode or recalibrate")
-    r = int(round(r))
+    h_img, w_img = image.shape[:2]
+    scale = w_img / W0
+    shot = f"{w_img * cfg.decode_reduce}x{h_img * cfg.decode_reduce} px"     # the photo as taken (decoded reduced)
+    if abs(H0px * scale - h_img) > max(1.0, 0.01 * h_img):
+        raise UnreadableBoardError("registration-lost", f"the photo ({shot}) has another shape than the calibration "
+                                   f"shot ({W0}x{H0px} px); use the same camera mode or recalibrate")
+    # another resolution of the same camera mode: the calibrated view, scaled (as the other games do)
+    H0 = reduce_homography(cal.H_px_from_mm, 1) if scale == 1 else scale_homography(cal.H_px_from_mm, scale)
+    ppm_photo = board_px_per_mm(H0, cal.profile["board_mm"])
+    if ppm_photo < cfg.min_photo_ppm:
+        raise UnreadableBoardError("too-small", f"the photo ({shot}) shows the board at only {ppm_photo * cfg.decode_reduce:.1f} "
+                                   f"px per mm (at least {cfg.min_photo_ppm * cfg.decode_reduce:.1f} needed to tell the "
+                                   f"pieces apart; the calibration shot is {W0}x{H0px} px); use a higher resolution")
     board = cal.profile["board_mm"]
     model = cal.model
-    H0 = reduce_homography(cal.H_px_from_mm, r)
     ext = warp_board(image, H0, board, cfg.ppm, cfg.margin_mm)
     gains = colour.channel_gains(surround_pixels(ext, board, cfg), model["surround_bgr"])
     ref = _reference(cal)
@@ -157,7 +201,7 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     gray = cv2.cvtColor(ext, cv2.COLOR_BGR2GRAY)
     # a grainy photo is refused as such before its noise is taken for pieces or breaks the fit
     noise = surround_noise(gray, board, cfg)
-    quality.check_noise(noise, model.get("noise_sigma"), READING.max_noise_ratio, READING.noise_floor)
+    check_noise(noise, model.get("noise_sigma"))
     lut = class_table(cal)
     edges = np.maximum(cloth_edge_mm(ext, gains, lut, model["class_names"].index("sea"), model["lut_bits"], board, cfg),
                        _ref_cloth_edge(cal, cfg))

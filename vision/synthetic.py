@@ -46,7 +46,7 @@ def scene(profile: dict, *, seed: int = 0, sea_front: int = 12, shells=(), castl
           light_bgr=(1.0, 1.0, 1.0), noise_sigma: float = 2.0, blur_sigma: float = 0.0,
           shift_mm=(0.0, 0.0), rotation_deg: float = 0.0, colours: dict | None = None,
           size_px=(960, 540), ppm: float = 1.2, camera_mm: float | None = None,
-          castle_top_mm=(20.0, 23.0, 26.0, 29.0)) -> Scene:
+          castle_top_mm=(20.0, 23.0, 26.0, 29.0), objects=()) -> Scene:
     """Draw a Strand unter scene.
 
     Args:
@@ -63,6 +63,9 @@ def scene(profile: dict, *, seed: int = 0, sea_front: int = 12, shells=(), castl
             parallax). With it, a castle's towers (at ``castle_top_mm[value]`` over the board) are
             drawn where that camera sees them: pushed away from its nadir by z / (Z − z) of the
             distance, while the base stays put.
+        objects: things that are no game piece, drawn last (over pieces and cloth): ``[(Lab colour,
+            x_mm, y_mm, half-length_mm, half-width_mm)]`` filled ellipses (a hand, a card); the
+            state does not change.
     Returns:
         :class:`Scene`.
     """
@@ -105,6 +108,8 @@ def scene(profile: dict, *, seed: int = 0, sea_front: int = 12, shells=(), castl
         x, y = bird
         cv2.ellipse(board, (int(x * s), int(y * s)), (int(12 * s), int(7 * s)), 0, 0, 360, _bgr(lab["bird"]), -1)
         cv2.circle(board, (int((x + 9) * s), int(y * s)), int(4 * s), _bgr(lab["white"]), -1)
+    for lab_obj, x, y, a, b in objects:
+        cv2.ellipse(board, (int(x * s), int(y * s)), (int(a * s), int(b * s)), 0, 0, 360, _bgr(lab_obj), -1)
     # place the board in the photo (bump = rotation about its centre + shift)
     corners_mm = np.array([[0, 0], [w, 0], [w, h], [0, h]], float)
     moved = (corners_mm - c) @ R.T + c + np.asarray(shift_mm)

@@ -145,3 +145,41 @@ def draw_arm(photo: np.ndarray, start_mm, end_mm, width_mm: float = 60.0, seed: 
     cv2.line(img, _pt(start_mm, s), _pt(end_mm, s), SKIN_LIT_BGR, w // 3, cv2.LINE_AA)   # rounded top in the light
     rng = np.random.default_rng(seed)
     return np.clip(img.astype(np.float32) + rng.normal(0, 2.0, img.shape), 0, 255).astype(np.uint8)
+
+
+def degrade(photo: np.ndarray, noise_sigma: float = 0.0, jpeg_quality: int | None = None,
+            seed: int = 0) -> np.ndarray:
+    """A synthetic photo as a poor camera would deliver it (a new image).
+
+    Args:
+        photo: BGR uint8 (H, W, 3).
+        noise_sigma: Gaussian pixel noise added, grey levels (0–255), seeded.
+        jpeg_quality: when given, the photo is JPEG-encoded at this quality (1–100) and decoded.
+        seed: noise seed.
+    Returns:
+        BGR uint8, same shape.
+    """
+    img = photo
+    if noise_sigma > 0:
+        rng = np.random.default_rng(seed)
+        img = np.clip(img.astype(np.float32) + rng.normal(0, noise_sigma, img.shape), 0, 255).astype(np.uint8)
+    if jpeg_quality is not None:
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg_quality)])
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return img
+
+
+def draw_skin_patch(photo: np.ndarray, centre_mm, axes_mm, angle_deg: float = 0.0,
+                    px_per_mm: float = PX_PER_MM) -> np.ndarray:
+    """A skin-coloured ellipse (a fingertip, a knuckle) over a synthetic photo (a new image).
+
+    Args:
+        photo: synthetic photo, BGR uint8, drawn at ``px_per_mm``.
+        centre_mm: (x, y) of the ellipse's centre, board mm; axes_mm: its half-axes (a, b), mm.
+        angle_deg: rotation of the ellipse.
+    """
+    img = photo.copy()
+    a, b = axes_mm
+    cv2.ellipse(img, _pt(centre_mm, px_per_mm), (int(a * px_per_mm), int(b * px_per_mm)), angle_deg, 0, 360,
+                SKIN_BGR, -1, cv2.LINE_AA)
+    return img

@@ -11,8 +11,6 @@ import pytest
 from beachscore import pipeline
 from beachscore.cli import main
 from calibration import store
-from vision.plazing_config import RECTIFY
-from vision.registration import rectify
 from vision.synthetic_plazing import DEFAULT_BGR, Piece, calibration_samples, plazing_profile, scene
 
 PROFILE = plazing_profile()
@@ -58,7 +56,13 @@ def _key(p):
     return p["player"], p["kind"], tuple(sorted(map(tuple, p["cells"]))), p.get("facing")
 
 
+#: The synthetic board is all sand; the calibration shot comes without its terrain, so every scan
+#: gives it (a scan without terrain and a calibration without terrain is ``terrain-missing``).
+SAND = ["." * PROFILE["grid"]["cols"]] * PROFILE["grid"]["rows"]
+
+
 def _scan(tmp_path, cal_dir, sc, name="scene.jpg", setup=None):
+    setup = {"terrain": SAND, **(setup or {})}
     return pipeline.scan_file(_write(tmp_path / name, sc.image), store.load(cal_dir), setup)
 
 
@@ -128,23 +132,31 @@ def test_annotate_fills_closed_areas(tmp_path, cal_dir, capsys):
     assert [(a["cells"], a["owner"]) for a in closed] == [([[0, 4]], "red")]
     pic = res.annotate()
     cal = store.load(cal_dir)
-    board = rectify(res.photo.image, res.registration.H_px_from_mm, PROFILE["board_mm"], RECTIFY.px_per_mm)
-    assert pic.shape == board.shape and pic.dtype == np.uint8
+    # the photo at the calibration shot's full size, a legend strip below it
+    W, H = cal.image_size
+    assert pic.shape[1] == W and pic.shape[0] > H and pic.dtype == np.uint8
+    k = W / res.photo.image.shape[1]
+    photo = cv2.resize(res.photo.image, (W, H)) if k != 1 else res.photo.image
+    Hm = np.diag([k, k, 1.0]) @ res.registration.H_px_from_mm
     g = PROFILE["grid"]
-    ppm = RECTIFY.px_per_mm
 
     def cell_mean(img, r, c):
-        x0, y0 = (g["origin_mm"][0] + c * g["cell_mm"] + 4) * ppm, (g["origin_mm"][1] + r * g["cell_mm"] + 4) * ppm
-        return img[int(y0):int(y0 + 12 * ppm), int(x0):int(x0 + 12 * ppm)].reshape(-1, 3).mean(axis=0)
+        pts = [(g["origin_mm"][0] + (c + fx) * g["cell_mm"], g["origin_mm"][1] + (r + fy) * g["cell_mm"])
+               for fx, fy in ((0.25, 0.25), (0.75, 0.75))]
+        (u0, v0), (u1, v1) = cv2.perspectiveTransform(np.array([pts], np.float64), Hm)[0]
+        return img[int(v0):int(v1), int(u0):int(u1)].reshape(-1, 3).mean(axis=0)
 
     red = np.array(DEFAULT_BGR["red"], float)
-    before, after = cell_mean(board, 0, 4), cell_mean(pic, 0, 4)
+    before, after = cell_mean(photo, 0, 4), cell_mean(pic, 0, 4)
     assert np.linalg.norm(after - red) < np.linalg.norm(before - red) - 20  # tinted with the owner's colour
-    assert np.abs(cell_mean(pic, 5, 8) - cell_mean(board, 5, 8)).max() < 25  # open sand left as it was
+    assert np.abs(cell_mean(pic, 5, 8) - cell_mean(photo, 5, 8)).max() < 25  # open sand left as it was
+    # the legend says the confidence and names the piece kinds in words
+    strip = pic[H:]
+    assert strip.size and (strip < 100).any()
     # the command line writes the same picture
     out = tmp_path / "annotated.png"
     setup = tmp_path / "setup.json"
-    setup.write_text(json.dumps({"players": ["red", "yellow"]}))
+    setup.write_text(json.dumps({"players": ["red", "yellow"], "terrain": SAND}))
     assert main(["scan", str(tmp_path / "scene.jpg"), "--calibration", cal_dir, "--setup", str(setup), "--json",
                  "--annotate", str(out)]) == 0
     capsys.readouterr()
@@ -160,10 +172,13 @@ def test_dispute_is_marked(tmp_path, cal_dir):
     area = next(a for a in res.score["areas"] if a["closed"])
     assert area["marked"] == "yellow" and area["dispute"]
     pic = res.annotate()
-    g, ppm = PROFILE["grid"], RECTIFY.px_per_mm
-    x0, y0 = (g["origin_mm"][0] + 4 * g["cell_mm"]) * ppm, g["origin_mm"][1] * ppm
-    c = int(10 * ppm)
-    centre = pic[int(y0) + c - 2:int(y0) + c + 3, int(x0) + c - 2:int(x0) + c + 3].astype(int)
+    cal = store.load(cal_dir)
+    k = cal.image_size[0] / res.photo.image.shape[1]
+    Hm = np.diag([k, k, 1.0]) @ res.registration.H_px_from_mm
+    g = PROFILE["grid"]
+    centre_mm = (g["origin_mm"][0] + 4.5 * g["cell_mm"], g["origin_mm"][1] + 0.5 * g["cell_mm"])
+    u, v = (int(round(x)) for x in cv2.perspectiveTransform(np.array([[centre_mm]], np.float64), Hm)[0, 0])
+    centre = pic[v - 3:v + 4, u - 3:u + 4].astype(int)
     assert ((centre[..., 2] > 200) & (centre[..., 1] < 60) & (centre[..., 0] < 60)).any()  # where the red cross meets
 
 
@@ -171,7 +186,7 @@ def test_arm_over_the_board_is_refused(tmp_path, cal_dir, capsys):
     w, h = PROFILE["board_mm"]
     sc = scene(PROFILE, TOUCHING, TOKENS, spots=SPOTS, seed=6, arm=((w + 20, 90), (150, 60), 40))
     path = _write(tmp_path / "arm.jpg", sc.image)
-    assert main(["scan", path, "--calibration", cal_dir, "--json"]) == 3
+    assert main(["scan", path, "--calibration", cal_dir, "--json", "--setup", json.dumps({"terrain": SAND})]) == 3
     doc = json.loads(capsys.readouterr().out)
     assert doc["error"]["code"] == "occluded"
 
@@ -189,3 +204,13 @@ def test_a_kind_never_shown_at_calibration_lowers_the_confidence(tmp_path):
     res = _scan(tmp_path, str(tmp_path / "cal"), scene(PROFILE, TOUCHING, TOKENS, spots=SPOTS, seed=2))
     assert res.confidence < 0.5
     assert any("no blanket was labelled at calibration" in w for w in res.warnings)
+
+
+def test_without_any_terrain_the_scan_asks_for_it(tmp_path, cal_dir, capsys):
+    """Neither the setup nor the calibration shot gives the terrain: exit 2 ``terrain-missing`` naming
+    --setup — never an "occluded … a hand" refusal."""
+    sc = scene(PROFILE, TOUCHING, TOKENS, spots=SPOTS, seed=2)
+    path = _write(tmp_path / "scene.jpg", sc.image)
+    assert main(["scan", path, "--calibration", cal_dir, "--json"]) == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["error"]["code"] == "terrain-missing" and "--setup" in doc["error"]["message"]

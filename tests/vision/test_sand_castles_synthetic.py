@@ -1,12 +1,15 @@
 """Sand Castles reader on synthetic boards: waves, walls, pieces, flooding, errors."""
 
 import cv2
+import numpy as np
 import pytest
 
 from beachscore.cli import main
 from beachscore.errors import BadInputError, UnreadableBoardError
 from calibration.store import atomic_write_image
 from vision import sand_castles
+from vision.mat_checks import LABEL_FILL_BGR
+from vision.registration import Registration
 from vision.synthetic_boards import PX_PER_MM, SAND_CASTLES_PROFILE as PROFILE, draw_arm, sand_castles_board
 
 from .mats_helpers import box_outline_px, circle_px, difference, marked_share, photo, shot, write_calibration
@@ -69,6 +72,9 @@ def test_hand_over_the_board_is_refused(model, arm):
     with pytest.raises(UnreadableBoardError) as e:
         sand_castles.read(photo("sand-castles", PROFILE, model, img))
     assert e.value.code == "occluded" and e.value.exit_code == 3
+    # the message says what was measured, and does not only blame a hand
+    assert ("changed colour since calibration" in str(e.value) or "castle slots look like" in str(e.value)) and \
+        "light very different from calibration" in str(e.value)
 
 
 def test_heavy_blur_is_refused(model):
@@ -103,3 +109,34 @@ def test_scan_annotate_marks_waves_walls_and_pieces(tmp_path, capsys):
         for k, xy in enumerate(geo[name]["slots_mm"]):   # castle pieces are ringed, empty slots not
             ring = marked_share(diff, circle_px(xy, 10, PX_PER_MM))
             assert ring > 0.5 if k < want["castle_pieces"] else ring < 0.1
+        # every lane is labelled (dark text on a light box) in its first space
+        x0, y0, x1, y1 = (int(round(v * PX_PER_MM)) for v in boxes[0])
+        part = ann[y0:y1, x0:x1].astype(int)
+        assert (np.abs(part - LABEL_FILL_BGR).max(axis=2) <= 4).mean() > 0.1
+        assert (part.max(axis=2) <= 60).mean() > 0.005
+    top = ann[: int(15 * PX_PER_MM), : int(120 * PX_PER_MM)].astype(int)   # the title: the confidence
+    assert (np.abs(top - LABEL_FILL_BGR).max(axis=2) <= 4).mean() > 0.1
+
+
+def test_board_partly_out_of_view_is_refused(model):
+    # a board pushed 35 % out of the bottom of the frame still registers on the part in view; the
+    # reader used to read the repeated image edge as lane spaces, sure of itself
+    p = photo("sand-castles", PROFILE, model, sand_castles_board(CAL, seed=13))
+    H = p.registration.H_px_from_mm.copy()
+    H[1, 2] += 0.35 * p.image.shape[0]
+    p.registration = Registration(H, "corners")
+    with pytest.raises(UnreadableBoardError) as e:
+        sand_castles.read(p)
+    assert e.value.code == "board-out-of-view" and e.value.exit_code == 3
+
+
+@pytest.mark.parametrize("index, wrong", [(0, "space"),            # a wave labelled as an empty space
+                                          (1, "wave"),             # an empty space labelled as a wave
+                                          (3, "slot"),             # a castle piece labelled as an empty slot
+                                          (5, "castle_piece")])    # an empty slot labelled as a piece
+def test_mislabelled_calibration_sample_is_refused(index, wrong):
+    samples = [(wrong if i == index else label, xy) for i, (label, xy) in enumerate(SAMPLES)]
+    with pytest.raises(BadInputError) as e:
+        sand_castles.learn(shot("sand-castles", PROFILE, sand_castles_board(CAL, seed=1), samples))
+    x, y = SAMPLES[index][1]
+    assert e.value.code == "bad-sample" and f"{wrong!r} at {x:g},{y:g} mm" in str(e.value)

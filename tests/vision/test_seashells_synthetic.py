@@ -3,6 +3,7 @@
 import json
 
 import cv2
+import numpy as np
 import pytest
 
 from beachscore.cli import main
@@ -10,7 +11,10 @@ from beachscore.errors import BadInputError, UnreadableBoardError
 from calibration.store import atomic_write_image
 from scoring.seashells_mats import merge_mats
 from vision import seashells
-from vision.synthetic_boards import PX_PER_MM, SEASHELLS_PROFILE as PROFILE, draw_arm, seashells_mat
+from vision.mat_checks import LABEL_FILL_BGR
+from vision.registration import Registration
+from vision.synthetic_boards import (PX_PER_MM, SEASHELLS_PROFILE as PROFILE, degrade, draw_arm, draw_skin_patch,
+                                     seashells_mat)
 
 from .mats_helpers import box_outline_px, circle_px, difference, marked_share, photo, shot, write_calibration
 
@@ -110,6 +114,8 @@ def test_arm_over_the_mat_is_refused(model, arm):
     with pytest.raises(UnreadableBoardError) as e:
         seashells.read(photo("seashells", PROFILE, model, img))
     assert e.value.code == "occluded" and e.value.exit_code == 3
+    # the message says what was measured, and does not only blame a hand
+    assert "since calibration" in str(e.value) and "light very different from calibration" in str(e.value)
 
 
 def test_heavy_blur_is_refused(model):
@@ -141,3 +147,106 @@ def test_scan_annotate_marks_shells_and_items(tmp_path, capsys):
     for r, c in [(2, 2), (6, 6)]:                        # … empty ones are not
         assert marked_share(diff, box_outline_px(boxes[7 * r + c], PX_PER_MM)) < 0.1
     assert marked_share(diff, circle_px((120, 272), 12, PX_PER_MM)) > 0.5   # the basket item is ringed
+    for r, c, _, _ in shells:                            # each shell is named: dark text on a light box
+        assert has_caption(ann, boxes[7 * r + c], PX_PER_MM)
+    for r, c in [(2, 2), (6, 6)]:
+        assert not has_caption(ann, boxes[7 * r + c], PX_PER_MM)
+    assert has_caption(ann, (0, 0, 60, 12), PX_PER_MM)  # the title: counts and confidence
+
+
+def has_caption(img, box_mm, px_per_mm):
+    """Whether a board-mm box of an annotated picture holds a light label box with dark text."""
+    x0, y0, x1, y1 = (int(round(v * px_per_mm)) for v in box_mm)
+    part = img[y0:y1, x0:x1].astype(int)
+    light = (np.abs(part - LABEL_FILL_BGR).max(axis=2) <= 4).mean()
+    dark = (part.max(axis=2) <= 60).mean()
+    return light > 0.03 and dark > 0.005
+
+
+SCENE = [(0, 1, 0, 0), (2, 5, 2, -2), (3, 3, 0, 0), (5, 6, 0, 0), (6, 0, -2, 2)]
+
+
+def outcome(model, img, shells=SCENE):
+    """``"exact"``, ``"unsure"`` (wrong but confidence < 0.5), ``"refused:<code>"`` or ``"WRONG"``."""
+    try:
+        r = seashells.read(photo("seashells", PROFILE, model, img))
+    except UnreadableBoardError as e:
+        return f"refused:{e.code}"
+    rows, cols = PROFILE["towel"]["rows"], PROFILE["towel"]["cols"]
+    got = sorted(map(tuple, r.state["players"][0]["shells"]))
+    if got == sorted((rows[a], cols[b]) for a, b, _, _ in shells):
+        return "exact"
+    return "unsure" if r.confidence < 0.5 and r.warnings else "WRONG"
+
+
+@pytest.mark.parametrize("sigma", [8, 15, 25, 35])
+def test_noisy_photo_is_read_right_or_refused(model, sigma):
+    # pixel noise used to make every towel cell differ from its ring: 49 shells at confidence 1.0
+    got = outcome(model, degrade(seashells_mat(SCENE, [("sand_dollar", 100, 272, 0)], seed=21), noise_sigma=sigma,
+                                 seed=sigma))
+    assert got in ("exact", "unsure", "refused:too-noisy")
+    if sigma >= 25:
+        assert got == "refused:too-noisy"
+
+
+@pytest.mark.parametrize("quality", [10, 20])
+def test_heavily_compressed_photo_is_not_read_confidently_wrong(model, quality):
+    # JPEG blocks and colour bleeding used to read as a dozen phantom shells at confidence ≥ 0.9
+    got = outcome(model, degrade(seashells_mat(SCENE, [("sand_dollar", 100, 272, 0)], seed=21),
+                                 jpeg_quality=quality))
+    assert got == "exact" or got == "unsure" or got.startswith("refused:")
+
+
+def test_mirrored_photo_is_refused(model):
+    # mirrored, yellow shells land in the violet column and violet ones in the yellow column
+    shells = [(0, 0, 0, 0), (1, 6, 0, 0), (3, 0, 0, 0), (5, 6, 0, 0), (2, 3, 0, 0)]
+    img = cv2.flip(seashells_mat(shells, [], seed=22), 1)
+    with pytest.raises(UnreadableBoardError) as e:
+        seashells.read(photo("seashells", PROFILE, model, img))
+    assert e.value.code == "registration-lost" and "mirrored" in str(e.value)
+
+
+@pytest.mark.parametrize("centre, axes", [((34, 130), (10, 7)),     # a fingertip on cowrie/yellow
+                                          ((50, 162), (14, 8))])    # a knuckle across oyster/yellow and /blue
+def test_skin_patch_on_the_towel_is_no_confident_shell(model, centre, axes):
+    # a skin-coloured patch differs from the towel, but is not coloured like a calibrated shell
+    img = draw_skin_patch(seashells_mat(SCENE, [], seed=23), centre, axes)
+    try:
+        r = seashells.read(photo("seashells", PROFILE, model, img))
+    except UnreadableBoardError as e:
+        assert e.value.code == "occluded"
+        return
+    assert r.confidence < 0.5
+    assert any("unlike the calibrated shells of their column" in w for w in r.warnings)
+
+
+def test_mat_partly_out_of_view_is_refused(model):
+    img = seashells_mat(SCENE, [], seed=24)
+    p = photo("seashells", PROFILE, model, img)
+    H = p.registration.H_px_from_mm.copy()
+    H[1, 2] += 0.3 * p.image.shape[0]              # the mat pushed 30 % out of the bottom of the frame
+    p.registration = Registration(H, "corners")
+    with pytest.raises(UnreadableBoardError) as e:
+        seashells.read(p)
+    assert e.value.code == "board-out-of-view" and e.value.exit_code == 3
+
+
+def test_basket_never_holds_more_than_the_box(model):
+    # 7 sand-dollar blobs (the box has 5): a misreading, reported capped and unsure
+    items = [("sand_dollar", 32 + 29 * k, 272, 0) for k in range(7)]
+    r = read(model, [], items, seed=25)
+    p = r.state["players"][0]
+    assert p["sand_dollars"] <= 5 and p["fossil_heads"] <= 3 and p["fossil_tails"] <= 3 and p["bottles"] <= 4
+    assert r.confidence < 0.5 and any("box" in w for w in r.warnings)
+
+
+@pytest.mark.parametrize("cell, wrong", [((1, 3), "empty"),     # a shell labelled empty
+                                         ((3, 3), "shell")])    # an empty cell labelled shell
+def test_mislabelled_calibration_sample_is_refused(cell, wrong):
+    img = seashells_mat(CAL_SHELLS, CAL_ITEMS, seed=1)
+    xy = cell_mm(*cell)
+    samples = [(wrong if (x, y) == xy else label, (x, y)) for label, (x, y) in CAL_SAMPLES]
+    with pytest.raises(BadInputError) as e:
+        seashells.learn(shot("seashells", PROFILE, img, samples))
+    assert e.value.code == "bad-sample" and e.value.exit_code == 2
+    assert f"{wrong!r} at {xy[0]:g},{xy[1]:g} mm" in str(e.value)
