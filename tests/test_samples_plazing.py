@@ -7,6 +7,12 @@ no wrong reading at all (so none with confidence ≥ 0.5), and every scene read 
 wrong hold same-colour pieces pressed together (two red screens side by side, two red singles
 with a faint cut); they are now split by the pieces' printed patterns learned at calibration and
 by the cut's colour dip.
+
+Without ``terrain`` in the setup the terrain is read from the photo: 8/8 scenes exact, 33/33 area
+verdicts, every '#' cell found (confidence 0.13–0.36: the calibration shot never shows a free '-'
+square, so the scenes' '-' discs are doubtful — said in a warning). Also here: a flat patch over
+half the photo, a wrong setup terrain, a colour cast, a shadow (refusals that say what was
+measured), and calibration labels checked against their class.
 """
 
 import json

@@ -74,6 +74,9 @@ class SeashellsConfig:
     #: colour column (columns without a calibrated shell are not judged) is unlike a shell (a hand, a
     #: stray object, a mirrored photo). Samples: shells ≤ 14 from their column's; a hand ≥ 27.
     shell_colour_de: float = 22.0
+    #: With at least this many shells judged, their median colour shift from the calibrated shells
+    #: (light of another colour) is taken off before judging each.
+    colour_shift_min_shells: int = 4
     #: From this many shells unlike their column's calibrated shells (and half the shells found)
     #: the photo does not show the calibrated layout: mirrored, or another mat.
     layout_min_unlike: int = 3

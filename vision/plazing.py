@@ -7,7 +7,13 @@ Pipeline (one module per idea, every tunable number in :mod:`vision.plazing_conf
    blurred photos (:mod:`vision.quality`); bring the lighting to the calibration's with the
    board's printed frame as the reference (:func:`lighting_gains`);
 2. label every pixel with a learned colour (:mod:`vision.plazing_cells`), decide which player
-   covers each placeable cell (terrain ``#`` from the setup is never a piece);
+   covers each placeable cell (terrain ``#`` is never a piece). The terrain comes from the setup,
+   or — without one — is read from the photo (:mod:`vision.plazing_terrain`: the drawn objects
+   learned from the calibration shot's own terrain, ``calib.setup.json``), reported in
+   ``state["terrain"]`` with a warning; cells whose whole look is unlike every calibration cell
+   refuse the photo when they form a blob (a flat patch hiding the board: ``board-out-of-view``;
+   else ``occluded``, with the measured cause: colour cast, shadow, a setup terrain unlike the
+   photo's);
 3. classify the tokens on free cells (:mod:`vision.plazing_tokens`); refuse the photo when a
    blob of cells looks like nothing learned (a hand or an arm over the board);
 4. split each player's touching cells into catalogue pieces by the cuts between them and by each

@@ -231,12 +231,23 @@ def _unlike_shells(contrast, occupied: np.ndarray, shell_colours, n_cols: int) -
     ref = np.asarray(shell_colours, np.float64)
     cells = np.flatnonzero(occupied)
     colours = _shell_colours(contrast, cells)
+    judged, offsets = [], []
     for k, c in zip(cells, colours):
-        if not np.isfinite(c).all():
-            continue
         mine = ref[ref[:, 0] == k % n_cols, 1:]
-        if len(mine):       # a column without a calibrated shell: its shells' colour is unknown
-            dist[k] = float(np.sqrt(((mine - c) ** 2).sum(axis=1)).min())
+        if not np.isfinite(c).all() or not len(mine):   # a column without a calibrated shell: unknown
+            continue
+        nearest = mine[int(np.argmin(((mine - c) ** 2).sum(axis=1)))]
+        judged.append(k)
+        offsets.append(c - nearest)
+    if not judged:
+        return np.zeros(len(occupied), bool), dist
+    offsets = np.asarray(offsets)
+    # light of another colour than at calibration moves every shell's colour alike (what the
+    # grey-world correction left over): with enough shells, their median shift is taken off
+    # (a hand over one or two cells does not move it; a mirrored photo's mismatches differ per shell)
+    if len(judged) >= CFG.colour_shift_min_shells:
+        offsets = offsets - np.median(offsets, axis=0)
+    dist[judged] = np.sqrt((offsets ** 2).sum(axis=1))
     return dist > CFG.shell_colour_de, dist
 
 
@@ -305,7 +316,8 @@ def read(photo: Photo) -> Reading:
     if n_unlike >= CFG.layout_min_unlike and 2 * n_unlike >= n_found and not covered.any():
         raise UnreadableBoardError("registration-lost", f"{n_unlike} of the {n_found} shells found have colours "
                                    "unlike the calibrated shells of their colour columns; is the photo mirrored, "
-                                   "or is this another mat than the calibrated one?")
+                                   "is this another mat than the calibrated one, or is the light's colour very "
+                                   "different from calibration?")
     far = rms_z > CFG.strange_rms_z
     strange = far | covered | unlike
     if strange.mean() > CFG.occluded_share or (covered | unlike).mean() >= CFG.covered_share:
@@ -365,13 +377,18 @@ def read(photo: Photo) -> Reading:
 
 def _occlusion_message(n_covered: int, n_unlike: int, n_far: int, n_cells: int) -> str:
     """Say what was measured when too many towel cells cannot be trusted, and the likely causes."""
+    def cells(n: int) -> str:
+        return f"{n} cell{'' if n == 1 else 's'}"
+
     parts = []
     if n_covered:
-        parts.append(f"{n_covered} cells' towel colour changed since calibration")
+        parts.append(f"{cells(n_covered)}' towel colour changed since calibration")
     if n_unlike:
-        parts.append(f"{n_unlike} cells hold something unlike the calibrated shells of their column")
+        parts.append(f"{cells(n_unlike)} {'holds' if n_unlike == 1 else 'hold'} something unlike the calibrated "
+                     "shells of their column")
     if n_far:
-        parts.append(f"{n_far} cells look unlike both a calibrated shell and an empty cell")
+        parts.append(f"{cells(n_far)} {'looks' if n_far == 1 else 'look'} unlike both a calibrated shell and an "
+                     "empty cell")
     return (f"{'; '.join(parts)} (of {n_cells} towel cells) — a hand or something else over the mat, or light "
             "very different from calibration? Take the photo again with the view clear and the calibration's light")
 
