@@ -20,6 +20,7 @@ from calibration import store
 from calibration.files import load_calibration_request
 from vision.appearance import SWAPPED_CORRELATION, blue_red_correlation, board_layout
 from vision.image_io import read_image, decode_image
+from vision.quality import check_board_in_view
 from vision.registration import (Registration, align_to_reference, detect_markers, homography_from_corners,
                                  reference_image, SIDES)
 
@@ -311,6 +312,7 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
                             "version of the reader; recalibrate (beachscore calibrate …)")
     t0 = time.perf_counter()
     reg = register(image, cal, module)
+    check_board_in_view(reg.H_px_from_mm, cal.profile["board_mm"], (image.shape[1], image.shape[0]))
     check_colours(image, reg, cal)
     t1 = time.perf_counter()
     photo = Photo(image=image, registration=reg, calibration=cal, setup=setup)

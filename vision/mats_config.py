@@ -88,8 +88,6 @@ class SeashellsConfig:
     #: … or when it lies within this many standard deviations (RMS) of another class: a ``shell``
     #: sample that looks just like an empty cell (the broadened shell class also covers empties).
     bad_sample_close_rms_z: float = 1.0
-    #: Largest share of the mat that may lie outside the photo after registration.
-    max_outside_share: float = 0.01
     #: Mean board lightness (Lab L, 0–100) below which the photo is too dark.
     min_board_L: float = 15.0
     #: Blur check (``vision.quality.detail_ratio`` of the rectified board's Lab L): comparison
@@ -138,9 +136,6 @@ class SandCastlesConfig:
     #: (2 of 36 places); a single covered space caps its lane's confidence at ``covered_conf``.
     covered_share: float = 0.05
     covered_conf: float = 0.3
-    #: Largest share of the board that may lie outside the photo after registration
-    #: (``vision.quality.check_board_in_view``).
-    max_outside_share: float = 0.01
     #: Calibration check of every labelled sample, as ``SeashellsConfig.bad_sample_llr``.
     bad_sample_llr: float = 8.0
     bad_sample_rms_z: float = 3.0

@@ -15,7 +15,7 @@ slots), read with :mod:`vision.places` plus two rules of the game that make the 
 * Castle pieces: every slot is classified ``castle_piece`` / ``slot`` by the place reader.
 
 Refusals (exit 3): part of the board outside the photo after registration
-(``board-out-of-view``, :func:`vision.quality.check_board_in_view`), too dark or glared, too
+(``board-out-of-view``, :func:`vision.quality.check_board_in_view`, run by the pipeline), too dark or glared, too
 blurred (fine detail against the calibration's), and occluded: a hand over the board changes
 the colour of the spaces' own backgrounds (their rings) and makes castle slots look like nothing
 learned (the message says what was measured: light very different from calibration does the
@@ -39,7 +39,7 @@ from beachscore.errors import BadInputError, UnreadableBoardError
 from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, rectify_part, ring_change, text_scale)
 from vision.mats_config import SAND_CASTLES as CFG
-from vision.quality import check_blur, check_board_in_view, detail_ratio
+from vision.quality import check_blur, detail_ratio
 from vision.places import COVARIANCE_FLOOR, PlaceModel, learn_places, place_features
 from vision.registration import project, rectify
 from vision.ring_contrast import (GaussianClasses, apply_gains, board_lab, gradient_magnitude, patch_features,
@@ -257,8 +257,6 @@ def read(photo: Photo) -> Reading:
     spaces = PlaceModel.from_json(model["spaces"])
     slots = PlaceModel.from_json(model["slots"])
     all_slots = np.concatenate([L["slots_mm"] for L in lanes])
-    check_board_in_view(photo.registration.H_px_from_mm, profile["board_mm"],
-                        (photo.image.shape[1], photo.image.shape[0]), CFG.max_outside_share)
     sparse, raw, raw_crop, crop_slots = _views(photo.image, photo.registration.H_px_from_mm, profile["board_mm"],
                                                all_slots, slots.patch_mm)
     check_photo(raw, model["median_bgr"], min_L=CFG.min_board_L)

@@ -19,7 +19,7 @@ items of a kind than the game box holds (``scoring.seashells.BOX``): more blobs 
 misreading, capped and reported unsure.
 
 Refusals (exit 3): part of the mat outside the photo (``board-out-of-view``,
-:func:`vision.quality.check_board_in_view`), too dark or glared
+:func:`vision.quality.check_board_in_view`, run by the pipeline), too dark or glared
 (:func:`vision.mat_checks.check_photo`), too blurred (the board's fine detail against the
 calibration's, :func:`vision.quality.detail_ratio`), too noisy (the board's pixel noise against
 the calibration's, :func:`vision.quality.board_noise_sigma`), ``registration-lost`` when most
@@ -43,7 +43,7 @@ from vision.basket import find_items, learn_basket
 from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, ring_change, text_scale)
 from vision.mats_config import SEASHELLS as CFG
-from vision.quality import (board_noise_sigma, check_blur, check_board_in_view, check_excess_noise, detail_ratio)
+from vision.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio
 from vision.places import board_median_bgr
 from vision.registration import project, rectify
 from vision.ring_contrast import (GaussianClasses, board_lab, denoised_contrast_features, gradient_magnitude,
@@ -272,8 +272,6 @@ def read(photo: Photo) -> Reading:
     profile, model = cal.profile, cal.model
     boxes, rows, cols = towel_geometry(profile)
     H = photo.registration.H_px_from_mm
-    check_board_in_view(H, profile["board_mm"], (photo.image.shape[1], photo.image.shape[0]),
-                        CFG.max_outside_share)
     board = rectify(photo.image, H, profile["board_mm"], CFG.px_per_mm)
     check_photo(board, model["median_bgr"], min_L=CFG.min_board_L)
     lab = normalised_lab(board, model["median_bgr"])

