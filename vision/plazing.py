@@ -811,8 +811,9 @@ def read(photo: Photo) -> Reading:
             if name != EMPTY:
                 tokens_found.append((name, r, c))
         if mark_like:
+            marks = " or ".join(repr(m) for m in hidden_marks)
             warnings.append(f"cells {', '.join(f'[{r},{c}]' for r, c in mark_like[:6])} match a learned token only "
-                            f"loosely: a printed {' or '.join(repr(m) for m in hidden_marks)} square (never seen free at calibration)? "
+                            f"loosely: a printed {marks} square (never seen free at calibration)? "
                             "Read as sand; check them, or pass --setup with 'terrain'")
     n_place = int(placeable.sum())
     blob = _largest_blob(unexplained, (grid.rows, grid.cols))

@@ -152,42 +152,51 @@ def draw(photo, reading) -> np.ndarray:
     return np.vstack([out, _legend(out.shape[1], reading, state, closed, colours)])
 
 
+def _wrap(text: str, width_px: int, scale: float) -> list:
+    """Split ``text`` at spaces into lines no wider than ``width_px``."""
+    lines, line = [], ""
+    for word in text.split(" "):
+        trial = (line + " " + word).strip()
+        if line and cv2.getTextSize(trial, FONT, scale, 1)[0][0] > width_px:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    return lines + ([line] if line else [])
+
+
 def _legend(width: int, reading, state: dict, closed: list, colours: dict) -> np.ndarray:
     """The strip under the photo: confidence, what each mark means, players, first warnings."""
     scale = max(0.45, width / 2400.0)
     line_h = int(32 * scale / 0.6)
-    warnings = list(reading.warnings or [])
-    lines = 4 + min(len(warnings), 3)
-    strip = np.full((line_h * lines + line_h // 2, width, 3), 250, np.uint8)
     conf = float(reading.confidence)
     verdict = "sure" if conf >= 0.5 else "UNSURE - check the picture"
-    y = line_h
-
-    def put(text, x, colour=(30, 30, 30), bold=1):
-        cv2.putText(strip, text, (x, y), FONT, scale, colour, bold, cv2.LINE_AA)
-
-    put(f"confidence {conf:.2f} ({verdict}); {len(state['pieces'])} pieces, {len(closed)} closed areas",
-        10, (0, 0, 180) if conf < 0.5 else (0, 110, 0), 2)
-    y += line_h
-    put("fill = closed area in its owner's colour (grey, crossed = neutral); thick outline = piece in an area's "
-        "ring; label = piece number and kind (screen with the side it faces)", 10)
-    y += line_h
-    put("red box = doubtful cell; red cross = dispute (meeple/marker unlike the owner, or trash); "
-        "words on free cells = tokens", 10)
-    y += line_h
-    x = 10
-    for player, colour in colours.items():
-        n = sum(1 for p in state["pieces"] if p["player"] == player)
-        owned = sum(1 for a in closed if a.get("owner") == player)
-        cv2.rectangle(strip, (x, y - line_h // 2), (x + line_h // 2, y), colour, -1)
-        cv2.rectangle(strip, (x, y - line_h // 2), (x + line_h // 2, y), (0, 0, 0), 1)
-        label = f"{player}: {n} pieces, {owned} areas"
-        put(label, x + line_h // 2 + 6)
-        x += line_h // 2 + 30 + cv2.getTextSize(label, FONT, scale, 1)[0][0]
-    for w in warnings[:3]:
+    head = (f"confidence {conf:.2f} ({verdict}); {len(state['pieces'])} pieces, {len(closed)} closed areas",
+            (0, 0, 180) if conf < 0.5 else (0, 110, 0), 2)
+    key = ("fill = closed area in its owner's colour (grey, crossed = neutral); thick outline = piece in an "
+           "area's ring; label = piece number and kind (a screen with the side it faces); words on free cells = "
+           "tokens; red box = doubtful cell; red cross = dispute (meeple or marker unlike the owner, or trash)")
+    if state.get("terrain"):
+        key += "; grey crosses = closing terrain read from the photo"
+    body = [(t, (30, 30, 30), 1) for t in _wrap(key, width - 20, scale)]
+    for w in (reading.warnings or [])[:3]:
+        body += [(t, (0, 80, 160), 1) for t in _wrap("warning: " + w, width - 20, scale)[:2]]
+    rows = [head, None] + body  # None: the players' swatches
+    strip = np.full((line_h * len(rows) + line_h // 2, width, 3), 250, np.uint8)
+    y = 0
+    for row in rows:
         y += line_h
-        text = "warning: " + w
-        while len(text) > 20 and cv2.getTextSize(text, FONT, scale, 1)[0][0] > width - 20:
-            text = text[:-10]
-        put(text if text == "warning: " + w else text + "...", 10, (0, 80, 160))
+        if row is None:
+            x = 10
+            for player, colour in colours.items():
+                n = sum(1 for p in state["pieces"] if p["player"] == player)
+                owned = sum(1 for a in closed if a.get("owner") == player)
+                cv2.rectangle(strip, (x, y - line_h // 2), (x + line_h // 2, y), colour, -1)
+                cv2.rectangle(strip, (x, y - line_h // 2), (x + line_h // 2, y), (0, 0, 0), 1)
+                label = f"{player}: {n} pieces, {owned} areas"
+                cv2.putText(strip, label, (x + line_h // 2 + 6, y), FONT, scale, (30, 30, 30), 1, cv2.LINE_AA)
+                x += line_h // 2 + 30 + cv2.getTextSize(label, FONT, scale, 1)[0][0]
+            continue
+        text, colour, bold = row
+        cv2.putText(strip, text, (10, y), FONT, scale, colour, bold, cv2.LINE_AA)
     return strip

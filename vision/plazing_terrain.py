@@ -48,10 +48,21 @@ def terrain_features(blocks: np.ndarray, sq_blocks: np.ndarray, cells: CellBlock
     Returns:
         float64 (rows, cols, 12).
     """
-    whole = cells.box_mean(blocks, 1.0)
-    var = np.maximum(cells.box_mean(sq_blocks, 1.0) - whole ** 2, 0.0)
-    core = cells.box_mean(blocks, 0.6)
-    centre = cells.box_mean(blocks, 0.3)
+    g, k = cells.grid, cells.k
+    integ = cv2.integral(blocks, sdepth=cv2.CV_64F)  # once for the three squares
+
+    def square(share):
+        n = cells.side(share)
+        a = (k - n) // 2
+        r0 = np.arange(g.rows) * k + a
+        c0 = np.arange(g.cols) * k + a
+        r1, c1 = r0 + n, c0 + n
+        return (integ[r1[:, None], c1[None]] - integ[r0[:, None], c1[None]] - integ[r1[:, None], c0[None]]
+                + integ[r0[:, None], c0[None]]) / float(n * n)
+
+    whole, core, centre = square(1.0), square(0.6), square(0.3)
+    sq = cv2.resize(sq_blocks, (g.cols, g.rows), interpolation=cv2.INTER_AREA).astype(np.float64)  # whole cells
+    var = np.maximum(sq - whole ** 2, 0.0)
     return np.concatenate([_bright_chroma(whole), _bright_chroma(core), _bright_chroma(centre), np.sqrt(var)],
                           axis=-1)
 
