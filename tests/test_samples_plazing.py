@@ -25,8 +25,9 @@ SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "samples
 SETUP = os.path.join(SAMPLES, "setup0")
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory):
+def _scan_all(tmp_path_factory, drop_terrain: bool) -> list:
+    """Every scene scanned with its setup (minus the terrain when ``drop_terrain``):
+    a list of (truth, scan result, the setup's terrain)."""
     if not os.path.isdir(SETUP):
         pytest.skip("shared Plażing samples not present")
     from beachscore import pipeline
@@ -38,9 +39,14 @@ def results(tmp_path_factory):
         stem = os.path.join(SETUP, f"scene_{i:02d}")
         truth = json.load(open(stem + ".truth.json"))
         setup = json.load(open(stem + ".setup.json"))
-        res = pipeline.scan_file(stem + ".jpg", cal, setup)
-        rows.append((truth, res))
+        terrain = setup.pop("terrain") if drop_terrain else setup["terrain"]
+        rows.append((truth, pipeline.scan_file(stem + ".jpg", cal, setup), terrain))
     return rows
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    return [(truth, res) for truth, res, _ in _scan_all(tmp_path_factory, drop_terrain=False)]
 
 
 _CAL: dict = {}
@@ -60,21 +66,7 @@ def _calibrated(tmp_path_factory) -> str:
 @pytest.fixture(scope="module")
 def results_without_terrain(tmp_path_factory):
     """Every scene scanned with its setup minus the terrain: the terrain is read from the photo."""
-    if not os.path.isdir(SETUP):
-        pytest.skip("shared Plażing samples not present")
-    from beachscore import pipeline
-    from calibration import store
-
-    cal = store.load(_calibrated(tmp_path_factory))
-    rows = []
-    for i in range(8):
-        stem = os.path.join(SETUP, f"scene_{i:02d}")
-        truth = json.load(open(stem + ".truth.json"))
-        setup = json.load(open(stem + ".setup.json"))
-        terrain = setup.pop("terrain")
-        res = pipeline.scan_file(stem + ".jpg", cal, setup)
-        rows.append((truth, res, terrain))
-    return rows
+    return _scan_all(tmp_path_factory, drop_terrain=True)
 
 
 def _key(p):

@@ -129,21 +129,8 @@ def learn_colour(board_bgr: np.ndarray, points_mm, px_per_mm: float, cell_mm: fl
     Raises:
         ValueError: no pixels (points off the board).
     """
-    half = max(1, int(round(0.5 * cfg.sample_share * cell_mm * px_per_mm)))
-    pix = []
-    h, w = board_bgr.shape[:2]
-    for x, y in points_mm:
-        u, v = int(x * px_per_mm), int(y * px_per_mm)
-        patch = board_bgr[max(v - half, 0):min(v + half, h), max(u - half, 0):min(u + half, w)]
-        if patch.size:
-            lab = bgr_to_lab(patch).reshape(-1, 3).astype(np.float64)
-            centre = np.median(lab, axis=0)
-            for _ in range(2):
-                keep = lab[np.linalg.norm(lab - centre, axis=1) < cfg.mode_radius_lab]
-                if len(keep) < 4:
-                    keep = lab
-                centre = keep.mean(axis=0)
-            pix.append(keep)
+    pix = [keep for keep in (_dominant_pixels(board_bgr, xy, px_per_mm, cell_mm, cfg) for xy in points_mm)
+           if keep is not None]
     if not pix:
         raise ValueError(f"no pixels for colour {name!r}")
     allpix = np.concatenate(pix)
@@ -156,6 +143,12 @@ def sample_colour(board_bgr: np.ndarray, point_mm, px_per_mm: float, cell_mm: fl
                   cfg: PaletteConfig = PALETTE) -> np.ndarray | None:
     """Dominant Lab colour of the square around one labelled point (as :func:`learn_colour` finds
     it), float64 (3,), or None when the point is off the image."""
+    keep = _dominant_pixels(board_bgr, point_mm, px_per_mm, cell_mm, cfg)
+    return None if keep is None else keep.mean(axis=0)
+
+
+def _dominant_pixels(board_bgr, point_mm, px_per_mm, cell_mm, cfg) -> np.ndarray | None:
+    """Lab pixels (N, 3) of the dominant colour mode in the square around a point, None off the image."""
     half = max(1, int(round(0.5 * cfg.sample_share * cell_mm * px_per_mm)))
     h, w = board_bgr.shape[:2]
     u, v = int(point_mm[0] * px_per_mm), int(point_mm[1] * px_per_mm)
@@ -163,13 +156,13 @@ def sample_colour(board_bgr: np.ndarray, point_mm, px_per_mm: float, cell_mm: fl
     if not patch.size:
         return None
     lab = bgr_to_lab(patch).reshape(-1, 3).astype(np.float64)
-    centre = np.median(lab, axis=0)
+    keep, centre = lab, np.median(lab, axis=0)
     for _ in range(2):
         keep = lab[np.linalg.norm(lab - centre, axis=1) < cfg.mode_radius_lab]
         if len(keep) < 4:
             keep = lab
         centre = keep.mean(axis=0)
-    return centre
+    return keep
 
 
 def mislabelled(colours: list, labels: list, min_delta_e: float, other_ratio: float) -> list:

@@ -22,9 +22,11 @@ PIECES = dict(shells=[("white", 100, 310), ("gray", 140, 310), ("brown", 200, 31
               bird=(330, 340))
 
 
-def _calibrate(d, colours=None):
-    """Calibrate the synthetic set-up into ``d / "cal"`` (pieces drawn in ``colours``)."""
-    calib = synthetic.scene(PROFILE, seed=1, sea_front=11, size_px=SIZE, ppm=PPM, colours=colours, **PIECES)
+def _calibrate(d, colours=None, camera_mm=None):
+    """Calibrate the synthetic set-up into ``d / "cal"`` (pieces drawn in ``colours``, seen from a
+    camera ``camera_mm`` above the board, or straight down)."""
+    calib = synthetic.scene(PROFILE, seed=1, sea_front=11, size_px=SIZE, ppm=PPM, colours=colours,
+                            camera_mm=camera_mm, **PIECES)
     empty = synthetic.scene(PROFILE, seed=2, sea_front=12, size_px=SIZE, ppm=PPM, colours=colours)
     cv2.imwrite(str(d / "calib.png"), calib.image)
     cv2.imwrite(str(d / "empty.png"), empty.image)
@@ -144,17 +146,7 @@ CAMERA_MM = 450.0
 
 @pytest.fixture(scope="module")
 def parallax_dir(tmp_path_factory):
-    d = tmp_path_factory.mktemp("synth_parallax")
-    calib = synthetic.scene(PROFILE, seed=1, sea_front=11, size_px=SIZE, ppm=PPM, camera_mm=CAMERA_MM, **PIECES)
-    empty = synthetic.scene(PROFILE, seed=2, sea_front=12, size_px=SIZE, ppm=PPM)
-    cv2.imwrite(str(d / "calib.png"), calib.image)
-    cv2.imwrite(str(d / "empty.png"), empty.image)
-    json.dump(PROFILE, open(d / "profile.json", "w"))
-    samples = calib.samples + [{"label": "sea", "board_mm": [220, 30]}]
-    json.dump({"game": "strand-unter", "profile": "profile.json", "image": "calib.png", "empty_image": "empty.png",
-               "corners_px": calib.corners_px.tolist(), "samples": samples}, open(d / "calibration.json", "w"))
-    assert main(["calibrate", str(d / "calibration.json"), "--out", str(d / "cal")]) == 0
-    return d
+    return _calibrate(tmp_path_factory.mktemp("synth_parallax"), camera_mm=CAMERA_MM)
 
 
 def test_castle_near_the_far_edge_keeps_its_groove(parallax_dir, capsys):
