@@ -1,0 +1,143 @@
+"""Checks of what a user hands the pipeline, run before (or right after) registration.
+
+Each raises the contract's error with a message that names what was measured: exit 2
+(:class:`BadInputError`) for input that is wrong, exit 3 (:class:`UnreadableBoardError`) for a
+photo whose board cannot be read as calibrated.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import cv2
+import numpy as np
+
+import scoring
+from beachscore.errors import BadInputError, UnreadableBoardError
+from calibration import store
+from vision.appearance import SWAPPED_CORRELATION, blue_red_correlation, board_layout
+from vision.registration import Registration
+
+#: Board corners must enclose at least this share of the calibration photo.
+MIN_BOARD_SHARE = 0.02
+#: A photo's width/height ratio may differ from the calibration shot's by this share.
+ASPECT_TOLERANCE = 0.01
+#: How many problems of a bad setup the one-line error lists.
+MAX_PROBLEMS_SHOWN = 5
+
+
+def check_output_folder(out_dir: str, calibration_json: str) -> None:
+    """Refuse a calibration output folder that would destroy something the user made.
+
+    Raises:
+        BadInputError: ``output-unwritable`` when ``out_dir`` is a file, or holds a
+            ``calibration.json`` that is not a beachscore calibration (e.g. the user's own input).
+    """
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise BadInputError("output-unwritable", f"--out {out_dir}: is a file, not a folder")
+    target = os.path.join(out_dir, "calibration.json")
+    if os.path.exists(target):
+        if os.path.realpath(target) == os.path.realpath(calibration_json) or not store.is_calibration(target):
+            raise BadInputError("output-unwritable", f"--out {out_dir}: already holds a calibration.json that is "
+                                "not a learned calibration (your input?); choose another folder")
+
+
+def check_corners(corners_px, image_size: tuple[int, int]) -> None:
+    """Check the four clicked board corners before they become a homography.
+
+    Args:
+        corners_px: (4, 2) image px, TL, TR, BR, BL.
+        image_size: (width_px, height_px) of the calibration photo.
+    Raises:
+        BadInputError: ``invalid-corners`` when a corner is not finite, lies far outside the photo,
+            or the four do not make a convex quadrilateral of a sensible size in that order.
+    """
+    pts = np.asarray(corners_px, dtype=np.float64)
+    w, h = image_size
+    if not np.isfinite(pts).all():
+        raise BadInputError("invalid-corners", "corners_px: every corner must be a finite number pair")
+    margin = 0.25 * max(w, h)
+    if (pts[:, 0] < -margin).any() or (pts[:, 0] > w + margin).any() or (pts[:, 1] < -margin).any() or \
+            (pts[:, 1] > h + margin).any():
+        raise BadInputError("invalid-corners", f"corners_px: a corner lies far outside the {w}x{h} px photo")
+    edges = np.roll(pts, -1, axis=0) - pts
+    cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    if not ((cross > 0).all() or (cross < 0).all()):
+        raise BadInputError("invalid-corners", "corners_px: the corners must go round the board in the order "
+                            "top-left, top-right, bottom-right, bottom-left (a convex quadrilateral)")
+    area = abs(cv2.contourArea(pts.astype(np.float32)))
+    if area < MIN_BOARD_SHARE * w * h:
+        raise BadInputError("invalid-corners", f"corners_px: the board would cover only {100 * area / (w * h):.1f}% "
+                            "of the photo; click the four board corners")
+
+
+def check_photo(image: np.ndarray, cal: store.Calibration) -> None:
+    """Refuse a photo that cannot come from the calibrated camera mode, or has no colour.
+
+    Args:
+        image: decoded photo, BGR uint8 (H, W, 3), possibly decoded at reduced size.
+        cal: the calibration (its shot's size in px).
+    Raises:
+        BadInputError: ``image-format`` (not BGR uint8), ``image-grayscale`` (no colour to read
+            pieces by).
+        UnreadableBoardError: ``registration-lost`` (another aspect ratio than the calibration shot:
+            another camera mode, the calibrated board position does not apply).
+    """
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise BadInputError("image-format", "expected a BGR uint8 colour photo")
+    cw, ch = cal.image_size
+    h, w = image.shape[:2]
+    if abs(w / h - cw / ch) > ASPECT_TOLERANCE * cw / ch:
+        raise UnreadableBoardError("registration-lost", f"the photo's shape ({w / h:.3f}:1) differs from the calibration "
+                            f"shot's ({cw}x{ch} px, {cw / ch:.3f}:1); use the same camera mode or recalibrate")
+    sample = image[::8, ::8].astype(np.int16)
+    if np.abs(sample[..., 0] - sample[..., 1]).max() <= 2 and np.abs(sample[..., 1] - sample[..., 2]).max() <= 2:
+        raise BadInputError("image-grayscale", "the photo has no colour; pieces are told apart by colour")
+
+
+def check_colours(image: np.ndarray, reg: Registration, cal: store.Calibration) -> None:
+    """Refuse a photo whose board colours are inverted against the calibration (red and blue swapped).
+
+    Raises:
+        UnreadableBoardError: ``colours-swapped``.
+    """
+    reference = cal.extra.get("board_layout")
+    if not reference:
+        return
+    layout = board_layout(image, reg.H_px_from_mm, cal.profile["board_mm"])
+    reference = np.asarray(reference, np.float32)
+    if reference.shape != layout.shape:
+        return
+    r = blue_red_correlation(reference, layout)
+    if r <= SWAPPED_CORRELATION:
+        raise UnreadableBoardError("colours-swapped", f"the board's colours are inverted against the calibration "
+                                   f"(blue–red correlation {r:.2f}): are the camera's red and blue channels "
+                                   "swapped (RGB delivered as BGR)?")
+
+
+def _names_setup_field(problem: str, state: dict, setup: dict | None) -> bool:
+    """Whether a rules-engine problem is about a field only the setup gave (``terrain[3]: …``)."""
+    field_name = re.split(r"[.\[: ]", problem, maxsplit=1)[0]
+    return bool(setup) and (field_name == "setup" or (field_name in setup and field_name not in state))
+
+
+def check_setup(setup: dict | None, cal: store.Calibration) -> None:
+    """Refuse a setup the rules engine rejects, before any photo is read.
+
+    Raises:
+        BadInputError: ``invalid-setup`` listing every problem of a setup field.
+    """
+    if not setup:
+        return
+    if not isinstance(setup, dict):
+        raise BadInputError("invalid-setup", "setup: expected a JSON object")
+    probe = {"game": cal.game}
+    grid = cal.profile.get("grid")
+    if isinstance(grid, dict):
+        probe.update(rows=grid.get("rows"), cols=grid.get("cols"))
+    bad = [p for p in scoring.problems(probe, setup) if _names_setup_field(p, probe, setup)]
+    if bad:
+        shown = "; ".join(bad[:MAX_PROBLEMS_SHOWN]) + (f"; … {len(bad) - MAX_PROBLEMS_SHOWN} more"
+                                                         if len(bad) > MAX_PROBLEMS_SHOWN else "")
+        raise BadInputError("invalid-setup", f"setup: {shown}")
