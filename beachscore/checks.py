@@ -23,6 +23,10 @@ from vision.registration import Registration
 MIN_BOARD_SHARE = 0.02
 #: A photo's width/height ratio may differ from the calibration shot's by this share.
 ASPECT_TOLERANCE = 0.01
+#: Pixels at least this bright (any channel, 0–255) tell whether a photo has colour …
+LIT_LEVEL = 40
+#: … when at least this share of the photo is that bright.
+MIN_LIT_SHARE = 0.2
 #: How many problems of a bad setup the one-line error lists.
 MAX_PROBLEMS_SHOWN = 5
 
@@ -92,7 +96,9 @@ def check_photo(image: np.ndarray, cal: store.Calibration) -> None:
         raise UnreadableBoardError("registration-lost", f"the photo's shape ({w / h:.3f}:1) differs from the calibration "
                             f"shot's ({cw}x{ch} px, {cw / ch:.3f}:1); use the same camera mode or recalibrate")
     sample = image[::8, ::8].astype(np.int16)
-    if np.abs(sample[..., 0] - sample[..., 1]).max() <= 2 and np.abs(sample[..., 1] - sample[..., 2]).max() <= 2:
+    lit = sample[sample.max(axis=2) >= LIT_LEVEL]  # a dark photo is the readers' "too dark", not grey
+    if len(lit) >= MIN_LIT_SHARE * sample.shape[0] * sample.shape[1] and \
+            np.abs(lit[:, 0] - lit[:, 1]).max() <= 2 and np.abs(lit[:, 1] - lit[:, 2]).max() <= 2:
         raise BadInputError("image-grayscale", "the photo has no colour; pieces are told apart by colour")
 
 

@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 from beachscore import __version__
 from beachscore.errors import BadInputError, BeachscoreError
@@ -19,8 +20,7 @@ EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_UNREADABLE = 0, 1, 2, 3
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # usage errors are bad input: exit 2, one line
-        self.print_usage(sys.stderr)
-        raise BadInputError("usage", message)
+        raise BadInputError("usage", f"{self.prog}: {message} (see --help)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -213,10 +213,14 @@ def cmd_score(args) -> int:
         from scoring.seashells_mats import merge_mats
 
         state = merge_mats(states, setup)
+    t0 = time.perf_counter()
     scoring.validate(state, setup)
     result = scoring.score(state, setup)
+    score_ms = round((time.perf_counter() - t0) * 1e3, 2)
     if args.json:
-        out = {"game": state.get("game"), "state": state, "score": result, "confidence": 1.0, "warnings": []}
+        out = {"game": state.get("game"), "state": scoring.complete_state(state, setup), "score": result,
+               "confidence": 1.0, "warnings": [],
+               "timing_ms": {"decode": 0.0, "register": 0.0, "detect": 0.0, "score": score_ms}}
         if args.explain:
             out["explanation"] = scoring.explain(state, setup)
         print(json.dumps(out))

@@ -124,23 +124,23 @@ def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registra
     return reg
 
 
-#: Confidence ceiling of a reading that breaks a rule of the game (it cannot be what is on the table).
-BROKEN_RULE_CONFIDENCE = 0.2
+#: How many of the rules engine's problems a refusal lists.
+PROBLEMS_SHOWN = 3
 
 
-def _score_reading(state: dict, setup: dict | None) -> tuple[dict, list[str]]:
-    """Score a photo's reading; a reading that breaks a rule becomes warnings instead of a failure.
+def _score_reading(state: dict, setup: dict | None) -> dict:
+    """Score a photo's reading.
 
-    Returns:
-        ``(score, warnings)``: the score (``{}`` when the state cannot be scored) and one warning
-        per problem the rules engine found.
+    Raises:
+        UnreadableBoardError: ``rules-conflict`` when the reading (with the setup's facts) breaks a
+            rule of the game: it cannot be what is on the table, so it is not scored.
     """
-    issues = scoring.problems(state, setup)
-    warnings = [f"the reading breaks a rule, check it: {p}" for p in issues]
     try:
-        return scoring.score(state, setup), warnings
-    except scoring.InvalidStateError:
-        return {}, warnings
+        return scoring.score(state, setup)
+    except scoring.InvalidStateError as err:
+        shown = "; ".join(err.problems[:PROBLEMS_SHOWN]) + ("; …" if len(err.problems) > PROBLEMS_SHOWN else "")
+        raise UnreadableBoardError("rules-conflict", f"the reading breaks the game's rules ({shown}); "
+                                   "check the photo, and the setup's off-board facts") from None
 
 
 @dataclass
@@ -195,14 +195,12 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     photo = Photo(image=image, registration=reg, calibration=cal, setup=setup)
     reading = module.read(photo)
     t2 = time.perf_counter()
-    result, rule_warnings = _score_reading(reading.state, setup)
-    if rule_warnings:
-        reading.warnings.extend(rule_warnings)
-        reading.confidence = min(reading.confidence, BROKEN_RULE_CONFIDENCE)
+    result = _score_reading(reading.state, setup)
+    state = scoring.complete_state(reading.state, setup)
     t3 = time.perf_counter()
     timing = {"decode": round(decode_ms, 1), "register": round((t1 - t0) * 1e3, 1),
               "detect": round((t2 - t1) * 1e3, 1), "score": round((t3 - t2) * 1e3, 1)}
-    return ScanResult(game=cal.game, state=reading.state, score=result, confidence=reading.confidence,
+    return ScanResult(game=cal.game, state=state, score=result, confidence=reading.confidence,
                       warnings=reg.warnings + reading.warnings, timing_ms=timing, registration=reg,
                       photo=photo, reading=reading)
 

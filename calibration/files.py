@@ -118,10 +118,10 @@ def _check_grid(grid, board_mm, where: str) -> None:
         raise BadInputError("invalid-profile", f"{where}: grid pitch ('pitch_mm' or 'cell_mm') must be ≥ 1 mm")
     if not (isinstance(origin, list) and len(origin) == 2 and all(_is_number(v) for v in origin)):
         raise BadInputError("invalid-profile", f"{where}: grid 'origin_mm' must be [x_mm, y_mm]")
-    far = (origin[0] + cols * pitch[0], origin[1] + rows * pitch[1])
-    if origin[0] < 0 or origin[1] < 0 or far[0] > board_mm[0] + 0.5 or far[1] > board_mm[1] + 0.5:
-        raise BadInputError("invalid-profile", f"{where}: the {rows}x{cols} grid reaches {far[0]:g},{far[1]:g} mm, "
-                            f"off the {board_mm[0]:g}x{board_mm[1]:g} mm board")
+    last = (origin[0] + (cols - 0.5) * pitch[0], origin[1] + (rows - 0.5) * pitch[1])  # the last place's centre
+    if origin[0] < 0 or origin[1] < 0 or last[0] > board_mm[0] or last[1] > board_mm[1]:
+        raise BadInputError("invalid-profile", f"{where}: the {rows}x{cols} grid's last place is centred at "
+                            f"{last[0]:g},{last[1]:g} mm, off the {board_mm[0]:g}x{board_mm[1]:g} mm board")
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,8 @@ GAMES = {
     "grid": "scoring.grid",
 }
 
-__all__ = ["GAMES", "InvalidStateError", "UnknownGameError", "explain", "game_module", "problems", "score",
-           "validate"]
+__all__ = ["GAMES", "InvalidStateError", "UnknownGameError", "complete_state", "explain", "game_module", "problems",
+           "score", "validate"]
 
 
 def game_module(state: dict) -> ModuleType:
@@ -65,6 +65,17 @@ def validate(state: dict, setup: dict | None = None) -> None:
     """
     _check_setup(setup)
     game_module(state).validate(state, setup)
+
+
+def complete_state(state: dict, setup: dict | None = None) -> dict:
+    """The state with the off-board facts its setup fills in (what the score was computed from).
+
+    Games whose state has no such facts return a copy unchanged. Never raises on a state that
+    :func:`validate` accepts.
+    """
+    module = game_module(state)
+    fill = getattr(module, "complete_state", None)
+    return fill(state, setup) if fill else dict(state)
 
 
 def problems(state: dict, setup: dict | None = None) -> list[str]:

@@ -5,7 +5,7 @@ Shapes: ``shared/contracts/sand-castles.md``. Rules: ``shared/rules/sand-castles
 Lane spaces are numbered 1 (wave start) … ``length`` (castle space); ``length - 1`` is the
 wall space. Pieces needed per castle: top 5, middle 3, bottom 4 by default, overridden by
 ``setup["needs"]`` (``{lane: n}``) or a lane's own ``castle_needs`` (the lane wins).
-``walls_left`` comes from the state, else the setup, else stays null.
+``walls_left`` comes from the state, else (missing or null there) the setup, else stays null.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def read_state(state: dict, setup: dict | None = None) -> tuple[list[Lane], int 
     pieces = sum(lane.castle_pieces for lane in lanes)
     if pieces > PIECES_IN_BOX:
         p.add(f"lanes: {pieces} castle pieces in all; the box has {PIECES_IN_BOX}")
-    walls = state["walls_left"] if "walls_left" in state else setup.get("walls_left")
+    walls = state["walls_left"] if state.get("walls_left") is not None else setup.get("walls_left")
     if walls is not None:
         walls = p.need_int(walls, "walls_left", lo=0, hi=WALLS_IN_BOX)
     standing = sum(lane.wall for lane in lanes)
@@ -193,3 +193,15 @@ def explain(state: dict, setup: dict | None = None) -> str:
     lines.append(f"Points: {out['pieces']} pieces + {n} completed castle{'s' if n != 1 else ''} = "
                  f"{out['points']} of {out['max_points']}; outcome: {out['outcome']}")
     return "\n".join(lines)
+
+
+def complete_state(state: dict, setup: dict | None = None) -> dict:
+    """The state with what the setup fills in (``walls_left`` when the state has none); a copy.
+
+    >>> complete_state({"game": "sand-castles", "walls_left": None}, {"walls_left": 4})["walls_left"]
+    4
+    """
+    out = dict(state)
+    if out.get("walls_left") is None and isinstance(setup, dict) and setup.get("walls_left") is not None:
+        out["walls_left"] = setup["walls_left"]
+    return out

@@ -125,7 +125,7 @@ def _vocab(p: Problems, raw: object, where: str, default: tuple[str, ...]) -> tu
 
 
 def _pick(key: str, state: dict, setup: dict | None):
-    return state[key] if key in state else (setup or {}).get(key)
+    return state[key] if state.get(key) is not None else (setup or {}).get(key)
 
 
 def read_state(state: dict, setup: dict | None = None) -> dict:
@@ -433,3 +433,37 @@ def explain(state: dict, setup: dict | None = None) -> str:
         lines.append("Game over: no item in the bucket's row or column." if out["game_over"]
                      else f"Bucket can move to {len(out['legal_moves'] or [])} item(s).")
     return "\n".join(lines)
+
+
+def complete_state(state: dict, setup: dict | None = None) -> dict:
+    """The state with what the setup fills in: ``scoring``, ``sun``, a lone mat's player name and
+    each player's ``secret`` cards, where the state has none; a copy.
+
+    >>> complete_state({"game": "seashells", "players": [{"player": "mat", "shells": []}]},
+    ...                {"player": "ana", "scoring": "advanced"})["players"][0]["player"]
+    'ana'
+    """
+    setup = setup if isinstance(setup, dict) else {}
+    out = dict(state)
+    for key in ("scoring", "sun"):
+        if out.get(key) is None and setup.get(key) is not None:
+            out[key] = setup[key]
+    players = out.get("players")
+    if not isinstance(players, list):
+        return out
+    secrets = setup.get("secrets") if isinstance(setup.get("secrets"), dict) else {}
+    filled = []
+    for raw in players:
+        raw = dict(raw) if isinstance(raw, dict) else raw
+        if isinstance(raw, dict):
+            if raw.get("player") == "mat" and len(players) == 1 and isinstance(setup.get("player"), str):
+                raw["player"] = setup["player"]
+            if raw.get("secret") is None:
+                secret = secrets.get(raw.get("player")) if isinstance(raw.get("player"), str) else None
+                if secret is None and len(players) == 1:
+                    secret = setup.get("secret")
+                if secret is not None:
+                    raw["secret"] = secret
+        filled.append(raw)
+    out["players"] = filled
+    return out

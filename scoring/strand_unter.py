@@ -334,3 +334,23 @@ def explain(state: dict, setup: dict | None = None) -> str:
     if out["tie_break"]:
         lines.append(f"Tie-break: {out['tie_break']}")
     return "\n".join(lines)
+
+
+def complete_state(state: dict, setup: dict | None = None) -> dict:
+    """The state with the players' off-board facts the setup gives (bucket, face-up cards) merged
+    in, the state winning per player and field; a copy.
+
+    >>> complete_state({"game": "strand-unter"}, {"players": {"red": {"bucket": {"white": 1}}}})["players"]
+    {'red': {'bucket': {'white': 1}}}
+    """
+    given = setup.get("players") if isinstance(setup, dict) else None
+    if not isinstance(given, dict):
+        return dict(state)
+    own = state.get("players") if isinstance(state.get("players"), dict) else {}
+    merged = {}
+    for who in dict.fromkeys([*own, *given]):
+        mine, theirs = own.get(who), given.get(who)
+        fields = dict(theirs) if isinstance(theirs, dict) else {}
+        fields.update(mine if isinstance(mine, dict) else {})
+        merged[who] = fields
+    return {**state, "players": merged}

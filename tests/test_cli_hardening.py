@@ -140,3 +140,58 @@ def test_a_broken_setup_is_bad_input_not_a_warning(tmp_path, capsys):
     rc = main(["scan", os.path.join(setup0, "scene_00.jpg"), "--calibration", str(tmp_path / "c"),
                "--setup", str(tmp_path / "setup.json"), "--json"])
     assert rc == 2 and _error(capsys)["code"] == "invalid-setup"
+
+
+def test_a_dark_photo_is_too_dark_not_grayscale(strand_cal, tmp_path, capsys):
+    dark = (cv2.imread(PHOTO).astype(float) * 0.05).astype("uint8")
+    cv2.imwrite(str(tmp_path / "dark.png"), dark)
+    assert main(["scan", str(tmp_path / "dark.png"), "--calibration", strand_cal, "--json"]) == 3
+    assert _error(capsys)["code"] == "too-dark"
+
+
+def test_the_contracts_grid_profile_is_accepted(tmp_path):
+    from calibration.files import validate_profile
+
+    validate_profile({"game": "grid", "board_mm": [420, 450],
+                      "grid": {"origin_mm": [12, 12], "pitch_mm": [22, 23.5], "rows": 19, "cols": 19}})
+
+
+def test_usage_errors_are_one_line(capsys):
+    assert main(["scan", PHOTO, "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert len(err.strip().splitlines()) == 1 and "--calibration" in err
+    assert json.loads(out)["error"]["code"] == "usage"
+
+
+def _scan_with_setup(strand_cal, tmp_path, capsys, setup):
+    (tmp_path / "setup.json").write_text(json.dumps(setup))
+    rc = main(["scan", PHOTO, "--calibration", strand_cal, "--setup", str(tmp_path / "setup.json"), "--json"])
+    return rc, json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_a_setup_that_contradicts_the_photo_is_not_scored(strand_cal, tmp_path, capsys):
+    # scene_05 shows red's castle 3 standing; the setup says red's card 3 is still face up
+    card = {"value": 3, "needs": {"white": 2, "gray": 1, "brown": 1, "black": 2, "any": 1}}
+    rc, out = _scan_with_setup(strand_cal, tmp_path, capsys,
+                               {"players": {"red": {"bucket": {"white": 1}, "open_cards": [card]}}})
+    assert rc == 3 and out["error"]["code"] == "rules-conflict" and "card 3" in out["error"]["message"]
+
+
+def test_the_setups_facts_appear_in_the_state(strand_cal, tmp_path, capsys):
+    bucket = {"white": 1, "gray": 0, "brown": 2, "black": 0}
+    rc, out = _scan_with_setup(strand_cal, tmp_path, capsys, {"players": {"red": {"bucket": bucket, "open_cards": []}}})
+    assert rc == 0 and out["state"]["players"]["red"]["bucket"] == bucket
+    red = next(p for p in out["score"]["players"] if p["player"] == "red")
+    assert red["unfit_shells"] == 3 and red["total"] == red["castle_points"] - 3
+
+
+def test_score_json_has_timing_and_the_completed_state(tmp_path, capsys):
+    state = {"game": "sand-castles", "walls_left": None, "lanes": {
+        "top": {"length": 8, "wave": 2, "wall": False, "castle_pieces": 1, "flooded": False},
+        "middle": {"length": 8, "wave": 1, "wall": False, "castle_pieces": 0, "flooded": False},
+        "bottom": {"length": 8, "wave": 1, "wall": True, "castle_pieces": 0, "flooded": False}}}
+    (tmp_path / "state.json").write_text(json.dumps(state))
+    assert main(["score", str(tmp_path / "state.json"), "--setup", '{"walls_left": 4}', "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["timing_ms"]) == {"decode", "register", "detect", "score"}
+    assert out["state"]["walls_left"] == 4 and out["score"]["walls_left"] == 4

@@ -97,3 +97,4 @@ def test_aruco_markers_give_the_homography():
     err = project(found, board_corners_mm(BOARD_MM)) - project(H, board_corners_mm(BOARD_MM))
     assert np.abs(err).max() < 2.0
     assert detect_markers(np.zeros_like(photo), markers) is None
+    assert detect_markers(photo, markers[:1]) is None  # one small marker cannot place a whole board
