@@ -233,21 +233,38 @@ def colour_table(models: list[ColourModel], cfg: PaletteConfig = PALETTE) -> np.
     return palette_lut(models, cfg)
 
 
-def lut_index(board_bgr: np.ndarray, cfg: PaletteConfig = PALETTE) -> np.ndarray:
-    """Index of every pixel into :func:`palette_lut`: uint16 (H, W) from BGR uint8 (H, W, 3)."""
+def lut_index(board_bgr: np.ndarray, cfg: PaletteConfig = PALETTE, scratch=None) -> np.ndarray:
+    """Index of every pixel into :func:`palette_lut`: uint16 (H, W) from BGR uint8 (H, W, 3).
+
+    Args:
+        scratch: optional ``scratch(name, shape, dtype) -> array`` giving reusable work arrays
+            (the result is then one of them).
+    """
     b = cfg.lut_bits
-    q = (board_bgr >> (8 - b)).astype(np.uint16)
-    return cv2.transform(q, np.array([[1 << (2 * b), 1 << b, 1]], np.float32))
+    weights = np.array([[1 << (2 * b), 1 << b, 1]], np.float32)
+    if scratch is None:
+        q = (board_bgr >> (8 - b)).astype(np.uint16)
+        return cv2.transform(q, weights)
+    hw = board_bgr.shape[:2]
+    q8 = np.right_shift(board_bgr, 8 - b, out=scratch("q8", hw + (3,), np.uint8))
+    q = scratch("q16", hw + (3,), np.uint16)
+    np.copyto(q, q8)
+    return cv2.transform(q, weights, dst=scratch("idx", hw, np.uint16))
 
 
-def label_pixels(board_bgr: np.ndarray, lut: np.ndarray, cfg: PaletteConfig = PALETTE) -> np.ndarray:
+def label_pixels(board_bgr: np.ndarray, lut: np.ndarray, cfg: PaletteConfig = PALETTE, scratch=None) -> np.ndarray:
     """Per-pixel colour label: uint8 (H, W), index into the palette or :data:`NONE`.
 
     Args:
         board_bgr: rectified, illumination-normalised board, BGR uint8 (H, W, 3).
         lut: uint8 table from :func:`colour_table`.
+        scratch: optional ``scratch(name, shape, dtype) -> array`` giving reusable work arrays
+            (the result is then one of them).
     """
-    return np.take(lut, lut_index(board_bgr, cfg))
+    idx = lut_index(board_bgr, cfg, scratch)
+    if scratch is None:
+        return np.take(lut, idx)
+    return np.take(lut, idx, out=scratch("labels", board_bgr.shape[:2], np.uint8))
 
 
 def player_masks(labels: np.ndarray, n_players: int) -> np.ndarray:
@@ -297,18 +314,25 @@ class CellBlocks:
     def box_mean(self, blocks: np.ndarray, share: float) -> np.ndarray:
         """Mean over each cell's centred square of side ``share`` (of a cell), from
         :meth:`blocks`: float64 (rows, cols[, C])."""
-        n = self.side(share)
-        a = (self.k - n) // 2
+        return self.box_means(blocks, (share,))[0]
+
+    def box_means(self, blocks: np.ndarray, shares) -> list:
+        """:meth:`box_mean` for each of ``shares``, from one integral image."""
         g = self.grid
         integ = cv2.integral(blocks, sdepth=cv2.CV_64F)
         if integ.ndim == 2:
             integ = integ[..., None]
-        r0 = np.arange(g.rows) * self.k + a
-        c0 = np.arange(g.cols) * self.k + a
-        r1, c1 = r0 + n, c0 + n
-        tot = (integ[r1[:, None], c1[None]] - integ[r0[:, None], c1[None]] - integ[r1[:, None], c0[None]]
-               + integ[r0[:, None], c0[None]]) / float(n * n)
-        return tot if blocks.ndim == 3 else tot[..., 0]
+        out = []
+        for share in shares:
+            n = self.side(share)
+            a = (self.k - n) // 2
+            r0 = np.arange(g.rows) * self.k + a
+            c0 = np.arange(g.cols) * self.k + a
+            r1, c1 = r0 + n, c0 + n
+            tot = (integ[r1[:, None], c1[None]] - integ[r0[:, None], c1[None]] - integ[r1[:, None], c0[None]]
+                   + integ[r0[:, None], c0[None]]) / float(n * n)
+            out.append(tot if blocks.ndim == 3 else tot[..., 0])
+        return out
 
 
 def cover_shares(player_blocks: np.ndarray, cells: CellBlocks, cfg: CoverConfig = COVER) -> np.ndarray:

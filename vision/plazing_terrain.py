@@ -21,8 +21,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.plazing_cells import CellBlocks
-from vision.plazing_tokens import _bright_chroma
+from beachscore.errors import BadInputError
+from vision.plazing_cells import CellBlocks, Grid
+from vision.plazing_tokens import bright_chroma
 
 PIECE = "p"  #: class of a calibration cell covered by a piece (its terrain cannot be seen)
 #: Floor on each standardised feature's scale (feature units), so a feature constant at calibration
@@ -38,6 +39,26 @@ OBJECT_RATIO = 2.0
 OBJECT_SLOPE = 4.0
 
 
+def setup_terrain(setup: dict | None, grid: Grid) -> np.ndarray:
+    """The setup's terrain characters as a (rows, cols) array of str; '.' everywhere when the setup
+    gives none.
+
+    Raises:
+        BadInputError: ``invalid-setup`` when the terrain does not fit the grid.
+    """
+    t = np.full((grid.rows, grid.cols), ".", dtype="<U1")
+    rows = (setup or {}).get("terrain")
+    if rows is None:
+        return t
+    if (not isinstance(rows, list) or len(rows) != grid.rows
+            or any(not isinstance(r, str) or len(r) != grid.cols for r in rows)):
+        raise BadInputError("invalid-setup", f"setup terrain must be {grid.rows} strings of {grid.cols} "
+                            "characters (the profile's grid)")
+    for r, row in enumerate(rows):
+        t[r] = list(row)
+    return t
+
+
 def terrain_features(blocks: np.ndarray, sq_blocks: np.ndarray, cells: CellBlocks) -> np.ndarray:
     """Per-cell look for terrain: brightness/chromaticity of the whole cell, its core and centre,
     sd of B, G, R over the whole cell.
@@ -48,22 +69,11 @@ def terrain_features(blocks: np.ndarray, sq_blocks: np.ndarray, cells: CellBlock
     Returns:
         float64 (rows, cols, 12).
     """
-    g, k = cells.grid, cells.k
-    integ = cv2.integral(blocks, sdepth=cv2.CV_64F)  # once for the three squares
-
-    def square(share):
-        n = cells.side(share)
-        a = (k - n) // 2
-        r0 = np.arange(g.rows) * k + a
-        c0 = np.arange(g.cols) * k + a
-        r1, c1 = r0 + n, c0 + n
-        return (integ[r1[:, None], c1[None]] - integ[r0[:, None], c1[None]] - integ[r1[:, None], c0[None]]
-                + integ[r0[:, None], c0[None]]) / float(n * n)
-
-    whole, core, centre = square(1.0), square(0.6), square(0.3)
+    g = cells.grid
+    whole, core, centre = cells.box_means(blocks, (1.0, 0.6, 0.3))  # one integral image for the three
     sq = cv2.resize(sq_blocks, (g.cols, g.rows), interpolation=cv2.INTER_AREA).astype(np.float64)  # whole cells
     var = np.maximum(sq - whole ** 2, 0.0)
-    return np.concatenate([_bright_chroma(whole), _bright_chroma(core), _bright_chroma(centre), np.sqrt(var)],
+    return np.concatenate([bright_chroma(whole), bright_chroma(core), bright_chroma(centre), np.sqrt(var)],
                           axis=-1)
 
 

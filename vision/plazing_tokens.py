@@ -49,7 +49,7 @@ def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.nda
             (``"bgr"``, ``"sq"``) for other per-cell measures (the terrain's).
     Returns:
         float64 (rows, cols, 10 + n_players): brightness and chromaticity of the mean colour
-        (:func:`_bright_chroma`), sd B, G, R, mean gradient of grey (|gx| + |gy| of 3×3 Sobel),
+        (:func:`bright_chroma`), sd B, G, R, mean gradient of grey (|gx| + |gy| of 3×3 Sobel),
         player-colour shares·100 over
         the central square, then brightness and chromaticity of a smaller centre square (the
         token itself rather than what it lies on).
@@ -70,10 +70,10 @@ def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.nda
     g = cells.box_mean(cells.blocks(grad), cfg.core_share)[..., None]
     shares = cells.box_mean(player_blocks, cfg.core_share).reshape(mean.shape[:2] + (-1,)) / 255.0 * 100.0
     cmean = cells.box_mean(bgr, cfg.centre_share)
-    return np.concatenate([_bright_chroma(mean), np.sqrt(var), g / 4.0, shares, _bright_chroma(cmean)], axis=-1)
+    return np.concatenate([bright_chroma(mean), np.sqrt(var), g / 4.0, shares, bright_chroma(cmean)], axis=-1)
 
 
-def _bright_chroma(bgr: np.ndarray) -> np.ndarray:
+def bright_chroma(bgr: np.ndarray) -> np.ndarray:
     """Mean B, G, R (..., 3) → brightness (mean of the channels) and chromaticity b, r (shares of
     B and R in B+G+R, ×100 by :data:`CHROMA_SCALE`): a darker print of the same colour moves
     only the brightness."""
@@ -302,3 +302,26 @@ def strangeness(feats: np.ndarray, model: TokenModel) -> np.ndarray:
     refs = [model.empties, model.means] + ([model.protos] if model.protos is not None and len(model.protos) else [])
     R = np.vstack([r for r in refs if len(r)]) if any(len(r) for r in refs) else np.zeros((1, feats.shape[1]))
     return np.sqrt(_sq_distances(feats, R, W).min(axis=1))
+
+
+def with_scan_marks(tokens: TokenModel, feats: np.ndarray, free: np.ndarray, terrain: np.ndarray):
+    """Add empty prototypes for printed marks (± squares, crossed sticks) the calibration shot never
+    showed free: the median look of this photo's free cells bearing that mark (most are empty).
+
+    Returns:
+        (token model to use, set of marks that had no calibration prototype).
+    """
+    unseen = set()
+    extra = []
+    for mark in "+-x":
+        if mark in tokens.empty_marks:
+            continue
+        cells = [tuple(rc) for rc in free.tolist() if terrain[rc[0], rc[1]] == mark]
+        if cells:
+            unseen.add(mark)
+            extra.append(np.median(np.array([feats[rc] for rc in cells]), axis=0))
+    if not extra:
+        return tokens, unseen
+    return TokenModel(tokens.classes, tokens.means, np.vstack([tokens.empties] + extra), tokens.precision,
+                      tokens.empty_marks + "".join(sorted(unseen)), tokens.protos, tokens.proto_class,
+                      tokens.strict), unseen

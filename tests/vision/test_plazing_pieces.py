@@ -6,8 +6,10 @@ import pytest
 from beachscore.errors import BadInputError
 from vision.plazing import parse_label
 from vision.plazing_cells import CellBlocks, Grid, cover_posteriors, cover_shares, player_masks
-from vision.plazing_pieces import PatternModel, catalogue_shapes, groups, seam_contrasts, split_group
+from vision.plazing_patterns import PatternModel
+from vision.plazing_pieces import catalogue_shapes, groups, split_group
 from vision.plazing_screens import long_axis_facings, screen_cells
+from vision.plazing_seams import seam_contrasts
 
 PROFILE = {"pieces": {"screen": [[[0, 0], [0, 1], [0, 2]]], "blanket": [[[0, 0], [0, 1], [1, 0], [1, 1]]],
                       "gear": [[[0, 0]], [[0, 0], [0, 1]]]}}

@@ -1,0 +1,139 @@
+"""Plażing refusals and doubts: photos that cannot be read, and cells that nothing learned explains.
+
+Idea: a photo is refused (``UnreadableBoardError``, exit 3) when it is dark, glared or blurred
+(:func:`check_quality`), or when cells unlike everything seen at calibration form a blob — a flat
+patch hiding the board (``board-out-of-view``) or something over it (``occluded``); the message
+says what was measured and the causes the measurements point at (:func:`unlike_message`). A few
+scattered odd cells only make the reading doubtful.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from beachscore.errors import UnreadableBoardError
+from vision import quality
+from vision.plazing_cells import Grid
+from vision.plazing_config import QUALITY
+from vision.plazing_lighting import frame_sharpness
+from vision.plazing_model import ReaderModel
+
+
+def check_quality(small: np.ndarray, view_gains: np.ndarray, model: ReaderModel, grid: Grid) -> None:
+    """Refuse dark or glared photos with :func:`vision.quality.check` and blurred ones against the
+    calibration's sharpness (Pech-Pacheco et al. 2000).
+
+    Raises:
+        UnreadableBoardError: ``too-dark``, ``glare``, ``too-blurred``.
+    """
+    quality.check(small, gains=view_gains)
+    if model.sharpness > 0:  # measured after the lighting correction: a dimmer photo is not a blurred one
+        now = frame_sharpness(cv2.cvtColor(cv2.transform(small, np.diag(view_gains).astype(np.float32)),
+                                      cv2.COLOR_BGR2GRAY), grid)
+        if now < QUALITY.min_sharpness_ratio * model.sharpness:
+            raise UnreadableBoardError("too-blurred", f"the photo is too blurred to read (sharpness {now:.0f} against "
+                                       f"{model.sharpness:.0f} at calibration); hold the camera still and refocus")
+
+
+def terrain_warning(terrain: np.ndarray, prob: np.ndarray, classes) -> str:
+    """The warning of a scan whose terrain was read from the photo."""
+    n_wall = int((terrain == "#").sum())
+    marks = {m: int((terrain == m).sum()) for m in "+-x" if (terrain == m).any()}
+    unseen = [m for m in "+-x" if m not in classes]
+    doubtful = np.argwhere(prob < 0.9).tolist()
+    text = (f"terrain read from the photo (no --setup terrain): {n_wall} closing cells"
+            + "".join(f", {n} '{m}'" for m, n in marks.items())
+            + "; marks under pieces cannot be seen and are taken as sand")
+    if unseen:
+        text += (f"; the calibration shot shows no free {' or '.join(repr(m) for m in unseen)} square, so such "
+                 "squares are read as sand")
+    if doubtful:
+        text += "; doubtful cells " + ", ".join(f"[{r},{c}]" for r, c in doubtful[:6])
+    return text + "; pass --setup with 'terrain' to be sure"
+
+
+def unlike_message(cells, blob: int, model: ReaderModel, terrain: np.ndarray, terrain_given: bool, looks, gains,
+                    flat: bool = False, washed: bool = False, darker: float = 1.0) -> str:
+    """Say what was measured when cells look like nothing seen at calibration, and the likely
+    causes the measurements point at (a flat patch, a colour cast, a setup terrain unlike the photo's)."""
+    rows = [r for r, _ in cells]
+    cols = [c for _, c in cells]
+    text = (f"{len(cells)} cells look unlike anything seen at calibration (largest touching group {blob}; rows "
+            f"{min(rows) + 1}–{max(rows) + 1}, columns {min(cols) + 1}–{max(cols) + 1})")
+    causes = []
+    if washed:
+        causes.append("they are washed out once the photo's light is matched to calibration's: the light is uneven "
+                      "across the board (part of it in shadow, or a bright spot)")
+    if darker < QUALITY.shadow_ratio and not flat:
+        causes.append(f"they are {darker:.2f}× as bright as the rest of the board: a shadow over part of the board?")
+    if flat:
+        causes.append("they are one flat, even colour: part of the board is hidden or out of view")
+    g = np.asarray(gains, np.float64)
+    if np.abs(np.log(np.maximum(g, 1e-3))).max() > np.log(1.25):
+        causes.append(f"the light is very different from calibration (colour gains B×{g[0]:.2f}, G×{g[1]:.2f}, "
+                      f"R×{g[2]:.2f})")
+    if (not causes and terrain_given and looks is not None and model.terrain is not None
+            and model.terrain.known):  # a photo read as it should be: does its terrain match the setup's?
+        read, _, _ = model.terrain.classify(looks)
+        bad_set = set(map(tuple, cells))
+        says_sand = [(r, c) for r, c in np.argwhere((read == "#") & (terrain != "#")).tolist()]
+        says_wall = [(r, c) for r, c in np.argwhere((read != "#") & (terrain == "#")).tolist()]
+        if says_sand and (bad_set & set(says_sand) or len(says_sand) >= 2):
+            text_t = ("the setup's terrain may be wrong: the photo shows closing terrain at "
+                      + ", ".join(f"[{r},{c}]" for r, c in says_sand[:6]) + " where the setup says sand")
+            if says_wall:
+                text_t += (", and none at " + ", ".join(f"[{r},{c}]" for r, c in says_wall[:6])
+                           + " where the setup puts closing terrain")
+            causes.append(text_t + " (pass the terrain of this game, or leave it out to read it from the photo)")
+    if not causes:
+        causes.append("a hand or an object over the board, light very different from calibration, pieces of a "
+                      "colour not labelled at calibration, or a terrain that differs from the setup?")
+    body = "; ".join(causes)
+    return text + " — " + body + ("" if body.endswith("?") else ".") + \
+        " Take the photo again with the view clear (or fix --setup)."
+
+
+def unlike_board(looks, model: ReaderModel, terrain: np.ndarray, terrain_given: bool, gains, owner: np.ndarray) -> list:
+    """Cells whose whole look (:func:`~vision.plazing_terrain.terrain_features`) is unlike every cell
+    of the calibration shot (``QUALITY.unlike_look``).
+
+    Returns:
+        [(r, c)] of a few such cells (each makes the reading doubtful).
+    Raises:
+        UnreadableBoardError: ``board-out-of-view`` (a flat, even patch: part of the board hidden)
+            or ``occluded`` when they are too many or form a large blob.
+    """
+    if looks is None:
+        return []
+    # cells in a learned player colour are judged by the piece reader (a kind never labelled at
+    # calibration has a print unlike any calibration cell, and is read with doubt there)
+    far = (model.terrain.nearest(looks) > QUALITY.unlike_look) & (owner < 0)
+    cells = [tuple(rc) for rc in np.argwhere(far).tolist()]
+    if not cells:
+        return []
+    blob = largest_blob(cells, far.shape)
+    if blob > QUALITY.max_unexplained_blob_cells or len(cells) > QUALITY.max_unexplained_share * far.size:
+        sel = looks[far]
+        sd = sel[:, 9:12].mean()  # sd of B, G, R within the cells
+        spread = sel[:, :3].std(axis=0).max()  # how much the cells differ from one another
+        bright = float(sel[:, 0].mean())
+        rest = looks[~far][:, 0]
+        ratio = bright / max(float(rest.mean()), 1.0) if rest.size else 1.0
+        washed = bright > QUALITY.washed_out_level
+        flat = bool(sd < QUALITY.flat_sd_bgr and spread < QUALITY.flat_sd_bgr) and not washed
+        raise UnreadableBoardError("board-out-of-view" if flat else "occluded",
+                                   unlike_message(cells, blob, model, terrain, terrain_given, looks, gains, flat,
+                                                   washed, ratio))
+    return cells
+
+
+def largest_blob(cells, shape) -> int:
+    """Size of the largest 4-connected blob of ``cells`` (list of (r, c)) on a grid of ``shape``."""
+    if not cells:
+        return 0
+    m = np.zeros(shape, np.uint8)
+    for r, c in cells:
+        m[r, c] = 1
+    n, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
+    return int(stats[1:, cv2.CC_STAT_AREA].max()) if n > 1 else 0

@@ -1,0 +1,254 @@
+"""Plażing calibration: learn every labelled class's appearance from the calibration shot.
+
+Idea: the shot is read the way a scan reads a photo (same decode size, rectification and
+labelling), so what is learned looks like what a scan sees. Player colours come from the piece
+samples (refused when a sample clearly shows another player's colour: :func:`_check_labels`),
+tokens from their samples and from each labelled token pasted onto the shot's typical empty
+backgrounds, printed patterns from the labelled screens and the pieces whose split is sure, the
+screens' cross-profile from the labelled screens, and every cell's look (with the shot's own
+terrain, ``calib.setup.json``, how terrain looks).
+"""
+
+from __future__ import annotations
+
+import os
+
+import cv2
+import numpy as np
+
+from beachscore.errors import BadInputError
+from vision.image_io import read_image
+from vision.plazing_cells import Grid, colour_table, learn_colour, mislabelled, sample_colour
+from vision.plazing_config import PALETTE, PATTERN, RECTIFY, TOKENS
+from vision.plazing_lighting import frame_sharpness, median_bgr
+from vision.plazing_model import FRAME_PICTURE, MODEL_VERSION, PALETTE_PICTURE
+from vision.plazing_patterns import PatternModel
+from vision.plazing_pieces import FACINGS, catalogue_shapes, groups, split_group
+from vision.plazing_rectify import DECODE_REDUCE, Rectified
+from vision.plazing_screens import learn_template, screen_cells
+from vision.plazing_seams import seam_contrasts
+from vision.plazing_terrain import TerrainModel, setup_terrain
+from vision.plazing_tokens import background_cells, learn_tokens, token_mask
+from vision.plazing_view import View
+from vision.types import CalibrationShot
+
+DIRECTIONS = ("N", "S", "E", "W")
+RESOURCES = ("amber", "shell", "pebble")
+TOKEN_LABELS = ("neutral", "trash", "surprise")
+
+
+def parse_label(label: str) -> tuple:
+    """Split a Plażing calibration label into its parts.
+
+    Returns:
+        ``("piece", player)``, ``("screen", player, dir)``, ``("meeple", player)``,
+        ``("resource", kind)``, ``("neutral",)``, ``("trash",)``, ``("surprise",)`` or ``("sand",)``.
+    Raises:
+        BadInputError: ``unknown-label`` with the label quoted.
+
+    >>> parse_label("screen/red/N")
+    ('screen', 'red', 'N')
+    """
+    parts = label.split("/")
+    ok = ((parts[0] in ("piece", "meeple") and len(parts) == 2 and parts[1])
+          or (parts[0] == "screen" and len(parts) == 3 and parts[1] and parts[2] in DIRECTIONS)
+          or (parts[0] == "resource" and len(parts) == 2 and parts[1] in RESOURCES)
+          or (parts[0] in TOKEN_LABELS + ("sand",) and len(parts) == 1))
+    if not ok:
+        raise BadInputError("unknown-label", f"unknown Plażing label {label!r}; expected piece/<player>, "
+                            "screen/<player>/<N|S|E|W>, meeple/<player>, neutral, resource/<amber|shell|pebble>, "
+                            "trash, surprise or sand")
+    return tuple(parts)
+
+
+def _calibration_setup(image_path: str) -> dict | None:
+    """The calibration shot's own setup (``<image stem>.setup.json`` beside it), if the user gave one."""
+    path = os.path.splitext(image_path)[0] + ".setup.json"
+    if not os.path.isfile(path):
+        return None
+    from calibration.files import load_object
+
+    return load_object(path, "calibration setup")
+
+
+def learn(shot: CalibrationShot) -> dict:
+    """Learn the appearance of every labelled Plażing class from the calibration shot.
+
+    The shot is decoded again at the scan's reduced size (:data:`DECODE_REDUCE`) so that what is
+    learned looks like what a scan sees.
+
+    Args:
+        shot: calibration shot; samples are labelled points (board mm) with the labels of
+            ``shared/contracts/plazing.md`` §Calibration labels.
+    Returns:
+        JSON-serialisable model: player colours (Lab Gaussians), sand colour, printed patterns of
+        the piece kinds, token classes and empty prototypes, reference board statistics.
+    Raises:
+        BadInputError: ``unknown-label``; ``missing-label`` when no piece colour is labelled;
+            ``sample-off-grid`` for a piece/token sample outside the grid.
+    """
+    profile = shot.request.profile
+    grid = Grid.from_profile(profile)
+    ppm = RECTIFY.px_per_mm
+    parsed = [(parse_label(lab), lab, xy) for lab, xy in shot.request.samples]
+    players = sorted({p[1] for p, _, _ in parsed if p[0] in ("piece", "screen")})
+    if not players:
+        raise BadInputError("missing-label", "calibration needs at least one piece/<player> or "
+                            "screen/<player>/<dir> sample")
+    for p, lab, xy in parsed:
+        if p[0] == "meeple" and p[1] not in players:
+            raise BadInputError("missing-label", f"meeple of {p[1]!r} but no piece/{p[1]} sample to learn its colour")
+    setup = _calibration_setup(shot.request.image_path)
+    terrain = setup_terrain(setup, grid)
+    try:
+        image = read_image(shot.request.image_path, reduce=DECODE_REDUCE)
+    except BadInputError:
+        image = shot.image
+    if image.shape[1] != shot.image.shape[1]:
+        k = image.shape[1] / shot.image.shape[1]
+        H = np.diag([k, k, 1.0]) @ shot.H_px_from_mm
+    else:
+        H = shot.H_px_from_mm
+    rect = Rectified(image, H, profile, grid)
+    raw = rect.crop
+    _check_labels(raw, parsed, rect, ppm, grid.cell_mm)
+    median = median_bgr(rect.small)
+    models = [learn_colour(raw, [rect.to_local(xy) for p, _, xy in parsed
+                                 if p[0] in ("piece", "screen") and p[1] == pl], ppm, grid.cell_mm, pl)
+              for pl in players]
+    sand = [rect.to_local(xy) for p, _, xy in parsed if p[0] == "sand"]
+    if sand:
+        models.append(learn_colour(raw, sand, ppm, grid.cell_mm, "sand"))
+    table = colour_table(models)
+    P = len(players)
+    view = View(rect, np.ones(3, np.float32), table, P, terrain)
+    local = rect.local
+    feats = view.features()
+    token_samples, sample_cells, screens = [], set(), []
+    shapes = {k: v[0] for k, v in profile.get("pieces", {}).items() if v}
+    for p, label, (x, y) in parsed:
+        cell = grid.cell_of(x, y)
+        if cell is None:
+            raise BadInputError("sample-off-grid", f"sample {label!r} at {x:g},{y:g} mm is outside the grid")
+        sample_cells.add(cell)
+        if p[0] in ("meeple", "resource") or p[0] in TOKEN_LABELS or p[0] == "sand":
+            token_samples.append((label, cell))
+        elif p[0] == "screen" and "screen" in shapes:
+            screens.append((players.index(p[1]), screen_cells(cell, p[2], [tuple(c) for c in shapes["screen"]]), p[2]))
+    empty_cells = [(r, c) for r in range(grid.rows) for c in range(grid.cols)
+                   if view.owner[r, c] < 0 and terrain[r, c] != "#" and (r, c) not in sample_cells]
+    composites = _pasted_tokens(view, table, local, feats, token_samples, empty_cells, median, terrain)
+    tokens = learn_tokens(feats, token_samples, empty_cells, "".join(terrain[rc] for rc in empty_cells), composites)
+    fallback = [float(cv2.cvtColor(np.uint8([[np.clip(raw[0, 0], 0, 255)]]), cv2.COLOR_BGR2GRAY)[0, 0])] * P
+    patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median)
+    template = learn_template(view.gray, [(cells, f) for _, cells, f in screens], local, ppm)
+    # every cell's look (the board as calibrated); with the shot's own terrain, how terrain looks
+    terrain_model = TerrainModel.learn(view.looks(), terrain,
+                                       view.owner, known=bool(setup) and setup.get("terrain") is not None).to_json()
+    shot.pictures[PALETTE_PICTURE] = table.reshape(-1, 256)
+    shot.pictures[FRAME_PICTURE] = rect.small
+    return {"version": MODEL_VERSION, "decode_reduce": DECODE_REDUCE,
+            "classes": {lab: int(sum(1 for _, l2, _ in parsed if l2 == lab)) for _, lab, _ in parsed},
+            "players": players, "colours": [m.to_json() for m in models], "median_bgr": median.round(2).tolist(),
+            "px_per_mm": ppm, "tokens": tokens.to_json(), "patterns": patterns.to_json(),
+            "screen_template": template.round(5).tolist(),
+            "player_gray": np.round(ref_light, 2).tolist(),
+            "sharpness": frame_sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
+            "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model}
+
+
+def _check_labels(raw: np.ndarray, parsed, rect: Rectified, ppm: float, cell_mm: float) -> None:
+    """Refuse a calibration whose piece sample clearly shows another player's colour (leave-one-out
+    against the medians of the classes: :func:`~vision.plazing_cells.mislabelled`). When every
+    sample of two players is swapped nothing can tell, and nothing is said.
+
+    Raises:
+        BadInputError: ``bad-sample`` naming each such sample's label and board_mm.
+    """
+    rows = [(lab, xy, p[1]) for p, lab, xy in parsed if p[0] in ("piece", "screen")]
+    colours = [sample_colour(raw, rect.to_local(xy), ppm, cell_mm) for _, xy, _ in rows]
+    bad = mislabelled(colours, [pl for _, _, pl in rows], PALETTE.bad_sample_delta_e, PALETTE.bad_sample_ratio)
+    if bad:
+        text = "; ".join(f"sample {rows[i][0]!r} at board_mm [{rows[i][1][0]:g}, {rows[i][1][1]:g}] looks like "
+                         f"{other} (colour ΔE {d_other:.0f} from the {other} samples, {d_own:.0f} from the other "
+                         f"{rows[i][2]} samples)" for i, d_own, other, d_other in bad)
+        raise BadInputError("bad-sample", f"{text}: fix the label (or the point) and calibrate again")
+
+
+def _pasted_tokens(view: View, table: np.ndarray, grid: Grid, feats: np.ndarray, token_samples, empty_cells,
+                   median, terrain):
+    """Every labelled token pasted onto the calibration's typical empty backgrounds
+    (:func:`~vision.plazing_tokens.background_cells`), so a shell learned on plain sand is also
+    known on a printed resource spot. Returns [(label, features (F,))]."""
+    ppm = RECTIFY.px_per_mm
+    bgs = background_cells(feats, empty_cells)
+    boxes = grid.boxes_px(ppm, 1.0)
+    out = []
+    cut = []
+    for label, (r, c) in token_samples:
+        if label == "sand":
+            continue
+        u0, v0, u1, v1 = boxes[r, c]
+        patch = view.board[v0:v1, u0:u1]
+        cut.append((label, (u0, v0, u1, v1), patch, token_mask(patch)))
+    largest = {}
+    for label, _, _, mask in cut:
+        largest[label] = max(largest.get(label, 0), int(mask.sum()))
+    for label, (u0, v0, u1, v1), patch, mask in cut:
+        # a token barely different from the sand it lies on cannot be cut out whole (only its
+        # shadow would be pasted); a better-contrasted sample of the class teaches the backgrounds
+        if not mask.any() or mask.sum() < TOKENS.min_cut_share * largest[label]:
+            continue
+        board = view.board.copy()
+        for br, bc in bgs:
+            a0, b0, a1, b1 = boxes[br, bc]
+            h, w = min(b1 - b0, v1 - v0), min(a1 - a0, u1 - u0)
+            dst = board[b0:b0 + h, a0:a0 + w]
+            dst[mask[:h, :w]] = patch[:h, :w][mask[:h, :w]]
+        f = View(view.rect, view.gains, table, view.n_players, terrain, board=board).features()
+        out += [(label, f[b]) for b in bgs]
+    return out
+
+
+def _learn_patterns(profile, view: View, screens, fallback, median):
+    """Each kind's printed cell pattern from the calibration: labelled screens (their facing gives
+    the rotation), and every other piece whose split by seams alone is sure
+    (``PATTERN.min_teach_posterior``).
+
+    Returns:
+        (PatternModel, players' grey (P,)).
+    """
+    model = PatternModel.for_profile(profile)
+    grid = view.grid
+    instances = []
+    owner = view.owner.copy()
+    covered = [tuple(x) for x in np.argwhere(owner >= 0).tolist()]
+    win, ref_light = view.windows(covered, fallback, median)
+    at = {c: i for i, c in enumerate(covered)}
+
+    def windows_of(cells):
+        return win[[at[c] for c in cells]]
+
+    for pi, cells, facing in screens:
+        cells = [tuple(c) for c in cells]
+        if not all(0 <= r < grid.rows and 0 <= c < grid.cols for r, c in cells):
+            continue
+        opts = dict(model.placements("screen", cells))
+        k = FACINGS.index(facing)
+        if k in opts and all(c in at for c in cells):
+            instances.append(("screen", windows_of(cells), k, opts[k]))
+        for r, c in cells:
+            owner[r, c] = -1
+    shapes = catalogue_shapes(profile)
+    seams = seam_contrasts(view.board, owner, view.grid, RECTIFY.px_per_mm)
+    for pi, cells in groups(owner):
+        split = split_group(cells, seams, shapes)
+        if not split.exact or split.posterior < PATTERN.min_teach_posterior:
+            continue
+        for kind, placed, _, _ in split.pieces:
+            opts = model.placements(kind, placed) if kind not in model.pooled else [(0, [0] * len(placed))]
+            if not opts:
+                continue
+            instances.append((kind, windows_of(placed), None, opts))
+    model.learn(instances)
+    return model, ref_light

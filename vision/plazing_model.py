@@ -1,0 +1,61 @@
+"""Plażing learned model: what a calibration stores, parsed once per calibration for the reader."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from beachscore.errors import BadInputError
+from vision.plazing_cells import ColourModel, colour_table
+from vision.plazing_config import PALETTE
+from vision.plazing_patterns import PatternModel
+from vision.plazing_terrain import TerrainModel
+from vision.plazing_tokens import TokenModel
+
+PALETTE_PICTURE = "plazing_labels.png"  #: the colour lookup table, kept so a scan need not rebuild it
+FRAME_PICTURE = "plazing_board.png"  #: the calibration's small board view: the frame is the lighting reference
+MODEL_VERSION = 2
+
+
+class ReaderModel:
+    """The learned model, parsed once per calibration (the lookup table costs a few ms)."""
+
+    _cache: dict = {}  #: (id, folder) → (calibration, model); the calibration is kept so its id is not reused
+
+    def __init__(self, d: dict):
+        if d.get("version") != MODEL_VERSION:
+            raise BadInputError("calibration-outdated", "this calibration was made by an older Plażing reader; "
+                                "run beachscore calibrate again")
+        self.players = list(d["players"])
+        self.colours = [ColourModel.from_json(c) for c in d["colours"]]
+        self.median = np.array(d["median_bgr"], np.float32)
+        self.tokens = TokenModel.from_json(d["tokens"])
+        self.patterns = PatternModel.from_json(d["patterns"])
+        self.template = np.array(d["screen_template"], np.float64)
+        self.player_gray = list(d["player_gray"])
+        self.sharpness = float(d.get("sharpness", 0.0))
+        self.terrain = TerrainModel.from_json(d.get("terrain"))
+        self.table = None
+        self.registration_levels: dict = {}
+        self.last_refined: dict = {}  #: photo size → the last refined Registration
+        self.reference_small = None
+
+    @classmethod
+    def of(cls, cal) -> "ReaderModel":
+        """The parsed model of a loaded calibration (cached).
+
+        Raises:
+            BadInputError: ``calibration-outdated`` for a model of another reader version.
+        """
+        key = (id(cal), cal.folder)
+        hit = cls._cache.get(key)
+        if hit is not None and hit[0] is cal:
+            return hit[1]
+        m = cls(cal.model)
+        pic = cal.image(cal.model.get("palette_picture", PALETTE_PICTURE)) if cal.folder else None
+        n = 1 << (3 * PALETTE.lut_bits)
+        m.table = pic.reshape(-1) if pic is not None and pic.size == n else colour_table(m.colours)
+        m.reference_small = cal.image(cal.model.get("board_picture", FRAME_PICTURE)) if cal.folder else None
+        if len(cls._cache) >= 4:
+            cls._cache.pop(next(iter(cls._cache)))
+        cls._cache[key] = (cal, m)
+        return m

@@ -1,0 +1,98 @@
+"""Plażing rectification: the two top views a reading needs, warped from the photo.
+
+Idea: a fixed camera gives the same homography scan after scan, so each warp goes through
+fixed-point remap tables cached per (homography, size), and the large arrays a scan fills are
+reused from scan to scan (:class:`Scratch`) instead of being allocated afresh.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import cv2
+import numpy as np
+
+from vision.plazing_cells import Grid
+from vision.plazing_config import QUALITY, RECTIFY
+
+#: Photos are decoded at 1/DECODE_REDUCE size; the pipeline scales the calibrated homography.
+DECODE_REDUCE = RECTIFY.decode_reduce
+
+_MAPS: dict = {}  #: remap tables of recent warps: a fixed camera gives the same homography scan after scan
+
+
+class Scratch:
+    """Arrays reused from scan to scan by name: a fresh multi-megabyte array costs its page faults
+    on every scan, a noticeable part of a 20 ms budget. One reading at a time (the station scans
+    in one thread); calibration does not use it."""
+
+    def __init__(self):
+        self.arrays: dict = {}
+
+    def __call__(self, name: str, shape, dtype) -> np.ndarray:
+        a = self.arrays.get(name)
+        if a is None or a.shape != tuple(shape) or a.dtype != np.dtype(dtype):
+            a = self.arrays[name] = np.empty(tuple(shape), dtype)
+        return a
+
+
+_THREAD = threading.local()
+
+
+def scratch_arrays() -> Scratch:
+    """This thread's scratch arrays."""
+    if not hasattr(_THREAD, "scratch"):
+        _THREAD.scratch = Scratch()
+    return _THREAD.scratch
+
+
+def _warp(image: np.ndarray, M: np.ndarray, size, dst: np.ndarray | None = None) -> np.ndarray:
+    """``cv2.warpPerspective(image, M, size, WARP_INVERSE_MAP)`` (M: output px → image px), bilinear,
+    borders replicated — through fixed-point remap tables cached per (M, size, image size)."""
+    key = (np.round(M, 9).tobytes(), tuple(size), image.shape[:2])
+    maps = _MAPS.get(key)
+    if maps is None:
+        w, h = size
+        xs, ys = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+        den = M[2, 0] * xs + M[2, 1] * ys + M[2, 2]
+        mx = ((M[0, 0] * xs + M[0, 1] * ys + M[0, 2]) / den).astype(np.float32)
+        my = ((M[1, 0] * xs + M[1, 1] * ys + M[1, 2]) / den).astype(np.float32)
+        maps = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+        if len(_MAPS) >= 8:
+            _MAPS.pop(next(iter(_MAPS)))
+        _MAPS[key] = maps
+    return cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, dst=dst, borderMode=cv2.BORDER_REPLICATE)
+
+
+class Rectified:
+    """The two top views a reading needs.
+
+    Attributes:
+        crop: the grid and a ``RECTIFY.margin_mm`` band around it at ``RECTIFY.px_per_mm``,
+            BGR uint8 (H, W, 3); pixel (u, v) is at board point (x0 + (u + 0.5)/ppm,
+            y0 + (v + 0.5)/ppm) mm.
+        local: the grid in the crop's own millimetres (its origin is the margin).
+        offset_mm: (x0, y0), board mm of the crop's top-left corner.
+        small: the whole board at ``QUALITY.px_per_mm`` (photo checks, lighting), BGR uint8.
+    """
+
+    def __init__(self, image: np.ndarray, H: np.ndarray, profile: dict, grid: Grid, scratch: Scratch | None = None):
+        ppm = RECTIFY.px_per_mm
+        m = int(np.ceil(RECTIFY.margin_mm * ppm))
+        margin = m / ppm
+        x0, y0 = grid.origin_mm[0] - margin, grid.origin_mm[1] - margin
+        w = int(round(grid.cols * grid.cell_mm * ppm)) + 2 * m
+        h = int(round(grid.rows * grid.cell_mm * ppm)) + 2 * m
+        S = np.array([[1 / ppm, 0, x0 + 0.5 / ppm], [0, 1 / ppm, y0 + 0.5 / ppm], [0, 0, 1]])
+        self.crop = _warp(image, H @ S, (w, h), scratch("crop", (h, w, 3), np.uint8) if scratch else None)
+        self.local = Grid((margin, margin), grid.cell_mm, grid.rows, grid.cols)
+        self.offset_mm = (x0, y0)
+        q = QUALITY.px_per_mm
+        bw, bh = profile["board_mm"]
+        Sq = np.array([[1 / q, 0, 0.5 / q], [0, 1 / q, 0.5 / q], [0, 0, 1]])
+        size = (int(round(bw * q)), int(round(bh * q)))
+        self.small = _warp(image, H @ Sq, size, scratch("small", (size[1], size[0], 3), np.uint8) if scratch else None)
+
+    def to_local(self, xy):
+        """Board mm → the crop's mm."""
+        return (xy[0] - self.offset_mm[0], xy[1] - self.offset_mm[1])

@@ -1,0 +1,74 @@
+"""Plażing view: one rectified board prepared for reading — normalised colours, pixel labels, cover.
+
+Idea: the lighting gains bring the grid crop to the calibration's light, every pixel is labelled
+through the learned colour table (:mod:`vision.plazing_cells`), and each placeable cell's cover
+is decided from block means; token features, whole-cell looks and pattern windows are computed
+from the same board on demand.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.plazing_cells import CellBlocks, cover_posteriors, cover_shares, label_pixels, player_masks
+from vision.plazing_config import RECTIFY
+from vision.plazing_patterns import cell_windows, pattern_maps, player_lightness
+from vision.plazing_rectify import Rectified, Scratch
+from vision.plazing_terrain import terrain_features
+from vision.plazing_tokens import cell_features
+
+
+class View:
+    """One rectified board prepared for reading: normalised colours, labels, cover.
+
+    Attributes:
+        board: illumination-normalised grid crop, BGR uint8 (H, W, 3) at RECTIFY px/mm.
+        gray: the same in grey, uint8 (H, W).
+        masks: per-player colour masks, uint8 (H, W, P) (255 = the player's colour).
+        cells: block layout of the grid (:class:`~vision.plazing_cells.CellBlocks`);
+        player_blocks: block means of ``masks``.
+        owner: int (rows, cols) covering player or −1; cover_p: float64 (rows, cols) posterior.
+    """
+
+    def __init__(self, rect: Rectified, gains, table: np.ndarray, n_players: int, terrain: np.ndarray,
+                 board: np.ndarray | None = None, scratch: Scratch | None = None):
+        grid = rect.local
+        self.gains = np.asarray(gains, np.float32)
+        hw = rect.crop.shape[:2]
+        buf = scratch or (lambda name, shape, dtype: None)
+        self.board = board if board is not None else cv2.transform(
+            rect.crop, np.diag(self.gains).astype(np.float32), dst=buf("board", hw + (3,), np.uint8))
+        self.gray = cv2.cvtColor(self.board, cv2.COLOR_BGR2GRAY, dst=buf("gray", hw, np.uint8))
+        self.labels = label_pixels(self.board, table, scratch=scratch)
+        self.masks = player_masks(self.labels, n_players)
+        self.scratch = scratch
+        ppm = RECTIFY.px_per_mm
+        self.cells = CellBlocks(grid, ppm)
+        self.player_blocks = self.cells.blocks(self.masks).reshape(self.cells.size[1], self.cells.size[0], n_players)
+        self.owner, self.cover_p = cover_posteriors(cover_shares(self.player_blocks, self.cells))
+        self.owner[terrain == "#"] = -1
+        self.grid = grid
+        self.rect = rect
+        self.n_players = n_players
+
+    def features(self) -> np.ndarray:
+        """Token features of every cell (:func:`~vision.plazing_tokens.cell_features`); the block
+        means behind them are kept for :meth:`looks`."""
+        self._blocks = {}
+        return cell_features(self.board, self.gray, self.player_blocks, self.cells, scratch=self.scratch,
+                             keep=self._blocks)
+
+    def looks(self) -> np.ndarray:
+        """Whole-cell looks (:func:`~vision.plazing_terrain.terrain_features`), after :meth:`features`."""
+        if not getattr(self, "_blocks", None):
+            self.features()
+        return terrain_features(self._blocks["bgr"], self._blocks["sq"], self.cells)
+
+    def windows(self, cells, ref_light_fallback, median_bgr):
+        """Pattern windows (:func:`~vision.plazing_patterns.cell_windows`) of covered ``cells``, and
+        the players' grey in this photo."""
+        shares, light = pattern_maps(self.masks, self.gray, self.grid, RECTIFY.px_per_mm)
+        ref = player_lightness(shares, light, ref_light_fallback)
+        base = float(np.dot(np.asarray(median_bgr, np.float64), [0.114, 0.587, 0.299]))
+        return cell_windows(cells, [int(self.owner[c]) for c in cells], shares, light, ref, base), ref
