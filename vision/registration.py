@@ -64,6 +64,11 @@ def rectify(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, px_per_mm: fl
                                borderMode=cv2.BORDER_REPLICATE)
 
 
+#: Markers that must be seen before they define the board's position: one small marker's corners
+#: leave the homography poorly constrained across a whole board.
+MIN_MARKERS = 2
+
+
 def detect_markers(image: np.ndarray, markers: list[dict]) -> np.ndarray | None:
     """Homography board mm → image px from the profile's ArUco markers, or None if too few are seen.
 
@@ -71,13 +76,13 @@ def detect_markers(image: np.ndarray, markers: list[dict]) -> np.ndarray | None:
         image: photo, BGR uint8.
         markers: profile ``markers`` entries ``{"dictionary": "DICT_4X4_50", "id": int, "corners_mm": 4×[x, y]}``.
     Returns:
-        (3, 3) float64 homography fitted with RANSAC over every seen marker corner, or None when no
-        declared marker is visible.
+        (3, 3) float64 homography fitted with RANSAC over every seen marker corner, or None when
+        fewer than :data:`MIN_MARKERS` declared markers are visible.
     """
     if not markers:
         return None
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    src, dst = [], []
+    src, dst, found = [], [], 0
     for name in sorted({m["dictionary"] for m in markers}):
         dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
         detector = cv2.aruco.ArucoDetector(dictionary, cv2.aruco.DetectorParameters())
@@ -89,7 +94,8 @@ def detect_markers(image: np.ndarray, markers: list[dict]) -> np.ndarray | None:
             if m["dictionary"] == name and m["id"] in seen:
                 src.extend(m["corners_mm"])
                 dst.extend(seen[m["id"]].tolist())
-    if len(src) < 4:
+                found += 1
+    if found < MIN_MARKERS:
         return None
     H, _ = cv2.findHomography(np.float32(src), np.float32(dst), cv2.RANSAC, 3.0)
     return H
