@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 
 from beachscore.errors import BadInputError
 
@@ -20,6 +21,8 @@ def read_input_file(path: str, max_bytes: int, what: str, too_large_code: str) -
     """
     name = f"{what} {path}".strip()
     try:
+        if os.path.exists(path) and not os.path.isdir(path) and not stat.S_ISREG(os.stat(path).st_mode):
+            raise BadInputError("file-unreadable", f"{name}: not a regular file (a pipe or a device?)")
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
             if size > max_bytes:

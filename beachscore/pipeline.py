@@ -184,6 +184,7 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     check_photo(image, cal)
     check_setup(setup, cal)
     module = reader(cal.game)
+    image = at_reader_scale(image, cal, module)
     if cal.extra.get("model_version") != model_version(module):
         raise BadInputError("calibration-outdated", f"{cal.folder or 'the calibration'} was learned by another "
                             "version of the reader; recalibrate (beachscore calibrate …)")
@@ -203,6 +204,20 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     return ScanResult(game=cal.game, state=state, score=result, confidence=reading.confidence,
                       warnings=reg.warnings + reading.warnings, timing_ms=timing, registration=reg,
                       photo=photo, reading=reading)
+
+
+def at_reader_scale(image: np.ndarray, cal: store.Calibration, module) -> np.ndarray:
+    """Shrink a photo larger than the reader works at (``DECODE_REDUCE`` of the calibration shot).
+
+    A file is decoded straight at that size; a camera frame or an upload arrives full size and is
+    shrunk here (area averaging), so both paths read the same pixels. Smaller photos are left as
+    they are (the readers refuse what is too small to read).
+    """
+    target_w = cal.image_size[0] / int(getattr(module, "DECODE_REDUCE", 1))
+    if image.shape[1] <= target_w * 1.01:
+        return image
+    size = (int(round(target_w)), int(round(image.shape[0] * target_w / image.shape[1])))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
 
 def _decode_reduce(cal: store.Calibration) -> int:

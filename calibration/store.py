@@ -13,6 +13,7 @@ folder behind.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -93,8 +94,19 @@ def save(folder: str, cal: Calibration, pictures: dict[str, np.ndarray] | None =
     doc = {"format": FORMAT, "version": VERSION, "game": cal.game, "profile": cal.profile,
            "image_size": list(cal.image_size), "H_px_from_mm": np.asarray(cal.H_px_from_mm).tolist(),
            "reference_image": "reference.png" if cal.reference is not None else None,
-           "model": cal.model, **cal.extra}
+           "model": cal.model, **{k: v for k, v in cal.extra.items() if k != "checksum"}}
+    doc["checksum"] = checksum(doc)
     atomic_write_bytes(os.path.join(folder, "calibration.json"), json.dumps(doc, indent=1).encode())
+
+
+def checksum(doc: dict) -> str:
+    """SHA-256 of a calibration document without its ``checksum`` field (canonical JSON).
+
+    A learned calibration is the product's output: one edited by hand (or damaged on disk) no
+    longer matches and is refused with "recalibrate" instead of failing deep in a reader.
+    """
+    body = {k: v for k, v in doc.items() if k != "checksum"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def is_calibration(path: str) -> bool:
@@ -123,6 +135,9 @@ def load(folder: str) -> Calibration:
         raise BadInputError("calibration-invalid", f"{path}: not valid JSON; recalibrate") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise BadInputError("calibration-invalid", f"{path}: not a beachscore calibration")
+    if doc.get("checksum") != checksum(doc):
+        raise BadInputError("calibration-invalid", f"{path}: the calibration was changed after it was learned "
+                            "(edited by hand or damaged); recalibrate")
     if doc.get("version") != VERSION:
         raise BadInputError("calibration-invalid", f"{path}: calibration version {doc.get('version')!r} "
                             f"is not supported (expected {VERSION}); recalibrate")

@@ -9,6 +9,7 @@ import cv2
 import pytest
 
 from beachscore.cli import main
+from calibration import store
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "examples", "strand-unter")
@@ -104,6 +105,7 @@ def test_a_calibration_of_another_reader_version_asks_to_recalibrate(strand_cal,
     shutil.copytree(strand_cal, old)
     doc = json.loads((old / "calibration.json").read_text())
     doc["model_version"] = -1
+    doc["checksum"] = store.checksum(doc)  # as an older product would have written it
     (old / "calibration.json").write_text(json.dumps(doc))
     assert main(["scan", PHOTO, "--calibration", str(old), "--json"]) == 2
     assert _error(capsys)["code"] == "calibration-outdated"
@@ -195,3 +197,13 @@ def test_score_json_has_timing_and_the_completed_state(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert set(out["timing_ms"]) == {"decode", "register", "detect", "score"}
     assert out["state"]["walls_left"] == 4 and out["score"]["walls_left"] == 4
+
+
+def test_a_hand_edited_calibration_is_refused(strand_cal, tmp_path, capsys):
+    edited = tmp_path / "edited"
+    shutil.copytree(strand_cal, edited)
+    doc = json.loads((edited / "calibration.json").read_text())
+    doc["game"] = "plazing"
+    (edited / "calibration.json").write_text(json.dumps(doc))
+    assert main(["scan", PHOTO, "--calibration", str(edited), "--json"]) == 2
+    assert _error(capsys)["code"] == "calibration-invalid"

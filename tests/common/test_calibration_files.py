@@ -63,8 +63,12 @@ def test_store_round_trip_and_version_check(tmp_path):
     doc = json.loads((tmp_path / "cal" / "calibration.json").read_text())
     doc["version"] = 99
     (tmp_path / "cal" / "calibration.json").write_text(json.dumps(doc))
+    with pytest.raises(BadInputError, match="changed after it was learned"):
+        store.load(folder)  # edited by hand
+    doc["checksum"] = store.checksum(doc)
+    (tmp_path / "cal" / "calibration.json").write_text(json.dumps(doc))
     with pytest.raises(BadInputError, match="version"):
-        store.load(folder)
+        store.load(folder)  # written by another version of the product
 
 
 def test_missing_calibration_folder(tmp_path):

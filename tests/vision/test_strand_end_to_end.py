@@ -165,12 +165,14 @@ def test_a_calibration_learned_before_the_model_format_changed_asks_to_recalibra
     import shutil
 
     import vision.strand_unter as strand
+    from calibration.store import checksum
 
     assert strand.MODEL_VERSION == 2
     old = tmp_path / "old"
     shutil.copytree(setup_dir / "cal", old)
     doc = json.loads((old / "calibration.json").read_text())
     doc["model_version"] = 1
+    doc["checksum"] = checksum(doc)  # as the older product wrote it
     (old / "calibration.json").write_text(json.dumps(doc))
     sc = synthetic.scene(PROFILE, seed=5, size_px=SIZE, ppm=PPM, **SCENE)
     cv2.imwrite(str(tmp_path / "scan.png"), sc.image)
