@@ -168,9 +168,13 @@ class Station:
             return ScanRequest(False, f"no camera: {self.camera_problem}")
         if self.calibration is None:
             return ScanRequest(False, f"no calibration: {self.calibration_problem}")
+        game = self.store.current_game()
+        if game and game["game"] != self.calibration.game:
+            return ScanRequest(False, f"the calibration is for {self.calibration.game} but the game set up is "
+                               f"{game['game']}: calibrate for {game['game']} or start a {self.calibration.game} game")
         if not self._busy.acquire(blocking=False):
             return ScanRequest(False, "a scan is already running")
-        players = self.mat_players(self.store.current_game())
+        players = self.mat_players(game)
         if not players:
             player = None
         elif player is None:

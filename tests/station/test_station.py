@@ -198,3 +198,10 @@ def test_no_button_by_choice_is_not_a_problem(tmp_path, mock_gpio):
         assert button["ok"] and not button["fitted"] and button["problem"] is None
     finally:
         st.close()
+
+
+def test_a_game_the_calibration_does_not_read_is_not_scanned(station):
+    station.new_game("sand-castles")
+    answer = station.request_scan("web")
+    assert not answer.accepted and "calibration is for strand-unter" in answer.reason
+    assert station.store.count("scans") == 0
