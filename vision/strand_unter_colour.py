@@ -204,3 +204,88 @@ def sea_pixels(image_bgr: np.ndarray, lut: np.ndarray, bits: int, sea_index: int
     k = max(1, int(smooth_px))
     src = cv2.blur(image_bgr, (k, k)) if k > 1 else image_bgr
     return classify(src, lut, bits) == sea_index
+
+
+def illumination_field(log_ratio: np.ndarray, valid: np.ndarray, out_shape, tile_px: int = 4,
+                       min_share: float = 0.3, smooth_tiles: float = 1.0,
+                       local_tol: float = 0.08) -> tuple[np.ndarray, dict]:
+    """A smooth brightness gain field ``now / ref`` (float32 ``out_shape``) from unchanged scene parts.
+
+    Light that is not even (a vignette, a lamp on one side, a soft shadow) multiplies the photo by
+    a slowly varying factor. It is measured on parts that never change (bare sand against the
+    empty board, the table and rails around it): per tile of ``tile_px`` the mean log ratio of
+    the valid pixels; then a quadratic surface is fitted to the tiles by iteratively re-weighted
+    least squares (tiles far off it drop out), tiles off their neighbours' mean (a piece) drop
+    out, and the inliers' residuals are spread by multi-scale normalised convolution (Knutsson &
+    Westin 1993): a soft shadow's edge is followed where tiles are dense, places without tiles
+    (under pieces, the cloth) get coarser estimates, and the quadratic where there are none.
+
+    Args:
+        log_ratio: float32 (H, W) ``log(now + 1) − log(ref + 1)`` of grey levels.
+        valid: bool (H, W), pixels that should show the unchanged scene.
+        out_shape: (h, w) of the returned field (the same region, resampled).
+    Returns:
+        (field float32 out_shape, figures ``{"range": max/min of the field over valid tiles,
+        "tiles": inlier tiles, "rms": rms log residual of the inliers}``).
+    """
+    H, W = log_ratio.shape[:2]
+    th, tw = max(1, H // tile_px), max(1, W // tile_px)
+    hh, ww = th * tile_px, tw * tile_px
+    v = valid[:hh, :ww].astype(np.float32)
+    lr = np.where(v > 0, log_ratio[:hh, :ww], 0).astype(np.float32)
+    share = cv2.resize(v, (tw, th), interpolation=cv2.INTER_AREA)
+    mean = cv2.resize(lr, (tw, th), interpolation=cv2.INTER_AREA) / np.maximum(share, 1e-6)
+    ok = share >= min_share
+    yy, xx = np.mgrid[0:th, 0:tw].astype(np.float64)
+    xs, ys = (xx + 0.5) / tw - 0.5, (yy + 0.5) / th - 0.5
+    X = np.stack([np.ones_like(xs), xs, ys, xs * xs, xs * ys, ys * ys], -1).reshape(-1, 6)
+    y = mean.reshape(-1).astype(np.float64)
+    okf = ok.reshape(-1)
+    w = okf.astype(np.float64)
+    coef = np.zeros(6)
+    if w.sum() >= 8:
+        for _ in range(3):
+            idx = w > 0
+            Xi = X[idx]
+            coef = np.linalg.solve(Xi.T @ Xi + 1e-6 * np.eye(6), Xi.T @ y[idx])   # normal equations (6 × 6)
+            res = y - X @ coef
+            s = 1.4826 * float(np.median(np.abs(res[okf]))) + 0.01
+            w_new = okf & (np.abs(res) < 2.5 * max(s, 0.03))
+            if w_new.sum() < 8:
+                break
+            w = w_new.astype(np.float64)
+    elif ok.any():
+        coef[0] = float(np.median(y[okf]))
+    poly = (X @ coef).reshape(th, tw).astype(np.float32)
+    inl = w.reshape(th, tw).astype(np.float32)
+    res = ((mean - poly) * inl).astype(np.float32)
+    # a tile off its neighbours (a piece, a stick) is no light measurement
+    nb = cv2.blur(res, (5, 5), borderType=cv2.BORDER_REPLICATE) / np.maximum(
+        cv2.blur(inl, (5, 5), borderType=cv2.BORDER_REPLICATE), 1e-4)
+    inl = inl * (np.abs(mean - poly - nb) < local_tol)
+    res = ((mean - poly) * inl).astype(np.float32)
+    corr = np.zeros_like(res)
+    for sig in (8.0 * smooth_tiles, 3.0 * smooth_tiles, smooth_tiles):
+        num = cv2.GaussianBlur(res, (0, 0), sig, borderType=cv2.BORDER_REPLICATE)
+        den = cv2.GaussianBlur(inl, (0, 0), sig, borderType=cv2.BORDER_REPLICATE)
+        a = np.clip(den / 0.3, 0, 1)
+        corr = (1 - a) * corr + a * (num / np.maximum(den, 1e-4))
+    logf = (poly + corr).astype(np.float32)
+    # resample onto the output grid (tile centres → pixels)
+    oh, ow = out_shape
+    sy, sx = hh / oh, ww / ow
+    mapx = np.repeat(((np.arange(ow, dtype=np.float32) + 0.5) * sx / tile_px - 0.5)[None, :], oh, 0)
+    mapy = np.repeat(((np.arange(oh, dtype=np.float32) + 0.5) * sy / tile_px - 0.5)[:, None], ow, 1)
+    field = np.exp(cv2.remap(logf, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+    used = inl > 0
+    rng = float(np.exp(logf[used].max() - logf[used].min())) if used.any() else 1.0
+    rms = float(np.sqrt(np.mean(((mean - poly - corr)[used]) ** 2))) if used.any() else 0.0
+    return field.astype(np.float32), {"range": rng, "tiles": int(used.sum()), "rms": rms}
+
+
+def apply_field(image_bgr: np.ndarray, field: np.ndarray, gains) -> np.ndarray:
+    """``image / field · gains`` per channel, saturating to uint8 (field float32 (H, W), gains (3,))."""
+    g = np.asarray(gains, np.float32)
+    inv = 1.0 / field
+    scale = cv2.merge([inv * g[0], inv * g[1], inv * g[2]])
+    return cv2.multiply(image_bgr, scale, dtype=cv2.CV_8U)

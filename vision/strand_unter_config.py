@@ -34,6 +34,10 @@ class RegistrationConfig:
     min_coarse_response: float = 0.1  # phase-correlation peaks weaker than this are not trusted
     min_photo_ppm: float = 0.45       # decoded px per board mm below which a photo is too small (samples: 1.25)
     max_bump_mm: float = 20.0         # the largest motion trusted (samples: 15 mm pushes are recovered)
+    rotation_steps_deg: tuple = (2.5, -2.5, 5.0, -5.0)  # a failed fit is retried from these turns (up to ~6°)
+    scale_steps: tuple = (1.05, 0.95, 1.1, 0.9)  # no fit at all: is the board larger/smaller (camera moved)?
+    zoom_check_ecc: float = 0.9       # a fit this poor or a move beyond coarse_min_mm: zoomed fits are tried too
+    max_scale_change: float = 0.02    # the board looking this much larger/smaller (every fit agrees): the camera moved
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,16 @@ class ReadingConfig:
     fg_chroma: float = 16.0           # ... or this much chroma change (L1 across the sand direction)
     fg_noise_k: float = 3.0           # thresholds grow to this × the scan's robust noise on bare sand
     fine_gain_max_change: float = 40.0  # sand pixels changed less than this give the fine lighting gains
+    light_tile_px: int = 8            # uneven light: the brightness field is measured per tile of this size
+    light_chroma_tol: float = 0.12    # ... on sand pixels whose log-chromaticity changed less than this
+    light_residual_tol: float = 0.08  # ... and (second pass) whose log brightness ratio is this close to the first field's
+    # samples under uneven light (board max/min of the field): vignette 1 − k·r² k = 0.4: 1.75, k = 0.6: 2.45;
+    # ramp 0.5→1 top to bottom 1.8; half in a soft shadow (×0.55): 2.0 — all read right once evened out
+    light_apply_range: float = 1.25   # a field varying less (clean samples: 1.08–1.15) is not applied: per-channel gains
+    light_doubt_range: float = 2.6    # a field varying more than this × over the board: a doubt
+    light_max_range: float = 4.0      # ... more than this: uneven-light
+    empty_back_sand: float = 0.6      # no cloth found: the back groove's core must be at least this share sand-coloured
+    light_occluder_range: float = 1.5  # an unexplained darker/brighter patch under light this uneven: uneven-light
     open_px: int = 2                  # morphological opening radius of the foreground (noise)
     sea_coverage: float = 0.5         # a groove more covered than this is under the sea
     sea_smooth_px: int = 5            # the cloth is found on colours averaged over this square (noise)
@@ -116,9 +130,12 @@ class ConfidenceConfig:
     shell_count_slack: float = 0.2    # area / shell area within ±this of x.5 is a doubt
     sea_margin: float = 0.2           # groove coverage within ±this of the threshold is a doubt
     value_margin: float = 0.12        # castle value: cost of the next value minus the chosen one's below this
-    groove_margin_mm: float = 2.0     # a base this close to a groove border is a doubt
+    # a castle's base or a shell's centre this close to a groove border is a doubt (samples: every piece
+    # ≥ 10.9 mm from a border in 30 mm grooves; a castle's base is estimated to a few mm)
+    groove_margin_mm: float = 5.0
     bird_margin: float = 0.15         # a sandpiper match distance within this of the limit is a doubt
     doubt_factor: float = 0.45        # multiplied in per doubt
+    unsure_cap: float = 0.2           # the confidence of a reading lacking positive evidence (e.g. no cloth seen)
 
 
 CASTLES = CastleConfig()

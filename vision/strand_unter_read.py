@@ -1,7 +1,10 @@
 """Read a Strand unter board from a registered photo: sea front, sandpiper, shells, castles.
 
 Steps (all on the rectified board at the calibration's px/mm, no colour-space conversion):
-1. undo the lighting change with per-channel gains (table strip, then bare sand);
+1. undo the lighting change: uneven light (a vignette, a lamp on one side, a soft shadow) by a
+   smooth brightness field measured on the bare sand, the cloth and the table against the
+   calibration (:func:`_light_field`); then per-channel gains (table strip, then bare sand);
+   far too uneven light is refused (``uneven-light``), as is a dark/bright patch under uneven light;
 2. classify every pixel through the calibration's BGR lookup table (learned Lab Gaussians);
 3. sea: the cloth hangs from the sea side; it is found on colours averaged over 5 × 5 px (noise),
    each column's edge by a step fit (a hand lying on the cloth does not end it), median-filtered;
@@ -20,7 +23,8 @@ Steps (all on the rectified board at the calibration's px/mm, no colour-space co
    side) and with a mean colour within the learned spread. Anything else is not counted; one
    that is ≥ 3 shells large may hide pieces: ``occluded``.
 Before reading, a photo much noisier than the calibration shot is refused (``too-noisy``).
-Every doubt lowers the confidence. Source: ``shared/rules/strand-unter.md`` §Components,
+A board read without any cloth needs positive evidence: bare sand at the back groove. A piece
+within a few mm of a groove border is a doubt. Every doubt lowers the confidence. Source: ``shared/rules/strand-unter.md`` §Components,
 ``shared/contracts/strand-unter.md`` §state.
 """
 
@@ -87,6 +91,10 @@ class _Assets:
         self.player_k = {p: self.names.index(f"castle/{p}") for p in m["players"]}
         self.basis = colour.change_basis(m["sand_bgr"])
         self.ref_quality = None
+        self.small = None                   # half-resolution empty board etc. for the light field
+        sea_lab = np.clip(np.round(np.asarray(m["classes"]["sea"]["mean"], np.float64)), 0, 255).astype(np.uint8)
+        self.sea_bgr = cv2.cvtColor(sea_lab.reshape(1, 1, 3), cv2.COLOR_Lab2BGR).reshape(3)
+        self.sea_grey = int(cv2.cvtColor(self.sea_bgr.reshape(1, 1, 3), cv2.COLOR_BGR2GRAY)[0, 0])
         # groove borders (y, mm) for the base-near-border doubt
         self.borders = sorted({float(v) for p in groove_polygons(cal.profile).values() for v in p[:, 1]})
 
@@ -114,6 +122,92 @@ def _work_image(photo: Photo, A: _Assets):
         ext = warp_board(photo.image, reg.H_px_from_mm, A.board, REGISTRATION.ppm, REGISTRATION.margin_mm)
         gains = colour.channel_gains(surround_pixels(ext, A.board), photo.calibration.model["surround_bgr"])
     return np.ascontiguousarray(B), np.asarray(gains, np.float64)
+
+
+def _light_field(photo: Photo, B: np.ndarray, gains: np.ndarray, A: _Assets, cfg=READING):
+    """The photo's brightness relative to the empty board, a smooth field over the work image.
+
+    Measured (:func:`vision.strand_unter_colour.illumination_field`, at half the work image's
+    resolution) on the bare sand (pixels whose chromaticity, after the table strip's colour cast,
+    matches the empty board's: the cloth and coloured pieces drop out), on the cloth (pixels of
+    the learned sea colour's chromaticity, against that colour: the cloth is plain) and on the
+    table and rails around the board (against the calibration's registration reference, the
+    empty board's extended view), all but the sea side. A second pass leaves out the pixels the
+    first field does not explain (pieces of the sand's hue).
+
+    Returns:
+        (field float32 B.shape[:2], figures ``{"range", "tiles", "rms"}``).
+    """
+    from vision.strand_unter_register import _reference
+    reg, cal = photo.registration, photo.calibration
+    ref = _reference(cal)
+    m = round(REGISTRATION.margin_mm * REGISTRATION.ppm)
+    h, w = B.shape[:2]
+    f = 2                                                            # the field is smooth: half resolution
+    if A.small is None:
+        A.small = {"empty": cv2.resize(A.empty, (w // f, h // f), interpolation=cv2.INTER_AREA),
+                   "grooves": cv2.resize(A.on_grooves.astype(np.uint8), (w // f, h // f),
+                                         interpolation=cv2.INTER_NEAREST) > 0}
+        A.small["log_empty"] = np.log(A.small["empty"].astype(np.float32) + 1.0)
+        A.small["grey_empty"] = cv2.cvtColor(A.small["empty"], cv2.COLOR_BGR2GRAY)
+    cast = gains / float(np.exp(np.mean(np.log(np.maximum(gains, 1e-3)))))
+    Bs = cv2.resize(B, (w // f, h // f), interpolation=cv2.INTER_AREA)
+    logB = cv2.log(cv2.transform(Bs.astype(np.float32), np.diag(cast.astype(np.float32))) + 1.0)
+
+    def chroma_match(log_ref) -> np.ndarray:
+        """Log-chromaticity unchanged: the spread of the three channels' log ratios is small."""
+        if log_ref.shape[:2] == (1, 1):                       # a plain colour
+            d = [ch - float(k) for ch, k in zip(cv2.split(logB), log_ref.reshape(3))]
+        else:
+            d = cv2.split(cv2.subtract(logB, log_ref))
+        spread = cv2.max(cv2.max(d[0], d[1]), d[2]) - cv2.min(cv2.min(d[0], d[1]), d[2])
+        return spread < 1.5 * cfg.light_chroma_tol
+
+    sand_ok = chroma_match(A.small["log_empty"]) & A.small["grooves"]
+    sea_ok = chroma_match(np.log(A.sea_bgr.astype(np.float32) + 1.0).reshape(1, 1, 3)) & ~sand_ok
+    now_g = cv2.cvtColor(Bs, cv2.COLOR_BGR2GRAY)
+    ref_g = A.small["grey_empty"].copy()
+    ref_g[sea_ok] = A.sea_grey
+    board_ok = sand_ok | sea_ok
+    ms = m // f
+    hs, ws = now_g.shape
+    if ref is not None and REGISTRATION.ppm == A.ppm and ref.shape[0] == h + 2 * m and ref.shape[1] == w + 2 * m:
+        ext = getattr(reg, "extended", None)
+        size = (ref.shape[1] // f, ref.shape[0] // f)
+        if ext is None or ext.shape[:2] != ref.shape:
+            now_e = cv2.cvtColor(warp_board(photo.image, reg.H_px_from_mm, A.board, REGISTRATION.ppm / f,
+                                            REGISTRATION.margin_mm), cv2.COLOR_BGR2GRAY)
+            if now_e.shape[::-1] != size:
+                now_e = cv2.resize(now_e, size, interpolation=cv2.INTER_AREA)
+        else:
+            now_e = cv2.resize(cv2.cvtColor(ext, cv2.COLOR_BGR2GRAY), size, interpolation=cv2.INTER_AREA)
+        if A.small.get("ref_ext") is None:
+            A.small["ref_ext"] = cv2.resize(ref, size, interpolation=cv2.INTER_AREA)
+        ref_e = A.small["ref_ext"].copy()
+        now_e[ms:ms + hs, ms:ms + ws] = now_g
+        ref_e[ms:ms + hs, ms:ms + ws] = ref_g
+        valid = (ref_e > 10) & (ref_e < 250)
+        valid[:ms] = False                                  # the sea side: the cloth hangs there
+        valid[ms:ms + hs, ms:ms + ws] = board_ok
+        valid &= (now_e > 4) & (now_e < 252)
+        crop = (slice(ms, ms + hs), slice(ms, ms + ws))
+    else:
+        now_e, ref_e, crop = now_g, ref_g, (slice(0, hs), slice(0, ws))
+        valid = board_ok & (now_g > 4) & (now_g < 252)
+    tile = max(2, cfg.light_tile_px // f)
+    o = crop[0].start % tile                                # the tile grid starts at the board's corner
+    lr = cv2.log(now_e.astype(np.float32) + 1.0) - cv2.log(ref_e.astype(np.float32) + 1.0)
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    valid = cv2.erode(valid.astype(np.uint8), k) > 0             # mixed pixels at pieces' edges
+    for rnd in range(2):
+        F, fig = colour.illumination_field(lr[o:], valid[o:], (lr.shape[0] - o, lr.shape[1]), tile_px=tile)
+        F = np.vstack([np.repeat(F[:1], o, 0), F]) if o else F
+        if rnd == 0:
+            # second pass without whatever the first field does not explain (pieces of sand's hue)
+            off = np.abs(lr - np.log(F)) > cfg.light_residual_tol
+            valid &= cv2.dilate(off.astype(np.uint8), k) == 0
+    field = cv2.resize(np.ascontiguousarray(F[crop]), (w, h), interpolation=cv2.INTER_LINEAR)
+    return np.maximum(field, 1e-3).astype(np.float32), fig
 
 
 def _occluder_fraction(unexplained: np.ndarray, blobs, A: _Assets, cfg=READING) -> tuple[float, int]:
@@ -235,13 +329,29 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     B, gains = _work_image(photo, A)
     doubts: list[str] = []
 
-    # 1–2. lighting: table-strip gains, then fine-tuned on the bare sand; pixel classes
-    sand_now = (B[::3, ::3].reshape(-1, 3)[A.sand_idx] * gains).astype(np.float32)
+    # 1–2. lighting: a smooth brightness field (uneven light) from the unchanged scene; under
+    # (nearly) even light one gain per channel (table strip); then gains fine-tuned on the bare sand
+    field, light = _light_field(photo, B, gains, A, cfg)
+    light["board_range"] = float(field.max() / max(float(field.min()), 1e-3))
+    if light["board_range"] > cfg.light_max_range:
+        raise UnreadableBoardError("uneven-light", f"the light is too uneven across the board (one part "
+                                   f"{light['board_range']:.1f}x brighter than another); light the board evenly "
+                                   "(no lamp from one side, no shadow over it) and take the photo again")
+    if light["board_range"] < cfg.light_apply_range:
+        field = None                                    # even light: the per-channel gains suffice
+    else:
+        gains = gains / float(np.exp(np.mean(np.log(np.maximum(gains, 1e-3)))))   # the strip's colour cast only
+    sand_now = (B[::3, ::3].reshape(-1, 3)[A.sand_idx] * gains[None, :]).astype(np.float32)
+    if field is not None:
+        sand_now /= field[::3, ::3].reshape(-1)[A.sand_idx][:, None]
     sand_ref = A.empty[::3, ::3].reshape(-1, 3)[A.sand_idx]
     bare = np.abs(sand_now - sand_ref).max(axis=1) < cfg.fine_gain_max_change
     if bare.sum() > 100:
         gains = gains * np.median(sand_ref[bare] / np.maximum(sand_now[bare], 1), axis=0)
-    Bc = colour.apply_gains(B, gains)
+    Bc = colour.apply_gains(B, gains) if field is None else colour.apply_field(B, field, gains)
+    if light["board_range"] > cfg.light_doubt_range:
+        doubts.append(f"the light is uneven across the board (one part {light['board_range']:.1f}x brighter than "
+                      "another); it was evened out, but check the reading")
     cls = colour.classify(Bc, A.lut, A.bits)
     # the cloth edge on every other column (it is median-filtered across many columns anyway)
     half = colour.sea_pixels(Bc[:, ::2], A.lut, A.bits, A.sea, cfg.sea_smooth_px)
@@ -275,6 +385,16 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
         doubts.append(f"{_grooves_phrase(holes)} beyond the sea front (groove {front}) "
                       f"{'looks' if len(holes) == 1 else 'look'} uncovered; straighten the sea cloth")
     visible = [n for n in A.numbers if n < front]
+    cap = 1.0
+    if not covered:
+        # no cloth anywhere: only plausible when the back grooves' sand is seen bare (positive evidence)
+        back = max(A.numbers)
+        idx = A.core_idx[back]
+        sand_share = float((cls.ravel()[idx] == A.sand).mean()) if len(idx) else 0.0
+        if sand_share < cfg.empty_back_sand:
+            cap = conf_cfg.unsure_cap
+            doubts.append(f"the sea cloth was not found, yet groove {back} at the back does not look like bare sand "
+                          f"({sand_share:.0%} sand-coloured); check the sea front and the light")
 
     # 4. foreground blobs below the cloth and its stick
     # (a castle standing just in front of the stick rises into its band: only player colours count there)
@@ -294,7 +414,7 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     state_grooves = {n: {"number": n, "shells": {c: 0 for c in model["shell_colours"]}, "castles": []}
                      for n in visible}
     details = {"sea": sea, "coverage": coverage, "castles": [], "shells": [], "bird": None,
-               "gains": gains.tolist(), "noise": noise, "quality": figures}
+               "gains": gains.tolist(), "noise": noise, "quality": figures, "light": light}
 
     def groove_at(x: float, y: float) -> int:
         return int(A.gmap[min(max(int(round(y)), 0), A.gmap.shape[0] - 1),
@@ -415,6 +535,12 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
         tone, cause = ("darker than", " or a shadow falls on it") if bright < -cfg.fg_brightness else \
             (("brighter than", " or a lamp's glare falls on it") if bright > cfg.fg_brightness
              else ("differently coloured from", ""))
+        if tone != "differently coloured from" and light["board_range"] > cfg.light_occluder_range:
+            raise UnreadableBoardError(
+                "uneven-light", f"{details['occluder']:.0%} of the board ({w / A.ppm / 10:.0f} × {h / A.ppm / 10:.0f} cm "
+                f"around {where(*blobs.centroids[i])}) looks {tone} the empty board while the light is uneven "
+                f"(one part of the board {light['board_range']:.1f}x brighter than another): a shadow, a lamp's "
+                "light or something lying there; light the board evenly, clear the view and take the photo again")
         raise UnreadableBoardError(
             "occluded", f"{details['occluder']:.0%} of the board ({w / A.ppm / 10:.0f} × {h / A.ppm / 10:.0f} cm around "
             f"{where(*blobs.centroids[i])}) looks {tone} the empty board and like no learned piece: something "
@@ -468,6 +594,8 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
             x, y = ce[j]
             g = groove_at(x, y)
             details["shells"].append((c, count, float(x), float(y)))
+            if g in state_grooves and near_border(y):
+                doubts.append(f"the {c} shell at {where(x, y)} lies on the line between two grooves")
             if g in state_grooves:
                 state_grooves[g]["shells"][c] += count
             elif g == 0:
@@ -477,6 +605,7 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
              "grooves": [state_grooves[n] for n in visible]}
     confidence = float(np.clip(photo.registration.score, 0, 1)) ** 0.5
     confidence *= conf_cfg.doubt_factor ** len(doubts)
+    confidence = min(confidence, cap)
     details["labels"] = cls
     details["foreground"] = fg
     return Reading(state=state, confidence=round(confidence, 3), warnings=doubts, details=details)

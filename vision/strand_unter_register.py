@@ -14,7 +14,11 @@ The strips are searched ±``max_shift_mm``; a push further than that is first me
 by phase correlation of the piece-free surround's edges (lower rails, land-side edge, table),
 and the fine fit then runs on the photo rectified with that offset (up to ``max_bump_mm``).
 Before any fit, a photo whose surround lost most of the calibration's fine detail is refused as
-``too-blurred`` (:func:`surround_detail`).
+``too-blurred`` (:func:`surround_detail`). A board turned further than the strips' range (≳ 2.5°)
+is found by fitting again from turned starting points (``rotation_steps_deg``, up to ~6°). A
+board that looks larger or smaller (the camera's height or zoom changed; the Euclidean fit would
+pass it off as a far push) is recognised by a 4-parameter fit with a scale term, also from zoomed
+starting points, and refused as ``registration-lost`` with a message asking to recalibrate.
 """
 
 from __future__ import annotations
@@ -211,22 +215,77 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     w, h = board
     # a push larger than the fine search range: first a coarse translation by phase correlation of
     # the piece-free surround, then the fine fit around it (on the photo rectified with that offset)
-    T, ecc = None, 0.0
+    T, ecc, zoom = None, 0.0, float("nan")
     dx, dy, response = _coarse_shift(gray, cal, ref, board, edges, cfg)
-    if np.hypot(dx, dy) > cfg.coarse_min_mm and response >= cfg.min_coarse_response:
-        Tc = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
-        ext1 = warp_board(image, H0 @ Tc, board, cfg.ppm, cfg.margin_mm)
-        edges1 = np.maximum(cloth_edge_mm(ext1, gains, lut, model["class_names"].index("sea"), model["lut_bits"],
-                                          board, cfg), _ref_cloth_edge(cal, cfg))
+    sea = model["class_names"].index("sea")
+
+    def fit_from(T0):
+        """Fine fit on the photo rectified with ``H0 @ T0`` (a coarse guess); (T, ecc) or raises."""
+        ext1 = warp_board(image, H0 @ T0, board, cfg.ppm, cfg.margin_mm)
+        edges1 = np.maximum(cloth_edge_mm(ext1, gains, lut, sea, model["lut_bits"], board, cfg),
+                            _ref_cloth_edge(cal, cfg))
+        Tf, e, sc = _fine_fit(cv2.cvtColor(ext1, cv2.COLOR_BGR2GRAY), cal, ref, board, edges1 + cfg.sea_dilate_mm, cfg)
+        return T0 @ Tf, e, sc
+
+    Tc = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
+    coarse = np.hypot(dx, dy) > cfg.coarse_min_mm and response >= cfg.min_coarse_response
+    if coarse:
         try:
-            Tf, ecc = _fine_fit(cv2.cvtColor(ext1, cv2.COLOR_BGR2GRAY), cal, ref, board, edges1 + cfg.sea_dilate_mm, cfg)
-            T = Tc @ Tf
+            T, ecc, zoom = fit_from(Tc)
         except UnreadableBoardError:            # the coarse offset misled: search around the calibrated place
             T = None
+    first_error = None
     if T is None:
-        T, ecc = _fine_fit(gray, cal, ref, board, edges + cfg.sea_dilate_mm, cfg)
+        try:
+            T, ecc, zoom = _fine_fit(gray, cal, ref, board, edges + cfg.sea_dilate_mm, cfg)
+        except UnreadableBoardError as err:
+            first_error = err
+    if T is None or ecc < cfg.min_ecc:
+        # a board turned further than the strips' search range: try turned starting points
+        for deg in cfg.rotation_steps_deg:
+            for T0 in ([Tc] if coarse else []) + [np.eye(3)]:
+                try:
+                    Tr, e, z = fit_from(T0 @ _turn(deg, board))
+                except UnreadableBoardError:
+                    continue
+                if e > ecc:
+                    T, ecc, zoom = Tr, e, z
+            if T is not None and ecc >= cfg.min_ecc:
+                break
+    if T is None:
+        # the board larger or smaller than at calibration: the camera's height or zoom changed
+        for sc in cfg.scale_steps:
+            for T0 in ([Tc] if coarse else []) + [np.eye(3)]:
+                try:
+                    fit_from(T0 @ _zoom(sc, board))
+                except UnreadableBoardError:
+                    continue
+                raise UnreadableBoardError(
+                    "registration-lost", f"the board looks about {abs(sc - 1):.0%} {'larger' if sc > 1 else 'smaller'} "
+                    "than at calibration: the camera's height or zoom seems to have changed; put the camera back "
+                    "or recalibrate (beachscore calibrate …)")
+        raise first_error
     centre = np.array([w / 2, h / 2, 1.0])
     shift_mm = float(np.linalg.norm((T @ centre)[:2] - centre[:2]))
+    scales = [zoom] if np.isfinite(zoom) else []
+    if shift_mm > cfg.coarse_min_mm or ecc < cfg.zoom_check_ecc:
+        # a far move is also what a changed camera height looks like: fit from zoomed starting points,
+        # where both rails can match, and read the change of scale off the 4-parameter fit
+        for sc in cfg.scale_steps[:2]:
+            for T0 in (T, Tc, np.eye(3)):
+                try:
+                    _, e, z = fit_from(T0 @ _zoom(sc, board))
+                except UnreadableBoardError:
+                    continue
+                if e >= cfg.min_ecc and np.isfinite(z):
+                    scales.append(sc * (1 + z) - 1)
+                break
+    if scales and min(abs(z) for z in scales) > cfg.max_scale_change:
+        z = float(np.median(scales))
+        raise UnreadableBoardError(
+            "registration-lost", f"the board looks about {abs(z):.0%} {'larger' if z > 0 else 'smaller'} than at "
+            "calibration: the camera's height or zoom seems to have changed; put the camera back or "
+            "recalibrate (beachscore calibrate …)")
     rotation = float(np.degrees(np.arctan2(T[1, 0], T[0, 0])))
     if ecc < cfg.min_ecc or shift_mm > cfg.max_bump_mm:
         raise UnreadableBoardError("registration-lost",
@@ -243,6 +302,22 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     return reg
 
 
+def _turn(deg: float, board_mm) -> np.ndarray:
+    """Rotation by ``deg`` about the board's centre, board mm → board mm (3, 3)."""
+    w, h = board_mm
+    t = np.radians(deg)
+    c, s_ = np.cos(t), np.sin(t)
+    cx, cy = w / 2, h / 2
+    return np.array([[c, -s_, cx - c * cx + s_ * cy], [s_, c, cy - s_ * cx - c * cy], [0.0, 0.0, 1.0]])
+
+
+def _zoom(factor: float, board_mm) -> np.ndarray:
+    """Scaling by ``factor`` about the board's centre, board mm → board mm (3, 3)."""
+    w, h = board_mm
+    cx, cy = w / 2, h / 2
+    return np.array([[factor, 0.0, cx - factor * cx], [0.0, factor, cy - factor * cy], [0.0, 0.0, 1.0]])
+
+
 def _fine_fit(gray: np.ndarray, cal, ref: np.ndarray, board_mm, edges, cfg) -> tuple[np.ndarray, float]:
     """Fit the board's motion (shift x, y, rotation) from the strips across its outline.
 
@@ -253,12 +328,14 @@ def _fine_fit(gray: np.ndarray, cal, ref: np.ndarray, board_mm, edges, cfg) -> t
         edges: (3,) cloth reach (board mm, y) near the left rail, the right rail and anywhere,
             already grown by the safety margin: strips the cloth may cover are not used.
     Returns:
-        (T float64 (3, 3) board mm → board mm, fit quality in [0, 1]), ±``cfg.max_shift_mm``.
+        (T float64 (3, 3) board mm → board mm, fit quality in [0, 1], relative change of scale
+        the strips suggest (a 4-parameter fit; NaN unless both rails and the front edge fit)),
+        searched ±``cfg.max_shift_mm``.
     Raises:
         UnreadableBoardError: ``registration-lost`` when too few strips correlate or they do not
             agree on one motion.
     """
-    rows, rhs = [], []
+    rows, rhs, sides = [], [], []
     w, h = board_mm
     cx, cy = w / 2, h / 2
     bands = _reference_bands(cal, ref, board_mm, cfg)
@@ -280,7 +357,15 @@ def _fine_fit(gray: np.ndarray, cal, ref: np.ndarray, board_mm, edges, cfg) -> t
                 rows.append([1.0, 0.0, -(centre_mm - cy)])
             else:                           # δy = ty + θ (x − cx)
                 rows.append([0.0, 1.0, centre_mm - cx])
+            sides.append(side)
             rhs.append(shift / cfg.ppm)
+    for group in ("left", "right"):
+        usable = sum(1 for k, b in enumerate(bands) if use[k] and b[0] == group)
+        if usable >= 3 and group not in sides:
+            # a whole rail unlike the calibration's while the other matches: the board looks
+            # larger or smaller (camera height, zoom) or something lies along that rail
+            raise UnreadableBoardError("registration-lost", f"the board's {group} rail does not match the "
+                                       "calibration; is something lying along it, or did the camera move?")
     rows, rhs = np.array(rows), np.array(rhs)
     sides_x = int((rows[:, 0] > 0).sum()) if len(rows) else 0
     if len(rows) < 4 or sides_x < 2 or len(rows) - sides_x < 1:
@@ -297,9 +382,15 @@ def _fine_fit(gray: np.ndarray, cal, ref: np.ndarray, board_mm, edges, cfg) -> t
     tx, ty, theta = sol
     rms = float(np.sqrt(np.mean(res[keep] ** 2)))
     ecc = float(np.clip(1.0 - rms / (2 * cfg.max_residual_mm), 0, 1)) * float(keep.mean())
+    # a change of scale (camera raised/lowered, zoom): the rails move apart or together
+    side = np.where(rows[:, 0] > 0, np.where(np.array(sides) == "right", w / 2, -w / 2), h / 2)
+    scale = float("nan")
+    if keep.sum() >= 5 and len({sd for sd, k in zip(sides, keep) if k}) == 3:
+        X4 = np.column_stack([rows, side])[keep]
+        scale = float(np.linalg.solve(X4.T @ X4 + 1e-9 * np.eye(4), X4.T @ rhs[keep])[3])
     c, s_ = np.cos(theta), np.sin(theta)
     T = np.array([[c, -s_, cx + tx - c * cx + s_ * cy], [s_, c, cy + ty - s_ * cx - c * cy], [0, 0, 1]])
-    return T, ecc
+    return T, ecc, scale
 
 
 def _coarse_shift(gray: np.ndarray, cal, ref: np.ndarray, board_mm, cloth_mm, cfg) -> tuple[float, float, float]:

@@ -46,7 +46,7 @@ def scene(profile: dict, *, seed: int = 0, sea_front: int = 12, shells=(), castl
           light_bgr=(1.0, 1.0, 1.0), noise_sigma: float = 2.0, blur_sigma: float = 0.0,
           shift_mm=(0.0, 0.0), rotation_deg: float = 0.0, colours: dict | None = None,
           size_px=(960, 540), ppm: float = 1.2, camera_mm: float | None = None,
-          castle_top_mm=(20.0, 23.0, 26.0, 29.0), objects=()) -> Scene:
+          castle_top_mm=(20.0, 23.0, 26.0, 29.0), objects=(), illumination: dict | None = None) -> Scene:
     """Draw a Strand unter scene.
 
     Args:
@@ -66,6 +66,7 @@ def scene(profile: dict, *, seed: int = 0, sea_front: int = 12, shells=(), castl
         objects: things that are no game piece, drawn last (over pieces and cloth): ``[(Lab colour,
             x_mm, y_mm, half-length_mm, half-width_mm)]`` filled ellipses (a hand, a card); the
             state does not change.
+        illumination: uneven light over the whole photo (:func:`illumination_field`), or None.
     Returns:
         :class:`Scene`.
     """
@@ -119,6 +120,8 @@ def scene(profile: dict, *, seed: int = 0, sea_front: int = 12, shells=(), castl
     table = np.full((Hh, W, 3), _bgr((110, 140, 150)), np.uint8)
     photo = cv2.warpPerspective(board, M, (W, Hh), dst=table, borderMode=cv2.BORDER_TRANSPARENT)
     photo = photo.astype(np.float32) * np.asarray(light_bgr, np.float32)
+    if illumination:
+        photo *= illumination_field((Hh, W), **illumination)[..., None]
     if blur_sigma > 0:
         photo = cv2.GaussianBlur(photo, (0, 0), blur_sigma)
     photo += rng.normal(0, noise_sigma, photo.shape).astype(np.float32)
@@ -144,3 +147,33 @@ def scene(profile: dict, *, seed: int = 0, sea_front: int = 12, shells=(), castl
     if bird:
         samples.append({"label": "sandpiper", "board_mm": list(bird)})
     return Scene(image=photo, corners_px=corners_px, state=st, samples=samples)
+
+
+def illumination_field(shape, *, vignette: float = 0.0, ramp=None, shadow=None) -> np.ndarray:
+    """A multiplicative light field float32 ``shape`` (h, w) over a photo: uneven light.
+
+    Args:
+        shape: (h, w) of the photo.
+        vignette: k of ``1 − k·r²`` (r = 1 at the middle of each side, √2 at the corners), floored at 0.3.
+        ramp: ``(axis, start, end)``: a linear ramp along ``"x"`` (left → right) or ``"y"`` (top → bottom).
+        shadow: ``(x_fraction, factor, sigma_px)``: the photo left of ``x_fraction`` of its width is
+            multiplied by ``factor``, its edge softened by a Gaussian of ``sigma_px``.
+    """
+    h, w = shape
+    f = np.ones((h, w), np.float32)
+    if vignette:
+        y, x = np.ogrid[:h, :w]
+        r2 = ((x - w / 2) / (w / 2)) ** 2 + ((y - h / 2) / (h / 2)) ** 2
+        f *= np.clip(1 - vignette * r2, 0.3, 1).astype(np.float32)
+    if ramp is not None:
+        axis, a, b = ramp
+        if axis == "x":
+            f *= np.linspace(a, b, w, dtype=np.float32)[None, :]
+        else:
+            f *= np.linspace(a, b, h, dtype=np.float32)[:, None]
+    if shadow is not None:
+        xf, factor, sigma = shadow
+        m = np.ones((h, w), np.float32)
+        m[:, :int(xf * w)] = factor
+        f *= cv2.GaussianBlur(m, (0, 0), sigma) if sigma > 0 else m
+    return f
