@@ -95,6 +95,48 @@ def _foreground(lab_blur: np.ndarray, mask: np.ndarray, bg_lab, bg_scale: float,
     return fg & (mask > 0), bg
 
 
+def _local_background(lab_blur: np.ndarray, mask: np.ndarray, bg, thr: float, px_per_mm: float,
+                      cfg: SeashellsConfig) -> np.ndarray:
+    """The basket's background colour at every pixel, float32 (H, W, 3), under uneven light.
+
+    A lamp to one side or a vignette darkens one end of the basket: one background colour then
+    makes its dark end "foreground" (phantom items) and shifts the items' colours. The background
+    is averaged over ``basket_bg_sigma_mm`` around each pixel from the pixels near it (normalised
+    convolution, items left out), twice: the second pass judges "near" against the first's map.
+    """
+    f = 4  # the light varies slowly: work at a quarter of the resolution (speed)
+    h, w = lab_blur.shape[:2]
+    sw, sh = max(w // f, 1), max(h // f, 1)
+    small = cv2.resize(lab_blur, (sw, sh), interpolation=cv2.INTER_AREA)
+    inside = cv2.resize(mask, (sw, sh), interpolation=cv2.INTER_AREA) > 200
+    sigma = max(cfg.basket_bg_sigma_mm * px_per_mm / f, 1.0)
+    local = np.broadcast_to(np.asarray(bg, np.float32), small.shape).copy()
+    for _ in range(2):
+        d = small - local
+        near = ((np.einsum("hwc,hwc->hw", d, d) < (2 * thr) ** 2) & inside).astype(np.float32)
+        if near.sum() < 0.1 * max(inside.sum(), 1):
+            break
+        den = cv2.GaussianBlur(near, (0, 0), sigma)
+        num = cv2.GaussianBlur(small * near[..., None], (0, 0), sigma)
+        ok = den > 0.05
+        local = np.where(ok[..., None], num / np.maximum(den, 1e-6)[..., None], local).astype(np.float32)
+    return cv2.resize(local, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _foreground_local(lab_blur: np.ndarray, mask: np.ndarray, bg_lab, bg_scale: float, px_per_mm: float,
+                      cfg: SeashellsConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Foreground mask (uint8 0/1) against the local background (:func:`_local_background`) and that map."""
+    inside = mask > 0
+    thr = max(cfg.basket_k * bg_scale, cfg.basket_floor_de)
+    _, bg = _foreground(lab_blur, mask, bg_lab, bg_scale, px_per_mm, cfg)
+    local = _local_background(lab_blur, mask, bg, thr, px_per_mm, cfg)
+    d = lab_blur - local
+    fg = ((np.einsum("hwc,hwc->hw", d, d) > thr * thr) & inside).astype(np.uint8)
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, _disc(round(cfg.basket_open_mm * px_per_mm)))
+    fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, _disc(round(cfg.basket_close_mm * px_per_mm)))
+    return fg & (mask > 0), local
+
+
 def _blobs(lab: np.ndarray, fg: np.ndarray, px_per_mm: float, min_area_px: int):
     """Components of ``fg`` with their feature rows, float64 (M, 6), and centroids in mm (M, 2)."""
     n, lbl, stats, cent = cv2.connectedComponentsWithStats(fg, connectivity=8)
@@ -174,10 +216,15 @@ def find_items(lab: np.ndarray, model: dict, polygon_mm, px_per_mm: float,
     lab, polygon_mm, offset = _crop(lab, polygon_mm, px_per_mm)
     mask = polygon_mask(lab.shape, polygon_mm, px_per_mm, cfg.basket_inset_mm)
     blur = cv2.GaussianBlur(lab, (0, 0), max(cfg.basket_blur_mm * px_per_mm, 0.5))
-    fg, _ = _foreground(blur, mask, model["background_lab"], model["background_scale"], px_per_mm, cfg)
-    feats, centres, _, _ = _blobs(lab, fg, px_per_mm, min_area_px=int(model["min_area_mm2"] * px_per_mm ** 2))
+    fg, local = _foreground_local(blur, mask, model["background_lab"], model["background_scale"], px_per_mm, cfg)
+    feats, centres, lbl, ids = _blobs(lab, fg, px_per_mm, min_area_px=int(model["min_area_mm2"] * px_per_mm ** 2))
     if len(feats) == 0:
         return []
+    # an item's colour under the light where it lies: shift it by how far the background there is
+    # from the calibration's (uneven light darkens items and background alike)
+    learned_bg = np.asarray(model["background_lab"], np.float64)
+    for j, i in enumerate(ids):
+        feats[j, :3] -= local[lbl == i].mean(axis=0) - learned_bg
     centres = centres + offset
     gc = GaussianClasses.from_json(model["items"])
     post = gc.posterior(feats)

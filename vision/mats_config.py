@@ -34,6 +34,10 @@ class SeashellsConfig:
     #: Opening / closing radii of the foreground mask (mm).
     basket_open_mm: float = 0.5
     basket_close_mm: float = 1.0
+    #: Scans: the basket's background is estimated locally, averaged over this many mm (Gaussian
+    #: sigma) from the pixels near it, so that a light ramp or a vignette over the basket makes no
+    #: phantom items (``vision.basket._local_background``).
+    basket_bg_sigma_mm: float = 12.0
     #: A blob smaller than this share of the smallest learned item is noise.
     min_item_share: float = 0.3
     #: A blob larger than this multiple of its class's learned area holds several touching items.
@@ -70,6 +74,24 @@ class SeashellsConfig:
     #: A towel core pixel differs from its ring by more than this ΔE: it belongs to the shell
     #: (its colour is the shell's colour).
     shell_pixel_de: float = 8.0
+    #: A shell lying across a grid line shows in both cells, each time near their shared edge: two
+    #: adjacent occupied cells whose shell pixels' centroids both lie beyond this share of the
+    #: core's half-width toward that edge are one straddling shell (samples: centred shells ≤ 0.25;
+    #: a shell moved 12–20 mm across a line 0.59–0.93) …
+    straddle_offset: float = 0.45
+    #: … reported once, in the cell holding most of its pixels, at this place confidence at most.
+    straddle_conf: float = 0.45
+    #: A towel cell read with a place confidence below this is "hard to read" (warned); it caps the
+    #: reading's confidence at ``straddle_conf`` (a cool light made a white starfish such a cell,
+    #: missed at 0.82).
+    unsure_cell_conf: float = 0.9
+    #: Uneven light (``vision.seashells._light_field``): a smooth gain field is fitted to the towel
+    #: rings' lightness against calibration and applied when its range over the towel exceeds this
+    #: (log gain; samples under even light ≤ 0.05, a 0.5→1 ramp ≈ 0.6) …
+    light_field_min_range: float = 0.12
+    #: … cells whose ring departs from the fitted field by more than this (log gain, or 4 robust sd)
+    #: are left out of the fit (a hand, a shell spilling into its ring).
+    light_field_tol: float = 0.08
     #: A found shell whose colour lies farther than this ΔE from every calibrated shell of its
     #: colour column (columns without a calibrated shell are not judged) is unlike a shell (a hand, a
     #: stray object, a mirrored photo). Samples: shells ≤ 14 from their column's; a hand ≥ 27.
@@ -125,10 +147,22 @@ class SandCastlesConfig:
     #: A wave on the sand-coloured wall space sits at d ≈ 7–10 on the samples (its patch sees sand
     #: around the tile where the calibrated waves had sea); waves on sea spaces stay below 5.
     wave_max_d: float = 12.0
+    #: Above this Mahalanobis distance to the wall class a "wall" found on the wall space (its
+    #: contrast says occupied) is unlike the calibrated walls: an empty space whose contrast rose
+    #: under a colour cast or double JPEG (d ≈ 6–7), where real walls stay below 2.5 on the samples
+    #: and their light variants.
+    wall_max_d: float = 4.0
     #: Above this distance a slot is unlike both piece and empty slot …
     slot_max_d: float = 14.0
     #: … or above the photo's median slot distance plus this.
     slot_rel_d: float = 5.0
+    #: A lane whose slots' median distance to their class exceeds this (aligned samples ≤ 2.5; a 3 %
+    #: camera tilt 3.8–7) is searched ``slot_search_mm`` around: a median distance below
+    #: ``slot_misfit_gain`` times the unshifted one there says the slots are misplaced (confidence
+    #: ≤ 0.3); light changes raise the distance wherever the slots are looked at.
+    slot_misfit_d: float = 3.0
+    slot_search_mm: float = 5.0
+    slot_misfit_gain: float = 0.6
     #: A lane space is covered when its ring (its own background) changed by more than this ΔE
     #: since calibration beyond the board-wide change. Samples: ≤ 13; a skin-coloured arm ≥ 45.
     ring_change_de: float = 25.0

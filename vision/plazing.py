@@ -42,12 +42,12 @@ import numpy as np
 from beachscore.errors import BadInputError, UnreadableBoardError
 from vision.plazing_cells import Grid
 from vision.plazing_checks import check_quality, largest_blob, terrain_warning, unlike_board, unlike_message
-from vision.plazing_config import QUALITY, RECTIFY, TOKENS
+from vision.plazing_config import QUALITY, RECTIFY, SEAM, TOKENS
 from vision.plazing_learn import learn, parse_label
-from vision.plazing_lighting import frame_mask, lighting_gains
+from vision.plazing_lighting import field_at, frame_mask, lighting_field, lighting_gains, uneven_light
 from vision.plazing_model import MODEL_VERSION, ReaderModel
 from vision.plazing_patterns import piece_scorer
-from vision.plazing_pieces import catalogue_shapes, groups, split_group
+from vision.plazing_pieces import catalogue_shapes, groups, split_group, weak_seam_decisions
 from vision.plazing_rectify import DECODE_REDUCE, Rectified, scratch_arrays
 from vision.plazing_register import register
 from vision.plazing_screens import facing_of
@@ -94,15 +94,27 @@ def read(photo: Photo) -> Reading:
     rect = Rectified(photo.image, photo.registration.H_px_from_mm, profile, grid, scratch)
     P = len(model.players)
     frame = frame_mask(rect.small.shape, grid, QUALITY.px_per_mm)
-    view = View(rect, lighting_gains(rect.small, model.reference_small, frame, model.median), model.table, P, terrain,
-                 scratch=scratch)
-    check_quality(rect.small, view.gains, model, grid)
+    gains = lighting_gains(rect.small, model.reference_small, frame, model.median)
+    # uneven light (a lamp to one side, a vignette, a soft shadow): a smooth gain field fitted on
+    # the printed frame evens it out before any cell is judged
+    coef = lighting_field(rect.small, model.reference_small, frame, gains)
+    board, small = None, rect.small
+    if coef is not None:
+        fld = field_at(coef, rect.crop.shape, rect.offset_mm, ppm, profile["board_mm"])
+        board = np.clip(rect.crop * (np.asarray(gains, np.float32) * fld[..., None]), 0, 255).astype(np.uint8)
+        fq = field_at(coef, rect.small.shape, (0.0, 0.0), QUALITY.px_per_mm, profile["board_mm"])
+        small = np.clip(rect.small * fq[..., None], 0, 255).astype(np.uint8)
+    view = View(rect, gains, model.table, P, terrain, board=board, scratch=scratch)
+    check_quality(small, view.gains, model, grid)
     local = rect.local
     warnings: list[str] = []
     terrain_p = None
     feats = view.features()
     looks = view.looks() if model.terrain is not None else None
-    far = unlike_board(looks, model, terrain, terrain_given, view.gains, view.owner)
+    try:
+        far = unlike_board(looks, model, terrain, terrain_given, view.gains, view.owner)
+    except UnreadableBoardError as e:
+        raise _light_named(e, rect.small, model.reference_small, frame, gains, coef) from None
     if not terrain_given:
         terrain, terrain_p, _ = model.terrain.classify(looks)
         view.owner[terrain == "#"] = -1
@@ -126,6 +138,8 @@ def read(photo: Photo) -> Reading:
     free = np.argwhere((owner < 0) & placeable)
     tokens_found = []
     unexplained = []
+    unsure_tokens = []  # free cells whose token (or sand) is a near thing: a meeple half on a piece
+    token_p = {}  # free cell → (token name, posterior of its token and of its being free)
     if len(free):
         tokens, unseen = with_scan_marks(model.tokens, feats, free, terrain)
         names, probs, dist = classify_tokens(feats[free[:, 0], free[:, 1]], tokens)
@@ -133,8 +147,9 @@ def read(photo: Photo) -> Reading:
                if d > QUALITY.odd_distance]
         blob = largest_blob(odd, (grid.rows, grid.cols))
         if blob > QUALITY.max_odd_blob_cells:
-            raise UnreadableBoardError("occluded", unlike_message(odd, blob, model, terrain, terrain_given, looks,
-                                                                   view.gains))
+            raise _light_named(UnreadableBoardError("occluded", unlike_message(odd, blob, model, terrain, terrain_given,
+                                                                                looks, view.gains)),
+                               rect.small, model.reference_small, frame, gains, coef)
         hidden_marks = [] if terrain_given else [m for m in "+-x" if m not in model.terrain.classes]
         mark_like = []
         for (r, c), name, p, d in zip(free.tolist(), names, probs, dist):
@@ -150,6 +165,9 @@ def read(photo: Photo) -> Reading:
                 p = min(p, 0.5)
             cell_conf[r, c] *= p
             decision_p[r, c] *= p
+            if p < TOKENS.unsure_token_p:
+                unsure_tokens.append((r, c))
+            token_p[r, c] = (name, p * float(view.cover_p[r, c]))
             if name != EMPTY:
                 tokens_found.append((name, r, c))
         if mark_like:
@@ -160,8 +178,9 @@ def read(photo: Photo) -> Reading:
     n_place = int(placeable.sum())
     blob = largest_blob(unexplained, (grid.rows, grid.cols))
     if len(unexplained) > QUALITY.max_unexplained_share * n_place or blob > QUALITY.max_unexplained_blob_cells:
-        raise UnreadableBoardError("occluded", unlike_message(unexplained, blob, model, terrain, terrain_given,
-                                                               looks, view.gains))
+        raise _light_named(UnreadableBoardError("occluded", unlike_message(unexplained, blob, model, terrain,
+                                                                            terrain_given, looks, view.gains)),
+                           rect.small, model.reference_small, frame, gains, coef)
     if unexplained:
         warnings.append(f"{len(unexplained)} cells look like nothing learned at calibration: "
                         + ", ".join(f"[{r},{c}]" for r, c in unexplained[:6]))
@@ -173,6 +192,7 @@ def read(photo: Photo) -> Reading:
     windows, _ = view.windows(covered, model.player_gray, model.median)
     scorer = piece_scorer(model.patterns, covered, windows)
     pieces, details_pieces, conf = [], [], 1.0
+    print_ll = []  # (piece index, kind, cells, print log-likelihood per cell)
     untaught = model.patterns.untaught()
     for pi, cells in groups(owner):
         split = split_group(cells, seams, shapes, scorer)
@@ -182,6 +202,13 @@ def read(photo: Photo) -> Reading:
             warnings.append(f"{model.players[pi]} cells {sorted(map(list, cells))}: no "
                             f"{'/'.join(sorted(split.kinds & untaught))} was labelled at calibration, so its "
                             "print is unknown; add one to the calibration shot")
+        weak = weak_seam_decisions(split, seams)
+        if weak and split.posterior > SEAM.weak_seam_posterior:
+            # cut or joined on a faint dip (JPEG blocks, a crease): which of the two is a guess
+            split.posterior = SEAM.weak_seam_posterior
+            warnings.append(f"{model.players[pi]} cells {sorted(map(list, cells))}: whether the pieces are cut at "
+                            + ", ".join(f"{list(a)}|{list(b)}" for a, b in weak[:3])
+                            + " rests on faint seam evidence; check them")
         if not split.exact:
             warnings.append(f"{model.players[pi]} cells {sorted(map(list, cells))} fit no piece of the catalogue")
         elif split.posterior <= 0.5 and split.runner_up is not None:
@@ -195,10 +222,13 @@ def read(photo: Photo) -> Reading:
                 piece["facing"], p_face = facing_of(view.gray, cs, model.template, local, ppm)
                 conf *= p_face
                 p_piece *= p_face
+            if kind != "unknown":
+                print_ll.append((len(pieces), kind, cs, scorer(kind, cs)[0] / len(cs)))
             pieces.append(piece)
             details_pieces.append(p_piece)
             for r, c in cs:
                 cell_conf[r, c] *= p_piece
+    conf *= _covered_pieces(print_ll, pieces, details_pieces, cell_conf, token_p, warnings)
 
     meeples, neutral, resources, trash, surprises = [], [], [], [], []
     for name, r, c in tokens_found:
@@ -214,6 +244,12 @@ def read(photo: Photo) -> Reading:
         elif name == "surprise":
             surprises.append([r, c])
     confidence = float(np.prod(decision_p[placeable])) * conf * terrain_conf
+    if unsure_tokens:
+        # a token decision this close (a meeple standing half on a piece shows half in its cell) may be
+        # wrong: the reading is not sure
+        warnings.append("token or sand hard to tell at " + ", ".join(f"[{r},{c}]" for r, c in unsure_tokens[:6])
+                        + " (a token at a cell's edge, or half on a piece?)")
+        confidence = min(confidence, TOKENS.unsure_reading_conf)
     low = np.argwhere(placeable & (cell_conf < 0.9)).tolist()
     state = {"game": "plazing", "rows": grid.rows, "cols": grid.cols, "pieces": pieces, "meeples": meeples,
              "neutral": neutral, "resources": resources, "trash": trash, "surprises": surprises,
@@ -225,6 +261,50 @@ def read(photo: Photo) -> Reading:
     details = {"cell_conf": cell_conf, "grid": grid, "piece_conf": details_pieces,
                "reader_confidence": float(np.clip(confidence, 0.0, 1.0))}
     return Reading(state=state, confidence=float(np.clip(confidence, 0.0, 1.0)), warnings=warnings, details=details)
+
+
+def _covered_pieces(print_ll, pieces, piece_p, cell_conf, token_p, warnings) -> float:
+    """Pieces whose print looks covered — a meeple standing on a piece's edge — made doubtful.
+
+    A piece's print log-likelihood per cell far below its kind's median in this photo
+    (``TOKENS.covered_print_rel``) and below ``TOKENS.covered_print_ll``, or below
+    ``TOKENS.edge_print_ll`` (and ``covered_print_rel`` / 2 under the median) beside a free cell
+    read with doubt (``TOKENS.edge_token_p``: the rest of the meeple), caps the piece's posterior at
+    ``TOKENS.unsure_reading_conf``. Updates ``piece_p``, ``cell_conf`` and ``warnings`` in place.
+
+    Returns:
+        the factor the reading's confidence is multiplied by.
+    """
+    factor = 1.0
+    medians = {k: float(np.median([x for _, kk, _, x in print_ll if kk == k])) for _, k, _, _ in print_ll}
+    for i, kind, cs, ll in print_ll:
+        med = medians[kind]
+        covered = ll < TOKENS.covered_print_ll and ll < med - TOKENS.covered_print_rel
+        edge = ll < TOKENS.edge_print_ll and ll < med - TOKENS.covered_print_rel / 2 and any(
+            token_p.get(nb, ("", 1.0))[1] < TOKENS.edge_token_p
+            for r, c in cs for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
+        if not (covered or edge) or piece_p[i] <= TOKENS.unsure_reading_conf:
+            continue
+        warnings.append(f"{pieces[i]['player']} {kind} at {[list(c) for c in cs]}: its print looks covered "
+                        f"(log-likelihood {ll:.0f} per cell against {med:.0f}; a meeple or a token standing on "
+                        "its edge?); check it and the cells around it")
+        step = TOKENS.unsure_reading_conf / piece_p[i]
+        factor *= step
+        piece_p[i] = TOKENS.unsure_reading_conf
+        for r, c in cs:
+            cell_conf[r, c] *= step
+    return factor
+
+
+def _light_named(err: UnreadableBoardError, small, reference, frame, gains, coef) -> UnreadableBoardError:
+    """``err`` (``occluded``) as ``uneven-light`` when the printed frame shows the light uneven
+    (:func:`~vision.plazing_lighting.uneven_light`): a shadow or a bright patch, not a hand."""
+    if err.code == "occluded" and uneven_light(small, reference, frame, gains, coef):
+        return UnreadableBoardError("uneven-light", "the light is uneven across the board (a shadow or a bright "
+                                    "patch: the printed frame is darker or brighter in part, in every colour alike), "
+                                    "so cells look unlike calibration: " + err.message
+                                    + " Light the board evenly and take the photo again.")
+    return err
 
 
 def annotate(photo: Photo, reading: Reading) -> np.ndarray:

@@ -90,6 +90,12 @@ class SeamConfig:
     contrast_bgr: float = 7.0
     #: Logistic scale of the seam probability around ``contrast_bgr`` (BGR levels).
     scale_bgr: float = 1.0
+    #: Seam evidence this weak (BGR levels, both ends inclusive) on an edge the best split cuts and
+    #: the runner-up joins decides nothing reliably: double JPEG
+    #: made a 10.6-level dip inside one 2-cell gear (read as two gears at 0.97). Such a split's
+    #: posterior is capped at ``weak_seam_posterior``.
+    weak_seam_bgr: tuple[float, float] = (4.0, 18.0)
+    weak_seam_posterior: float = 0.45
     #: Largest group of same-colour touching cells that is split exactly (bigger: unknown piece).
     max_exact_cells: int = 24
     #: Most tilings enumerated per group.
@@ -154,6 +160,19 @@ class TokenConfig:
     brightness_drift: float = 0.05
     #: A token claimed at more than this Mahalanobis distance from its class is "unexplained".
     max_distance: float = 10.0
+    #: A free cell's token decision below this posterior (a meeple standing half on a piece shows
+    #: half in its cell: 0.61) caps the reading's confidence at ``unsure_reading_conf`` …
+    unsure_token_p: float = 0.75
+    unsure_reading_conf: float = 0.45
+    #: … and so does a piece whose print log-likelihood per cell is below this (samples and their
+    #: light/JPEG variants ≥ −30; a meeple standing on a gear's edge −43).
+    covered_print_ll: float = -35.0
+    #: … and this far below its kind's median print in the photo (log units per cell).
+    covered_print_rel: float = 25.0
+    #: A piece whose print is below this per cell beside a free cell read at a posterior (cover ×
+    #: token) below ``edge_token_p`` is a meeple standing across the piece's edge (−19 and 0.89).
+    edge_print_ll: float = -15.0
+    edge_token_p: float = 0.95
     #: With the terrain read from the photo and a printed mark (±, x) never seen free at
     #: calibration, a token farther than this from its class may be that mark (real tokens of the
     #: samples lie within ≈ 6.5; an unseen printed disc ≈ 9).
@@ -179,6 +198,13 @@ class QualityConfig:
     px_per_mm: float = 0.75
     #: The lighting change is the median ratio over every this-many-th pixel of the frame.
     lighting_stride: int = 10
+    #: Uneven light (``vision.plazing_lighting.lighting_field``) is corrected only when the smooth
+    #: field fits all but this share of the frame (a hard shadow or a flat patch is left to the
+    #: checks that name it).
+    light_field_max_outliers: float = 0.2
+    #: … and its residuals' robust sd on the frame stays below this (log units; samples under ramps,
+    #: vignettes and soft shadows ≤ 0.02, a flat patch over half the photo 0.1).
+    light_field_max_sd: float = 0.045
     #: Sharpness of the rectified board relative to the calibration's below which it is blurred.
     min_sharpness_ratio: float = 0.35
     #: Share of placeable cells that no class explains above which the view is blocked.

@@ -69,3 +69,94 @@ def lighting_gains(small: np.ndarray, reference: np.ndarray | None, frame: np.nd
         ok[:] = True
     gains = np.median(a[ok] / np.maximum(b[ok], 1.0), axis=0)
     return np.clip(gains, 0.25, 4.0).astype(np.float32)
+
+
+def lighting_field(small: np.ndarray, reference: np.ndarray | None, frame: np.ndarray, gains,
+                   min_range: float = 0.12) -> np.ndarray | None:
+    """Quadratic log-brightness field (6 coefficients over the board, see :func:`field_at`) that
+    evens out uneven light — a lamp to one side, a vignette, a soft shadow — or None when the light
+    is even.
+
+    The frame (printed artwork no game changes, around the grid) is compared pixel by pixel with
+    the calibration's, after the global ``gains``: the ratio's log is fitted by a quadratic
+    surface in the board's coordinates (robustly, twice more without the pixels far off the fit:
+    a hand or a card on the frame). Where the fit varies by less than ``min_range`` over the
+    frame (log units) the light is even and None is returned.
+
+    Args:
+        small: this photo's small whole-board view, BGR uint8 (h, w, 3).
+        reference: the calibration's, same shape, or None (no field then).
+        frame: bool (h, w), the frame.
+        gains: (3,) global gains from :func:`lighting_gains`.
+    """
+    if reference is None or reference.shape != small.shape:
+        return None
+    h, w = small.shape[:2]
+    idx = np.flatnonzero(frame.ravel())[::max(QUALITY.lighting_stride // 2, 1)]
+    a = reference.reshape(-1, 3)[idx].astype(np.float32)
+    b = small.reshape(-1, 3)[idx].astype(np.float32) * np.asarray(gains, np.float32)
+    ok = (a.min(axis=1) > 15) & (a.max(axis=1) < 245) & (b.min(axis=1) > 5) & (b.max(axis=1) < 250)
+    if ok.sum() < 200:
+        return None
+    y, x = np.divmod(idx[ok], w)
+    A = _design((x + 0.5) / w * 2 - 1, (y + 0.5) / h * 2 - 1)
+    r = np.log(a[ok].sum(axis=1) / np.maximum(b[ok].sum(axis=1), 1.0))
+    keep = np.ones(len(r), bool)
+    for _ in range(3):
+        coef = np.linalg.lstsq(A[keep], r[keep], rcond=None)[0]
+        res = r - A @ coef
+        mad = float(np.median(np.abs(res[keep])))
+        keep = np.abs(res) < max(3.0 * 1.4826 * mad, 0.05)
+        if keep.sum() < 100:
+            return None
+    if keep.mean() < 1.0 - QUALITY.light_field_max_outliers or 1.4826 * mad > QUALITY.light_field_max_sd:
+        return None  # not smooth light (a hard shadow, a flat patch over part of the board): not corrected
+    fitted = A[keep] @ coef
+    if float(np.percentile(fitted, 98) - np.percentile(fitted, 2)) < min_range:
+        return None
+    return coef
+
+
+def _design(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    return np.stack([np.ones_like(u), u, v, u * u, v * v, u * v], axis=-1)
+
+
+def field_at(coef: np.ndarray, shape, offset_mm, px_per_mm: float, board_mm) -> np.ndarray:
+    """The gain field of :func:`lighting_field` on an image of ``shape`` (h, w) whose pixel (0, 0)
+    starts at ``offset_mm`` on the board, at ``px_per_mm``; float32 (h, w), clipped to [0.4, 2.5]."""
+    h, w = shape[:2]
+    xs = ((offset_mm[0] + (np.arange(w) + 0.5) / px_per_mm) / board_mm[0] * 2 - 1).astype(np.float32)
+    ys = ((offset_mm[1] + (np.arange(h) + 0.5) / px_per_mm) / board_mm[1] * 2 - 1).astype(np.float32)
+    u, v = np.meshgrid(xs, ys)
+    return np.clip(np.exp(_design(u, v) @ coef.astype(np.float32)), 0.4, 2.5).astype(np.float32)
+
+
+def uneven_light(small: np.ndarray, reference: np.ndarray | None, frame: np.ndarray, gains, coef=None,
+                 min_share: float = 0.12, min_log: float = 0.15, max_tint: float = 0.12) -> bool:
+    """Whether the light left uneven after correction explains cells that look like nothing learned.
+
+    On the printed frame, light changes brightness, not colour: a share ≥ ``min_share`` of the
+    frame still off the calibration's brightness by more than ``min_log`` (log units) after the
+    gains and the field of :func:`lighting_field`, with about the same ratio in B, G and R
+    (median spread ≤ ``max_tint``), is a shadow or a bright patch — an arm or a hand changes the
+    colour too.
+    """
+    if reference is None or reference.shape != small.shape:
+        return False
+    h, w = small.shape[:2]
+    idx = np.flatnonzero(frame.ravel())[::max(QUALITY.lighting_stride // 2, 1)]
+    a = reference.reshape(-1, 3)[idx].astype(np.float32)
+    b = small.reshape(-1, 3)[idx].astype(np.float32) * np.asarray(gains, np.float32)
+    if coef is not None:
+        y, x = np.divmod(idx, w)
+        b *= np.exp(_design((x + 0.5) / w * 2 - 1, (y + 0.5) / h * 2 - 1) @ coef)[:, None].astype(np.float32)
+    ok = (a.min(axis=1) > 15) & (a.max(axis=1) < 245) & (b.min(axis=1) > 5) & (b.max(axis=1) < 250)
+    if ok.sum() < 200:
+        return False
+    lr = np.log(a[ok] / np.maximum(b[ok], 1.0))
+    lum = lr.mean(axis=1)
+    off = np.abs(lum - np.median(lum)) > min_log
+    if off.mean() < min_share:
+        return False
+    tint = np.median(lr[off].max(axis=1) - lr[off].min(axis=1))
+    return bool(tint <= max_tint)

@@ -191,6 +191,27 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
     return Split(pieces=pieces, posterior=float(post[top] / post.sum()), runner_up=runner, kinds=kinds)
 
 
+def weak_seam_decisions(split: Split, seams: dict[tuple[Cell, Cell], float],
+                        cfg: SeamConfig = SEAM) -> list[tuple[Cell, Cell]]:
+    """Edges that the best split cuts and its runner-up joins on weak seam evidence
+    (``cfg.weak_seam_bgr``): the choice between the two rests on a guess."""
+    if not split.exact or split.runner_up is None:
+        return []
+
+    def piece_of(pieces):
+        return {tuple(c): i for i, (_, cs) in enumerate(pieces) for c in cs}
+
+    top = piece_of([(k, cs) for k, cs, *_ in split.pieces])
+    run = piece_of(split.runner_up)
+    lo, hi = cfg.weak_seam_bgr
+    out = []
+    for (a, b), v in seams.items():
+        if a in top and b in top and a in run and b in run:
+            if top[a] != top[b] and run[a] == run[b] and lo <= v <= hi:
+                out.append((a, b))
+    return out
+
+
 def groups(owner: np.ndarray) -> list[tuple[int, set[Cell]]]:
     """4-connected groups of cells covered by one player: list of (player index, cells)."""
     out = []

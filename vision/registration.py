@@ -158,6 +158,8 @@ def _edges(gray: np.ndarray) -> np.ndarray:
 #: affine step at full reference size (measured on the bumped samples: ≤ 0.6 px at the corners).
 ECC_COARSE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 1e-3)
 ECC_FINE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 1, 1e-4)
+#: ECC homography steps at half the reference size after the affine one (a camera tilted since calibration).
+ECC_PERSPECTIVE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 1e-4)
 
 
 def _phase_shift(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
@@ -178,7 +180,7 @@ GOOD_COARSE_ECC = 0.85
 
 
 def _coarse_to_fine_ecc(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Affine warp (3×3) with ``b(W·p) ≈ a(p)``: a Euclidean fit at half size, then an affine one."""
+    """Warp (3×3) with ``b(W·p) ≈ a(p)``: a Euclidean fit at half size, then an affine one, then a homography."""
     half = lambda im: cv2.resize(im, (a.shape[1] // 2, a.shape[0] // 2), interpolation=cv2.INTER_AREA)  # noqa: E731
     ha, hb, hm = half(a), half(b), (half(mask) > 127).astype(np.uint8) * 255
     guess = np.eye(2, 3, dtype=np.float32)
@@ -199,7 +201,20 @@ def _coarse_to_fine_ecc(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> np.nd
     if not ECC_FINE[1]:
         return np.vstack([coarse, [0, 0, 1]]).astype(np.float64)
     _, fine = cv2.findTransformECC(a, b, coarse, cv2.MOTION_AFFINE, ECC_FINE, mask, 3)
-    return np.vstack([fine, [0, 0, 1]]).astype(np.float64)
+    fine = np.vstack([fine, [0, 0, 1]]).astype(np.float32)
+    # a camera tilted a little since calibration (perspective) is not an affine change: the places
+    # far from the board's centre land mm off. A homography fit at half size (cheap), then one step
+    # at full reference size, models it.
+    try:
+        S2 = np.diag([0.5, 0.5, 1.0]).astype(np.float32)
+        start = S2 @ fine @ np.linalg.inv(S2)
+        _, persp = cv2.findTransformECC(ha, hb, start, cv2.MOTION_HOMOGRAPHY, ECC_PERSPECTIVE, hm, 3)
+        persp = (np.linalg.inv(S2) @ persp @ S2).astype(np.float32)
+        _, persp = cv2.findTransformECC(a, b, persp / persp[2, 2], cv2.MOTION_HOMOGRAPHY, ECC_FINE, mask, 3)
+    except (cv2.error, np.linalg.LinAlgError):
+        return fine.astype(np.float64)
+    persp = persp / persp[2, 2]
+    return persp.astype(np.float64) if np.all(np.isfinite(persp)) else fine.astype(np.float64)
 
 
 def reference_image(gray: np.ndarray, downscale: int = 4) -> np.ndarray:
@@ -251,7 +266,7 @@ def align_to_reference(photo_gray: np.ndarray, ref_small: np.ndarray, H_ref: np.
         return Registration(H_ref, "corners", score=float(still))
     try:
         warp = _coarse_to_fine_ecc(a, b, mask)
-        warped = cv2.warpAffine(b, warp[:2], (a.shape[1], a.shape[0]), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        warped = cv2.warpPerspective(b, warp, (a.shape[1], a.shape[0]), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         score = cv2.computeECC(a, warped, mask)
     except cv2.error:
         raise UnreadableBoardError("registration-lost", "the board moved and could not be found again; "

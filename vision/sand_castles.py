@@ -282,6 +282,7 @@ def read(photo: Photo) -> Reading:
     # every slot at once: a slot is strange when far from both classes, absolutely or against the
     # photo's typical slot (a global shift — blur, a colour cast — moves every slot alike)
     slot_labels_all, slot_post_all, slot_d_all = _classify_slots(crop, crop_slots, slots)
+    slot_shift = _slot_misfit(crop, crop_slots, slots, slot_d_all, lanes)
     typical_d = float(np.median(slot_d_all)) if len(slot_d_all) else 0.0
     slot_strange_all = (slot_d_all > CFG.slot_max_d) | (slot_d_all - typical_d > CFG.slot_rel_d)
     slot_start = 0
@@ -330,6 +331,10 @@ def read(photo: Photo) -> Reading:
             if wall and d2_wall[sl][wall_space - 1] > dw[wall_space - 1]:
                 warnings.append(f"{L['name']} lane: the piece on the wall space looks more like a wave than a wall")
                 lane_conf = min(lane_conf, 0.3)
+            elif wall and has_wall and d2_wall[sl][wall_space - 1] > CFG.wall_max_d ** 2:
+                warnings.append(f"{L['name']} lane: the wall space differs from an empty space but looks unlike "
+                                "the calibrated walls (light or compression unlike calibration?)")
+                lane_conf = min(lane_conf, 0.3)
         flooded = wave == n
         pieces, slot_labels, slot_conf = 0, [], []
         ss = slice(slot_start, slot_start + len(L["slots_mm"]))
@@ -341,6 +346,12 @@ def read(photo: Photo) -> Reading:
             lane_conf *= float(np.prod(pc))
             n_slots_seen += len(L["slots_mm"])
             n_strange_slots += int(np.sum(slot_strange_all[ss]))
+            if slot_shift[len(state_lanes)] is not None:
+                dx, dy = slot_shift[len(state_lanes)]
+                warnings.append(f"{L['name']} lane: the castle slots look more like pieces or slots {dx:+.0f}, "
+                                f"{dy:+.0f} mm off their places (the camera tilted or the board bent since "
+                                "calibration?)")
+                lane_conf = min(lane_conf, 0.3)
             if np.any(slot_strange_all[ss]):
                 warnings.append(f"{L['name']} lane: a castle slot looks like neither a piece nor an empty slot")
                 lane_conf = min(lane_conf, 0.3)
@@ -371,6 +382,33 @@ def read(photo: Photo) -> Reading:
              "walls_left": walls_left if isinstance(walls_left, int) and not isinstance(walls_left, bool) else None}
     details["confidence"] = float(confidence)
     return Reading(state=state, confidence=float(confidence), warnings=warnings, details=details)
+
+
+def _slot_misfit(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel, slot_d: np.ndarray,
+                 lanes: list[dict]) -> list[tuple[float, float] | None]:
+    """Per lane, the shift (mm) at which its castle slots fit the learned looks much better, or None.
+
+    When the registration leaves the slots a few mm off (a tilted camera, a bent board), pieces
+    read as empty slots at full confidence. Slots that fit both classes poorly (median distance
+    above ``slot_misfit_d``) are looked at ``slot_search_mm`` off in x and y: a fit better by
+    ``slot_misfit_gain`` says the slots are misplaced, not the light different.
+    """
+    out: list[tuple[float, float] | None] = [None] * len(lanes)
+    starts = np.cumsum([0] + [len(L["slots_mm"]) for L in lanes])
+    weak = [i for i in range(len(lanes)) if starts[i + 1] > starts[i]
+            and np.median(slot_d[starts[i]:starts[i + 1]]) > CFG.slot_misfit_d]
+    if not weak:
+        return out
+    s = CFG.slot_search_mm
+    offsets = [(dx, dy) for dx in (-s, 0.0, s) for dy in (-s, 0.0, s) if dx or dy]
+    shifted = [_classify_slots(board_bgr, slots_mm + np.array(o), model)[2] for o in offsets]
+    for i in weak:
+        sl = slice(starts[i], starts[i + 1])
+        here = float(np.median(slot_d[sl]))
+        best = min(range(len(offsets)), key=lambda j: float(np.median(shifted[j][sl])))
+        if float(np.median(shifted[best][sl])) < CFG.slot_misfit_gain * here:
+            out[i] = offsets[best]
+    return out
 
 
 def _classify_slots(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel):

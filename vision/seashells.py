@@ -47,6 +47,7 @@ from vision.quality import board_noise_sigma, check_blur, check_excess_noise, de
 from vision.places import board_median_bgr
 from vision.registration import project, rectify
 from vision.ring_contrast import (GaussianClasses, board_lab, denoised_contrast_features, gradient_magnitude,
+                                  ring_medians,
                                   normalised_lab)
 from vision.types import CalibrationShot, Photo, Reading
 from scoring.seashells import BOX
@@ -125,6 +126,86 @@ def _shell_colours(contrast, cells) -> np.ndarray:
         if sel.sum() >= 3:
             out[i] = contrast.core_lab[k][sel].mean(axis=0)
     return out
+
+
+def _light_field(lab: np.ndarray, boxes: np.ndarray, cal_ring_lab) -> np.ndarray | None:
+    """A smooth brightness gain field, float32 (H, W), that evens out uneven light; None when even.
+
+    Every towel cell's ring (its own towel, around a shell) has a calibrated lightness: the ratio
+    of calibrated to present luminance per cell, fitted robustly (a hand over a cell is left out)
+    by a quadratic surface in log gain, is the light's low-frequency shape. Outside the towel the
+    field is that at the towel's nearest edge.
+    """
+    if cal_ring_lab is None:
+        return None
+    cal_L = np.asarray(cal_ring_lab, np.float64)[:, 0]
+    if len(cal_L) != len(boxes) or len(boxes) < 12:
+        return None
+    now_L = ring_medians(lab[..., :1], boxes, CFG.px_per_mm, CFG.ring_mm)[:, 0]
+    lum = lambda L: ((np.maximum(L, 8.0) + 16.0) / 116.0) ** 3  # noqa: E731
+    log_gain = np.log(lum(cal_L) / lum(now_L))
+    x0, y0, x1, y1 = boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max()
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    hx, hy = (x1 - x0) / 2, (y1 - y0) / 2
+
+    def design(x, y):
+        u, v = (np.clip(x, x0, x1) - cx) / hx, (np.clip(y, y0, y1) - cy) / hy
+        return np.stack([np.ones_like(u), u, v, u * u, v * v, u * v], axis=-1)
+
+    A = design((boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2)
+    keep = np.ones(len(boxes), bool)
+    for _ in range(3):
+        coef = np.linalg.lstsq(A[keep], log_gain[keep], rcond=None)[0]
+        res = log_gain - A @ coef
+        mad = float(np.median(np.abs(res[keep] - np.median(res[keep]))))
+        keep = np.abs(res - np.median(res[keep])) < max(4.0 * 1.4826 * mad, CFG.light_field_tol)
+        if keep.sum() < 12:
+            return None
+    fitted = A @ coef
+    if float(np.ptp(fitted)) < CFG.light_field_min_range:
+        return None
+    h, w = lab.shape[:2]
+    ys, xs = (np.arange(h) + 0.5) / CFG.px_per_mm, (np.arange(w) + 0.5) / CFG.px_per_mm
+    X, Y = np.meshgrid(xs, ys)
+    g = np.exp((design(X, Y) @ coef) - np.median(fitted))
+    return np.clip(g, 0.4, 2.5).astype(np.float32)
+
+
+def _straddling(contrast, occupied: np.ndarray, boxes: np.ndarray, n_cols: int) -> list[tuple[int, int]]:
+    """Pairs of adjacent occupied cells that show one shell lying across their shared grid line.
+
+    Each cell's shell pixels (ΔE from its ring > ``shell_pixel_de``) have a centroid in core
+    coordinates (−1 … 1 from the core's centre to its edge). A shell centred in its cell sits near
+    0; one lying across a line shows in both cells, in each near the shared edge.
+
+    Returns:
+        ``(keep, drop)`` cell pairs: ``keep`` holds more of the shell's pixels.
+    """
+    ppm = CFG.px_per_mm
+    w = int(round(boxes[0, 2] * ppm)) - int(round(boxes[0, 0] * ppm))
+    h = int(round(boxes[0, 3] * ppm)) - int(round(boxes[0, 1] * ppm))
+    yy, xx = np.mgrid[0:h, 0:w] + 0.5
+    inset = np.minimum(np.minimum(xx, w - xx), np.minimum(yy, h - yy)) / ppm
+    ry, rx = np.nonzero(inset >= CFG.core_inset_mm)   # the core pixels' order in contrast.core_de
+    half_x, half_y = max((rx.max() - rx.min()) / 2, 1), max((ry.max() - ry.min()) / 2, 1)
+    rx = (rx - (rx.max() + rx.min()) / 2) / half_x
+    ry = (ry - (ry.max() + ry.min()) / 2) / half_y
+    n = len(occupied)
+    mass, cx, cy = np.zeros(n), np.zeros(n), np.zeros(n)
+    for k in np.flatnonzero(occupied):
+        sel = contrast.core_de[k] > CFG.shell_pixel_de
+        if sel.sum() >= 3:
+            mass[k], cx[k], cy[k] = sel.sum(), rx[sel].mean(), ry[sel].mean()
+    t = CFG.straddle_offset
+    pairs, used = [], set()
+    for a in np.flatnonzero(mass > 0):
+        for b, pa, pb in ((a + 1, cx[a], cx[(a + 1) % n]), (a + n_cols, cy[a], cy[(a + n_cols) % n])):
+            if b >= n or (b == a + 1 and b % n_cols == 0) or mass[b] == 0 or a in used or b in used:
+                continue
+            if pa > t and pb < -t:
+                pairs.append((int(a), int(b)) if mass[a] >= mass[b] else (int(b), int(a)))
+                used.update((int(a), int(b)))
+    return pairs
 
 
 def _check_samples(feats, labels, where, what: str) -> None:
@@ -275,6 +356,11 @@ def read(photo: Photo) -> Reading:
     board = rectify(photo.image, H, profile["board_mm"], CFG.px_per_mm)
     check_photo(board, model["median_bgr"], min_L=CFG.min_board_L)
     lab = normalised_lab(board, model["median_bgr"])
+    field = _light_field(lab, boxes, model.get("ring_lab"))
+    if field is not None:
+        # uneven light (a lamp to one side, a vignette): even it out before anything is judged
+        board = np.clip(board.astype(np.float32) * field[..., None], 0, 255).astype(np.uint8)
+        lab = normalised_lab(board, model["median_bgr"])
     L = np.ascontiguousarray(lab[..., 0])
     grad = gradient_magnitude(L)
     check_blur(detail_ratio(L, CFG.detail_sigma_px, grad), model.get("detail_ratio"), CFG.min_detail_share)
@@ -330,10 +416,23 @@ def read(photo: Photo) -> Reading:
         warnings.append("towel cells holding something unlike the calibrated shells of their column (a hand, "
                         "another object?): " + ", ".join(f"{_cell_name(k, rows, cols)} (colour ΔE {shell_de[k]:.0f})"
                                                          for k in np.flatnonzero(unlike)))
+    # one shell lying across a grid line shows in both cells: report it once, unsure of its place
+    straddle = _straddling(contrast, occupied & ~covered, boxes, len(cols))
+    for keep, drop in straddle:
+        occupied[drop] = False
+        place_conf[drop] = 1.0
+        place_conf[keep] = min(place_conf[keep], CFG.straddle_conf)
+    if straddle:
+        warnings.append("shells lying across a grid line, counted once in the cell holding most of them: "
+                        + ", ".join(f"{_cell_name(k, rows, cols)} (also in {_cell_name(d, rows, cols)})"
+                                    for k, d in straddle))
     shells = [[rows[k // len(cols)], cols[k % len(cols)]] for k in np.flatnonzero(occupied)]
-    unsure = [_cell_name(k, rows, cols) for k in np.flatnonzero(place_conf < 0.9)]
+    unsure_cells = np.flatnonzero(place_conf < CFG.unsure_cell_conf)
+    unsure = [_cell_name(k, rows, cols) for k in unsure_cells]
     if unsure:
         warnings.append("towel cells hard to read: " + ", ".join(unsure))
+        # a cell the reader itself calls hard to read may be wrong: the reading is not sure
+        place_conf[unsure_cells] = np.minimum(place_conf[unsure_cells], CFG.straddle_conf)
     counts = {f: 0 for f in COUNT_FIELDS.values()}
     items = []
     item_conf = 1.0
@@ -367,6 +466,7 @@ def read(photo: Photo) -> Reading:
     confidence = float(np.prod(place_conf) * item_conf)
     details = {"boxes_mm": boxes.tolist(), "p_shell": p_shell.round(4).tolist(), "occupied": occupied.tolist(),
                "ring_de": ring_de.round(2).tolist(), "strange": strange.tolist(), "unlike": unlike.tolist(),
+               "straddling": [list(p) for p in straddle],
                "shapes": rows, "colours": cols, "counts": counts, "confidence": confidence,
                "noise": {"sigma": round(sigma, 3), "ring_power": round(contrast.ring_power, 3)},
                "items": [it.__dict__ for it in items]}

@@ -169,6 +169,31 @@ def degrade(photo: np.ndarray, noise_sigma: float = 0.0, jpeg_quality: int | Non
     return img
 
 
+def relight(photo: np.ndarray, ramp: tuple[float, float] = (1.0, 1.0), vignette: float = 0.0,
+            white_balance: float = 1.0) -> np.ndarray:
+    """A synthetic photo under other light (a new image).
+
+    Args:
+        photo: BGR uint8 (H, W, 3).
+        ramp: brightness factors at the left and right edge, linear in between (a lamp to one side).
+        vignette: darkening ``1 − vignette·r²`` with r the distance from the centre (1 at the edge
+            midpoints), clipped at 0.3.
+        white_balance: red × this, blue ÷ this (> 1 warm light, < 1 cool).
+    Returns:
+        BGR uint8, same shape.
+    """
+    h, w = photo.shape[:2]
+    gain = np.broadcast_to(np.linspace(ramp[0], ramp[1], w, dtype=np.float32)[None, :], (h, w)).copy()
+    if vignette:
+        y, x = np.ogrid[:h, :w]
+        r2 = ((x - w / 2) / (w / 2)) ** 2 + ((y - h / 2) / (h / 2)) ** 2
+        gain *= np.clip(1 - vignette * r2, 0.3, 1).astype(np.float32)
+    img = photo.astype(np.float32) * gain[..., None]
+    img[..., 2] *= white_balance
+    img[..., 0] /= white_balance
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
 def draw_skin_patch(photo: np.ndarray, centre_mm, axes_mm, angle_deg: float = 0.0,
                     px_per_mm: float = PX_PER_MM) -> np.ndarray:
     """A skin-coloured ellipse (a fingertip, a knuckle) over a synthetic photo (a new image).

@@ -87,7 +87,8 @@ def draw_top(profile: dict, pieces=(), tokens=(), terrain=None, spots=(), *, gap
         pieces: :class:`Piece` list. Each piece is inset by ``gap_mm``/2 on every side, so two
             pieces that touch show a cut of ``gap_mm`` (0: no visible seam).
         tokens: ``[(name, row, col)]`` with name ``meeple/<player>``, ``neutral``,
-            ``resource/<amber|shell|pebble>``.
+            ``resource/<amber|shell|pebble>``; ``(name, row, col, dx_mm, dy_mm)`` puts it off the
+            cell's centre (a meeple standing across a piece's edge).
         terrain: optional list of row strings; ``#`` cells are drawn as closing terrain.
         spots: ``[(row, col)]`` cells with a printed resource spot.
         arm: optional ``((x0, y0), (x1, y1), width_mm)``: a skin-coloured arm over the board.
@@ -149,8 +150,10 @@ def draw_top(profile: dict, pieces=(), tokens=(), terrain=None, spots=(), *, gap
             for r, c in (p.cells[0], p.cells[-1]):  # two opposite corners (cells sorted)
                 cx, cy = ox + (c + 0.5) * cell + dx, oy + (r + 0.5) * cell + dy
                 _rect(img, cx - 0.3 * cell, cy - 0.3 * cell, cx + 0.3 * cell, cy + 0.3 * cell, s, col["print"])
-    for name, r, c in tokens:
-        cx, cy = (ox + (c + 0.5) * cell) * s, (oy + (r + 0.5) * cell) * s
+    for t in tokens:
+        name, r, c = t[:3]
+        dx, dy = t[3:5] if len(t) > 3 else (0.0, 0.0)  # a token off its cell's centre (mm)
+        cx, cy = (ox + (c + 0.5) * cell + dx) * s, (oy + (r + 0.5) * cell + dy) * s
         kind = name.split("/")
         if kind[0] == "meeple":
             cv2.ellipse(img, (int(cx + 0.06 * cell * s), int(cy + 0.08 * cell * s)), (int(0.38 * cell * s),
@@ -172,7 +175,8 @@ def draw_top(profile: dict, pieces=(), tokens=(), terrain=None, spots=(), *, gap
 
 def photograph(top: np.ndarray, px_per_mm: float, board_mm, *, size_px=(1600, 1000), board_px_per_mm: float = 2.9,
                shift_mm=(0.0, 0.0), rotation_deg: float = 0.0, keystone: float = 0.03, gain=(1.0, 1.0, 1.0),
-               blur_sigma: float = 0.6, noise_sigma: float = 1.5, seed: int = 0, colours: dict | None = None):
+               blur_sigma: float = 0.6, noise_sigma: float = 1.5, seed: int = 0, colours: dict | None = None,
+               light_ramp=(1.0, 1.0), vignette: float = 0.0):
     """Put a top view into a camera photo.
 
     Args:
@@ -181,6 +185,8 @@ def photograph(top: np.ndarray, px_per_mm: float, board_mm, *, size_px=(1600, 10
         shift_mm, rotation_deg: a bump of the board (about its centre); keystone: the far (sea)
             side this much narrower (a camera looking down at an angle).
         gain: lighting gains on B, G, R; blur_sigma (px), noise_sigma (grey levels).
+        light_ramp: brightness at the photo's left and right edge, linear in between (a lamp to
+            one side); vignette: darkening ``1 − vignette·r²`` (r = 1 at the edge midpoints).
     Returns:
         ``(photo BGR uint8 (H, W, 3), corners_px float (4, 2) TL, TR, BR, BL)``.
     """
@@ -203,6 +209,12 @@ def photograph(top: np.ndarray, px_per_mm: float, board_mm, *, size_px=(1600, 10
     photo = np.full((H, W, 3), col["table"], np.uint8)
     photo = cv2.warpPerspective(top, M, (W, H), dst=photo, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_TRANSPARENT)
     f = photo.astype(np.float32) * np.asarray(gain, np.float32)
+    if tuple(light_ramp) != (1.0, 1.0) or vignette:
+        light = np.broadcast_to(np.linspace(light_ramp[0], light_ramp[1], W, dtype=np.float32)[None], (H, W)).copy()
+        if vignette:
+            yy, xx = np.ogrid[:H, :W]
+            light *= np.clip(1 - vignette * (((xx - W / 2) / (W / 2)) ** 2 + ((yy - H / 2) / (H / 2)) ** 2), 0.3, 1)
+        f *= light[..., None]
     if blur_sigma > 0:
         f = cv2.GaussianBlur(f, (0, 0), blur_sigma)
     f += rng.normal(0, noise_sigma, f.shape).astype(np.float32)
@@ -219,7 +231,7 @@ def state_of(profile: dict, pieces=(), tokens=()) -> dict:
         if p.kind == "screen":
             d["facing"] = p.facing
         st["pieces"].append(d)
-    for name, r, c in tokens:
+    for name, r, c, *_ in tokens:
         kind = name.split("/")
         if kind[0] == "meeple":
             st["meeples"].append({"player": kind[1], "cell": [r, c]})

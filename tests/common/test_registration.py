@@ -98,3 +98,19 @@ def test_aruco_markers_give_the_homography():
     assert np.abs(err).max() < 2.0
     assert detect_markers(np.zeros_like(photo), markers) is None
     assert detect_markers(photo, markers[:1]) is None  # one small marker cannot place a whole board
+
+
+@pytest.mark.parametrize("tilt", [0.03, -0.03, 0.02])
+def test_ecc_recovers_a_tilted_camera(tilt):
+    # the camera tilted a little since calibration (a perspective change, not an affine one): the
+    # affine fit left the far corners several px off, the castle slots there mm off their pieces
+    H0 = homography_from_corners(CORNERS_PX, BOARD_MM)
+    ref = reference_image(cv2.cvtColor(_photo(H0), cv2.COLOR_BGR2GRAY))
+    w, h = 1280, 760
+    k = tilt * w
+    T = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]),
+                                    np.float32([[k, 0], [w - k, 0], [w, h], [0, h]])).astype(np.float64)
+    H1 = T @ H0
+    reg = align_to_reference(cv2.cvtColor(_photo(H1), cv2.COLOR_BGR2GRAY), ref, H0, BOARD_MM)
+    err = np.abs(project(reg.H_px_from_mm, board_corners_mm(BOARD_MM)) - project(H1, board_corners_mm(BOARD_MM)))
+    assert err.max() < 2.0

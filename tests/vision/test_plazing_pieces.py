@@ -7,7 +7,7 @@ from beachscore.errors import BadInputError
 from vision.plazing import parse_label
 from vision.plazing_cells import CellBlocks, Grid, cover_posteriors, cover_shares, player_masks
 from vision.plazing_patterns import PatternModel
-from vision.plazing_pieces import catalogue_shapes, groups, split_group
+from vision.plazing_pieces import catalogue_shapes, groups, split_group, weak_seam_decisions
 from vision.plazing_screens import long_axis_facings, screen_cells
 from vision.plazing_seams import seam_contrasts
 
@@ -92,3 +92,15 @@ def test_unknown_label(label):
     with pytest.raises(BadInputError) as e:
         parse_label(label)
     assert e.value.code == "unknown-label"
+
+
+@pytest.mark.parametrize("dip, weak", [(10.6, True), (5.0, True), (40.0, False), (2.0, False)])
+def test_a_cut_on_a_faint_seam_is_a_guess(dip, weak):
+    # double JPEG made a 10.6-level dip inside one 2-cell gear: read as two 1-cell gears at 0.97
+    seams = {((0, 0), (0, 1)): dip}
+    split = split_group({(0, 0), (0, 1)}, seams, catalogue_shapes(PROFILE))
+    found = weak_seam_decisions(split, seams)
+    if len(split.pieces) == 2 and weak:
+        assert found == [((0, 0), (0, 1))]
+    else:
+        assert found == []
