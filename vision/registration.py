@@ -154,11 +154,11 @@ def _edges(gray: np.ndarray) -> np.ndarray:
     return cv2.magnitude(gx, gy)
 
 
-#: ECC iterations and convergence threshold: a Euclidean fit at half the reference size, then one
-#: affine step at full reference size (measured on the bumped samples: ≤ 0.6 px at the corners).
+#: ECC iterations and convergence threshold: a Euclidean fit at half the reference size, a homography
+#: fit there, then one homography step at full reference size (bumped samples: ≤ 0.8 px at the corners).
 ECC_COARSE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 1e-3)
 ECC_FINE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 1, 1e-4)
-#: ECC homography steps at half the reference size after the affine one (a camera tilted since calibration).
+#: ECC homography iterations at half the reference size (a camera tilted since calibration).
 ECC_PERSPECTIVE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 1e-4)
 
 
@@ -180,7 +180,7 @@ GOOD_COARSE_ECC = 0.85
 
 
 def _coarse_to_fine_ecc(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Warp (3×3) with ``b(W·p) ≈ a(p)``: a Euclidean fit at half size, then an affine one, then a homography."""
+    """Warp (3×3) with ``b(W·p) ≈ a(p)``: a Euclidean fit at half size, then a homography."""
     half = lambda im: cv2.resize(im, (a.shape[1] // 2, a.shape[0] // 2), interpolation=cv2.INTER_AREA)  # noqa: E731
     ha, hb, hm = half(a), half(b), (half(mask) > 127).astype(np.uint8) * 255
     guess = np.eye(2, 3, dtype=np.float32)
@@ -198,11 +198,8 @@ def _coarse_to_fine_ecc(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> np.nd
         raise cv2.error("ECC did not converge")
     coarse = best[1]
     coarse[:, 2] *= 2
-    if not ECC_FINE[1]:
-        return np.vstack([coarse, [0, 0, 1]]).astype(np.float64)
-    _, fine = cv2.findTransformECC(a, b, coarse, cv2.MOTION_AFFINE, ECC_FINE, mask, 3)
-    fine = np.vstack([fine, [0, 0, 1]]).astype(np.float32)
-    # a camera tilted a little since calibration (perspective) is not an affine change: the places
+    fine = np.vstack([coarse, [0, 0, 1]]).astype(np.float32)
+    # a camera tilted a little since calibration (perspective) is not a rigid change: the places
     # far from the board's centre land mm off. A homography fit at half size (cheap), then one step
     # at full reference size, models it.
     try:
