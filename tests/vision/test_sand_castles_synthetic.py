@@ -13,7 +13,7 @@ from vision.quality import check_board_in_view
 from vision.registration import Registration
 from vision.synthetic_boards import PX_PER_MM, SAND_CASTLES_PROFILE as PROFILE, draw_arm, relight, sand_castles_board
 
-from .mats_helpers import box_outline_px, circle_px, difference, marked_share, photo, shot, write_calibration
+from mats_helpers import box_outline_px, circle_px, difference, marked_share, photo, shot, write_calibration
 
 CAL = {"top": {"wave": 2, "wall": True, "castle_pieces": 2}, "middle": {"wave": 4, "wall": False, "castle_pieces": 1},
        "bottom": {"wave": 1, "wall": False, "castle_pieces": 3}}

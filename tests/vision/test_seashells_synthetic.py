@@ -17,7 +17,7 @@ from vision.registration import Registration
 from vision.synthetic_boards import (PX_PER_MM, SEASHELLS_PROFILE as PROFILE, degrade, draw_arm, draw_skin_patch,
                                      relight, seashells_mat)
 
-from .mats_helpers import box_outline_px, circle_px, difference, marked_share, photo, shot, write_calibration
+from mats_helpers import box_outline_px, circle_px, difference, marked_share, photo, shot, write_calibration
 
 CAL_SHELLS = [(0, 0, 0, 0), (1, 3, 0, 0), (2, 6, 0, 0), (4, 5, 0, 0), (5, 1, 0, 0)]
 CAL_ITEMS = [("fossil/head", 40, 272, 0), ("fossil/tail", 90, 272, 30), ("sand_dollar", 140, 272, 0),
