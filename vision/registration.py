@@ -179,8 +179,9 @@ PHASE_MIN_RESPONSE = 0.05
 GOOD_COARSE_ECC = 0.85
 
 
-def _coarse_to_fine_ecc(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Warp (3×3) with ``b(W·p) ≈ a(p)``: a Euclidean fit at half size, then a homography."""
+def _coarse_to_fine_ecc(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray]:
+    """``(ECC correlation, warp W (3×3))`` with ``b(W·p) ≈ a(p)``: a Euclidean fit at half size, then a
+    homography."""
     half = lambda im: cv2.resize(im, (a.shape[1] // 2, a.shape[0] // 2), interpolation=cv2.INTER_AREA)  # noqa: E731
     ha, hb, hm = half(a), half(b), (half(mask) > 127).astype(np.uint8) * 255
     guess = np.eye(2, 3, dtype=np.float32)
@@ -196,18 +197,19 @@ def _coarse_to_fine_ecc(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> np.nd
             break
     if best[1] is None:
         raise cv2.error("ECC did not converge")
-    rigid = np.vstack([best[1], [0, 0, 1]]).astype(np.float32)
+    score, rigid = best[0], np.vstack([best[1], [0, 0, 1]]).astype(np.float32)
     # a camera tilted a little since calibration (perspective) is not a rigid change: the places far
     # from the board's centre would land mm off. A homography fit, from the rigid one, models it.
+    persp = rigid
     try:
-        _, persp = cv2.findTransformECC(ha, hb, rigid.copy(), cv2.MOTION_HOMOGRAPHY, ECC_PERSPECTIVE, hm, 3)
-        persp = persp / persp[2, 2]
+        fitted, found = cv2.findTransformECC(ha, hb, rigid.copy(), cv2.MOTION_HOMOGRAPHY, ECC_PERSPECTIVE, hm, 3)
+        found = found / found[2, 2]
+        if np.all(np.isfinite(found)):
+            score, persp = fitted, found
     except cv2.error:
-        persp = rigid
-    if not np.all(np.isfinite(persp)):
-        persp = rigid
+        pass
     to_full = np.diag([2.0, 2.0, 1.0])  # half size → reference size
-    return to_full @ persp.astype(np.float64) @ np.linalg.inv(to_full)
+    return float(score), to_full @ persp.astype(np.float64) @ np.linalg.inv(to_full)
 
 
 def reference_image(gray: np.ndarray, downscale: int = 4) -> np.ndarray:
@@ -258,9 +260,7 @@ def align_to_reference(photo_gray: np.ndarray, ref_small: np.ndarray, H_ref: np.
     if still >= UNMOVED_ECC:
         return Registration(H_ref, "corners", score=float(still))
     try:
-        warp = _coarse_to_fine_ecc(a, b, mask)
-        warped = cv2.warpPerspective(b, warp, (a.shape[1], a.shape[0]), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-        score = cv2.computeECC(a, warped, mask)
+        score, warp = _coarse_to_fine_ecc(a, b, mask)
     except cv2.error:
         raise UnreadableBoardError("registration-lost", "the board moved and could not be found again; "
                                    "put it back or recalibrate") from None
