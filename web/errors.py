@@ -7,6 +7,7 @@ from werkzeug.exceptions import HTTPException
 
 from beachscore.errors import BeachscoreError
 from beachscore.store import StoreError
+from scoring.errors import InvalidStateError
 
 
 def error_response(code: str, message: str, status: int):
@@ -24,11 +25,6 @@ def init_app(app) -> None:
         if request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json":
             return error_response(err.name.lower().replace(" ", "-"), err.description or err.name, err.code)
         return err
-
-    try:
-        from scoring.errors import InvalidStateError
-    except ImportError:  # scoring being written
-        return
 
     @app.errorhandler(InvalidStateError)
     def _invalid_state(err):
