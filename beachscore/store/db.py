@@ -191,10 +191,6 @@ class Store:
             return db.execute("INSERT INTO games(game, setup_json, display_json, created_at) VALUES(?, ?, ?, ?)",
                               (game, json.dumps(setup or {}), json.dumps(display or {}), now_iso())).lastrowid
 
-    def update_setup(self, game_id: int, setup: dict) -> None:
-        with self._tx() as db:
-            db.execute("UPDATE games SET setup_json=? WHERE id=?", (json.dumps(setup), game_id))
-
     def end_game(self, game_id: int, final_scan_id: int | None) -> None:
         """Mark a game over, with the scan that holds the final score."""
         with self._tx() as db:
