@@ -60,14 +60,6 @@ class Area:
         """The marker standing in the area (first in row order), or None."""
         return self.markers[0] if self.markers else None
 
-    def is_owned_by(self, player: str) -> bool:
-        """Does ``player`` own this (closed) area by the ring count?"""
-        return self.owner == player
-
-    def has_trash(self) -> bool:
-        """Does a trash token lie in the area?"""
-        return bool(self.trash)
-
     def to_json(self) -> dict:
         """The contract's area object (plus ``edges``, ``trash``, ``surprises``)."""
         return {
