@@ -214,8 +214,7 @@ def cmd_score(args) -> int:
 
         state = merge_mats(states, setup)
     t0 = time.perf_counter()
-    scoring.validate(state, setup)
-    result = scoring.score(state, setup)
+    result = scoring.score(state, setup)  # validates first: InvalidStateError lists every problem
     score_ms = round((time.perf_counter() - t0) * 1e3, 2)
     if args.json:
         out = {"game": state.get("game"), "state": scoring.complete_state(state, setup), "score": result,

@@ -237,9 +237,3 @@ def scan_bytes(data: bytes, cal: store.Calibration, setup: dict | None = None) -
     t0 = time.perf_counter()
     image = decode_image(data, reduce=_decode_reduce(cal))
     return scan_image(image, cal, setup, decode_ms=(time.perf_counter() - t0) * 1e3)
-
-
-def score_state(state: dict, setup: dict | None = None) -> dict:
-    """Validate and score a state dict (no photo). Raises ``scoring.errors.InvalidStateError``."""
-    scoring.validate(state, setup)
-    return scoring.score(state, setup)

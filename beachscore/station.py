@@ -17,6 +17,7 @@ from typing import Callable
 
 import numpy as np
 
+import scoring
 from beachscore.errors import BadInputError, BeachscoreError
 from beachscore.events import EventBus
 from beachscore.store import Store
@@ -54,12 +55,6 @@ def _default_scanner(image, cal, setup):
     from beachscore.pipeline import scan_image
 
     return scan_image(image, cal, setup)
-
-
-def _default_scorer(state, setup):
-    from beachscore.pipeline import score_state
-
-    return score_state(state, setup)
 
 
 def _default_calibrator(calibration_json, out_dir):
@@ -110,7 +105,7 @@ class Station:
         if calibration is None and not self.calibration_problem:
             self.calibration_problem = "not calibrated yet: use the calibration page"
         self.scanner = scanner or _default_scanner
-        self.scorer = scorer or _default_scorer
+        self.scorer = scorer or scoring.score
         self.calibrator = calibrator or _default_calibrator
         self.light = light
         self.events = events or EventBus()

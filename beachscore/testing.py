@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import scoring
 from beachscore.errors import BeachscoreError
 
 #: A small Strand unter reading (contract shape): two grooves, two players.
@@ -119,12 +120,8 @@ SEASHELLS_MATS = {
 }
 
 
-def score_with_rules(state: dict, setup: dict | None = None) -> dict:
-    """The rules engine's scorer (``scoring.validate`` then ``scoring.score``), without the vision imports."""
-    import scoring
-
-    scoring.validate(state, setup)
-    return scoring.score(state, setup)
+#: The rules engine's scorer (it validates the state first), for stations built with fakes.
+score_with_rules = scoring.score
 
 
 class MatScanner(FakeScanner):
