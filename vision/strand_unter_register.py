@@ -59,20 +59,23 @@ class StrandRegistration(Registration):
 
 def surround_pixels(ext_bgr: np.ndarray, board_mm, reg=REGISTRATION) -> np.ndarray:
     """Pixels (N, 3) of the table strip below the board in an extended rectified image (BGR uint8)."""
-    w, h = board_mm
-    m, ppm = reg.margin_mm, reg.ppm
-    y0, y1 = int((m + h + 0.25 * m) * ppm), int((m + h + 0.85 * m) * ppm)
-    x0, x1 = int(m * ppm), int((m + w) * ppm)
+    (y0, y1), (x0, x1) = _table_strip(board_mm, reg)
     return ext_bgr[y0:y1:2, x0:x1:2].reshape(-1, 3)
 
 
-def surround_noise(ext: np.ndarray, board_mm, reg=REGISTRATION) -> float:
-    """Pixel noise σ (grey levels) of the plain table strip below the board (Immerkær 1996).
+def _table_strip(board_mm, reg=REGISTRATION) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Rows ``(y0, y1)`` and columns ``(x0, x1)`` of the plain table strip below the board, extended image px."""
+    w, h = board_mm
+    m, ppm = reg.margin_mm, reg.ppm
+    return (int((m + h + 0.25 * m) * ppm), int((m + h + 0.85 * m) * ppm)), (int(m * ppm), int((m + w) * ppm))
 
-    The strip is filtered with the difference of two Laplacians ``[[1, −2, 1], [−2, 4, −2],
-    [1, −2, 1]]``, which cancels smooth shading and straight edges; for white noise of σ the mean
-    absolute response is σ·6·√(2/π). The *mean* (not the median) is used: on a plain, smooth
-    table most responses of a clean 8-bit photo are 0 and a median would only see quantisation.
+
+def surround_noise(ext: np.ndarray, board_mm, reg=REGISTRATION) -> float:
+    """Pixel noise σ (grey levels) of the plain table strip below the board (:func:`vision.quality.noise_sigma`).
+
+    The *mean* response (not the median of :func:`vision.quality.board_noise_sigma`) is used: on a
+    plain, smooth table most responses of a clean 8-bit photo are 0 and a median would only see
+    quantisation.
 
     Args:
         ext: extended rectified photo (board + ``reg.margin_mm``), grey uint8 (H, W) or BGR.
@@ -80,17 +83,11 @@ def surround_noise(ext: np.ndarray, board_mm, reg=REGISTRATION) -> float:
     Returns:
         σ ≥ 0 (samples at 1 px/mm: clean photos 0.15–0.39).
     """
-    w, h = board_mm
-    m, ppm = reg.margin_mm, reg.ppm
-    y0, y1 = int((m + h + 0.25 * m) * ppm), int((m + h + 0.85 * m) * ppm)
-    sub = ext[y0:y1, int(m * ppm):int((m + w) * ppm)]
+    (y0, y1), (x0, x1) = _table_strip(board_mm, reg)
+    sub = ext[y0:y1, x0:x1]
     if sub.ndim == 3:
         sub = cv2.cvtColor(np.ascontiguousarray(sub), cv2.COLOR_BGR2GRAY)
-    if sub.shape[0] < 3 or sub.shape[1] < 3:
-        return 0.0
-    k = np.float32([[1, -2, 1], [-2, 4, -2], [1, -2, 1]])
-    r = cv2.filter2D(np.ascontiguousarray(sub, np.float32), cv2.CV_32F, k)[1:-1, 1:-1]
-    return float(np.sqrt(np.pi / 2.0) / 6.0 * float(cv2.mean(np.abs(r))[0]))
+    return quality.noise_sigma(sub)
 
 
 def check_noise(sigma: float, sigma_ref: float | None, cfg=READING) -> None:
