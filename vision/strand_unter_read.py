@@ -252,18 +252,23 @@ def _grooves_phrase(numbers) -> str:
     return f"groove {n[0]}" if len(n) == 1 else f"grooves {', '.join(n[:-1])} and {n[-1]}"
 
 
-def _detail(photo: Photo, A: _Assets) -> float:
-    """The photo's fine detail around the board (:func:`vision.strand_unter_register.surround_detail`).
+def _surround_figures(photo: Photo, A: _Assets) -> tuple[float, float]:
+    """The photo's fine detail and pixel noise around the board
+    (:func:`vision.strand_unter_register.surround_detail`, :func:`~vision.strand_unter_register.surround_noise`).
 
-    Taken from the registration when it measured it; else (e.g. a board found by its markers)
-    measured here on the photo rectified with the registration's homography.
+    Taken from the registration when it measured them; else (e.g. a board found by its markers)
+    measured here on the photo rectified (once) with the registration's homography.
     """
     reg = photo.registration
-    if getattr(reg, "detail", None) is not None:
-        return float(reg.detail)
-    ext = warp_board(photo.image, reg.H_px_from_mm, A.board, REGISTRATION.ppm, REGISTRATION.margin_mm)
-    cloth = cloth_edge_mm(ext, np.ones(3), A.lut, A.sea, A.bits, A.board)
-    return surround_detail(ext, A.board, max(cloth[:2]))
+    detail, noise = getattr(reg, "detail", None), getattr(reg, "noise", None)
+    if detail is None or noise is None:
+        ext = warp_board(photo.image, reg.H_px_from_mm, A.board, REGISTRATION.ppm, REGISTRATION.margin_mm)
+        if detail is None:
+            cloth = cloth_edge_mm(ext, np.ones(3), A.lut, A.sea, A.bits, A.board)
+            detail = surround_detail(ext, A.board, max(cloth[:2]))
+        if noise is None:
+            noise = surround_noise(ext, A.board)
+    return float(detail), float(noise)
 
 
 def _thickness(j: int, labels: np.ndarray, stats: np.ndarray, shell_area_px2: float) -> float:
@@ -297,15 +302,6 @@ def _colour_distances(labels: np.ndarray, sel: np.ndarray, n: int, image_bgr: np
         d = L - mu
         out[:, k] = np.sqrt(np.maximum(np.einsum("ni,ij,nj->n", d, inv, d), 0.0))
     return out
-
-
-def _noise(photo: Photo, A: _Assets) -> float:
-    """The photo's pixel noise beside the board (:func:`vision.strand_unter_register.surround_noise`)."""
-    reg = photo.registration
-    if getattr(reg, "noise", None) is not None:
-        return float(reg.noise)
-    ext = warp_board(photo.image, reg.H_px_from_mm, A.board, REGISTRATION.ppm, REGISTRATION.margin_mm)
-    return surround_noise(ext, A.board)
 
 
 def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
@@ -362,9 +358,8 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
         A.ref_quality = {"glare": quality.glare_fraction(A.empty, A.on_grooves),
                          "sharpness": quality.sharpness(cv2.cvtColor(A.empty, cv2.COLOR_BGR2GRAY), A.on_grooves)}
     figures = quality.check(B, gains=gains, board_mask=~sea & A.on_grooves, reference_figures=A.ref_quality)
-    figures["detail"] = _detail(photo, A)
+    figures["detail"], figures["noise"] = _surround_figures(photo, A)
     quality.check_blur(figures["detail"], model.get("detail_ratio"), cfg.min_detail_share)
-    figures["noise"] = _noise(photo, A)
     check_noise(figures["noise"], model.get("noise_sigma"), cfg)
     if model.get("noise_sigma") is not None and \
             figures["noise"] > cfg.noise_doubt_ratio * max(float(model["noise_sigma"]), cfg.noise_floor):
