@@ -43,8 +43,27 @@ def normalise_illumination(board_bgr: np.ndarray, reference_median_bgr) -> np.nd
         BGR uint8 (H, W, 3).
     """
     gain = np.asarray(reference_median_bgr, np.float32) / np.maximum(board_median_bgr(board_bgr), 1.0)
-    gain = np.clip(gain, 0.25, 4.0)
-    return cv2.convertScaleAbs(board_bgr.astype(np.float32) * gain)
+    return apply_gains(board_bgr, np.clip(gain, 0.25, 4.0))
+
+
+def apply_gains(image_bgr: np.ndarray, gains) -> np.ndarray:
+    """Multiply B, G, R by ``gains`` (3,) through a lookup table, rounding and clipping: BGR uint8."""
+    gains = np.asarray(gains, np.float32)
+    lut = np.clip(np.round(np.arange(256, dtype=np.float32)[:, None] * gains[None]), 0, 255).astype(np.uint8)
+    return cv2.LUT(image_bgr, lut.reshape(256, 1, 3))
+
+
+def bgr_to_lab(bgr: np.ndarray) -> np.ndarray:
+    """BGR uint8 (..., 3) → CIE Lab float32 (..., 3): L in 0..100, a and b around 0.
+
+    Uses OpenCV's 8-bit conversion (fast; L quantised to 100/255) and rescales it.
+    """
+    shape = bgr.shape
+    lab = cv2.cvtColor(np.ascontiguousarray(bgr).reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = lab.reshape(shape)
+    lab -= np.array([0.0, 128.0, 128.0], np.float32)
+    lab[..., 0] *= np.float32(100.0 / 255.0)
+    return lab
 
 
 def place_features(board_bgr: np.ndarray, centres_mm, px_per_mm: float, patch_mm: float) -> np.ndarray:
@@ -60,9 +79,7 @@ def place_features(board_bgr: np.ndarray, centres_mm, px_per_mm: float, patch_mm
         float32 (N, 10), columns :data:`FEATURE_NAMES`. Places partly off the board use the part
         that is on it.
     """
-    lab = cv2.cvtColor(board_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
-    lab[..., 0] *= 100.0 / 255.0
-    lab[..., 1:] -= 128.0
+    lab = bgr_to_lab(board_bgr)
     gray = lab[..., 0]
     grad = cv2.magnitude(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
     h, w = gray.shape

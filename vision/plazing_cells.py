@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.places import bgr_to_lab
 from vision.plazing_config import COVER, PALETTE, CoverConfig, PaletteConfig
 
 NONE = 255  #: pixel label of "no learned colour"
@@ -72,19 +73,6 @@ class Grid:
         half = 0.5 * share * self.cell_mm * px_per_mm
         return np.stack([np.round(cx - half), np.round(cy - half), np.round(cx + half), np.round(cy + half)],
                         axis=-1).astype(np.int32)
-
-
-def bgr_to_lab(bgr: np.ndarray) -> np.ndarray:
-    """BGR uint8 (..., 3) → CIE Lab float32 (..., 3): L in 0..100, a and b around 0.
-
-    Uses OpenCV's 8-bit conversion (fast; L quantised to 100/255) and rescales it.
-    """
-    shape = bgr.shape
-    lab = cv2.cvtColor(np.ascontiguousarray(bgr).reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).astype(np.float32)
-    lab = lab.reshape(shape)
-    lab -= np.array([0.0, 128.0, 128.0], np.float32)
-    lab[..., 0] *= np.float32(100.0 / 255.0)
-    return lab
 
 
 @dataclass

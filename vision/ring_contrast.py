@@ -18,7 +18,7 @@ covariance floored per feature (Hastie, Tibshirani & Friedman, *Elements of Stat
 
 The ring's own colour (:func:`ring_medians`, ``with_background``) is also what a hand over a
 place changes. Helpers for speed: :func:`board_lab` (Lab without OpenCV's ~90 ms table set-up),
-:func:`apply_gains` (lighting correction through a lookup table) and :func:`patch_features`
+:func:`vision.places.apply_gains` (lighting correction through a lookup table) and :func:`patch_features`
 (the :mod:`vision.places` features of every place at once).
 """
 
@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+
+from vision.places import CORE_SHARE, normalise_illumination
 
 FEATURE_NAMES = ("log_mean_dE", "log_p90_dE", "log_texture_ratio")
 
@@ -78,8 +80,8 @@ def gradient_magnitude(L: np.ndarray) -> np.ndarray:
 def normalised_lab(board_bgr: np.ndarray, reference_median_bgr=None) -> np.ndarray:
     """Illumination-normalised CIE Lab of a rectified board, float32 (H, W, 3).
 
-    Same grey-world correction as :func:`vision.places.normalise_illumination` (channel gains so
-    the board's median B, G, R match the calibration's), applied through a lookup table (fast).
+    Lighting corrected by :func:`vision.places.normalise_illumination` (channel gains so the
+    board's median B, G, R match the calibration's, applied through a lookup table).
 
     Args:
         board_bgr: rectified board, BGR uint8 (H, W, 3).
@@ -88,32 +90,8 @@ def normalised_lab(board_bgr: np.ndarray, reference_median_bgr=None) -> np.ndarr
     if board_bgr.dtype != np.uint8 or board_bgr.ndim != 3 or board_bgr.shape[2] != 3:
         raise ValueError("expected a BGR uint8 image of shape (H, W, 3)")
     if reference_median_bgr is not None:
-        board_bgr = normalised_bgr(board_bgr, reference_median_bgr)
+        board_bgr = normalise_illumination(board_bgr, reference_median_bgr)
     return board_lab(board_bgr)
-
-
-def normalised_bgr(board_bgr: np.ndarray, reference_median_bgr) -> np.ndarray:
-    """:func:`vision.places.normalise_illumination` through a lookup table: BGR uint8 (H, W, 3)."""
-    return apply_gains(board_bgr, illumination_gains(board_bgr, reference_median_bgr))
-
-
-def illumination_gains(board_bgr: np.ndarray, reference_median_bgr) -> np.ndarray:
-    """Channel gains, float32 (3,) in [0.25, 4], that bring the board's median B, G, R to the reference's.
-
-    Args:
-        board_bgr: rectified board (any resolution), BGR uint8 (H, W, 3).
-        reference_median_bgr: (3,) the calibration board's median B, G, R.
-    """
-    from vision.places import board_median_bgr
-    return np.clip(np.asarray(reference_median_bgr, np.float32) / np.maximum(board_median_bgr(board_bgr), 1.0),
-                   0.25, 4.0)
-
-
-def apply_gains(image_bgr: np.ndarray, gains) -> np.ndarray:
-    """Multiply B, G, R by ``gains`` (3,) through a lookup table, rounding and clipping: BGR uint8."""
-    gains = np.asarray(gains, np.float32)
-    lut = np.clip(np.round(np.arange(256, dtype=np.float32)[:, None] * gains[None]), 0, 255).astype(np.uint8)
-    return cv2.LUT(image_bgr, lut.reshape(256, 1, 3))
 
 
 def _quantile_last(x: np.ndarray, q: float) -> np.ndarray:
@@ -335,7 +313,6 @@ def patch_features(lab: np.ndarray, grad: np.ndarray, centres_mm, px_per_mm: flo
         float32 (N, 10), columns ``vision.places.FEATURE_NAMES`` (L, a, b, sd_L, sd_a, sd_b,
         texture, core_L, core_a, core_b); zeros for a place wholly off the board.
     """
-    from vision.places import CORE_SHARE
 
     h, w = lab.shape[:2]
     half = max(1, int(round(patch_mm * px_per_mm / 2)))

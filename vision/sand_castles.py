@@ -40,9 +40,9 @@ from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, chec
                                draw_caption, draw_label, draw_text_box, rectify_part, ring_change, text_scale)
 from vision.mats_config import SAND_CASTLES as CFG
 from vision.quality import check_blur, detail_ratio
-from vision.places import COVARIANCE_FLOOR, PlaceModel, learn_places, place_features
+from vision.places import COVARIANCE_FLOOR, PlaceModel, apply_gains, learn_places, place_features
 from vision.registration import project, rectify
-from vision.ring_contrast import (GaussianClasses, apply_gains, board_lab, gradient_magnitude, patch_features,
+from vision.ring_contrast import (GaussianClasses, board_lab, gradient_magnitude, patch_features,
                                   ring_contrast_features, ring_medians)
 from vision.types import CalibrationShot, Photo, Reading
 
