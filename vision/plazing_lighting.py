@@ -61,14 +61,24 @@ def lighting_gains(small: np.ndarray, reference: np.ndarray | None, frame: np.nd
     if reference is None or reference.shape != small.shape:
         gains = np.asarray(fallback_median, np.float32) / np.maximum(median_bgr(small), 1.0)
         return np.clip(gains, 0.25, 4.0).astype(np.float32)
-    idx = np.flatnonzero(frame.ravel())[::QUALITY.lighting_stride]
-    a = reference.reshape(-1, 3)[idx].astype(np.float32)
-    b = small.reshape(-1, 3)[idx].astype(np.float32)
-    ok = (a.min(axis=1) > 15) & (a.max(axis=1) < 245) & (b.min(axis=1) > 5) & (b.max(axis=1) < 250)
+    _, a, b = _frame_pairs(small, reference, frame, QUALITY.lighting_stride)
+    ok = _unclipped(a, b)
     if ok.sum() < 50:
         ok[:] = True
     gains = np.median(a[ok] / np.maximum(b[ok], 1.0), axis=0)
     return np.clip(gains, 0.25, 4.0).astype(np.float32)
+
+
+def _frame_pairs(small: np.ndarray, reference: np.ndarray, frame: np.ndarray, stride: int):
+    """Every ``stride``-th frame pixel: flat indices, and the calibration's and this photo's B, G, R
+    there, float32 (n, 3) each."""
+    idx = np.flatnonzero(frame.ravel())[::stride]
+    return idx, reference.reshape(-1, 3)[idx].astype(np.float32), small.reshape(-1, 3)[idx].astype(np.float32)
+
+
+def _unclipped(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """bool (n,): pixel pairs with no channel near black or white in either image."""
+    return (a.min(axis=1) > 15) & (a.max(axis=1) < 245) & (b.min(axis=1) > 5) & (b.max(axis=1) < 250)
 
 
 def lighting_field(small: np.ndarray, reference: np.ndarray | None, frame: np.ndarray, gains,
@@ -92,10 +102,9 @@ def lighting_field(small: np.ndarray, reference: np.ndarray | None, frame: np.nd
     if reference is None or reference.shape != small.shape:
         return None
     h, w = small.shape[:2]
-    idx = np.flatnonzero(frame.ravel())[::max(QUALITY.lighting_stride // 2, 1)]
-    a = reference.reshape(-1, 3)[idx].astype(np.float32)
-    b = small.reshape(-1, 3)[idx].astype(np.float32) * np.asarray(gains, np.float32)
-    ok = (a.min(axis=1) > 15) & (a.max(axis=1) < 245) & (b.min(axis=1) > 5) & (b.max(axis=1) < 250)
+    idx, a, b = _frame_pairs(small, reference, frame, max(QUALITY.lighting_stride // 2, 1))
+    b *= np.asarray(gains, np.float32)
+    ok = _unclipped(a, b)
     if ok.sum() < 200:
         return None
     y, x = np.divmod(idx[ok], w)
@@ -144,13 +153,12 @@ def uneven_light(small: np.ndarray, reference: np.ndarray | None, frame: np.ndar
     if reference is None or reference.shape != small.shape:
         return False
     h, w = small.shape[:2]
-    idx = np.flatnonzero(frame.ravel())[::max(QUALITY.lighting_stride // 2, 1)]
-    a = reference.reshape(-1, 3)[idx].astype(np.float32)
-    b = small.reshape(-1, 3)[idx].astype(np.float32) * np.asarray(gains, np.float32)
+    idx, a, b = _frame_pairs(small, reference, frame, max(QUALITY.lighting_stride // 2, 1))
+    b *= np.asarray(gains, np.float32)
     if coef is not None:
         y, x = np.divmod(idx, w)
         b *= np.exp(_design((x + 0.5) / w * 2 - 1, (y + 0.5) / h * 2 - 1) @ coef)[:, None].astype(np.float32)
-    ok = (a.min(axis=1) > 15) & (a.max(axis=1) < 245) & (b.min(axis=1) > 5) & (b.max(axis=1) < 250)
+    ok = _unclipped(a, b)
     if ok.sum() < 200:
         return False
     lr = np.log(a[ok] / np.maximum(b[ok], 1.0))
