@@ -39,17 +39,21 @@ def _write(path, image):
     return str(path)
 
 
-@pytest.fixture(scope="module")
-def cal_dir(tmp_path_factory):
-    d = tmp_path_factory.mktemp("plazing")
-    sc = scene(PROFILE, CALIB_PIECES, CALIB_TOKENS, spots=[(1, 1), (3, 4), (5, 7), (3, 8), (4, 2)], seed=1)
+def _calibrate(d, pieces):
+    """Calibrate from a synthetic shot of ``pieces`` (and the calibration tokens) in ``d``: the calibration dir."""
+    sc = scene(PROFILE, pieces, CALIB_TOKENS, spots=[(1, 1), (3, 4), (5, 7), (3, 8), (4, 2)], seed=1)
     _write(d / "calib.jpg", sc.image)
     (d / "profile.json").write_text(json.dumps(PROFILE))
     doc = {"game": "plazing", "profile": "profile.json", "image": "calib.jpg", "corners_px": sc.corners_px.tolist(),
-           "samples": calibration_samples(PROFILE, CALIB_PIECES, CALIB_TOKENS, sand=[(2, 5)])}
+           "samples": calibration_samples(PROFILE, pieces, CALIB_TOKENS, sand=[(2, 5)])}
     (d / "calibration.json").write_text(json.dumps(doc))
     pipeline.calibrate(str(d / "calibration.json"), str(d / "cal"))
     return str(d / "cal")
+
+
+@pytest.fixture(scope="module")
+def cal_dir(tmp_path_factory):
+    return _calibrate(tmp_path_factory.mktemp("plazing"), CALIB_PIECES)
 
 
 def _key(p):
@@ -193,15 +197,8 @@ def test_arm_over_the_board_is_refused(tmp_path, cal_dir, capsys):
 
 def test_a_kind_never_shown_at_calibration_lowers_the_confidence(tmp_path):
     # no blanket in the calibration shot: a group a blanket could explain is read with doubt
-    pieces = [p for p in CALIB_PIECES if p.kind != "blanket"]
-    sc = scene(PROFILE, pieces, CALIB_TOKENS, spots=[(1, 1), (3, 4), (5, 7), (3, 8), (4, 2)], seed=1)
-    _write(tmp_path / "calib.jpg", sc.image)
-    (tmp_path / "profile.json").write_text(json.dumps(PROFILE))
-    doc = {"game": "plazing", "profile": "profile.json", "image": "calib.jpg", "corners_px": sc.corners_px.tolist(),
-           "samples": calibration_samples(PROFILE, pieces, CALIB_TOKENS, sand=[(2, 5)])}
-    (tmp_path / "calibration.json").write_text(json.dumps(doc))
-    pipeline.calibrate(str(tmp_path / "calibration.json"), str(tmp_path / "cal"))
-    res = _scan(tmp_path, str(tmp_path / "cal"), scene(PROFILE, TOUCHING, TOKENS, spots=SPOTS, seed=2))
+    cal = _calibrate(tmp_path, [p for p in CALIB_PIECES if p.kind != "blanket"])
+    res = _scan(tmp_path, cal, scene(PROFILE, TOUCHING, TOKENS, spots=SPOTS, seed=2))
     assert res.confidence < 0.5
     assert any("no blanket was labelled at calibration" in w for w in res.warnings)
 
