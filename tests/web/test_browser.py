@@ -218,6 +218,7 @@ def test_correction_changes_the_score_and_keeps_the_reading(browser, server):
         px = cv2.perspectiveTransform(np.array([[[cx, cy]]], np.float64), np.array(H))[0, 0]
         natural_w = browser.execute_script("return arguments[0].naturalWidth", photo)
         natural_h = browser.execute_script("return arguments[0].naturalHeight", photo)
+        px = px * natural_w / scan["extra"].get("H_image_size", [natural_w])[0]  # H is for the drawn size
         scale_x, scale_y = photo.size["width"] / natural_w, photo.size["height"] / natural_h
         ActionChains(browser, duration=0).move_to_element_with_offset(
             photo, int(px[0] * scale_x - photo.size["width"] / 2), int(px[1] * scale_y - photo.size["height"] / 2)
