@@ -451,6 +451,7 @@ class Station:
                                               extra=extra)
             except StoreError:
                 pass
+            self.store.write_problem = err  # still full for photos: the page keeps saying so
         log.warning("scan %s failed: %s [%s]", scan_id if scan_id is not None else "(not saved)", err.message,
                     err.code)
         self._report(scan_id, err.code, err.message)

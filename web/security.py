@@ -228,9 +228,9 @@ def check_pin(action: str, entered: str, repeated: str | None) -> None:
     store = _store()
     stored = store.get_setting(PIN_SETTING)
     if action == "lock":
-        session.pop("pin_mark", None)
         if stored is not None and is_unlocked():  # only an unlocked browser may lock the others
             lock_every_session()
+        session.pop("pin_mark", None)
         return
     if not isinstance(entered, str):
         raise PinRefused("pin-invalid", "the PIN must be digits", 400)
