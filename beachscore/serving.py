@@ -45,7 +45,10 @@ M_ARENA_MAX = -8  # glibc's mallopt parameter number
 
 def limit_malloc_arenas(arenas: int = MALLOC_ARENAS) -> bool:
     """Cap glibc's malloc arenas for this process (``mallopt(M_ARENA_MAX)``, like
-    ``MALLOC_ARENA_MAX``); call before the threads start. True when applied (glibc only)."""
+    ``MALLOC_ARENA_MAX``); call before the threads start. True when applied (glibc only).
+    ``$BEACHSCORE_MALLOC_ARENAS=default`` leaves glibc's default (to measure the difference)."""
+    if os.environ.get("BEACHSCORE_MALLOC_ARENAS") == "default":
+        return False
     if os.environ.get("MALLOC_ARENA_MAX"):
         return True  # set by the environment (the systemd unit): glibc read it at start
     try:

@@ -4,7 +4,8 @@ A scan runs on the station's one scan thread (started once, reused: memory stays
 many scans), one at a time; a request while one runs is refused (a button press then is ignored,
 not queued), so the web server never waits for the camera or the pipeline. Every outcome reaches
 the page and the LED: a ``scan`` event (``status`` ok or error with its ``error`` code and
-``message``: ``disk-full`` too), ``game-over`` when a game ends (:meth:`Station.finish_game`, the
+``message``: ``disk-full`` too), ``scan-annotated`` once its annotated picture is stored (drawn
+after the score is out, off the scan's critical path), ``game-over`` when a game ends (:meth:`Station.finish_game`, the
 one place a game ends), ``game-over-failed`` when its final scan did not read.
 The station starts without a camera or a calibration and says why on the page.
 
@@ -399,28 +400,22 @@ class Station:
             result = self.scanner(image, cal, setup)
         except BeachscoreError as err:
             return self._failed(game_id, source, jpeg, err, timing, mat), err.message
-        t2 = time.perf_counter()
-        annotated = drawn_size = None
-        try:
-            drawing = result.annotate()
-            drawn_size = [int(drawing.shape[1]), int(drawing.shape[0])]
-            annotated = encode_annotated(drawing)
-        except Exception as exc:  # noqa: BLE001 - the reading is worth keeping without its picture
-            log.warning("annotate failed: %s", exc)
-        timing["annotate"] = _ms(t2)
         doc = result.to_json()
         extra = {"registration": doc.pop("registration", None), **mat}
         H = getattr(getattr(result, "registration", None), "H_px_from_mm", None)
         if H is not None:
             extra["H_px_from_mm"] = np.asarray(H, dtype=float).tolist()
-            if drawn_size:  # the picture H maps onto (the annotated one is shrunk from it; pages scale H)
-                extra["H_image_size"] = drawn_size
+            # the picture H maps onto: the reader's image, which the annotated picture is drawn on
+            # (then shrunk); pages scale H to the picture they show
+            image_size = _image_size(result)
+            if image_size:
+                extra["H_image_size"] = image_size
         if game and cal is not None and game["game"] != cal.game:
             doc.setdefault("warnings", []).append(
                 f"the calibration is for {cal.game} but the game set up is {game['game']}")
         try:
-            scan_id = self.store.add_scan(game_id=game_id, source=source, photo_jpeg=jpeg, annotated_png=annotated,
-                                          result=doc, timing_ms=timing, extra=extra)
+            scan_id = self.store.add_scan(game_id=game_id, source=source, photo_jpeg=jpeg, result=doc,
+                                          timing_ms=timing, extra=extra)
         except StoreError as err:
             if err.code not in WRITE_PROBLEMS:
                 raise
@@ -430,7 +425,19 @@ class Station:
         if self.light:
             self.light.ok()
         self.events.publish("scan", {"scan_id": scan_id, "status": "ok", **mat})
+        self._annotate(scan_id, result)  # after the score is out: the picture is not on the critical path
         return scan_id, None
+
+    def _annotate(self, scan_id: int, result) -> None:
+        """Draw the reading on the photo, store it with the scan, tell the pages (``scan-annotated``)."""
+        t0 = time.perf_counter()
+        try:
+            picture = encode_annotated(result.annotate())
+            self.store.attach_annotated(scan_id, picture, {"annotate": _ms(t0)})
+        except Exception as exc:  # noqa: BLE001 - the reading is kept without its picture
+            log.warning("annotated picture of scan %d not kept: %s", scan_id, exc)
+            return
+        self.events.publish("scan-annotated", {"scan_id": scan_id})
 
     def _failed(self, game_id, source, jpeg, err: BeachscoreError, timing, extra: dict | None = None) -> int | None:
         """Keep a failed scan (with its photo when there is one) and report it; None when nothing could be kept."""
@@ -619,6 +626,14 @@ class Station:
                     log.exception("closing %r", part)
         self.button = self.light = self.camera = None
         self.store.close()
+
+
+def _image_size(result) -> list[int] | None:
+    """[width, height] px of the image a scan result was read from (its registration's frame)."""
+    image = getattr(getattr(result, "photo", None), "image", None)
+    if image is None:
+        image = getattr(result, "image", None)
+    return [int(image.shape[1]), int(image.shape[0])] if hasattr(image, "shape") else None
 
 
 def _ms(t0: float) -> float:

@@ -506,6 +506,29 @@ class Store:
         with self._lock:
             return self._db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
 
+    def attach_annotated(self, scan_id: int, data: bytes, timing_ms: dict | None = None) -> int:
+        """Give a saved scan its annotated picture (JPEG or PNG bytes), drawn after the scan was
+        saved; ``timing_ms`` is merged into the scan's timing. Returns the picture's photo id.
+
+        Raises:
+            StoreError: ``not-found``; ``disk-full`` … as :meth:`add_photo` (no file left behind).
+        """
+        scan = self.scan(scan_id)
+        ext = ".jpg" if data[:3] == b"\xff\xd8\xff" else ".png"
+        timing = dumps({**scan["timing_ms"], **(timing_ms or {})})
+        with self._writing():
+            self.check_writable()
+            name = photo_files.write_atomic(self.photo_dir, data, ext)
+            try:
+                with self._tx() as db:
+                    photo_id = self._insert_photo(db, name, data, "annotated")
+                    db.execute("UPDATE scans SET annotated_photo_id=?, timing_json=? WHERE id=?",
+                               (photo_id, timing, scan["id"]))
+                    return photo_id
+            except BaseException:
+                photo_files.remove(self.photo_dir, name)
+                raise
+
     def add_revision(self, scan_id: int, state: dict, score: dict, note: str = "") -> int:
         """Save a manual correction of scan ``scan_id`` as a new revision; the reading stays. Returns its id."""
         self.scan(scan_id)  # raises not-found

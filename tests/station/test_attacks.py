@@ -301,14 +301,8 @@ def test_a_scan_on_a_full_disk_reaches_the_page_and_the_led_and_leaves_no_file(t
             game = station.new_game("strand-unter")
             drain = _events(station)
             if where == "photo-file":
-                real = photos.write_atomic
-                written = []
-
-                def full(folder, data, ext):  # the first file fits, the second does not
-                    if written:
-                        raise OSError(errno.ENOSPC, "No space left on device")
-                    written.append(real(folder, data, ext))
-                    return written[-1]
+                def full(folder, data, ext):
+                    raise OSError(errno.ENOSPC, "No space left on device")
                 monkeypatch.setattr(photos, "write_atomic", full)
             else:
                 _fill_sqlite(station.store)
@@ -328,6 +322,28 @@ def test_a_scan_on_a_full_disk_reaches_the_page_and_the_led_and_leaves_no_file(t
             assert station.store.game(game)["ended_at"] is None
         finally:
             station.close()
+
+
+def test_a_full_disk_after_the_reading_keeps_the_scan_without_its_picture(tmp_path, monkeypatch):
+    from beachscore.store import photos
+
+    station = make_station(tmp_path / "data")
+    try:
+        real, written = photos.write_atomic, []
+
+        def full(folder, data, ext):  # the photo fits, the annotated picture does not
+            if written:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            written.append(real(folder, data, ext))
+            return written[-1]
+        monkeypatch.setattr(photos, "write_atomic", full)
+        assert station.request_scan("web").accepted and station.wait_idle()
+        scan = station.store.latest_scan()
+        assert scan["status"] == "ok" and scan["annotated_photo_id"] is None
+        assert photo_files(station) == written  # the photo, no orphan picture
+        assert station.status()["store"]["code"] == "disk-full"
+    finally:
+        station.close()
 
 
 def test_an_upload_on_a_full_disk_is_507_and_leaves_no_file(tmp_path):

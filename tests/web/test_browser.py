@@ -555,3 +555,52 @@ def test_wizard_offers_the_default_profiles_and_an_empty_board_shot(browser, ser
         from calibration.profiles import default_profile
 
         assert seen["profile"] == default_profile("plazing") and seen["doc"]["empty_image"].startswith("empty.")
+
+
+# ---- a phone's width ---------------------------------------------------------------------------
+
+PHONE_WIDTH_PX = 390  # an iPhone 12–15 / Pixel in portrait, CSS px
+
+
+def _overflow(driver) -> tuple[int, list[str]]:
+    """The page's scroll width and what sticks out past the viewport (for the failure message)."""
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    wide = driver.execute_script(
+        "const W = document.documentElement.clientWidth, out = [];"
+        "for (const e of document.querySelectorAll('body *')) { const r = e.getBoundingClientRect();"
+        "  if (r.width > 0 && r.right > W + 1) out.push(e.tagName + '#' + e.id + '.' + e.className); }"
+        "return out.slice(0, 6);")
+    return width, wide
+
+
+@pytest.fixture
+def phone(browser):
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": PHONE_WIDTH_PX, "height": 844, "deviceScaleFactor": 3, "mobile": True})
+    yield browser
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_correction_setup_and_calibration_pages_fit_a_phone(phone, server):
+    url, station = server["url"], server["station"]
+    unlock(phone, url)
+    if not station.store.scans(limit=1) or station.store.latest_scan()["game"] != "strand-unter":
+        station.request_scan("test")
+        station.wait_idle(60)
+    scan = station.store.latest_scan()
+    assert scan["status"] == "ok", scan["error"]
+    pages = [(f"/scans/{scan['id']}/correct", None), ("/calibrate", None)] + \
+        [("/game", game) for game in ("strand-unter", "plazing", "seashells", "sand-castles")]
+    for path, game in pages:
+        phone.get(url + path)
+        if path.endswith("/correct"):
+            wait(phone, lambda d: d.find_element(By.ID, "correct").get_attribute("data-ready") == "yes")
+        if game:
+            Select(phone.find_element(By.ID, "game")).select_by_value(game)
+            if game == "strand-unter":
+                for b in phone.find_elements(By.CSS_SELECTOR, "#buckets .add-card"):
+                    b.click()
+        assert phone.execute_script("return window.innerWidth") == PHONE_WIDTH_PX
+        width, wide = _overflow(phone)
+        assert width <= PHONE_WIDTH_PX, f"{path} {game or ''}: {width} px wide; sticking out: {wide}"
+        screenshot(phone, f"phone-{(game or path.strip('/').split('/')[-1])}.png")

@@ -81,15 +81,16 @@
     renderSeashells(data.seashells, st);
     const key = scan ? `${scan.id}/${scan.revisions.length}` : "none";
     if (pending && !st.busy) settle(pending.before !== key ? scan : null, st);
+    const img = document.getElementById("photo"), pid = scan ? scan.annotated_photo_id || scan.photo_id : null;
+    if (pid && img.dataset.photoId !== String(pid)) {  // the annotated picture comes a moment after the score
+      img.dataset.photoId = pid; img.src = `/photos/${pid}`; img.hidden = false;
+    } else if (!pid) { img.hidden = true; img.removeAttribute("src"); img.dataset.photoId = ""; }
     if (key === shownKey) return;
     shownKey = key;
     root.dataset.scanId = scan ? scan.id : "";
     root.dataset.revisions = scan ? scan.revisions.length : 0;
     if (!scan) return;
     const display = (st.game && st.game.display) || {};
-    const img = document.getElementById("photo");
-    const pid = scan.annotated_photo_id || scan.photo_id;
-    if (pid) { img.src = `/photos/${pid}`; img.hidden = false; } else img.hidden = true;
     const when = localTime(scan.created_at);
     document.getElementById("score-title").textContent =
       `Scan ${scan.id} · ${when}${scan.extra && scan.extra.mat_player ? ` · ${scan.extra.mat_player}'s mat` : ""}` +
@@ -149,7 +150,7 @@
     });
     es.addEventListener("game-over", () => { pending = null; say("Game over: the final score is below.", "good"); refresh(); });
     es.addEventListener("game-over-failed", ev => { pending = null; say(JSON.parse(ev.data).message, "bad"); refresh(); });
-    for (const kind of ["revision", "game", "calibration"]) es.addEventListener(kind, refresh);
+    for (const kind of ["revision", "game", "calibration", "scan-annotated"]) es.addEventListener(kind, refresh);
     es.onerror = () => {
       if (es.readyState === EventSource.CLOSED) { startPolling(); }
     };
