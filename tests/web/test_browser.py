@@ -5,6 +5,7 @@ They skip when Chromium is absent; CI installs it (.ci/run). Screenshots go to $
 """
 
 import json
+import re
 import os
 import shutil
 import tempfile
@@ -604,3 +605,66 @@ def test_correction_setup_and_calibration_pages_fit_a_phone(phone, server):
         width, wide = _overflow(phone)
         assert width <= PHONE_WIDTH_PX, f"{path} {game or ''}: {width} px wide; sticking out: {wide}"
         screenshot(phone, f"phone-{(game or path.strip('/').split('/')[-1])}.png")
+
+
+# ---- what a new user sees in the first hour ----------------------------------------------------
+
+def test_scan_and_game_over_outcomes_replace_started_on_the_page(browser, server):
+    from beachscore.errors import UnreadableBoardError
+
+    url, station = server["url"], server["station"]
+    failing = FakeScanner(error=UnreadableBoardError("occluded", "a hand is over the board"))
+    with Swapped(station, calibration=FakeCalibration(), scanner=FakeScanner(), scorer=fake_score):
+        unlock(browser, url)
+        game_id = station.new_game("strand-unter")
+        for transport in ("sse", "poll"):
+            browser.get(url + ("/" if transport == "sse" else "/?transport=poll"))
+            wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-transport") == transport)
+            wait(browser, lambda d: d.find_element(By.ID, "scan-now").is_enabled())
+            browser.find_element(By.ID, "scan-now").click()
+            wait(browser, lambda d: re.fullmatch(r"Scan \d+ read\.", d.find_element(By.ID, "message").text))
+            title = browser.find_element(By.ID, "score-title").text
+            assert "UTC" not in title  # the phone's local time
+            station.scanner = failing  # the final scan does not read: the game stays open, the page says so
+            browser.execute_script("window.confirm = () => true")
+            browser.find_element(By.ID, "game-over").click()
+            wait(browser, lambda d: "the game is still open" in d.find_element(By.ID, "message").text, timeout=20)
+            assert station.store.game(game_id)["ended_at"] is None
+            station.scanner = FakeScanner()
+        browser.find_element(By.ID, "game-over").click()
+        wait(browser, lambda d: "Game over" in d.find_element(By.ID, "message").text, timeout=20)
+        assert station.store.game(game_id)["ended_at"] is not None
+
+
+def test_strand_setup_buckets_left_empty_are_unknown(browser, server):
+    url, station = server["url"], server["station"]
+    unlock(browser, url)
+    browser.get(url + "/game")
+    Select(browser.find_element(By.ID, "game")).select_by_value("strand-unter")
+    red = browser.find_element(By.CSS_SELECTOR, '#buckets fieldset[data-player="red"]')
+    assert all(i.get_attribute("value") == "" for i in red.find_elements(By.CSS_SELECTOR, ".bucket input"))
+    yellow = browser.find_element(By.CSS_SELECTOR, '#buckets fieldset[data-player="yellow"]')
+    yellow.find_element(By.CSS_SELECTOR, ".b-white").send_keys("2")
+    browser.find_element(By.CSS_SELECTOR, "#game-form button[type=submit]").click()
+    wait(browser, lambda d: "started" in d.find_element(By.ID, "message").text)
+    setup = station.store.current_game()["setup"]
+    assert "red" not in setup["players"]  # unknown: unfit shells and total stay unknown
+    assert setup["players"]["yellow"] == {"bucket": {"white": 2, "gray": 0, "brown": 0, "black": 0}, "open_cards": []}
+
+
+def test_no_broken_image_before_any_photo(browser, server):
+    url, station = server["url"], server["station"]
+    unlock(browser, url)
+    game = station.new_game("sand-castles")
+    state = {"game": "sand-castles", "walls_left": 1, "lanes": {
+        "top": {"length": 8, "wave": 3, "wall": False, "castle_pieces": 2, "flooded": False}}}
+    scan_id = station.store.add_scan(game_id=game, source="test", photo_jpeg=None,
+                                     result={"game": "sand-castles", "state": state, "score": {}, "confidence": 0.5})
+    for path in ("/", f"/scans/{scan_id}/correct", f"/scans/{scan_id}", "/calibrate", "/history"):
+        browser.get(url + path)
+        time.sleep(0.3)
+        broken = browser.execute_script(
+            "return [...document.images].filter(i => !i.hidden && i.offsetParent !== null && "
+            "(!i.getAttribute('src') || (i.complete && i.naturalWidth === 0))).map(i => i.id || i.alt)")
+        assert broken == [], path
+    station.new_game("strand-unter")
