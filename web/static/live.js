@@ -80,7 +80,7 @@
     document.getElementById("scan-now").disabled = st.busy || !st.camera.ok || !st.calibration.ok;
     renderSeashells(data.seashells, st);
     const key = scan ? `${scan.id}/${scan.revisions.length}` : "none";
-    if (pending && !st.busy) settle(pending.before !== key ? scan : null, st);
+    if (pending && pending.accepted && !st.busy) settle(pending.before !== key ? scan : null, st);
     const img = document.getElementById("photo"), pid = scan ? scan.annotated_photo_id || scan.photo_id : null;
     if (pid && img.dataset.photoId !== String(pid)) {  // the annotated picture comes a moment after the score
       img.dataset.photoId = pid; img.src = `/photos/${pid}`; img.hidden = false;
@@ -162,7 +162,7 @@
       pending = { before, final: url === "/api/game-over" };
       const out = await api("POST", url, body);
       if (out && out.ended) { pending = null; say("Game over: the final score is below.", "good"); refresh(); return; }
-      if (pending) say(what + " started…", "good");
+      if (pending) { pending.accepted = true; say(what + " started…", "good"); }
       document.getElementById("busy").hidden = false;
       if (document.body.dataset.transport !== "sse") setTimeout(refresh, 300);
     } catch (e) { pending = null; say(explainError(e), "bad"); }
