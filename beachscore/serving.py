@@ -196,7 +196,7 @@ def run(args) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
-    log.info("station on http://%s:%d/ (camera: %s)%s", args.host, server.effective_port,
+    log.info("station on http://%s:%s/ (camera: %s)%s", args.host, server.effective_port,
              station.camera.name if station.camera else station.camera_problem,
              f" — viewing only: {station.store.read_only}" if station.store.read_only else "")
     station.after_scan = trim_memory

@@ -160,7 +160,8 @@ class Store:
                 if problem is None:
                     raise StoreError("store-unreadable", f"cannot open {self.path}: {exc}") from None
                 self.close()
-                self.read_only = problem.message
+                self.read_only = (f"the disk of {self.data_dir} is full: free some space and restart the station"
+                                  if problem.code == "disk-full" else problem.message)
         self._open_for_viewing()
 
     def _open_writable(self) -> None:

@@ -401,8 +401,8 @@ def test_starting_on_a_full_disk_says_so_and_opens_for_viewing(tmp_path, monkeyp
     with caplog.at_level("WARNING"):
         station = serving.build_station(str(tmp_path / "data"), camera="mock", button="none")
     try:
-        assert station.store.read_only and "disk is full" in station.store.read_only
-        assert any("viewing only" in r.message and "disk is full" in r.message for r in caplog.records)
+        assert station.store.read_only and "is full: free some space" in station.store.read_only
+        assert any("viewing only" in r.message and "is full" in r.message for r in caplog.records)
         assert station.status()["store"]["viewing_only"]
     finally:
         station.close()
