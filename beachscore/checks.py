@@ -117,8 +117,8 @@ def check_colours(image: np.ndarray, reg: Registration, cal: store.Calibration) 
         return
     r = blue_red_correlation(reference, layout)
     if r <= SWAPPED_CORRELATION:
-        raise UnreadableBoardError("colours-swapped", f"the board's colours are inverted against the calibration "
-                                   f"(blue–red correlation {r:.2f}): are the camera's red and blue channels "
+        raise UnreadableBoardError("colours-swapped", "the board's colours are inverted against the calibration: "
+                                   "are the camera's red and blue channels "
                                    "swapped (RGB delivered as BGR)?")
 
 

@@ -20,7 +20,9 @@ EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_UNREADABLE = 0, 1, 2, 3
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # usage errors are bad input: exit 2, one line
-        raise BadInputError("usage", f"{self.prog}: {message} (see --help)")
+        command = self.prog.removeprefix("beachscore").strip()  # "beachscore: error:" is printed before it
+        raise BadInputError("usage", f"{command + ': ' if command else ''}{message} (see beachscore "
+                            f"{command + ' ' if command else ''}--help)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -168,10 +170,12 @@ def _write_annotation(path: str, result) -> None:
 
 def cmd_scan(args) -> int:
     """``beachscore scan``: read and score each photo in order; returns the worst exit code."""
+    from beachscore.inputs import check_calibration_dir
     from beachscore.pipeline import scan_file
     from beachscore.report import scan_text
     from calibration import store
 
+    check_calibration_dir(args.calibration)
     cal = store.load(args.calibration)
     setup = load_setup(args.setup)
     targets = plan_annotations(args.annotate, args.images) if args.annotate else [None] * len(args.images)
@@ -230,9 +234,9 @@ def cmd_score(args) -> int:
 
 def cmd_serve(args) -> int:
     """``beachscore serve``: run the table station until stopped."""
-    from beachscore.station import serve
+    from beachscore.serving import run
 
-    return serve(args)
+    return run(args)
 
 
 def cmd_markers(args) -> int:

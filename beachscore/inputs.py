@@ -37,3 +37,20 @@ def read_input_file(path: str, max_bytes: int, what: str, too_large_code: str) -
     if len(data) > max_bytes:  # a pipe or device that reports no size
         raise BadInputError(too_large_code, f"{name}: larger than {max_bytes} bytes")
     return data
+
+
+def check_calibration_dir(path: str) -> None:
+    """Refuse a ``--calibration`` that is a file: the folder written by ``beachscore calibrate`` is wanted.
+
+    Raises:
+        BadInputError: ``calibration-missing`` naming what was given and what to pass instead.
+    """
+    if not os.path.isfile(path):
+        return
+    from calibration import store as cal_store
+
+    if cal_store.is_calibration(path):
+        raise BadInputError("calibration-missing", f"--calibration {path}: that is the file inside a calibration "
+                            f"folder; pass the folder: --calibration {os.path.dirname(path) or '.'}")
+    raise BadInputError("calibration-missing", f"--calibration {path}: that is the input file; pass the folder "
+                        "written by 'beachscore calibrate {path} --out CAL_DIR'".replace("{path}", path))

@@ -187,7 +187,7 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     image = at_reader_scale(image, cal, module)
     if cal.extra.get("model_version") != model_version(module):
         raise BadInputError("calibration-outdated", f"{cal.folder or 'the calibration'} was learned by another "
-                            "version of the reader; recalibrate (beachscore calibrate …)")
+                            "version of the reader; recalibrate")
     t0 = time.perf_counter()
     reg = register(image, cal, module)
     check_board_in_view(reg.H_px_from_mm, cal.profile["board_mm"], (image.shape[1], image.shape[0]))

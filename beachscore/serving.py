@@ -1,28 +1,96 @@
 """``beachscore serve``: put the station together from command-line options and run the web server.
 
-The web server is waitress (never Flask's debug server). Anything missing — camera, calibration,
-GPIO — is reported on the page instead of stopping the start.
+This is the one module that knows both sides: it builds the :class:`~beachscore.station.Station`
+(store, camera, calibration, GPIO) and hands it to :func:`web.create_app`. Imports go one way:
+``serving`` → ``web`` → ``station``.
+
+The web server is waitress (never Flask's debug server), sized for a Pi Zero 2 W's 512 MB (see
+:data:`WAITRESS`). Anything missing — camera, calibration, GPIO — is reported on the page instead
+of stopping the start; a data folder that cannot be written (read-only, disk full) starts the
+station for viewing only, with one line in the log that says so.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import ctypes.util
 import logging
 import os
 import signal
+import sys
+import warnings
 
+from beachscore.inputs import check_calibration_dir
 from beachscore.station import CALIBRATION_SETTING, Station
-from beachscore.store import Store
+from beachscore.store import Store, StoreError
 
 log = logging.getLogger("beachscore.serve")
 
 #: Threads of the web server; every open page's event stream holds one, so the web app lets at
-#: most ``EVENTS_MAX_STREAMS`` (8) streams run at once and the other threads answer everything else.
-WEB_THREADS = 24
+#: most a third of them (:data:`EVENTS_MAX_STREAMS`) run streams and the others answer everything else.
+WEB_THREADS = 12
+EVENTS_MAX_STREAMS = WEB_THREADS // 3
+#: waitress's limits. Idle connections (no request in progress: a phone that went to sleep, or
+#: someone holding sockets open) are closed after ``channel_timeout`` s, checked every
+#: ``cleanup_interval`` s; beyond ``connection_limit`` open connections new ones wait, so the
+#: limit is well above what a table's phones use and the timeout short.
+WAITRESS = {"threads": WEB_THREADS, "connection_limit": 256, "channel_timeout": 10, "cleanup_interval": 2,
+            "backlog": 64, "ident": "beachscore"}
+#: glibc malloc arenas: each thread that allocates gets its own pool, which grows and stays (60
+#: scans took 67 → 516 MB). Two arenas keep the footprint flat (scripts/bench_station_memory.py).
+MALLOC_ARENAS = 2
+M_ARENA_MAX = -8  # glibc's mallopt parameter number
+
+
+def limit_malloc_arenas(arenas: int = MALLOC_ARENAS) -> bool:
+    """Cap glibc's malloc arenas for this process (``mallopt(M_ARENA_MAX)``, like
+    ``MALLOC_ARENA_MAX``); call before the threads start. True when applied (glibc only).
+    ``$BEACHSCORE_MALLOC_ARENAS=default`` leaves glibc's default (to measure the difference)."""
+    if os.environ.get("BEACHSCORE_MALLOC_ARENAS") == "default":
+        return False
+    if os.environ.get("MALLOC_ARENA_MAX"):
+        return True  # set by the environment (the systemd unit): glibc read it at start
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return bool(libc.mallopt(M_ARENA_MAX, int(arenas)))
+    except (OSError, AttributeError):
+        return False
+
+
+def trim_memory() -> None:
+    """Give freed heap memory back to the system (glibc's ``malloc_trim``); no-op elsewhere."""
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def default_data_dir() -> str:
     """``$BEACHSCORE_DATA``, else ``~/.local/share/beachscore``."""
     return os.environ.get("BEACHSCORE_DATA") or os.path.join(os.path.expanduser("~"), ".local", "share", "beachscore")
+
+
+@contextlib.contextmanager
+def _quiet_gpiozero():
+    """gpiozero warns once per pin library it cannot load; the station logs one line per part instead."""
+    with warnings.catch_warnings():
+        try:
+            from gpiozero.exc import PinFactoryFallback
+        except ImportError:
+            pass
+        else:
+            warnings.simplefilter("ignore", PinFactoryFallback)
+        yield
+
+
+def gpio_problem(part: str, pin, err: Exception) -> str:
+    """One line for a GPIO part that cannot be used, in the user's words."""
+    name = type(err).__name__
+    if name in ("BadPinFactory", "PinFactoryFallback") or "pin factory" in str(err).lower():
+        return (f"{part} on GPIO {pin}: this machine has no GPIO that gpiozero can use (on a Pi: sudo apt install "
+                f"python3-lgpio); the page's buttons still work")
+    return f"{part} on GPIO {pin}: {err}"
 
 
 def build_station(data_dir: str, *, camera: str | None = None, calibration: str | None = None,
@@ -36,12 +104,17 @@ def build_station(data_dir: str, *, camera: str | None = None, calibration: str 
         calibration: CAL_DIR; None = the one the station used last.
         button, led, buzzer: GPIO pins; None/'none' = not fitted (``$BEACHSCORE_BUTTON`` etc. as fallback).
         station_options: passed to :class:`Station` (scanner, scorer … for tests).
+    Raises:
+        StoreError: the data folder cannot be opened even for viewing (``store-unreadable``,
+            ``store-version``).
     """
     from calibration import store as cal_store
     from hardware.button import ScanButton, parse_pin
     from hardware.camera import CameraError, open_camera
 
     store = Store(data_dir)
+    if store.read_only:
+        log.warning("viewing only: %s", store.read_only)
     cam = cam_problem = None
     try:
         cam = open_camera(camera)
@@ -52,6 +125,7 @@ def build_station(data_dir: str, *, camera: str | None = None, calibration: str 
     cal_dir = calibration or store.get_setting(CALIBRATION_SETTING)
     if cal_dir:
         try:
+            check_calibration_dir(cal_dir)
             cal = cal_store.load(cal_dir)
         except Exception as err:  # noqa: BLE001 - a broken calibration must not stop the page
             cal_problem = getattr(err, "message", str(err))
@@ -59,16 +133,20 @@ def build_station(data_dir: str, *, camera: str | None = None, calibration: str 
     light = None
     led_pin = parse_pin(led if led is not None else os.environ.get("BEACHSCORE_LED"))
     buzzer_pin = parse_pin(buzzer if buzzer is not None else os.environ.get("BEACHSCORE_BUZZER"))
+    light_problem = None
     if led_pin is not None:
         from hardware.led import StatusLight
 
         try:
-            light = StatusLight(led_pin, buzzer_pin=buzzer_pin)
+            with _quiet_gpiozero():
+                light = StatusLight(led_pin, buzzer_pin=buzzer_pin)
         except Exception as err:  # noqa: BLE001 - gpiozero raises many kinds when there is no GPIO
-            log.warning("status light: %s", err)
+            light_problem = gpio_problem("status light", led_pin, err)
+            log.warning("%s", light_problem)
     station = Station(store, camera=cam, camera_problem=cam_problem, calibration=cal,
                       calibration_problem=cal_problem, light=light, **station_options)
-    if calibration and cal is not None:
+    station.light_problem = light_problem
+    if calibration and cal is not None and store.read_only is None:
         store.set_setting(CALIBRATION_SETTING, os.path.abspath(calibration))
     spec = button if button is not None else os.environ.get("BEACHSCORE_BUTTON")
     pin = parse_pin(spec)
@@ -76,38 +154,57 @@ def build_station(data_dir: str, *, camera: str | None = None, calibration: str 
         station.button_problem = None if str(spec).lower() == "none" else "no button configured (--button PIN)"
     else:
         try:
-            station.button = ScanButton(pin, on_press=lambda: station.request_scan("button"),
-                                        on_long_press=station.end_game, is_busy=lambda: station.busy)
+            with _quiet_gpiozero():
+                station.button = ScanButton(pin, on_press=lambda: station.request_scan("button"),
+                                            on_long_press=station.end_game, is_busy=lambda: station.busy)
         except Exception as err:  # noqa: BLE001
-            station.button_problem = f"button on {pin}: {err}"
-            log.warning("button: %s", station.button_problem)
+            station.button_problem = gpio_problem("button", pin, err)
+            log.warning("%s", station.button_problem)
     return station
 
 
-def run(args) -> int:
-    """Run until SIGINT/SIGTERM; returns the exit code."""
-    import waitress
+def create_server(station: Station, host: str, port: int, **overrides):
+    """The waitress server of the station's page, with :data:`WAITRESS`'s limits (``overrides`` for tests)."""
+    from waitress.server import create_server as waitress_server
 
     from web import create_app
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    station = build_station(args.data or default_data_dir(), camera=args.camera, calibration=args.calibration,
-                            button=args.button, led=getattr(args, "led", None), buzzer=getattr(args, "buzzer", None))
     app = create_app(station=station)
-    # never let event streams take more than a third of the threads, whatever the config says
-    app.config["EVENTS_MAX_STREAMS"] = min(app.config["EVENTS_MAX_STREAMS"], WEB_THREADS // 3)
+    app.config["EVENTS_MAX_STREAMS"] = min(app.config["EVENTS_MAX_STREAMS"], EVENTS_MAX_STREAMS)
+    options = {**WAITRESS, **overrides}
+    return waitress_server(app, host=host, port=port, **options)
+
+
+def run(args) -> int:
+    """Run until SIGINT/SIGTERM; returns the exit code.
+
+    A data folder that cannot be opened at all prints one line and exits 1; one that cannot be
+    written starts the station for viewing only.
+    """
+    limit_malloc_arenas()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    data_dir = args.data or default_data_dir()
+    try:
+        station = build_station(data_dir, camera=args.camera, calibration=args.calibration,
+                                button=args.button, led=getattr(args, "led", None), buzzer=getattr(args, "buzzer", None))
+    except StoreError as err:
+        print(f"beachscore: error: serve: {err.message} [{err.code}]", file=sys.stderr, flush=True)
+        return 1
+    server = create_server(station, args.host, args.port)
 
     def stop(signum, frame):
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
-    log.info("station on http://%s:%d/ (camera: %s)", args.host, args.port,
-             station.camera.name if station.camera else station.camera_problem)
+    log.info("station on http://%s:%s/ (camera: %s)%s", args.host, server.effective_port,
+             station.camera.name if station.camera else station.camera_problem,
+             f" — viewing only: {station.store.read_only}" if station.store.read_only else "")
+    station.after_scan = trim_memory
     try:
-        waitress.serve(app, host=args.host, port=args.port, threads=WEB_THREADS, channel_timeout=60,
-                       ident="beachscore")
+        server.run()
     except KeyboardInterrupt:
         pass
     finally:
+        server.close()
         station.close()
     return 0

@@ -1,8 +1,16 @@
 """The table station: button or page → capture → scan → store → push to every open page.
 
-A scan runs on a worker thread, one at a time; a request while one runs is refused (a button
-press then is ignored, not queued), so the web server never waits for the camera or the pipeline.
+A scan runs on the station's one scan thread (started once, reused: memory stays flat however
+many scans), one at a time; a request while one runs is refused (a button press then is ignored,
+not queued), so the web server never waits for the camera or the pipeline. Every outcome reaches
+the page and the LED: a ``scan`` event (``status`` ok or error with its ``error`` code and
+``message``: ``disk-full`` too), ``scan-annotated`` once its annotated picture is stored (drawn
+after the score is out, off the scan's critical path), ``game-over`` when a game ends (:meth:`Station.finish_game`, the
+one place a game ends), ``game-over-failed`` when its final scan did not read.
 The station starts without a camera or a calibration and says why on the page.
+
+This module knows nothing of the web page or the server: ``web`` calls it, ``beachscore.serving``
+builds it and wires the two together.
 """
 
 from __future__ import annotations
@@ -10,6 +18,7 @@ from __future__ import annotations
 import copy
 import logging
 import os
+import queue
 import threading
 import time
 from dataclasses import dataclass
@@ -20,12 +29,18 @@ import numpy as np
 import scoring
 from beachscore.errors import BadInputError, BeachscoreError
 from beachscore.events import EventBus
-from beachscore.store import Store
+from beachscore.store import Store, StoreError
+from beachscore.store.db import WRITE_PROBLEMS
 
 log = logging.getLogger("beachscore.station")
 
 #: JPEG quality of stored photos (OpenCV's 0–100 scale).
 JPEG_QUALITY = 92
+#: JPEG quality of the annotated picture (drawn lines and labels; a person looks at it on a phone).
+ANNOTATED_JPEG_QUALITY = 85
+#: Longest side of the annotated picture (px): larger readings are shrunk before encoding
+#: (a 12 MP PNG took 320 ms and 6.8 MB; scripts/bench_station_scan.py measures it).
+ANNOTATED_MAX_SIDE_PX = 1920
 CALIBRATION_SETTING = "calibration_dir"
 #: The Plażing grid (rows, cols) of the boxed board, used when no Plażing calibration says otherwise.
 PLAZING_GRID = (12, 20)
@@ -45,10 +60,12 @@ SEASHELLS_SCAN_KEYS = ("scoring", "sun", "secrets")
 
 @dataclass(frozen=True)
 class ScanRequest:
-    """Answer to :meth:`Station.request_scan`: ``accepted``, else ``reason`` says why not."""
+    """Answer to :meth:`Station.request_scan`: ``accepted``, else ``reason`` says why not;
+    ``ended``: the game ended at once, with no scan to wait for."""
 
     accepted: bool
     reason: str | None = None
+    ended: bool = False
 
 
 def _default_scanner(image, cal, setup):
@@ -63,15 +80,26 @@ def _default_calibrator(calibration_json, out_dir):
     return calibrate(calibration_json, out_dir)
 
 
-def encode(image_bgr: np.ndarray, ext: str) -> bytes:
-    """Encode a BGR uint8 (H, W, 3) image as ``.jpg`` or ``.png`` bytes."""
+def encode(image_bgr: np.ndarray, ext: str, quality: int = JPEG_QUALITY) -> bytes:
+    """Encode a BGR uint8 (H, W, 3) image as ``.jpg`` (``quality`` 0–100) or ``.png`` bytes."""
     import cv2
 
-    params = [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY] if ext == ".jpg" else []
+    params = [cv2.IMWRITE_JPEG_QUALITY, quality] if ext == ".jpg" else []
     ok, buf = cv2.imencode(ext, image_bgr, params)
     if not ok:
         raise OSError(f"cannot encode a {image_bgr.shape} image as {ext}")
     return buf.tobytes()
+
+
+def encode_annotated(image_bgr: np.ndarray) -> bytes:
+    """The annotated picture as JPEG, shrunk to at most :data:`ANNOTATED_MAX_SIDE_PX` (area averaging)."""
+    import cv2
+
+    h, w = image_bgr.shape[:2]
+    k = ANNOTATED_MAX_SIDE_PX / max(h, w)
+    if k < 1:
+        image_bgr = cv2.resize(image_bgr, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_AREA)
+    return encode(image_bgr, ".jpg", ANNOTATED_JPEG_QUALITY)
 
 
 class Station:
@@ -111,7 +139,13 @@ class Station:
         self.events = events or EventBus()
         self.button = None
         self.button_problem: str | None = None
+        self.light_problem: str | None = None
+        #: called on the scan thread after every scan (serving: give freed memory back)
+        self.after_scan: Callable[[], object] | None = None
         self._busy = threading.Lock()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
         self._worker: threading.Thread | None = None
         self._camera_lock = threading.Lock()
 
@@ -122,16 +156,25 @@ class Station:
         return self._busy.locked()
 
     def status(self) -> dict:
-        """What the page shows at the top: camera, calibration, button, busy, current game."""
+        """What the page shows at the top: camera, calibration, button, store, busy, current game.
+
+        ``store``: ``{"ok", "code", "problem"}`` — ``read-only`` (viewing mode),
+        ``data-folder-missing`` or ``disk-full`` (the last write failed for want of space).
+        """
         game = self.store.current_game()
+        problem = self.store.problem()
         return {
             "busy": self.busy,
+            "store": {"ok": problem is None, "code": problem.code if problem else None,
+                      "problem": problem.message if problem else None,
+                      "viewing_only": self.store.read_only is not None},
             "camera": {"ok": self.camera is not None, "name": getattr(self.camera, "name", None),
                        "problem": self.camera_problem},
             "calibration": {"ok": self.calibration is not None,
                             "game": getattr(self.calibration, "game", None), "problem": self.calibration_problem},
             "button": {"ok": self.button is not None or self.button_problem is None, "fitted": self.button is not None,
                        "problem": self.button_problem},
+            "light": {"ok": self.light_problem is None, "fitted": self.light is not None, "problem": self.light_problem},
             "game": game,
             "last_event_id": self.events.last_id,
         }
@@ -161,6 +204,9 @@ class Station:
     def _start_scan(self, source: str, final: bool, player: str | None) -> ScanRequest:
         if self.camera is None:
             return ScanRequest(False, f"no camera: {self.camera_problem}")
+        problem = self.store.problem()
+        if problem is not None and problem.code != "disk-full":  # a full disk may have room again
+            return ScanRequest(False, problem.message)
         if self.calibration is None:
             return ScanRequest(False, f"no calibration: {self.calibration_problem}")
         game = self.store.current_game()
@@ -180,13 +226,20 @@ class Station:
         elif player not in players:
             self._busy.release()
             return ScanRequest(False, f"{str(player)[:40]!r} is not a player of this game ({', '.join(players)})")
-        self.events.publish("scan-started", {"source": source, "player": player})
+        self._idle.clear()
+        self.events.publish("scan-started", {"source": source, "player": player, "final": final})
         if self.light:
             self.light.busy()
-        self._worker = threading.Thread(target=self._scan_job, args=(source, final, player), name="scan",
-                                        daemon=True)
-        self._worker.start()
+        if self._worker is None or not self._worker.is_alive():
+            self._worker = threading.Thread(target=self._work, name="scan", daemon=True)
+            self._worker.start()
+        self._jobs.put((source, final, player))
         return ScanRequest(True)
+
+    def _work(self) -> None:
+        """The scan thread: runs queued scans one by one until :meth:`close` sends None."""
+        while (job := self._jobs.get()) is not None:
+            self._scan_job(*job)
 
     def end_game(self) -> ScanRequest:
         """Long press: take a final scan and mark the current game over with it.
@@ -200,12 +253,24 @@ class Station:
                 return ScanRequest(False, "a scan is already running")
             try:
                 final = max(m["scan_id"] for m in self.mats(game).values())
-                self.store.end_game(game["id"], final)
+                self.finish_game(game["id"], final)
+            except StoreError as err:
+                return ScanRequest(False, err.message)
             finally:
                 self._busy.release()
-            self.events.publish("game-over", {"game_id": game["id"], "scan_id": final})
-            return ScanRequest(True)
+            return ScanRequest(True, ended=True)
         return self.request_scan("button", final=True)
+
+    def finish_game(self, game_id: int, scan_id: int) -> None:
+        """Mark game ``game_id`` over with its final scan and tell every page (``game-over``).
+
+        The one place a game ends (long press, the page's "Game over", the last Seashells mat):
+        whatever must happen at the end of a game hooks in here.
+        Raises:
+            StoreError: the store cannot be written (the game stays open).
+        """
+        self.store.end_game(game_id, scan_id)
+        self.events.publish("game-over", {"game_id": game_id, "scan_id": scan_id})
 
     # -- Seashells: one scan per player's mat -----------------------------------------------
     @staticmethod
@@ -280,28 +345,41 @@ class Station:
 
     def wait_idle(self, timeout_s: float = 30.0) -> bool:
         """Block until no scan runs (tests and shutdown). True when idle in time."""
-        worker = self._worker
-        if worker is not None:
-            worker.join(timeout_s)
-        return not self.busy
+        return self._idle.wait(timeout_s) and not self.busy
 
     def _scan_job(self, source: str, final: bool, player: str | None = None) -> None:
         try:
-            scan_id, ok = self._scan_once(source, player)
-            if final and ok:
-                game = self.store.current_game()
-                if game is not None:
-                    self.store.end_game(game["id"], scan_id)
-                    self.events.publish("game-over", {"game_id": game["id"], "scan_id": scan_id})
-        except Exception:  # noqa: BLE001 - a failed scan must never kill the station
+            scan_id, problem = self._scan_once(source, player)
+            if final:
+                self._end_with(scan_id, problem)
+        except Exception as exc:  # noqa: BLE001 - a failed scan must never kill the station
             log.exception("scan failed")
-            if self.light:
-                self.light.error()
-            self.events.publish("scan-failed", {"source": source})
+            self._report(None, "internal-error", f"the scan failed ({type(exc).__name__}); see the station's log")
+            if final:
+                self._end_with(None, "the final scan failed")
         finally:
+            if self.after_scan is not None:
+                self.after_scan()
             self._busy.release()
+            self._idle.set()
 
-    def _scan_once(self, source: str, player: str | None = None) -> tuple[int, bool]:
+    def _end_with(self, scan_id: int | None, problem: str | None) -> None:
+        """After a final scan: end the game with it, or say why the game stays open."""
+        game = self.store.current_game()
+        if game is None or game["ended_at"]:
+            return
+        if problem is None and scan_id is not None:
+            try:
+                self.finish_game(game["id"], scan_id)
+                return
+            except StoreError as err:
+                problem = err.message
+        self.events.publish("game-over-failed", {
+            "game_id": game["id"], "scan_id": scan_id,
+            "message": f"the game is still open: {problem}. Fix it and press Game over again."})
+
+    def _scan_once(self, source: str, player: str | None = None) -> tuple[int | None, str | None]:
+        """One scan, stored. Returns (scan id or None when nothing could be stored, problem or None)."""
         t0 = time.perf_counter()
         game = self.store.current_game()
         game_id = game["id"] if game else None
@@ -311,7 +389,7 @@ class Station:
             with self._camera_lock:
                 image = self.camera.capture()
         except BeachscoreError as err:
-            return self._failed(game_id, source, None, err, timing, mat), False
+            return self._failed(game_id, source, None, err, timing, mat), err.message
         timing["capture"] = _ms(t0)
         t1 = time.perf_counter()
         jpeg = encode(image, ".jpg")
@@ -321,42 +399,76 @@ class Station:
         try:
             result = self.scanner(image, cal, setup)
         except BeachscoreError as err:
-            return self._failed(game_id, source, jpeg, err, timing, mat), False
-        t2 = time.perf_counter()
-        try:
-            annotated = encode(result.annotate(), ".png")
-        except Exception as exc:  # noqa: BLE001 - the reading is worth keeping without its picture
-            log.warning("annotate failed: %s", exc)
-            annotated = None
-        timing["annotate"] = _ms(t2)
+            return self._failed(game_id, source, jpeg, err, timing, mat), err.message
         doc = result.to_json()
         extra = {"registration": doc.pop("registration", None), **mat}
         H = getattr(getattr(result, "registration", None), "H_px_from_mm", None)
         if H is not None:
             extra["H_px_from_mm"] = np.asarray(H, dtype=float).tolist()
+            # the picture H maps onto: the reader's image, which the annotated picture is drawn on
+            # (then shrunk); pages scale H to the picture they show
+            image_size = _image_size(result)
+            if image_size:
+                extra["H_image_size"] = image_size
         if game and cal is not None and game["game"] != cal.game:
             doc.setdefault("warnings", []).append(
                 f"the calibration is for {cal.game} but the game set up is {game['game']}")
-        t3 = time.perf_counter()
-        scan_id = self.store.add_scan(game_id=game_id, source=source, photo_jpeg=jpeg, annotated_png=annotated,
-                                      result=doc, timing_ms=timing, extra=extra)
-        timing["store"] = _ms(t3)
+        try:
+            scan_id = self.store.add_scan(game_id=game_id, source=source, photo_jpeg=jpeg, result=doc,
+                                          timing_ms=timing, extra=extra)
+        except StoreError as err:
+            if err.code not in WRITE_PROBLEMS:
+                raise
+            return self._failed(game_id, source, None, err, timing, mat), err.message
         log.info("scan %d: %s, confidence %.2f, %.0f ms", scan_id, doc.get("game"), doc.get("confidence") or 0,
                  _ms(t0))
         if self.light:
             self.light.ok()
         self.events.publish("scan", {"scan_id": scan_id, "status": "ok", **mat})
-        return scan_id, True
+        self._annotate(scan_id, result)  # after the score is out: the picture is not on the critical path
+        return scan_id, None
 
-    def _failed(self, game_id, source, jpeg, err: BeachscoreError, timing, extra: dict | None = None) -> int:
-        scan_id = self.store.add_scan(game_id=game_id, source=source, photo_jpeg=jpeg,
-                                      error={"code": err.code, "message": err.message}, timing_ms=timing,
-                                      extra=extra)
-        log.warning("scan %d failed: %s [%s]", scan_id, err.message, err.code)
-        if self.light:
-            self.light.error()
-        self.events.publish("scan", {"scan_id": scan_id, "status": "error", "error": err.code})
+    def _annotate(self, scan_id: int, result) -> None:
+        """Draw the reading on the photo, store it with the scan, tell the pages (``scan-annotated``)."""
+        t0 = time.perf_counter()
+        try:
+            picture = encode_annotated(result.annotate())
+            self.store.attach_annotated(scan_id, picture, {"annotate": _ms(t0)})
+        except Exception as exc:  # noqa: BLE001 - the reading is kept without its picture
+            log.warning("annotated picture of scan %d not kept: %s", scan_id, exc)
+            return
+        self.events.publish("scan-annotated", {"scan_id": scan_id})
+
+    def _failed(self, game_id, source, jpeg, err: BeachscoreError, timing, extra: dict | None = None) -> int | None:
+        """Keep a failed scan (with its photo when there is one) and report it; None when nothing could be kept."""
+        scan_id = None
+        if not (isinstance(err, StoreError) and err.code in WRITE_PROBLEMS):
+            try:
+                scan_id = self.store.add_scan(game_id=game_id, source=source, photo_jpeg=jpeg,
+                                              error={"code": err.code, "message": err.message}, timing_ms=timing,
+                                              extra=extra)
+            except StoreError as store_err:
+                if store_err.code not in WRITE_PROBLEMS:
+                    raise
+                err = store_err
+        elif err.code == "disk-full":
+            try:  # the error row is small: a nearly full disk may still take it (no photo)
+                scan_id = self.store.add_scan(game_id=game_id, source=source, photo_jpeg=None,
+                                              error={"code": err.code, "message": err.message}, timing_ms=timing,
+                                              extra=extra)
+            except StoreError:
+                pass
+            self.store.write_problem = err  # still full for photos: the page keeps saying so
+        log.warning("scan %s failed: %s [%s]", scan_id if scan_id is not None else "(not saved)", err.message,
+                    err.code)
+        self._report(scan_id, err.code, err.message)
         return scan_id
+
+    def _report(self, scan_id: int | None, code: str, message: str) -> None:
+        """A failed scan reaches the LED (its error code) and every page (a ``scan`` event with the message)."""
+        if self.light:
+            self.light.error(code)
+        self.events.publish("scan", {"scan_id": scan_id, "status": "error", "error": code, "message": message})
 
     @staticmethod
     def _setup_for(game: dict | None, cal, player: str | None = None) -> dict | None:
@@ -502,6 +614,10 @@ class Station:
     def close(self) -> None:
         """Stop: wait for a running scan, release the button, light, camera and store. Safe twice."""
         self.wait_idle(30)
+        if self._worker is not None:
+            self._jobs.put(None)
+            self._worker.join(5)
+            self._worker = None
         for part in (self.button, self.light, self.camera):
             if part is not None:
                 try:
@@ -510,6 +626,14 @@ class Station:
                     log.exception("closing %r", part)
         self.button = self.light = self.camera = None
         self.store.close()
+
+
+def _image_size(result) -> list[int] | None:
+    """[width, height] px of the image a scan result was read from (its registration's frame)."""
+    image = getattr(getattr(result, "photo", None), "image", None)
+    if image is None:
+        image = getattr(result, "image", None)
+    return [int(image.shape[1]), int(image.shape[0])] if hasattr(image, "shape") else None
 
 
 def _ms(t0: float) -> float:
@@ -566,9 +690,3 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
     station.use_calibration(cal, os.path.join(folder, "cal"))
     return {"game": cal.game, "classes": classes, "folder": folder, "preview_photo_id": preview_id}
 
-
-def serve(args) -> int:
-    """``beachscore serve``: build the station from the command line and serve the page with waitress."""
-    from beachscore.serving import run
-
-    return run(args)

@@ -4,6 +4,9 @@
 ``busy``   fast blink (0.1 s on / 0.1 s off) while a scan runs
 ``ok``     steady light for ``ok_s`` seconds, then off
 ``error``  three short flashes, repeated ``error_repeats`` times
+``disk-full``  slow long flashes (1 s on / 0.5 s off), ``error_repeats`` × 2: the station's
+           disk is full, nothing is saved until space is freed (:meth:`StatusLight.error` with
+           the code ``disk-full``)
 ``ready``  off
 =========  ==================================================
 """
@@ -21,7 +24,8 @@ class StatusLight:
         error_repeats: how many times the three-flash error code repeats.
         pin_factory: gpiozero pin factory; None = gpiozero's default.
     Attributes:
-        mode: the last code shown: ``"ready"``, ``"busy"``, ``"ok"`` or ``"error"``.
+        mode: the last code shown: ``"ready"``, ``"busy"``, ``"ok"``, ``"error"`` or ``"disk-full"``.
+        error_code: the error code of the last :meth:`error` (e.g. ``"occluded"``), or None.
     """
 
     def __init__(self, pin, *, buzzer_pin=None, ok_s: float = 2.0, error_repeats: int = 3, pin_factory=None):
@@ -32,6 +36,7 @@ class StatusLight:
         self.ok_s = ok_s
         self.error_repeats = error_repeats
         self.mode = "ready"
+        self.error_code: str | None = None
 
     def busy(self) -> None:
         """Fast blink until the next code."""
@@ -45,8 +50,16 @@ class StatusLight:
         if self._buzzer:
             self._buzzer.beep(on_time=0.08, off_time=0.08, n=1)
 
-    def error(self) -> None:
-        """Three short flashes, repeated; three beeps."""
+    def error(self, code: str | None = None) -> None:
+        """Three short flashes, repeated; three beeps. ``code`` ``"disk-full"``: slow long flashes
+        (see the module's table), one long beep."""
+        self.error_code = code
+        if code == "disk-full":
+            self.mode = "disk-full"
+            self._led.blink(on_time=1.0, off_time=0.5, n=2 * self.error_repeats)
+            if self._buzzer:
+                self._buzzer.beep(on_time=0.8, off_time=0.2, n=1)
+            return
         self.mode = "error"
         self._led.blink(on_time=0.15, off_time=0.15, n=3 * self.error_repeats)
         if self._buzzer:

@@ -313,26 +313,42 @@ def _rules(multiply: bool, by_total: bool) -> list[str]:
 
 
 def explain(state: dict, setup: dict | None = None) -> str:
-    """A text a player can check: each castle's points, unfit shells, total, ranking.
+    """A text a player can check at the table: where the sea front and the sandpiper stand, each
+    castle's value, groove and points, the unfit shells, each player's beach points, the ranking.
+
+    Words as the rulebook's: castle points = groove + value of every castle standing on the beach;
+    beach points = castle points − unfit shells (the total that wins).
 
     >>> grooves = [{"number": n, "castles": [{"player": "ann", "value": 2}] if n == 4 else []} for n in range(1, 12)]
-    >>> print(explain({"game": "strand-unter", "sea_front": 12, "grooves": grooves,
+    >>> print(explain({"game": "strand-unter", "sea_front": 12, "sandpiper": 3, "grooves": grooves,
     ...     "players": {"ann": {"bucket": {"white": 1}, "open_cards": []}}}))
-    ann: castle 2 in groove 4 = 6 → castle points 6; unfit shells 1 → total 5
-    Ranking (by total): 1. ann
+    Sea front: none, the sea covers no groove (all 11 on the beach); sandpiper in groove 3.
+    ann: value-2 castle in groove 4 (4 + 2 = 6) → castle points 6; unfit shells 1 → 5 beach points
+    Ranking (by beach points): 1. ann
     """
     out = score(state, setup)
-    lines = []
+    multiply = out["house_rules"]["multiply"]
+    sea, bird = state.get("sea_front"), state.get("sandpiper")
+    if sea == GROOVES + 1:
+        front = f"Sea front: none, the sea covers no groove (all {GROOVES} on the beach)"
+    else:
+        front = f"Sea front: groove {sea} (the sea covers grooves {sea}–{GROOVES}; 1–{sea - 1} on the beach)" \
+            if sea > 1 else f"Sea front: groove 1 (the sea covers every groove)"
+    lines = [front + (f"; sandpiper in groove {bird}." if bird is not None else "; no sandpiper on the board.")]
+    sign = "×" if multiply else "+"
     for r in out["players"]:
-        parts = [f"castle {c['value']} in groove {c['groove']} = {c['points']}" for c in r["castles"]]
-        built = ", ".join(parts) or "no castle standing"
-        unfit = "unknown (bucket or face-up cards not given)" if r["unfit_shells"] is None else r["unfit_shells"]
-        total = "?" if r["total"] is None else r["total"]
-        lines.append(f"{r['player']}: {built} → castle points {r['castle_points']}; unfit shells {unfit} → total {total}")
-    basis = "total" if out["ranked_by"] == "total" else "castle points"
+        parts = [f"value-{c['value']} castle in groove {c['groove']} ({c['groove']} {sign} {c['value']} = {c['points']})"
+                 for c in r["castles"]]
+        built = ", ".join(parts) or "no castle on the beach"
+        if r["unfit_shells"] is None:
+            unfit, total = "unfit shells unknown (bucket or face-up cards not given)", "beach points unknown"
+        else:
+            unfit, total = f"unfit shells {r['unfit_shells']}", f"{r['total']} beach points"
+        lines.append(f"{r['player']}: {built} → castle points {r['castle_points']}; {unfit} → {total}")
+    basis = "beach points" if out["ranked_by"] == "total" else "castle points"
     lines.append(f"Ranking (by {basis}): " + "; ".join(f"{i}. {', '.join(g)}" for i, g in enumerate(out["ranking"], 1)))
     if out["tie_break"]:
-        lines.append(f"Tie-break: {out['tie_break']}")
+        lines.append(f"Tie-break (castle points groove by groove from the sea): {out['tie_break']}")
     return "\n".join(lines)
 
 

@@ -207,3 +207,26 @@ def test_a_hand_edited_calibration_is_refused(strand_cal, tmp_path, capsys):
     (edited / "calibration.json").write_text(json.dumps(doc))
     assert main(["scan", PHOTO, "--calibration", str(edited), "--json"]) == 2
     assert _error(capsys)["code"] == "calibration-invalid"
+
+
+def test_usage_errors_name_the_command_once(capsys):
+    from beachscore.cli import main
+
+    assert main(["scan"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("beachscore: error: scan: ") and err.count("beachscore") == 2  # "… see beachscore scan --help"
+    assert "beachscore: error: beachscore" not in err
+
+
+def test_calibration_input_file_instead_of_the_folder(capsys, strand_cal):
+    import os
+
+    from beachscore.cli import main
+
+    example = os.path.join(os.path.dirname(__file__), "..", "examples", "strand-unter")
+    photo = os.path.join(example, "scene_05.jpg")
+    assert main(["scan", photo, "--calibration", os.path.join(example, "calibration.json")]) == 2
+    err = capsys.readouterr().err
+    assert "that is the input file; pass the folder written by 'beachscore calibrate" in err
+    assert main(["scan", photo, "--calibration", os.path.join(strand_cal, "calibration.json")]) == 2
+    assert f"pass the folder: --calibration {strand_cal}" in capsys.readouterr().err

@@ -1,8 +1,10 @@
 """Load photos safely: sniff the header, refuse oversized images before decoding, decode BGR.
 
-Supported containers: JPEG, PNG, BMP, TIFF and WebP (what OpenCV decodes). The pixel size is read
-from the header for JPEG, PNG and BMP so a file that claims tens of thousands of pixels per side is
-refused before any pixel buffer is allocated.
+Supported containers: JPEG, PNG, BMP, TIFF and WebP. The pixel size is read from the header of
+every one of them (WebP's VP8/VP8L/VP8X chunk, TIFF's first image directory) so a file that claims
+tens of thousands of pixels per side is refused before any pixel buffer is allocated; anything
+else OpenCV might decode (PPM, EXR, HDR, JPEG 2000 …) is refused unread. OpenCV's own pixel limit
+(``OPENCV_IO_MAX_IMAGE_PIXELS``, set by ``beachscore/__init__`` before cv2 loads) is the second net.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import os
 import struct
 
-os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(64_000_000))
+os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(64_000_000))  # too late if cv2 is loaded: see beachscore
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
@@ -25,7 +27,7 @@ MIN_SIDE_PX = 64
 
 
 def header_size(data: bytes) -> tuple[int, int] | None:
-    """Return ``(width_px, height_px)`` from a JPEG, PNG or BMP header, or None if unknown.
+    """Return ``(width_px, height_px)`` from a JPEG, PNG, BMP, TIFF or WebP header, or None if unknown.
 
     Args:
         data: the file's bytes (only the header part is read).
@@ -46,7 +48,49 @@ def header_size(data: bytes) -> tuple[int, int] | None:
         return abs(w), abs(h)
     if data[:2] == b"\xff\xd8":
         return _jpeg_size(data)
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return _webp_size(data)
+    if data[:4] in (b"II*\x00", b"MM\x00*"):
+        return _tiff_size(data)
     return None
+
+
+def _webp_size(data: bytes) -> tuple[int, int]:
+    """Canvas size of a WebP file from its first chunk (VP8X extended, VP8L lossless, VP8 lossy).
+
+    >>> head = b"RIFF" + bytes(4) + b"WEBPVP8L" + bytes([5, 0, 0, 0, 0x2F])
+    >>> _webp_size(head + ((16382 << 14) | 16382).to_bytes(4, "little"))
+    (16383, 16383)
+    """
+    chunk = data[12:16]
+    if chunk == b"VP8X" and len(data) >= 30:
+        return 1 + int.from_bytes(data[24:27], "little"), 1 + int.from_bytes(data[27:30], "little")
+    if chunk == b"VP8L" and len(data) >= 25 and data[20] == 0x2F:
+        bits = int.from_bytes(data[21:25], "little")
+        return 1 + (bits & 0x3FFF), 1 + ((bits >> 14) & 0x3FFF)
+    if chunk == b"VP8 " and len(data) >= 30 and data[23:26] == b"\x9d\x01\x2a":
+        w, h = struct.unpack("<HH", data[26:30])
+        return w & 0x3FFF, h & 0x3FFF
+    raise BadInputError("image-corrupt", "WebP header is truncated or of an unknown kind")
+
+
+def _tiff_size(data: bytes) -> tuple[int, int]:
+    """Width and length of a TIFF's first image (tags 256 and 257 of its first directory)."""
+    order = "<" if data[:2] == b"II" else ">"
+    try:
+        (offset,) = struct.unpack(order + "I", data[4:8])
+        (count,) = struct.unpack(order + "H", data[offset:offset + 2])
+        size = {}
+        for i in range(min(count, 4096)):
+            entry = data[offset + 2 + 12 * i:offset + 14 + 12 * i]
+            tag, kind, n = struct.unpack(order + "HHI", entry[:8])
+            if tag in (256, 257) and n == 1 and kind in (3, 4):
+                size[tag] = struct.unpack(order + ("H" if kind == 3 else "I"), entry[8:10 if kind == 3 else 12])[0]
+    except struct.error:
+        raise BadInputError("image-corrupt", "TIFF header is truncated") from None
+    if 256 not in size or 257 not in size:
+        raise BadInputError("image-corrupt", "TIFF header gives no image size")
+    return size[256], size[257]
 
 
 def _jpeg_size(data: bytes) -> tuple[int, int]:
@@ -99,8 +143,9 @@ def decode_image(data: bytes, what: str = "image", reduce: int = 1) -> np.ndarra
     if len(data) > MAX_FILE_BYTES:
         raise BadInputError("image-too-large", f"{what} is {len(data)} bytes; at most {MAX_FILE_BYTES} accepted")
     size = header_size(data)
-    if size is not None:
-        check_size(*size, what=what)
+    if size is None:
+        raise BadInputError("image-corrupt", f"{what} is not a readable photo (a JPEG, PNG, BMP, TIFF or WebP file)")
+    check_size(*size, what=what)
     flags = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
              8: cv2.IMREAD_REDUCED_COLOR_8}[reduce]
     buf = np.frombuffer(data, dtype=np.uint8)
@@ -110,8 +155,6 @@ def decode_image(data: bytes, what: str = "image", reduce: int = 1) -> np.ndarra
         raise BadInputError("image-corrupt", f"{what} cannot be decoded: {str(exc).strip().splitlines()[-1]}") from None
     if img is None:
         raise BadInputError("image-corrupt", f"{what} is not a readable image (corrupt, truncated or unknown format)")
-    if size is None:
-        check_size(img.shape[1] * reduce, img.shape[0] * reduce, what=what)
     if data[:2] == b"\xff\xd8" and not _jpeg_has_end(data):
         raise BadInputError("image-truncated", f"{what} is a truncated JPEG (no end-of-image marker)")
     return img

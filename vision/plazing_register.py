@@ -83,8 +83,8 @@ def register(image: np.ndarray, cal) -> Registration:
         raise UnreadableBoardError("registration-lost", "the board moved and could not be found again; "
                                    "put it back or recalibrate") from None
     if score < REGISTER.min_score:
-        raise UnreadableBoardError("registration-lost", f"the board could not be aligned with the calibration shot "
-                                   f"(ECC {score:.2f}); is it in view and unobstructed?")
+        raise UnreadableBoardError("registration-lost", "the board is not where it was calibrated and could "
+                                   "not be found again: is it in view, unobstructed, and the board this calibration is for?")
     H = np.linalg.inv(S) @ np.vstack([warp, [0, 0, 1]]).astype(np.float64) @ S @ H0
     w, h = board_mm
     centre = np.array([[w / 2, h / 2], [w / 2 + 100, h / 2]])

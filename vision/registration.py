@@ -276,6 +276,6 @@ def align_to_reference(photo_gray: np.ndarray, ref_small: np.ndarray, H_ref: np.
     reg = Registration(H, "refined", shift_mm=shift_mm, rotation_deg=rotation, score=float(score))
     if score < min_score:
         raise UnreadableBoardError("registration-lost",
-                                   f"the board could not be aligned with the calibration shot (ECC {score:.2f}); "
-                                   "is it in view and unobstructed?")
+                                   "the board is not where it was calibrated and could not be found again: is it "
+                                   "in view, unobstructed, and the board this calibration is for?")
     return reg

@@ -260,7 +260,7 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
                 raise UnreadableBoardError(
                     "registration-lost", f"the board looks about {abs(sc - 1):.0%} {'larger' if sc > 1 else 'smaller'} "
                     "than at calibration: the camera's height or zoom seems to have changed; put the camera back "
-                    "or recalibrate (beachscore calibrate …)")
+                    "or recalibrate")
         raise first_error
     centre = np.array([w / 2, h / 2, 1.0])
     shift_mm = float(np.linalg.norm((T @ centre)[:2] - centre[:2]))
@@ -282,12 +282,13 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
         raise UnreadableBoardError(
             "registration-lost", f"the board looks about {abs(z):.0%} {'larger' if z > 0 else 'smaller'} than at "
             "calibration: the camera's height or zoom seems to have changed; put the camera back or "
-            "recalibrate (beachscore calibrate …)")
+            "recalibrate")
     rotation = float(np.degrees(np.arctan2(T[1, 0], T[0, 0])))
     if ecc < cfg.min_ecc or shift_mm > cfg.max_bump_mm:
         raise UnreadableBoardError("registration-lost",
-                                   f"the board could not be aligned with the calibration (fit {ecc:.2f}, "
-                                   f"shift {shift_mm:.0f} mm); is it in view and unobstructed?")
+                                   f"the board is not where it was calibrated (about {shift_mm:.0f} mm away) "
+                                   "and could not be found again: is it in view, unobstructed, and the board this "
+                                   "calibration is for?")
     if shift_mm < cfg.moved_mm and abs(rotation) < cfg.moved_deg:
         return StrandRegistration(H0, "corners", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
                                   gains=gains, extended=ext, detail=detail, noise=noise)

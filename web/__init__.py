@@ -1,6 +1,9 @@
 """Web: the station's local page (Flask). It only calls the station.
 
-``create_app(test_config=None, *, station=None)`` is the app factory; one blueprint per feature:
+Imports go one way: ``web`` → ``beachscore.station`` (and the store's errors); the station never
+imports ``web``, and ``beachscore.serving`` builds the station and hands it to :func:`create_app`.
+
+``create_app(test_config=None, *, station)`` is the app factory; one blueprint per feature:
 :mod:`web.security` (PIN, CSRF), :mod:`web.live` (live page, events, photos, scan now),
 :mod:`web.games` (game set-up), :mod:`web.history`, :mod:`web.corrections`, :mod:`web.calibrate`.
 """
@@ -10,13 +13,13 @@ from __future__ import annotations
 from flask import Flask
 
 
-def create_app(test_config: dict | None = None, *, station=None) -> Flask:
+def create_app(test_config: dict | None = None, *, station) -> Flask:
     """Build the Flask app around a station.
 
     Args:
         test_config: settings that override the defaults (``MAX_CONTENT_LENGTH`` …).
-        station: a :class:`beachscore.station.Station`; None builds one from
-            ``test_config["DATA_DIR"]`` (or ``$BEACHSCORE_DATA``) with the camera from the environment.
+        station: a :class:`beachscore.station.Station` (``beachscore.serving.build_station``
+            makes one from the command line).
     """
     app = Flask(__name__, instance_relative_config=True)
     app.config.from_mapping(
@@ -33,19 +36,38 @@ def create_app(test_config: dict | None = None, *, station=None) -> Flask:
     )
     if test_config:
         app.config.update(test_config)
-    if station is None:
-        from beachscore.serving import build_station, default_data_dir
-
-        station = build_station(app.config.get("DATA_DIR") or default_data_dir())
     app.extensions["station"] = station
 
     from web import calibrate, corrections, errors, games, history, live, security
     from web.inputs import IdConverter
 
     app.url_map.converters["id"] = IdConverter  # before the blueprints: their rules use <id:...>
+    app.add_template_filter(local_time, "localtime")
+
+    @app.context_processor
+    def _store_problem():
+        return {"store_problem": station.store.problem}
+
     security.init_app(app)
     errors.init_app(app)
     live.init_app(app)
     for module in (security, live, games, history, corrections, calibrate):
         app.register_blueprint(module.bp)
     return app
+
+
+def local_time(iso: str | None, seconds: bool = True) -> str:
+    """A stored time (ISO 8601, UTC) in the station's local time: ``2026-11-30 09:40:01``.
+
+    >>> local_time(None), local_time("not a time")
+    ('', 'not a time')
+    """
+    from datetime import datetime
+
+    if not iso:
+        return ""
+    try:
+        when = datetime.fromisoformat(iso).astimezone()
+    except (TypeError, ValueError):
+        return str(iso)
+    return when.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")

@@ -8,7 +8,7 @@ from flask import Blueprint, current_app, jsonify, render_template, request
 
 from beachscore.errors import BadInputError
 from web.errors import error_response
-from web.inputs import MAX_JSON_DEPTH, MAX_LABEL_CHARS, MAX_SAMPLES, body_id, json_body, json_depth
+from web.inputs import MAX_JSON_DEPTH, MAX_LABEL_CHARS, MAX_SAMPLES, body_id, json_body, json_depth, loads
 
 bp = Blueprint("calibrate", __name__)
 
@@ -133,7 +133,7 @@ def save():
         profile = load_default(body["default_profile"])
     if isinstance(profile, str):
         try:
-            profile = json.loads(profile)
+            profile = loads(profile)
         except json.JSONDecodeError as exc:
             raise BadInputError("invalid-json", f"profile.json: {exc.msg}") from None
         except RecursionError:

@@ -113,7 +113,8 @@ def json_body() -> dict:
     """The request's JSON object, bounded in size and depth.
 
     Raises:
-        BadInputError: ``body-too-large``, ``invalid-json`` (not JSON, not an object, too deep).
+        BadInputError: ``body-too-large``, ``invalid-json`` (not JSON, NaN or Infinity, not an
+            object, too deep).
     """
     if request.content_length is not None and request.content_length > MAX_JSON_BYTES:
         raise BadInputError("body-too-large", f"the request body is larger than {MAX_JSON_BYTES // 1024} kB")
@@ -121,7 +122,7 @@ def json_body() -> dict:
     if len(raw) > MAX_JSON_BYTES:
         raise BadInputError("body-too-large", f"the request body is larger than {MAX_JSON_BYTES // 1024} kB")
     try:
-        body = json.loads(raw)
+        body = loads(raw)
     except RecursionError:
         raise BadInputError("invalid-json", f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels") from None
     except UnicodeDecodeError:
@@ -135,6 +136,24 @@ def json_body() -> dict:
     if json_depth(body) > MAX_JSON_DEPTH:
         raise BadInputError("invalid-json", f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels")
     return body
+
+
+def _not_json(name: str):
+    """``json.loads(parse_constant=…)``: NaN, Infinity and -Infinity are not JSON; refuse them."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    """``json.loads(parse_float=…)``: a number too large for a float (``1e999``) is refused, not infinity."""
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text[:40]} is too large a number")
+    return value
+
+
+def loads(text: str | bytes):
+    """``json.loads`` that refuses NaN, ±Infinity and overflowing numbers (ValueError), like any invalid JSON."""
+    return json.loads(text, parse_constant=_not_json, parse_float=_finite)
 
 
 def check_name(value, where: str, *, limit: int = MAX_NAME_CHARS) -> str:

@@ -85,8 +85,10 @@ def init_app(app) -> None:
 
 @bp.get("/events")
 def events():
-    """Server-Sent Events: ``scan-started``, ``scan``, ``scan-refused`` (a button press that could not
-    start a scan), ``revision``, ``game``, ``game-over``, ``calibration``.
+    """Server-Sent Events: ``scan-started``, ``scan`` (``status`` ok, or error with ``error`` and
+    ``message``), ``scan-refused`` (a button press that could not start a scan), ``revision``,
+    ``game``, ``game-over``, ``game-over-failed`` (the final scan did not read: the game stays
+    open), ``calibration``.
 
     Each event's data is JSON; a comment line every ``EVENTS_KEEPALIVE_S`` keeps the connection open.
     At most ``EVENTS_MAX_STREAMS`` streams are open at once: one more is answered 503 with
@@ -174,4 +176,4 @@ def game_over():
     answer = station().end_game()
     if not answer.accepted:
         return error_response("scan-refused", answer.reason, 409)
-    return jsonify({"accepted": True}), 202
+    return jsonify({"accepted": True, "ended": answer.ended}), 202

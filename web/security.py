@@ -3,24 +3,33 @@
 Reading is open to the LAN; every request that changes anything (any method but GET/HEAD/OPTIONS)
 needs (1) the CSRF token of the page's session, sent as the ``X-CSRF-Token`` header or the
 ``csrf_token`` form field, and (2) a session unlocked with the station PIN. The PIN is chosen on
-the first visit and stored salted and hashed with scrypt (never in clear). After
-:data:`MAX_FAILURES` wrong PINs from one client address, unlocking from that address is refused
-for :data:`LOCKOUT_S` seconds (429 with ``Retry-After``); other addresses — the owner's phone —
-are not affected. ``POST /api/pin`` is the same as the form for scripts and answers JSON.
+the first visit and stored salted and hashed with scrypt (never in clear).
+
+Guessing is bounded per station, however the guesses arrive (in parallel, from many addresses):
+at most :data:`MAX_FAILURES` PIN checks per :data:`WINDOW_S` seconds (:class:`PinAttempts`
+reserves a slot *before* the check, so parallel requests cannot all slip through; a right PIN
+gives its slot back). Beyond that a PIN is refused unchecked (429 with ``Retry-After``). Browsers
+already unlocked stay unlocked. The scrypt checks run one at a time (each takes 16 MB).
+
+"Lock" locks every browser: unlocked sessions carry a mark bound to the station's session epoch,
+and locking starts a new epoch, so a cookie copied before no longer unlocks anything.
+``POST /api/pin`` is the same as the form for scripts and answers JSON.
 """
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import hmac
-import secrets
 import math
+import re
+import secrets
 import threading
 import time
-from collections import OrderedDict
 
 from flask import Blueprint, current_app, flash, jsonify, redirect, render_template, request, session, url_for
 
+from beachscore.errors import BeachscoreError
 from web.errors import error_response
 from web.inputs import json_body
 
@@ -28,18 +37,21 @@ bp = Blueprint("security", __name__)
 
 PIN_SETTING = "pin_hash"
 SECRET_SETTING = "secret_key"
+EPOCH_SETTING = "session_epoch"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 #: endpoints that need the CSRF token but not an unlocked session
 PIN_ENDPOINTS = ("security.pin", "security.pin_json")
 SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
-#: wrong PINs in a row from one address before it is locked out
+#: PIN checks the station makes per window, whoever sends them
 MAX_FAILURES = 5
-#: seconds an address stays locked out
-LOCKOUT_S = 30.0
-#: client addresses whose wrong PINs are remembered (least recently seen forgotten first)
-MAX_CLIENTS = 1024
+#: seconds of that window
+WINDOW_S = 30.0
 #: longest PIN accepted (digits)
 PIN_MAX_LENGTH = 32
+#: ``next`` after unlocking: a path of this station only (no scheme, host, backslash or control character)
+SAFE_NEXT = re.compile(r"/(?![/\\])[A-Za-z0-9/_.~-]*(\?[A-Za-z0-9_.~=&-]*)?")
+#: one scrypt at a time: each takes 16 MB and a Pi's CPU; parallel checks only pile up memory
+_SCRYPT_LOCK = threading.Lock()
 
 
 def hash_pin(pin: str, *, salt: bytes | None = None) -> str:
@@ -49,7 +61,8 @@ def hash_pin(pin: str, *, salt: bytes | None = None) -> str:
     (True, True)
     """
     salt = salt or secrets.token_bytes(16)
-    digest = hashlib.scrypt(pin.encode(), salt=salt, dklen=32, **SCRYPT)
+    with _SCRYPT_LOCK:
+        digest = hashlib.scrypt(pin.encode(), salt=salt, dklen=32, **SCRYPT)
     return f"scrypt${SCRYPT['n']}${SCRYPT['r']}${SCRYPT['p']}${salt.hex()}${digest.hex()}"
 
 
@@ -59,8 +72,9 @@ def verify_pin(pin: str, stored: str) -> bool:
         scheme, n, r, p, salt_hex, digest_hex = stored.split("$")
         if scheme != "scrypt":
             return False
-        digest = hashlib.scrypt(pin.encode(), salt=bytes.fromhex(salt_hex), n=int(n), r=int(r), p=int(p),
-                                dklen=len(digest_hex) // 2)
+        with _SCRYPT_LOCK:
+            digest = hashlib.scrypt(pin.encode(), salt=bytes.fromhex(salt_hex), n=int(n), r=int(r), p=int(p),
+                                    dklen=len(digest_hex) // 2)
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(digest.hex(), digest_hex)
@@ -82,74 +96,81 @@ def pin_is_set() -> bool:
 
 
 def is_unlocked() -> bool:
-    """True when this session entered the current PIN (changing the PIN locks every session)."""
+    """True when this session entered the current PIN since the last "Lock" (changing the PIN or
+    locking locks every session)."""
     stored = _store().get_setting(PIN_SETTING)
     return stored is not None and hmac.compare_digest(session.get("pin_mark", ""), _mark(stored))
 
 
 def _mark(stored: str) -> str:
-    """What an unlocked session carries: an HMAC of the PIN hash (reveals nothing about the PIN)."""
+    """What an unlocked session carries: an HMAC of the PIN hash and the session epoch (reveals
+    nothing about the PIN; a new epoch makes every earlier mark worthless)."""
     key = current_app.config["SECRET_KEY"].encode()
-    return hmac.new(key, stored.encode(), hashlib.sha256).hexdigest()
+    epoch = current_app.extensions["session_epoch"]
+    return hmac.new(key, f"{epoch}${stored}".encode(), hashlib.sha256).hexdigest()
+
+
+def lock_every_session() -> None:
+    """Start a new session epoch: every browser, and every cookie copied from one, is locked."""
+    epoch = secrets.token_hex(8)
+    current_app.extensions["session_epoch"] = epoch
+    try:
+        _store().set_setting(EPOCH_SETTING, epoch)  # also across a restart
+    except BeachscoreError:  # viewing mode: locked until the restart, which changes nothing anyway
+        pass
 
 
 class PinAttempts:
-    """Wrong PINs per client address: :data:`MAX_FAILURES` in a row lock that address out.
+    """At most ``max_attempts`` PIN checks per ``window_s`` seconds for the whole station.
 
-    Memory is bounded: at most ``max_clients`` addresses are remembered, the least recently
-    seen forgotten first.
+    A request takes a slot (:meth:`try_take`) *before* its PIN is checked, under one lock, so
+    parallel requests are counted as they arrive, not when their check ends; a right PIN gives
+    its slot back (:meth:`give_back`). Memory is bounded: at most ``max_attempts`` times are kept.
 
     Args:
-        max_failures: wrong PINs in a row before a lockout.
-        lockout_s: seconds a lockout lasts.
-        max_clients: addresses remembered.
+        max_attempts: checks per window.
+        window_s: seconds of the sliding window.
         clock: seconds, monotonic (tests pass a fake).
 
-    >>> a = PinAttempts(max_failures=2, lockout_s=30, clock=lambda: 0.0)
-    >>> a.failed("10.0.0.9"); a.failed("10.0.0.9"); a.locked_for("10.0.0.9"), a.locked_for("10.0.0.2")
-    (30.0, 0.0)
+    >>> now = [0.0]
+    >>> a = PinAttempts(max_attempts=2, window_s=30, clock=lambda: now[0])
+    >>> a.try_take(), a.try_take(), a.try_take()
+    (0.0, 0.0, 30.0)
+    >>> now[0] = 31.0; a.try_take()
+    0.0
     """
 
-    def __init__(self, *, max_failures: int = MAX_FAILURES, lockout_s: float = LOCKOUT_S,
-                 max_clients: int = MAX_CLIENTS, clock=time.monotonic):
-        self.max_failures = max_failures
-        self.lockout_s = lockout_s
-        self.max_clients = max_clients
+    def __init__(self, *, max_attempts: int = MAX_FAILURES, window_s: float = WINDOW_S, clock=time.monotonic):
+        self.max_attempts = max_attempts
+        self.window_s = window_s
         self.clock = clock
-        self._clients: OrderedDict[str, list] = OrderedDict()  # address -> [failures, locked_until]
+        self._taken: collections.deque[float] = collections.deque()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         with self._lock:
-            return len(self._clients)
+            self._forget(self.clock())
+            return len(self._taken)
 
-    def locked_for(self, client: str) -> float:
-        """Seconds until ``client`` may try again (0.0 when it may now)."""
+    def _forget(self, now: float) -> None:
+        while self._taken and self._taken[0] <= now - self.window_s:
+            self._taken.popleft()
+
+    def try_take(self) -> float:
+        """Take a slot for one PIN check: 0.0 when taken, else the seconds until one is free."""
         with self._lock:
-            entry = self._clients.get(client)
-            return max(0.0, entry[1] - self.clock()) if entry else 0.0
+            now = self.clock()
+            self._forget(now)
+            if len(self._taken) >= self.max_attempts:
+                return max(0.001, self._taken[0] + self.window_s - now)
+            self._taken.append(now)
+            return 0.0
 
-    def failed(self, client: str) -> None:
-        """Count a wrong PIN from ``client``; the last allowed one starts its lockout."""
+    def give_back(self) -> None:
+        """The check found the right PIN: its slot does not count."""
         with self._lock:
-            entry = self._clients.pop(client, None) or [0, 0.0]
-            self._clients[client] = entry  # most recently seen last
-            entry[0] += 1
-            if entry[0] >= self.max_failures:
-                entry[0] = 0
-                entry[1] = self.clock() + self.lockout_s
-            while len(self._clients) > self.max_clients:
-                self._clients.popitem(last=False)
-
-    def succeeded(self, client: str) -> None:
-        """The right PIN: forget ``client``'s wrong ones."""
-        with self._lock:
-            self._clients.pop(client, None)
-
-
-def _client() -> str:
-    """The address the request came from (the TCP peer; forwarded-for headers are not trusted)."""
-    return request.remote_addr or "unknown"
+            if self._taken:
+                self._taken.pop()
 
 
 def init_app(app) -> None:
@@ -159,8 +180,10 @@ def init_app(app) -> None:
         key = store.get_setting(SECRET_SETTING)
         if key is None:
             key = secrets.token_hex(32)
-            store.set_setting(SECRET_SETTING, key)
+            if store.read_only is None:  # viewing mode: a key for this run only
+                store.set_setting(SECRET_SETTING, key)
         app.config["SECRET_KEY"] = key
+    app.extensions["session_epoch"] = store.get_setting(EPOCH_SETTING, "0")
     app.extensions["pin_attempts"] = PinAttempts()
 
     @app.before_request
@@ -173,6 +196,9 @@ def init_app(app) -> None:
             return error_response("csrf", "missing or wrong CSRF token: reload the page", 403)
         if request.endpoint in PIN_ENDPOINTS:
             return None
+        problem = store.problem()
+        if problem is not None and problem.code != "disk-full":  # viewing mode, or the folder is gone
+            return error_response(problem.code, problem.message, 503)
         if not pin_is_set():
             return error_response("pin-not-set", "choose the station PIN first (PIN page)", 403)
         if not is_unlocked():
@@ -202,6 +228,8 @@ def check_pin(action: str, entered: str, repeated: str | None) -> None:
     store = _store()
     stored = store.get_setting(PIN_SETTING)
     if action == "lock":
+        if stored is not None and is_unlocked():  # only an unlocked browser may lock the others
+            lock_every_session()
         session.pop("pin_mark", None)
         return
     if not isinstance(entered, str):
@@ -216,14 +244,13 @@ def check_pin(action: str, entered: str, repeated: str | None) -> None:
         store.set_setting(PIN_SETTING, stored)
     else:
         attempts: PinAttempts = current_app.extensions["pin_attempts"]
-        wait_s = attempts.locked_for(_client())
+        wait_s = attempts.try_take()
         if wait_s > 0:
-            raise PinRefused("pin-locked-out", f"Too many wrong PINs from this device; try again in "
-                             f"{math.ceil(wait_s)} s.", 429, math.ceil(wait_s))
+            raise PinRefused("pin-locked-out", f"Too many wrong PINs; try again in {math.ceil(wait_s)} s.",
+                             429, math.ceil(wait_s))
         if len(entered) > PIN_MAX_LENGTH or not verify_pin(entered, stored):
-            attempts.failed(_client())
             raise PinRefused("pin-wrong", "Wrong PIN.", 403)
-        attempts.succeeded(_client())
+        attempts.give_back()
     session.permanent = True
     session["pin_mark"] = _mark(stored)
 
@@ -264,4 +291,9 @@ def pin_json():
 
 
 def _safe_next(target: str | None) -> bool:
-    return bool(target) and target.startswith("/") and not target.startswith("//")
+    """Whether ``next`` is a local path of this station (``/scans/3/correct``), never another site.
+
+    >>> [_safe_next(t) for t in ("/calibrate", "//evil", "/\\\\evil", "/\\t/evil", "https://evil", "/%09/evil")]
+    [True, False, False, False, False, False]
+    """
+    return bool(target) and SAFE_NEXT.fullmatch(target) is not None

@@ -2,12 +2,21 @@
 
 Durability: WAL journal, ``synchronous=FULL``. A scan is saved in one transaction *after* its
 photo files are on disk (atomic write + fsync), so a process killed at any moment leaves either
-the whole scan or nothing of it; an orphaned photo file is removed on the next start. Machine
-readings are never changed: every manual correction is a new revision row with its time.
+the whole scan or nothing of it; an orphaned photo file is removed on the next start (and at once
+when the transaction fails). Machine readings are never changed: every manual correction is a new
+revision row with its time.
+
+Writes that cannot happen say why, as a :class:`StoreError` (never an OSError or a SQLite error):
+``disk-full`` (no space left), ``read-only`` (the folder or the database cannot be written: the
+store then opens for viewing only, see :attr:`Store.read_only`), ``data-folder-missing`` (the data
+folder was deleted or replaced while the station ran: writing on would go into a file nobody can
+open again).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import operator
 import os
@@ -25,7 +34,52 @@ MAX_ID = 2 ** 63 - 1
 
 
 class StoreError(BeachscoreError, RuntimeError):
-    """The store cannot be opened or a record is missing. Codes: ``store-version``, ``not-found``."""
+    """The store cannot be opened, cannot be written, or a record is missing.
+
+    Codes: ``store-version``, ``not-found``, ``disk-full``, ``read-only``, ``data-folder-missing``,
+    ``store-unreadable``.
+    """
+
+
+#: Codes of :class:`StoreError` that mean "nothing can be written now" (not a bad request).
+WRITE_PROBLEMS = ("disk-full", "read-only", "data-folder-missing")
+#: OSError numbers that mean the disk has no room left.
+DISK_FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
+#: OSError numbers that mean the folder cannot be written.
+READ_ONLY_ERRNOS = (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+def dumps(value) -> str:
+    """JSON text of a value for the database; NaN and ±Infinity are refused (they are not JSON).
+
+    Raises:
+        ValueError: the value holds a non-finite float.
+    """
+    return json.dumps(value, allow_nan=False)
+
+
+def write_problem(exc: BaseException, data_dir: str) -> StoreError | None:
+    """The :class:`StoreError` an OSError or SQLite error of a write means, or None for another error.
+
+    >>> write_problem(OSError(28, "No space left on device"), "/data").code
+    'disk-full'
+    >>> write_problem(sqlite3.OperationalError("attempt to write a readonly database"), "/data").code
+    'read-only'
+    """
+    text = str(exc).lower()
+    if isinstance(exc, StoreError):
+        return exc if exc.code in WRITE_PROBLEMS else None
+    full = (isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS) or \
+        (isinstance(exc, sqlite3.Error) and "full" in text)
+    if full:
+        return StoreError("disk-full", f"the station's disk is full: free some space on the disk of {data_dir}, "
+                          "then scan again")
+    read_only = (isinstance(exc, OSError) and exc.errno in READ_ONLY_ERRNOS) or \
+        (isinstance(exc, sqlite3.Error) and "readonly" in text.replace("read-only", "readonly"))
+    if read_only:
+        return StoreError("read-only", f"the data folder {data_dir} cannot be written (read-only); "
+                          "the station only shows what it has")
+    return None
 
 
 def now_iso() -> str:
@@ -71,19 +125,123 @@ class Store:
         StoreError: ``store-version`` when the database was written by a newer beachscore.
     """
 
-    def __init__(self, data_dir: str):
+    def __init__(self, data_dir: str, *, read_only: bool = False):
         self.data_dir = os.path.abspath(data_dir)
         self.photo_dir = os.path.join(self.data_dir, "photos")
-        os.makedirs(self.photo_dir, exist_ok=True)
         self.path = os.path.join(self.data_dir, DB_NAME)
+        self._lock = threading.RLock()
+        #: Why nothing can be written (None: the store is writable). Set when the folder or the
+        #: database is read-only or the disk is full at start: the store then opens for viewing.
+        self.read_only: str | None = None
+        #: The last write that failed for want of space/permission, shown on the page until a write succeeds.
+        self.write_problem: StoreError | None = None
+        self.removed_orphans = 0
+        if read_only:
+            self.read_only = "opened read-only"
+        else:
+            try:
+                os.makedirs(self.photo_dir, exist_ok=True)
+            except OSError as exc:
+                problem = write_problem(exc, self.data_dir)
+                if problem is None or not os.path.isfile(self.path):
+                    raise StoreError("store-unreadable", f"cannot create the data folder {self.data_dir}: "
+                                     f"{exc.strerror or exc}") from None
+                self.read_only = problem.message
+            if self.read_only is None and not _writable(self.data_dir, self.path):
+                self.read_only = f"the data folder {self.data_dir} cannot be written (read-only)"
+        if self.read_only is None:
+            try:
+                self._open_writable()
+                return
+            except StoreError:
+                raise
+            except (OSError, sqlite3.Error) as exc:
+                problem = write_problem(exc, self.data_dir)
+                if problem is None:
+                    raise StoreError("store-unreadable", f"cannot open {self.path}: {exc}") from None
+                self.close()
+                self.read_only = (f"the disk of {self.data_dir} is full: free some space and restart the station"
+                                  if problem.code == "disk-full" else problem.message)
+        self._open_for_viewing()
+
+    def _open_writable(self) -> None:
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
         self._db.row_factory = sqlite3.Row
-        self._lock = threading.RLock()
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
+        # a write now tells a read-only file or a full disk at once, not at the first scan
+        self._db.execute("INSERT INTO settings(key, value) VALUES('opened_at', ?) "
+                         "ON CONFLICT(key) DO UPDATE SET value=excluded.value", (now_iso(),))
+        self._identity = _identity(self.data_dir, self.path)
         self.removed_orphans = self._remove_orphans()
+
+    def _open_for_viewing(self) -> None:
+        """Open the database read-only (viewing mode): every write raises ``read-only``."""
+        if not os.path.isfile(self.path):
+            raise StoreError("store-unreadable", f"{self.read_only}; and there is no database "
+                             f"{self.path} to show")
+        last = None
+        for query in ("mode=ro", "mode=ro&immutable=1"):  # a WAL file in a read-only folder needs immutable
+            try:
+                self._db = sqlite3.connect(f"file:{self.path}?{query}", uri=True, check_same_thread=False,
+                                           isolation_level=None, timeout=10)
+                self._db.row_factory = sqlite3.Row
+                version = self._db.execute("PRAGMA user_version").fetchone()[0]
+                break
+            except sqlite3.Error as exc:
+                last = exc
+                self.close()
+        else:
+            raise StoreError("store-unreadable", f"cannot read {self.path}: {last}")
+        if version != VERSION:
+            self.close()
+            raise StoreError("store-version", f"{self.path}: schema version {version}, this beachscore needs "
+                             f"{VERSION}, and the database is read-only ({self.read_only}); make it writable")
+        self._identity = _identity(self.data_dir, self.path)
+
+    def check_writable(self) -> None:
+        """Raise the reason nothing can be written now; return when a write may go ahead.
+
+        Raises:
+            StoreError: ``read-only`` (viewing mode, or the database was made read-only while
+                running), ``data-folder-missing`` (the folder was deleted or replaced).
+        """
+        if self.read_only is not None:
+            raise StoreError("read-only", f"the station is in viewing mode: {self.read_only}; "
+                             "nothing can be changed until it is fixed and the station restarted")
+        if _identity(self.data_dir, self.path) != self._identity:
+            raise StoreError("data-folder-missing", f"the data folder {self.data_dir} was deleted or replaced "
+                             "while the station was running; restart the station (nothing more is saved until then)")
+        if not _writable(self.data_dir, self.path):
+            raise StoreError("read-only", f"the data folder {self.data_dir} was made read-only; "
+                             "nothing can be saved until it is writable again")
+
+    @contextlib.contextmanager
+    def _writing(self):
+        """Turn a failed write's OSError/SQLite error into the StoreError it means (disk-full …)."""
+        try:
+            yield
+        except (OSError, sqlite3.Error) as exc:
+            problem = write_problem(exc, self.data_dir)
+            if problem is None:
+                raise
+            self.write_problem = problem
+            raise problem from None
+        except StoreError as exc:
+            if exc.code in WRITE_PROBLEMS:
+                self.write_problem = exc
+            raise
+        self.write_problem = None
+
+    def problem(self) -> StoreError | None:
+        """Why writes fail now (viewing mode, a deleted folder) or failed last (disk full); None when fine."""
+        try:
+            self.check_writable()
+        except StoreError as exc:
+            return exc
+        return self.write_problem
 
     # -- plumbing ---------------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -131,9 +289,9 @@ class Store:
     def close(self) -> None:
         """Close the database. Safe to call twice."""
         with self._lock:
-            if self._db is not None:
+            if getattr(self, "_db", None) is not None:
                 self._db.close()
-                self._db = None
+            self._db = None
 
     # -- settings ---------------------------------------------------------------------------
     def get_setting(self, key: str, default: str | None = None) -> str | None:
@@ -142,7 +300,7 @@ class Store:
         return row[0] if row else default
 
     def set_setting(self, key: str, value: str) -> None:
-        with self._tx() as db:
+        with self._writing(), self._tx() as db:
             db.execute("INSERT INTO settings(key, value) VALUES(?, ?) "
                        "ON CONFLICT(key) DO UPDATE SET value=excluded.value", (key, value))
 
@@ -155,10 +313,20 @@ class Store:
         return cur.lastrowid
 
     def add_photo(self, data: bytes, *, ext: str = ".jpg", kind: str = "photo") -> int:
-        """Save encoded image bytes as a new photo; returns its id."""
-        name = photo_files.write_atomic(self.photo_dir, data, ext)
-        with self._tx() as db:
-            return self._insert_photo(db, name, data, kind)
+        """Save encoded image bytes as a new photo; returns its id.
+
+        Raises:
+            StoreError: ``disk-full``, ``read-only``, ``data-folder-missing`` (no file is left behind).
+        """
+        with self._writing():
+            self.check_writable()
+            name = photo_files.write_atomic(self.photo_dir, data, ext)
+            try:
+                with self._tx() as db:
+                    return self._insert_photo(db, name, data, kind)
+            except BaseException:
+                photo_files.remove(self.photo_dir, name)
+                raise
 
     def photo_file(self, photo_id: int) -> tuple[str, str]:
         """Path and media type of photo ``photo_id``.
@@ -187,13 +355,14 @@ class Store:
             setup: the contract's setup.json dict (passed to the pipeline).
             display: page-only facts, e.g. ``{"names": {"red": "Ana"}, "swatches": {"red": "#d32f2f"}}``.
         """
-        with self._tx() as db:
+        row = (game, dumps(setup or {}), dumps(display or {}), now_iso())
+        with self._writing(), self._tx() as db:
             return db.execute("INSERT INTO games(game, setup_json, display_json, created_at) VALUES(?, ?, ?, ?)",
-                              (game, json.dumps(setup or {}), json.dumps(display or {}), now_iso())).lastrowid
+                              row).lastrowid
 
     def end_game(self, game_id: int, final_scan_id: int | None) -> None:
         """Mark a game over, with the scan that holds the final score."""
-        with self._tx() as db:
+        with self._writing(), self._tx() as db:
             db.execute("UPDATE games SET ended_at=?, final_scan_id=? WHERE id=?", (now_iso(), final_scan_id, game_id))
 
     def game(self, game_id: int) -> dict:
@@ -231,21 +400,42 @@ class Store:
             game_id: the game it belongs to (None: no game set up yet).
             source: what asked for it: ``button``, ``web``, ``upload``.
             photo_jpeg: the photo as JPEG bytes (None when the camera failed).
-            annotated_png: the annotated picture as PNG bytes, or None.
+            annotated_png: the annotated picture as PNG or JPEG bytes (told apart by their first
+                bytes), or None.
             result: the contract's scan JSON (game, state, score, confidence, warnings, timing_ms).
             error: ``{"code", "message"}`` when the scan failed.
             timing_ms: ms per stage, merged over ``result["timing_ms"]``.
             extra: anything else worth keeping (registration, homography).
         Returns:
             the new scan id.
+        Raises:
+            StoreError: ``disk-full``, ``read-only``, ``data-folder-missing``; no photo file is left
+                behind when the scan cannot be saved.
+            ValueError: the result holds NaN or Infinity (not JSON).
         """
-        names = []
-        if photo_jpeg is not None:
-            names.append(("photo", photo_files.write_atomic(self.photo_dir, photo_jpeg, ".jpg"), photo_jpeg))
-        if annotated_png is not None:
-            names.append(("annotated", photo_files.write_atomic(self.photo_dir, annotated_png, ".png"), annotated_png))
         result = result or {}
         timing = {**(result.get("timing_ms") or {}), **(timing_ms or {})}
+        row_json = (dumps(result["state"]) if "state" in result else None,
+                    dumps(result["score"]) if "score" in result else None,
+                    dumps(result.get("warnings") or []), dumps(timing), dumps(extra or {}))
+        names = []
+        with self._writing():
+            self.check_writable()
+            try:
+                if photo_jpeg is not None:
+                    names.append(("photo", photo_files.write_atomic(self.photo_dir, photo_jpeg, ".jpg"), photo_jpeg))
+                if annotated_png is not None:
+                    ext = ".jpg" if annotated_png[:3] == b"\xff\xd8\xff" else ".png"
+                    names.append(("annotated", photo_files.write_atomic(self.photo_dir, annotated_png, ext),
+                                  annotated_png))
+                return self._insert_scan(names, game_id, source, result, error, row_json)
+            except BaseException:
+                for _, name, _ in names:  # no orphan file when the scan's row cannot be written
+                    photo_files.remove(self.photo_dir, name)
+                raise
+
+    def _insert_scan(self, names, game_id, source, result, error, row_json) -> int:
+        state_json, score_json, warnings_json, timing_json, extra_json = row_json
         with self._tx() as db:
             ids = {kind: self._insert_photo(db, name, data, kind) for kind, name, data in names}
             cur = db.execute(
@@ -253,11 +443,8 @@ class Store:
                 "state_json, score_json, confidence, warnings_json, timing_json, extra_json, error_code, "
                 "error_message) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (game_id, now_iso(), source, "error" if error else "ok", ids.get("photo"), ids.get("annotated"),
-                 result.get("game"),
-                 json.dumps(result["state"]) if "state" in result else None,
-                 json.dumps(result["score"]) if "score" in result else None,
-                 result.get("confidence"), json.dumps(result.get("warnings") or []), json.dumps(timing),
-                 json.dumps(extra or {}), (error or {}).get("code"), (error or {}).get("message")))
+                 result.get("game"), state_json, score_json, result.get("confidence"), warnings_json, timing_json,
+                 extra_json, (error or {}).get("code"), (error or {}).get("message")))
             return cur.lastrowid
 
     def scan(self, scan_id: int) -> dict:
@@ -320,13 +507,36 @@ class Store:
         with self._lock:
             return self._db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
 
+    def attach_annotated(self, scan_id: int, data: bytes, timing_ms: dict | None = None) -> int:
+        """Give a saved scan its annotated picture (JPEG or PNG bytes), drawn after the scan was
+        saved; ``timing_ms`` is merged into the scan's timing. Returns the picture's photo id.
+
+        Raises:
+            StoreError: ``not-found``; ``disk-full`` … as :meth:`add_photo` (no file left behind).
+        """
+        scan = self.scan(scan_id)
+        ext = ".jpg" if data[:3] == b"\xff\xd8\xff" else ".png"
+        timing = dumps({**scan["timing_ms"], **(timing_ms or {})})
+        with self._writing():
+            self.check_writable()
+            name = photo_files.write_atomic(self.photo_dir, data, ext)
+            try:
+                with self._tx() as db:
+                    photo_id = self._insert_photo(db, name, data, "annotated")
+                    db.execute("UPDATE scans SET annotated_photo_id=?, timing_json=? WHERE id=?",
+                               (photo_id, timing, scan["id"]))
+                    return photo_id
+            except BaseException:
+                photo_files.remove(self.photo_dir, name)
+                raise
+
     def add_revision(self, scan_id: int, state: dict, score: dict, note: str = "") -> int:
         """Save a manual correction of scan ``scan_id`` as a new revision; the reading stays. Returns its id."""
         self.scan(scan_id)  # raises not-found
-        with self._tx() as db:
+        row = (scan_id, now_iso(), dumps(state), dumps(score), note)
+        with self._writing(), self._tx() as db:
             return db.execute("INSERT INTO revisions(scan_id, created_at, state_json, score_json, note) "
-                              "VALUES(?, ?, ?, ?, ?)", (scan_id, now_iso(), json.dumps(state), json.dumps(score),
-                                                        note)).lastrowid
+                              "VALUES(?, ?, ?, ?, ?)", row).lastrowid
 
 
 class _Transaction:
@@ -337,7 +547,12 @@ class _Transaction:
 
     def __enter__(self):
         self.store._lock.acquire()
-        self.store._db.execute("BEGIN IMMEDIATE")
+        try:
+            self.store.check_writable()
+            self.store._db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self.store._lock.release()
+            raise
         return self.store._db
 
     def __exit__(self, exc_type, exc, tb):
@@ -345,3 +560,17 @@ class _Transaction:
             self.store._db.execute("ROLLBACK" if exc_type else "COMMIT")
         finally:
             self.store._lock.release()
+
+
+def _writable(data_dir: str, path: str) -> bool:
+    """Whether the folder (and the database file, when there is one) may be written by this process."""
+    return os.access(data_dir, os.W_OK) and (not os.path.exists(path) or os.access(path, os.W_OK))
+
+
+def _identity(data_dir: str, path: str) -> tuple | None:
+    """(device, inode) of the folder and of the database file: a deleted or replaced folder changes it."""
+    try:
+        folder, db = os.stat(data_dir), os.stat(path)
+    except OSError:
+        return None
+    return folder.st_dev, folder.st_ino, db.st_dev, db.st_ino

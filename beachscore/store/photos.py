@@ -39,6 +39,15 @@ def write_atomic(folder: str, data: bytes, ext: str) -> str:
     return name
 
 
+def remove(folder: str, name: str) -> None:
+    """Delete a photo file the store wrote (a scan whose row could not be saved); missing is fine."""
+    if is_store_name(name):
+        try:
+            os.unlink(os.path.join(folder, name))
+        except FileNotFoundError:
+            pass
+
+
 def fsync_dir(folder: str) -> None:
     """Make a rename in ``folder`` durable (no-op where directories cannot be opened)."""
     try:

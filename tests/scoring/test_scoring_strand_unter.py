@@ -54,8 +54,23 @@ def test_rulebook_final_score_example():
 
 def test_rulebook_example_explained():
     text = explain(RULEBOOK)
-    assert "wilma: castle 3 in groove 6 = 9, castle 1 in groove 4 = 5 → castle points 14; unfit shells 0 → total 14" in text
-    assert "Tie-break: groove 6: hannah 15, steven 0" in text
+    assert ("wilma: value-3 castle in groove 6 (6 + 3 = 9), value-1 castle in groove 4 (4 + 1 = 5) → castle points 14; "
+            "unfit shells 0 → 14 beach points") in text
+    assert "Tie-break (castle points groove by groove from the sea): groove 6: hannah 15, steven 0" in text
+    assert text.splitlines()[0].startswith("Sea front: ")
+    assert "Ranking (by beach points): 1. hannah; 2. steven; 3. wilma; 4. carl" in text
+
+
+def test_explanation_states_the_sea_front_the_sandpiper_and_unknowns():
+    grooves = [{"number": n, "castles": [{"player": "red", "value": 2}] if n == 1 else []} for n in range(1, 8)]
+    text = explain({"game": "strand-unter", "sea_front": 8, "sandpiper": 7, "grooves": grooves})
+    assert text.splitlines()[0] == ("Sea front: groove 8 (the sea covers grooves 8–11; 1–7 on the beach); "
+                                    "sandpiper in groove 7.")
+    assert "red: value-2 castle in groove 1 (1 + 2 = 3) → castle points 3; unfit shells unknown" in text
+    assert "beach points unknown" in text and "Ranking (by castle points)" in text
+    text = explain({"game": "strand-unter", "sea_front": 8, "sandpiper": None, "grooves": grooves,
+                    "house_rules": {"multiply": True}})
+    assert "no sandpiper on the board" in text and "(1 × 2 = 2)" in text
 
 
 @pytest.mark.parametrize("bucket, cards, unfit", [

@@ -1,8 +1,11 @@
 """Fixtures for station tests: a store in a temporary folder, a station with the mock camera and a fake pipeline."""
 
 import os
+import sys
 
 import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # attack_helpers, under importlib mode
 
 from beachscore.station import Station
 from beachscore.store import Store

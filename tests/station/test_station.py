@@ -33,7 +33,7 @@ def test_scan_is_stored_and_published(station):
     assert scan["game_id"] == game and scan["status"] == "ok" and scan["source"] == "web"
     assert scan["photo_id"] and scan["annotated_photo_id"]
     assert set(scan["timing_ms"]) >= {"capture", "encode", "annotate", "detect"}
-    assert _events(q) == ["scan-started", "scan"]
+    assert _events(q) == ["scan-started", "scan", "scan-annotated"]  # the picture after the score
 
 
 def test_a_second_request_during_a_scan_is_refused(tmp_path):
@@ -205,3 +205,32 @@ def test_a_game_the_calibration_does_not_read_is_not_scanned(station):
     answer = station.request_scan("web")
     assert not answer.accepted and "calibration is for strand-unter" in answer.reason
     assert station.store.count("scans") == 0
+
+
+def test_a_button_without_gpio_is_one_line_and_shown_on_the_page(tmp_path, caplog, recwarn):
+    import logging
+
+    from gpiozero import Device
+
+    from beachscore.serving import build_station
+    from web import create_app
+
+    if Device.pin_factory is not None:
+        pytest.skip("a pin factory is loaded in this process")
+    with caplog.at_level(logging.WARNING):
+        st = build_station(str(tmp_path), camera="mock", button="17", led="27", scanner=FakeScanner(), scorer=fake_score)
+    try:
+        if st.button is not None:
+            pytest.skip("this machine has GPIO")
+        assert not [w for w in recwarn if "PinFactoryFallback" in type(w.message).__name__]  # no warning flood
+        gpio_lines = [r.getMessage() for r in caplog.records if "GPIO" in r.getMessage()]
+        assert len(gpio_lines) == 2  # one for the button, one for the light
+        assert "button on GPIO 17" in gpio_lines[1] and "python3-lgpio" in gpio_lines[1]
+        status = st.status()
+        assert not status["button"]["fitted"] and "GPIO" in status["button"]["problem"]
+        assert "GPIO" in status["light"]["problem"]
+        client = create_app({"TESTING": True}, station=st).test_client()
+        assert "button on GPIO 17" in client.get("/api/status").get_json()["button"]["problem"]
+        assert b"Button not working" in client.get("/static/live.js").data  # the live page shows it
+    finally:
+        st.close()

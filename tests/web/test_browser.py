@@ -5,6 +5,7 @@ They skip when Chromium is absent; CI installs it (.ci/run). Screenshots go to $
 """
 
 import json
+import re
 import os
 import shutil
 import tempfile
@@ -218,6 +219,7 @@ def test_correction_changes_the_score_and_keeps_the_reading(browser, server):
         px = cv2.perspectiveTransform(np.array([[[cx, cy]]], np.float64), np.array(H))[0, 0]
         natural_w = browser.execute_script("return arguments[0].naturalWidth", photo)
         natural_h = browser.execute_script("return arguments[0].naturalHeight", photo)
+        px = px * natural_w / scan["extra"].get("H_image_size", [natural_w])[0]  # H is for the drawn size
         scale_x, scale_y = photo.size["width"] / natural_w, photo.size["height"] / natural_h
         ActionChains(browser, duration=0).move_to_element_with_offset(
             photo, int(px[0] * scale_x - photo.size["width"] / 2), int(px[1] * scale_y - photo.size["height"] / 2)
@@ -554,3 +556,115 @@ def test_wizard_offers_the_default_profiles_and_an_empty_board_shot(browser, ser
         from calibration.profiles import default_profile
 
         assert seen["profile"] == default_profile("plazing") and seen["doc"]["empty_image"].startswith("empty.")
+
+
+# ---- a phone's width ---------------------------------------------------------------------------
+
+PHONE_WIDTH_PX = 390  # an iPhone 12–15 / Pixel in portrait, CSS px
+
+
+def _overflow(driver) -> tuple[int, list[str]]:
+    """The page's scroll width and what sticks out past the viewport (for the failure message)."""
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    wide = driver.execute_script(
+        "const W = document.documentElement.clientWidth, out = [];"
+        "for (const e of document.querySelectorAll('body *')) { const r = e.getBoundingClientRect();"
+        "  if (r.width > 0 && r.right > W + 1) out.push(e.tagName + '#' + e.id + '.' + e.className); }"
+        "return out.slice(0, 6);")
+    return width, wide
+
+
+@pytest.fixture
+def phone(browser):
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": PHONE_WIDTH_PX, "height": 844, "deviceScaleFactor": 3, "mobile": True})
+    yield browser
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_correction_setup_and_calibration_pages_fit_a_phone(phone, server):
+    url, station = server["url"], server["station"]
+    unlock(phone, url)
+    if not station.store.scans(limit=1) or station.store.latest_scan()["game"] != "strand-unter":
+        station.request_scan("test")
+        station.wait_idle(60)
+    scan = station.store.latest_scan()
+    assert scan["status"] == "ok", scan["error"]
+    pages = [(f"/scans/{scan['id']}/correct", None), ("/calibrate", None)] + \
+        [("/game", game) for game in ("strand-unter", "plazing", "seashells", "sand-castles")]
+    for path, game in pages:
+        phone.get(url + path)
+        if path.endswith("/correct"):
+            wait(phone, lambda d: d.find_element(By.ID, "correct").get_attribute("data-ready") == "yes")
+        if game:
+            Select(phone.find_element(By.ID, "game")).select_by_value(game)
+            if game == "strand-unter":
+                for b in phone.find_elements(By.CSS_SELECTOR, "#buckets .add-card"):
+                    b.click()
+        assert phone.execute_script("return window.innerWidth") == PHONE_WIDTH_PX
+        width, wide = _overflow(phone)
+        assert width <= PHONE_WIDTH_PX, f"{path} {game or ''}: {width} px wide; sticking out: {wide}"
+        screenshot(phone, f"phone-{(game or path.strip('/').split('/')[-1])}.png")
+
+
+# ---- what a new user sees in the first hour ----------------------------------------------------
+
+def test_scan_and_game_over_outcomes_replace_started_on_the_page(browser, server):
+    from beachscore.errors import UnreadableBoardError
+
+    url, station = server["url"], server["station"]
+    failing = FakeScanner(error=UnreadableBoardError("occluded", "a hand is over the board"))
+    with Swapped(station, calibration=FakeCalibration(), scanner=FakeScanner(), scorer=fake_score):
+        unlock(browser, url)
+        game_id = station.new_game("strand-unter")
+        for transport in ("sse", "poll"):
+            browser.get(url + ("/" if transport == "sse" else "/?transport=poll"))
+            wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-transport") == transport)
+            wait(browser, lambda d: d.find_element(By.ID, "scan-now").is_enabled())
+            browser.find_element(By.ID, "scan-now").click()
+            wait(browser, lambda d: re.fullmatch(r"Scan \d+ read\.", d.find_element(By.ID, "message").text))
+            title = browser.find_element(By.ID, "score-title").text
+            assert "UTC" not in title  # the phone's local time
+            station.scanner = failing  # the final scan does not read: the game stays open, the page says so
+            browser.execute_script("window.confirm = () => true")
+            browser.find_element(By.ID, "game-over").click()
+            wait(browser, lambda d: "the game is still open" in d.find_element(By.ID, "message").text, timeout=20)
+            assert station.store.game(game_id)["ended_at"] is None
+            station.scanner = FakeScanner()
+        browser.find_element(By.ID, "game-over").click()
+        wait(browser, lambda d: "Game over" in d.find_element(By.ID, "message").text, timeout=20)
+        assert station.store.game(game_id)["ended_at"] is not None
+
+
+def test_strand_setup_buckets_left_empty_are_unknown(browser, server):
+    url, station = server["url"], server["station"]
+    unlock(browser, url)
+    browser.get(url + "/game")
+    Select(browser.find_element(By.ID, "game")).select_by_value("strand-unter")
+    red = browser.find_element(By.CSS_SELECTOR, '#buckets fieldset[data-player="red"]')
+    assert all(i.get_attribute("value") == "" for i in red.find_elements(By.CSS_SELECTOR, ".bucket input"))
+    yellow = browser.find_element(By.CSS_SELECTOR, '#buckets fieldset[data-player="yellow"]')
+    yellow.find_element(By.CSS_SELECTOR, ".b-white").send_keys("2")
+    browser.find_element(By.CSS_SELECTOR, "#game-form button[type=submit]").click()
+    wait(browser, lambda d: "started" in d.find_element(By.ID, "message").text)
+    setup = station.store.current_game()["setup"]
+    assert "red" not in setup["players"]  # unknown: unfit shells and total stay unknown
+    assert setup["players"]["yellow"] == {"bucket": {"white": 2, "gray": 0, "brown": 0, "black": 0}, "open_cards": []}
+
+
+def test_no_broken_image_before_any_photo(browser, server):
+    url, station = server["url"], server["station"]
+    unlock(browser, url)
+    game = station.new_game("sand-castles")
+    state = {"game": "sand-castles", "walls_left": 1, "lanes": {
+        "top": {"length": 8, "wave": 3, "wall": False, "castle_pieces": 2, "flooded": False}}}
+    scan_id = station.store.add_scan(game_id=game, source="test", photo_jpeg=None,
+                                     result={"game": "sand-castles", "state": state, "score": {}, "confidence": 0.5})
+    for path in ("/", f"/scans/{scan_id}/correct", f"/scans/{scan_id}", "/calibrate", "/history"):
+        browser.get(url + path)
+        time.sleep(0.3)
+        broken = browser.execute_script(
+            "return [...document.images].filter(i => !i.hidden && i.offsetParent !== null && "
+            "(!i.getAttribute('src') || (i.complete && i.naturalWidth === 0))).map(i => i.id || i.alt)")
+        assert broken == [], path
+    station.new_game("strand-unter")

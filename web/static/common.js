@@ -32,3 +32,11 @@ function explainError(err) {
   if (err.code === "pin-required" || err.code === "pin-not-set") return err.message + " → PIN page (top right).";
   return err.message;
 }
+
+// An ISO 8601 time of the station (UTC) in this device's local time, e.g. "14:05:31" (today) or "3 Jan, 14:05".
+function localTime(iso) {
+  const t = new Date(iso);
+  if (isNaN(t)) return String(iso);
+  const same = t.toDateString() === new Date().toDateString();
+  return same ? t.toLocaleTimeString() : t.toLocaleString([], { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+}

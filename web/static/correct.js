@@ -6,7 +6,8 @@
   const scanId = root.dataset.scanId;
   const editor = document.getElementById("editor");
   const SHELLS = ["white", "gray", "brown", "black"];
-  let state = null, profile = null, H = null, timer = null, players = [], scoreOpts = {};
+  let state = null, profile = null, H = null, hSize = null, timer = null, players = [], scoreOpts = {};
+  const photo = document.getElementById("photo");  // null when the scan kept no photo
 
   function clone(x) { return JSON.parse(JSON.stringify(x)); }
 
@@ -26,7 +27,7 @@
         <select class="c-value">${[0, 1, 2, 3].map(v => `<option ${v === c.value ? "selected" : ""}>${v}</option>`).join("")}</select>
         <button type="button" class="c-remove" title="remove castle">✕</button></span>`).join("");
     return `<tr data-groove="${g.number}"><th>${g.number}</th>` +
-      SHELLS.map(s => `<td><input type="number" min="0" max="30" class="s-${s}" value="${g.shells[s] || 0}" aria-label="groove ${g.number} ${s}"></td>`).join("") +
+      SHELLS.map(s => `<td data-label="${s}"><input type="number" min="0" max="30" class="s-${s}" value="${g.shells[s] || 0}" aria-label="groove ${g.number} ${s}"></td>`).join("") +
       `<td class="castles">${castles} <button type="button" class="c-add" title="add castle">+ castle</button></td></tr>`;
   }
   function drawStrand() {
@@ -74,6 +75,12 @@
             [B / det, (a * i - c * g) / det, -(a * f - c * d) / det],
             [C / det, -(a * h - b * g) / det, (a * e - b * d) / det]];
   }
+  // The scan's homography board mm → px of the shown picture (stored for a picture hSize[0] px wide).
+  function photoH() {
+    if (!H || !photo || !photo.naturalWidth) return null;
+    const k = hSize ? photo.naturalWidth / hSize[0] : 1;
+    return [[H[0][0] * k, H[0][1] * k, H[0][2] * k], [H[1][0] * k, H[1][1] * k, H[1][2] * k], H[2]];
+  }
   function apply(m, x, y) {
     const w = m[2][0] * x + m[2][1] * y + m[2][2];
     return [(m[0][0] * x + m[0][1] * y + m[0][2]) / w, (m[1][0] * x + m[1][1] * y + m[1][2]) / w];
@@ -86,12 +93,13 @@
     }
     return hit;
   }
-  document.getElementById("photo").addEventListener("click", ev => {
+  if (photo) photo.addEventListener("click", ev => {
     if (pl) { const cell = photoCell(ev); if (cell) applyTool(...cell); else say("That is not on the grid."); return; }
-    if (!H || !profile || !profile.grooves) return;
+    const Hp = photoH();
+    if (!Hp || !profile || !profile.grooves) return;
     const img = ev.target, r = img.getBoundingClientRect();
     const px = (ev.clientX - r.left) * img.naturalWidth / r.width, py = (ev.clientY - r.top) * img.naturalHeight / r.height;
-    const [mx, my] = apply(inv3(H), px, py);
+    const [mx, my] = apply(inv3(Hp), px, py);
     const g = profile.grooves.find(g => inside(g.polygon_mm, mx, my));
     if (!g) { say(`That is not on a groove (${mx.toFixed(0)}, ${my.toFixed(0)} mm).`); return; }
     if (!select(g.number)) say(`Groove ${g.number} is under the sea front; raise the sea front first.`);
@@ -210,7 +218,7 @@
       editor.querySelector("#sel-done").onclick = () => { pl.selected = null; drawPlazing(); };
     }
     const grid = editor.querySelector("#pl-grid"), map = plMap(), rows = state.rows, cols = state.cols;
-    grid.style.gridTemplateColumns = `repeat(${cols}, 1.6rem)`;
+    grid.style.gridTemplateColumns = `repeat(${cols}, minmax(0, 1.6rem))`;
     const pieceAt = (r, c) => { const x = map.get(r + "," + c); return x ? x.piece : undefined; };
     for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) {
       const cell = document.createElement("span"), x = map.get(r + "," + c) || {};
@@ -251,10 +259,10 @@
     drawOverlay();
   }
   function drawOverlay() {  // the board grid drawn over the photo through the scan's registration
-    const svg = document.getElementById("overlay"), img = document.getElementById("photo");
+    const svg = document.getElementById("overlay"), img = photo, Hp = photoH();
     const g = profile && profile.grid;
-    if (!svg || !H || !g || !img.naturalWidth) return;
-    const [ox, oy] = g.origin_mm, s = g.cell_mm, P = (x, y) => apply(H, x, y).map(v => v.toFixed(1)).join(",");
+    if (!svg || !Hp || !g) return;
+    const [ox, oy] = g.origin_mm, s = g.cell_mm, P = (x, y) => apply(Hp, x, y).map(v => v.toFixed(1)).join(",");
     svg.setAttribute("viewBox", `0 0 ${img.naturalWidth} ${img.naturalHeight}`);
     svg.setAttribute("preserveAspectRatio", "none");
     let h = "";
@@ -280,14 +288,14 @@
       "A piece: click its first cell, then the cells next to it; click a piece to select it and change its colour, kind or facing. " +
       "The score updates at once.";
     drawPlazing();
-    document.getElementById("photo").addEventListener("load", drawOverlay);
+    if (photo) photo.addEventListener("load", drawOverlay);
   }
   function photoCell(ev) {  // a click on the photo -> [row, col] of the Plażing grid, or null
-    const g = profile && profile.grid;
-    if (!H || !g) return null;
+    const g = profile && profile.grid, Hp = photoH();
+    if (!Hp || !g) return null;
     const img = ev.target, r = img.getBoundingClientRect();
     const px = (ev.clientX - r.left) * img.naturalWidth / r.width, py = (ev.clientY - r.top) * img.naturalHeight / r.height;
-    const [mx, my] = apply(inv3(H), px, py);
+    const [mx, my] = apply(inv3(Hp), px, py);
     const row = Math.floor((my - g.origin_mm[1]) / g.cell_mm), col = Math.floor((mx - g.origin_mm[0]) / g.cell_mm);
     return row >= 0 && col >= 0 && row < state.rows && col < state.cols ? [row, col] : null;
   }
@@ -344,6 +352,7 @@
     const data = await api("GET", `/api/scans/${scanId}`);
     const scan = data.scan;
     profile = data.profile; H = scan.extra && scan.extra.H_px_from_mm;
+    hSize = scan.extra && scan.extra.H_image_size;
     scoreOpts = { swatches: (data.display || {}).swatches, names: (data.display || {}).names };
     state = clone(scan.current_state);
     document.getElementById("machine-totals").textContent = totals(scan.score);

@@ -37,7 +37,7 @@
   // Plażing terrain: click cycles the cell's character.
   const terrain = Array.from({ length: rows }, () => Array(cols).fill("."));
   const grid = document.getElementById("terrain");
-  grid.style.gridTemplateColumns = `repeat(${cols}, 1.6rem)`;
+  grid.style.gridTemplateColumns = `repeat(${cols}, minmax(0, 1.6rem))`;
   for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) {
     const cell = document.createElement("span");
     cell.dataset.row = r; cell.dataset.col = c; cell.textContent = ".";
@@ -53,12 +53,14 @@
   // Strand unter: bucket counts and face-up cards per player.
   const buckets = document.getElementById("buckets");
   function drawBuckets() {
-    const keep = collectBuckets();
-    buckets.innerHTML = players().map(p => `
-      <fieldset data-player="${esc(p.label)}"><legend>${esc(p.label)}</legend>
-        bucket: ${SHELLS.map(s => `<label>${s} <input type="number" min="0" max="30" class="b-${s}" value="${(keep[p.label] && keep[p.label].bucket[s]) || 0}"></label>`).join("")}
+    const keep = collectBuckets(true);
+    buckets.innerHTML = players().map(p => {
+      const had = keep[p.label] || {};
+      return `<fieldset data-player="${esc(p.label)}"><legend>${esc(p.label)}</legend>
+        <div class="bucket">bucket: ${SHELLS.map(s => `<label>${s} <input type="number" min="0" max="20" class="b-${s}" placeholder="?" value="${had.bucket && had.bucket[s] !== undefined ? had.bucket[s] : ""}"></label>`).join("")}</div>
         <div class="cards"></div><button type="button" class="add-card">+ face-up card</button>
-      </fieldset>`).join("");
+      </fieldset>`;
+    }).join("");
     buckets.querySelectorAll("fieldset").forEach(fs => {
       fs.querySelector(".add-card").onclick = () => addCard(fs);
       ((keep[fs.dataset.player] || {}).open_cards || []).forEach(card => addCard(fs, card));
@@ -68,22 +70,27 @@
     card = card || { value: 1, needs: {} };
     const div = document.createElement("div");
     div.className = "card-row";
-    div.innerHTML = `card value <input type="number" min="0" max="9" class="c-value" value="${card.value}"> needs
-      ${[...SHELLS, "any"].map(s => `<label>${s} <input type="number" min="0" max="9" class="n-${s}" value="${card.needs[s] || 0}"></label>`).join("")}
+    div.innerHTML = `card value <input type="number" min="0" max="3" class="c-value" value="${card.value}"> needs
+      ${[...SHELLS, "any"].map(s => `<label>${s} <input type="number" min="0" max="7" class="n-${s}" value="${card.needs[s] || 0}"></label>`).join("")}
       <button type="button" class="remove">✕</button>`;
     div.querySelector(".remove").onclick = () => div.remove();
     fs.querySelector(".cards").appendChild(div);
   }
-  function collectBuckets() {
+  // Per player: {bucket, open_cards}. A player whose bucket is left empty is unknown and left out
+  // (unless ``all``), so the rules engine reports unfit shells and the total as unknown, as the hint says.
+  function collectBuckets(all) {
     const out = {};
     buckets.querySelectorAll("fieldset").forEach(fs => {
-      const bucket = {};
-      SHELLS.forEach(s => { bucket[s] = Number(fs.querySelector(".b-" + s).value) || 0; });
+      const raw = Object.fromEntries(SHELLS.map(s => [s, fs.querySelector(".b-" + s).value.trim()]));
+      const known = SHELLS.some(s => raw[s] !== "");
       const open_cards = [...fs.querySelectorAll(".card-row")].map(div => {
         const needs = {};
         [...SHELLS, "any"].forEach(s => { const n = Number(div.querySelector(".n-" + s).value) || 0; if (n) needs[s] = n; });
         return { value: Number(div.querySelector(".c-value").value) || 0, needs };
       });
+      if (!known && !all) return;
+      const bucket = {};
+      SHELLS.forEach(s => { if (raw[s] !== "" || !all) bucket[s] = Number(raw[s]) || 0; });
       out[fs.dataset.player] = { bucket, open_cards };
     });
     return out;

@@ -4,10 +4,18 @@
   const root = document.getElementById("live");
   const pollMs = Number(root.dataset.pollMs) || 3000;
   let shownKey = null, pollTimer = null;
+  // a scan asked from this page: its outcome replaces "… started" (SSE events, or the next poll)
+  let pending = null;
 
   function statusHtml(st) {
     const out = [];
+    if (st.store && !st.store.ok) {
+      const what = { "disk-full": "Disk full", "read-only": "Viewing only", "data-folder-missing": "Data folder gone" };
+      out.push(`<b>${what[st.store.code] || "Storage problem"}:</b> ${esc(st.store.problem || "")}`);
+    }
     if (!st.camera.ok) out.push(`Camera missing: ${esc(st.camera.problem || "")}`);
+    if (st.button && st.button.problem && !st.button.fitted) out.push(`Button not working: ${esc(st.button.problem)}`);
+    if (st.light && st.light.problem) out.push(`Status light not working: ${esc(st.light.problem)}`);
     if (!st.calibration.ok) out.push(`${esc(st.calibration.problem || "not calibrated")}`);
     if (!st.game) out.push(`No game set up yet: <a href="/game">set up a game</a>.`);
     else if (st.game.ended_at) out.push(`Game ${st.game.id} is over — final score below.`);
@@ -72,18 +80,20 @@
     document.getElementById("scan-now").disabled = st.busy || !st.camera.ok || !st.calibration.ok;
     renderSeashells(data.seashells, st);
     const key = scan ? `${scan.id}/${scan.revisions.length}` : "none";
+    if (pending && pending.accepted && !st.busy) settle(pending.before !== key ? scan : null, st);
+    const img = document.getElementById("photo"), pid = scan ? scan.annotated_photo_id || scan.photo_id : null;
+    if (pid && img.dataset.photoId !== String(pid)) {  // the annotated picture comes a moment after the score
+      img.dataset.photoId = pid; img.src = `/photos/${pid}`; img.hidden = false;
+    } else if (!pid) { img.hidden = true; img.removeAttribute("src"); img.dataset.photoId = ""; }
     if (key === shownKey) return;
     shownKey = key;
     root.dataset.scanId = scan ? scan.id : "";
     root.dataset.revisions = scan ? scan.revisions.length : 0;
     if (!scan) return;
     const display = (st.game && st.game.display) || {};
-    const img = document.getElementById("photo");
-    const pid = scan.annotated_photo_id || scan.photo_id;
-    if (pid) { img.src = `/photos/${pid}`; img.hidden = false; } else img.hidden = true;
-    const when = scan.created_at.slice(11, 19);
+    const when = localTime(scan.created_at);
     document.getElementById("score-title").textContent =
-      `Scan ${scan.id} · ${when} UTC${scan.extra && scan.extra.mat_player ? ` · ${scan.extra.mat_player}'s mat` : ""}` +
+      `Scan ${scan.id} · ${when}${scan.extra && scan.extra.mat_player ? ` · ${scan.extra.mat_player}'s mat` : ""}` +
       `${scan.corrected ? " · corrected" : ""}`;
     const score = document.getElementById("score");
     if (scan.error) {
@@ -100,6 +110,18 @@
       (scan.status === "ok" ? ` · <a href="/scans/${scan.id}/correct">correct this scan</a>` : "");
   }
 
+  // The outcome of the scan this page started: read, failed (and why), game over or still open.
+  function settle(scan, st) {
+    const final = pending.final;
+    pending = null;
+    if (!scan) say(`The scan failed: ${(st.store && st.store.problem) || "nothing was saved; see the station's log"}`, "bad");
+    else if (scan.error) say(`Scan ${scan.id} failed: ${scan.error.message}`, "bad");
+    else say(`Scan ${scan.id} read.`, "good");
+    if (final && !(st.game && st.game.ended_at)) say("The final scan did not read: the game is still open. " +
+      "Fix it and press Game over again.", "bad");
+    else if (final) say("Game over: the final score is below.", "good");
+  }
+
   async function refresh() {
     try { render(await api("GET", "/api/latest")); } catch (e) { say("Station unreachable: " + e.message, "bad"); }
   }
@@ -112,19 +134,38 @@
   function startSse() {
     const es = new EventSource("/events");
     es.addEventListener("hello", () => { document.body.dataset.transport = "sse"; });
-    es.addEventListener("scan-started", () => { document.getElementById("busy").hidden = false; say(""); });
+    es.addEventListener("scan-started", ev => {
+      document.getElementById("busy").hidden = false;
+      const d = JSON.parse(ev.data);
+      if (!pending) say(d.final ? "Final scan started (button)…" : "Scan started (button)…", "good");
+    });
     es.addEventListener("scan-refused", ev => { say("Button: " + JSON.parse(ev.data).reason, "bad"); });
-    for (const kind of ["scan", "revision", "game", "game-over", "calibration", "scan-failed"]) {
-      es.addEventListener(kind, refresh);
-    }
+    es.addEventListener("scan", ev => {
+      const d = JSON.parse(ev.data), final = pending && pending.final;
+      pending = null;
+      if (d.status === "error") say(`${d.scan_id ? `Scan ${d.scan_id}` : "The scan"} failed: ${d.message || d.error}`, "bad");
+      else if (!final) say(`Scan ${d.scan_id} read.`, "good");
+      else say("Final scan read…", "good");
+      refresh();
+    });
+    es.addEventListener("game-over", () => { pending = null; say("Game over: the final score is below.", "good"); refresh(); });
+    es.addEventListener("game-over-failed", ev => { pending = null; say(JSON.parse(ev.data).message, "bad"); refresh(); });
+    for (const kind of ["revision", "game", "calibration", "scan-annotated"]) es.addEventListener(kind, refresh);
     es.onerror = () => {
       if (es.readyState === EventSource.CLOSED) { startPolling(); }
     };
   }
 
   async function post(url, what, body) {
-    try { await api("POST", url, body); say(what + " started…", "good"); document.getElementById("busy").hidden = false; }
-    catch (e) { say(explainError(e), "bad"); }
+    const before = shownKey;
+    try {
+      pending = { before, final: url === "/api/game-over" };
+      const out = await api("POST", url, body);
+      if (out && out.ended) { pending = null; say("Game over: the final score is below.", "good"); refresh(); return; }
+      if (pending) { pending.accepted = true; say(what + " started…", "good"); }
+      document.getElementById("busy").hidden = false;
+      if (document.body.dataset.transport !== "sse") setTimeout(refresh, 300);
+    } catch (e) { pending = null; say(explainError(e), "bad"); }
   }
   document.getElementById("scan-now").addEventListener("click", () => post("/api/scan", "Scan"));
   document.getElementById("game-over").addEventListener("click", () => {
