@@ -94,6 +94,9 @@ def run(args) -> int:
     station = build_station(args.data or default_data_dir(), camera=args.camera, calibration=args.calibration,
                             button=args.button, led=getattr(args, "led", None), buzzer=getattr(args, "buzzer", None))
     app = create_app(station=station)
+    from beachscore.hall_link import attach
+
+    hall_link = attach(app, station)  # the Hall page, and game over -> outbox -> tournament hall
     # never let event streams take more than a third of the threads, whatever the config says
     app.config["EVENTS_MAX_STREAMS"] = min(app.config["EVENTS_MAX_STREAMS"], WEB_THREADS // 3)
 
@@ -109,5 +112,6 @@ def run(args) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        hall_link.close()
         station.close()
     return 0
