@@ -48,7 +48,6 @@ SCHEMA = [
         created_at  TEXT NOT NULL,
         payload_json TEXT NOT NULL,
         photo_path  TEXT,                             -- the annotated photo, read when sending
-        photo_sent  INTEGER NOT NULL DEFAULT 0,
         status      TEXT NOT NULL DEFAULT 'pending',  -- pending | sent | rejected
         attempts    INTEGER NOT NULL DEFAULT 0,
         next_try    REAL NOT NULL DEFAULT 0,          -- time.time() of the next attempt
@@ -162,20 +161,23 @@ class Outbox:
         return True
 
     def due(self, now: float | None = None, limit: int = 20) -> list[dict]:
-        """Pending reports whose next attempt is due, oldest first."""
+        """Pending reports whose next attempt is due, oldest first, in order: a report waiting for its
+        retry holds back the ones queued after it (the hall sees a station's revisions in order)."""
         now = time.time() if now is None else now
         with self._lock:
-            rows = self._db.execute("SELECT * FROM hall_outbox WHERE status='pending' AND next_try<=? ORDER BY id "
-                                    "LIMIT ?", (now, limit)).fetchall()
-        return [_entry(r) for r in rows]
+            rows = self._db.execute("SELECT * FROM hall_outbox WHERE status='pending' ORDER BY id LIMIT ?",
+                                    (limit,)).fetchall()
+        out = []
+        for r in rows:
+            if r["next_try"] > now:
+                break
+            out.append(_entry(r))
+        return out
 
     def next_due(self) -> float | None:
         with self._lock:
             row = self._db.execute("SELECT MIN(next_try) FROM hall_outbox WHERE status='pending'").fetchone()
         return row[0]
-
-    def mark_photo_sent(self, entry_id: int) -> None:
-        self._tx("UPDATE hall_outbox SET photo_sent=1 WHERE id=?", (entry_id,))
 
     def mark_sent(self, entry_id: int, answer: dict) -> None:
         self._tx("UPDATE hall_outbox SET status='sent', sent_at=?, answer_json=?, last_error=NULL WHERE id=?",
@@ -270,12 +272,13 @@ class Sender:
         client_for: ``hall_url -> HallClient`` (tests inject one).
         base_s, cap_s: back-off of the n-th retry: ``min(cap_s, base_s * 2**n)`` times a random 0.5–1.
         on_change: called after every state change of a report (the page listens).
+        on_result: called with the report when the hall has acknowledged its result (before its photo).
     """
 
     def __init__(self, outbox: Outbox, *, client_for=HallClient, base_s: float = 1.0, cap_s: float = 60.0,
-                 on_change=None):
+                 on_change=None, on_result=None):
         self.outbox, self.client_for, self.base_s, self.cap_s = outbox, client_for, base_s, cap_s
-        self.on_change = on_change
+        self.on_change, self.on_result = on_change, on_result
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -320,7 +323,10 @@ class Sender:
                 self.outbox.mark_rejected(entry["id"], "the station was unpaired before this result was sent")
                 self._changed()
                 continue
-            done += self._send(entry, link)
+            sent = self._send(entry, link)
+            if not sent and self.outbox.counts().get("pending"):
+                break  # keep the order: the next ones wait for this one
+            done += sent
         return done
 
     def _send(self, entry: dict, link: dict) -> int:
@@ -330,17 +336,19 @@ class Sender:
             photo = _read(entry["photo_path"]) if entry["photo_path"] else None
             if photo is not None:
                 payload["photo_sha256"] = hashlib.sha256(photo).hexdigest()
-                if not entry["photo_sent"]:
-                    status, answer = client.request("PUT", f"/api/station/photos/{payload['photo_sha256']}",
-                                                    body=photo, token=link["token"],
-                                                    content_type="application/octet-stream")
-                    if status in (200, 201):
-                        self.outbox.mark_photo_sent(entry["id"])
-                    elif status not in FINAL_STATUSES:
-                        raise HallUnreachable(error_message(answer, status))
-                    else:
-                        payload.pop("photo_sha256")  # the result matters more than its photo
+            # the result first (what the standings need), then its photo (the hall shows it once it is there)
             status, answer = client.request("POST", "/api/station/results", body=payload, token=link["token"])
+            if status in (200, 201) and photo is not None:
+                if self.on_result:
+                    self.on_result(entry)
+                photo_status, photo_answer = client.request(
+                    "PUT", f"/api/station/photos/{payload['photo_sha256']}", body=photo, token=link["token"],
+                    content_type="application/octet-stream")
+                if photo_status not in (200, 201) and photo_status not in FINAL_STATUSES:
+                    raise HallUnreachable(error_message(photo_answer, photo_status))  # both again later (the
+                    # result then answers "duplicate")
+            elif status in (200, 201) and self.on_result:
+                self.on_result(entry)
         except HallUnreachable as err:
             self.outbox.mark_retry(entry["id"], f"hall not reachable: {err}", time.time() + self.backoff_s(entry["attempts"]))
             self._changed()

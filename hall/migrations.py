@@ -43,8 +43,7 @@ def _v1(conn: Connection) -> None:
           Column("event_id", Integer, ForeignKey("events.id"), nullable=False),
           Column("table_no", Integer, nullable=False), Column("name", String(120), nullable=False),
           Column("token_sha256", String(64), nullable=False, unique=True),
-          Column("created_at", String(40), nullable=False), Column("revoked_at", String(40)),
-          Column("last_seen_at", String(40)))
+          Column("created_at", String(40), nullable=False), Column("revoked_at", String(40)))
     Table("pairing_codes", m, Column("id", Integer, primary_key=True),
           Column("event_id", Integer, ForeignKey("events.id"), nullable=False),
           Column("table_no", Integer, nullable=False), Column("code_sha256", String(64), nullable=False, unique=True),

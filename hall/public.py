@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import threading
+import time
 
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request
 
@@ -26,27 +27,33 @@ def store():
 
 
 class StandingsCache:
-    """Standings JSON per (event, version): one computation per change, however many screens ask."""
+    """Standings JSON per event, recomputed when the event's version moved — at most every ``min_age_s``.
 
-    def __init__(self):
+    While results pour in (a hundred stations at once) the screens get standings at most
+    ``min_age_s`` old instead of one recomputation per result; the answer carries the version it
+    was computed at, so a screen asks again and catches up.
+    """
+
+    def __init__(self, min_age_s: float = 0.5):
+        self.min_age_s = min_age_s
         self._lock = threading.Lock()
-        self._data: dict[int, tuple[int, dict]] = {}
+        self._data: dict[int, tuple[int, float, dict]] = {}
 
     def get(self, event_id: int, version: int) -> dict:
         hit = self._data.get(event_id)
-        if hit and hit[0] >= version:
-            return hit[1]
+        if hit and (hit[0] >= version or time.monotonic() - hit[1] < self.min_age_s):
+            return hit[2]
         with self._lock:
             hit = self._data.get(event_id)
-            if hit and hit[0] >= version:
-                return hit[1]
+            if hit and (hit[0] >= version or time.monotonic() - hit[1] < self.min_age_s):
+                return hit[2]
             version = store().version(event_id)
             model = store().model(event_id)
             doc = tournament.standings_json(model)
             doc["version"] = version
             doc["open_round"] = store().open_round(event_id)
             doc["players_total"] = len(model.players)
-            self._data[event_id] = (version, doc)
+            self._data[event_id] = (version, time.monotonic(), doc)
             return doc
 
 
@@ -55,12 +62,16 @@ def _cache() -> StandingsCache:
 
 
 def _etag_response(event_id: int, kind: str, build):
+    """``build(version) -> doc`` as JSON with an ETag of the doc's own version; 304 when the client has it."""
+    def tag(v: int) -> str:
+        return f'"{kind}-{event_id}-{v}"'
+
     version = store().version(event_id)
-    tag = f'"{kind}-{event_id}-{version}"'
-    if tag in request.headers.get("If-None-Match", ""):
-        return Response(status=304, headers={"ETag": tag, "Cache-Control": "no-cache"})
-    response = jsonify(build(version))
-    response.headers["ETag"] = tag
+    if tag(version) in request.headers.get("If-None-Match", ""):
+        return Response(status=304, headers={"ETag": tag(version), "Cache-Control": "no-cache"})
+    doc = build(version)
+    response = jsonify(doc)
+    response.headers["ETag"] = tag(doc.get("version", version))
     response.headers["Cache-Control"] = "no-cache"
     return response
 

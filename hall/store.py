@@ -13,6 +13,7 @@ import hashlib
 import json
 import secrets
 import threading
+import time
 from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import func, select
@@ -28,6 +29,8 @@ PAIRING_TTL_MIN = 15
 #: Characters of a pairing code (no 0/O, 1/I/L look-alikes).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 8
+#: Seconds a station token's lookup is remembered.
+TOKEN_CACHE_S = 5.0
 
 
 def now_iso(delta_s: float = 0.0) -> str:
@@ -68,6 +71,8 @@ class HallStore:
         self.t = reflect(engine).tables
         self._models: dict[int, tuple[int, tournament.Event]] = {}
         self._model_lock = threading.Lock()
+        self._tokens: dict[str, tuple[float, dict]] = {}
+        self._sqlite_writer = threading.Lock() if engine.dialect.name == "sqlite" else None
 
     @property
     def backend(self) -> str:
@@ -78,8 +83,12 @@ class HallStore:
 
     # -- plumbing ---------------------------------------------------------------------------
     def _write(self):
-        """``with self._write() as conn:`` one write transaction (SQLite: BEGIN IMMEDIATE)."""
-        return _Tx(self.engine, write=True)
+        """``with self._write() as conn:`` one write transaction.
+
+        SQLite takes one writer at a time: this process's writers queue on a lock (first come,
+        first served) instead of SQLite's busy handler, which sleeps up to 100 ms between tries.
+        """
+        return _Tx(self.engine, write=True, lock=self._sqlite_writer)
 
     def _read(self):
         return _Tx(self.engine, write=False)
@@ -143,6 +152,9 @@ class HallStore:
             return [dict(r) for r in conn.execute(select(ev).order_by(ev.c.id.desc())).mappings()]
 
     def event(self, event_id: int) -> dict:
+        """An event's row with its ``config`` (``version`` as of this read).
+
+        Raises HallError ``not-found``."""
         ev = self.t["events"]
         with self._read() as conn:
             row = conn.execute(select(ev).where(ev.c.id == event_id)).mappings().first()
@@ -231,10 +243,10 @@ class HallStore:
             p = self.t["players"]
             players = conn.execute(select(p).where(p.c.event_id == event_id).order_by(p.c.position)).mappings().all()
             rounds, tables, results = self._event_rows(conn, event_id)
-        current = {}
+        by_table: dict[tuple, list] = {}
         for row in results:
-            if row["game_points_json"] is not None:
-                current[row["round_id"], row["table_no"]] = row
+            by_table.setdefault((row["round_id"], row["table_no"]), []).append(row)
+        current = {k: c for k, rows in by_table.items() if (c := current_result(rows)) is not None}
         doc = {"event": ev["name"], "game": ev["game"], **json.loads(ev["config_json"]),
                "players": [{"id": x["pid"], "name": x["name"], **({"club": x["club"]} if x["club"] else {}),
                             **({"dropped": True} if x["dropped"] else {})} for x in players],
@@ -341,7 +353,8 @@ class HallStore:
             names = {x.pid: x.name for x in conn.execute(select(p.c.pid, p.c.name).where(p.c.event_id == event_id))}
         ids = json.loads(t["players_json"])
         revisions = [_result_dict(x) for x in rows]
-        current = next((x for x in reversed(revisions) if x["game_points"] is not None), None)
+        chosen = current_result(rows)
+        current = next((x for x in revisions if chosen is not None and x["id"] == chosen["id"]), None)
         return {"round": number, "table": table_no, "round_status": rnd["status"],
                 "players": [{"id": i, "name": names.get(i, i)} for i in ids], "revisions": revisions,
                 "current": current}
@@ -410,18 +423,29 @@ class HallStore:
                 "game": event["game"], "table": row["table_no"]}
 
     def station_by_token(self, token: str) -> dict | None:
-        """The station a token belongs to; None for an unknown or revoked token."""
+        """The station a token belongs to; None for an unknown or revoked token.
+
+        Known tokens are remembered for :data:`TOKEN_CACHE_S` seconds (a revocation by this process
+        takes effect at once; by another hall process on the same database within that time)."""
+        digest = sha256_hex(token)
+        hit = self._tokens.get(digest)
+        if hit and time.monotonic() - hit[0] < TOKEN_CACHE_S:
+            return dict(hit[1])
         st = self.t["stations"]
         with self._read() as conn:
-            row = conn.execute(select(st).where(st.c.token_sha256 == sha256_hex(token))).mappings().first()
+            row = conn.execute(select(st).where(st.c.token_sha256 == digest)).mappings().first()
         if row is None or row["revoked_at"] is not None:
             return None
+        self._tokens[digest] = (time.monotonic(), dict(row))
         return dict(row)
 
     def stations(self, event_id: int) -> list[dict]:
-        st = self.t["stations"]
+        """The event's stations with ``last_report_at`` (their latest result's time, or None)."""
+        st, res = self.t["stations"], self.t["results"]
+        last = select(func.max(res.c.created_at)).where(res.c.station_id == st.c.id).scalar_subquery()
         with self._read() as conn:
-            return [dict(r) for r in conn.execute(select(st).where(st.c.event_id == event_id)
+            return [dict(r) for r in conn.execute(select(st, last.label("last_report_at"))
+                                                  .where(st.c.event_id == event_id)
                                                   .order_by(st.c.table_no, st.c.id)).mappings()]
 
     def revoke_station(self, station_id: int) -> int:
@@ -432,6 +456,7 @@ class HallStore:
             if row is None:
                 raise HallError("not-found", f"no station {station_id}", 404)
             conn.execute(st.update().where(st.c.id == station_id).values(revoked_at=now_iso()))
+        self._tokens.pop(row["token_sha256"], None)
         return row["event_id"]
 
     def assignment(self, station: dict) -> dict:
@@ -464,30 +489,38 @@ class HallStore:
         score = report.get("score")
         if not isinstance(score, dict):
             raise HallError("invalid-report", "score must be the rules engine's score object")
-        res = self.t["results"]
+        res, et, p = self.t["results"], self.t["event_tables"], self.t["players"]
         key = (res.c.station_id == station["id"], res.c.scan_id == scan_id, res.c.scan_revision == revision)
-        with self._read() as conn:
-            seen = conn.execute(select(res.c.id).where(*key)).scalar()
-        if seen is not None:
-            return 200, {"result_id": seen, "duplicate": True}
         event = self.event(station["event_id"])
-        if report.get("game") not in (None, event["game"]):
-            raise HallError("wrong-game", f"this event plays {event['game']}, the station sent a "
-                            f"{str(report.get('game'))[:40]} result", 409)
-        number = self.open_round(event["id"])
-        if number is None:
-            raise HallError("no-open-round", "no round is being played: the organiser enters this result by hand", 409)
-        if isinstance(report.get("round"), int) and report["round"] != number:
-            raise HallError("round-closed", f"round {report['round']} is over (round {number} is being played): "
-                            "the organiser enters this result by hand", 409)
-        try:
-            table = self.table(event["id"], number, station["table_no"])
-        except HallError:
-            raise HallError("table-not-seated", f"table {station['table_no']} is not used in round {number}", 409) \
-                from None
-        if any(r["source"] == "organiser" for r in table["revisions"]):
-            raise HallError("confirmed", f"the organiser has already confirmed table {station['table_no']}'s result",
-                            409)
+        with self._read() as conn:  # every check in one read transaction
+            seen = conn.execute(select(res.c.id).where(*key)).scalar()
+            if seen is not None:
+                return 200, {"result_id": seen, "duplicate": True}
+            if report.get("game") not in (None, event["game"]):
+                raise HallError("wrong-game", f"this event plays {event['game']}, the station sent a "
+                                f"{str(report.get('game'))[:40]} result", 409)
+            rnd = self.round_row(conn, event["id"])
+            if rnd is None:
+                raise HallError("no-open-round", "no round is being played: the organiser enters this result by "
+                                "hand", 409)
+            number = rnd["number"]
+            if isinstance(report.get("round"), int) and report["round"] != number:
+                raise HallError("round-closed", f"round {report['round']} is over (round {number} is being played): "
+                                "the organiser enters this result by hand", 409)
+            seat_ids = conn.execute(select(et.c.players_json).where(et.c.round_id == rnd["id"],
+                                                                   et.c.table_no == station["table_no"])).scalar()
+            if seat_ids is None:
+                raise HallError("table-not-seated", f"table {station['table_no']} is not used in round {number}", 409)
+            confirmed = conn.execute(select(res.c.id).where(res.c.round_id == rnd["id"],
+                                                            res.c.table_no == station["table_no"],
+                                                            res.c.source == "organiser")).first()
+            if confirmed is not None:
+                raise HallError("confirmed", f"the organiser has already confirmed table {station['table_no']}'s "
+                                "result", 409)
+            ids = json.loads(seat_ids)
+            names = dict(conn.execute(select(p.c.pid, p.c.name).where(p.c.event_id == event["id"], p.c.pid.in_(ids)))
+                         .all())
+        table = {"players": [{"id": i, "name": names.get(i, i)} for i in ids]}
         ids = [p["id"] for p in table["players"]]
         problem, result = None, None
         try:
@@ -516,8 +549,6 @@ class HallStore:
                     station_id=station["id"], scan_id=scan_id, scan_revision=revision, photo_sha256=photo,
                     explanation=(explanation or "")[:20000], report_json=json.dumps(kept)[:200000], problem=problem,
                     created_by=station["name"], created_at=now_iso())).inserted_primary_key[0]
-                conn.execute(self.t["stations"].update().where(self.t["stations"].c.id == station["id"])
-                             .values(last_seen_at=now_iso()))
                 self._bump(conn, event["id"])
         except IntegrityError:  # the same report raced in on another connection
             with self._read() as conn:
@@ -533,6 +564,8 @@ class HallStore:
                 return False
         try:
             with self._write() as conn:
+                if conn.execute(select(ph.c.sha256).where(ph.c.sha256 == sha)).scalar():
+                    return False
                 conn.execute(ph.insert().values(sha256=sha, media_type=media_type, bytes=len(data), data=data,
                                                 created_at=now_iso()))
         except IntegrityError:
@@ -553,6 +586,28 @@ class HallStore:
             q = q.where(res.c.round_id.in_(select(r.c.id).where(r.c.event_id == event_id)))
         with self._read() as conn:
             return {row[0]: row[1] for row in conn.execute(q)}
+
+
+def current_result(rows: list) -> dict | None:
+    """A table's result among its revisions (rows in id order): the organiser's latest when there is
+    one; else the latest station report with points, where one station's reports count in scan and
+    revision order, whatever order they arrived in.
+
+    >>> rows = [{"id": 1, "source": "station", "station_id": 5, "scan_id": 9, "scan_revision": 1, "game_points_json": "{}"},
+    ...         {"id": 2, "source": "station", "station_id": 5, "scan_id": 9, "scan_revision": 0, "game_points_json": "{}"}]
+    >>> current_result(rows)["id"]
+    1
+    """
+    scored = [r for r in rows if r["game_points_json"] is not None]
+    organiser = [r for r in scored if r["source"] == "organiser"]
+    if organiser:
+        return organiser[-1]
+    best: dict = {}
+    for r in scored:  # the newest report of each station, by its own scan and revision numbers
+        key = (r["scan_id"] or 0, r["scan_revision"] or 0)
+        if r["station_id"] not in best or key >= best[r["station_id"]][0]:
+            best[r["station_id"]] = (key, r)
+    return max((r for _, r in best.values()), key=lambda r: r["id"], default=None)
 
 
 def _str_map(value) -> dict[str, str] | None:
@@ -582,11 +637,18 @@ def _check_event(doc: dict) -> None:
 class _Tx:
     """A connection with one transaction: committed on success, rolled back on error."""
 
-    def __init__(self, engine: Engine, write: bool):
-        self.engine, self.write = engine, write
+    def __init__(self, engine: Engine, write: bool, lock: threading.Lock | None = None):
+        self.engine, self.write, self.lock = engine, write, lock
 
     def __enter__(self):
-        self.conn = self.engine.connect()
+        if self.lock is not None:
+            self.lock.acquire()
+        try:
+            self.conn = self.engine.connect()
+        except BaseException:
+            if self.lock is not None:
+                self.lock.release()
+            raise
         if self.write:
             self.conn = self.conn.execution_options(hall_write=True)
         self.tx = self.conn.begin()
@@ -600,3 +662,5 @@ class _Tx:
                 self.tx.rollback()
         finally:
             self.conn.close()
+            if self.lock is not None:
+                self.lock.release()

@@ -174,7 +174,7 @@ def standings(event: Event) -> list[Standing]:
     count = dict.fromkeys(ids, 0)
     byes = dict.fromkeys(ids, 0)
     met: dict[str, list[str]] = defaultdict(list)
-    ahead: dict[tuple[str, str], int] = defaultdict(int)
+    ahead: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))  # ahead[p][q]: p finished above q
     for o in played:
         winners = set(o.winners)
         for p in o.table.players:
@@ -185,7 +185,7 @@ def standings(event: Event) -> list[Standing]:
             met[p] += [q for q in o.table.players if q != p]
             for q in o.table.players:
                 if o.places[p] < o.places[q]:
-                    ahead[p, q] += 1
+                    ahead[p][q] += 1
     for rnd in event.rounds:
         for p in rnd.byes:
             byes[p] += 1
@@ -200,7 +200,8 @@ def standings(event: Event) -> list[Standing]:
             return {p: wins[p] for p in group}
         if criterion == "opponents":
             return {p: opponents[p] for p in group}
-        scores = {p: sum(ahead[p, q] - ahead[q, p] for q in group if q != p) for p in group}
+        members = set(group)
+        scores = {p: sum(ahead[p][q] - ahead[q][p] for q in set(met[p]) & members) for p in group}
         h2h.update(scores)
         return scores
 
@@ -208,9 +209,10 @@ def standings(event: Event) -> list[Standing]:
     for criterion in event.scoring.tiebreakers:
         groups = [sub for g in groups for sub in (_split(g, value(criterion, g)) if len(g) > 1 else [g])]
     rows, rank = [], 1
+    by_id = {p.id: p for p in event.players}
     for g in groups:
         for p in g:
-            rows.append(Standing(rank, event.player(p), tp[p], gp[p], wins[p], opponents[p], count[p], byes[p],
+            rows.append(Standing(rank, by_id[p], tp[p], gp[p], wins[p], opponents[p], count[p], byes[p],
                                  h2h.get(p)))
         rank += len(g)
     return rows
