@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 
 from flask import Flask
@@ -43,7 +44,8 @@ def create_app(test_config: dict | None = None, *, store=None) -> Flask:
         from hall.db import default_url, open_engine
         from hall.store import HallStore
 
-        store = HallStore(open_engine(app.config.get("DATABASE_URL") or default_url(app.config["DATA_DIR"])))
+        store = HallStore(open_engine(app.config.get("DATABASE_URL") or default_url(app.config["DATA_DIR"])),
+                          photo_dir=os.path.join(app.config["DATA_DIR"], "photos"))
     app.extensions["hall_store"] = store
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = store.setting_or_create(SECRET_SETTING, lambda: secrets.token_hex(32))

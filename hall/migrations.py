@@ -9,13 +9,13 @@ database (:func:`hall.db.reflect`), so the migrations are the only description o
 
 from __future__ import annotations
 
-from sqlalchemy import (Boolean, Column, ForeignKey, Index, Integer, LargeBinary, MetaData, String, Table, Text,
+from sqlalchemy import (Boolean, Column, ForeignKey, Index, Integer, MetaData, String, Table, Text,
                         UniqueConstraint, text)
 from sqlalchemy.engine import Connection, Engine
 
 
 def _v1(conn: Connection) -> None:
-    """Events, players, rounds, tables, results (revisions), stations, pairing codes, photos, organisers."""
+    """Events, players, rounds, tables, results (revisions), stations, pairing codes, organisers."""
     m = MetaData()
     Table("settings", m, Column("key", String(64), primary_key=True), Column("value", Text, nullable=False))
     Table("organisers", m, Column("id", Integer, primary_key=True), Column("username", String(80), unique=True,
@@ -64,9 +64,6 @@ def _v1(conn: Connection) -> None:
           Column("note", Text, nullable=False, server_default=""),
           Column("created_by", String(80)), Column("created_at", String(40), nullable=False),
           UniqueConstraint("station_id", "scan_id", "scan_revision", name="results_idempotent"))
-    Table("photos", m, Column("sha256", String(64), primary_key=True), Column("media_type", String(20), nullable=False),
-          Column("bytes", Integer, nullable=False), Column("data", LargeBinary, nullable=False),
-          Column("created_at", String(40), nullable=False))
     m.create_all(conn)
 
 

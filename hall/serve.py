@@ -30,7 +30,7 @@ def build_app(db: str | None, data: str | None, **config):
     data = data or default_data_dir()
     url = db or os.environ.get("BEACHSCORE_HALL_DB") or default_url(data)
     try:
-        store = HallStore(open_engine(url))
+        store = HallStore(open_engine(url), photo_dir=os.path.join(data, "photos"))
     except DatabaseError as err:
         raise BadInputError(err.code, err.message) from None
     return create_app({"DATA_DIR": data, **config}, store=store)

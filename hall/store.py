@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
+import tempfile
 import threading
 import time
 from datetime import datetime, timedelta, timezone
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
@@ -29,6 +31,7 @@ PAIRING_TTL_MIN = 15
 #: Characters of a pairing code (no 0/O, 1/I/L look-alikes).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 8
+PHOTO_EXT = {"image/png": ".png", "image/jpeg": ".jpg"}
 #: Seconds a station token's lookup is remembered.
 TOKEN_CACHE_S = 5.0
 
@@ -64,21 +67,36 @@ class HallStore:
 
     Args:
         engine: a migrated engine (:func:`hall.db.open_engine`).
+        photo_dir: folder for the stations' photos (files named by their SHA-256); default the
+            ``photos`` folder beside an SQLite database.
     """
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, photo_dir: str | None = None):
         self.engine = engine
+        if photo_dir is None:
+            if engine.dialect.name != "sqlite" or not engine.url.database:
+                raise ValueError("photo_dir: where should the hall keep photos?")
+            photo_dir = os.path.join(os.path.dirname(os.path.abspath(engine.url.database)), "photos")
+        self.photo_dir = os.path.abspath(photo_dir)
+        os.makedirs(self.photo_dir, exist_ok=True)
+        for name in os.listdir(self.photo_dir):  # left by a killed hall
+            if name.startswith(".tmp-"):
+                os.unlink(os.path.join(self.photo_dir, name))
         self.t = reflect(engine).tables
         self._models: dict[int, tuple[int, tournament.Event]] = {}
         self._model_lock = threading.Lock()
         self._tokens: dict[str, tuple[float, dict]] = {}
+        self._static: dict[int, dict] = {}
         self._sqlite_writer = threading.Lock() if engine.dialect.name == "sqlite" else None
+        self._committer = GroupCommit(self) if self._sqlite_writer is not None else None
 
     @property
     def backend(self) -> str:
         return self.engine.dialect.name
 
     def close(self) -> None:
+        if self._committer is not None:
+            self._committer.close()
         self.engine.dispose()
 
     # -- plumbing ---------------------------------------------------------------------------
@@ -92,6 +110,14 @@ class HallStore:
 
     def _read(self):
         return _Tx(self.engine, write=False)
+
+    def _grouped(self, work):
+        """Run ``work(conn)`` in a write transaction; on SQLite, concurrent calls share one transaction
+        and one fsync (group commit), each in its own savepoint so that one failing leaves the others."""
+        if self._committer is None:
+            with self._write() as conn:
+                return work(conn)
+        return self._committer.run(work)
 
     def _bump(self, conn, event_id: int) -> None:
         ev = self.t["events"]
@@ -163,6 +189,14 @@ class HallStore:
         out = dict(row)
         out["config"] = json.loads(out.pop("config_json"))
         return out
+
+    def _event_static(self, event_id: int) -> dict:
+        """An event's id, name and game (they never change), remembered."""
+        hit = self._static.get(event_id)
+        if hit is None:
+            ev = self.event(event_id)
+            hit = self._static[event_id] = {"id": ev["id"], "name": ev["name"], "game": ev["game"]}
+        return hit
 
     def version(self, event_id: int) -> int:
         ev = self.t["events"]
@@ -489,17 +523,17 @@ class HallStore:
         score = report.get("score")
         if not isinstance(score, dict):
             raise HallError("invalid-report", "score must be the rules engine's score object")
-        res, et, p = self.t["results"], self.t["event_tables"], self.t["players"]
-        key = (res.c.station_id == station["id"], res.c.scan_id == scan_id, res.c.scan_revision == revision)
-        event = self.event(station["event_id"])
-        with self._read() as conn:  # every check in one read transaction
-            seen = conn.execute(select(res.c.id).where(*key)).scalar()
+        res = self.t["results"]
+        key = {"s": station["id"], "sc": scan_id, "r": revision}
+        event = self._event_static(station["event_id"])
+        with self._read() as conn:  # every check in one read transaction, in plain SQL (the hot path)
+            seen = conn.execute(_SQL_SEEN, key).scalar()
             if seen is not None:
                 return 200, {"result_id": seen, "duplicate": True}
             if report.get("game") not in (None, event["game"]):
                 raise HallError("wrong-game", f"this event plays {event['game']}, the station sent a "
                                 f"{str(report.get('game'))[:40]} result", 409)
-            rnd = self.round_row(conn, event["id"])
+            rnd = conn.execute(_SQL_OPEN_TABLE, {"e": event["id"], "t": station["table_no"]}).mappings().first()
             if rnd is None:
                 raise HallError("no-open-round", "no round is being played: the organiser enters this result by "
                                 "hand", 409)
@@ -507,19 +541,13 @@ class HallStore:
             if isinstance(report.get("round"), int) and report["round"] != number:
                 raise HallError("round-closed", f"round {report['round']} is over (round {number} is being played): "
                                 "the organiser enters this result by hand", 409)
-            seat_ids = conn.execute(select(et.c.players_json).where(et.c.round_id == rnd["id"],
-                                                                   et.c.table_no == station["table_no"])).scalar()
-            if seat_ids is None:
+            if rnd["players_json"] is None:
                 raise HallError("table-not-seated", f"table {station['table_no']} is not used in round {number}", 409)
-            confirmed = conn.execute(select(res.c.id).where(res.c.round_id == rnd["id"],
-                                                            res.c.table_no == station["table_no"],
-                                                            res.c.source == "organiser")).first()
-            if confirmed is not None:
+            if rnd["confirmed"]:
                 raise HallError("confirmed", f"the organiser has already confirmed table {station['table_no']}'s "
                                 "result", 409)
-            ids = json.loads(seat_ids)
-            names = dict(conn.execute(select(p.c.pid, p.c.name).where(p.c.event_id == event["id"], p.c.pid.in_(ids)))
-                         .all())
+            ids = json.loads(rnd["players_json"])
+            names = dict(conn.execute(_SQL_NAMES, {"e": event["id"], "ids": ids}).all())
         table = {"players": [{"id": i, "name": names.get(i, i)} for i in ids]}
         ids = [p["id"] for p in table["players"]]
         problem, result = None, None
@@ -537,46 +565,57 @@ class HallStore:
         photo = photo if isinstance(photo, str) and len(photo) == 64 else None
         explanation = report.get("explanation") if isinstance(report.get("explanation"), str) else None
         kept = {k: report[k] for k in ("score", "names", "seats", "state", "finished_at", "round") if k in report}
+        def insert(conn) -> int:
+            if conn.execute(_SQL_ROUND_STATUS, {"id": rnd["id"]}).scalar() != "open":
+                raise HallError("round-closed", f"round {number} was closed meanwhile", 409)
+            rid = conn.execute(res.insert().values(
+                round_id=rnd["id"], table_no=station["table_no"], source="station", kind="report",
+                game_points_json=None if result is None else json.dumps(result.game_points),
+                ranks_json=None if result is None or result.ranks is None else json.dumps(result.ranks),
+                station_id=station["id"], scan_id=scan_id, scan_revision=revision, photo_sha256=photo,
+                explanation=(explanation or "")[:20000], report_json=json.dumps(kept)[:200000], problem=problem,
+                created_by=station["name"], created_at=now_iso())).inserted_primary_key[0]
+            conn.execute(_SQL_BUMP, {"e": event["id"]})
+            return rid
+
         try:
-            with self._write() as conn:
-                rnd = self.round_row(conn, event["id"], number)
-                if rnd["status"] != "open":
-                    raise HallError("round-closed", f"round {number} was closed meanwhile", 409)
-                rid = conn.execute(res.insert().values(
-                    round_id=rnd["id"], table_no=station["table_no"], source="station", kind="report",
-                    game_points_json=None if result is None else json.dumps(result.game_points),
-                    ranks_json=None if result is None or result.ranks is None else json.dumps(result.ranks),
-                    station_id=station["id"], scan_id=scan_id, scan_revision=revision, photo_sha256=photo,
-                    explanation=(explanation or "")[:20000], report_json=json.dumps(kept)[:200000], problem=problem,
-                    created_by=station["name"], created_at=now_iso())).inserted_primary_key[0]
-                self._bump(conn, event["id"])
+            rid = self._grouped(insert)
         except IntegrityError:  # the same report raced in on another connection
             with self._read() as conn:
-                return 200, {"result_id": conn.execute(select(res.c.id).where(*key)).scalar(), "duplicate": True}
+                return 200, {"result_id": conn.execute(_SQL_SEEN, key).scalar(), "duplicate": True}
         return 201, {"result_id": rid, "duplicate": False, "needs_review": result is None, "problem": problem}
 
     # -- photos ------------------------------------------------------------------------------
     def put_photo(self, sha: str, media_type: str, data: bytes) -> bool:
-        """Keep a photo under its SHA-256 (idempotent); True when it was new."""
-        ph = self.t["photos"]
-        with self._read() as conn:
-            if conn.execute(select(ph.c.sha256).where(ph.c.sha256 == sha)).scalar():
-                return False
-        try:
-            with self._write() as conn:
-                if conn.execute(select(ph.c.sha256).where(ph.c.sha256 == sha)).scalar():
-                    return False
-                conn.execute(ph.insert().values(sha256=sha, media_type=media_type, bytes=len(data), data=data,
-                                                created_at=now_iso()))
-        except IntegrityError:
+        """Keep a photo as a file named by its SHA-256 (idempotent; written to a temporary file, fsynced,
+        renamed, so a killed hall never leaves half a photo); True when it was new."""
+        ext = PHOTO_EXT[media_type]
+        path = os.path.join(self.photo_dir, sha + ext)
+        if os.path.exists(path):
             return False
+        fd, tmp = tempfile.mkstemp(dir=self.photo_dir, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
         return True
 
     def photo(self, sha: str) -> tuple[bytes, str] | None:
-        ph = self.t["photos"]
-        with self._read() as conn:
-            row = conn.execute(select(ph.c.data, ph.c.media_type).where(ph.c.sha256 == sha)).first()
-        return (bytes(row.data), row.media_type) if row else None
+        """A photo's bytes and media type by its SHA-256 (64 hex digits), or None."""
+        if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
+            return None
+        for media_type, ext in PHOTO_EXT.items():
+            path = os.path.join(self.photo_dir, sha + ext)
+            if os.path.exists(path):
+                with open(path, "rb") as f:
+                    return f.read(), media_type
+        return None
 
     def count_results(self, event_id: int | None = None) -> dict[str, int]:
         """Result rows by source (for tests and the benchmark's lost/duplicated figures)."""
@@ -586,6 +625,19 @@ class HallStore:
             q = q.where(res.c.round_id.in_(select(r.c.id).where(r.c.event_id == event_id)))
         with self._read() as conn:
             return {row[0]: row[1] for row in conn.execute(q)}
+
+
+# The station report's hot path in plain SQL (portable: SQLite and PostgreSQL).
+_SQL_SEEN = text("SELECT id FROM results WHERE station_id = :s AND scan_id = :sc AND scan_revision = :r")
+_SQL_OPEN_TABLE = text(
+    "SELECT r.id, r.number, t.players_json, "
+    "(SELECT COUNT(*) FROM results x WHERE x.round_id = r.id AND x.table_no = :t AND x.source = 'organiser') "
+    "AS confirmed FROM rounds r LEFT JOIN event_tables t ON t.round_id = r.id AND t.table_no = :t "
+    "WHERE r.event_id = :e AND r.status = 'open' ORDER BY r.number DESC LIMIT 1")
+_SQL_NAMES = text("SELECT pid, name FROM players WHERE event_id = :e AND pid IN :ids").bindparams(
+    bindparam("ids", expanding=True))
+_SQL_ROUND_STATUS = text("SELECT status FROM rounds WHERE id = :id")
+_SQL_BUMP = text("UPDATE events SET version = version + 1 WHERE id = :e")
 
 
 def current_result(rows: list) -> dict | None:
@@ -632,6 +684,66 @@ def _check_event(doc: dict) -> None:
         tournament.Event.from_json(doc)
     except InvalidEventError as err:
         raise HallError("invalid-event", "; ".join(err.problems[:3])) from None
+
+
+class GroupCommit:
+    """One writer thread that commits the jobs waiting at the same moment together (SQLite).
+
+    Each job runs in a savepoint of the shared transaction: a job that raises is rolled back alone
+    and its caller gets the exception; the others commit. A failed COMMIT fails every job of it.
+    """
+
+    MAX_BATCH = 64
+
+    def __init__(self, store: HallStore):
+        self.store = store
+        self._jobs: list = []
+        self._cond = threading.Condition()
+        self._closed = False
+        self._thread = threading.Thread(target=self._loop, name="hall-group-commit", daemon=True)
+        self._thread.start()
+
+    def run(self, work):
+        job = {"work": work, "done": threading.Event(), "result": None, "error": None}
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the store is closed")
+            self._jobs.append(job)
+            self._cond.notify()
+        job["done"].wait()
+        if job["error"] is not None:
+            raise job["error"]
+        return job["result"]
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+        self._thread.join(10)
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._jobs and not self._closed:
+                    self._cond.wait()
+                if not self._jobs:
+                    return
+                batch, self._jobs = self._jobs[:self.MAX_BATCH], self._jobs[self.MAX_BATCH:]
+            try:
+                with self.store._write() as conn:
+                    for job in batch:
+                        savepoint = conn.begin_nested()
+                        try:
+                            job["result"] = job["work"](conn)
+                            savepoint.commit()
+                        except Exception as err:  # noqa: BLE001 - handed to the job's caller
+                            savepoint.rollback()
+                            job["error"] = err
+            except Exception as err:  # noqa: BLE001 - the COMMIT itself failed: nothing of the batch is kept
+                for job in batch:
+                    job["error"] = job["error"] or err
+            for job in batch:
+                job["done"].set()
 
 
 class _Tx:

@@ -106,7 +106,7 @@ def viewers_process(port: int, event_id: int, n: int, period_s: float, ready, st
 
 
 def run(backend: str, url: str, n_stations: int, n_viewers: int, period_s: float, root: str) -> dict:
-    store = HallStore(open_engine(url))
+    store = HallStore(open_engine(url), photo_dir=os.path.join(root, "photos"))
     event_id, codes = seed_event(store, n_stations, per_table=4)
     hall = HallProcess(data_dir=root, db_url=url).start()
     boxes, senders, photos = [], [], []

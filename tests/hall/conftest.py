@@ -40,8 +40,8 @@ def db_url(request, tmp_path):
 
 
 @pytest.fixture
-def store(db_url):
-    s = HallStore(open_engine(db_url))
+def store(db_url, tmp_path):
+    s = HallStore(open_engine(db_url), photo_dir=str(tmp_path / "photos"))
     yield s
     s.close()
 

@@ -74,7 +74,7 @@ def browser():
 
 @pytest.fixture
 def hall(db_url, tmp_path):
-    store = HallStore(open_engine(db_url))
+    store = HallStore(open_engine(db_url), photo_dir=str(tmp_path / "photos"))
     app = create_app({"SETUP_CODE": "evening-code", "REFRESH_MS": 400}, store=store)
     server, url = serve(app)
     yield url, store
@@ -99,7 +99,7 @@ class TableStation:
         assert self.station.wait_idle(10)
 
 
-def wait(driver, condition, timeout=15):
+def wait(driver, condition, timeout=30):
     """Wait for ``condition``; the pages redraw themselves, so an element may go stale meanwhile."""
     return WebDriverWait(driver, timeout, poll_frequency=0.1,
                          ignored_exceptions=(StaleElementReferenceException,)).until(condition)
@@ -181,7 +181,7 @@ def test_the_organisers_evening(browser, hall, tmp_path, db_url):
         d.get(f"{url}/events/{event_id}/manage")
         for table in (1, 2):
             wait(d, lambda d: "state-reported" in d.find_element(By.CSS_SELECTOR, f"#tables tr[data-table='{table}']")
-                 .get_attribute("class"), timeout=20)
+                 .get_attribute("class"), timeout=40)
         # 7. table 3 has no station: its result is typed by hand
         click(d, By.CSS_SELECTOR, "#tables tr[data-table='3'] a.button")
         third = seating["tables"][2]["players"]

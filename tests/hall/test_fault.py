@@ -24,7 +24,7 @@ STATIONS, REVISIONS, KILLS = 25, 4, 3
 def test_kill_9_loses_nothing_and_counts_nothing_twice(backend, tmp_path, request):
     url = "sqlite:///" + str(tmp_path / "hall.sqlite3") if backend == "sqlite" else \
         request.getfixturevalue("pg_cluster").new_database("fault")
-    store = HallStore(open_engine(url))
+    store = HallStore(open_engine(url), photo_dir=str(tmp_path / "photos"))
     eid, codes = seed_event(store, STATIONS)
     hall = HallProcess(data_dir=str(tmp_path), db_url=url).start()
     outboxes, senders = [], []
