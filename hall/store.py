@@ -88,15 +88,14 @@ class HallStore:
         self._tokens: dict[str, tuple[float, dict]] = {}
         self._static: dict[int, dict] = {}
         self._sqlite_writer = threading.Lock() if engine.dialect.name == "sqlite" else None
-        self._committer = GroupCommit(self) if self._sqlite_writer is not None else None
+        self._committer = GroupCommit(self)
 
     @property
     def backend(self) -> str:
         return self.engine.dialect.name
 
     def close(self) -> None:
-        if self._committer is not None:
-            self._committer.close()
+        self._committer.close()
         self.engine.dispose()
 
     # -- plumbing ---------------------------------------------------------------------------
@@ -112,11 +111,9 @@ class HallStore:
         return _Tx(self.engine, write=False)
 
     def _grouped(self, work):
-        """Run ``work(conn)`` in a write transaction; on SQLite, concurrent calls share one transaction
-        and one fsync (group commit), each in its own savepoint so that one failing leaves the others."""
-        if self._committer is None:
-            with self._write() as conn:
-                return work(conn)
+        """Run ``work(conn)`` in a write transaction; concurrent calls share one transaction, one commit
+        (one fsync) and one lock of the event's version row (group commit), each in its own savepoint
+        so that one failing leaves the others."""
         return self._committer.run(work)
 
     def _bump(self, conn, event_id: int) -> None:
@@ -687,7 +684,7 @@ def _check_event(doc: dict) -> None:
 
 
 class GroupCommit:
-    """One writer thread that commits the jobs waiting at the same moment together (SQLite).
+    """One writer thread that commits the jobs waiting at the same moment together.
 
     Each job runs in a savepoint of the shared transaction: a job that raises is rolled back alone
     and its caller gets the exception; the others commit. A failed COMMIT fails every job of it.

@@ -142,3 +142,32 @@ def test_co_operative_tables_are_teams(store):
     assert all(standings[p].tournament_points == 2 for p in tables[0]["players"])  # first of 2 teams: 2/0
     assert all(standings[p].tournament_points == 0 for p in tables[1]["players"])
     assert json.loads(json.dumps(store.event_doc(eid)))["rounds"][0]["tables"][0]["result"]["game_points"]
+
+
+def test_grouped_commits_keep_each_job_apart(store):
+    import threading
+
+    from hall.store import now_iso
+
+    errors, threads = [], []
+
+    def job(i):
+        def work(conn):
+            conn.execute(store.t["settings"].insert().values(key=f"k{i}", value=now_iso()))
+            if i % 2:
+                raise ValueError(i)
+            return i
+        try:
+            assert store._grouped(work) == i
+        except ValueError as err:
+            errors.append(err.args[0])
+
+    for i in range(20):
+        threads.append(threading.Thread(target=job, args=(i,)))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(errors) == list(range(1, 20, 2))
+    kept = {k for k in (f"k{i}" for i in range(20)) if store.setting(k) is not None}
+    assert kept == {f"k{i}" for i in range(0, 20, 2)}
