@@ -51,8 +51,10 @@ def open_engine(url: str, *, pool_size: int = 16) -> Engine:
             engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True,
                                    pool_timeout=30)
         except ModuleNotFoundError as err:
-            raise DatabaseError("db-driver", f"{parsed.get_backend_name()} needs its driver ({err.name}): "
-                                'pip install -e ".[postgres]"') from None
+            hint = 'pip install -e ".[postgres]"' if parsed.get_backend_name() == "postgresql" else \
+                "the hall is tested on SQLite and PostgreSQL only"
+            raise DatabaseError("db-driver", f"{parsed.get_backend_name()} needs its driver ({err.name}): {hint}") \
+                from None
     try:
         migrate(engine)
     except DatabaseError:

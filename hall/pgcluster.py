@@ -11,10 +11,11 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
+
+from hall.testing import free_port
 
 
 class PgUnavailable(RuntimeError):
@@ -28,12 +29,6 @@ def find_bin(name: str) -> str:
     return found
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class PgCluster:
     """``with PgCluster() as pg: pg.url`` — a running server with an empty database ``hall``."""
 
@@ -41,7 +36,7 @@ class PgCluster:
         self.initdb, self.pg_ctl = find_bin("initdb"), find_bin("pg_ctl")
         self.root = tempfile.mkdtemp(prefix="hall-pg-")
         self.data = os.path.join(self.root, "data")
-        self.port = _free_port()
+        self.port = free_port()
         self.as_root = os.geteuid() == 0
         self.run_user = user if self.as_root else None
         self.db_user = user if self.as_root else os.environ.get("USER", "postgres")
