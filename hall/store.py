@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import secrets
-import tempfile
 import threading
 import time
 from datetime import datetime, timedelta, timezone
@@ -586,21 +585,12 @@ class HallStore:
     def put_photo(self, sha: str, media_type: str, data: bytes) -> bool:
         """Keep a photo as a file named by its SHA-256 (idempotent; written to a temporary file, fsynced,
         renamed, so a killed hall never leaves half a photo); True when it was new."""
-        ext = PHOTO_EXT[media_type]
-        path = os.path.join(self.photo_dir, sha + ext)
+        from calibration.store import atomic_write_bytes  # temporary ".tmp-" file, fsync, rename
+
+        path = os.path.join(self.photo_dir, sha + PHOTO_EXT[media_type])
         if os.path.exists(path):
             return False
-        fd, tmp = tempfile.mkstemp(dir=self.photo_dir, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        atomic_write_bytes(path, data)
         return True
 
     def photo(self, sha: str) -> tuple[bytes, str] | None:
