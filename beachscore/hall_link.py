@@ -131,8 +131,9 @@ class HallLink:
             except queue.Empty:
                 continue
             try:
-                if ev["kind"] == "game-over":
+                if ev["kind"] == "game-over":  # this game, and any whose event a full queue dropped
                     self.report_game(ev["data"].get("game_id"))
+                    self.reconcile()
                 elif ev["kind"] == "revision":
                     scan = self.station.store.scan(ev["data"]["scan_id"])
                     if scan.get("game_id") is not None:
