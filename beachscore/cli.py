@@ -64,6 +64,25 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--led", default=None, help="GPIO pin of the status LED; 'none' to disable")
     sv.add_argument("--buzzer", default=None, help="GPIO pin of an active buzzer; 'none' to disable")
 
+    st = sub.add_parser("standings", help="standings of a tournament after the rounds in its event file")
+    st.add_argument("event", metavar="EVENT.json", help="the event file (shared/contracts/tournament.md)")
+    st.add_argument("--json", action="store_true", help="print the contract's JSON")
+
+    se = sub.add_parser("seat", help="seating of a tournament's next round")
+    se.add_argument("event", metavar="EVENT.json", help="the event file (shared/contracts/tournament.md)")
+    se.add_argument("--seed", type=int, default=None, help="seed of the first round's random draw")
+    se.add_argument("--json", action="store_true", help="print the contract's JSON")
+
+    h = sub.add_parser("hall", help="run the tournament hall server that stations report to")
+    h.add_argument("--db", default=None, metavar="URL",
+                   help="SQLAlchemy database URL, e.g. postgresql+psycopg://user:pw@host/db "
+                        "(default: an SQLite file in --data)")
+    h.add_argument("--data", default=None, metavar="DIR",
+                   help="where the hall keeps photos and its SQLite file (default: $BEACHSCORE_HALL_DATA, "
+                        "else ~/.local/share/beachscore-hall)")
+    h.add_argument("--host", default="0.0.0.0", help="address to listen on (default: %(default)s, the LAN)")
+    h.add_argument("--port", type=int, default=8090, help="port (default: %(default)s)")
+
     m = sub.add_parser("markers", help="write a printable sheet of the profile's ArUco markers at true size")
     m.add_argument("profile", metavar="PROFILE.json")
     m.add_argument("--out", required=True, metavar="FILE.png|FILE.pdf", help="where to write the sheet")
@@ -239,6 +258,47 @@ def cmd_serve(args) -> int:
     return run(args)
 
 
+def load_event(path: str):
+    """Read EVENT.json as a :class:`tournament.Event`; a file that breaks the contract is bad input (exit 2)."""
+    from calibration.files import load_object
+    from tournament import Event, InvalidEventError
+
+    doc = load_object(path, "event file")
+    try:
+        return Event.from_json(doc)
+    except InvalidEventError as err:
+        raise BadInputError("invalid-event", f"event file {path}: " + "; ".join(err.problems[:5])
+                            + (f" (and {len(err.problems) - 5} more)" if len(err.problems) > 5 else "")) from None
+
+
+def cmd_standings(args) -> int:
+    """``beachscore standings``: the standings after the rounds in the event file."""
+    from tournament import standings_json
+    from tournament.text import standings_text
+
+    event = load_event(args.event)
+    print(json.dumps(standings_json(event)) if args.json else standings_text(event))
+    return EXIT_OK
+
+
+def cmd_seat(args) -> int:
+    """``beachscore seat``: the seating of the next round (random first round with ``--seed``)."""
+    from tournament import seat
+    from tournament.text import seating_text
+
+    event = load_event(args.event)
+    nxt = seat(event, seed=args.seed)
+    print(json.dumps(nxt.to_json()) if args.json else seating_text(event, nxt))
+    return EXIT_OK
+
+
+def cmd_hall(args) -> int:
+    """``beachscore hall``: run the hall server until stopped."""
+    from hall.serve import run
+
+    return run(args)
+
+
 def cmd_markers(args) -> int:
     """``beachscore markers``: write the profile's ArUco markers at true size for printing."""
     from calibration.files import load_object, validate_profile
@@ -251,7 +311,7 @@ def cmd_markers(args) -> int:
 
 
 COMMANDS = {"calibrate": cmd_calibrate, "scan": cmd_scan, "score": cmd_score, "serve": cmd_serve,
-            "markers": cmd_markers}
+            "markers": cmd_markers, "standings": cmd_standings, "seat": cmd_seat, "hall": cmd_hall}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -175,6 +175,24 @@ def create_server(station: Station, host: str, port: int, **overrides):
     return waitress_server(app, host=host, port=port, **options)
 
 
+def attach_hall_link(app, station: Station):
+    """The tournament hall's link (pairing page, game over → outbox), or None in viewing-only mode.
+
+    A link that cannot start (its tables cannot be written) logs one line; the station runs on
+    without it: the hall is an extra, never a reason to stop scoring.
+    """
+    from beachscore.hall_link import attach
+
+    if station.store.read_only:
+        log.info("tournament hall link off: the station is in viewing-only mode")
+        return None
+    try:
+        return attach(app, station)
+    except Exception as err:  # noqa: BLE001
+        log.warning("tournament hall link off: %s", err)
+        return None
+
+
 def run(args) -> int:
     """Run until SIGINT/SIGTERM; returns the exit code.
 
@@ -191,6 +209,7 @@ def run(args) -> int:
         print(f"beachscore: error: serve: {err.message} [{err.code}]", file=sys.stderr, flush=True)
         return 1
     server = create_server(station, args.host, args.port)
+    hall_link = attach_hall_link(server.application, station)
 
     def stop(signum, frame):
         raise KeyboardInterrupt
@@ -206,5 +225,7 @@ def run(args) -> int:
         pass
     finally:
         server.close()
+        if hall_link is not None:
+            hall_link.close()
         station.close()
     return 0

@@ -1,0 +1,222 @@
+"""A station's link to the tournament hall: pairing, who sits at the table, and game over → outbox.
+
+The link listens to the station's event bus: a ``game-over`` (or a correction of a finished
+game's scan) queues the game's final result in the outbox (:mod:`beachscore.outbox`), which
+sends it until the hall acknowledges. On start it also queues every game that ended since the
+pairing and is not queued yet, so a report is never lost between the game's end and the queue
+(a crash, a missed event). The station itself knows nothing of the hall.
+
+A report: the scan id and revision (number of corrections), the rules engine's score and
+explanation, the players' names from the game set-up and the colour → player choice made on
+the pairing page, the round the station was told, and the annotated photo (sent first, by hash).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+
+from beachscore.outbox import HallClient, HallUnreachable, Outbox, Sender, error_message
+
+log = logging.getLogger("beachscore.hall_link")
+
+#: Finished games looked at when the link starts (newest first).
+RECONCILE_GAMES = 50
+
+
+class HallLinkError(Exception):
+    """Pairing or asking the hall failed: ``message`` is one line for the page."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+class HallLink:
+    """Everything the station does for the hall.
+
+    Args:
+        station: the :class:`beachscore.station.Station` (its store, events, Seashells table).
+        client_for: ``hall_url -> HallClient`` (tests inject one).
+        backoff_s: ``(base, cap)`` seconds of the outbox's retry back-off.
+    """
+
+    def __init__(self, station, *, client_for=HallClient, backoff_s: tuple[float, float] = (1.0, 60.0)):
+        self.station = station
+        self.client_for = client_for
+        self.outbox = Outbox(station.store.path)
+        self.sender = Sender(self.outbox, client_for=client_for, base_s=backoff_s[0], cap_s=backoff_s[1],
+                             on_change=lambda: station.events.publish("hall", {}))
+        self._events = station.events.subscribe()
+        self._stop = threading.Event()
+        self._listener = threading.Thread(target=self._listen, name="hall-link", daemon=True)
+
+    def start(self) -> "HallLink":
+        self.reconcile()
+        self.sender.start()
+        self._listener.start()
+        return self
+
+    def close(self) -> None:
+        """Stop listening and sending (queued reports stay in the outbox for the next start). Safe twice."""
+        self._stop.set()
+        self.station.events.unsubscribe(self._events)
+        if self._listener.is_alive():
+            self._listener.join(5)
+        self.sender.close()
+        self.outbox.close()
+
+    # -- pairing -----------------------------------------------------------------------------
+    def pair(self, hall_url: str, code: str, name: str = "station") -> dict:
+        """Trade the organiser's one-time code for this station's token; returns the link."""
+        hall_url = hall_url.strip().rstrip("/")
+        if not hall_url.startswith(("http://", "https://")):
+            hall_url = "http://" + hall_url
+        try:
+            status, answer = self.client_for(hall_url).request("POST", "/api/pair", body={"code": code, "name": name})
+        except HallUnreachable as err:
+            raise HallLinkError(f"cannot reach the hall at {hall_url} ({err}): check the address and the Wi-Fi") \
+                from None
+        if status != 201 or "token" not in answer:
+            raise HallLinkError(error_message(answer, status), status if status >= 400 else 502)
+        self.outbox.set_link(hall_url, answer)
+        self.refresh_assignment()
+        return self.outbox.link()
+
+    def unpair(self) -> None:
+        self.outbox.unpair()
+        self.sender.wake()
+
+    def refresh_assignment(self, timeout_s: float = 3.0) -> dict | None:
+        """Ask the hall for the open round and the table's players (kept for the page and for reports)."""
+        link = self.outbox.link()
+        if link is None:
+            return None
+        client = self.client_for(link["hall_url"])
+        if hasattr(client, "timeout_s"):
+            client.timeout_s = timeout_s
+        try:
+            status, answer = client.request("GET", "/api/station/assignment", token=link["token"])
+        except HallUnreachable:
+            return link["assignment"] or None
+        if status == 200:
+            self.outbox.set_assignment(answer)
+            return answer
+        if status == 401:
+            raise HallLinkError(error_message(answer, status), 401)
+        return link["assignment"] or None
+
+    def set_seats(self, seats: dict[str, str]) -> None:
+        """Who plays which colour: game player name -> hall player id (empty values dropped)."""
+        self.outbox.set_seats({k: v for k, v in seats.items() if v})
+
+    def status(self) -> dict:
+        """What the pairing page shows."""
+        link = self.outbox.link()
+        public = None
+        if link is not None:
+            public = {k: link[k] for k in ("hall_url", "station_id", "event", "game", "table_no", "paired_at", "seats",
+                                           "assignment")}
+        return {"link": public, "counts": self.outbox.counts(),
+                "reports": [{k: e[k] for k in ("id", "created_at", "status", "attempts", "last_error", "sent_at")}
+                            | {"scan_id": e["payload"].get("scan_id"), "revision": e["payload"].get("revision")}
+                            for e in self.outbox.entries(10)]}
+
+    # -- game over -> outbox -----------------------------------------------------------------
+    def _listen(self) -> None:
+        while not self._stop.is_set():
+            try:
+                ev = self._events.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            try:
+                if ev["kind"] == "game-over":  # this game, and any whose event a full queue dropped
+                    self.report_game(ev["data"].get("game_id"))
+                    self.reconcile()
+                elif ev["kind"] == "revision":
+                    scan = self.station.store.scan(ev["data"]["scan_id"])
+                    if scan.get("game_id") is not None:
+                        self.report_game(scan["game_id"])
+            except Exception:  # noqa: BLE001 - a report that cannot be built must not stop the link
+                log.exception("hall link: cannot queue the result of %r", ev)
+
+    def reconcile(self) -> int:
+        """Queue every game that ended since the pairing and is not queued yet; returns how many were new."""
+        link = self.outbox.link()
+        if link is None:
+            return 0
+        new = 0
+        for game in self.station.store.games()[:RECONCILE_GAMES]:
+            if game.get("ended_at") and game["ended_at"] >= link["paired_at"]:
+                new += self.report_game(game["id"])
+        return new
+
+    def report_game(self, game_id: int | None) -> bool:
+        """Queue the final result of a finished game (once per scan and revision); True when new."""
+        link = self.outbox.link()
+        if link is None or game_id is None:
+            return False
+        store = self.station.store
+        game = store.game(game_id)
+        if not game.get("ended_at") or game["ended_at"] < link["paired_at"] or game.get("final_scan_id") is None:
+            return False
+        payload, photo = self._report(game)
+        if payload is None:
+            return False
+        key = f"{link['id']}:{payload['scan_id']}:{payload['revision']}"
+        new = self.outbox.enqueue(link["id"], key, payload, photo)
+        if new:
+            log.info("hall link: result of game %d (scan %d, revision %d) queued", game_id, payload["scan_id"],
+                     payload["revision"])
+            self.sender.wake()
+        return new
+
+    def _report(self, game: dict) -> tuple[dict | None, str | None]:
+        import scoring
+
+        store = self.station.store
+        scan = store.scan(game["final_scan_id"])
+        if scan["status"] != "ok":
+            return None, None
+        setup = game["setup"] if game["game"] == scan.get("game") else None
+        table = self.station.seashells_table(game)
+        if table is not None:
+            if table["score"] is None:
+                return None, None
+            score = table["score"]
+            mats = [store.scan(m["scan_id"]) for m in table["mats"].values()]
+            revision = sum(len(m["revisions"]) for m in mats)
+            explanation = None
+        else:
+            score = scan["current_score"]
+            revision = len(scan["revisions"])
+            try:
+                explanation = scoring.explain(scan["current_state"], setup)
+            except Exception:  # noqa: BLE001 - the station's scorer may not be the rules engine (tests)
+                explanation = None
+        link = self.outbox.link()
+        photo = None
+        if scan.get("annotated_photo_id") is not None:
+            try:
+                photo = store.photo_file(scan["annotated_photo_id"])[0]
+            except Exception:  # noqa: BLE001 - a report without its photo still counts
+                photo = None
+        payload = {"scan_id": scan["id"], "revision": revision, "game": game["game"], "score": score,
+                   "state": scan["current_state"], "explanation": explanation,
+                   "names": (game.get("display") or {}).get("names") or {}, "seats": link["seats"],
+                   "round": (link["assignment"] or {}).get("round"), "finished_at": game["ended_at"]}
+        return payload, photo
+
+
+def attach(app, station, **options) -> HallLink:
+    """Give the station's web app its *Hall* page and start the link; call :meth:`HallLink.close` at shutdown.
+
+    The hook ``beachscore serve`` needs: after ``create_app``, ``link = attach(app, station)``.
+    """
+    from web import hall_link as page
+
+    link = HallLink(station, **options).start()
+    app.extensions["hall_link"] = link
+    page.init_app(app)
+    return link

@@ -1,0 +1,70 @@
+"""The hall server: events, rounds, seating, standings, and the stations that report to it (Flask).
+
+``create_app(test_config=None, *, store=None)`` is the app factory; one blueprint per feature:
+:mod:`hall.organiser` (login, events, players, rounds, results by hand, pairing codes),
+:mod:`hall.public` (big-screen standings, "where do I sit", exports — open to everyone) and
+:mod:`hall.stations` (the API stations report through, with their tokens). Storage is
+:class:`hall.store.HallStore` on SQLite or PostgreSQL. The hall never imports the station.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+from flask import Flask
+
+SECRET_SETTING = "secret_key"
+
+
+def create_app(test_config: dict | None = None, *, store=None) -> Flask:
+    """Build the hall's Flask app.
+
+    Args:
+        test_config: settings over the defaults (``DATABASE_URL``, ``DATA_DIR`` …).
+        store: a :class:`hall.store.HallStore`; None opens ``DATABASE_URL`` (default: SQLite in ``DATA_DIR``).
+    """
+    app = Flask(__name__)
+    app.config.from_mapping(
+        MAX_CONTENT_LENGTH=10 * 1024 * 1024,    # bytes: largest request (an annotated photo)
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_NAME="hall_session",
+        PERMANENT_SESSION_LIFETIME=7 * 24 * 3600,
+        LOGIN_MAX_FAILURES=5,                   # wrong passwords in a row from one address …
+        LOGIN_LOCKOUT_S=30.0,                   # … lock it out for this long
+        PAIRING_MAX_FAILURES=10,                # wrong pairing codes in a row from one address
+        REFRESH_MS=3000,                        # how often the room's pages ask for news
+        PASSWORD_MIN_LENGTH=8,
+        SETUP_CODE=None,                        # one-time code for the first organiser account
+    )
+    if test_config:
+        app.config.update(test_config)
+    if store is None:
+        from hall.db import default_url, open_engine
+        from hall.store import HallStore
+
+        store = HallStore(open_engine(app.config.get("DATABASE_URL") or default_url(app.config["DATA_DIR"])),
+                          photo_dir=os.path.join(app.config["DATA_DIR"], "photos"))
+    app.extensions["hall_store"] = store
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = store.setting_or_create(SECRET_SETTING, lambda: secrets.token_hex(32))
+
+    from hall import auth, organiser, public, stations
+
+    auth.init_app(app)
+    for module in (organiser, public, stations):
+        app.register_blueprint(module.bp)
+
+    from hall.store import HallError
+
+    @app.errorhandler(HallError)
+    def _hall_error(err: HallError):
+        from flask import flash, redirect, request
+
+        if auth.wants_json() or request.method in auth.SAFE_METHODS:
+            return auth.error(err.code, err.message, err.status)
+        flash(err.message)
+        return redirect(request.referrer or "/")
+
+    return app

@@ -1,0 +1,90 @@
+"""The hall's database: an SQLAlchemy engine for SQLite (default) or PostgreSQL, migrated on open.
+
+SQLite: one file in the data folder, WAL journal, ``synchronous=FULL`` (a committed result
+survives a killed process and a power cut), foreign keys on, writers queue on ``BEGIN
+IMMEDIATE`` instead of failing. PostgreSQL: ``postgresql+psycopg://user:password@host/db`` with
+the ``postgres`` extra installed (``pip install -e ".[postgres]"``); a pool of connections,
+``pool_pre_ping`` so a restarted server is picked up again.
+"""
+
+from __future__ import annotations
+
+import os
+
+from sqlalchemy import MetaData, create_engine, event
+from sqlalchemy.engine import Engine, make_url
+
+from hall.migrations import migrate
+
+DB_NAME = "hall.sqlite3"
+
+
+class DatabaseError(RuntimeError):
+    """The database cannot be opened or is newer than this code (``code`` says which)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def default_url(data_dir: str) -> str:
+    """The SQLite file of a data folder, as a URL."""
+    return "sqlite:///" + os.path.join(os.path.abspath(data_dir), DB_NAME)
+
+
+def open_engine(url: str, *, pool_size: int = 16) -> Engine:
+    """An engine for ``url`` with the settings above; the schema is migrated to the latest version.
+
+    Raises:
+        DatabaseError: ``db-driver`` when the PostgreSQL driver is not installed, ``db-unreachable``,
+            ``db-version`` when the database was written by a newer beachscore.
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            os.makedirs(os.path.dirname(os.path.abspath(parsed.database)), exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False},
+                               pool_size=pool_size, max_overflow=pool_size)
+        _sqlite_settings(engine)
+    else:
+        try:
+            engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True,
+                                   pool_timeout=30)
+        except ModuleNotFoundError as err:
+            hint = 'pip install -e ".[postgres]"' if parsed.get_backend_name() == "postgresql" else \
+                "the hall is tested on SQLite and PostgreSQL only"
+            raise DatabaseError("db-driver", f"{parsed.get_backend_name()} needs its driver ({err.name}): {hint}") \
+                from None
+    try:
+        migrate(engine)
+    except DatabaseError:
+        engine.dispose()
+        raise
+    except Exception as err:  # noqa: BLE001 - the first connection shows whether the server is there at all
+        engine.dispose()
+        if type(err).__name__ == "OperationalError":
+            raise DatabaseError("db-unreachable", f"cannot open the database {parsed.render_as_string()}: "
+                                f"{str(getattr(err, 'orig', err)).strip().splitlines()[0]}") from None
+        raise
+    return engine
+
+
+def reflect(engine: Engine) -> MetaData:
+    """The current tables, read back from the migrated database (migrations are the only schema)."""
+    meta = MetaData()
+    meta.reflect(engine)
+    return meta
+
+
+def _sqlite_settings(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection, _record):
+        dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself, below
+        cur = dbapi_connection.cursor()
+        for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON", "busy_timeout=30000"):
+            cur.execute(f"PRAGMA {pragma}")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn):
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("hall_write") else "BEGIN")

@@ -1,0 +1,266 @@
+"""The organiser's pages: log in, create an event, players, rounds, seating slips, results, stations."""
+
+from __future__ import annotations
+
+import hmac
+import math
+import time
+
+from flask import (Blueprint, current_app, flash, jsonify, redirect, render_template, request, session,
+                   url_for)
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from hall.auth import client_address, error, log_in, organiser, organiser_required
+from hall.store import PAIRING_TTL_MIN, HallError
+from tournament.event import TIEBREAKERS, UNEVEN
+from tournament.games import PLAYERS, is_co_op
+
+bp = Blueprint("organiser", __name__)
+
+
+def store():
+    return current_app.extensions["hall_store"]
+
+
+def _safe_next(target: str | None) -> str:
+    return target if target and target.startswith("/") and not target.startswith("//") else url_for("organiser.index")
+
+
+# -- account -----------------------------------------------------------------------------------
+@bp.route("/setup", methods=["GET", "POST"])
+def setup():
+    """First run: make the organiser account with the setup code the hall printed at start."""
+    if store().organiser_count():
+        return redirect(url_for("organiser.login"))
+    code = current_app.config.get("SETUP_CODE")
+    if request.method == "GET":
+        return render_template("setup.html", code=request.args.get("code", ""))
+    attempts = current_app.extensions["login_attempts"]
+    if attempts.locked_for(client_address()) > 0:
+        return error("locked-out", "too many wrong setup codes from this address; wait a little", 429)
+    if not code or not hmac.compare_digest(request.form.get("code", "").strip(), code):
+        attempts.failed(client_address())
+        flash("Wrong setup code: use the link the hall printed when it started.")
+        return render_template("setup.html", code=""), 403
+    name, password = request.form.get("username", "").strip(), request.form.get("password", "")
+    if not name or len(name) > 80:
+        flash("Choose a user name (at most 80 characters).")
+        return render_template("setup.html", code=code), 400
+    if len(password) < current_app.config["PASSWORD_MIN_LENGTH"] or password != request.form.get("password2"):
+        flash(f"The password must have at least {current_app.config['PASSWORD_MIN_LENGTH']} characters, "
+              "typed the same twice.")
+        return render_template("setup.html", code=code), 400
+    store().add_organiser(name, generate_password_hash(password))
+    log_in(name)
+    return redirect(url_for("organiser.index"))
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    if not store().organiser_count():
+        return redirect(url_for("organiser.setup"))
+    if request.method == "GET":
+        return render_template("login.html")
+    attempts = current_app.extensions["login_attempts"]
+    wait = attempts.locked_for(client_address())
+    if wait > 0:
+        flash(f"Too many wrong passwords from this device; try again in {math.ceil(wait)} s.")
+        return render_template("login.html"), 429, {"Retry-After": str(math.ceil(wait))}
+    name = request.form.get("username", "").strip()
+    row = store().organiser(name)
+    if row is None or not check_password_hash(row["password_hash"], request.form.get("password", "")):
+        attempts.failed(client_address())
+        flash("Wrong user name or password.")
+        return render_template("login.html"), 403
+    attempts.succeeded(client_address())
+    log_in(name)
+    return redirect(_safe_next(request.args.get("next")))
+
+
+@bp.post("/logout")
+def logout():
+    session.clear()
+    return redirect(url_for("organiser.index"))
+
+
+# -- events ------------------------------------------------------------------------------------
+@bp.get("/")
+def index():
+    return render_template("index.html", events=store().events(), games=list(PLAYERS), tiebreakers=TIEBREAKERS,
+                           uneven=UNEVEN, needs_setup=not store().organiser_count())
+
+
+@bp.post("/events")
+def create_event():
+    form = request.form
+    game = form.get("game", "")
+    if game not in PLAYERS:
+        raise HallError("invalid-event", f"choose one of the games: {', '.join(PLAYERS)}")
+    config: dict = {}
+    if form.get("table_size"):
+        try:
+            size = int(form["table_size"])
+        except ValueError:
+            raise HallError("invalid-event", "the table size must be a number") from None
+        config["seating"] = {"table_size": size, "uneven": form.get("uneven", UNEVEN[0])}
+    order = [t.strip() for t in form.get("tiebreakers", "").replace(";", ",").split(",") if t.strip()]
+    if order:
+        config["scoring"] = {"tiebreakers": order}
+    name = " ".join(form.get("name", "").split())[:200] or "Event"
+    event_id = store().create_event(name, game, config)
+    return redirect(url_for("organiser.manage", event_id=event_id))
+
+
+@bp.get("/events/<int:event_id>/manage")
+@organiser_required
+def manage(event_id: int):
+    st = store()
+    event = st.event(event_id)
+    doc = st.event_doc(event_id)
+    current = doc["rounds"][-1] if doc["rounds"] else None
+    tables = []
+    if current is not None:
+        for t in current["tables"]:
+            info = st.table(event_id, current["number"], t["table"])
+            tables.append({**info, "state": _state(info)})
+    codes = {int(k): v for k, v in session.get("codes", {}).get(str(event_id), {}).items() if v["until"] > time.time()}
+    template = "manage_tables.html" if request.args.get("part") == "tables" else "manage.html"
+    return render_template(template, event=event, doc=doc, current=current, tables=tables,
+                           players=st.players(event_id), stations=st.stations(event_id), codes=codes,
+                           version=event["version"], refresh_ms=current_app.config["REFRESH_MS"],
+                           names={p["id"]: p["name"] for p in doc["players"]})
+
+
+def _state(table: dict) -> str:
+    """What a table's result looks like to the organiser: waiting, reported, review, confirmed."""
+    if not table["revisions"]:
+        return "waiting"
+    last = table["revisions"][-1]
+    if last["source"] == "organiser":
+        return "confirmed"
+    return "review" if last["game_points"] is None else "reported"
+
+
+@bp.post("/events/<int:event_id>/players")
+def add_players(event_id: int):
+    """One player a line: ``name`` or ``name, club`` (or ``id; name, club``)."""
+    entries = []
+    for line in request.form.get("players", "").splitlines():
+        if not line.strip():
+            continue
+        pid = ""
+        if ";" in line:
+            pid, line = (part.strip() for part in line.split(";", 1))
+        name, _, club = line.partition(",")
+        entries.append({"id": pid, "name": name.strip(), "club": club.strip()})
+    if not entries:
+        raise HallError("invalid-player", "type one player a line: name, club")
+    added = store().add_players(event_id, entries)
+    flash(f"{len(added)} player{'s' if len(added) != 1 else ''} added.")
+    return redirect(url_for("organiser.manage", event_id=event_id) + "#players")
+
+
+@bp.post("/events/<int:event_id>/players/<pid>/drop")
+def drop_player(event_id: int, pid: str):
+    store().set_dropped(event_id, pid, request.form.get("dropped", "1") == "1")
+    return redirect(url_for("organiser.manage", event_id=event_id) + "#players")
+
+
+@bp.post("/events/<int:event_id>/rounds")
+def start_round(event_id: int):
+    number = store().start_round(event_id)
+    flash(f"Round {number} seated: print the slips or open the “where do I sit” page.")
+    return redirect(url_for("organiser.manage", event_id=event_id))
+
+
+@bp.post("/events/<int:event_id>/rounds/<int:number>/close")
+def close_round(event_id: int, number: int):
+    store().close_round(event_id, number)
+    flash(f"Round {number} closed.")
+    return redirect(url_for("organiser.manage", event_id=event_id))
+
+
+@bp.get("/events/<int:event_id>/rounds/<int:number>/slips")
+@organiser_required
+def slips(event_id: int, number: int):
+    doc = store().event_doc(event_id)
+    rnd = next((r for r in doc["rounds"] if r["number"] == number), None)
+    if rnd is None:
+        raise HallError("not-found", f"no round {number}", 404)
+    names = {p["id"]: p for p in doc["players"]}
+    return render_template("slips.html", event=store().event(event_id), rnd=rnd, names=names)
+
+
+@bp.route("/events/<int:event_id>/rounds/<int:number>/tables/<int:table_no>", methods=["GET", "POST"])
+@organiser_required
+def table(event_id: int, number: int, table_no: int):
+    st = store()
+    event = st.event(event_id)
+    if request.method == "POST":
+        info = st.table(event_id, number, table_no)
+        action = request.form.get("action", "enter")
+        if action == "accept":
+            last = info["revisions"][-1] if info["revisions"] else None
+            if last is None or last["game_points"] is None:
+                raise HallError("nothing-to-accept", "there is no station result with points to accept")
+            raw = {"game_points": last["game_points"], **({"ranks": last["ranks"]} if last["ranks"] else {})}
+            st.enter_result(event_id, number, table_no, raw, kind="accept", by=organiser(), note="accepted")
+            flash(f"Table {table_no}: the station's result is accepted.")
+        else:
+            raw = _typed_result(info, is_co_op(event["game"]))
+            kind = "correct" if info["revisions"] else "entry"
+            st.enter_result(event_id, number, table_no, raw, kind=kind, by=organiser(),
+                            note=request.form.get("note", ""))
+            flash(f"Table {table_no}: result saved.")
+        return redirect(url_for("organiser.manage", event_id=event_id))
+    info = st.table(event_id, number, table_no)
+    return render_template("table.html", event=event, info=info, co_op=is_co_op(event["game"]), state=_state(info))
+
+
+def _typed_result(info: dict, co_op: bool) -> dict:
+    def number(field: str, what: str):
+        text = request.form.get(field, "").strip().replace(",", ".")
+        if not text:
+            return None
+        try:
+            value = float(text)
+        except ValueError:
+            raise HallError("invalid-result", f"{what}: {text[:20]!r} is not a number") from None
+        return int(value) if value.is_integer() else value
+
+    if co_op:
+        points = number("team_points", "team points")
+        if points is None:
+            raise HallError("invalid-result", "type the team's points")
+        return {"points": points}
+    points, ranks = {}, {}
+    for p in info["players"]:
+        value = number(f"gp_{p['id']}", f"{p['name']}'s game points")
+        if value is None:
+            raise HallError("invalid-result", f"type {p['name']}'s game points")
+        points[p["id"]] = value
+        rank = number(f"rank_{p['id']}", f"{p['name']}'s rank")
+        if rank is not None:
+            ranks[p["id"]] = rank
+    return {"game_points": points, **({"ranks": ranks} if ranks else {})}
+
+
+# -- stations ----------------------------------------------------------------------------------
+@bp.post("/events/<int:event_id>/tables/<int:table_no>/pairing")
+def pairing_code(event_id: int, table_no: int):
+    """A new one-time pairing code for a table; the manage page shows it until it expires."""
+    code = store().new_pairing_code(event_id, table_no)
+    codes = session.get("codes", {})
+    codes.setdefault(str(event_id), {})[str(table_no)] = {"code": f"{code[:4]}-{code[4:]}",
+                                                          "until": time.time() + PAIRING_TTL_MIN * 60}
+    session["codes"] = codes
+    if request.accept_mimetypes.best == "application/json":
+        return jsonify({"code": code, "table": table_no, "valid_min": PAIRING_TTL_MIN}), 201
+    return redirect(url_for("organiser.manage", event_id=event_id) + "#stations")
+
+
+@bp.post("/stations/<int:station_id>/revoke")
+def revoke(station_id: int):
+    event_id = store().revoke_station(station_id)
+    flash("The station is unpaired: it can no longer send results.")
+    return redirect(url_for("organiser.manage", event_id=event_id) + "#stations")

@@ -1,0 +1,139 @@
+"""A real station reporting to a real hall: pairing, game over → outbox → hall, hall down, station reboot."""
+
+import threading
+import time
+
+import pytest
+
+from beachscore.hall_link import HallLink, HallLinkError
+from beachscore.station import Station
+from beachscore.store import Store
+from beachscore.testing import FakeCalibration, FakeScanner, fake_score
+from hall import create_app
+from hall.db import open_engine
+from hall.store import HallStore
+from hall.testing import free_port
+from hardware.mock_camera import MockCamera
+
+
+class Hall:
+    """A hall served by waitress in this process (stop/start to simulate a restart on the same port)."""
+
+    def __init__(self, tmp_path):
+        self.store = HallStore(open_engine("sqlite:///" + str(tmp_path / "hall.sqlite3")))
+        self.app = create_app({"TESTING": True}, store=self.store)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = None
+
+    def start(self):
+        from waitress.server import create_server
+
+        self.server = create_server(self.app, host="127.0.0.1", port=self.port, threads=4)
+        threading.Thread(target=self.server.run, daemon=True).start()
+        return self
+
+    def stop(self):
+        if self.server:
+            self.server.close()
+            self.server = None
+
+
+def wait_for(predicate, timeout_s=15.0):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture
+def hall(tmp_path):
+    h = Hall(tmp_path).start()
+    eid = h.store.create_event("Club night", "strand-unter", {"seating": {"table_size": 2}})
+    h.store.add_players(eid, [{"name": "Ana"}, {"name": "Bo"}])
+    h.store.start_round(eid, seed=1)
+    h.event_id = eid
+    yield h
+    h.stop()
+    h.store.close()
+
+
+def make_station(data):
+    return Station(Store(str(data)), camera=MockCamera(size=(80, 60)), calibration=FakeCalibration(),
+                   scanner=FakeScanner(), scorer=fake_score)
+
+
+def finish_game(station):
+    station.new_game("strand-unter", {}, {"names": {"red": "Ana", "yellow": "Bo"}})
+    assert station.end_game().accepted
+    assert station.wait_idle(10)
+
+
+def test_game_over_reaches_the_hall_once(hall, tmp_path):
+    station = make_station(tmp_path / "st")
+    link = HallLink(station, backoff_s=(0.05, 0.3)).start()
+    try:
+        with pytest.raises(HallLinkError):
+            link.pair(hall.url, "WRONG-CODE")
+        code = hall.store.new_pairing_code(hall.event_id, 1)
+        link.pair(hall.url.replace("http://", ""), code, "window")  # the scheme may be left out
+        assert link.status()["link"]["assignment"]["round"] == 1
+        finish_game(station)
+        assert wait_for(lambda: link.outbox.counts() == {"sent": 1})
+        table = hall.store.table(hall.event_id, 1, 1)
+        assert table["current"]["source"] == "station"
+        names = {p["id"]: p["name"] for p in table["players"]}
+        got = {names[p]: v for p, v in table["current"]["game_points"].items()}
+        assert got == {"Ana": 2, "Bo": 2}  # fake_score: value x groove
+        assert table["current"]["photo_sha256"] and hall.store.photo(table["current"]["photo_sha256"])
+        # a correction of the final scan at the station goes out as revision 1, once
+        scan_id = station.store.current_game()["final_scan_id"]
+        state = station.store.scan(scan_id)["current_state"]
+        state["grooves"][1]["castles"][0]["value"] = 3
+        station.correct(scan_id, state)
+        assert wait_for(lambda: link.outbox.counts() == {"sent": 2})
+        assert link.reconcile() == 0  # nothing new to queue
+        assert hall.store.count_results(hall.event_id) == {"station": 2}
+    finally:
+        link.close()
+        station.close()
+
+
+def test_hall_down_then_station_reboot_still_delivers_once(hall, tmp_path):
+    data = tmp_path / "st"
+    station = make_station(data)
+    link = HallLink(station, backoff_s=(0.05, 0.2)).start()
+    link.pair(hall.url, hall.store.new_pairing_code(hall.event_id, 1))
+    hall.stop()                                     # Wi-Fi gone / hall restarting
+    finish_game(station)
+    assert wait_for(lambda: link.outbox.entries(1) and link.outbox.entries(1)[0]["attempts"] >= 2)
+    link.close()                                    # the station reboots with the report still queued
+    station.close()
+    station = make_station(data)
+    link = HallLink(station, backoff_s=(0.05, 0.2)).start()
+    try:
+        assert link.outbox.counts() == {"pending": 1}
+        hall.start()
+        assert wait_for(lambda: link.outbox.counts() == {"sent": 1})
+        assert hall.store.count_results(hall.event_id) == {"station": 1}
+    finally:
+        link.close()
+        station.close()
+
+
+def test_a_station_only_reports_its_own_table_in_the_current_round(hall, tmp_path):
+    station = make_station(tmp_path / "st")
+    link = HallLink(station, backoff_s=(0.05, 0.2)).start()
+    try:
+        link.pair(hall.url, hall.store.new_pairing_code(hall.event_id, 1))
+        hall.store.enter_result(hall.event_id, 1, 1, {"game_points": {"p1": 1, "p2": 0}})
+        hall.store.close_round(hall.event_id, 1)
+        finish_game(station)
+        assert wait_for(lambda: link.outbox.counts() == {"rejected": 1})
+        assert "no round is being played" in link.status()["reports"][0]["last_error"]
+        assert hall.store.count_results(hall.event_id) == {"organiser": 1}
+    finally:
+        link.close()
+        station.close()
