@@ -54,7 +54,7 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
         H = homography_from_corners(req.corners_px, req.profile["board_mm"])
     w, h = req.profile["board_mm"]
     for label, (x, y) in req.samples:
-        if not (0 <= x <= w and 0 <= y <= h):
+        if not (-1e-6 * w <= x <= w * (1 + 1e-6) and -1e-6 * h <= y <= h * (1 + 1e-6)):
             raise BadInputError("sample-off-board", f"sample {label!r} at {x:g},{y:g} mm is outside the "
                                 f"{w:g}x{h:g} mm board")
     shot = CalibrationShot(request=req, image=image, empty_image=empty, H_px_from_mm=H)

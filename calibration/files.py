@@ -118,10 +118,20 @@ def _check_grid(grid, board_mm, where: str) -> None:
         raise BadInputError("invalid-profile", f"{where}: grid pitch ('pitch_mm' or 'cell_mm') must be ≥ 1 mm")
     if not (isinstance(origin, list) and len(origin) == 2 and all(_is_number(v) for v in origin)):
         raise BadInputError("invalid-profile", f"{where}: grid 'origin_mm' must be [x_mm, y_mm]")
-    last = (origin[0] + (cols - 0.5) * pitch[0], origin[1] + (rows - 0.5) * pitch[1])  # the last place's centre
-    if origin[0] < 0 or origin[1] < 0 or last[0] > board_mm[0] or last[1] > board_mm[1]:
-        raise BadInputError("invalid-profile", f"{where}: the {rows}x{cols} grid's last place is centred at "
-                            f"{last[0]:g},{last[1]:g} mm, off the {board_mm[0]:g}x{board_mm[1]:g} mm board")
+    # grid.md: places are checked by their centres; a board whose outer places sit on its edge
+    # (a Go board described by its outer intersections) is valid.
+    first = (origin[0] + 0.5 * pitch[0], origin[1] + 0.5 * pitch[1])
+    last = (origin[0] + (cols - 0.5) * pitch[0], origin[1] + (rows - 0.5) * pitch[1])
+    tol = 1e-6 * max(board_mm)
+    for axis, side_lo, side_hi, count, what in ((0, "left", "right", cols, "column"), (1, "top", "bottom", rows, "row")):
+        if first[axis] < -tol:
+            raise BadInputError("invalid-profile", f"{where}: the grid's first {what} is centred at "
+                                f"{first[axis]:g} mm, beyond the board's {side_lo} edge; raise origin_mm[{axis}] "
+                                f"to at least {-0.5 * pitch[axis]:g} mm")
+        if last[axis] > board_mm[axis] + tol:
+            raise BadInputError("invalid-profile", f"{where}: the grid's last {what} (number {count}) is centred "
+                                f"at {last[axis]:g} mm, beyond the board's {side_hi} edge at {board_mm[axis]:g} mm; "
+                                f"check origin_mm, pitch_mm and the {what} count, or widen board_mm")
 
 
 @dataclass(frozen=True)
