@@ -19,8 +19,9 @@ from calibration.files import load_calibration_request
 from beachscore.checks import check_colours, check_corners, check_output_folder, check_photo, check_setup
 from vision.appearance import board_layout
 from vision.image_io import read_image, decode_image
+from vision.outline import OUTLINE, OutlineReference, measure_motion, sample_bands, strip_layout
 from vision.quality import check_board_in_view
-from vision.registration import (Registration, align_to_reference, detect_markers, homography_from_corners,
+from vision.registration import (Registration, board_px_per_mm, detect_markers, homography_from_corners, project,
                                  reference_image, SIDES)
 
 from vision.types import CalibrationShot, Photo, Reading
@@ -60,13 +61,18 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
     shot = CalibrationShot(request=req, image=image, empty_image=empty, H_px_from_mm=H)
     model = module.learn(shot)
     gray = cv2.cvtColor(image if empty is None else empty, cv2.COLOR_BGR2GRAY)
+    ppm = outline_ppm(H, req.profile["board_mm"], int(getattr(module, "DECODE_REDUCE", 1)))
+    bands = sample_bands(gray, H, strip_layout(req.profile["board_mm"], ppm))
+    pictures = dict(shot.pictures, **{OUTLINE_PNG: np.clip(np.round(bands), 0, 255).astype(np.uint8)})
     cal = store.Calibration(game=req.game, profile=req.profile, image_size=(image.shape[1], image.shape[0]),
                             H_px_from_mm=H, model=model, reference=reference_image(gray, REFERENCE_DOWNSCALE),
                             folder=out_dir, extra={"model_version": model_version(module),
                                                    "board_layout": board_layout(image, H, req.profile["board_mm"])
-                                                   .round(1).tolist()})
+                                                   .round(1).tolist(),
+                                                   "outline": {"picture": OUTLINE_PNG, "ppm": ppm,
+                                                               "layout": outline_layout()}})
     try:
-        store.save(out_dir, cal, shot.pictures)
+        store.save(out_dir, cal, pictures)
     except OSError as exc:
         raise BadInputError("output-unwritable", f"cannot write the calibration to {out_dir}: "
                             f"{exc.strerror or exc}") from None
@@ -91,15 +97,64 @@ def photo_homography(cal: store.Calibration, image: np.ndarray) -> np.ndarray:
     return np.diag([k, k, 1.0]) @ cal.H_px_from_mm
 
 
+#: The calibration shot's outline bands (:mod:`vision.outline`), stored in CAL_DIR.
+OUTLINE_PNG = "outline.png"
+
+
+def outline_layout() -> list[float]:
+    """The strip geometry a stored ``outline.png`` was sampled with (a changed one is rebuilt)."""
+    c = OUTLINE
+    return [c.inside_mm, c.outside_mm, c.search_mm, c.width_mm, c.spacing_mm]
+
+
+def outline_ppm(H_px_from_mm: np.ndarray, board_mm, reduce: int) -> float:
+    """Sampling resolution of the outline strips (px/mm): the photo's own at the reader's decode
+    size, within :attr:`~vision.outline.OutlineConfig.min_ppm` … ``max_ppm``."""
+    ppm = board_px_per_mm(H_px_from_mm, board_mm) / max(reduce, 1)
+    return float(np.clip(ppm, OUTLINE.min_ppm, OUTLINE.max_ppm))
+
+
+def outline_reference(cal: store.Calibration) -> OutlineReference:
+    """The calibration's :class:`~vision.outline.OutlineReference`, built once per loaded calibration.
+
+    From ``outline.png`` (the calibration shot's bands at full resolution) when it was sampled with
+    today's layout; else (a calibration learned before it existed) from the 1/4-size reference.
+    """
+    ref = cal.cache.get("outline")
+    if ref is not None:
+        return ref
+    board = cal.profile["board_mm"]
+    s = cal.reference.shape[1] / cal.image_size[0]
+    H_small = np.diag([s, s, 1.0]) @ cal.H_px_from_mm
+    info = cal.extra.get("outline") or {}
+    bands = cal.image(info["picture"]) if info.get("layout") == outline_layout() and info.get("picture") else None
+    ref = None
+    if bands is not None and bands.ndim == 2:
+        try:
+            ref = OutlineReference(bands, cal.reference, H_small, board, float(info["ppm"]))
+        except (ValueError, KeyError, TypeError):
+            ref = None
+    if ref is None:
+        ref = OutlineReference.from_image(cal.reference, H_small, board, outline_ppm(H_small, board, 1))
+    cal.cache["outline"] = ref
+    return ref
+
+
 def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registration:
-    """Find the board in a photo: markers, else calibrated corners refined against the reference.
+    """Find the board in a photo: markers, else the calibrated corners, moved only when the
+    board's outline says so (:func:`vision.outline.measure_motion`).
+
+    The camera is fixed, so "nothing moved" is tested first; a motion is fitted only to strips
+    across the board's outline (rim, edge, table edge: what pieces do not change) and accepted only
+    when it explains them clearly better than no motion. New pieces never move the board.
 
     Args:
         image: photo, BGR uint8 (H, W, 3).
         cal: loaded calibration.
         module: the game's reader module (for its registration hints), optional.
     Raises:
-        UnreadableBoardError: ``registration-lost`` when a moved board cannot be found again.
+        UnreadableBoardError: ``registration-lost`` when the board's outline is found neither where
+            it was calibrated nor moved.
     """
     H = detect_markers(image, cal.profile.get("markers") or [])
     if H is not None:
@@ -111,17 +166,42 @@ def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registra
     if cal.reference is None:
         return Registration(H0, "corners")
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    sides = getattr(module, "REGISTRATION_SIDES", SIDES)
+    ref = outline_reference(cal)
+    usable = np.isin(ref.strips.sides, getattr(module, "REGISTRATION_SIDES", SIDES))
     exclude_fn = getattr(module, "registration_exclude", None)
     exclude = exclude_fn(image, cal) if exclude_fn else None
-    downscale = REFERENCE_DOWNSCALE * image.shape[1] / cal.image_size[0]
-    reg = align_to_reference(gray, cal.reference, H0, cal.profile["board_mm"], sides=sides, exclude=exclude,
-                             downscale=downscale)
-    if reg.shift_mm < MOVED_MM and abs(reg.rotation_deg) < 0.2:
-        return Registration(H0, "corners", shift_mm=reg.shift_mm, rotation_deg=reg.rotation_deg, score=reg.score)
-    reg.warnings.append(f"the board moved {reg.shift_mm:.1f} mm / {reg.rotation_deg:+.1f}° since calibration; "
+    if exclude is not None:
+        px = np.round(project(H0, ref.strips.centres_mm)).astype(int)
+        inside = (px[:, 0] >= 0) & (px[:, 1] >= 0) & (px[:, 0] < exclude.shape[1]) & (px[:, 1] < exclude.shape[0])
+        hit = np.zeros(len(px), bool)
+        hit[inside] = exclude[px[inside, 1], px[inside, 0]] > 0
+        usable &= ~hit
+    motion = measure_motion(ref, gray, H0, usable)
+    share = motion.explained / max(motion.usable, 1)
+    if motion.usable and share < OUTLINE.min_explained:
+        raise UnreadableBoardError("registration-lost", "the board's edges are not where they were at calibration "
+                                   "and could not be found nearby; put the board back, clear its edges, or recalibrate")
+    if not motion.moved:
+        return Registration(H0, "corners", score=float(share))
+    H = H0 @ motion.T
+    shift_mm, rotation = board_motion(H0, H, cal.profile["board_mm"])
+    if shift_mm < MOVED_MM and abs(rotation) < 0.2:
+        return Registration(H0, "corners", shift_mm=shift_mm, rotation_deg=rotation, score=float(share))
+    reg = Registration(H, "refined", shift_mm=shift_mm, rotation_deg=rotation, score=float(share))
+    reg.warnings.append(f"the board moved {shift_mm:.1f} mm / {rotation:+.1f}° since calibration; "
                         "registration corrected from the photo")
     return reg
+
+
+def board_motion(H0: np.ndarray, H: np.ndarray, board_mm) -> tuple[float, float]:
+    """How far (mm) the board's centre moved and how much it turned (degrees) from ``H0`` to ``H``."""
+    w, h = board_mm
+    centre = np.array([[w / 2, h / 2], [w / 2 + 100, h / 2]])
+    before, after = project(H0, centre), project(H, centre)
+    px_per_mm = np.linalg.norm(before[1] - before[0]) / 100
+    shift_mm = float(np.linalg.norm(after[0] - before[0]) / px_per_mm)
+    ang = lambda p: np.degrees(np.arctan2(p[1, 1] - p[0, 1], p[1, 0] - p[0, 0]))  # noqa: E731
+    return shift_mm, float(ang(after) - ang(before))
 
 
 #: How many of the rules engine's problems a refusal lists.

@@ -42,6 +42,8 @@ class Calibration:
         model: the game reader's learned appearance (JSON).
         reference: the calibration shot, grey uint8 at 1/4 size, or None.
         folder: CAL_DIR.
+        extra: further saved fields (model version, board layout, outline …).
+        cache: derived data the scans build once per process (never saved).
     """
 
     game: str
@@ -52,6 +54,8 @@ class Calibration:
     reference: np.ndarray | None = None
     folder: str = ""
     extra: dict = field(default_factory=dict)
+    #: What scans derive from the calibration once per process (not saved).
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def image(self, name: str) -> np.ndarray | None:
         """Load a picture the learner saved in CAL_DIR (BGR or grey uint8), None if absent."""

@@ -43,6 +43,13 @@ def project(H: np.ndarray, points) -> np.ndarray:
     return cv2.perspectiveTransform(pts, H).reshape(-1, 2)
 
 
+def board_px_per_mm(H_px_from_mm: np.ndarray, board_mm) -> float:
+    """Mean scale (px per mm) at which a photo shows the board: its outline's length in px / in mm."""
+    w, h = board_mm
+    c = project(H_px_from_mm, board_corners_mm(board_mm))
+    return float(np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1).sum() / (2 * (w + h)))
+
+
 def rectify(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, px_per_mm: float,
             interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
     """Warp the photo to a top view of the board.
