@@ -138,7 +138,8 @@ class PlaceModel:
                    counts=list(d["counts"]))
 
 
-def learn_places(board_bgr: np.ndarray, samples, px_per_mm: float, patch_mm: float) -> PlaceModel:
+def learn_places(board_bgr: np.ndarray, samples, px_per_mm: float, patch_mm: float,
+                 jitter_mm: float = 0.0) -> PlaceModel:
     """Learn class appearance from labelled places of the calibration shot.
 
     Args:
@@ -146,6 +147,9 @@ def learn_places(board_bgr: np.ndarray, samples, px_per_mm: float, patch_mm: flo
         samples: iterable of ``(label, (x_mm, y_mm))``.
         px_per_mm: resolution of ``board_bgr``.
         patch_mm: patch side (mm), usually a little less than the place pitch.
+        jitter_mm: when > 0, each sample is also measured ``jitter_mm`` off its centre in the
+            8 directions, so the class's spread includes a token a little off its place (the
+            covariance then says how far a place may honestly stray, see :func:`typicality`).
     Returns:
         A :class:`PlaceModel`.
     Raises:
@@ -155,6 +159,10 @@ def learn_places(board_bgr: np.ndarray, samples, px_per_mm: float, patch_mm: flo
     if not samples:
         raise ValueError("no labelled samples")
     median = board_median_bgr(board_bgr)
+    counts_of = [lab for lab, _ in samples]
+    if jitter_mm > 0:
+        offsets = [(dx * jitter_mm, dy * jitter_mm) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
+        samples = [(lab, (x + ox, y + oy)) for lab, (x, y) in samples for ox, oy in offsets]
     feats = place_features(board_bgr, [xy for _, xy in samples], px_per_mm, patch_mm).astype(np.float64)
     labels = [lab for lab, _ in samples]
     classes = sorted(set(labels))
@@ -166,7 +174,7 @@ def learn_places(board_bgr: np.ndarray, samples, px_per_mm: float, patch_mm: flo
     cov = np.diag(np.diag(cov)) * 0.5 + cov * 0.5  # shrink towards the diagonal
     cov += np.diag(COVARIANCE_FLOOR)
     return PlaceModel(classes=classes, means=means, precision=np.linalg.inv(cov), patch_mm=patch_mm,
-                      px_per_mm=px_per_mm, median_bgr=median, counts=[int((idx == k).sum()) for k in range(len(classes))])
+                      px_per_mm=px_per_mm, median_bgr=median, counts=[counts_of.count(c) for c in classes])
 
 
 def classify_places(board_bgr: np.ndarray, centres_mm, model: PlaceModel, allowed=None):
@@ -179,8 +187,8 @@ def classify_places(board_bgr: np.ndarray, centres_mm, model: PlaceModel, allowe
         allowed: optional list of class names to choose from (others ignored).
     Returns:
         ``(labels, confidence, distance)``: list of N class names; float64 (N,) posterior
-        probability of the chosen class in [0, 1]; float64 (N,) Mahalanobis distance to it (a
-        large distance means "like no class seen at calibration").
+        probability of the chosen class times its :func:`typicality`, in [0, 1]; float64 (N,)
+        Mahalanobis distance to it (a large distance means "like no class seen at calibration").
     """
     board = normalise_illumination(board_bgr, model.median_bgr)
     feats = place_features(board, centres_mm, model.px_per_mm, model.patch_mm).astype(np.float64)
@@ -194,4 +202,34 @@ def classify_places(board_bgr: np.ndarray, centres_mm, model: PlaceModel, allowe
     best = post.argmax(axis=1)
     labels = [model.classes[keep[b]] for b in best]
     n = np.arange(len(best))
-    return labels, post[n, best], np.sqrt(d2[n, best])
+    return labels, post[n, best] * typicality(d2[n, best]), np.sqrt(d2[n, best])
+
+
+#: A place whose features are less likely than this under its class's Gaussian (chi-square test on
+#: the squared Mahalanobis distance) is "like no class seen at calibration".
+TYPICAL_ALPHA = 1e-3
+
+
+def chi2_sf_even(x, dof: int) -> np.ndarray:
+    """Survival function of the chi-square distribution with an even number of degrees of freedom:
+    ``exp(−x/2) · Σ_{i<dof/2} (x/2)^i / i!`` (closed form; float64 array like ``x``)."""
+    half = np.asarray(x, np.float64) / 2.0
+    term = np.ones_like(half)
+    total = np.ones_like(half)
+    for i in range(1, dof // 2):
+        term = term * half / i
+        total = total + term
+    return np.exp(-half) * total
+
+
+def typicality(d2) -> np.ndarray:
+    """How plausible a place's features are under the class it was given, in [0, 1].
+
+    The posterior only compares classes with each other: a patch half stone, half board (a place
+    seen a few mm off, a stone between two places) lies far from every class yet closer to one,
+    and would be given it with a posterior of 1.0. Here the squared Mahalanobis distance to the
+    chosen class is tested against the chi-square distribution of :data:`FEATURE_NAMES` degrees of
+    freedom (the distance of a sample of that class): 1 while its p-value is at least
+    :data:`TYPICAL_ALPHA`, falling in proportion below it.
+    """
+    return np.minimum(1.0, chi2_sf_even(d2, len(FEATURE_NAMES)) / TYPICAL_ALPHA)

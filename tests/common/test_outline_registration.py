@@ -18,10 +18,34 @@ PPM = 4.0
 CORNERS = [[150, 100], [800, 120], [790, 620], [140, 600]]
 
 
+RIM_MM = 12.0
+
+
 def _edge_profile(rows=7, cols=8, pitch=20.0):
-    """A Go-like board: the outer places sit on the board's edge (origin −pitch/2)."""
+    """A Go-like board described by its outer lines: the outer places sit on the board's edge
+    (origin −pitch/2); the wood goes on :data:`RIM_MM` beyond them."""
     return {"game": "grid", "board_mm": [(cols - 1) * pitch, (rows - 1) * pitch],
             "grid": {"origin_mm": [-pitch / 2, -pitch / 2], "pitch_mm": [pitch, pitch], "rows": rows, "cols": cols}}
+
+
+def _physical(profile):
+    """The board as drawn: the profile's board plus its rim (if its places reach the edge)."""
+    g = profile["grid"]
+    rim = RIM_MM if g["origin_mm"][0] < 0 else 0.0
+    w, h = profile["board_mm"]
+    return {**profile, "board_mm": [w + 2 * rim, h + 2 * rim],
+            "grid": {**g, "origin_mm": [g["origin_mm"][0] + rim, g["origin_mm"][1] + rim]}}, rim
+
+
+def _shoot(profile, cells, corners, **kw):
+    """Photograph the physical board whose profile-board corners land at ``corners``."""
+    phys, rim = _physical(profile)
+    w, h = profile["board_mm"]
+    H = cv2.getPerspectiveTransform(np.float32([[rim, rim], [w + rim, rim], [w + rim, h + rim], [rim, h + rim]]),
+                                    np.float32(corners))
+    outer = project(H, board_corners_mm(phys["board_mm"]))
+    jitter = {k: kw.pop(k) for k in ("jitter_mm", "seed") if k in kw}
+    return photograph(draw_board(phys, cells, PPM, **jitter), PPM, outer, **kw)
 
 
 def _centres(profile):
@@ -48,7 +72,7 @@ def _full(profile, seed=1):
 
 
 def _calibrate(tmp_path, profile, cells):
-    cv2.imwrite(str(tmp_path / "calib.png"), photograph(draw_board(profile, cells, PPM), PPM, CORNERS))
+    cv2.imwrite(str(tmp_path / "calib.png"), _shoot(profile, cells, CORNERS))
     (tmp_path / "profile.json").write_text(json.dumps(profile))
     centres = _centres(profile)
     samples = [{"label": f"cell/{cells[r][c]}", "board_mm": list(centres[r][c])}
@@ -70,7 +94,7 @@ def _moved_corners(profile, dx, dy, deg):
 def test_fixed_camera_and_a_full_board_is_not_moved(tmp_path, profile):
     cal = _calibrate(tmp_path, profile, _sparse(profile))
     game = _full(profile)
-    photo = photograph(draw_board(profile, game, PPM, jitter_mm=1.5, seed=4), PPM, CORNERS, gain=(0.9, 0.95, 1.1))
+    photo = _shoot(profile, game, CORNERS, jitter_mm=1.0, seed=4, gain=(0.9, 0.95, 1.1))
     res = pipeline.scan_image(photo, cal)
     assert res.registration.source == "corners"
     assert not any("moved" in w for w in res.warnings)
