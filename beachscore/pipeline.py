@@ -5,6 +5,8 @@ Vision never scores and scoring never sees pixels; this module is where the two 
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -19,10 +21,13 @@ from calibration.files import load_calibration_request
 from beachscore.checks import check_colours, check_corners, check_output_folder, check_photo, check_setup
 from vision.appearance import board_layout
 from vision.image_io import read_image, decode_image
+from vision.charuco import lens_from_charuco
+from vision.lens import Lens
+from vision.lens_lines import estimate_lens
 from vision.outline import OUTLINE, OutlineReference, measure_motion, sample_bands, strip_layout
 from vision.quality import check_board_in_view
-from vision.registration import (Registration, board_px_per_mm, detect_markers, homography_from_corners, project,
-                                 reference_image, SIDES)
+from vision.registration import (Registration, board_corners_mm, board_px_per_mm, detect_markers,
+                                 homography_from_corners, project, reference_image, SIDES)
 
 from vision.types import CalibrationShot, Photo, Reading
 
@@ -46,27 +51,40 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
     empty = read_image(req.empty_image_path) if req.empty_image_path else None
     if empty is not None and empty.shape != image.shape:
         raise BadInputError("image-size-mismatch", "empty_image and image must have the same size")
-    H = detect_markers(image, req.profile.get("markers") or [])
+    markers = req.profile.get("markers") or []
+    H = detect_markers(image, markers)
     if H is None:
         if req.corners_px is None:
             raise UnreadableBoardError("board-not-found", "no profile marker is visible in the calibration "
                                        "photo and calibration.json gives no corners_px")
         check_corners(req.corners_px, (image.shape[1], image.shape[0]))
         H = homography_from_corners(req.corners_px, req.profile["board_mm"])
+    lens = find_lens(req, image, project(H, board_corners_mm(req.profile["board_mm"])))
+    if lens is not None:
+        lens.keep_in_view(project(H, view_outline_mm(req.profile["board_mm"])))  # from here on everything is learned in the undistorted shot's pixels
+        corners = lens.undistort_points(project(H, board_corners_mm(req.profile["board_mm"])), *lens.size)
+        image = lens.undistort_image(image)
+        empty = lens.undistort_image(empty) if empty is not None else None
+        H = detect_markers(image, markers) if markers else None
+        if H is None:
+            H = homography_from_corners(corners, req.profile["board_mm"])
     w, h = req.profile["board_mm"]
     for label, (x, y) in req.samples:
         if not (-1e-6 * w <= x <= w * (1 + 1e-6) and -1e-6 * h <= y <= h * (1 + 1e-6)):
             raise BadInputError("sample-off-board", f"sample {label!r} at {x:g},{y:g} mm is outside the "
                                 f"{w:g}x{h:g} mm board")
     shot = CalibrationShot(request=req, image=image, empty_image=empty, H_px_from_mm=H)
-    model = module.learn(shot)
+    with tempfile.TemporaryDirectory(prefix="beachscore-undistorted-") as tmp:
+        if lens is not None:  # readers that decode the shot themselves read the undistorted copies
+            shot.request = undistorted_request(req, lens, int(getattr(module, "DECODE_REDUCE", 1)), tmp)
+        model = module.learn(shot)
     gray = cv2.cvtColor(image if empty is None else empty, cv2.COLOR_BGR2GRAY)
     ppm = outline_ppm(H, req.profile["board_mm"], int(getattr(module, "DECODE_REDUCE", 1)))
     bands = sample_bands(gray, H, strip_layout(req.profile["board_mm"], ppm))
     pictures = dict(shot.pictures, **{OUTLINE_PNG: np.clip(np.round(bands), 0, 255).astype(np.uint8)})
     cal = store.Calibration(game=req.game, profile=req.profile, image_size=(image.shape[1], image.shape[0]),
                             H_px_from_mm=H, model=model, reference=reference_image(gray, REFERENCE_DOWNSCALE),
-                            folder=out_dir, extra={"model_version": model_version(module),
+                            folder=out_dir, lens=lens, extra={"model_version": model_version(module),
                                                    "board_layout": board_layout(image, H, req.profile["board_mm"])
                                                    .round(1).tolist(),
                                                    "outline": {"picture": OUTLINE_PNG, "ppm": ppm,
@@ -77,6 +95,77 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
         raise BadInputError("output-unwritable", f"cannot write the calibration to {out_dir}: "
                             f"{exc.strerror or exc}") from None
     return cal
+
+
+#: Margin round the board (share of its larger side) that stays in the undistorted photo: the
+#: registration's strips and the readers' surrounds look that far beyond the outline.
+VIEW_MARGIN = 0.15
+
+
+def view_outline_mm(board_mm) -> np.ndarray:
+    """Points (mm, (N, 2)) along the board's outline grown by :data:`VIEW_MARGIN`."""
+    w, h = board_mm
+    m = VIEW_MARGIN * max(w, h)
+    t = np.linspace(0, 1, 9)
+    x0, x1, y0, y1 = -m, w + m, -m, h + m
+    return np.concatenate([np.column_stack([x0 + t * (x1 - x0), np.full_like(t, y0)]),
+                           np.column_stack([x0 + t * (x1 - x0), np.full_like(t, y1)]),
+                           np.column_stack([np.full_like(t, x0), y0 + t * (y1 - y0)]),
+                           np.column_stack([np.full_like(t, x1), y0 + t * (y1 - y0)])])
+
+
+def undistorted_request(req, lens: Lens, reduce: int, folder: str):
+    """The calibration request with its photos replaced by undistorted copies in ``folder``.
+
+    Some readers decode the calibration shot themselves at 1/``reduce`` size (as their scans are
+    decoded) instead of using the shot handed to them. The copies are written so that such a decode
+    gives exactly what a scan of the same photo sees, the reduced decode undistorted: that image is
+    enlarged ``reduce`` times by pixel repetition into a PNG, whose reduced decode (area or nearest
+    pixel) gives it back unchanged. Files beside a photo that share its name (``calib.setup.json``)
+    are copied along.
+    """
+    import dataclasses
+    import shutil
+
+    def copy(path):
+        if not path:
+            return path
+        full = lens.undistort_image(read_image(path))
+        small = full if reduce == 1 else cv2.resize(full, (-(-full.shape[1] // reduce), -(-full.shape[0] // reduce)),
+                                                    interpolation=cv2.INTER_AREA)
+        big = cv2.resize(small, (small.shape[1] * reduce, small.shape[0] * reduce), interpolation=cv2.INTER_NEAREST)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        out = os.path.join(folder, stem + ".png")
+        if not cv2.imwrite(out, big):
+            raise BadInputError("output-unwritable", f"cannot write a temporary copy of {path}")
+        src_dir = os.path.dirname(os.path.abspath(path))
+        for name in os.listdir(src_dir):
+            if name.startswith(stem + ".") and name.endswith(".json"):
+                shutil.copyfile(os.path.join(src_dir, name), os.path.join(folder, name))
+        return out
+
+    return dataclasses.replace(req, image_path=copy(req.image_path), empty_image_path=copy(req.empty_image_path))
+
+
+def find_lens(req, image: np.ndarray, corners_px: np.ndarray) -> Lens | None:
+    """The camera's lens distortion, from the ChArUco sheet's photo when calibration.json gives one
+    (``charuco_image``), else from the straight lines of the calibration shot; None when it shows none.
+
+    Args:
+        req: the parsed calibration request.
+        image: the calibration shot, BGR uint8, as taken.
+        corners_px: (4, 2) the board's corners in it (clicked, or from the markers).
+    Raises:
+        BadInputError: ``image-size-mismatch`` when the sheet's photo has another size.
+        UnreadableBoardError: ``charuco-not-found`` when the sheet cannot be read in its photo.
+    """
+    if req.charuco_image_path:
+        sheet = read_image(req.charuco_image_path)
+        if sheet.shape != image.shape:
+            raise BadInputError("image-size-mismatch", "charuco_image and image must have the same size (the same "
+                                "camera mode)")
+        return lens_from_charuco(sheet)
+    return estimate_lens(image, corners_px, req.profile)
 
 
 def model_version(module) -> int:
@@ -236,6 +325,8 @@ class ScanResult:
     registration: Registration
     photo: Photo = field(repr=False)
     reading: Reading = field(repr=False)
+    #: The photo as taken (at the reader's scale), before the lens correction; None: ``photo.image``.
+    taken: np.ndarray | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:
         """The contract's scan object: game, state, score, confidence, warnings, timing_ms (+ registration)."""
@@ -244,8 +335,23 @@ class ScanResult:
                 "timing_ms": self.timing_ms, "registration": self.registration.to_json()}
 
     def annotate(self) -> np.ndarray:
-        """The photo with the reading drawn on it, BGR uint8."""
-        return reader(self.game).annotate(self.photo, self.reading)
+        """The photo with the reading drawn on it, BGR uint8.
+
+        The reader draws on the undistorted photo its homography belongs to; with a lens the
+        drawing is carried back into the photo as taken (its own, distorted, pixels): what the
+        reader drew is mapped back through the lens and laid over the photo, whose other pixels
+        stay untouched. A reader's picture of another size (a rectified board) is left as drawn.
+        """
+        drawn = reader(self.game).annotate(self.photo, self.reading)
+        lens = self.photo.calibration.lens
+        if lens is None or self.taken is None or drawn.shape != self.photo.image.shape:
+            return drawn
+        changed = np.any(drawn != self.photo.image, axis=2).astype(np.uint8) * 255
+        back = lens.distort_image(drawn)
+        mask = lens.distort_image(changed) > 127
+        out = self.taken.copy()
+        out[mask] = back[mask]
+        return out
 
 
 def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = None,
@@ -265,6 +371,9 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     check_setup(setup, cal)
     module = reader(cal.game)
     image = at_reader_scale(image, cal, module)
+    taken = image
+    if cal.lens is not None:  # the homography holds in the undistorted photo (vision.lens)
+        image = cal.lens.undistort_image(image)
     if cal.extra.get("model_version") != model_version(module):
         raise BadInputError("calibration-outdated", f"{cal.folder or 'the calibration'} was learned by another "
                             "version of the reader; recalibrate (beachscore calibrate …)")
@@ -283,7 +392,7 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
               "detect": round((t2 - t1) * 1e3, 1), "score": round((t3 - t2) * 1e3, 1)}
     return ScanResult(game=cal.game, state=state, score=result, confidence=reading.confidence,
                       warnings=reg.warnings + reading.warnings, timing_ms=timing, registration=reg,
-                      photo=photo, reading=reading)
+                      photo=photo, reading=reading, taken=taken)
 
 
 def at_reader_scale(image: np.ndarray, cal: store.Calibration, module) -> np.ndarray:

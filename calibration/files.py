@@ -145,6 +145,8 @@ class CalibrationRequest:
         empty_image_path: optional photo of the empty board, same view.
         corners_px: four board corners in image px (TL, TR, BR, BL) or None when markers give them.
         samples: list of ``(label, (x_mm, y_mm))``.
+        charuco_image_path: optional photo of the printed ChArUco sheet (``beachscore markers
+            --charuco``) lying in the camera's view, same camera mode: the lens is measured on it.
     """
 
     game: str
@@ -153,6 +155,7 @@ class CalibrationRequest:
     empty_image_path: str | None
     corners_px: list[list[float]] | None
     samples: list[tuple[str, tuple[float, float]]]
+    charuco_image_path: str | None = None
 
 
 def load_calibration_request(path: str) -> CalibrationRequest:
@@ -187,7 +190,11 @@ def load_calibration_request(path: str) -> CalibrationRequest:
         (xy,) = _points([s.get("board_mm")], 1, "board_mm", f"{where}: sample {i}")
         samples.append((s["label"], (xy[0], xy[1])))
     empty = data.get("empty_image")
+    charuco = data.get("charuco_image")
+    if charuco is not None and not isinstance(charuco, str):
+        raise BadInputError("invalid-json", f"{where}: 'charuco_image' must be a file path")
     return CalibrationRequest(
         game=game, profile=profile, image_path=os.path.join(base, data["image"]),
         empty_image_path=os.path.join(base, empty) if isinstance(empty, str) else None,
-        corners_px=corners, samples=samples)
+        corners_px=corners, samples=samples,
+        charuco_image_path=os.path.join(base, charuco) if charuco else None)

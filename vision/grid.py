@@ -120,17 +120,29 @@ def read(photo: Photo) -> Reading:
 
 
 def annotate(photo: Photo, reading: Reading) -> np.ndarray:
-    """Rectified board (with its margin) with each place's class initial, doubtful places in red;
-    BGR uint8."""
+    """The photo with each place's class initial at the place, ringed green (sure) or red
+    (confidence below 0.9); BGR uint8, the photo's size."""
     import cv2
 
+    from vision.registration import project
+
     cal = photo.calibration
-    ppm = GRID.px_per_mm
-    board, m = _rectified(photo.image, photo.registration.H_px_from_mm, cal.profile, ppm)
+    out = photo.image.copy()
     centres = reading.details.get("centres", place_centres(cal.profile))
+    rows, cols = centres.shape[:2]
+    px = project(photo.registration.H_px_from_mm, centres.reshape(-1, 2)).reshape(rows, cols, 2)
+    g = cal.profile["grid"]
+    pitch = g.get("pitch_mm", g.get("cell_mm"))
+    pitch_mm = float(min(pitch) if isinstance(pitch, (list, tuple)) else pitch)
+    step = project(photo.registration.H_px_from_mm, centres[0, :2].reshape(-1, 2)) if cols > 1 else None
+    pitch_px = float(np.linalg.norm(step[1] - step[0])) if step is not None else pitch_mm
+    radius = max(2, int(round(0.3 * pitch_px)))
+    scale = max(0.25, pitch_px / 60.0)
     for r, row in enumerate(reading.state["cells"]):
         for c, name in enumerate(row):
-            x, y = (centres[r, c] + m) * ppm
-            colour = (0, 0, 255) if reading.state["confidence"][r][c] < 0.9 else (0, 90, 0)
-            cv2.putText(board, name[:2], (int(x) - 6, int(y) + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35, colour, 1)
-    return board
+            x, y = (int(round(v)) for v in px[r, c])
+            colour = (0, 0, 255) if reading.state["confidence"][r][c] < 0.9 else (0, 160, 0)
+            cv2.circle(out, (x, y), radius, colour, 1, cv2.LINE_AA)
+            cv2.putText(out, name[:1], (x - int(6 * scale), y + int(5 * scale)), cv2.FONT_HERSHEY_SIMPLEX, scale,
+                        colour, 1, cv2.LINE_AA)
+    return out
