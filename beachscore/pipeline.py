@@ -130,9 +130,7 @@ def undistorted_request(req, lens: Lens, reduce: int, folder: str):
     def copy(path):
         if not path:
             return path
-        full = lens.undistort_image(read_image(path))
-        small = full if reduce == 1 else cv2.resize(full, (-(-full.shape[1] // reduce), -(-full.shape[0] // reduce)),
-                                                    interpolation=cv2.INTER_AREA)
+        small = lens.undistort_image(read_image(path, reduce=reduce))
         big = cv2.resize(small, (small.shape[1] * reduce, small.shape[0] * reduce), interpolation=cv2.INTER_NEAREST)
         stem = os.path.splitext(os.path.basename(path))[0]
         out = os.path.join(folder, stem + ".png")
@@ -362,7 +360,8 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
         image: photo, BGR uint8 (H, W, 3), the same camera mode as the calibration shot.
         cal: loaded calibration.
         setup: optional setup.json dict.
-        decode_ms: time spent decoding, reported in ``timing_ms``.
+        decode_ms: time spent decoding, reported in ``timing_ms`` (which also gives ``undistort``, the
+            lens correction, when the calibration has a lens).
     Raises:
         UnreadableBoardError: the board cannot be read reliably (exit 3).
         BadInputError: the setup does not fit the game (exit 2).
@@ -372,8 +371,10 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     module = reader(cal.game)
     image = at_reader_scale(image, cal, module)
     taken = image
+    t_lens = time.perf_counter()
     if cal.lens is not None:  # the homography holds in the undistorted photo (vision.lens)
         image = cal.lens.undistort_image(image)
+    undistort_ms = (time.perf_counter() - t_lens) * 1e3
     if cal.extra.get("model_version") != model_version(module):
         raise BadInputError("calibration-outdated", f"{cal.folder or 'the calibration'} was learned by another "
                             "version of the reader; recalibrate (beachscore calibrate …)")
@@ -390,6 +391,8 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     t3 = time.perf_counter()
     timing = {"decode": round(decode_ms, 1), "register": round((t1 - t0) * 1e3, 1),
               "detect": round((t2 - t1) * 1e3, 1), "score": round((t3 - t2) * 1e3, 1)}
+    if cal.lens is not None:
+        timing["undistort"] = round(undistort_ms, 1)
     return ScanResult(game=cal.game, state=state, score=result, confidence=reading.confidence,
                       warnings=reg.warnings + reading.warnings, timing_ms=timing, registration=reg,
                       photo=photo, reading=reading, taken=taken)
