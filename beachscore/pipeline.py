@@ -118,11 +118,13 @@ def undistorted_request(req, lens: Lens, reduce: int, folder: str):
     """The calibration request with its photos replaced by undistorted copies in ``folder``.
 
     Some readers decode the calibration shot themselves at 1/``reduce`` size (as their scans are
-    decoded) instead of using the shot handed to them. The copies are written so that such a decode
-    gives exactly what a scan of the same photo sees, the reduced decode undistorted: that image is
-    enlarged ``reduce`` times by pixel repetition into a PNG, whose reduced decode (area or nearest
-    pixel) gives it back unchanged. Files beside a photo that share its name (``calib.setup.json``)
-    are copied along.
+    decoded) instead of using the shot handed to them. The copies hold the shot undistorted at full
+    size and then shrunk to 1/``reduce`` (area averaging, as a full-size camera frame is): one
+    resampling at full resolution softens the picture half as much at the reader's scale as
+    undistorting the reduced decode would (scans do that, for speed; a learner fed the softer
+    picture misread the Strand unter samples). The reduced image is enlarged ``reduce`` times by
+    pixel repetition into a PNG, whose reduced decode (area or nearest pixel) gives it back
+    unchanged. Files beside a photo that share its name (``calib.setup.json``) are copied along.
     """
     import dataclasses
     import shutil
@@ -130,7 +132,9 @@ def undistorted_request(req, lens: Lens, reduce: int, folder: str):
     def copy(path):
         if not path:
             return path
-        small = lens.undistort_image(read_image(path, reduce=reduce))
+        full = lens.undistort_image(read_image(path))
+        small = full if reduce == 1 else cv2.resize(full, (-(-full.shape[1] // reduce), -(-full.shape[0] // reduce)),
+                                                    interpolation=cv2.INTER_AREA)
         big = cv2.resize(small, (small.shape[1] * reduce, small.shape[0] * reduce), interpolation=cv2.INTER_NEAREST)
         stem = os.path.splitext(os.path.basename(path))[0]
         out = os.path.join(folder, stem + ".png")

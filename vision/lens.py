@@ -150,10 +150,8 @@ class Lens:
     # --- images ------------------------------------------------------------------------------
     def undistort_image(self, image: np.ndarray) -> np.ndarray:
         """The photo as a distortion-free lens would take it (same size), by ``cv2.remap`` with maps
-        built once per image size (CV_16SC2). Bicubic: bilinear resampling softens the photo by up to
-        half a pixel where the map falls between pixels, which the readers' learned detail and
-        texture figures notice (measured on the Strand unter samples); bicubic keeps it sharp for
-        about 4× the time of bilinear (still a fraction of a bare decode, ``scripts/bench_scan.py``)."""
+        built once per image size (CV_16SC2, bilinear: bicubic was measured at 5× the time, more than
+        a bare decode of the full-size photo, ``scripts/bench_scan.py``)."""
         h, w = image.shape[:2]
         key = ("undistort", w, h)
         maps = self._maps.get(key)
@@ -161,7 +159,7 @@ class Lens:
             maps = cv2.initUndistortRectifyMap(self.camera_matrix(w, h), self.coefficients, None,
                                                self.camera_matrix(w, h, ideal=True), (w, h), cv2.CV_16SC2)
             self._maps[key] = maps
-        return cv2.remap(image, maps[0], maps[1], cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+        return cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
     def distort_image(self, ideal: np.ndarray) -> np.ndarray:
         """Inverse of :meth:`undistort_image`: an undistorted picture back in the photo's own
