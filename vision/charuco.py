@@ -124,8 +124,10 @@ def _fit(px, mm, K, n_params, start=None, iterations: int = 15):
     return theta, stderr
 
 
-#: A coefficient is kept when it is this many standard errors from zero.
+#: A coefficient is kept when it is this many standard errors from zero …
 MIN_SIGNIFICANCE = 5.0
+#: … and, beyond k1, when it brings the corners' RMS residual below this share of the simpler fit's.
+BETTER_FIT = 0.9
 
 
 def lens_from_charuco(image: np.ndarray, spec: SheetSpec = SHEET, details: dict | None = None) -> Lens | None:
@@ -144,15 +146,20 @@ def lens_from_charuco(image: np.ndarray, spec: SheetSpec = SHEET, details: dict 
     px, mm = detect_sheet(image, spec)
     h, w = image.shape[:2]
     K = np.array([[w, 0, (w - 1) / 2], [0, w, (h - 1) / 2], [0, 0, 1.0]])
-    theta, err = _fit(px, mm, K, 2)
+
+    def rms(theta):
+        return float(np.sqrt(np.mean(_residuals(theta, px, mm, K) ** 2)))
+
+    # k1 first; k2, then the tangential pair, only when they fit the corners clearly better (a sheet
+    # covers part of the view, where k1 and k2 can stand in for each other) and are significant
+    theta, err = _fit(px, mm, K, 1)
+    best = rms(theta)
+    for n in (2, 4):
+        more, more_err = _fit(px, mm, K, n, theta)
+        if (rms(more) < BETTER_FIT * best
+                and np.all(np.abs(more[len(theta):]) >= MIN_SIGNIFICANCE * more_err[len(theta):])):
+            theta, err, best = more, more_err, rms(more)
     keep = np.abs(theta) >= MIN_SIGNIFICANCE * err
-    if not keep[1]:
-        theta, err = _fit(px, mm, K, 1, theta)
-        keep = keep[:1]
-        theta = np.array([theta[0], 0.0])
-    full, ferr = _fit(px, mm, K, 4, theta)
-    if np.all(np.abs(full[2:]) >= MIN_SIGNIFICANCE * ferr[2:]):  # tangential terms earn their place
-        theta = full
     info = details if details is not None else {}
     info.update(coeffs=np.asarray(theta).tolist(), stderr=np.asarray(err).tolist(), corners=len(px))
     if not keep[0]:
