@@ -17,7 +17,7 @@ import numpy as np
 
 from beachscore.errors import BadInputError
 from vision.places import PlaceModel, classify_places, learn_places
-from vision.registration import rectify
+from vision.registration import board_px_per_mm, rectify
 from vision.types import CalibrationShot, Photo, Reading
 
 #: Learned-model format: 2 since places on the board's edge see their whole patch (the board is
@@ -29,8 +29,10 @@ MODEL_VERSION = 2
 class GridConfig:
     """Tunable numbers of the grid reader."""
 
-    #: Resolution of the rectified board (px/mm).
+    #: Resolution of the rectified board (px/mm): at most this, at least ``min_px_per_mm``, else
+    #: the photo's own.
     px_per_mm: float = 2.0
+    min_px_per_mm: float = 1.0
     #: Patch side as a share of the smaller pitch.
     patch_share: float = 0.7
     #: Calibration samples are also measured this share of the pitch off their centre: a token
@@ -93,8 +95,10 @@ def learn(shot: CalibrationShot) -> dict:
         samples.append((parts[1], xy))
     if not samples:
         raise BadInputError("missing-label", "calibration has no cell/<class> samples")
-    board, m = _rectified(shot.image, shot.H_px_from_mm, profile, GRID.px_per_mm)
-    model = learn_places(board, [(k, (x + m, y + m)) for k, (x, y) in samples], GRID.px_per_mm, _patch_mm(profile),
+    # no finer than the photo itself shows the board (upsampling adds pixels, not detail)
+    ppm = float(np.clip(board_px_per_mm(shot.H_px_from_mm, profile["board_mm"]), GRID.min_px_per_mm, GRID.px_per_mm))
+    board, m = _rectified(shot.image, shot.H_px_from_mm, profile, ppm)
+    model = learn_places(board, [(k, (x + m, y + m)) for k, (x, y) in samples], ppm, _patch_mm(profile),
                          jitter_mm=GRID.jitter_share * _patch_mm(profile) / GRID.patch_share)
     return {"classes": {k: n for k, n in zip(model.classes, model.counts)}, "places": model.to_json()}
 
