@@ -83,8 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--host", default="0.0.0.0", help="address to listen on (default: %(default)s, the LAN)")
     h.add_argument("--port", type=int, default=8090, help="port (default: %(default)s)")
 
-    m = sub.add_parser("markers", help="write a printable sheet of the profile's ArUco markers at true size")
-    m.add_argument("profile", metavar="PROFILE.json")
+    m = sub.add_parser("markers", help="write a printable sheet of the profile's ArUco markers at true size "
+                                        "(or, with --charuco, the lens sheet)")
+    m.add_argument("profile", metavar="PROFILE.json", nargs="?")
+    m.add_argument("--charuco", action="store_true",
+                   help="write the ChArUco sheet that calibrate measures the lens on (calibration.json 'charuco_image')")
     m.add_argument("--out", required=True, metavar="FILE.png|FILE.pdf", help="where to write the sheet")
     m.add_argument("--dpi", type=int, default=300, help="print resolution of a PNG sheet (default: %(default)s)")
     return p
@@ -302,8 +305,15 @@ def cmd_hall(args) -> int:
 def cmd_markers(args) -> int:
     """``beachscore markers``: write the profile's ArUco markers at true size for printing."""
     from calibration.files import load_object, validate_profile
-    from calibration.markers import write_marker_sheet
+    from calibration.markers import write_charuco_sheet, write_marker_sheet
 
+    if args.charuco:
+        paths = write_charuco_sheet(args.out, dpi=args.dpi)
+        print(f"lens sheet written to {', '.join(paths)} (an A4 page at true size; print at 100 %, lay it flat "
+              "under the camera and name its photo as charuco_image in calibration.json)")
+        return EXIT_OK
+    if args.profile is None:
+        raise BadInputError("missing-argument", "markers needs PROFILE.json (or --charuco for the lens sheet)")
     profile = validate_profile(load_object(args.profile, "profile"), args.profile)
     paths = write_marker_sheet(profile, args.out, dpi=args.dpi)
     print(f"marker sheet written to {', '.join(paths)} (A4 pages at true size; print at 100 %)")

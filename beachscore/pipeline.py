@@ -5,6 +5,8 @@ Vision never scores and scoring never sees pixels; this module is where the two 
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -19,9 +21,13 @@ from calibration.files import load_calibration_request
 from beachscore.checks import check_colours, check_corners, check_output_folder, check_photo, check_setup
 from vision.appearance import board_layout
 from vision.image_io import read_image, decode_image
+from vision.charuco import lens_from_charuco
+from vision.lens import Lens
+from vision.lens_lines import estimate_lens
+from vision.outline import OUTLINE, OutlineReference, measure_motion, sample_bands, strip_layout
 from vision.quality import check_board_in_view
-from vision.registration import (Registration, align_to_reference, detect_markers, homography_from_corners,
-                                 reference_image, SIDES)
+from vision.registration import (Registration, board_corners_mm, board_px_per_mm, detect_markers,
+                                 homography_from_corners, project, reference_image, SIDES)
 
 from vision.types import CalibrationShot, Photo, Reading
 
@@ -45,32 +51,123 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
     empty = read_image(req.empty_image_path) if req.empty_image_path else None
     if empty is not None and empty.shape != image.shape:
         raise BadInputError("image-size-mismatch", "empty_image and image must have the same size")
-    H = detect_markers(image, req.profile.get("markers") or [])
+    markers = req.profile.get("markers") or []
+    H = detect_markers(image, markers)
     if H is None:
         if req.corners_px is None:
             raise UnreadableBoardError("board-not-found", "no profile marker is visible in the calibration "
                                        "photo and calibration.json gives no corners_px")
         check_corners(req.corners_px, (image.shape[1], image.shape[0]))
         H = homography_from_corners(req.corners_px, req.profile["board_mm"])
+    lens = find_lens(req, image, project(H, board_corners_mm(req.profile["board_mm"])))
+    if lens is not None:
+        lens.keep_in_view(project(H, view_outline_mm(req.profile["board_mm"])))  # from here on everything is learned in the undistorted shot's pixels
+        corners = lens.undistort_points(project(H, board_corners_mm(req.profile["board_mm"])), *lens.size)
+        image = lens.undistort_image(image)
+        empty = lens.undistort_image(empty) if empty is not None else None
+        H = detect_markers(image, markers) if markers else None
+        if H is None:
+            H = homography_from_corners(corners, req.profile["board_mm"])
     w, h = req.profile["board_mm"]
     for label, (x, y) in req.samples:
-        if not (0 <= x <= w and 0 <= y <= h):
+        if not (-1e-6 * w <= x <= w * (1 + 1e-6) and -1e-6 * h <= y <= h * (1 + 1e-6)):
             raise BadInputError("sample-off-board", f"sample {label!r} at {x:g},{y:g} mm is outside the "
                                 f"{w:g}x{h:g} mm board")
     shot = CalibrationShot(request=req, image=image, empty_image=empty, H_px_from_mm=H)
-    model = module.learn(shot)
+    with tempfile.TemporaryDirectory(prefix="beachscore-undistorted-") as tmp:
+        if lens is not None:  # readers that decode the shot themselves read the undistorted copies
+            shot.request = undistorted_request(req, lens, int(getattr(module, "DECODE_REDUCE", 1)), tmp)
+        model = module.learn(shot)
     gray = cv2.cvtColor(image if empty is None else empty, cv2.COLOR_BGR2GRAY)
+    ppm = outline_ppm(H, req.profile["board_mm"], int(getattr(module, "DECODE_REDUCE", 1)))
+    bands = sample_bands(gray, H, strip_layout(req.profile["board_mm"], ppm))
+    pictures = dict(shot.pictures, **{OUTLINE_PNG: np.clip(np.round(bands), 0, 255).astype(np.uint8)})
     cal = store.Calibration(game=req.game, profile=req.profile, image_size=(image.shape[1], image.shape[0]),
                             H_px_from_mm=H, model=model, reference=reference_image(gray, REFERENCE_DOWNSCALE),
-                            folder=out_dir, extra={"model_version": model_version(module),
+                            folder=out_dir, lens=lens, extra={"model_version": model_version(module),
                                                    "board_layout": board_layout(image, H, req.profile["board_mm"])
-                                                   .round(1).tolist()})
+                                                   .round(1).tolist(),
+                                                   "outline": {"picture": OUTLINE_PNG, "ppm": ppm,
+                                                               "layout": outline_layout()}})
     try:
-        store.save(out_dir, cal, shot.pictures)
+        store.save(out_dir, cal, pictures)
     except OSError as exc:
         raise BadInputError("output-unwritable", f"cannot write the calibration to {out_dir}: "
                             f"{exc.strerror or exc}") from None
     return cal
+
+
+#: Margin round the board (share of its larger side) that stays in the undistorted photo: the
+#: registration's strips and the readers' surrounds look that far beyond the outline.
+VIEW_MARGIN = 0.15
+
+
+def view_outline_mm(board_mm) -> np.ndarray:
+    """Points (mm, (N, 2)) along the board's outline grown by :data:`VIEW_MARGIN`."""
+    w, h = board_mm
+    m = VIEW_MARGIN * max(w, h)
+    t = np.linspace(0, 1, 9)
+    x0, x1, y0, y1 = -m, w + m, -m, h + m
+    return np.concatenate([np.column_stack([x0 + t * (x1 - x0), np.full_like(t, y0)]),
+                           np.column_stack([x0 + t * (x1 - x0), np.full_like(t, y1)]),
+                           np.column_stack([np.full_like(t, x0), y0 + t * (y1 - y0)]),
+                           np.column_stack([np.full_like(t, x1), y0 + t * (y1 - y0)])])
+
+
+def undistorted_request(req, lens: Lens, reduce: int, folder: str):
+    """The calibration request with its photos replaced by undistorted copies in ``folder``.
+
+    Some readers decode the calibration shot themselves at 1/``reduce`` size (as their scans are
+    decoded) instead of using the shot handed to them. The copies hold the shot undistorted at full
+    size and then shrunk to 1/``reduce`` (area averaging, as a full-size camera frame is): one
+    resampling at full resolution softens the picture half as much at the reader's scale as
+    undistorting the reduced decode would (scans do that, for speed; a learner fed the softer
+    picture misread the Strand unter samples). The reduced image is enlarged ``reduce`` times by
+    pixel repetition into a PNG, whose reduced decode (area or nearest pixel) gives it back
+    unchanged. Files beside a photo that share its name (``calib.setup.json``) are copied along.
+    """
+    import dataclasses
+    import shutil
+
+    def copy(path):
+        if not path:
+            return path
+        full = lens.undistort_image(read_image(path))
+        small = full if reduce == 1 else cv2.resize(full, (-(-full.shape[1] // reduce), -(-full.shape[0] // reduce)),
+                                                    interpolation=cv2.INTER_AREA)
+        big = cv2.resize(small, (small.shape[1] * reduce, small.shape[0] * reduce), interpolation=cv2.INTER_NEAREST)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        out = os.path.join(folder, stem + ".png")
+        if not cv2.imwrite(out, big):
+            raise BadInputError("output-unwritable", f"cannot write a temporary copy of {path}")
+        src_dir = os.path.dirname(os.path.abspath(path))
+        for name in os.listdir(src_dir):
+            if name.startswith(stem + ".") and name.endswith(".json"):
+                shutil.copyfile(os.path.join(src_dir, name), os.path.join(folder, name))
+        return out
+
+    return dataclasses.replace(req, image_path=copy(req.image_path), empty_image_path=copy(req.empty_image_path))
+
+
+def find_lens(req, image: np.ndarray, corners_px: np.ndarray) -> Lens | None:
+    """The camera's lens distortion, from the ChArUco sheet's photo when calibration.json gives one
+    (``charuco_image``), else from the straight lines of the calibration shot; None when it shows none.
+
+    Args:
+        req: the parsed calibration request.
+        image: the calibration shot, BGR uint8, as taken.
+        corners_px: (4, 2) the board's corners in it (clicked, or from the markers).
+    Raises:
+        BadInputError: ``image-size-mismatch`` when the sheet's photo has another size.
+        UnreadableBoardError: ``charuco-not-found`` when the sheet cannot be read in its photo.
+    """
+    if req.charuco_image_path:
+        sheet = read_image(req.charuco_image_path)
+        if sheet.shape != image.shape:
+            raise BadInputError("image-size-mismatch", "charuco_image and image must have the same size (the same "
+                                "camera mode)")
+        return lens_from_charuco(sheet)
+    return estimate_lens(image, corners_px, req.profile)
 
 
 def model_version(module) -> int:
@@ -91,15 +188,64 @@ def photo_homography(cal: store.Calibration, image: np.ndarray) -> np.ndarray:
     return np.diag([k, k, 1.0]) @ cal.H_px_from_mm
 
 
+#: The calibration shot's outline bands (:mod:`vision.outline`), stored in CAL_DIR.
+OUTLINE_PNG = "outline.png"
+
+
+def outline_layout() -> list[float]:
+    """The strip geometry a stored ``outline.png`` was sampled with (a changed one is rebuilt)."""
+    c = OUTLINE
+    return [c.inside_mm, c.outside_mm, c.search_mm, c.width_mm, c.spacing_mm]
+
+
+def outline_ppm(H_px_from_mm: np.ndarray, board_mm, reduce: int) -> float:
+    """Sampling resolution of the outline strips (px/mm): the photo's own at the reader's decode
+    size, within :attr:`~vision.outline.OutlineConfig.min_ppm` … ``max_ppm``."""
+    ppm = board_px_per_mm(H_px_from_mm, board_mm) / max(reduce, 1)
+    return float(np.clip(ppm, OUTLINE.min_ppm, OUTLINE.max_ppm))
+
+
+def outline_reference(cal: store.Calibration) -> OutlineReference:
+    """The calibration's :class:`~vision.outline.OutlineReference`, built once per loaded calibration.
+
+    From ``outline.png`` (the calibration shot's bands at full resolution) when it was sampled with
+    today's layout; else (a calibration learned before it existed) from the 1/4-size reference.
+    """
+    ref = cal.cache.get("outline")
+    if ref is not None:
+        return ref
+    board = cal.profile["board_mm"]
+    s = cal.reference.shape[1] / cal.image_size[0]
+    H_small = np.diag([s, s, 1.0]) @ cal.H_px_from_mm
+    info = cal.extra.get("outline") or {}
+    bands = cal.image(info["picture"]) if info.get("layout") == outline_layout() and info.get("picture") else None
+    ref = None
+    if bands is not None and bands.ndim == 2:
+        try:
+            ref = OutlineReference(bands, cal.reference, H_small, board, float(info["ppm"]))
+        except (ValueError, KeyError, TypeError):
+            ref = None
+    if ref is None:
+        ref = OutlineReference.from_image(cal.reference, H_small, board, outline_ppm(H_small, board, 1))
+    cal.cache["outline"] = ref
+    return ref
+
+
 def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registration:
-    """Find the board in a photo: markers, else calibrated corners refined against the reference.
+    """Find the board in a photo: markers, else the calibrated corners, moved only when the
+    board's outline says so (:func:`vision.outline.measure_motion`).
+
+    The camera is fixed, so "nothing moved" is tested first; a motion is fitted only to strips
+    across the board's outline (rim, edge, table edge: what pieces do not change) and accepted only
+    when it explains them clearly better than no motion. New pieces never move the board.
 
     Args:
         image: photo, BGR uint8 (H, W, 3).
         cal: loaded calibration.
         module: the game's reader module (for its registration hints), optional.
     Raises:
-        UnreadableBoardError: ``registration-lost`` when a moved board cannot be found again.
+        UnreadableBoardError: ``registration-lost`` when the board's outline is found neither where
+            it was calibrated nor moved.
     """
     H = detect_markers(image, cal.profile.get("markers") or [])
     if H is not None:
@@ -111,17 +257,42 @@ def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registra
     if cal.reference is None:
         return Registration(H0, "corners")
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    sides = getattr(module, "REGISTRATION_SIDES", SIDES)
+    ref = outline_reference(cal)
+    usable = np.isin(ref.strips.sides, getattr(module, "REGISTRATION_SIDES", SIDES))
     exclude_fn = getattr(module, "registration_exclude", None)
     exclude = exclude_fn(image, cal) if exclude_fn else None
-    downscale = REFERENCE_DOWNSCALE * image.shape[1] / cal.image_size[0]
-    reg = align_to_reference(gray, cal.reference, H0, cal.profile["board_mm"], sides=sides, exclude=exclude,
-                             downscale=downscale)
-    if reg.shift_mm < MOVED_MM and abs(reg.rotation_deg) < 0.2:
-        return Registration(H0, "corners", shift_mm=reg.shift_mm, rotation_deg=reg.rotation_deg, score=reg.score)
-    reg.warnings.append(f"the board moved {reg.shift_mm:.1f} mm / {reg.rotation_deg:+.1f}° since calibration; "
+    if exclude is not None:
+        px = np.round(project(H0, ref.strips.centres_mm)).astype(int)
+        inside = (px[:, 0] >= 0) & (px[:, 1] >= 0) & (px[:, 0] < exclude.shape[1]) & (px[:, 1] < exclude.shape[0])
+        hit = np.zeros(len(px), bool)
+        hit[inside] = exclude[px[inside, 1], px[inside, 0]] > 0
+        usable &= ~hit
+    motion = measure_motion(ref, gray, H0, usable)
+    share = motion.explained / max(motion.usable, 1)
+    if motion.usable and share < OUTLINE.min_explained:
+        raise UnreadableBoardError("registration-lost", "the board's edges are not where they were at calibration "
+                                   "and could not be found nearby; put the board back, clear its edges, or recalibrate")
+    if not motion.moved:
+        return Registration(H0, "corners", score=float(share))
+    H = H0 @ motion.T
+    shift_mm, rotation = board_motion(H0, H, cal.profile["board_mm"])
+    if shift_mm < MOVED_MM and abs(rotation) < 0.2:
+        return Registration(H0, "corners", shift_mm=shift_mm, rotation_deg=rotation, score=float(share))
+    reg = Registration(H, "refined", shift_mm=shift_mm, rotation_deg=rotation, score=float(share))
+    reg.warnings.append(f"the board moved {shift_mm:.1f} mm / {rotation:+.1f}° since calibration; "
                         "registration corrected from the photo")
     return reg
+
+
+def board_motion(H0: np.ndarray, H: np.ndarray, board_mm) -> tuple[float, float]:
+    """How far (mm) the board's centre moved and how much it turned (degrees) from ``H0`` to ``H``."""
+    w, h = board_mm
+    centre = np.array([[w / 2, h / 2], [w / 2 + 100, h / 2]])
+    before, after = project(H0, centre), project(H, centre)
+    px_per_mm = np.linalg.norm(before[1] - before[0]) / 100
+    shift_mm = float(np.linalg.norm(after[0] - before[0]) / px_per_mm)
+    ang = lambda p: np.degrees(np.arctan2(p[1, 1] - p[0, 1], p[1, 0] - p[0, 0]))  # noqa: E731
+    return shift_mm, float(ang(after) - ang(before))
 
 
 #: How many of the rules engine's problems a refusal lists.
@@ -156,6 +327,8 @@ class ScanResult:
     registration: Registration
     photo: Photo = field(repr=False)
     reading: Reading = field(repr=False)
+    #: The photo as taken (at the reader's scale), before the lens correction; None: ``photo.image``.
+    taken: np.ndarray | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:
         """The contract's scan object: game, state, score, confidence, warnings, timing_ms (+ registration)."""
@@ -164,8 +337,23 @@ class ScanResult:
                 "timing_ms": self.timing_ms, "registration": self.registration.to_json()}
 
     def annotate(self) -> np.ndarray:
-        """The photo with the reading drawn on it, BGR uint8."""
-        return reader(self.game).annotate(self.photo, self.reading)
+        """The photo with the reading drawn on it, BGR uint8.
+
+        The reader draws on the undistorted photo its homography belongs to; with a lens the
+        drawing is carried back into the photo as taken (its own, distorted, pixels): what the
+        reader drew is mapped back through the lens and laid over the photo, whose other pixels
+        stay untouched. A reader's picture of another size (a rectified board) is left as drawn.
+        """
+        drawn = reader(self.game).annotate(self.photo, self.reading)
+        lens = self.photo.calibration.lens
+        if lens is None or self.taken is None or drawn.shape != self.photo.image.shape:
+            return drawn
+        changed = np.any(drawn != self.photo.image, axis=2).astype(np.uint8) * 255
+        back = lens.distort_image(drawn)
+        mask = lens.distort_image(changed) > 127
+        out = self.taken.copy()
+        out[mask] = back[mask]
+        return out
 
 
 def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = None,
@@ -176,7 +364,8 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
         image: photo, BGR uint8 (H, W, 3), the same camera mode as the calibration shot.
         cal: loaded calibration.
         setup: optional setup.json dict.
-        decode_ms: time spent decoding, reported in ``timing_ms``.
+        decode_ms: time spent decoding, reported in ``timing_ms`` (which also gives ``undistort``, the
+            lens correction, when the calibration has a lens).
     Raises:
         UnreadableBoardError: the board cannot be read reliably (exit 3).
         BadInputError: the setup does not fit the game (exit 2).
@@ -185,6 +374,11 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     check_setup(setup, cal)
     module = reader(cal.game)
     image = at_reader_scale(image, cal, module)
+    taken = image
+    t_lens = time.perf_counter()
+    if cal.lens is not None:  # the homography holds in the undistorted photo (vision.lens)
+        image = cal.lens.undistort_image(image)
+    undistort_ms = (time.perf_counter() - t_lens) * 1e3
     if cal.extra.get("model_version") != model_version(module):
         raise BadInputError("calibration-outdated", f"{cal.folder or 'the calibration'} was learned by another "
                             "version of the reader; recalibrate")
@@ -201,9 +395,11 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     t3 = time.perf_counter()
     timing = {"decode": round(decode_ms, 1), "register": round((t1 - t0) * 1e3, 1),
               "detect": round((t2 - t1) * 1e3, 1), "score": round((t3 - t2) * 1e3, 1)}
+    if cal.lens is not None:
+        timing["undistort"] = round(undistort_ms, 1)
     return ScanResult(game=cal.game, state=state, score=result, confidence=reading.confidence,
                       warnings=reg.warnings + reading.warnings, timing_ms=timing, registration=reg,
-                      photo=photo, reading=reading)
+                      photo=photo, reading=reading, taken=taken)
 
 
 def at_reader_scale(image: np.ndarray, cal: store.Calibration, module) -> np.ndarray:

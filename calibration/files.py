@@ -118,10 +118,20 @@ def _check_grid(grid, board_mm, where: str) -> None:
         raise BadInputError("invalid-profile", f"{where}: grid pitch ('pitch_mm' or 'cell_mm') must be ≥ 1 mm")
     if not (isinstance(origin, list) and len(origin) == 2 and all(_is_number(v) for v in origin)):
         raise BadInputError("invalid-profile", f"{where}: grid 'origin_mm' must be [x_mm, y_mm]")
-    last = (origin[0] + (cols - 0.5) * pitch[0], origin[1] + (rows - 0.5) * pitch[1])  # the last place's centre
-    if origin[0] < 0 or origin[1] < 0 or last[0] > board_mm[0] or last[1] > board_mm[1]:
-        raise BadInputError("invalid-profile", f"{where}: the {rows}x{cols} grid's last place is centred at "
-                            f"{last[0]:g},{last[1]:g} mm, off the {board_mm[0]:g}x{board_mm[1]:g} mm board")
+    # grid.md: places are checked by their centres; a board whose outer places sit on its edge
+    # (a Go board described by its outer intersections) is valid.
+    first = (origin[0] + 0.5 * pitch[0], origin[1] + 0.5 * pitch[1])
+    last = (origin[0] + (cols - 0.5) * pitch[0], origin[1] + (rows - 0.5) * pitch[1])
+    tol = 1e-6 * max(board_mm)
+    for axis, side_lo, side_hi, count, what in ((0, "left", "right", cols, "column"), (1, "top", "bottom", rows, "row")):
+        if first[axis] < -tol:
+            raise BadInputError("invalid-profile", f"{where}: the grid's first {what} is centred at "
+                                f"{first[axis]:g} mm, beyond the board's {side_lo} edge; raise origin_mm[{axis}] "
+                                f"to at least {-0.5 * pitch[axis]:g} mm")
+        if last[axis] > board_mm[axis] + tol:
+            raise BadInputError("invalid-profile", f"{where}: the grid's last {what} (number {count}) is centred "
+                                f"at {last[axis]:g} mm, beyond the board's {side_hi} edge at {board_mm[axis]:g} mm; "
+                                f"check origin_mm, pitch_mm and the {what} count, or widen board_mm")
 
 
 @dataclass(frozen=True)
@@ -135,6 +145,8 @@ class CalibrationRequest:
         empty_image_path: optional photo of the empty board, same view.
         corners_px: four board corners in image px (TL, TR, BR, BL) or None when markers give them.
         samples: list of ``(label, (x_mm, y_mm))``.
+        charuco_image_path: optional photo of the printed ChArUco sheet (``beachscore markers
+            --charuco``) lying in the camera's view, same camera mode: the lens is measured on it.
     """
 
     game: str
@@ -143,6 +155,7 @@ class CalibrationRequest:
     empty_image_path: str | None
     corners_px: list[list[float]] | None
     samples: list[tuple[str, tuple[float, float]]]
+    charuco_image_path: str | None = None
 
 
 def load_calibration_request(path: str) -> CalibrationRequest:
@@ -177,7 +190,11 @@ def load_calibration_request(path: str) -> CalibrationRequest:
         (xy,) = _points([s.get("board_mm")], 1, "board_mm", f"{where}: sample {i}")
         samples.append((s["label"], (xy[0], xy[1])))
     empty = data.get("empty_image")
+    charuco = data.get("charuco_image")
+    if charuco is not None and not isinstance(charuco, str):
+        raise BadInputError("invalid-json", f"{where}: 'charuco_image' must be a file path")
     return CalibrationRequest(
         game=game, profile=profile, image_path=os.path.join(base, data["image"]),
         empty_image_path=os.path.join(base, empty) if isinstance(empty, str) else None,
-        corners_px=corners, samples=samples)
+        corners_px=corners, samples=samples,
+        charuco_image_path=os.path.join(base, charuco) if charuco else None)

@@ -78,7 +78,9 @@ def _checked_markers(profile: dict) -> list:
     """
     markers = profile.get("markers") or []
     if not markers:
-        raise BadInputError("no-markers", "the profile declares no markers")
+        raise BadInputError("no-markers", "the profile declares no ArUco markers; to use some, add a \"markers\" "
+                            "list to it (each marker's dictionary, id and corners_mm on the board), else calibrate "
+                            "with corners_px")
     out = []
     for i, m in enumerate(markers):
         name = m.get("dictionary")
@@ -290,3 +292,53 @@ def _pdf(pages, dpi: int, sizes_mm=None) -> bytes:
     out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
     out += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
     return out
+
+
+def render_charuco_page(dpi: int = 300, paper: str = "A4") -> np.ndarray:
+    """The ChArUco sheet (:data:`vision.charuco.SHEET`) on one landscape page at true size, with a
+    header that says what it is for and a 50 mm scale bar; grey uint8 (H, W).
+
+    Raises:
+        BadInputError: ``invalid-dpi``, ``bad-paper``.
+    """
+    from vision.charuco import SHEET, sheet_image
+
+    if not isinstance(dpi, int) or not 36 <= dpi <= 1200:
+        raise BadInputError("invalid-dpi", f"dpi {dpi!r} must be between 36 and 1200")
+    if paper not in PAPER_MM:
+        raise BadInputError("bad-paper", f"paper {paper!r}: use one of {', '.join(PAPER_MM)}")
+    ppm = dpi / MM_PER_INCH
+    ph, pw = PAPER_MM[paper]
+    page = np.full((int(round(ph * ppm)), int(round(pw * ppm))), 255, np.uint8)
+    _text(page, f"beachscore lens sheet ({SHEET.squares[0]}x{SHEET.squares[1]} squares of {SHEET.square_mm:g} mm, "
+          f"{SHEET.dictionary}): lay it flat under the camera, photograph it, name the photo as charuco_image",
+          (MARGIN_MM * ppm, (MARGIN_MM + 3.5) * ppm), 2.3 * ppm, 0)
+    _text(page, f"print at 100 % ({paper}, no fit-to-page): this bar must measure {SCALE_BAR_MM:.0f} mm",
+          (MARGIN_MM * ppm, (MARGIN_MM + 8) * ppm), 2.2 * ppm, 60)
+    y_bar, x_bar = int(round((MARGIN_MM + 11) * ppm)), int(round(MARGIN_MM * ppm))
+    cv2.line(page, (x_bar, y_bar), (x_bar + int(round(SCALE_BAR_MM * ppm)), y_bar), 0, max(1, int(0.4 * ppm)))
+    cols, rows = SHEET.squares
+    w_px, h_px = int(round(cols * SHEET.square_mm * ppm)), int(round(rows * SHEET.square_mm * ppm))
+    x0 = (page.shape[1] - w_px) // 2
+    y0 = int(round((MARGIN_MM + HEADER_MM) * ppm)) + (page.shape[0] - int(round((MARGIN_MM + HEADER_MM) * ppm))
+                                                       - int(round(MARGIN_MM * ppm)) - h_px) // 2
+    page[y0:y0 + h_px, x0:x0 + w_px] = sheet_image(w_px, h_px)
+    return page
+
+
+def write_charuco_sheet(out_path: str, dpi: int = 300, paper: str = "A4") -> list:
+    """Write :func:`render_charuco_page` as a PDF or a PNG with its dpi; returns the files written.
+
+    Raises:
+        BadInputError: as :func:`render_charuco_page`; ``bad-output`` for another extension.
+    """
+    ext = os.path.splitext(out_path)[1].lower()
+    if ext not in (".png", ".pdf"):
+        raise BadInputError("bad-output", f"{out_path}: write .png or .pdf")
+    page = render_charuco_page(dpi, paper)
+    if ext == ".pdf":
+        atomic_write_bytes(out_path, _pdf([page], dpi, [PAPER_MM[paper][::-1]]))
+    else:
+        ok, buf = cv2.imencode(".png", page)
+        atomic_write_bytes(out_path, _png_with_dpi(buf.tobytes(), dpi))
+    return [out_path]

@@ -23,11 +23,17 @@ import cv2
 import numpy as np
 
 from beachscore.errors import BadInputError
+from vision.lens import Lens
 
 FORMAT = "beachscore-calibration"
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
-VERSION = 1
+#: 2: the calibration may carry the camera's lens distortion (``lens``); its homography, reference
+#: and learned pictures are then in the undistorted photo's pixels.
+VERSION = 2
+#: Versions :func:`load` reads: a version-1 calibration was learned without any distortion model,
+#: which is what loading it with ``lens`` None does.
+READABLE_VERSIONS = (1, 2)
 
 
 @dataclass
@@ -38,10 +44,14 @@ class Calibration:
         game: game name.
         profile: the board profile dict.
         image_size: (width_px, height_px) of the calibration shot.
-        H_px_from_mm: (3, 3) homography board mm → calibration-shot px.
+        H_px_from_mm: (3, 3) homography board mm → calibration-shot px (of the undistorted shot
+            when ``lens`` is set).
         model: the game reader's learned appearance (JSON).
         reference: the calibration shot, grey uint8 at 1/4 size, or None.
         folder: CAL_DIR.
+        extra: further saved fields (model version, board layout, outline …).
+        lens: the camera's lens distortion (:class:`vision.lens.Lens`), or None for none.
+        cache: derived data the scans build once per process (never saved).
     """
 
     game: str
@@ -52,6 +62,9 @@ class Calibration:
     reference: np.ndarray | None = None
     folder: str = ""
     extra: dict = field(default_factory=dict)
+    lens: Lens | None = None
+    #: What scans derive from the calibration once per process (not saved).
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def image(self, name: str) -> np.ndarray | None:
         """Load a picture the learner saved in CAL_DIR (BGR or grey uint8), None if absent."""
@@ -94,7 +107,8 @@ def save(folder: str, cal: Calibration, pictures: dict[str, np.ndarray] | None =
     doc = {"format": FORMAT, "version": VERSION, "game": cal.game, "profile": cal.profile,
            "image_size": list(cal.image_size), "H_px_from_mm": np.asarray(cal.H_px_from_mm).tolist(),
            "reference_image": "reference.png" if cal.reference is not None else None,
-           "model": cal.model, **{k: v for k, v in cal.extra.items() if k != "checksum"}}
+           "model": cal.model, "lens": cal.lens.to_json() if cal.lens is not None else None,
+           **{k: v for k, v in cal.extra.items() if k not in ("checksum", "lens")}}
     doc["checksum"] = checksum(doc)
     atomic_write_bytes(os.path.join(folder, "calibration.json"), json.dumps(doc, indent=1).encode())
 
@@ -138,17 +152,19 @@ def load(folder: str) -> Calibration:
     if doc.get("checksum") != checksum(doc):
         raise BadInputError("calibration-invalid", f"{path}: the calibration was changed after it was learned "
                             "(edited by hand or damaged); recalibrate")
-    if doc.get("version") != VERSION:
+    if doc.get("version") not in READABLE_VERSIONS:
         raise BadInputError("calibration-invalid", f"{path}: calibration version {doc.get('version')!r} "
                             f"is not supported (expected {VERSION}); recalibrate")
     try:
         H = np.array(doc["H_px_from_mm"], dtype=np.float64).reshape(3, 3)
         cal = Calibration(game=doc["game"], profile=doc["profile"], image_size=tuple(doc["image_size"]),
-                          H_px_from_mm=H, model=doc["model"], folder=folder,
+                          H_px_from_mm=H, model=doc["model"], folder=folder, lens=Lens.from_json(doc.get("lens")),
                           extra={k: v for k, v in doc.items() if k not in (
                               "format", "version", "game", "profile", "image_size", "H_px_from_mm",
-                              "reference_image", "model")})
-    except (KeyError, TypeError, ValueError):
+                              "reference_image", "model", "lens")})
+        if cal.lens is not None and tuple(cal.lens.size) != tuple(cal.image_size):
+            raise ValueError("lens size")
+    except (KeyError, TypeError, ValueError, IndexError):
         raise BadInputError("calibration-invalid", f"{path}: missing or malformed fields; recalibrate") from None
     if doc.get("reference_image"):
         ref_path = os.path.join(folder, doc["reference_image"])

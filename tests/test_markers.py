@@ -97,3 +97,35 @@ def test_a_board_larger_than_the_paper_is_tiled_onto_a4_pages_at_true_size(tmp_p
     paths = write_marker_sheet(prof, str(tmp_path / "m.png"), dpi=dpi)
     assert paths == [str(tmp_path / f"m-{k}.png") for k in range(1, len(pages) + 1)]
     assert all(cv2.imread(p, cv2.IMREAD_GRAYSCALE).shape in _a4_px(dpi) for p in paths)
+
+
+def test_markers_on_a_shipped_profile_without_markers_says_how_to_add_them(tmp_path, capsys):
+    import os
+
+    from beachscore.cli import main
+
+    profiles = os.path.join(os.path.dirname(__file__), "..", "calibration", "profiles")
+    for name in ("plazing.json", "strand-unter.json", "seashells.json", "sand-castles.json"):
+        assert main(["markers", os.path.join(profiles, name), "--out", str(tmp_path / "m.png")]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1
+        assert '"markers" list' in err and "corners_mm" in err and "corners_px" in err
+    assert not (tmp_path / "m.png").exists()
+
+
+def test_charuco_sheet_is_true_size_and_readable(tmp_path, capsys):
+    from beachscore.cli import main
+    from calibration.markers import render_charuco_page
+    from vision.charuco import SHEET, detect_sheet
+
+    page = render_charuco_page(dpi=150)
+    assert page.shape == tuple(round(v * 150 / 25.4) for v in PAPER_MM["A4"])  # landscape A4
+    px, mm = detect_sheet(cv2.cvtColor(page, cv2.COLOR_GRAY2BGR))
+    assert len(px) == (SHEET.squares[0] - 1) * (SHEET.squares[1] - 1)
+    # sheet mm → page px is a pure scale of 150 dpi (plus the page offset)
+    H, _ = cv2.findHomography(mm, px)
+    assert abs(H[0, 0] / H[2, 2] - 150 / 25.4) < 0.05 and abs(H[0, 1] / H[2, 2]) < 0.01
+    assert main(["markers", "--charuco", "--out", str(tmp_path / "lens.pdf")]) == 0
+    assert (tmp_path / "lens.pdf").read_bytes().startswith(b"%PDF")
+    assert "charuco_image" in capsys.readouterr().out
+    assert main(["markers", "--out", str(tmp_path / "x.png")]) == 2

@@ -17,18 +17,27 @@ import numpy as np
 
 from beachscore.errors import BadInputError
 from vision.places import PlaceModel, classify_places, learn_places
-from vision.registration import rectify
+from vision.registration import board_px_per_mm, rectify
 from vision.types import CalibrationShot, Photo, Reading
+
+#: Learned-model format: 2 since places on the board's edge see their whole patch (the board is
+#: rectified with a margin); a calibration of format 1 is refused with "recalibrate".
+MODEL_VERSION = 2
 
 
 @dataclass(frozen=True)
 class GridConfig:
     """Tunable numbers of the grid reader."""
 
-    #: Resolution of the rectified board (px/mm).
+    #: Resolution of the rectified board (px/mm): at most this, at least ``min_px_per_mm``, else
+    #: the photo's own.
     px_per_mm: float = 2.0
+    min_px_per_mm: float = 1.0
     #: Patch side as a share of the smaller pitch.
     patch_share: float = 0.7
+    #: Calibration samples are also measured this share of the pitch off their centre: a token
+    #: that far off its place is still typical of its class (:func:`vision.places.typicality`).
+    jitter_share: float = 0.06
 
 
 GRID = GridConfig()
@@ -53,6 +62,21 @@ def _patch_mm(profile: dict) -> float:
     return GRID.patch_share * float(min(pitch) if isinstance(pitch, (list, tuple)) else pitch)
 
 
+def _margin_mm(profile: dict) -> float:
+    """Margin around the board that the rectified view keeps: the outer places may sit on the
+    board's edge (a Go board's outer lines), and their patch reaches half a patch beyond it."""
+    return _patch_mm(profile) / 2 + 1.0
+
+
+def _rectified(image, H_px_from_mm, profile: dict, ppm: float):
+    """The board plus :func:`_margin_mm` all round, rectified at ``ppm``; returns it and the offset
+    (mm) to add to board coordinates."""
+    m = _margin_mm(profile)
+    w, h = profile["board_mm"]
+    shift = np.array([[1.0, 0.0, -m], [0.0, 1.0, -m], [0.0, 0.0, 1.0]])
+    return rectify(image, H_px_from_mm @ shift, (w + 2 * m, h + 2 * m), ppm), m
+
+
 def learn(shot: CalibrationShot) -> dict:
     """Learn each ``cell/<class>``'s appearance.
 
@@ -71,8 +95,11 @@ def learn(shot: CalibrationShot) -> dict:
         samples.append((parts[1], xy))
     if not samples:
         raise BadInputError("missing-label", "calibration has no cell/<class> samples")
-    board = rectify(shot.image, shot.H_px_from_mm, profile["board_mm"], GRID.px_per_mm)
-    model = learn_places(board, samples, GRID.px_per_mm, _patch_mm(profile))
+    # no finer than the photo itself shows the board (upsampling adds pixels, not detail)
+    ppm = float(np.clip(board_px_per_mm(shot.H_px_from_mm, profile["board_mm"]), GRID.min_px_per_mm, GRID.px_per_mm))
+    board, m = _rectified(shot.image, shot.H_px_from_mm, profile, ppm)
+    model = learn_places(board, [(k, (x + m, y + m)) for k, (x, y) in samples], ppm, _patch_mm(profile),
+                         jitter_mm=GRID.jitter_share * _patch_mm(profile) / GRID.patch_share)
     return {"classes": {k: n for k, n in zip(model.classes, model.counts)}, "places": model.to_json()}
 
 
@@ -87,8 +114,8 @@ def read(photo: Photo) -> Reading:
     model = PlaceModel.from_json(cal.model["places"])
     centres = place_centres(cal.profile)
     rows, cols = centres.shape[:2]
-    board = rectify(photo.image, photo.registration.H_px_from_mm, cal.profile["board_mm"], model.px_per_mm)
-    labels, conf, _ = classify_places(board, centres.reshape(-1, 2), model)
+    board, m = _rectified(photo.image, photo.registration.H_px_from_mm, cal.profile, model.px_per_mm)
+    labels, conf, _ = classify_places(board, centres.reshape(-1, 2) + m, model)
     cells = [labels[r * cols:(r + 1) * cols] for r in range(rows)]
     confidence = np.asarray(conf).reshape(rows, cols)
     state = {"game": "grid", "rows": rows, "cols": cols, "cells": cells,
@@ -97,16 +124,29 @@ def read(photo: Photo) -> Reading:
 
 
 def annotate(photo: Photo, reading: Reading) -> np.ndarray:
-    """Rectified board with each place's class initial and doubtful places boxed; BGR uint8."""
+    """The photo with each place's class initial at the place, ringed green (sure) or red
+    (confidence below 0.9); BGR uint8, the photo's size."""
     import cv2
 
+    from vision.registration import project
+
     cal = photo.calibration
-    ppm = GRID.px_per_mm
-    board = rectify(photo.image, photo.registration.H_px_from_mm, cal.profile["board_mm"], ppm)
+    out = photo.image.copy()
     centres = reading.details.get("centres", place_centres(cal.profile))
+    rows, cols = centres.shape[:2]
+    px = project(photo.registration.H_px_from_mm, centres.reshape(-1, 2)).reshape(rows, cols, 2)
+    g = cal.profile["grid"]
+    pitch = g.get("pitch_mm", g.get("cell_mm"))
+    pitch_mm = float(min(pitch) if isinstance(pitch, (list, tuple)) else pitch)
+    step = project(photo.registration.H_px_from_mm, centres[0, :2].reshape(-1, 2)) if cols > 1 else None
+    pitch_px = float(np.linalg.norm(step[1] - step[0])) if step is not None else pitch_mm
+    radius = max(2, int(round(0.3 * pitch_px)))
+    scale = max(0.25, pitch_px / 60.0)
     for r, row in enumerate(reading.state["cells"]):
         for c, name in enumerate(row):
-            x, y = centres[r, c] * ppm
-            colour = (0, 0, 255) if reading.state["confidence"][r][c] < 0.9 else (0, 90, 0)
-            cv2.putText(board, name[:2], (int(x) - 6, int(y) + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35, colour, 1)
-    return board
+            x, y = (int(round(v)) for v in px[r, c])
+            colour = (0, 0, 255) if reading.state["confidence"][r][c] < 0.9 else (0, 160, 0)
+            cv2.circle(out, (x, y), radius, colour, 1, cv2.LINE_AA)
+            cv2.putText(out, name[:1], (x - int(6 * scale), y + int(5 * scale)), cv2.FONT_HERSHEY_SIMPLEX, scale,
+                        colour, 1, cv2.LINE_AA)
+    return out

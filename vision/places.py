@@ -85,18 +85,33 @@ def place_features(board_bgr: np.ndarray, centres_mm, px_per_mm: float, patch_mm
     h, w = gray.shape
     half = max(1, int(round(patch_mm * px_per_mm / 2)))
     core = max(1, int(round(half * CORE_SHARE)))
-    out = np.zeros((len(centres_mm), len(FEATURE_NAMES)), np.float32)
-    for i, (x, y) in enumerate(np.asarray(centres_mm, np.float64).reshape(-1, 2)):
-        u, v = int(x * px_per_mm), int(y * px_per_mm)
-        patch = lab[max(v - half, 0):min(v + half, h), max(u - half, 0):min(u + half, w)].reshape(-1, 3)
-        inner = lab[max(v - core, 0):min(v + core, h), max(u - core, 0):min(u + core, w)].reshape(-1, 3)
-        tex = grad[max(v - half, 0):min(v + half, h), max(u - half, 0):min(u + half, w)]
-        if patch.size == 0 or inner.size == 0:
-            continue
-        out[i, 0:3] = patch.mean(axis=0)
-        out[i, 3:6] = patch.std(axis=0)
-        out[i, 6] = tex.mean() / 4.0
-        out[i, 7:10] = inner.mean(axis=0)
+    # box sums from integral images: every place in O(1), all places at once
+    s1 = cv2.integral(lab, sdepth=cv2.CV_64F)
+    s2 = cv2.integral(lab * lab, sdepth=cv2.CV_64F)   # integral2's squares are several times slower
+    sg = cv2.integral(grad, sdepth=cv2.CV_64F)
+    c = np.asarray(centres_mm, np.float64).reshape(-1, 2)
+    u, v = (c[:, 0] * px_per_mm).astype(int), (c[:, 1] * px_per_mm).astype(int)
+
+    def box(table, r):
+        y0, y1 = np.clip(v - r, 0, h), np.clip(v + r, 0, h)
+        x0, x1 = np.clip(u - r, 0, w), np.clip(u + r, 0, w)
+        n = (y1 - y0) * (x1 - x0)
+        total = table[y1, x1] - table[y0, x1] - table[y1, x0] + table[y0, x0]
+        return total, n
+
+    out = np.zeros((len(c), len(FEATURE_NAMES)), np.float32)
+    t1, n = box(s1, half)
+    t2, _ = box(s2, half)
+    tg, _ = box(sg, half)
+    tc, nc = box(s1, core)
+    ok = (n > 0) & (nc > 0)          # places wholly off the board keep zeros
+    nn, ncc = np.maximum(n, 1)[:, None], np.maximum(nc, 1)[:, None]
+    mean = t1 / nn
+    out[:, 0:3] = mean
+    out[:, 3:6] = np.sqrt(np.maximum(t2 / nn - mean ** 2, 0.0))
+    out[:, 6] = tg.reshape(-1) / nn[:, 0] / 4.0
+    out[:, 7:10] = tc / ncc
+    out[~ok] = 0
     return out
 
 
@@ -138,7 +153,8 @@ class PlaceModel:
                    counts=list(d["counts"]))
 
 
-def learn_places(board_bgr: np.ndarray, samples, px_per_mm: float, patch_mm: float) -> PlaceModel:
+def learn_places(board_bgr: np.ndarray, samples, px_per_mm: float, patch_mm: float,
+                 jitter_mm: float = 0.0) -> PlaceModel:
     """Learn class appearance from labelled places of the calibration shot.
 
     Args:
@@ -146,6 +162,9 @@ def learn_places(board_bgr: np.ndarray, samples, px_per_mm: float, patch_mm: flo
         samples: iterable of ``(label, (x_mm, y_mm))``.
         px_per_mm: resolution of ``board_bgr``.
         patch_mm: patch side (mm), usually a little less than the place pitch.
+        jitter_mm: when > 0, each sample is also measured ``jitter_mm`` off its centre in the
+            8 directions, so the class's spread includes a token a little off its place (the
+            covariance then says how far a place may honestly stray, see :func:`typicality`).
     Returns:
         A :class:`PlaceModel`.
     Raises:
@@ -155,6 +174,10 @@ def learn_places(board_bgr: np.ndarray, samples, px_per_mm: float, patch_mm: flo
     if not samples:
         raise ValueError("no labelled samples")
     median = board_median_bgr(board_bgr)
+    counts_of = [lab for lab, _ in samples]
+    if jitter_mm > 0:
+        offsets = [(dx * jitter_mm, dy * jitter_mm) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
+        samples = [(lab, (x + ox, y + oy)) for lab, (x, y) in samples for ox, oy in offsets]
     feats = place_features(board_bgr, [xy for _, xy in samples], px_per_mm, patch_mm).astype(np.float64)
     labels = [lab for lab, _ in samples]
     classes = sorted(set(labels))
@@ -166,7 +189,7 @@ def learn_places(board_bgr: np.ndarray, samples, px_per_mm: float, patch_mm: flo
     cov = np.diag(np.diag(cov)) * 0.5 + cov * 0.5  # shrink towards the diagonal
     cov += np.diag(COVARIANCE_FLOOR)
     return PlaceModel(classes=classes, means=means, precision=np.linalg.inv(cov), patch_mm=patch_mm,
-                      px_per_mm=px_per_mm, median_bgr=median, counts=[int((idx == k).sum()) for k in range(len(classes))])
+                      px_per_mm=px_per_mm, median_bgr=median, counts=[counts_of.count(c) for c in classes])
 
 
 def classify_places(board_bgr: np.ndarray, centres_mm, model: PlaceModel, allowed=None):
@@ -179,8 +202,8 @@ def classify_places(board_bgr: np.ndarray, centres_mm, model: PlaceModel, allowe
         allowed: optional list of class names to choose from (others ignored).
     Returns:
         ``(labels, confidence, distance)``: list of N class names; float64 (N,) posterior
-        probability of the chosen class in [0, 1]; float64 (N,) Mahalanobis distance to it (a
-        large distance means "like no class seen at calibration").
+        probability of the chosen class times its :func:`typicality`, in [0, 1]; float64 (N,)
+        Mahalanobis distance to it (a large distance means "like no class seen at calibration").
     """
     board = normalise_illumination(board_bgr, model.median_bgr)
     feats = place_features(board, centres_mm, model.px_per_mm, model.patch_mm).astype(np.float64)
@@ -194,4 +217,34 @@ def classify_places(board_bgr: np.ndarray, centres_mm, model: PlaceModel, allowe
     best = post.argmax(axis=1)
     labels = [model.classes[keep[b]] for b in best]
     n = np.arange(len(best))
-    return labels, post[n, best], np.sqrt(d2[n, best])
+    return labels, post[n, best] * typicality(d2[n, best]), np.sqrt(d2[n, best])
+
+
+#: A place whose features are less likely than this under its class's Gaussian (chi-square test on
+#: the squared Mahalanobis distance) is "like no class seen at calibration".
+TYPICAL_ALPHA = 1e-3
+
+
+def chi2_sf_even(x, dof: int) -> np.ndarray:
+    """Survival function of the chi-square distribution with an even number of degrees of freedom:
+    ``exp(−x/2) · Σ_{i<dof/2} (x/2)^i / i!`` (closed form; float64 array like ``x``)."""
+    half = np.asarray(x, np.float64) / 2.0
+    term = np.ones_like(half)
+    total = np.ones_like(half)
+    for i in range(1, dof // 2):
+        term = term * half / i
+        total = total + term
+    return np.exp(-half) * total
+
+
+def typicality(d2) -> np.ndarray:
+    """How plausible a place's features are under the class it was given, in [0, 1].
+
+    The posterior only compares classes with each other: a patch half stone, half board (a place
+    seen a few mm off, a stone between two places) lies far from every class yet closer to one,
+    and would be given it with a posterior of 1.0. Here the squared Mahalanobis distance to the
+    chosen class is tested against the chi-square distribution of :data:`FEATURE_NAMES` degrees of
+    freedom (the distance of a sample of that class): 1 while its p-value is at least
+    :data:`TYPICAL_ALPHA`, falling in proportion below it.
+    """
+    return np.minimum(1.0, chi2_sf_even(d2, len(FEATURE_NAMES)) / TYPICAL_ALPHA)

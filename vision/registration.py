@@ -1,10 +1,15 @@
 """Registration: the homography between the board frame (mm) and the photo (px).
 
-Three sources, tried in this order by :func:`register`:
-1. ArUco markers declared in the profile, when visible (the board may have moved freely);
-2. the calibrated corners (fixed camera, board where it was at calibration);
-3. refined by ECC intensity alignment of the photo against the calibration shot, when the
-   board has been bumped a few mm or 1–2° (Evangelidis & Psarakis 2008, ``cv2.findTransformECC``).
+Sources, tried in this order by :func:`beachscore.pipeline.register`:
+1. ArUco markers declared in the profile, when at least two are visible (the board may have
+   moved freely);
+2. the calibrated corners (fixed camera, board where it was at calibration), moved only when the
+   board's outline says it was bumped (:mod:`vision.outline`: strips across the rim and edges,
+   which pieces never change).
+
+:func:`align_to_reference` (ECC intensity alignment of the photo's edges against the calibration
+shot over a band along the outline, Evangelidis & Psarakis 2008, ``cv2.findTransformECC``) is kept
+for the readers that call it; the pipeline no longer does, as the band also holds pieces.
 
 Homographies here map board millimetres to image pixels: ``p_px ~ H_px_from_mm @ [x_mm, y_mm, 1]``.
 """
@@ -41,6 +46,13 @@ def project(H: np.ndarray, points) -> np.ndarray:
     """Apply homography ``H`` to points of shape (N, 2); returns float64 (N, 2)."""
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
     return cv2.perspectiveTransform(pts, H).reshape(-1, 2)
+
+
+def board_px_per_mm(H_px_from_mm: np.ndarray, board_mm) -> float:
+    """Mean scale (px per mm) at which a photo shows the board: its outline's length in px / in mm."""
+    w, h = board_mm
+    c = project(H_px_from_mm, board_corners_mm(board_mm))
+    return float(np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1).sum() / (2 * (w + h)))
 
 
 def rectify(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, px_per_mm: float,
@@ -110,7 +122,8 @@ class Registration:
         source: ``"markers"``, ``"corners"`` or ``"refined"``.
         shift_mm: how far the board centre moved against the calibration (mm), 0 when not refined.
         rotation_deg: rotation against the calibration (degrees).
-        score: ECC correlation of the alignment in [−1, 1] (1 for marker/corner sources).
+        score: quality of the alignment in [−1, 1]: the share of the outline strips explained
+            (:mod:`vision.outline`), or an ECC correlation; 1 for markers.
     """
 
     H_px_from_mm: np.ndarray

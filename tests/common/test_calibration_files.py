@@ -74,3 +74,26 @@ def test_store_round_trip_and_version_check(tmp_path):
 def test_missing_calibration_folder(tmp_path):
     with pytest.raises(BadInputError, match="no calibration here"):
         store.load(str(tmp_path / "none"))
+
+
+def _grid(origin, pitch=(22.0, 23.7), n=19, board=(396.0, 426.6)):
+    return {"game": "grid", "board_mm": list(board),
+            "grid": {"origin_mm": list(origin), "pitch_mm": list(pitch), "rows": n, "cols": n}}
+
+
+def test_grid_whose_outer_places_sit_on_the_board_edge_is_valid():
+    # a Go board described by its outer intersections: origin −pitch/2, places centred on the edge (grid.md)
+    from calibration.files import validate_profile
+    assert validate_profile(_grid((-11.0, -11.85)))["grid"]["rows"] == 19
+
+
+@pytest.mark.parametrize("origin,board,needle", [
+    ((-12.0, 0.0), (396.0, 450.0), "first column is centred at -1 mm, beyond the board's left edge"),
+    ((0.0, -12.5), (420.0, 426.6), "first row is centred at -0.65 mm, beyond the board's top edge"),
+    ((0.0, 0.0), (396.0, 450.0), "last column (number 19) is centred at 407 mm, beyond the board's right edge"),
+])
+def test_grid_off_the_board_names_the_side_and_the_place(origin, board, needle):
+    from calibration.files import validate_profile
+    with pytest.raises(BadInputError) as e:
+        validate_profile(_grid(origin, board=board))
+    assert e.value.code == "invalid-profile" and needle in str(e.value)
