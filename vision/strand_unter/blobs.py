@@ -3,7 +3,7 @@
 Background subtraction (e.g. Piccardi 2004, "Background subtraction techniques: a review") with
 a fixed background: the rectified empty board of the calibration. A pixel is foreground when its
 lighting-corrected colour changed much in brightness (along the sand's colour direction) or in
-chroma (across it) — see :func:`vision.strand_unter_colour.change`. Blobs are 8-connected
+chroma (across it) — see :func:`vision.strand_unter.colour.change`. Blobs are 8-connected
 components (Rosenfeld & Pfaltz 1966), each described by its area, box, centroid and a histogram
 of the learned pixel classes inside it.
 """
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision import strand_unter_colour as colour
-from vision.strand_unter_config import READING
+from vision.strand_unter import colour as colour
+from vision.strand_unter.config import READING
 
 
 def foreground(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, *, valid: np.ndarray | None = None,
@@ -26,7 +26,7 @@ def foreground(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, *,
     Args:
         now_bgr: rectified board after lighting correction, BGR uint8 (H, W, 3).
         empty_bgr: the rectified empty board, BGR uint8 (H, W, 3).
-        basis: :func:`vision.strand_unter_colour.change_basis` of the sand colour.
+        basis: :func:`vision.strand_unter.colour.change_basis` of the sand colour.
         valid: bool (H, W) of the pixels that may be foreground (e.g. not under the cloth), or None.
         sample: bool (H, W) of the pixels whose change sets the noise level (default ``valid``).
     Returns:
@@ -81,8 +81,8 @@ def find_blobs(fg: np.ndarray, classes: np.ndarray, n_classes: int) -> Blobs:
 
     Args:
         fg: bool (H, W).
-        classes: uint8 (H, W) class index per pixel (:func:`vision.strand_unter_colour.classify`);
-            :data:`~vision.strand_unter_colour.UNKNOWN` counts in the last column.
+        classes: uint8 (H, W) class index per pixel (:func:`vision.strand_unter.colour.classify`);
+            :data:`~vision.strand_unter.colour.UNKNOWN` counts in the last column.
         n_classes: K.
     """
     n, labels, stats, cent = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)

@@ -16,12 +16,12 @@ import cv2
 import numpy as np
 
 from beachscore.errors import BadInputError
-from vision import strand_unter_colour as colour
+from vision.strand_unter import colour as colour
 from vision.image_io import read_image
-from vision.strand_unter_blobs import foreground
-from vision import strand_unter_castles as castles_mod
-from vision.strand_unter_config import APPEARANCE, CASTLES, READING, REGISTRATION
-from vision.strand_unter_geometry import (camera_nadir, disc, groove_map, groove_polygons, reduce_homography,
+from vision.strand_unter.blobs import foreground
+from vision.strand_unter import castles as castles_mod
+from vision.strand_unter.config import APPEARANCE, CASTLES, READING, REGISTRATION
+from vision.strand_unter.geometry import (camera_nadir, disc, groove_map, groove_polygons, reduce_homography,
                                          warp_board)
 from vision.types import CalibrationShot
 
@@ -233,7 +233,7 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     model["stick_mm"] = stick_mm
 
     # lighting and registration references: the table strip under the board, the cloth edge
-    from vision.strand_unter_register import cloth_edge_mm, surround_detail, surround_noise, surround_pixels
+    from vision.strand_unter.registration import cloth_edge_mm, surround_detail, surround_noise, surround_pixels
 
     ext = warp_board(ext_src, H, board, reg.ppm, reg.margin_mm)
     # the blur reference: the calibration shot's fine detail around the board (as a scan measures it)
@@ -313,7 +313,7 @@ def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: flo
     Args:
         castles: ``{player: {value: {"offset_px": base − colour centroid (x, y), "core_px2", …}}}``
             from :func:`_piece_shape` (work px).
-        nadir_px: (x, y) the camera's nadir in work px (:func:`vision.strand_unter_geometry.camera_nadir`).
+        nadir_px: (x, y) the camera's nadir in work px (:func:`vision.strand_unter.geometry.camera_nadir`).
         camera_mm: the camera's height over the board (for information), or None.
     Returns:
         JSON ``{"nadir_px": [x, y], "camera_mm": Z or None, "k": {value: k}}``; a value whose

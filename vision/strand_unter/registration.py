@@ -30,10 +30,10 @@ import numpy as np
 
 from beachscore.errors import UnreadableBoardError
 from vision import quality
-from vision import strand_unter_colour as colour
+from vision.strand_unter import colour as colour
 from vision.registration import Registration
-from vision.strand_unter_config import READING, REGISTRATION
-from vision.strand_unter_geometry import (
+from vision.strand_unter.config import READING, REGISTRATION
+from vision.strand_unter.geometry import (
     board_px_per_mm,
     reduce_homography,
     scale_homography,

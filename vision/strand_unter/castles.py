@@ -22,7 +22,7 @@ import itertools
 import cv2
 import numpy as np
 
-from vision.strand_unter_config import CASTLES
+from vision.strand_unter.config import CASTLES
 
 
 def tower_spread(core: np.ndarray) -> float:
@@ -74,7 +74,7 @@ def value_terms(f: dict, cm: dict, player: str, cfg=CASTLES) -> np.ndarray:
 
     Args:
         f: :func:`measure`'s result.
-        cm: the calibration's ``castle_model`` (:func:`vision.strand_unter_learn.castle_model`).
+        cm: the calibration's ``castle_model`` (:func:`vision.strand_unter.calibrate.castle_model`).
         player: the castle's player (for the colour scales).
     """
     scale = cm["scale"].get(player, {})

@@ -7,14 +7,14 @@ and a photo of another resolution with the calibration's aspect ratio is read wi
 calibrated homography scaled to it).
 The stages live in one module each:
 
-- :mod:`vision.strand_unter_config`   every tunable number;
-- :mod:`vision.strand_unter_colour`   colour classes baked into a BGR lookup table, lighting gains;
-- :mod:`vision.strand_unter_blobs`    foreground against the empty board, blobs;
-- :mod:`vision.strand_unter_castles`  castles' value cues (sizes, tower count) and one-per-value assignment;
-- :mod:`vision.strand_unter_learn`    calibrate: class colours, shell/castle sizes, sandpiper;
-- :mod:`vision.strand_unter_register` is the board where it was? (edge profiles in the board plane);
-- :mod:`vision.strand_unter_read`     sea front, sandpiper, shells, castles, confidence;
-- :mod:`vision.strand_unter_draw`     the annotated picture.
+- :mod:`vision.strand_unter.config`   every tunable number;
+- :mod:`vision.strand_unter.colour`   colour classes baked into a BGR lookup table, lighting gains;
+- :mod:`vision.strand_unter.blobs`    foreground against the empty board, blobs;
+- :mod:`vision.strand_unter.castles`  castles' value cues (sizes, tower count) and one-per-value assignment;
+- :mod:`vision.strand_unter.calibrate`    calibrate: class colours, shell/castle sizes, sandpiper;
+- :mod:`vision.strand_unter.registration` is the board where it was? (edge profiles in the board plane);
+- :mod:`vision.strand_unter.reading`     sea front, sandpiper, shells, castles, confidence;
+- :mod:`vision.strand_unter.draw`     the annotated picture.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from __future__ import annotations
 import numpy as np
 
 from vision.registration import SIDES
-from vision.strand_unter_config import REGISTRATION
-from vision.strand_unter_draw import annotate
-from vision.strand_unter_learn import MODEL_VERSION, learn, parse_label
-from vision.strand_unter_read import read
-from vision.strand_unter_register import register as _register
+from vision.strand_unter.config import REGISTRATION
+from vision.strand_unter.draw import annotate
+from vision.strand_unter.calibrate import MODEL_VERSION, learn, parse_label
+from vision.strand_unter.reading import read
+from vision.strand_unter.registration import register as _register
 from vision.types import Photo, Reading  # noqa: F401  (interface types)
 
 DECODE_REDUCE = REGISTRATION.decode_reduce
@@ -41,7 +41,7 @@ __all__ = ["learn", "read", "annotate", "register", "registration_exclude", "par
 
 
 def register(image: np.ndarray, cal):
-    """Registration hook used by :func:`beachscore.pipeline.register`; see :func:`vision.strand_unter_register.register`."""
+    """Registration hook used by :func:`beachscore.pipeline.register`; see :func:`vision.strand_unter.registration.register`."""
     return _register(image, cal)
 
 
@@ -54,8 +54,8 @@ def registration_exclude(image_bgr: np.ndarray, cal) -> np.ndarray | None:
     """
     import cv2
 
-    from vision import strand_unter_colour as colour
-    from vision.strand_unter_register import class_table
+    from vision.strand_unter import colour as colour
+    from vision.strand_unter.registration import class_table
 
     sea = colour.classify(image_bgr, class_table(cal), int(cal.model["lut_bits"])) == \
         cal.model["class_names"].index("sea")

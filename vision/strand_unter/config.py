@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class RegistrationConfig:
-    """Stage 1: find the (possibly bumped) board. See :mod:`vision.strand_unter_register`."""
+    """Stage 1: find the (possibly bumped) board. See :mod:`vision.strand_unter.registration`."""
 
     decode_reduce: int = 2            # photos are decoded at 1/2 size (cv2.IMREAD_REDUCED_COLOR_2)
     ppm: float = 1.0                  # resolution of the rectified registration image
@@ -42,7 +42,7 @@ class RegistrationConfig:
 
 @dataclass(frozen=True)
 class AppearanceConfig:
-    """Stage 0 (calibrate): how sample pixels are gathered. See :mod:`vision.strand_unter_learn`."""
+    """Stage 0 (calibrate): how sample pixels are gathered. See :mod:`vision.strand_unter.calibrate`."""
 
     ppm: float = 1.0                  # resolution of the rectified work image (reading too)
     lut_bits: int = 5                 # the class lookup table quantises each BGR channel to 2**bits levels
@@ -62,7 +62,7 @@ class AppearanceConfig:
 
 @dataclass(frozen=True)
 class ReadingConfig:
-    """Stage 2: read sea, bird, shells and castles. See :mod:`vision.strand_unter_read`."""
+    """Stage 2: read sea, bird, shells and castles. See :mod:`vision.strand_unter.reading`."""
 
     fg_brightness: float = 30.0       # |brightness change| (grey levels) against the empty board: something lies there
     fg_chroma: float = 16.0           # ... or this much chroma change (L1 across the sand direction)
@@ -88,7 +88,7 @@ class ReadingConfig:
     bird_max_distance: float = 0.5    # composition + size distance to the learned sandpiper to accept
     max_unknown_fraction: float = 0.5 # a shell part with more unknown pixels than this is no shell
     min_shell_purity: float = 0.6     # a shell part whose main colour has less of its shell pixels: a doubt
-    # a blob taken for shells must look like shells (vision.strand_unter_read._shell_likeness). Samples:
+    # a blob taken for shells must look like shells (vision.strand_unter.reading._shell_likeness). Samples:
     # shells 0.74–1.04 shells thick, mean colour 0.2–3.0 from their class; hands (8 × 5 cm ellipses) 2.5–3.3
     # thick, skin-coloured 5.2 from white.
     max_shell_thickness: float = 1.6  # the largest disc inside the blob, in shell radii
@@ -112,7 +112,7 @@ class ReadingConfig:
 
 @dataclass(frozen=True)
 class CastleConfig:
-    """Castles: finding them in a blob and reading their value. See :mod:`vision.strand_unter_castles`."""
+    """Castles: finding them in a blob and reading their value. See :mod:`vision.strand_unter.castles`."""
 
     close_px: int = 2                 # the coloured parts of one castle are joined by a closing of this radius
     min_core_fraction: float = 0.5    # player-coloured pixels ≥ this × the smallest learned castle's: a castle

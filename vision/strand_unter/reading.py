@@ -9,14 +9,14 @@ Steps (all on the rectified board at the calibration's px/mm, no colour-space co
 3. sea: the cloth hangs from the sea side; it is found on colours averaged over 5 × 5 px (noise),
    each column's edge by a step fit (a hand lying on the cloth does not end it), median-filtered;
    a groove is covered when most of its core is cloth; the learned stick width under it is ignored;
-4. foreground against the rectified empty board → blobs (:mod:`vision.strand_unter_blobs`);
+4. foreground against the rectified empty board → blobs (:mod:`vision.strand_unter.blobs`);
    once castles and the bird (5–6) have claimed their footprints, a blob whose thick remainder
    is not cloth-coloured and covers > 2% of the board is a hand or an arm (``occluded``);
 5. castles: player-coloured parts of blobs; value from size cues and the tower count compared
-   with the calibration's castles (:mod:`vision.strand_unter_castles`), one castle per value and
+   with the calibration's castles (:mod:`vision.strand_unter.castles`), one castle per value and
    player; groove by the *base*: the coloured part's centroid moved towards the camera's nadir
    by the parallax learned per value (camera geometry from the homography, see
-   :func:`vision.strand_unter_learn.parallax_model`);
+   :func:`vision.strand_unter.calibrate.parallax_model`);
 6. sandpiper: the blob whose class composition and size best match the learned ones;
 7. shells: what is left of each blob, by majority shell colour; count = area / learned area,
    but only for a blob that looks like shells: about one shell thick (however many lie side by
@@ -37,13 +37,13 @@ import numpy as np
 
 from beachscore.errors import UnreadableBoardError
 from vision import quality
-from vision import strand_unter_castles as castles
-from vision import strand_unter_colour as colour
-from vision.strand_unter_blobs import blob_box, find_blobs, foreground
-from vision.strand_unter_config import CASTLES, CONFIDENCE, READING, REGISTRATION
-from vision.strand_unter_geometry import groove_map, groove_polygons, warp_board
-from vision.strand_unter_learn import EMPTY_PNG, MODEL_VERSION
-from vision.strand_unter_register import (
+from vision.strand_unter import castles as castles
+from vision.strand_unter import colour as colour
+from vision.strand_unter.blobs import blob_box, find_blobs, foreground
+from vision.strand_unter.config import CASTLES, CONFIDENCE, READING, REGISTRATION
+from vision.strand_unter.geometry import groove_map, groove_polygons, warp_board
+from vision.strand_unter.calibrate import EMPTY_PNG, MODEL_VERSION
+from vision.strand_unter.registration import (
     check_noise,
     class_table,
     cloth_edge_mm,
@@ -127,7 +127,7 @@ def _work_image(photo: Photo, A: _Assets):
 def _light_field(photo: Photo, B: np.ndarray, gains: np.ndarray, A: _Assets, cfg=READING):
     """The photo's brightness relative to the empty board, a smooth field over the work image.
 
-    Measured (:func:`vision.strand_unter_colour.illumination_field`, at half the work image's
+    Measured (:func:`vision.strand_unter.colour.illumination_field`, at half the work image's
     resolution) on the bare sand (pixels whose chromaticity, after the table strip's colour cast,
     matches the empty board's: the cloth and coloured pieces drop out), on the cloth (pixels of
     the learned sea colour's chromaticity, against that colour: the cloth is plain) and on the
@@ -138,7 +138,7 @@ def _light_field(photo: Photo, B: np.ndarray, gains: np.ndarray, A: _Assets, cfg
     Returns:
         (field float32 B.shape[:2], figures ``{"range", "tiles", "rms"}``).
     """
-    from vision.strand_unter_register import _reference
+    from vision.strand_unter.registration import _reference
     reg, cal = photo.registration, photo.calibration
     ref = _reference(cal)
     m = round(REGISTRATION.margin_mm * REGISTRATION.ppm)
@@ -216,7 +216,7 @@ def _occluder_fraction(unexplained: np.ndarray, blobs, A: _Assets, cfg=READING) 
     Args:
         unexplained: bool (H, W) foreground pixels no piece explains (outside every castle's
             learned footprint and the bird, not cloth-coloured).
-        blobs: the scan's :class:`~vision.strand_unter_blobs.Blobs`.
+        blobs: the scan's :class:`~vision.strand_unter.blobs.Blobs`.
     Returns:
         (max over blobs of (unexplained pixels left after an erosion of ``cfg.occluder_erode_mm``)
         / grooves' px, that blob's index); (0.0, 0) without blobs.
@@ -234,7 +234,7 @@ def _castle_base(x: float, y: float, value: str, model: dict) -> tuple[float, fl
     """A castle's base (work px) from the centroid (x, y) of its coloured part.
 
     The coloured part stands above the base, so the camera sees it shifted away from its nadir by
-    k·(base − nadir)/(1 − k) (:func:`vision.strand_unter_learn.parallax_model`); without a learned
+    k·(base − nadir)/(1 − k) (:func:`vision.strand_unter.calibrate.parallax_model`); without a learned
     k for the value, the calibration's fixed offset per value is used.
     """
     par = model.get("parallax") or {}
@@ -254,7 +254,7 @@ def _grooves_phrase(numbers) -> str:
 
 def _surround_figures(photo: Photo, A: _Assets) -> tuple[float, float]:
     """The photo's fine detail and pixel noise around the board
-    (:func:`vision.strand_unter_register.surround_detail`, :func:`~vision.strand_unter_register.surround_noise`).
+    (:func:`vision.strand_unter.registration.surround_detail`, :func:`~vision.strand_unter.registration.surround_noise`).
 
     Taken from the registration when it measured them; else (e.g. a board found by its markers)
     measured here on the photo rectified (once) with the registration's homography.
