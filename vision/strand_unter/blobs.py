@@ -98,3 +98,34 @@ def blob_box(blobs: Blobs, i: int, pad: int = 0) -> tuple[slice, slice]:
     x, y, w, h, _ = blobs.stats[i]
     H, W = blobs.labels.shape
     return slice(max(0, y - pad), min(H, y + h + pad)), slice(max(0, x - pad), min(W, x + w + pad))
+
+
+def weak_change(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, valid: np.ndarray,
+                cfg=READING) -> np.ndarray:
+    """Where the sand's colour changed a little but consistently: something sand-like lies there.
+
+    A hand or an arm can look much like the sand (a lit skin top against warm sand): pixel by pixel
+    below the foreground thresholds, yet over a whole region shifted the same way. The chroma change
+    (across the sand's colour direction, so shading and shadows do not count) is averaged over
+    ``cfg.weak_window_px`` squares; a pixel changed where that average exceeds ``cfg.weak_chroma``
+    grey levels, or more than ``cfg.fg_noise_k`` robust spreads above the valid pixels' median.
+
+    Args:
+        now_bgr, empty_bgr: aligned corrected scan and empty board, BGR uint8 (H, W, 3).
+        basis: :func:`vision.strand_unter.colour.change_basis`; valid: bool (H, W) pixels to judge.
+    Returns:
+        bool (H, W).
+    """
+    h, w = valid.shape
+    half = (w // 2, h // 2)                       # a smooth average: computed at half resolution
+    d = cv2.subtract(cv2.resize(now_bgr, half, interpolation=cv2.INTER_AREA),
+                     cv2.resize(empty_bgr, half, interpolation=cv2.INTER_AREA), dtype=cv2.CV_16S).astype(np.float32)
+    k = (max(3, cfg.weak_window_px // 2) | 1,) * 2
+    m = cv2.magnitude(cv2.blur(cv2.transform(d, basis[1:2]), k), cv2.blur(cv2.transform(d, basis[2:3]), k))
+    v2 = cv2.resize(valid.astype(np.uint8), half, interpolation=cv2.INTER_NEAREST) > 0
+    sub = m[::2, ::2][v2[::2, ::2]]
+    t = cfg.weak_chroma
+    if sub.size:
+        med = float(np.median(sub))
+        t = max(t, med + cfg.fg_noise_k * 1.4826 * float(np.median(np.abs(sub - med))))
+    return cv2.resize((m > t).astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST).astype(bool) & valid

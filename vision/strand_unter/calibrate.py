@@ -27,7 +27,7 @@ from vision.types import CalibrationShot
 
 SHELL_COLOURS = ("white", "gray", "brown", "black")  # the state's keys (contract), not appearances
 CASTLE_VALUES = (0, 1, 2, 3)
-MODEL_VERSION = 2
+MODEL_VERSION = 3
 _CASTLE = re.compile(r"^castle/([a-z][a-z0-9_-]*)/([0-9]+)$")
 
 #: file names of the pictures kept in CAL_DIR
@@ -218,7 +218,9 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
             i = blob_at(xy, "sandpiper")
             blob = comp == i
             hist = np.bincount(np.minimum(cls[blob], K), minlength=K + 1).astype(np.float64)
-            bird = {**_piece_shape(blob, blob, px(xy)), "composition": (hist / hist.sum()).round(4).tolist()}
+            from vision.strand_unter.bird import features
+            bird = {**_piece_shape(blob, blob, px(xy)), "composition": (hist / hist.sum()).round(4).tolist(),
+                    "features": features(C[blob]).round(3).tolist()}
 
     nadir_mm, camera_mm = camera_nadir(shot.H_px_from_mm, (shot.image.shape[1], shot.image.shape[0]))
     parallax = parallax_model(castles, px(nadir_mm), camera_mm)
@@ -226,7 +228,8 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
              "class_names": names, "classes": classes, "shell_colours": list(SHELL_COLOURS), "players": players,
              "shell_area_px2": {c: float(np.median(a)) for c, a in shell_area.items()},
              "castles": castles, "castle_model": castles_mod.castle_model(castles), "sand_bgr": sand_bgr.tolist(),
-             "parallax": parallax}
+             "parallax": parallax,
+             "base_sigma_mm": round(max(parallax["base_rms_px"] / ppm, CASTLES.base_sigma_floor_mm), 3)}
     if bird is not None:
         model["sandpiper"] = bird
 
@@ -242,6 +245,8 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     model["detail_ratio"] = round(surround_detail(ext_shot, board, max(shot_cloth[:2]), reg), 4)
     model["noise_sigma"] = round(surround_noise(ext_shot, board, reg), 4)
     model["surround_bgr"] = np.median(surround_pixels(ext, board, reg), axis=0).tolist()
+    from vision.strand_unter.lighting import side_colours
+    model["side_bgr"] = {k: np.round(v, 2).tolist() for k, v in side_colours(ext_src, H, board).items()}
     model["reference_cloth_mm"] = list(cloth_edge_mm(ext, np.ones(3), lut, names.index("sea"), cfg.lut_bits,
                                                      board, reg))
     shot.pictures[EMPTY_PNG] = E
@@ -329,8 +334,23 @@ def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: flo
             if float(ray @ ray) < 20.0 ** 2:          # too near the nadir: no lever on k
                 continue
             ks.setdefault(v, []).append(float(-(off @ ray) / (ray @ ray)))
+    k_v = {v: float(np.median(k)) for v, k in ks.items()}
+    # the base's error: each calibration castle's labelled centre against the base predicted from its
+    # coloured part (the k of its value, else the fixed offset of its value), along and across the grooves
+    errs = []
+    offsets: dict[str, list] = {}
+    for per_value in castles.values():
+        for v, c in per_value.items():
+            offsets.setdefault(v, []).append(np.asarray(c["offset_px"], np.float64))
+    for per_value in castles.values():
+        for v, c in per_value.items():
+            base = np.asarray(c["centre_px"], np.float64)
+            core = base - np.asarray(c["offset_px"], np.float64)
+            pred = core - k_v[v] * (core - n) if v in k_v else core + np.median(offsets[v], axis=0)
+            errs.append(pred - base)
+    rms = float(np.sqrt(np.mean(np.square(errs)))) if errs else 0.0
     return {"nadir_px": n.round(2).tolist(), "camera_mm": None if camera_mm is None else round(camera_mm, 1),
-            "k": {v: round(float(np.median(k)), 5) for v, k in sorted(ks.items())}}
+            "k": {v: round(k, 5) for v, k in sorted(k_v.items())}, "base_rms_px": round(rms, 3)}
 
 
 def _fill_rows(image: np.ndarray, hole: np.ndarray, period_px: float) -> np.ndarray:

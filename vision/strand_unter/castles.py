@@ -18,11 +18,13 @@ player's castles then get distinct values by minimising the summed cost (one cas
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
-from vision.strand_unter.config import CASTLES
+from vision.strand_unter.blobs import blob_box
+from vision.strand_unter.config import CASTLES, READING
 
 
 def tower_spread(core: np.ndarray) -> float:
@@ -159,3 +161,214 @@ def castle_model(castles: dict[str, dict[str, dict]]) -> dict:
         out[key] = {str(v): np.median([castles[p][str(v)][key] for p in players if str(v) in castles[p]],
                                       axis=0).round(2).tolist() for v in values}
     return out
+
+
+# --- finding castles in a scan -------------------------------------------------------------------
+
+@dataclass
+class Castle:
+    """One castle read from a scan (work px).
+
+    Attributes:
+        player, value: its owner and value (value None: more castles of the player than values).
+        x, y: its base (the coloured part's centroid moved by the parallax), work px.
+        core_x, core_y: centroid of its player-coloured part, work px.
+        groove: groove number under the base (0: none).
+        p_value, p_owner, p_groove: posteriors of the value (the player's whole assignment),
+            the owner and the groove.
+        cues, cost: the value cues and each value's cost (for the annotator and logs).
+    """
+
+    player: str
+    value: int | None
+    x: float
+    y: float
+    core_x: float
+    core_y: float
+    groove: int = 0
+    p_value: float = 1.0
+    p_owner: float = 1.0
+    p_groove: float = 1.0
+    cues: dict = field(default_factory=dict)
+    cost: list = field(default_factory=list)
+
+
+def assignment_posterior(cost: np.ndarray, vals: list, tau: float) -> tuple[list, list[float], float]:
+    """One-value-per-castle assignment of one player's castles and its posterior.
+
+    Every one-to-one assignment of values to castles (castles beyond the number of values get
+    none) has the likelihood ``exp(−Σ cost / tau)``; the most likely one is returned with its share
+    of the total (the posterior that the player's values are all right) and, per castle, the
+    posterior of its own value (summed over the assignments that give it that value).
+
+    Args:
+        cost: float (n_castles, n_values) (row sums of :func:`value_terms`).
+        vals: the values, one per column.
+        tau: the cost scale (a documented statistical constant, ``CastleConfig.value_tau``).
+    Returns:
+        (value or None per castle, per-castle posterior, joint posterior).
+    """
+    cost = np.asarray(cost, np.float64)
+    n, m = cost.shape
+    k = min(n, m)
+    options = []
+    for rows in itertools.combinations(range(n), k):
+        for perm in itertools.permutations(range(m), k):
+            options.append((sum(cost[i, j] for i, j in zip(rows, perm)), rows, perm))
+    totals = np.array([o[0] for o in options])
+    w = np.exp(-(totals - totals.min()) / tau)
+    w /= w.sum()
+    b = int(np.argmin(totals))
+    _, rows, perm = options[b]
+    values: list = [None] * n
+    chosen = dict(zip(rows, perm))
+    for i, j in chosen.items():
+        values[i] = vals[j]
+    per = []
+    for i in range(n):
+        same = sum(wt for wt, (_, r, p) in zip(w, options) if dict(zip(r, p)).get(i) == chosen.get(i))
+        per.append(float(same))
+    return values, per, float(w[b])
+
+
+def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residual_ab: float = 0.0, cfg=CASTLES) -> tuple[list, np.ndarray, list]:
+    """Castles on the corrected board.
+
+    A castle is a connected part of a blob in one player's learned colour (joined by a closing of
+    ``cfg.close_px``) that looks like that player's castles: at least ``min_core_fraction`` of the
+    smallest learned coloured part, at most ``max_core_ratio`` × the largest, and a mean colour
+    within ``max_colour_distance`` (Mahalanobis, the class's pixel spread) of the player's — a
+    hand or a cloth of a similar hue is larger, or paler, or both, and is left for the occlusion
+    check. Values: :func:`assignment_posterior` over :func:`value_terms`; groove: the base under
+    the coloured part (parallax towards the camera's nadir ``nadir_px``).
+
+    Args:
+        blobs: :class:`~vision.strand_unter.blobs.Blobs` of the scan; cls: uint8 (H, W) pixel classes.
+        image: corrected board BGR uint8 (H, W, 3); A: the calibration's assets.
+        nadir_px: (x, y) the camera's nadir in this board's work px (moved with a bumped board).
+        residual_ab: the scan's colour error (Lab units), widening the players' colour models.
+    Returns:
+        (castles, owned bool (H, W): blob pixels within each castle's learned footprint,
+        doubts: sentences).
+    """
+    model = A.model
+    cm = model["castle_model"]
+    doubts: list[str] = []
+    min_core = cfg.min_core_fraction * min(cm["core_px2"].values()) * min(
+        sc["core_px2"] for sc in cm["scale"].values())
+    max_core = cfg.max_core_ratio * max(cm["core_px2"].values()) * max(
+        sc["core_px2"] for sc in cm["scale"].values())
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.close_px + 1,) * 2)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    owned = np.zeros(cls.shape, bool)
+    found: dict[str, list] = {p: [] for p in A.players}
+    min_area = READING.min_blob_fraction * min(model["shell_area_px2"].values())
+    for i in range(1, blobs.n):
+        if blobs.stats[i, cv2.CC_STAT_AREA] < min_area:
+            continue
+        for p, k in A.player_k.items():
+            if blobs.counts[i, k] < min_core:
+                continue
+            rs, cs = blob_box(blobs, i, pad=2)
+            parts = cv2.morphologyEx(((blobs.labels[rs, cs] == i) & (cls[rs, cs] == k)).astype(np.uint8),
+                                     cv2.MORPH_CLOSE, kernel)
+            n, lab_img, st, ce = cv2.connectedComponentsWithStats(parts, connectivity=8)
+            for j in range(1, n):
+                area = st[j, cv2.CC_STAT_AREA]
+                if area < min_core:
+                    continue
+                core = lab_img == j
+                sub = image[rs, cs][core & (cls[rs, cs] == k)]
+                dist, owner_post = _owner(sub, p, A, residual_ab)
+                if area > max_core or dist > cfg.max_colour_distance:
+                    continue
+                found[p].append({"blob": i, "x": ce[j][0] + cs.start, "y": ce[j][1] + rs.start,
+                                 "box": (rs, cs), "core": core, "p_owner": owner_post})
+    max_side = 2 * cfg.radius_slack * max(cm["radius_px"].values())
+    out = []
+    for p, cands in found.items():
+        if not cands:
+            continue
+        costs = []
+        for c in cands:
+            i = c["blob"]
+            alone = sum(1 for o in itertools.chain(*found.values()) if o["blob"] == i) == 1 and \
+                max(blobs.stats[i, 2:4]) <= max_side
+            c["cues"] = measure(gray[c["box"]], c["core"], float(blobs.stats[i, cv2.CC_STAT_AREA]) if alone else None,
+                                cfg)
+            costs.append(value_terms(c["cues"], cm, p, cfg).sum(axis=1))
+        values, per, joint = assignment_posterior(np.array(costs), cm["values"], cfg.value_tau)
+        for c, value, pv, cost in zip(cands, values, per, costs):
+            tx, ty, i = c["x"], c["y"], c["blob"]
+            if value is None:
+                doubts.append(f"there seem to be more {p} castles than a player owns; the one at "
+                              f"{A.where(tx, ty)} was left out")
+                continue
+            v = str(value)
+            bx, by = castle_base(tx, ty, v, model, nadir_px)
+            rs, cs = blob_box(blobs, i)
+            yy, xx = np.ogrid[rs, cs]
+            owned[rs, cs] |= (blobs.labels[rs, cs] == i) & \
+                ((xx - bx) ** 2 + (yy - by) ** 2 <= (cfg.radius_slack * cm["radius_px"][v]) ** 2)
+            g = A.groove_at(bx, by)
+            out.append(Castle(player=p, value=value, x=bx, y=by, core_x=tx, core_y=ty, groove=g, p_value=pv,
+                              p_owner=c["p_owner"], p_groove=groove_posterior((by + 0.5) / A.ppm, g, A, model),
+                              cues=c["cues"], cost=[round(float(x), 3) for x in cost]))
+    return out, owned, doubts
+
+
+def _owner(pixels_bgr: np.ndarray, player: str, A, residual_ab: float = 0.0) -> tuple[float, float]:
+    """Mahalanobis distance of a coloured part's mean colour from ``player``'s class, and the
+    posterior that the part is ``player``'s among all players' classes (Gaussian likelihoods of
+    the mean with each class's pixel spread, its a, b variance widened by the scan's colour error
+    ``residual_ab``, :func:`vision.strand_unter.lighting.surround_residual`)."""
+    mean = np.clip(np.round(pixels_bgr.reshape(-1, 3).mean(axis=0)), 0, 255).astype(np.uint8)
+    lab = cv2.cvtColor(mean.reshape(1, 1, 3), cv2.COLOR_BGR2Lab).reshape(3).astype(np.float64)
+    extra = np.diag([0.0, residual_ab ** 2, residual_ab ** 2])
+    ll = {}
+    for q in A.players:
+        cov = np.asarray(A.model["classes"][f"castle/{q}"]["cov"], np.float64) + extra
+        d = lab - np.asarray(A.model["classes"][f"castle/{q}"]["mean"], np.float64)
+        ll[q] = (float(d @ np.linalg.solve(cov, d)), float(np.linalg.slogdet(cov)[1]))
+    d2 = ll[player][0]
+    logs = np.array([-0.5 * v[0] - 0.5 * v[1] for v in ll.values()])
+    w = np.exp(logs - logs.max())
+    return float(np.sqrt(d2)), float(w[list(ll).index(player)] / w.sum())
+
+
+def castle_base(x: float, y: float, value: str, model: dict, nadir_px) -> tuple[float, float]:
+    """A castle's base (work px) from the centroid (x, y) of its coloured part.
+
+    The coloured part stands above the base, so the camera sees it shifted away from its nadir by
+    k·(base − nadir)/(1 − k) (:func:`vision.strand_unter.calibrate.parallax_model`); without a learned
+    k for the value, the calibration's fixed offset per value is used.
+
+    Args:
+        nadir_px: (x, y) the camera's nadir in this board's work px.
+    """
+    par = model.get("parallax") or {}
+    k = (par.get("k") or {}).get(value)
+    if k is not None and nadir_px is not None:
+        nx, ny = nadir_px
+        return x - k * (x - nx), y - k * (y - ny)
+    off = model["castle_model"]["offset_px"][value]
+    return x + off[0], y + off[1]
+
+
+def groove_posterior(y_mm: float, groove: int, A, model: dict) -> float:
+    """Posterior that a piece whose base is estimated at ``y_mm`` stands in ``groove``.
+
+    The base's y is taken as Gaussian around the estimate with the calibration's base error
+    (``model["base_sigma_mm"]``, :func:`vision.strand_unter.calibrate.parallax_model`): the share
+    of it inside the groove's extent. Outside every groove: 1 (that decision is made elsewhere).
+    """
+    if groove not in A.extent:
+        return 1.0
+    s = float(model.get("base_sigma_mm") or CASTLES.base_sigma_floor_mm)
+    lo, hi = A.extent[groove]
+    return float(_phi((hi - y_mm) / s) - _phi((lo - y_mm) / s))
+
+
+def _phi(z: float) -> float:
+    from math import erf, sqrt
+    return 0.5 * (1.0 + erf(z / sqrt(2.0)))

@@ -24,6 +24,8 @@ class RegistrationConfig:
     rail_mm: float = 50.0             # strips reach this far outside the board's sides (rails + table edge)
     band_mm: float = 30.0             # strips across the outline, each this wide along the edge
     min_profile_corr: float = 0.6     # a strip whose profiles correlate less is not used
+    shift_noise_floor_mm: float = 0.15  # the strips' shifts are taken as at least this noisy (sub-pixel NCC at 1 px/mm)
+    moved_gain: float = 16.3          # a motion must lower the strips' robust cost by this (χ² 99.9%, 3 d.o.f.) to be accepted
     max_residual_mm: float = 1.0      # strips that disagree more with the fitted motion are dropped
     min_ecc: float = 0.35             # fit quality (1 − rms/2·max_residual) × inlier share; below: registration-lost
     moved_mm: float = 0.6             # refined motion smaller than this is "not moved"
@@ -37,6 +39,7 @@ class RegistrationConfig:
     rotation_steps_deg: tuple = (2.5, -2.5, 5.0, -5.0)  # a failed fit is retried from these turns (up to ~6°)
     scale_steps: tuple = (1.05, 0.95, 1.1, 0.9)  # no fit at all: is the board larger/smaller (camera moved)?
     zoom_check_ecc: float = 0.9       # a fit this poor or a move beyond coarse_min_mm: zoomed fits are tried too
+    zoom_better_ecc: float = 0.15     # a zoomed fit this much better than the best unzoomed one: the camera moved
     max_scale_change: float = 0.02    # the board looking this much larger/smaller (every fit agrees): the camera moved
 
 
@@ -66,7 +69,13 @@ class ReadingConfig:
 
     fg_brightness: float = 30.0       # |brightness change| (grey levels) against the empty board: something lies there
     fg_chroma: float = 16.0           # ... or this much chroma change (L1 across the sand direction)
+    weak_window_px: int = 9           # a sand-like object: the chroma change averaged over this square ...
+    weak_chroma: float = 6.0          # ... above this many grey levels (sand noise averages to ~1)
     fg_noise_k: float = 3.0           # thresholds grow to this × the scan's robust noise on bare sand
+    clipped_level: int = 250          # a channel at or above this grey level is clipped (8-bit sensor limit)
+    chroma_tile_mm: float = 30.0      # the light's colour is measured per tile of this size (one groove pitch)
+    chroma_lamp_range: float = 0.04   # the brightness field's log varying more over the sand: the colour follows it too
+    chroma_apply_range: float = 0.03  # per-channel gains varying less than this (log) over the board are not applied
     fine_gain_max_change: float = 40.0  # sand pixels changed less than this give the fine lighting gains
     light_tile_px: int = 8            # uneven light: the brightness field is measured per tile of this size
     light_chroma_tol: float = 0.12    # ... on sand pixels whose log-chromaticity changed less than this
@@ -94,7 +103,8 @@ class ReadingConfig:
     max_shell_thickness: float = 1.6  # the largest disc inside the blob, in shell radii
     max_shell_colour_distance: float = 4.5  # Mahalanobis distance of the blob's mean Lab from the class
     max_unexplained_shells: float = 3.0  # such a blob this many shells large (area) may hide pieces: occluded
-    occluder_min_fraction: float = 0.02  # unexplained blobs above this fraction of the board: occluded
+    occluder_min_shells: float = 5.0  # a thick unexplained patch of this many shells' area may hide a castle: occluded
+    min_occluder_thickness: float = 0.8  # a part thinner than this (shell radii) cannot hide a piece
     occluder_erode_mm: float = 3.0    # ... measured after an erosion of this radius (thin cloth fringes and shadows vanish)
     # blur: fine detail (vision.quality.detail_ratio) of the piece-free surround (rails, land-side edge and
     # table) against the calibration shot's. Samples (σ of a Gaussian blur in full-size px): clean photos
@@ -121,6 +131,38 @@ class CastleConfig:
     tower_window_px: int = 7          # ... a minimum of this neighbourhood
     tower_depth: float = 6.0          # ... darker than the castle's median grey by this (grey levels)
     tower_weight: float = 0.15        # value cost per tower of difference (size cues cost |log ratio|)
+    max_core_ratio: float = 1.8       # a coloured part larger than this × the largest learned one is no castle
+    max_colour_distance: float = 4.5  # its mean colour farther (Mahalanobis, pixel spread) from the player's: no castle
+    value_tau: float = 0.12           # cost scale of the value likelihood exp(−cost/τ) (fitted on dev set-ups)
+    base_sigma_floor_mm: float = 2.5  # the base's position error is at least this (which towers are seen moves the centroid)
+
+
+@dataclass(frozen=True)
+class ShellConfig:
+    """Shells: colour, count and groove models. See :mod:`vision.strand_unter.shells`."""
+
+    unknown_prior: float = 0.05       # prior share of left-over parts that are no shell (hands, cards, specks)
+    area_sigma: float = 0.14          # relative spread of one shell's blob area (≈ its rim's ±0.5 px at 1 px/mm)
+    speck_sigma: float = 0.2          # area spread (in shells) of a part that is no shell at all
+    max_count: int = 8                # the most shells one part is read as
+    centre_sigma_mm: float = 1.0      # position error of a shell's centre
+    max_thickness: float = 1.6        # the largest disc inside a part, in shell radii (shells side by side ≤ 1.1)
+    min_solidity: float = 0.45        # a part of ≥ 2 shells filling less of its convex hull is an arc, not a clump
+    max_hole: float = 0.5             # a part enclosing more than this × one shell's area is a ring, not shells
+    min_purity: float = 0.6           # a part whose main shell colour has less of its pixels is read colour by colour
+    min_purity_part: float = 0.2      # ... each colour with at least this share of them
+
+
+@dataclass(frozen=True)
+class BirdConfig:
+    """The sandpiper's description and its spreads. See :mod:`vision.strand_unter.bird`."""
+
+    l_sigma: float = 8.0              # mean lightness (Lab units): shading and exposure left after correction
+    ab_sigma: float = 4.0             # mean a, b (Lab units)
+    log_l_std_sigma: float = 0.2      # spread of log (lightness spread): a dark body and a white head vs a plain shell
+    log_area_sigma: float = 0.2       # spread of log area (segmentation, a bird seen from another angle)
+    max_d2: float = 15.1              # χ² 99% quantile, 5 degrees of freedom
+    base_sigma_mm: float = 2.0        # position error of its base
 
 
 @dataclass(frozen=True)
@@ -136,9 +178,16 @@ class ConfidenceConfig:
     bird_margin: float = 0.15         # a sandpiper match distance within this of the limit is a doubt
     doubt_factor: float = 0.45        # multiplied in per doubt
     unsure_cap: float = 0.2           # the confidence of a reading lacking positive evidence (e.g. no cloth seen)
+    sea_edge_sigma_mm: float = 2.5    # position error of the cloth's edge
+    sea_hole_posterior: float = 0.3   # an uncovered groove beyond the sea front: the cloth is not where it seems
+    unexplained_posterior: float = 0.6  # a small thing that is no piece may hide one (or be a piece misread)
+    doubt_below: float = 0.9          # a decision less sure than this is named in a warning
+    noise_posterior: float = 0.7      # a grainy photo (noise_doubt_ratio): small pieces may be misread
 
 
 CASTLES = CastleConfig()
+SHELLS = ShellConfig()
+BIRD = BirdConfig()
 REGISTRATION = RegistrationConfig()
 APPEARANCE = AppearanceConfig()
 READING = ReadingConfig()

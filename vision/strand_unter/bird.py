@@ -1,0 +1,92 @@
+"""The sandpiper of Strand unter: which blob is the bird, and in which groove it stands.
+
+Input: the scan's blobs, the pixels castles already own, the corrected board, the calibration's
+:class:`~vision.strand_unter.assets.Assets` and the scan's colour error.
+Output: :class:`Bird`: the groove (None: not on the board), its base (work px), the posterior
+that this is right, the blob's pixels (bool (H, W)) and doubts.
+
+The bird is described by what survives a change of light and of camera better than a class
+histogram: its mean Lab colour, the spread of its lightness (a dark body and a white head: a
+shell of the same mean colour is plain), and its area; each compared with the calibration's
+bird with the spreads of :class:`~vision.strand_unter.config.BirdConfig` (a, b widened by the
+scan's colour error). The blob with the smallest squared distance d² is the bird when d² is
+below ``cfg.max_d2`` (the χ² 99% quantile of 5 features); the posterior is
+``exp(−d²/2) / (exp(−d²/2) + exp(−max_d2/2))`` (0.5 at the limit), and for "no bird" one minus
+the best candidate's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.strand_unter.blobs import blob_box
+from vision.strand_unter.castles import groove_posterior
+from vision.strand_unter.config import BIRD, READING
+
+
+@dataclass
+class Bird:
+    """The sandpiper as read."""
+
+    groove: int | None
+    x: float = 0.0
+    y: float = 0.0
+    d2: float = float("inf")
+    posterior: float = 1.0
+    mask: np.ndarray | None = None
+    doubts: list | None = None
+
+
+def features(pixels_bgr: np.ndarray) -> np.ndarray:
+    """(L, a, b, log std L, log area) of a blob's BGR pixels (N, 3): float (5,)."""
+    lab = cv2.cvtColor(pixels_bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float64)
+    return np.array([*lab.mean(axis=0), np.log(max(lab[:, 0].std(), 1.0)), np.log(max(len(lab), 1))])
+
+
+def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float, cfg=BIRD,
+              rcfg=READING) -> Bird:
+    """The blob that is the sandpiper (see the module docstring); Bird(None) when no blob is."""
+    model = A.model
+    bird = model.get("sandpiper")
+    if bird is None or "features" not in bird:
+        return Bird(None, doubts=[])
+    want = np.asarray(bird["features"], np.float64)
+    sig = np.array([cfg.l_sigma, np.hypot(cfg.ab_sigma, residual_ab), np.hypot(cfg.ab_sigma, residual_ab),
+                    cfg.log_l_std_sigma, cfg.log_area_sigma])
+    min_area = rcfg.min_blob_fraction * min(model["shell_area_px2"].values())
+    best = None
+    for i in range(1, blobs.n):
+        a = blobs.stats[i, cv2.CC_STAT_AREA]
+        if a < min_area or abs(np.log(a) - want[4]) > 4 * cfg.log_area_sigma:
+            continue
+        rs, cs = blob_box(blobs, i)
+        mine = blobs.labels[rs, cs] == i
+        if owned[rs, cs][mine].any():
+            continue
+        f = features(image[rs, cs][mine])
+        d2 = float((((f - want) / sig) ** 2).sum())
+        if best is None or d2 < best[0]:
+            best = (d2, i)
+    limit = np.exp(-cfg.max_d2 / 2)
+    if best is None:
+        return Bird(None, doubts=[])
+    d2, i = best
+    p = float(np.exp(-d2 / 2) / (np.exp(-d2 / 2) + limit))
+    if d2 >= cfg.max_d2:
+        return Bird(None, d2=d2, posterior=1.0 - p, doubts=[])
+    cx, cy = blobs.centroids[i]
+    bx, by = cx + bird["offset_px"][0], cy + bird["offset_px"][1]
+    rs, cs = blob_box(blobs, i)
+    mask = np.zeros(owned.shape, bool)
+    mask[rs, cs] = blobs.labels[rs, cs] == i
+    g = A.groove_at(bx, by)
+    doubts = []
+    pg = groove_posterior((by + 0.5) / A.ppm, g, A, {"base_sigma_mm": cfg.base_sigma_mm})
+    if p < 0.9:
+        doubts.append("the sandpiper was hard to recognise; check where it stands")
+    if pg < 0.9:
+        doubts.append("the sandpiper stands on the line between two grooves")
+    return Bird(g, x=bx, y=by, d2=d2, posterior=p * pg, mask=mask, doubts=doubts)
