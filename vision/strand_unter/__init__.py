@@ -5,16 +5,24 @@ Interface (see :mod:`beachscore.games`): :func:`learn`, :func:`read`, :func:`ann
 ``DECODE_REDUCE`` (photos are decoded at half size; all homographies follow the decoded size,
 and a photo of another resolution with the calibration's aspect ratio is read with the
 calibrated homography scaled to it).
-The stages live in one module each:
 
-- :mod:`vision.strand_unter.config`   every tunable number;
-- :mod:`vision.strand_unter.colour`   colour classes baked into a BGR lookup table, lighting gains;
-- :mod:`vision.strand_unter.blobs`    foreground against the empty board, blobs;
-- :mod:`vision.strand_unter.castles`  castles' value cues (sizes, tower count) and one-per-value assignment;
-- :mod:`vision.strand_unter.calibrate`    calibrate: class colours, shell/castle sizes, sandpiper;
-- :mod:`vision.strand_unter.registration` is the board where it was? (edge profiles in the board plane);
-- :mod:`vision.strand_unter.reading`     sea front, sandpiper, shells, castles, confidence;
-- :mod:`vision.strand_unter.draw`     the annotated picture.
+One module per stage, each stating its input and output:
+
+- :mod:`~vision.strand_unter.calibrate`    calibration shot → learned model (class colours, sizes, camera);
+- :mod:`~vision.strand_unter.registration` photo → where the board is ("nothing moved" first, then a
+  robust motion from the rails, outline and table edge);
+- :mod:`~vision.strand_unter.lighting`     photo → board under the calibration's light (+ colour error);
+- :mod:`~vision.strand_unter.sea`          board → cloth and sea front;
+- :mod:`~vision.strand_unter.blobs`        board → foreground against the empty board, blobs;
+- :mod:`~vision.strand_unter.castles`      blobs → castles (owner, value, groove);
+- :mod:`~vision.strand_unter.bird`         blobs → the sandpiper;
+- :mod:`~vision.strand_unter.shells`       what is left → shells (colour, count, groove);
+- :mod:`~vision.strand_unter.occlusion`    what nothing explains → ``occluded`` or a doubt;
+- :mod:`~vision.strand_unter.confidence`   every decision's posterior → the confidence;
+- :mod:`~vision.strand_unter.reading`      the stages in order → the reading;
+- :mod:`~vision.strand_unter.draw`         reading → the annotated picture;
+- :mod:`~vision.strand_unter.assets`, :mod:`~vision.strand_unter.colour`,
+  :mod:`~vision.strand_unter.geometry`, :mod:`~vision.strand_unter.config`: what the stages share.
 """
 
 from __future__ import annotations

@@ -47,7 +47,10 @@ class Assets:
         self.board_px = float(self.on_grooves.sum())
         self.sand_idx = np.nonzero(self.on_grooves[::3, ::3].ravel())[0]      # a sample grid of the grooves
         self.empty_sand = empty[::3, ::3].reshape(-1, 3)[self.sand_idx]
-        self.empty_sand_f = self.empty_sand.astype(np.float32)
+        self.sand_idx6 = np.nonzero(self.on_grooves[::6, ::6].ravel())[0]    # a coarser one (the light's colour)
+        self.empty_sand6 = empty[::6, ::6].reshape(-1, 3)[self.sand_idx6].astype(np.float32)
+        yy, xx = np.mgrid[0:empty.shape[0]:6, 0:empty.shape[1]:6]
+        self.sand_xy6 = (xx.ravel()[self.sand_idx6].astype(np.float64), yy.ravel()[self.sand_idx6].astype(np.float64))
         self.lut = class_table(cal)
         self.bits = int(m["lut_bits"])
         self.names = list(m["class_names"])

@@ -5,14 +5,17 @@ Input: the scan's blobs, the pixels castles already own, the corrected board, th
 Output: :class:`Bird`: the groove (None: not on the board), its base (work px), the posterior
 that this is right, the blob's pixels (bool (H, W)) and doubts.
 
-The bird is described by what survives a change of light and of camera better than a class
-histogram: its mean Lab colour, the spread of its lightness (a dark body and a white head: a
-shell of the same mean colour is plain), and its area; each compared with the calibration's
-bird with the spreads of :class:`~vision.strand_unter.config.BirdConfig` (a, b widened by the
-scan's colour error). The blob with the smallest squared distance d² is the bird when d² is
-below ``cfg.max_d2`` (the χ² 99% quantile of 5 features); the posterior is
-``exp(−d²/2) / (exp(−d²/2) + exp(−max_d2/2))`` (0.5 at the limit), and for "no bird" one minus
-the best candidate's.
+The bird is described by its mean Lab colour, the spread of its lightness (a dark body and a
+white head: a shell of the same mean colour is plain), its area, and — loosely, since a change
+of light moves pixels between classes — its pixels' class composition (half the L1 distance
+of the histograms; a white and a black shell touching have the bird's mean and spread, not its
+composition); each compared with the calibration's bird with the spreads of
+:class:`~vision.strand_unter.config.BirdConfig` (a, b widened by the scan's colour error). The
+blob is the bird with the posterior ``1 / (1 + exp((d² − d²_shells)/2) + exp((d² − max_d2)/2))``:
+its squared distance d² against the same blob read as shells (:func:`shell_d2`: a black shell is
+dark and plain like a bird's body) and against the limit ``cfg.max_d2`` (the χ² 99.99% quantile
+of 6 features: blobs that are neither lie far beyond it). The blob with the highest posterior is
+the bird when that is above one half; "no bird" has one minus it.
 """
 
 from __future__ import annotations
@@ -46,6 +49,26 @@ def features(pixels_bgr: np.ndarray) -> np.ndarray:
     return np.array([*lab.mean(axis=0), np.log(max(lab[:, 0].std(), 1.0)), np.log(max(len(lab), 1))])
 
 
+def shell_d2(f: np.ndarray, A, residual_ab: float, cfg=BIRD) -> float:
+    """Squared distance of a blob's :func:`features` from the best "n shells of one colour" reading:
+    mean colour against the shell class (its pixel spread, widened by the scan's colour error),
+    lightness spread against the calibration shells', area against n shells' (n = 1 … 3)."""
+    model = A.model
+    best = np.inf
+    for c in A.shell_colours:
+        mu = np.asarray(model["classes"][f"shell/{c}"]["mean"], np.float64)
+        cov = np.asarray(model["classes"][f"shell/{c}"]["cov"], np.float64) + np.diag([0, residual_ab ** 2,
+                                                                                       residual_ab ** 2])
+        d = f[:3] - mu
+        colour_d2 = float(d @ np.linalg.solve(cov, d))
+        l_std = (model.get("shell_l_std") or {}).get(c)
+        spread_d2 = ((f[3] - np.log(max(l_std, 1.0))) / cfg.log_l_std_sigma) ** 2 if l_std else 0.0
+        a1 = np.log(model["shell_area_px2"][c])
+        area_d2 = min(((f[4] - a1 - np.log(n)) / cfg.log_area_sigma) ** 2 for n in (1, 2, 3))
+        best = min(best, colour_d2 + spread_d2 + area_d2)
+    return best
+
+
 def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float, cfg=BIRD,
               rcfg=READING) -> Bird:
     """The blob that is the sandpiper (see the module docstring); Bird(None) when no blob is."""
@@ -54,6 +77,7 @@ def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float
     if bird is None or "features" not in bird:
         return Bird(None, doubts=[])
     want = np.asarray(bird["features"], np.float64)
+    comp_want = np.asarray(bird["composition"], np.float64)
     sig = np.array([cfg.l_sigma, np.hypot(cfg.ab_sigma, residual_ab), np.hypot(cfg.ab_sigma, residual_ab),
                     cfg.log_l_std_sigma, cfg.log_area_sigma])
     min_area = rcfg.min_blob_fraction * min(model["shell_area_px2"].values())
@@ -67,15 +91,18 @@ def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float
         if owned[rs, cs][mine].any():
             continue
         f = features(image[rs, cs][mine])
-        d2 = float((((f - want) / sig) ** 2).sum())
-        if best is None or d2 < best[0]:
-            best = (d2, i)
-    limit = np.exp(-cfg.max_d2 / 2)
+        comp = blobs.counts[i] / max(a, 1)
+        d2 = float((((f - want) / sig) ** 2).sum()) + \
+            (0.5 * float(np.abs(comp - comp_want).sum()) / cfg.composition_sigma) ** 2
+        alt = shell_d2(f, A, residual_ab, cfg)
+        # posterior that this blob is the bird: its likelihood against shells' and the limit's
+        p = 1.0 / (1.0 + np.exp((d2 - alt) / 2) + np.exp((d2 - cfg.max_d2) / 2))
+        if best is None or p > best[0]:
+            best = (p, d2, i)
     if best is None:
         return Bird(None, doubts=[])
-    d2, i = best
-    p = float(np.exp(-d2 / 2) / (np.exp(-d2 / 2) + limit))
-    if d2 >= cfg.max_d2:
+    p, d2, i = best
+    if p < 0.5:
         return Bird(None, d2=d2, posterior=1.0 - p, doubts=[])
     cx, cy = blobs.centroids[i]
     bx, by = cx + bird["offset_px"][0], cy + bird["offset_px"][1]

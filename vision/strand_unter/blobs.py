@@ -1,5 +1,9 @@
 """Objects on the Strand unter board: foreground against the empty board, as connected blobs.
 
+Input: the corrected board and the rectified empty board (BGR, work px), the pixel classes.
+Output: the foreground mask with the scan's noise level, the blobs (labels, stats, class counts),
+and the weak-but-consistent colour change where something sand-like lies (:func:`weak_change`).
+
 Background subtraction (e.g. Piccardi 2004, "Background subtraction techniques: a review") with
 a fixed background: the rectified empty board of the calibration. A pixel is foreground when its
 lighting-corrected colour changed much in brightness (along the sand's colour direction) or in

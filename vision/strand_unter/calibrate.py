@@ -1,9 +1,17 @@
 """Calibrate Strand unter: learn every labelled class's appearance from the calibration shot.
 
+Input: a :class:`~vision.types.CalibrationShot` (calibration photo, optional empty-board photo,
+homography board mm → px, labelled samples in board mm, the profile).
+Output: the JSON model (class Lab Gaussians and their lookup table, shell area per colour,
+castle cues per player and value, the sandpiper's description, the camera's nadir and height
+with each value's parallax and the base's error, the stick, the surround's colours and
+blur/noise figures) plus the pictures kept in the calibration folder.
+
 Nothing about the pieces is hard-coded: colours (Lab Gaussians baked into a BGR lookup table),
 shell size per colour, castle size, footprint and base offset per player and value, the
-sandpiper's colour composition and size, and the width of the sea's stick all come from the
-labelled samples and the empty-board shot; grooves come from the profile.
+sandpiper's colour, lightness spread and size, and the width of the sea's stick all come from
+the labelled samples and the empty-board shot; grooves come from the profile; the camera from
+the homography (:func:`vision.strand_unter.geometry.camera_nadir`).
 Source: ``shared/contracts/strand-unter.md`` §Calibration labels, ``shared/contracts/README.md``.
 """
 
@@ -200,11 +208,14 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
 
     # sizes: shells per colour, castles per player and value, the sandpiper
     shell_area: dict[str, list] = {c: [] for c in SHELL_COLOURS}
+    shell_l_std: dict[str, list] = {c: [] for c in SHELL_COLOURS}
     castles: dict[str, dict] = {p: {} for p in players}
     bird = None
     for (k, nm, v), xy in parsed:
         if k == "shell":
-            shell_area[nm].append(int(stats[blob_at(xy, f"shell/{nm}"), cv2.CC_STAT_AREA]))
+            j = blob_at(xy, f"shell/{nm}")
+            shell_area[nm].append(int(stats[j, cv2.CC_STAT_AREA]))
+            shell_l_std[nm].append(float(CL[comp == j][:, 0].std()))
         elif k == "castle":
             i = blob_at(xy, f"castle/{nm}/{v}")
             blob = comp == i
@@ -227,6 +238,7 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     model = {"version": MODEL_VERSION, "ppm": ppm, "decode_reduce": r, "lut_bits": cfg.lut_bits,
              "class_names": names, "classes": classes, "shell_colours": list(SHELL_COLOURS), "players": players,
              "shell_area_px2": {c: float(np.median(a)) for c, a in shell_area.items()},
+             "shell_l_std": {c: round(float(np.median(v)), 3) for c, v in shell_l_std.items()},
              "castles": castles, "castle_model": castles_mod.castle_model(castles), "sand_bgr": sand_bgr.tolist(),
              "parallax": parallax,
              "base_sigma_mm": round(max(parallax["base_rms_px"] / ppm, CASTLES.base_sigma_floor_mm), 3)}

@@ -1,5 +1,10 @@
 """Castles of Strand unter: find them in a blob, measure them, give each its value.
 
+Input: the scan's blobs and pixel classes, the corrected board, the calibration's assets, the
+camera's nadir in this board's frame, the scan's colour error.
+Output: :class:`Castle` list (owner, value, base, groove, and the posteriors of value, owner
+and groove), the pixels each castle explains, doubts.
+
 A castle is a sand-coloured base carrying a platform and ``value + 1`` towers in the player's
 colour (rulebook: "larger with higher value"; the tower count per value is learned from the
 calibration's castles, not assumed). Its value is read from four cues, each compared with the
@@ -236,7 +241,8 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
 
     A castle is a connected part of a blob in one player's learned colour (joined by a closing of
     ``cfg.close_px``) that looks like that player's castles: at least ``min_core_fraction`` of the
-    smallest learned coloured part, at most ``max_core_ratio`` × the largest, and a mean colour
+    smallest learned coloured part, at most ``max_core_ratio`` × the largest (a larger part is split
+    into touching castles when it can be, :func:`split_core`), and a mean colour
     within ``max_colour_distance`` (Mahalanobis, the class's pixel spread) of the player's — a
     hand or a cloth of a similar hue is larger, or paler, or both, and is left for the occlusion
     check. Values: :func:`assignment_posterior` over :func:`value_terms`; groove: the base under
@@ -260,6 +266,7 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
         sc["core_px2"] for sc in cm["scale"].values())
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.close_px + 1,) * 2)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    models = player_models(A, residual_ab)
     owned = np.zeros(cls.shape, bool)
     found: dict[str, list] = {p: [] for p in A.players}
     min_area = READING.min_blob_fraction * min(model["shell_area_px2"].values())
@@ -277,13 +284,17 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
                 area = st[j, cv2.CC_STAT_AREA]
                 if area < min_core:
                     continue
-                core = lab_img == j
-                sub = image[rs, cs][core & (cls[rs, cs] == k)]
-                dist, owner_post = _owner(sub, p, A, residual_ab)
-                if area > max_core or dist > cfg.max_colour_distance:
-                    continue
-                found[p].append({"blob": i, "x": ce[j][0] + cs.start, "y": ce[j][1] + rs.start,
-                                 "box": (rs, cs), "core": core, "p_owner": owner_post})
+                cores = [lab_img == j]
+                if area > max_core:         # castles of one player touching: split by where their pixels lie
+                    cores = split_core(cores[0], area, min_core, max_core)
+                for core in cores:
+                    sub = image[rs, cs][core & (cls[rs, cs] == k)]
+                    dist, owner_post = _owner(sub, p, models)
+                    if dist > cfg.max_colour_distance:
+                        continue
+                    ys, xs = np.nonzero(core)
+                    found[p].append({"blob": i, "x": float(xs.mean()) + cs.start, "y": float(ys.mean()) + rs.start,
+                                     "box": (rs, cs), "core": core, "p_owner": owner_post})
     max_side = 2 * cfg.radius_slack * max(cm["radius_px"].values())
     out = []
     for p, cands in found.items():
@@ -317,23 +328,57 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
     return out, owned, doubts
 
 
-def _owner(pixels_bgr: np.ndarray, player: str, A, residual_ab: float = 0.0) -> tuple[float, float]:
-    """Mahalanobis distance of a coloured part's mean colour from ``player``'s class, and the
-    posterior that the part is ``player``'s among all players' classes (Gaussian likelihoods of
-    the mean with each class's pixel spread, its a, b variance widened by the scan's colour error
-    ``residual_ab``, :func:`vision.strand_unter.lighting.surround_residual`)."""
-    mean = np.clip(np.round(pixels_bgr.reshape(-1, 3).mean(axis=0)), 0, 255).astype(np.uint8)
-    lab = cv2.cvtColor(mean.reshape(1, 1, 3), cv2.COLOR_BGR2Lab).reshape(3).astype(np.float64)
+def split_core(core: np.ndarray, area: float, min_core: float, max_core: float, k_max: int = 4) -> list:
+    """Split one player's coloured part that is too large for one castle into k castles (k ≤ 4).
+
+    k-means (Lloyd 1982, ``cv2.kmeans``) of its pixel positions for k = 2 … ``k_max``; the
+    smallest k whose parts are all between ``min_core`` and ``max_core`` px wins. A part no split
+    explains (a hand of the player's colour, a cloth) gives no castle: [].
+    """
+    ys, xs = np.nonzero(core)
+    pts = np.column_stack([xs, ys]).astype(np.float32)
+    for k in range(2, k_max + 1):
+        if area < k * min_core:
+            break
+        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+        _, lab, _ = cv2.kmeans(pts, k, None, crit, 3, cv2.KMEANS_PP_CENTERS)
+        sizes = np.bincount(lab.ravel(), minlength=k)
+        if sizes.min() >= min_core and sizes.max() <= max_core:
+            parts = []
+            for q in range(k):
+                m = np.zeros(core.shape, bool)
+                sel = lab.ravel() == q
+                m[ys[sel], xs[sel]] = True
+                parts.append(m)
+            return parts
+    return []
+
+
+def player_models(A, residual_ab: float) -> dict:
+    """Each player's colour Gaussian for a coloured part's *mean*: ``{player: (mean (3,), inverse
+    covariance (3, 3), log det)}``, the class's pixel covariance with its a, b variance widened by
+    the scan's colour error ``residual_ab`` (:func:`vision.strand_unter.lighting.surround_residual`)."""
     extra = np.diag([0.0, residual_ab ** 2, residual_ab ** 2])
-    ll = {}
+    out = {}
     for q in A.players:
         cov = np.asarray(A.model["classes"][f"castle/{q}"]["cov"], np.float64) + extra
-        d = lab - np.asarray(A.model["classes"][f"castle/{q}"]["mean"], np.float64)
-        ll[q] = (float(d @ np.linalg.solve(cov, d)), float(np.linalg.slogdet(cov)[1]))
-    d2 = ll[player][0]
-    logs = np.array([-0.5 * v[0] - 0.5 * v[1] for v in ll.values()])
+        out[q] = (np.asarray(A.model["classes"][f"castle/{q}"]["mean"], np.float64), np.linalg.inv(cov),
+                  float(np.linalg.slogdet(cov)[1]))
+    return out
+
+
+def _owner(pixels_bgr: np.ndarray, player: str, models: dict) -> tuple[float, float]:
+    """Mahalanobis distance of a coloured part's mean colour from ``player``'s class, and the
+    posterior that the part is ``player``'s among all players' classes (Gaussian likelihoods of
+    the mean, :func:`player_models`)."""
+    mean = np.clip(np.round(pixels_bgr.reshape(-1, 3).mean(axis=0)), 0, 255).astype(np.uint8)
+    lab = cv2.cvtColor(mean.reshape(1, 1, 3), cv2.COLOR_BGR2Lab).reshape(3).astype(np.float64)
+    names = list(models)
+    d2 = np.array([float((lab - mu) @ inv @ (lab - mu)) for mu, inv, _ in models.values()])
+    logs = -0.5 * d2 - 0.5 * np.array([ld for _, _, ld in models.values()])
     w = np.exp(logs - logs.max())
-    return float(np.sqrt(d2)), float(w[list(ll).index(player)] / w.sum())
+    i = names.index(player)
+    return float(np.sqrt(d2[i])), float(w[i] / w.sum())
 
 
 def castle_base(x: float, y: float, value: str, model: dict, nadir_px) -> tuple[float, float]:

@@ -1,14 +1,19 @@
 """Colour models of Strand unter: learned Lab Gaussians baked into a BGR lookup table.
 
+Input: Lab pixels of the labelled classes (calibration), BGR images (scans).
+Output: class Gaussians, the lookup table, per-pixel classes, lighting gains and fields, the
+change of a scan against the empty board.
+
 - Each labelled class (shell colour, player colour, sea, sand, castle base, sandpiper) is a
   Gaussian in 8-bit OpenCV Lab (mean (3,), covariance (3, 3)), fitted at calibration; pixels go
   to the nearest class by Mahalanobis distance (Mahalanobis 1936).
-- Reading never converts to Lab: at calibration the nearest class of every cell of a quantised
-  BGR cube (``2**bits`` levels per channel) is computed once and saved as a lookup table
+- Reading never converts images to Lab: at calibration the nearest class of every cell of a
+  quantised BGR cube (``2**bits`` levels per channel) is computed once and saved as a lookup table
   (:func:`build_lut`); a scan maps pixels through it (:func:`classify`), a table lookup per pixel.
 - Lighting colour/strength changes between the calibration and a scan are undone with a
   diagonal (von Kries) gain per BGR channel, measured on parts of the scene that never change
-  (the table around the board, then the bare sand), as in grey-world/white-patch balancing.
+  (the table around the board, then the bare sand), as in grey-world/white-patch balancing;
+  uneven light by a smooth field (:func:`illumination_field`).
 - Foreground is a change against the rectified empty board, split into a brightness part (along
   the sand's colour direction: shading, shadows) and a chroma part (across it): :func:`change`.
 """

@@ -1,9 +1,14 @@
-"""Every tunable number of the Strand unter reader, one frozen dataclass per stage.
+"""The constants of the Strand unter reader, one frozen dataclass per stage.
 
-Units are in the names: ``_mm`` board millimetres, ``_px`` pixels of the rectified work image,
-``_ppm`` pixels per millimetre, ``_px2`` work-image areas. Colour distances are Mahalanobis
-distances of the learned Lab Gaussians; brightness/chroma changes are BGR grey levels.
-Nothing here is a piece colour or a piece size: those are learned from the calibration shot.
+Every number here is either physical (a size in board millimetres, a resolution, a sensor limit)
+or statistical (a spread, a prior, a quantile) with its meaning stated; none is a piece colour or
+a piece size — those are learned from the user's calibration and empty-board shots — and none
+is fitted to one sample photo. Units are in the names: ``_mm`` board millimetres, ``_px`` pixels
+of the rectified work image (1 px per mm), ``_ppm`` pixels per millimetre. Colour distances are
+Mahalanobis distances of the learned Lab Gaussians, brightness/chroma changes BGR grey levels.
+The statistical spreads of the posteriors (``area_sigma``, ``value_tau``, ``sea_edge_sigma_mm`` …)
+were set on the development set-ups (the shared samples' set-up, new set-ups 0 and 2, synthetic
+set-ups of :mod:`vision.synthetic_strand`) and checked with ``scripts/reliability.py``.
 """
 
 from __future__ import annotations
@@ -13,39 +18,39 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class RegistrationConfig:
-    """Stage 1: find the (possibly bumped) board. See :mod:`vision.strand_unter.registration`."""
+    """Find the (possibly bumped) board. See :mod:`vision.strand_unter.registration`."""
 
     decode_reduce: int = 2            # photos are decoded at 1/2 size (cv2.IMREAD_REDUCED_COLOR_2)
     ppm: float = 1.0                  # resolution of the rectified registration image
-    margin_mm: float = 60.0           # extra frame around the board (rails and table edge)
+    margin_mm: float = 60.0           # surround kept around the board (rails and table edge)
     blur_sigma_px: float = 1.5        # both images are smoothed alike: blur differences between shots
-    inner_band_mm: float = 8.0        # how far inside the board outline the rigid bands reach
+    inner_band_mm: float = 8.0        # how far inside the board outline the strips reach
     sea_dilate_mm: float = 6.0        # cloth pixels (and this much around them) are not used
     rail_mm: float = 50.0             # strips reach this far outside the board's sides (rails + table edge)
     band_mm: float = 30.0             # strips across the outline, each this wide along the edge
     min_profile_corr: float = 0.6     # a strip whose profiles correlate less is not used
     shift_noise_floor_mm: float = 0.15  # the strips' shifts are taken as at least this noisy (sub-pixel NCC at 1 px/mm)
-    moved_gain: float = 16.3          # a motion must lower the strips' robust cost by this (χ² 99.9%, 3 d.o.f.) to be accepted
-    max_residual_mm: float = 1.0      # strips that disagree more with the fitted motion are dropped
+    moved_gain: float = 16.3          # a motion must lower the strips' robust cost by this (χ² 99.9%, 3 d.o.f.)
+    max_residual_mm: float = 1.0      # strips farther than this from the first fit are left out of the robust start
     min_ecc: float = 0.35             # fit quality (1 − rms/2·max_residual) × inlier share; below: registration-lost
-    moved_mm: float = 0.6             # refined motion smaller than this is "not moved"
-    moved_deg: float = 0.15
+    moved_mm: float = 0.6             # a motion smaller than this (0.6 px at the registration's 1 px/mm) …
+    moved_deg: float = 0.15           # … and turning less than this (0.5 mm at the board's corners) is no motion
     max_shift_mm: float = 10.0        # the fine fit's search range around the calibrated (or coarse) position
     coarse_ppm: float = 0.5           # resolution of the coarse phase correlation of the surround's edges
     coarse_min_mm: float = 6.0        # a coarse offset below this is left to the fine search alone
     min_coarse_response: float = 0.1  # phase-correlation peaks weaker than this are not trusted
-    min_photo_ppm: float = 0.45       # decoded px per board mm below which a photo is too small (samples: 1.25)
-    max_bump_mm: float = 20.0         # the largest motion trusted (samples: 15 mm pushes are recovered)
-    rotation_steps_deg: tuple = (2.5, -2.5, 5.0, -5.0)  # a failed fit is retried from these turns (up to ~6°)
+    min_photo_ppm: float = 0.45       # decoded px per board mm below which pieces (14 mm) cannot be told apart
+    max_bump_mm: float = 20.0         # a larger motion is the board moved, not bumped: recalibrate
+    rotation_steps_deg: tuple = (2.5, -2.5, 5.0, -5.0)  # a poor fit is retried from these turns (up to ~6°)
     scale_steps: tuple = (1.05, 0.95, 1.1, 0.9)  # no fit at all: is the board larger/smaller (camera moved)?
-    zoom_check_ecc: float = 0.9       # a fit this poor or a move beyond coarse_min_mm: zoomed fits are tried too
+    zoom_check_ecc: float = 0.9       # a fit this poor or a move beyond coarse_min_mm: turned and zoomed fits too
     zoom_better_ecc: float = 0.15     # a zoomed fit this much better than the best unzoomed one: the camera moved
     max_scale_change: float = 0.02    # the board looking this much larger/smaller (every fit agrees): the camera moved
 
 
 @dataclass(frozen=True)
 class AppearanceConfig:
-    """Stage 0 (calibrate): how sample pixels are gathered. See :mod:`vision.strand_unter.calibrate`."""
+    """Calibrate: how sample pixels are gathered. See :mod:`vision.strand_unter.calibrate`."""
 
     ppm: float = 1.0                  # resolution of the rectified work image (reading too)
     lut_bits: int = 5                 # the class lookup table quantises each BGR channel to 2**bits levels
@@ -65,75 +70,66 @@ class AppearanceConfig:
 
 @dataclass(frozen=True)
 class ReadingConfig:
-    """Stage 2: read sea, bird, shells and castles. See :mod:`vision.strand_unter.reading`."""
+    """Light, sea, foreground, occlusion and photo quality. See :mod:`vision.strand_unter.reading`."""
 
+    # foreground against the empty board
     fg_brightness: float = 30.0       # |brightness change| (grey levels) against the empty board: something lies there
     fg_chroma: float = 16.0           # ... or this much chroma change (L1 across the sand direction)
-    weak_window_px: int = 9           # a sand-like object: the chroma change averaged over this square ...
-    weak_chroma: float = 6.0          # ... above this many grey levels (sand noise averages to ~1)
     fg_noise_k: float = 3.0           # thresholds grow to this × the scan's robust noise on bare sand
+    open_px: int = 2                  # morphological opening radius of the foreground (noise)
+    weak_window_px: int = 9           # a sand-like object: the chroma change averaged over this square …
+    weak_chroma: float = 6.0          # … above this many grey levels (camera noise averages to ~1 over it)
+    # light
     clipped_level: int = 250          # a channel at or above this grey level is clipped (8-bit sensor limit)
-    chroma_tile_mm: float = 30.0      # the light's colour is measured per tile of this size (one groove pitch)
-    chroma_lamp_range: float = 0.04   # the brightness field's log varying more over the sand: the colour follows it too
-    chroma_apply_range: float = 0.03  # per-channel gains varying less than this (log) over the board are not applied
     fine_gain_max_change: float = 40.0  # sand pixels changed less than this give the fine lighting gains
     light_tile_px: int = 8            # uneven light: the brightness field is measured per tile of this size
     light_chroma_tol: float = 0.12    # ... on sand pixels whose log-chromaticity changed less than this
     light_residual_tol: float = 0.08  # ... and (second pass) whose log brightness ratio is this close to the first field's
-    # samples under uneven light (board max/min of the field): vignette 1 − k·r² k = 0.4: 1.75, k = 0.6: 2.45;
-    # ramp 0.5→1 top to bottom 1.8; half in a soft shadow (×0.55): 2.0 — all read right once evened out
-    light_apply_range: float = 1.25   # a field varying less (clean samples: 1.08–1.15) is not applied: per-channel gains
+    light_refine_range: float = 1.15  # a first field varying less is not refined (it will not be applied)
+    light_apply_range: float = 1.25   # a brightness field varying less over the board is left to the per-channel gains
     light_doubt_range: float = 2.6    # a field varying more than this × over the board: a doubt
-    light_max_range: float = 4.0      # ... more than this: uneven-light
-    empty_back_sand: float = 0.6      # no cloth found: the back groove's core must be at least this share sand-coloured
+    light_max_range: float = 4.0      # ... more than this (two stops): uneven-light
     light_occluder_range: float = 1.5  # an unexplained darker/brighter patch under light this uneven: uneven-light
-    open_px: int = 2                  # morphological opening radius of the foreground (noise)
+    chroma_tile_mm: float = 30.0      # the light's colour is measured per tile of this size (one groove pitch)
+    chroma_lamp_range: float = 0.04   # the brightness field's log varying more over the sand: the colour follows it too
+    chroma_apply_range: float = 0.03  # per-channel gains varying less than this (log, 3%) over the sand are not applied
+    # sea
     sea_coverage: float = 0.5         # a groove more covered than this is under the sea
     sea_smooth_px: int = 5            # the cloth is found on colours averaged over this square (noise)
-    sea_band_margin_mm: float = 4.0   # grooves' top/bottom margins ignored when measuring coverage
-    cloth_edge_window_px: int = 61    # the cloth edge is median-filtered over this many columns
+    sea_band_margin_mm: float = 4.0   # grooves' top/bottom rims ignored when measuring coverage
+    cloth_edge_window_px: int = 61    # the cloth edge is median-filtered over this many columns (a hand on the cloth)
     stick_extra_mm: float = 1.0       # margin added to the learned stick width
+    empty_back_sand: float = 0.6      # no cloth found: the back groove's core must be at least this share sand-coloured
+    # pieces and things that are none
     min_blob_fraction: float = 0.3    # a blob smaller than this × one shell is noise
-    bird_max_distance: float = 0.5    # composition + size distance to the learned sandpiper to accept
-    max_unknown_fraction: float = 0.5 # a shell part with more unknown pixels than this is no shell
-    min_shell_purity: float = 0.6     # a shell part whose main colour has less of its shell pixels: a doubt
-    # a blob taken for shells must look like shells (vision.strand_unter.reading._shell_likeness). Samples:
-    # shells 0.74–1.04 shells thick, mean colour 0.2–3.0 from their class; hands (8 × 5 cm ellipses) 2.5–3.3
-    # thick, skin-coloured 5.2 from white.
-    max_shell_thickness: float = 1.6  # the largest disc inside the blob, in shell radii
-    max_shell_colour_distance: float = 4.5  # Mahalanobis distance of the blob's mean Lab from the class
-    max_unexplained_shells: float = 3.0  # such a blob this many shells large (area) may hide pieces: occluded
-    occluder_min_shells: float = 5.0  # a thick unexplained patch of this many shells' area may hide a castle: occluded
+    max_unknown_fraction: float = 0.5  # a part with more non-shell pixels than this is no shell
+    max_unexplained_shells: float = 3.0  # a thick part that is no shell, this many shells large, may hide pieces
+    occluder_min_shells: float = 5.0  # a thick unexplained patch of this many shells' area may hide a castle
     min_occluder_thickness: float = 0.8  # a part thinner than this (shell radii) cannot hide a piece
-    occluder_erode_mm: float = 3.0    # ... measured after an erosion of this radius (thin cloth fringes and shadows vanish)
-    # blur: fine detail (vision.quality.detail_ratio) of the piece-free surround (rails, land-side edge and
-    # table) against the calibration shot's. Samples (σ of a Gaussian blur in full-size px): clean photos
-    # keep 0.74–1.0 of the calibration's excess detail; σ = 2: 0.46–0.54 (read right or with low
-    # confidence); σ = 2.5: ≤ 0.43, σ = 3: ≤ 0.35 (misread: refused).
-    # noise: vision.quality.noise_sigma of the plain table strip below the board (extended image), against
-    # the calibration shot's. Samples: clean 0.15–0.39 (calibration 0.30); added Gaussian noise of σ 8 (full
-    # size): 0.8 (read, some doubts); σ 15: 1.3 (misread); σ 25: 2.1; σ 35: 2.7.
+    occluder_erode_mm: float = 3.0    # patches are measured after an erosion of this radius (cloth fringes, shadows)
+    # photo quality: fine detail (vision.quality.detail_ratio) and pixel noise (vision.quality.noise_sigma) of
+    # the piece-free surround against the calibration shot's
     max_noise_ratio: float = 3.5      # noisier than this × the calibration's: too-noisy
     noise_doubt_ratio: float = 2.0    # noisier than this × the calibration's: a doubt
-    noise_floor: float = 0.3          # grey levels: the calibration's figure is taken as at least this
+    noise_floor: float = 0.3          # grey levels: the calibration's figure is taken as at least this (8-bit quantisation)
     detail_sigma_px: float = 1.5      # comparison blur, px of the extended registration image
-    min_detail_share: float = 0.45    # keep at least this share of the calibration's excess detail
+    min_detail_share: float = 0.45    # keep at least this share of the calibration's excess detail (else too-blurred)
 
 
 @dataclass(frozen=True)
 class CastleConfig:
-    """Castles: finding them in a blob and reading their value. See :mod:`vision.strand_unter.castles`."""
+    """Castles: finding them, their value, owner and groove. See :mod:`vision.strand_unter.castles`."""
 
     close_px: int = 2                 # the coloured parts of one castle are joined by a closing of this radius
     min_core_fraction: float = 0.5    # player-coloured pixels ≥ this × the smallest learned castle's: a castle
+    max_core_ratio: float = 1.8       # a coloured part larger than this × the largest learned one is no castle
+    max_colour_distance: float = 4.5  # mean colour farther than this (Mahalanobis) from the player's: no castle
     radius_slack: float = 1.15        # a castle owns its blob's pixels within this × its learned radius
     tower_sigma_px: float = 1.2       # tower shadows: Gaussian smoothing before looking for dark minima
     tower_window_px: int = 7          # ... a minimum of this neighbourhood
     tower_depth: float = 6.0          # ... darker than the castle's median grey by this (grey levels)
     tower_weight: float = 0.15        # value cost per tower of difference (size cues cost |log ratio|)
-    max_core_ratio: float = 1.8       # a coloured part larger than this × the largest learned one is no castle
-    max_colour_distance: float = 4.5  # its mean colour farther (Mahalanobis, pixel spread) from the player's: no castle
-    value_tau: float = 0.12           # cost scale of the value likelihood exp(−cost/τ) (fitted on dev set-ups)
+    value_tau: float = 0.12           # cost scale of the value likelihood exp(−cost/τ) (set on the dev set-ups)
     base_sigma_floor_mm: float = 2.5  # the base's position error is at least this (which towers are seen moves the centroid)
 
 
@@ -142,11 +138,13 @@ class ShellConfig:
     """Shells: colour, count and groove models. See :mod:`vision.strand_unter.shells`."""
 
     unknown_prior: float = 0.05       # prior share of left-over parts that are no shell (hands, cards, specks)
-    area_sigma: float = 0.14          # relative spread of one shell's blob area (≈ its rim's ±0.5 px at 1 px/mm)
+    area_sigma: float = 0.14          # relative spread of one shell's blob area (its rim's ±0.5 px at 1 px/mm)
+    partial_share: float = 0.1        # share of shells only partly standing out from the sand (count model)
     speck_sigma: float = 0.2          # area spread (in shells) of a part that is no shell at all
+    area_scale_range: tuple = (0.75, 1.25)  # a photo's own shell area is trusted within this × the learned one
     max_count: int = 8                # the most shells one part is read as
-    centre_sigma_mm: float = 1.0      # position error of a shell's centre
-    max_thickness: float = 1.6        # the largest disc inside a part, in shell radii (shells side by side ≤ 1.1)
+    centre_sigma_mm: float = 1.0      # position error of a shell's centre (it lies flat: no parallax)
+    max_thickness: float = 1.6        # the largest disc inside a part, in shell radii (shells side by side stay ≤ 1.1)
     min_solidity: float = 0.45        # a part of ≥ 2 shells filling less of its convex hull is an arc, not a clump
     max_hole: float = 0.5             # a part enclosing more than this × one shell's area is a ring, not shells
     min_purity: float = 0.6           # a part whose main shell colour has less of its pixels is read colour by colour
@@ -161,28 +159,23 @@ class BirdConfig:
     ab_sigma: float = 4.0             # mean a, b (Lab units)
     log_l_std_sigma: float = 0.2      # spread of log (lightness spread): a dark body and a white head vs a plain shell
     log_area_sigma: float = 0.2       # spread of log area (segmentation, a bird seen from another angle)
-    max_d2: float = 15.1              # χ² 99% quantile, 5 degrees of freedom
+    composition_sigma: float = 0.25   # spread of the class composition's distance (pixels change class with the light)
+    max_d2: float = 27.9              # χ² 99.99% quantile, 6 degrees of freedom (other blobs lie far beyond)
     base_sigma_mm: float = 2.0        # position error of its base
 
 
 @dataclass(frozen=True)
 class ConfidenceConfig:
-    """Stage 3: how sure the reading is. Each doubt multiplies the confidence by a factor < 1."""
+    """How sure the reading is: the posteriors of decisions that have no model of their own."""
 
-    shell_count_slack: float = 0.2    # area / shell area within ±this of x.5 is a doubt
-    sea_margin: float = 0.2           # groove coverage within ±this of the threshold is a doubt
-    value_margin: float = 0.12        # castle value: cost of the next value minus the chosen one's below this
-    # a castle's base or a shell's centre this close to a groove border is a doubt (samples: every piece
-    # ≥ 10.9 mm from a border in 30 mm grooves; a castle's base is estimated to a few mm)
-    groove_margin_mm: float = 5.0
-    bird_margin: float = 0.15         # a sandpiper match distance within this of the limit is a doubt
-    doubt_factor: float = 0.45        # multiplied in per doubt
-    unsure_cap: float = 0.2           # the confidence of a reading lacking positive evidence (e.g. no cloth seen)
+    unsure_cap: float = 0.2           # the confidence of a reading lacking positive evidence (no cloth, no bare back groove)
     sea_edge_sigma_mm: float = 2.5    # position error of the cloth's edge
     sea_hole_posterior: float = 0.3   # an uncovered groove beyond the sea front: the cloth is not where it seems
     unexplained_posterior: float = 0.6  # a small thing that is no piece may hide one (or be a piece misread)
-    doubt_below: float = 0.9          # a decision less sure than this is named in a warning
+    light_sigma_ab: float = 8.0       # colour error (Lab units) of the corrected surround at which pieces become doubtful
+    faint_posterior: float = 0.5      # a shell-sized patch only the weak colour change sees: a piece or not, a coin toss
     noise_posterior: float = 0.7      # a grainy photo (noise_doubt_ratio): small pieces may be misread
+    doubt_below: float = 0.9          # a decision less sure than this is named in a warning
 
 
 CASTLES = CastleConfig()

@@ -1,5 +1,7 @@
 """The annotated picture of a Strand unter reading: grooves, sea line, every piece as read.
 
+Input: the scanned photo with its registration and the reading. Output: a BGR picture.
+
 Drawn at the photo's full size: a scan is decoded at 1/``DECODE_REDUCE`` size, so the decoded
 photo is enlarged back and the homography scaled with it (marks and text then stay sharp). Every
 label is dark text on a light box, readable on the blue cloth, the sand and the table alike.

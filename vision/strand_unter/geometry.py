@@ -1,4 +1,7 @@
-"""Board geometry of Strand unter: work-image frames, groove maps, homography scaling.
+"""Board geometry of Strand unter: work-image frames, groove maps, homography scaling, the camera.
+
+Input: the profile and homographies. Output: rectified images, groove label maps, scaled
+homographies, the camera's nadir and height over the board.
 
 Frames:
 - *photo px*: the decoded photo (possibly reduced by ``r`` with ``cv2.IMREAD_REDUCED_COLOR_r``);

@@ -89,7 +89,7 @@ def light_field(photo, B: np.ndarray, gains: np.ndarray, A, cfg=READING):
     ref = _reference(cal)
     m = round(REGISTRATION.margin_mm * REGISTRATION.ppm)
     h, w = B.shape[:2]
-    f = 2                                                            # the field is smooth: half resolution
+    f = 4                                                            # the field is smooth: quarter resolution
     if A.small is None:
         A.small = {"empty": cv2.resize(A.empty, (w // f, h // f), interpolation=cv2.INTER_AREA),
                    "grooves": cv2.resize(A.on_grooves.astype(np.uint8), (w // f, h // f),
@@ -149,6 +149,8 @@ def light_field(photo, B: np.ndarray, gains: np.ndarray, A, cfg=READING):
         F, fig = colour.illumination_field(lr[o:], valid[o:], (lr.shape[0] - o, lr.shape[1]), tile_px=tile)
         F = np.vstack([np.repeat(F[:1], o, 0), F]) if o else F
         if rnd == 0:
+            if fig["range"] < cfg.light_refine_range:
+                break                 # even light: the field is not applied, a second pass would not matter
             # second pass without whatever the first field does not explain (pieces of sand's hue)
             off = np.abs(lr - np.log(F)) > cfg.light_residual_tol
             valid &= cv2.dilate(off.astype(np.uint8), k) == 0
@@ -247,26 +249,21 @@ def chroma_field(image: np.ndarray, raw_image: np.ndarray, A, cfg=READING,
     Returns None when the fitted gains vary less than ``cfg.chroma_apply_range`` (log units)
     over the sand.
     """
-    now = image[::3, ::3].reshape(-1, 3)[A.sand_idx].astype(np.float32)
-    ref = A.empty_sand_f
-    raw = raw_image[::3, ::3].reshape(-1, 3)[A.sand_idx]
+    now = image[::6, ::6].reshape(-1, 3)[A.sand_idx6].astype(np.float32)
+    ref = A.empty_sand6
+    raw = raw_image[::6, ::6].reshape(-1, 3)[A.sand_idx6]
     ok = (max3(np.abs(now - ref)) < cfg.fine_gain_max_change) & (-max3(-now) > 4) & \
         (max3(raw) < cfg.clipped_level) & (max3(ref) < cfg.clipped_level)
     if ok.sum() < 0.2 * len(ok):
         return None                             # the sand is mostly clipped: its colour cannot tell the light's
     if ok.sum() < 200:
         return None
-    if A.small is None or "sand_xy" not in A.small:
-        A.small = A.small or {}
-        h, w = A.empty.shape[:2]
-        yy, xx = np.mgrid[0:h:3, 0:w:3]
-        A.small["sand_xy"] = (xx.ravel()[A.sand_idx].astype(np.float64), yy.ravel()[A.sand_idx].astype(np.float64))
-    xs, ys = A.small["sand_xy"]
+    xs, ys = A.sand_xy6
     h, w = A.empty.shape[:2]
     lr = np.log(now[ok] + 1.0) - np.log(ref[ok] + 1.0)
     lr -= ((lr[:, 0] + lr[:, 1] + lr[:, 2]) / 3.0)[:, None]        # colour only: brightness (and the ridges' shading) is not its job
     lf = np.zeros(int(ok.sum())) if brightness is None else \
-        np.log(brightness[::3, ::3].reshape(-1)[A.sand_idx][ok])
+        np.log(brightness[::6, ::6].reshape(-1)[A.sand_idx6][ok])
     # per tile (chroma_tile_mm square) the mean of the sand pixels within 2.5 robust σ of the tile's
     # first mean: tiles mostly bare sand count, stray sand-coloured pixels (castle bases, a light
     # piece on the cloth) do not
@@ -283,7 +280,7 @@ def chroma_field(image: np.ndarray, raw_image: np.ndarray, A, cfg=READING,
     mean = np.stack([np.bincount(key[near], weights=lr[near, c], minlength=nk) for c in range(3)], -1) / \
         np.maximum(cnt, 1)[:, None]
     lfm = np.bincount(key[near], weights=lf[near], minlength=nk) / np.maximum(cnt, 1)
-    full_tile = (t / 3.0) ** 2                  # sand grid points a tile holds (every 3rd px)
+    full_tile = (t / 6.0) ** 2                  # sand grid points a tile holds (every 6th px)
     good = np.nonzero(cnt >= 0.5 * full_tile)[0]
     if len(good) < 6:
         return None

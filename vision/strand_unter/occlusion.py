@@ -67,6 +67,35 @@ def check_patch(unexplained: np.ndarray, gray: np.ndarray, A, light: dict, cfg=R
         f"something lies over it{cause}; clear the view and take the photo again")
 
 
+def faint_things(weak_only: np.ndarray, A, visible, cfg=READING, conf=CONFIDENCE) -> tuple[list[str], float]:
+    """Doubts for compact, shell-sized patches seen only by the weak colour change: a piece whose
+    colour is close to the sand's under this light may lie there unread.
+
+    A patch counts when it is at least half a shell's area, at least ``cfg.min_occluder_thickness``
+    shell radii thick, compact (its box at most twice as long as wide and at most 2.5 shells across:
+    the stick's shadow, ridges and cloth fringes are bands) and in a visible groove.
+
+    Returns:
+        (doubts, posterior that none of them is a piece).
+    """
+    n, lab, st, ce = cv2.connectedComponentsWithStats(weak_only.astype(np.uint8), connectivity=8)
+    one = float(np.median(list(A.model["shell_area_px2"].values())))
+    r_shell = np.sqrt(one / np.pi)
+    doubts, post = [], 1.0
+    for j in range(1, n):
+        x, y, w, h, area = st[j]
+        if area < 0.5 * one or A.groove_at(*ce[j]) not in visible or max(w, h) > 2 * min(w, h) \
+                or max(w, h) > 5 * r_shell:
+            continue                      # too small, under the cloth, a band (a shadow, a ridge) or no piece's size
+        crop = np.pad((lab[y:y + h, x:x + w] == j).astype(np.uint8), 1)
+        if cv2.distanceTransform(crop, cv2.DIST_L2, 5).max() < cfg.min_occluder_thickness * r_shell:
+            continue
+        doubts.append(f"something faint lies at {A.where(*ce[j])}: a piece that looks like the sand in this light? "
+                      "It was not counted")
+        post *= conf.faint_posterior
+    return doubts, post
+
+
 def judge_parts(parts, A, visible, cfg=READING, conf=CONFIDENCE) -> tuple[list[str], float]:
     """Doubts and their posterior for the parts that are no shells; refuses a large one.
 

@@ -39,7 +39,7 @@ from vision.strand_unter.confidence import Decisions
 from vision.strand_unter.config import CONFIDENCE, READING, REGISTRATION
 from vision.strand_unter.geometry import warp_board
 from vision.strand_unter.lighting import normalise
-from vision.strand_unter.occlusion import check_patch, judge_parts
+from vision.strand_unter.occlusion import check_patch, faint_things, judge_parts
 from vision.strand_unter.registration import check_noise, cloth_edge_mm, surround_detail, surround_noise
 from vision.strand_unter.sea import find_sea
 from vision.strand_unter.shells import read_shells
@@ -69,6 +69,11 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     lit = normalise(photo, A, cfg)
     Bc = lit.image
     decisions.doubts += lit.doubts
+    # how well the light's change is undone: the piece-free surround's colour error after the same
+    # correction; a colour that far off may put a pale piece into the sand or a shell into another class
+    decisions.add("light", float(np.exp(-0.5 * (lit.residual_ab / conf_cfg.light_sigma_ab) ** 2)), [
+        "the light's colour changed unevenly since calibration (a lamp?); pale pieces may be missed: "
+        "check the reading, or light the board as at calibration"])
     cls = colour.classify(Bc, A.lut, A.bits)
 
     # 3. sea front
@@ -143,9 +148,12 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     halo = cv2.dilate(explained.astype(np.uint8), cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (cfg.weak_window_px + 2,) * 2)) > 0
     weak = weak_change(Bc, A.empty, A.basis, A.on_grooves & (rows >= (edge + stick_px)[None, :]), cfg)
-    occluder = check_patch(((fg & ~explained) | (weak & ~halo)) & (cls != A.sea), gray, A, lit.figures, cfg)
+    weak_only = weak & ~halo & ~fg & (cls != A.sea)
+    occluder = check_patch(((fg & ~explained) & (cls != A.sea)) | weak_only, gray, A, lit.figures, cfg)
     doubts, p_clear = judge_parts(parts.parts, A, visible, cfg, conf_cfg)
     decisions.add("nothing unexplained", p_clear, doubts)
+    doubts, p_faint = faint_things(weak_only, A, visible, cfg, conf_cfg)
+    decisions.add("nothing faint", p_faint, doubts)
     shells = []
     for part in parts.parts:
         if part.colour is None or part.count == 0:

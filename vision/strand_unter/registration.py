@@ -1,24 +1,32 @@
 """Registration of a Strand unter photo: has the board been bumped since calibration?
 
-The sea cloth changes between shots and hides parts of the rails, which confuses an alignment
-over the whole outline. Here the photo is first rectified with the calibrated homography (board
-plus a margin of rails and table), then a Euclidean motion *in the board plane* is estimated
-against the rectified empty board from strips across the outline that never change (rails,
-table edge, front edge): each strip's mean profile is shifted onto the reference's by normalised
-cross-correlation of their derivatives (all strips of a side in one batch), and the shifts are
-fitted by least squares with outlier rejection. Strips the cloth may cover (found by the learned
-colour table) are skipped. A bump of the board on the table is exactly such a motion, so three
-parameters (shift x, y, rotation) suffice and stay well conditioned.
+Input: a photo (decoded at 1/``decode_reduce``) and the calibration (homography, the rectified
+empty board's surround as reference, the class table for the cloth).
+Output: :class:`StrandRegistration` (board mm → photo px, ``"corners"`` when nothing moved,
+``"refined"`` with a warning when the board moved, plus the table strip's lighting gains and the
+surround's blur/noise figures), or ``registration-lost`` / ``too-blurred`` / ``too-noisy`` /
+``too-small`` (exit 3). ArUco markers declared in the profile win over all this (the pipeline
+tries them first).
 
+Only what pieces cannot change is used: strips across the rails, the board's outline and the
+table edge, in the board plane (the photo rectified with the calibrated homography, board plus a
+margin), against the rectified empty board. Each strip's mean profile is shifted onto the
+reference's by normalised cross-correlation of their derivatives; strips the cloth may cover
+(found by the learned colour table) are skipped. A bump of the board on the table is a rigid
+motion in its plane, so three parameters (shift x, y, rotation) are fitted from the shifts with
+a robust estimator (:func:`robust_motion`: trimmed least squares, then Tukey-biweight IRLS).
+
+"Nothing moved" is tested first: the strips at the calibrated place, and the motion they ask
+for is accepted only when it lowers their robust cost clearly (``moved_gain``, a χ² 99.9%
+quantile for 3 parameters) and moves the board more than ``moved_mm`` / ``moved_deg``; a board
+full of new pieces under a fixed camera is never "moved", as pieces never lie on the strips.
 The strips are searched ±``max_shift_mm``; a push further than that is first measured coarsely
-by phase correlation of the piece-free surround's edges (lower rails, land-side edge, table),
-and the fine fit then runs on the photo rectified with that offset (up to ``max_bump_mm``).
-Before any fit, a photo whose surround lost most of the calibration's fine detail is refused as
-``too-blurred`` (:func:`surround_detail`). A board turned further than the strips' range (≳ 2.5°)
-is found by fitting again from turned starting points (``rotation_steps_deg``, up to ~6°). A
-board that looks larger or smaller (the camera's height or zoom changed; the Euclidean fit would
-pass it off as a far push) is recognised by a 4-parameter fit with a scale term, also from zoomed
-starting points, and refused as ``registration-lost`` with a message asking to recalibrate.
+by phase correlation of the piece-free surround's edges, and the fine fit then runs on the photo
+rectified with that offset (up to ``max_bump_mm``). A photo whose surround lost most of the
+calibration's fine detail is refused as ``too-blurred`` before any fit. A board turned further
+than the strips' range (≳ 2.5°) is found by fitting again from turned starting points. A board
+that looks larger or smaller (the camera's height or zoom changed) is recognised by a fit with a
+scale term and from zoomed starting points, and refused with a message asking to recalibrate.
 """
 
 from __future__ import annotations

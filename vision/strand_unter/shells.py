@@ -15,8 +15,10 @@ Models (all learned at calibration except the documented statistical constants i
   over the Lab cube (prior ``unknown_prior``): a part of a colour no shell has is not forced into
   a class. A part whose pixels split between shell colours (two shells touching) is read colour
   by colour.
-- count: area / the learned area of one shell of that colour, Gaussian around n with a relative
-  spread ``area_sigma``·√n; the posterior over n = 0 (a speck) … 8;
+- count: area / the area one shell of that colour covers in this photo (the learned area × the
+  median ratio of this photo's clear single shells of that colour, when there are two), Gaussian
+  around n with a relative spread ``area_sigma``·√n, or partly seen (:func:`count_posterior`);
+  the posterior over n = 0 (a speck) … 8;
 - groove: the centre's y with ``centre_sigma_mm`` (:func:`vision.strand_unter.castles.groove_posterior`).
 """
 
@@ -91,12 +93,20 @@ def colour_posterior(lab: np.ndarray, A, residual_ab: float, cfg=SHELLS) -> tupl
 
 
 def count_posterior(ratio: float, cfg=SHELLS) -> np.ndarray:
-    """Posterior float (cfg.max_count + 1,) of the number of shells in a part of ``ratio`` × one shell's area."""
+    """Posterior float (cfg.max_count + 1,) of the number of shells in a part of ``ratio`` × one shell's area.
+
+    n ≥ 1 shells: the area is Gaussian around n with ``area_sigma``·√n, except with probability
+    ``partial_share`` where part of the last shell did not stand out from the sand (low contrast
+    under a lamp, a shadow): then uniform over (n − 1 + ``min_blob_fraction``, n); n = 0 (a speck,
+    dust, a base's rim) is Gaussian around 0 with ``speck_sigma``. Uniform prior over n.
+    """
     n = np.arange(cfg.max_count + 1, dtype=np.float64)
     sigma = np.where(n > 0, cfg.area_sigma * np.sqrt(np.maximum(n, 1)), cfg.speck_sigma)
-    logp = -0.5 * ((ratio - n) / sigma) ** 2 - np.log(sigma)
-    p = np.exp(logp - logp.max())
-    return p / p.sum()
+    pdf = np.exp(-0.5 * ((ratio - n) / sigma) ** 2) / (sigma * np.sqrt(2 * np.pi))
+    lo = n - 1 + READING.min_blob_fraction
+    partial = ((ratio > lo) & (ratio < n) & (n > 0)) / (1 - READING.min_blob_fraction)
+    p = np.where(n > 0, (1 - cfg.partial_share) * pdf + cfg.partial_share * partial, pdf)
+    return p / max(p.sum(), 1e-300)
 
 
 def thickness(mask: np.ndarray, shell_area_px2: float) -> float:
@@ -191,10 +201,11 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
         part.colour_distance = float(d[k])
         part.groove = A.groove_at(cx, cy)
         one = float(np.median(list(areas.values())))
-        filled = fill_holes(mask)
-        part.thickness = thickness(filled, one)
+        big = area >= 1.5 * one                 # a part of about one shell holds no hole or arc worth a look
+        filled = fill_holes(mask) if big else mask
+        part.thickness = thickness(filled, one) if big or not shell_like else 1.0
         hull = convex_hull(mask) if area >= 2 * one else filled
-        if filled.sum() - area > cfg.max_hole * one or area < cfg.min_solidity * hull.sum():
+        if big and (filled.sum() - area > cfg.max_hole * one or area < cfg.min_solidity * hull.sum()):
             # a ring or an arc around something unlike the empty board's sand only at its rim (a
             # hand's shaded edge around its lit top): shells lie in compact clumps; what the part
             # encloses or spans counts as part of it
@@ -217,14 +228,23 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
             unexplained(mask, origin)
             out.parts.append(part)
             continue
-        pc = count_posterior(ratio, cfg)
-        count = int(np.argmax(pc))
-        part.colour, part.count = c, count
+        part.colour = c
         part.p_colour = float(p[k])
-        part.p_count = float(pc[count])
-        if count > 0:
-            part.p_groove = groove_posterior((cy + 0.5) / A.ppm, part.groove, A, model)
         out.parts.append(part)
+    # the area one shell of each colour covers in *this* photo: a colour close to the sand's under
+    # this light stands out over less of its area (the median of the clear singles, when two or more)
+    scale = {}
+    for c in A.shell_colours:
+        singles = [q.ratio for q in out.parts if q.colour == c and 0.6 <= q.ratio <= 1.35]
+        scale[c] = float(np.clip(np.median(singles), *cfg.area_scale_range)) if len(singles) >= 2 else 1.0
+    for part in out.parts:
+        if part.colour is None:
+            continue
+        pc = count_posterior(part.ratio / scale[part.colour], cfg)
+        part.count = int(np.argmax(pc))
+        part.p_count = float(pc[part.count])
+        if part.count > 0:
+            part.p_groove = groove_posterior((part.y + 0.5) / A.ppm, part.groove, A, model)
     return out
 
 
