@@ -149,6 +149,7 @@ class Shot:
     turn_deg: float = 0.0
     hand: tuple | None = None     # (x_mm, y_mm, length_mm, width_mm, angle_deg, height_mm): a hand/arm
     light: Light = field(default_factory=Light)
+    markers: list = field(default_factory=list)   # [(id, x_mm, y_mm, size_mm)]: ArUco DICT_4X4_50 on the board
 
 
 @dataclass
@@ -204,7 +205,7 @@ def _board_texture(shot: Shot, prof: dict, rng, margin: float) -> tuple[np.ndarr
     ridge = 1.0 + 0.07 * np.cos(2 * np.pi * (yy - 25.0) / 30.0)
     inside = (yy >= 0) & (yy <= h)
     img[inside] *= ridge[inside, None, None]
-    grain = cv2.GaussianBlur(rng.normal(0, 6, (H, W)).astype(np.float32), (0, 0), 1.0)
+    grain = cv2.GaussianBlur(6 * rng.standard_normal((H, W), dtype=np.float32), (0, 0), 1.0)
     img += (grain * (alpha > 0))[..., None]
     rail = 28.0
     for x0 in (-rail, w):
@@ -223,8 +224,16 @@ def _board_texture(shot: Shot, prof: dict, rng, margin: float) -> tuple[np.ndarr
     cv2.fillPoly(alpha, [np.round((poly + margin) * s * 16).astype(np.int32)], 1.0, cv2.LINE_AA, 4)
     cloth = np.zeros((H, W), np.uint8)
     cv2.fillPoly(cloth, [np.round((poly + margin) * s).astype(np.int32)], 1)
-    img += (cv2.GaussianBlur(rng.normal(0, 5, (H, W)).astype(np.float32), (0, 0), 1.5) * cloth)[..., None]
+    img += (cv2.GaussianBlur(5 * rng.standard_normal((H, W), dtype=np.float32), (0, 0), 1.5) * cloth)[..., None]
     rect(-2, edge - 2 if edge > 0 else -8, w + 2, edge + 5 if edge > 0 else -1, BGR["stick"])
+    # ArUco markers printed on the board (a white quiet zone of a quarter of their size around)
+    for mid, mx, my, size in shot.markers:
+        q = size / 4
+        rect(mx - q, my - q, mx + size + q, my + size + q, (245, 245, 245))
+        n = int(round(size * s))
+        mk = cv2.aruco.generateImageMarker(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), int(mid), n)
+        x0, y0 = int(round((mx + margin) * s)), int(round((my + margin) * s))
+        img[y0:y0 + n, x0:x0 + n] = np.where(mk[..., None] > 127, 245.0, 25.0)
     # flat pieces
     for p in shot.pieces:
         kind = p.kind.split("/")
@@ -285,7 +294,7 @@ def render(setup: Setup, shot: Shot, prof: dict | None = None, seed: int = 0) ->
     M = Hplane @ B @ np.linalg.inv(tex_from_mm)           # texture px → image px
     table = np.empty((H, W, 3), np.float32)
     table[:] = BGR["table"]
-    table += cv2.GaussianBlur(rng.normal(0, 4, (H, W)).astype(np.float32), (0, 0), 2.0)[..., None]
+    table += cv2.GaussianBlur(4 * rng.standard_normal((H, W), dtype=np.float32), (0, 0), 2.0)[..., None]
     board = cv2.warpPerspective(tex, M, (W, H), flags=cv2.INTER_AREA if False else cv2.INTER_LINEAR)
     a = cv2.warpPerspective(alpha, M, (W, H), flags=cv2.INTER_LINEAR)[..., None]
     img = board * a + table * (1 - a)
@@ -348,7 +357,7 @@ def render(setup: Setup, shot: Shot, prof: dict | None = None, seed: int = 0) ->
         c, r = px_radius(hx, hy, hz, 1.0)
         _shade(img, c, (length / 2 * r, width / 2 * r), ang, BGR["skin"])
     # light: linear space, colour temperature against the white balance, lamp, exposure, vignette
-    lin = (np.clip(img, 0, 255) / 255.0) ** 2.2
+    lin = cv2.pow(np.clip(img, 0, 255) * np.float32(1 / 255.0), 2.2)
     L = shot.light
     gain = kelvin_rgb(L.kelvin) / kelvin_rgb(setup.white_balance_k)           # R, G, B
     field = np.full((H, W), L.exposure, np.float32)
@@ -364,9 +373,10 @@ def render(setup: Setup, shot: Shot, prof: dict | None = None, seed: int = 0) ->
     else:
         lamp = None
     if L.vignette:
-        yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
-        r2 = ((xx - W / 2) ** 2 + (yy - H / 2) ** 2) / ((W / 2) ** 2 + (H / 2) ** 2)
-        vig = 1.0 - L.vignette * r2
+        yy, xx = np.ogrid[0:H, 0:W]
+        r2 = (((xx - W / 2) ** 2).astype(np.float32) + ((yy - H / 2) ** 2).astype(np.float32)) / \
+            np.float32((W / 2) ** 2 + (H / 2) ** 2)
+        vig = (1.0 - np.float32(L.vignette) * r2).astype(np.float32)
     else:
         vig = 1.0
     out = lin * (field[..., None] * gain[::-1][None, None, :].astype(np.float32))
@@ -374,14 +384,23 @@ def render(setup: Setup, shot: Shot, prof: dict | None = None, seed: int = 0) ->
         warm = kelvin_rgb(2700.0) / kelvin_rgb(setup.white_balance_k)
         out = out + lin * (lamp[..., None] * warm[::-1][None, None, :].astype(np.float32))
     out = out * (vig[..., None] if np.ndim(vig) else vig)
-    img = 255.0 * np.clip(out, 0, 1) ** (1 / 2.2)
-    img += rng.normal(0, L.noise, img.shape).astype(np.float32)
+    img = 255.0 * cv2.pow(np.clip(out, 0, 1).astype(np.float32), 1 / 2.2)
+    img += np.float32(L.noise) * rng.standard_normal(img.shape, dtype=np.float32)
     img = np.clip(img, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(L.jpeg)])
     img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], float)
     cw = (np.column_stack([corners, np.ones(4)]) @ B.T)[:, :2]
     return img, cam.project(np.column_stack([cw, np.zeros(4)]))
+
+
+def marker_profile(markers, prof: dict | None = None) -> dict:
+    """The profile with ``markers`` ([(id, x_mm, y_mm, size_mm)], as :class:`Shot` draws them) declared."""
+    prof = dict(prof or profile())
+    prof["markers"] = [{"dictionary": "DICT_4X4_50", "id": int(mid),
+                        "corners_mm": [[x, y], [x + s, y], [x + s, y + s], [x, y + s]]}
+                       for mid, x, y, s in markers]
+    return prof
 
 
 def state_of(shot: Shot, prof: dict | None = None) -> dict:
@@ -477,6 +496,33 @@ def random_light(rng, base: Light) -> Light:
                    lamp=lamp, noise=float(rng.uniform(1.5, 3.5)))
 
 
+def write_calibration(folder: str, setup: Setup, light: Light, seed: int = 0, prof: dict | None = None,
+                      markers=()) -> str:
+    """Write a set-up's calibration (``calib.jpg``, ``empty.jpg``, ``calibration.json``, ``../profile.json``).
+
+    The calibration shot shows :func:`calibration_pieces` with the sea front at 11, the empty
+    shot nothing; both under ``light``. With ``markers`` the profile declares them (and both shots
+    show them). Returns the path of ``calibration.json``.
+    """
+    prof = marker_profile(markers, prof) if markers else (prof or profile())
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "..", "profile.json"), "w") as f:
+        json.dump(prof, f, indent=1)
+    calib = Shot(pieces=calibration_pieces(), sea_front=11, light=light, markers=list(markers))
+    img, corners = render(setup, calib, prof, seed=seed)
+    cv2.imwrite(os.path.join(folder, "calib.jpg"), img)
+    empty, _ = render(setup, Shot(pieces=[], sea_front=12, light=light, markers=list(markers)), prof, seed=seed + 1)
+    cv2.imwrite(os.path.join(folder, "empty.jpg"), empty)
+    samples = [{"label": p.kind, "board_mm": [round(p.x, 1), round(p.y, 1)]} for p in calib.pieces]
+    samples.append({"label": "sea", "board_mm": [220.0, 12.0]})
+    path = os.path.join(folder, "calibration.json")
+    with open(path, "w") as f:
+        json.dump({"game": "strand-unter", "profile": "../profile.json", "image": "calib.jpg",
+                   "empty_image": "empty.jpg", "corners_px": np.round(corners, 2).tolist(), "samples": samples},
+                  f, indent=1)
+    return path
+
+
 def write_setup(folder: str, seed: int, n_scenes: int = 6, size_px=(1920, 1080), hands: int = 1,
                 bumps: int = 1) -> None:
     """Write one random set-up in the samples' layout (see the module docstring).
@@ -490,20 +536,7 @@ def write_setup(folder: str, seed: int, n_scenes: int = 6, size_px=(1920, 1080),
     rng = np.random.default_rng(seed + 1000)
     setup, calib_light = random_setup(seed, size_px)
     prof = profile()
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "..", "profile.json"), "w") as f:
-        json.dump(prof, f, indent=1)
-    calib = Shot(pieces=calibration_pieces(), sea_front=11, light=calib_light)
-    img, corners = render(setup, calib, prof, seed=seed)
-    cv2.imwrite(os.path.join(folder, "calib.jpg"), img)
-    empty, _ = render(setup, Shot(pieces=[], sea_front=12, light=calib_light), prof, seed=seed + 1)
-    cv2.imwrite(os.path.join(folder, "empty.jpg"), empty)
-    samples = [{"label": p.kind, "board_mm": [round(p.x, 1), round(p.y, 1)]} for p in calib.pieces]
-    samples.append({"label": "sea", "board_mm": [220.0, 12.0]})
-    with open(os.path.join(folder, "calibration.json"), "w") as f:
-        json.dump({"game": "strand-unter", "profile": "../profile.json", "image": "calib.jpg",
-                   "empty_image": "empty.jpg", "corners_px": np.round(corners, 2).tolist(), "samples": samples},
-                  f, indent=1)
+    write_calibration(folder, setup, calib_light, seed, prof)
     for k in range(n_scenes):
         shot = random_shot(rng, light=random_light(rng, calib_light))
         occluded = k < hands
