@@ -30,11 +30,12 @@ def occluder_fraction(unexplained: np.ndarray, A, cfg=READING) -> tuple[float, t
         (max over its connected patches of (pixels left after an erosion of
         ``cfg.occluder_erode_mm``) / grooves' px, that patch's (x, y, w, h) and centroid (x, y)).
     """
-    n, lab, st, ce = cv2.connectedComponentsWithStats(unexplained.astype(np.uint8), connectivity=8)
-    if n <= 1:
-        return 0.0, ()
     r = max(1, int(round(cfg.occluder_erode_mm * A.ppm)))
     thick = cv2.erode(unexplained.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,) * 2))
+    total = int(cv2.countNonZero(thick))
+    if total == 0:
+        return 0.0, ()
+    n, lab, st, ce = cv2.connectedComponentsWithStats(unexplained.astype(np.uint8), connectivity=8)
     counts = np.bincount(lab[thick > 0], minlength=n)
     i = 1 + int(np.argmax(counts[1:]))
     return float(counts[i]) / A.board_px, (tuple(int(v) for v in st[i, :4]), tuple(float(v) for v in ce[i]), lab == i)
@@ -47,8 +48,8 @@ def check_patch(unexplained: np.ndarray, gray: np.ndarray, A, light: dict, cfg=R
         UnreadableBoardError: ``occluded`` (or ``uneven-light`` when the patch is much darker or
             brighter than the empty board while the light is uneven), naming its size and place.
     """
-    frac, patch = occluder_fraction(unexplained, A, cfg)
     one = float(np.median(list(A.model["shell_area_px2"].values())))
+    frac, patch = occluder_fraction(unexplained, A, cfg)
     if frac * A.board_px < cfg.occluder_min_shells * one:
         return frac
     (x, y, w, h), centre, region = patch
@@ -78,8 +79,10 @@ def faint_things(weak_only: np.ndarray, A, visible, cfg=READING, conf=CONFIDENCE
     Returns:
         (doubts, posterior that none of them is a piece).
     """
-    n, lab, st, ce = cv2.connectedComponentsWithStats(weak_only.astype(np.uint8), connectivity=8)
     one = float(np.median(list(A.model["shell_area_px2"].values())))
+    if cv2.countNonZero(weak_only.view(np.uint8)) < 0.5 * one:
+        return [], 1.0
+    n, lab, st, ce = cv2.connectedComponentsWithStats(weak_only.astype(np.uint8), connectivity=8)
     r_shell = np.sqrt(one / np.pi)
     doubts, post = [], 1.0
     for j in range(1, n):

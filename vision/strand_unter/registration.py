@@ -158,10 +158,11 @@ def cloth_edge_mm(ext_bgr: np.ndarray, gains, lut: np.ndarray, sea_index: int, b
     """
     w, h = board_mm
     m, ppm = cfg.margin_mm, cfg.ppm
-    inner = ext_bgr[:, int(m * ppm):int((m + w) * ppm):2]      # every other column: the edge is smooth
-    sea = colour.sea_pixels(colour.apply_gains(inner, gains), lut, bits, sea_index, READING.sea_smooth_px)
-    edge = colour.cloth_edge(sea, READING.cloth_edge_window_px // 2)
-    depth = np.repeat(np.minimum(edge, sea.shape[0]), 2)[:int(w * ppm)] / ppm - m   # cloth edge per column, mm
+    # every other row and column: only the strips next to the cloth are left out by it (± 2 mm is plenty)
+    inner = ext_bgr[::2, int(m * ppm):int((m + w) * ppm):2]
+    sea = colour.sea_pixels(colour.apply_gains(inner, gains), lut, bits, sea_index, READING.sea_smooth_px // 2 + 1)
+    edge = 2.0 * colour.cloth_edge(sea, READING.cloth_edge_window_px // 2)
+    depth = np.repeat(np.minimum(edge, 2 * sea.shape[0]), 2)[:int(w * ppm)] / ppm - m   # cloth edge per column, mm
     b = int(cfg.inner_band_mm * ppm)
     return float(depth[b:4 * b].max()), float(depth[-4 * b:-b].max()), float(depth[b:-b].max())
 
