@@ -73,7 +73,7 @@ def measure(gray: np.ndarray, core: np.ndarray, blob_area_px2: float | None, cfg
             "towers": count_towers(gray, core, cfg)}
 
 
-def value_terms(f: dict, cm: dict, player: str, cfg=CASTLES) -> np.ndarray:
+def value_terms(f: dict, cm: dict, player: str, cfg=CASTLES, log_scale: float = 0.0) -> np.ndarray:
     """Cost of every value per cue: float (n_values, 4) columns core, spread, area, towers.
 
     Size cues cost |log(measured / learned)| (the learned size times the player's scale); the
@@ -83,13 +83,19 @@ def value_terms(f: dict, cm: dict, player: str, cfg=CASTLES) -> np.ndarray:
         f: :func:`measure`'s result.
         cm: the calibration's ``castle_model`` (:func:`vision.strand_unter.calibrate.castle_model`).
         player: the castle's player (for the colour scales).
+        log_scale: how much larger (log, per length) the player's coloured parts look in this
+            photo than at calibration (the light changes how much of a castle takes the learned
+            colour): the core's area is taken ``exp(2·log_scale)``, its spread ``exp(log_scale)``
+            times the learned; the blob's area and the towers do not depend on it.
     """
     scale = cm["scale"].get(player, {})
     out = np.zeros((len(cm["values"]), 4))
     for j, v in enumerate(cm["values"]):
         v = str(v)
-        out[j, 0] = abs(np.log(max(f["core_px2"], 1.0) / (scale.get("core_px2", 1.0) * cm["core_px2"][v])))
-        out[j, 1] = abs(np.log(max(f["spread_px"], 0.1) / (scale.get("spread_px", 1.0) * cm["spread_px"][v])))
+        out[j, 0] = abs(np.log(max(f["core_px2"], 1.0) / (scale.get("core_px2", 1.0) * cm["core_px2"][v]))
+                        - 2 * log_scale)
+        out[j, 1] = abs(np.log(max(f["spread_px"], 0.1) / (scale.get("spread_px", 1.0) * cm["spread_px"][v]))
+                        - log_scale)
         if f.get("area_px2"):
             out[j, 2] = abs(np.log(f["area_px2"] / cm["area_px2"][v]))
         out[j, 3] = cfg.tower_weight * abs(f["towers"] - cm["towers"][v])
@@ -198,6 +204,41 @@ class Castle:
     cost: list = field(default_factory=list)
 
 
+def photo_scale(cost_fns: list, vals: list, cfg=CASTLES) -> float:
+    """How much larger (log, per length) castles' coloured parts look in this photo than at calibration.
+
+    The light changes how much of a castle takes its player's learned colour, alike for every
+    castle in the photo. ``t`` has a Gaussian prior of ``cfg.scale_sigma``; its most likely value
+    is found on a grid, each player's castles' values summed out (``Σ_assignments exp(−cost/τ)``,
+    one castle per value), so many castles fix it and a lone castle leaves it near 0.
+
+    Args:
+        cost_fns: per player, ``t ↦ (n_castles, n_values)`` costs (:func:`value_terms` summed).
+    Returns:
+        t (0 without castles).
+    """
+    if not cost_fns:
+        return 0.0
+    grid = np.linspace(-2.5 * cfg.scale_sigma, 2.5 * cfg.scale_sigma, 21)
+    score = []
+    for t in grid:
+        total = -0.5 * (t / cfg.scale_sigma) ** 2
+        for fn in cost_fns:
+            e = np.array([-c / cfg.value_tau for c, _ in _assignments(np.asarray(fn(t)), len(vals))])
+            total += float(np.logaddexp.reduce(e))
+        score.append(total)
+    return float(grid[int(np.argmax(score))])
+
+
+def _assignments(cost: np.ndarray, m: int):
+    """Every one-to-one assignment of ``m`` values to the rows of ``cost``: (total, (rows, values))."""
+    n = len(cost)
+    k = min(n, m)
+    for rows in itertools.combinations(range(n), k):
+        for perm in itertools.permutations(range(m), k):
+            yield sum(cost[i, j] for i, j in zip(rows, perm)), (rows, perm)
+
+
 def assignment_posterior(cost: np.ndarray, vals: list, tau: float) -> tuple[list, list[float], float]:
     """One-value-per-castle assignment of one player's castles and its posterior.
 
@@ -236,7 +277,8 @@ def assignment_posterior(cost: np.ndarray, vals: list, tau: float) -> tuple[list
     return values, per, float(w[b])
 
 
-def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residual_ab: float = 0.0, cfg=CASTLES) -> tuple[list, np.ndarray, list]:
+def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residual_ab: float = 0.0,
+                 stick: np.ndarray | None = None, cfg=CASTLES) -> tuple[list, np.ndarray, list]:
     """Castles on the corrected board.
 
     A castle is a connected part of a blob in one player's learned colour (joined by a closing of
@@ -253,6 +295,8 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
         image: corrected board BGR uint8 (H, W, 3); A: the calibration's assets.
         nadir_px: (x, y) the camera's nadir in this board's work px (moved with a bumped board).
         residual_ab: the scan's colour error (Lab units), widening the players' colour models.
+        stick: bool (H, W) the band of the sea's stick under the cloth's edge, or None: a coloured
+            part lying mostly in it is the stick (a castle in front of it stands mostly below).
     Returns:
         (castles, owned bool (H, W): blob pixels within each castle's learned footprint,
         doubts: sentences).
@@ -288,6 +332,8 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
                 if area > max_core:         # castles of one player touching: split by where their pixels lie
                     cores = split_core(cores[0], area, min_core, max_core)
                 for core in cores:
+                    if stick is not None and (core & stick[rs, cs]).sum() > cfg.max_stick_share * core.sum():
+                        continue            # the sea's stick (wood of a player's hue), not a castle in front of it
                     sub = image[rs, cs][core & (cls[rs, cs] == k)]
                     dist, owner_post = _owner(sub, p, models)
                     if dist > cfg.max_colour_distance:
@@ -297,17 +343,22 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
                                      "box": (rs, cs), "core": core, "p_owner": owner_post})
     max_side = 2 * cfg.radius_slack * max(cm["radius_px"].values())
     out = []
+    fns = {}
     for p, cands in found.items():
-        if not cands:
-            continue
-        costs = []
         for c in cands:
             i = c["blob"]
             alone = sum(1 for o in itertools.chain(*found.values()) if o["blob"] == i) == 1 and \
                 max(blobs.stats[i, 2:4]) <= max_side
             c["cues"] = measure(gray[c["box"]], c["core"], float(blobs.stats[i, cv2.CC_STAT_AREA]) if alone else None,
                                 cfg)
-            costs.append(value_terms(c["cues"], cm, p, cfg).sum(axis=1))
+        if cands:
+            fns[p] = lambda t, cands=cands, p=p: np.array([value_terms(c["cues"], cm, p, cfg, t).sum(axis=1)
+                                                           for c in cands])
+    t = photo_scale(list(fns.values()), cm["values"], cfg)
+    for p, cands in found.items():
+        if not cands:
+            continue
+        costs = list(fns[p](t))
         values, per, joint = assignment_posterior(np.array(costs), cm["values"], cfg.value_tau)
         for c, value, pv, cost in zip(cands, values, per, costs):
             tx, ty, i = c["x"], c["y"], c["blob"]

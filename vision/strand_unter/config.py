@@ -102,7 +102,7 @@ class ReadingConfig:
     empty_back_sand: float = 0.6      # no cloth found: the back groove's core must be at least this share sand-coloured
     # pieces and things that are none
     min_blob_fraction: float = 0.3    # a blob smaller than this × one shell is noise
-    max_unknown_fraction: float = 0.5  # a part with more non-shell pixels than this is no shell
+    max_unknown_fraction: float = 0.5  # a part with more pixels of no class or of a player's colour than this is no shell
     max_unexplained_shells: float = 3.0  # a thick part that is no shell, this many shells large, may hide pieces
     occluder_min_shells: float = 5.0  # a thick unexplained patch of this many shells' area may hide a castle
     min_occluder_thickness: float = 0.8  # a part thinner than this (shell radii) cannot hide a piece
@@ -124,11 +124,13 @@ class CastleConfig:
     min_core_fraction: float = 0.5    # player-coloured pixels ≥ this × the smallest learned castle's: a castle
     max_core_ratio: float = 1.8       # a coloured part larger than this × the largest learned one is no castle
     max_colour_distance: float = 4.5  # mean colour farther than this (Mahalanobis) from the player's: no castle
+    max_stick_share: float = 0.5      # a coloured part more than this much inside the stick's band is the stick
     radius_slack: float = 1.15        # a castle owns its blob's pixels within this × its learned radius
     tower_sigma_px: float = 1.2       # tower shadows: Gaussian smoothing before looking for dark minima
     tower_window_px: int = 7          # ... a minimum of this neighbourhood
     tower_depth: float = 6.0          # ... darker than the castle's median grey by this (grey levels)
     tower_weight: float = 0.15        # value cost per tower of difference (size cues cost |log ratio|)
+    scale_sigma: float = 0.1          # prior spread of how much larger (log, per length) castles' colour looks than at calibration
     value_tau: float = 0.12           # cost scale of the value likelihood exp(−cost/τ) (set on the dev set-ups)
     base_sigma_floor_mm: float = 2.5  # the base's position error is at least this (which towers are seen moves the centroid)
 

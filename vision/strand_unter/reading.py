@@ -101,18 +101,17 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     rows = np.arange(cls.shape[0])[:, None]
     below = rows >= edge[None, :]
     stick_px = (float(model.get("stick_mm", 0.0)) + cfg.stick_extra_mm) * A.ppm
-    fg, noise = foreground(Bc, A.empty, A.basis, valid=A.on_grooves & below, cfg=cfg,
+    stick = below & (rows < (edge + stick_px)[None, :])      # the stick's band under the cloth's edge
+    valid = A.on_grooves & below
+    if edge.max() > 0:          # (before the foreground's opening: no sliver of the stick is left)
+        valid &= ~stick | np.isin(cls, list(A.player_k.values()))
+    fg, noise = foreground(Bc, A.empty, A.basis, valid=valid, cfg=cfg,
                            sample=A.on_grooves & (rows >= (edge + stick_px)[None, :]))
-    if edge.max() > 0:
-        top = int(max(edge.min(), 0))
-        bottom = int(min(edge.max() + stick_px + 1, fg.shape[0]))
-        band = below[top:bottom] & (rows[top:bottom] < (edge + stick_px)[None, :])
-        fg[top:bottom] &= ~band | np.isin(cls[top:bottom], list(A.player_k.values()))
     blobs = find_blobs(fg, cls, A.K)
 
     # 5. castles
     nadir = _nadir_px(photo, A)
-    castles, owned, doubts = find_castles(blobs, cls, Bc, A, nadir, lit.residual_ab)
+    castles, owned, doubts = find_castles(blobs, cls, Bc, A, nadir, lit.residual_ab, stick=stick)
     decisions.doubts += doubts
     visible = set(sea.visible)
     grooves = {n: {"number": n, "shells": {c: 0 for c in A.shell_colours}, "castles": []} for n in sea.visible}

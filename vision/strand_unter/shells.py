@@ -78,11 +78,9 @@ def colour_posterior(lab: np.ndarray, A, residual_ab: float, cfg=SHELLS) -> tupl
     dist = np.empty((n, k))
     extra = np.diag([0.0, residual_ab ** 2, residual_ab ** 2])
     for j, c in enumerate(A.shell_colours):
-        mu, _, _ = A.gauss[f"shell/{c}"]
         cov = np.asarray(A.model["classes"][f"shell/{c}"]["cov"], np.float64) + extra
-        inv = np.linalg.inv(cov)
-        d = lab - mu
-        d2 = np.einsum("ni,ij,nj->n", d, inv, d)
+        d = lab - np.asarray(A.model["classes"][f"shell/{c}"]["mean"], np.float64)
+        d2 = np.einsum("ni,ij,nj->n", d, np.linalg.inv(cov), d)
         dist[:, j] = np.sqrt(np.maximum(d2, 0))
         logp[:, j] = -0.5 * d2 - 0.5 * np.linalg.slogdet(cov)[1] - 1.5 * np.log(2 * np.pi) + np.log(
             (1 - cfg.unknown_prior) / k)
@@ -166,7 +164,11 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
             out.parts.append(Part(x=float(ce[j][0]), y=float(ce[j][1]), area=area, size_cm=size, why="cloth",
                                   groove=A.groove_at(ce[j][0], ce[j][1])))
             continue
-        if sc.sum() >= (1 - rcfg.max_unknown_fraction) * area and purity < cfg.min_purity:
+        # pixels of no learned class or of a player's colour speak against shells; sand- and
+        # wood-coloured ones (a shell's rim, a brown shell's grain) do not
+        foreign = int(counts[j, list(A.player_k.values())].sum() + counts[j, A.K])
+        shell_like = foreign <= rcfg.max_unknown_fraction * area and sc.sum() > 0
+        if shell_like and sc.sum() >= (1 - rcfg.max_unknown_fraction) * area and purity < cfg.min_purity:
             # two shells of different colours touching: read each colour's pixels on their own
             box = lab_img[y:y + h, x:x + w] == j
             left = box.copy()                 # what no colour's shells explain
@@ -185,7 +187,7 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
             leftovers.append((left, (x, y)))
             continue
         todo.append((float(ce[j][0]), float(ce[j][1]), area, post[j], dist[j], (lab_img[y:y + h, x:x + w] == j),
-                     size, sc.sum() >= (1 - rcfg.max_unknown_fraction) * area, (x, y)))
+                     size, shell_like, (x, y)))
     out.unexplained = np.zeros(rest.shape, bool)
 
     def unexplained(m, origin):
