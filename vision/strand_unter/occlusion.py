@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from beachscore.errors import UnreadableBoardError
-from vision.strand_unter.config import CONFIDENCE, READING
+from vision.strand_unter.config import CONFIDENCE, READING, SHELLS
 
 
 def occluder_fraction(unexplained: np.ndarray, A, cfg=READING) -> tuple[float, tuple]:
@@ -122,7 +122,8 @@ def judge_parts(parts, A, visible, cfg=READING, conf=CONFIDENCE) -> tuple[list[s
             continue
         ratio = part.area / one
         size = f"{part.size_cm[0]:.0f} × {part.size_cm[1]:.0f} cm"
-        why = {"thick": f"{part.thickness:.1f} shells thick", "ring": "a ring around something",
+        why = {"thick": (f"{part.thickness:.1f} shells thick" if part.thickness > SHELLS.max_thickness else
+                         f"{ratio:.0f} shells large in one clump"), "ring": "a ring around something",
                }.get(part.why, "its colour is unlike every learned shell's")
         if part.thickness < cfg.min_occluder_thickness:
             continue

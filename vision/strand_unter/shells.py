@@ -225,8 +225,8 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
             continue
         ratio = area / areas[c]
         part.ratio = ratio
-        if part.thickness > cfg.max_thickness:
-            part.why = "thick"
+        if part.thickness > cfg.max_thickness or ratio > cfg.max_count + 0.5:
+            part.why = "thick"                  # (or more shells in one clump than a groove holds)
             unexplained(mask, origin)
             out.parts.append(part)
             continue
