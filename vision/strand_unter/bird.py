@@ -49,23 +49,30 @@ def features(pixels_bgr: np.ndarray) -> np.ndarray:
     return np.array([*lab.mean(axis=0), np.log(max(lab[:, 0].std(), 1.0)), np.log(max(len(lab), 1))])
 
 
-def shell_d2(f: np.ndarray, A, residual_ab: float, cfg=BIRD) -> float:
+def shell_models(A, residual_ab: float) -> list:
+    """Per shell colour: (mean Lab (3,), inverse covariance (3, 3) widened by the scan's colour
+    error, log lightness spread or None, log area of one shell) for :func:`shell_d2`."""
+    model = A.model
+    out = []
+    for c in A.shell_colours:
+        cov = np.asarray(model["classes"][f"shell/{c}"]["cov"], np.float64) + \
+            np.diag([0, residual_ab ** 2, residual_ab ** 2])
+        l_std = (model.get("shell_l_std") or {}).get(c)
+        out.append((np.asarray(model["classes"][f"shell/{c}"]["mean"], np.float64), np.linalg.inv(cov),
+                    np.log(max(l_std, 1.0)) if l_std else None, float(np.log(model["shell_area_px2"][c]))))
+    return out
+
+
+def shell_d2(f: np.ndarray, models: list, cfg=BIRD) -> float:
     """Squared distance of a blob's :func:`features` from the best "n shells of one colour" reading:
     mean colour against the shell class (its pixel spread, widened by the scan's colour error),
     lightness spread against the calibration shells', area against n shells' (n = 1 … 3)."""
-    model = A.model
     best = np.inf
-    for c in A.shell_colours:
-        mu = np.asarray(model["classes"][f"shell/{c}"]["mean"], np.float64)
-        cov = np.asarray(model["classes"][f"shell/{c}"]["cov"], np.float64) + np.diag([0, residual_ab ** 2,
-                                                                                       residual_ab ** 2])
+    for mu, inv, log_l, a1 in models:
         d = f[:3] - mu
-        colour_d2 = float(d @ np.linalg.solve(cov, d))
-        l_std = (model.get("shell_l_std") or {}).get(c)
-        spread_d2 = ((f[3] - np.log(max(l_std, 1.0))) / cfg.log_l_std_sigma) ** 2 if l_std else 0.0
-        a1 = np.log(model["shell_area_px2"][c])
+        spread_d2 = ((f[3] - log_l) / cfg.log_l_std_sigma) ** 2 if log_l is not None else 0.0
         area_d2 = min(((f[4] - a1 - np.log(n)) / cfg.log_area_sigma) ** 2 for n in (1, 2, 3))
-        best = min(best, colour_d2 + spread_d2 + area_d2)
+        best = min(best, float(d @ inv @ d) + spread_d2 + area_d2)
     return best
 
 
@@ -81,6 +88,7 @@ def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float
     sig = np.array([cfg.l_sigma, np.hypot(cfg.ab_sigma, residual_ab), np.hypot(cfg.ab_sigma, residual_ab),
                     cfg.log_l_std_sigma, cfg.log_area_sigma])
     min_area = rcfg.min_blob_fraction * min(model["shell_area_px2"].values())
+    shells = shell_models(A, residual_ab)
     best = None
     for i in range(1, blobs.n):
         a = blobs.stats[i, cv2.CC_STAT_AREA]
@@ -94,7 +102,7 @@ def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float
         comp = blobs.counts[i] / max(a, 1)
         d2 = float((((f - want) / sig) ** 2).sum()) + \
             (0.5 * float(np.abs(comp - comp_want).sum()) / cfg.composition_sigma) ** 2
-        alt = shell_d2(f, A, residual_ab, cfg)
+        alt = shell_d2(f, shells, cfg)
         # posterior that this blob is the bird: its likelihood against shells' and the limit's
         p = 1.0 / (1.0 + np.exp((d2 - alt) / 2) + np.exp((d2 - cfg.max_d2) / 2))
         if best is None or p > best[0]:

@@ -88,18 +88,32 @@ def value_terms(f: dict, cm: dict, player: str, cfg=CASTLES, log_scale: float = 
             colour): the core's area is taken ``exp(2·log_scale)``, its spread ``exp(log_scale)``
             times the learned; the blob's area and the towers do not depend on it.
     """
+    core, spread, fixed = _log_ratios(f, cm, player, cfg)
+    return np.column_stack([np.abs(core - 2 * log_scale), np.abs(spread - log_scale), fixed[:, 0], fixed[:, 1]])
+
+
+def _log_ratios(f: dict, cm: dict, player: str, cfg=CASTLES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per value: log(measured / learned) of the core's area and spread (n_values,) each, and the
+    costs that do not depend on the colour's scale (n_values, 2): blob area, towers."""
     scale = cm["scale"].get(player, {})
-    out = np.zeros((len(cm["values"]), 4))
-    for j, v in enumerate(cm["values"]):
-        v = str(v)
-        out[j, 0] = abs(np.log(max(f["core_px2"], 1.0) / (scale.get("core_px2", 1.0) * cm["core_px2"][v]))
-                        - 2 * log_scale)
-        out[j, 1] = abs(np.log(max(f["spread_px"], 0.1) / (scale.get("spread_px", 1.0) * cm["spread_px"][v]))
-                        - log_scale)
-        if f.get("area_px2"):
-            out[j, 2] = abs(np.log(f["area_px2"] / cm["area_px2"][v]))
-        out[j, 3] = cfg.tower_weight * abs(f["towers"] - cm["towers"][v])
-    return out
+    vs = [str(v) for v in cm["values"]]
+    core = np.log(max(f["core_px2"], 1.0)) - np.log([scale.get("core_px2", 1.0) * cm["core_px2"][v] for v in vs])
+    spread = np.log(max(f["spread_px"], 0.1)) - np.log([scale.get("spread_px", 1.0) * cm["spread_px"][v] for v in vs])
+    area = np.abs(np.log(f["area_px2"]) - np.log([cm["area_px2"][v] for v in vs])) if f.get("area_px2") \
+        else np.zeros(len(vs))
+    towers = cfg.tower_weight * np.abs(f["towers"] - np.array([cm["towers"][v] for v in vs], np.float64))
+    return core, spread, np.column_stack([area, towers])
+
+
+def cost_grid(cands_cues: list, cm: dict, player: str, grid: np.ndarray, cfg=CASTLES) -> np.ndarray:
+    """:func:`value_terms` summed over cues, for every castle and every log scale of ``grid``:
+    float (n_t, n_castles, n_values)."""
+    parts = [_log_ratios(f, cm, player, cfg) for f in cands_cues]
+    core = np.stack([c for c, _, _ in parts])[None]                  # (1, n, m)
+    spread = np.stack([s for _, s, _ in parts])[None]
+    fixed = np.stack([x.sum(axis=1) for _, _, x in parts])[None]
+    t = np.asarray(grid, np.float64)[:, None, None]
+    return np.abs(core - 2 * t) + np.abs(spread - t) + fixed
 
 
 def assign_values(cost: np.ndarray, vals: list) -> tuple[list, list[float]]:
@@ -213,21 +227,32 @@ def photo_scale(cost_fns: list, vals: list, cfg=CASTLES) -> float:
     one castle per value), so many castles fix it and a lone castle leaves it near 0.
 
     Args:
-        cost_fns: per player, ``t ↦ (n_castles, n_values)`` costs (:func:`value_terms` summed).
+        cost_fns: per player, ``grid ↦ (n_t, n_castles, n_values)`` costs (:func:`cost_grid`).
     Returns:
         t (0 without castles).
     """
     if not cost_fns:
         return 0.0
     grid = np.linspace(-2.5 * cfg.scale_sigma, 2.5 * cfg.scale_sigma, 21)
-    score = []
-    for t in grid:
-        total = -0.5 * (t / cfg.scale_sigma) ** 2
-        for fn in cost_fns:
-            e = np.array([-c / cfg.value_tau for c, _ in _assignments(np.asarray(fn(t)), len(vals))])
-            total += float(np.logaddexp.reduce(e))
-        score.append(total)
+    score = -0.5 * (grid / cfg.scale_sigma) ** 2
+    for fn in cost_fns:
+        cost = fn(grid)                                                      # (n_t, n_castles, n_values)
+        rows, cols = _assignment_index(cost.shape[1], len(vals))             # (n_options, k) each
+        totals = cost[:, rows, cols].sum(axis=2)                             # (n_t, n_options)
+        score = score + np.logaddexp.reduce(-totals / cfg.value_tau, axis=1)
     return float(grid[int(np.argmax(score))])
+
+
+_INDEX: dict = {}
+
+
+def _assignment_index(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices (n_options, k) of every one-to-one assignment of m values to n rows."""
+    if (n, m) not in _INDEX:
+        opts = [key for _, key in _assignments(np.zeros((n, m)), m)]
+        _INDEX[n, m] = (np.array([r for r, _ in opts], np.int64).reshape(len(opts), -1),
+                        np.array([p for _, p in opts], np.int64).reshape(len(opts), -1))
+    return _INDEX[n, m]
 
 
 def _assignments(cost: np.ndarray, m: int):
@@ -256,24 +281,16 @@ def assignment_posterior(cost: np.ndarray, vals: list, tau: float) -> tuple[list
     """
     cost = np.asarray(cost, np.float64)
     n, m = cost.shape
-    k = min(n, m)
-    options = []
-    for rows in itertools.combinations(range(n), k):
-        for perm in itertools.permutations(range(m), k):
-            options.append((sum(cost[i, j] for i, j in zip(rows, perm)), rows, perm))
-    totals = np.array([o[0] for o in options])
+    rows, cols = _assignment_index(n, m)
+    totals = cost[rows, cols].sum(axis=1)
     w = np.exp(-(totals - totals.min()) / tau)
     w /= w.sum()
     b = int(np.argmin(totals))
-    _, rows, perm = options[b]
-    values: list = [None] * n
-    chosen = dict(zip(rows, perm))
-    for i, j in chosen.items():
-        values[i] = vals[j]
-    per = []
-    for i in range(n):
-        same = sum(wt for wt, (_, r, p) in zip(w, options) if dict(zip(r, p)).get(i) == chosen.get(i))
-        per.append(float(same))
+    # value index of every castle in every option (-1: none)
+    given = np.full((len(rows), n), -1, np.int64)
+    np.put_along_axis(given, rows, cols, axis=1)
+    values: list = [None if j < 0 else vals[j] for j in given[b]]
+    per = [float(w[given[:, i] == given[b, i]].sum()) for i in range(n)]
     return values, per, float(w[b])
 
 
@@ -352,13 +369,12 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
             c["cues"] = measure(gray[c["box"]], c["core"], float(blobs.stats[i, cv2.CC_STAT_AREA]) if alone else None,
                                 cfg)
         if cands:
-            fns[p] = lambda t, cands=cands, p=p: np.array([value_terms(c["cues"], cm, p, cfg, t).sum(axis=1)
-                                                           for c in cands])
+            fns[p] = lambda grid, cands=cands, p=p: cost_grid([c["cues"] for c in cands], cm, p, grid, cfg)
     t = photo_scale(list(fns.values()), cm["values"], cfg)
     for p, cands in found.items():
         if not cands:
             continue
-        costs = list(fns[p](t))
+        costs = list(fns[p](np.array([t]))[0])
         values, per, joint = assignment_posterior(np.array(costs), cm["values"], cfg.value_tau)
         for c, value, pv, cost in zip(cands, values, per, costs):
             tx, ty, i = c["x"], c["y"], c["blob"]
