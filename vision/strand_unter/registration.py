@@ -277,9 +277,11 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     centre = np.array([w / 2, h / 2, 1.0])
     shift_mm = float(np.linalg.norm((T @ centre)[:2] - centre[:2]))
     scales = [zoom] if np.isfinite(zoom) else []
-    if shift_mm > cfg.coarse_min_mm or ecc < cfg.zoom_check_ecc:
+    sure_scale = np.isfinite(zoom) and abs(zoom) < cfg.max_scale_change / 2 and ecc >= cfg.zoom_check_ecc
+    if (shift_mm > cfg.coarse_min_mm or ecc < cfg.zoom_check_ecc) and not sure_scale:
         # a far move is also what a changed camera height looks like: fit from zoomed starting points,
-        # where both rails can match, and read the change of scale off the 4-parameter fit
+        # where both rails can match, and read the change of scale off the 4-parameter fit (not
+        # needed when the fit matched every side well and its own scale term says "no zoom")
         zoomed = []                               # (fit quality, change of scale) from zoomed starts
         for sc in cfg.scale_steps[:2]:
             for T0 in (T, Tc, np.eye(3)):
