@@ -122,7 +122,10 @@ def test_touching_castles_of_one_player_are_split():
     cv2.circle(core.view(np.uint8), (55, 30), 16, 1, -1)
     parts = castles.split_core(core, float(core.sum()), min_core=300, max_core=900)
     assert len(parts) == 2 and sorted(int(p.sum()) for p in parts)[0] > 400
-    assert castles.split_core(core, float(core.sum()), min_core=300, max_core=500) == []
+    # too small for two castles of at least 700 px: no split, no castle
+    assert castles.split_core(core, float(core.sum()), min_core=700, max_core=900) == []
+    again = castles.split_core(core, float(core.sum()), min_core=300, max_core=900)
+    assert [int(p.sum()) for p in again] == [int(p.sum()) for p in parts]     # the same split every time
 
 
 def test_confidence_is_the_product_and_names_the_weakest_first():

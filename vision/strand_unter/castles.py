@@ -408,6 +408,7 @@ def split_core(core: np.ndarray, area: float, min_core: float, max_core: float, 
         if area < k * min_core:
             break
         crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+        cv2.setRNGSeed(k)                       # the same photo is always read the same way
         _, lab, _ = cv2.kmeans(pts, k, None, crit, 3, cv2.KMEANS_PP_CENTERS)
         sizes = np.bincount(lab.ravel(), minlength=k)
         if sizes.min() >= min_core and sizes.max() <= max_core:
