@@ -52,7 +52,7 @@ def _exact(truth, state):
 
 def test_registration_corners(results):
     from vision.registration import board_corners_mm, project
-    from vision.strand_unter_geometry import enlarge_homography
+    from vision.strand_unter.geometry import enlarge_homography
 
     for truth, r, cal in results:
         assert not isinstance(r, Exception), r
@@ -149,7 +149,7 @@ def test_board_pushed_15_mm_is_found(calibrations, tmp_path, scene, push_mm):
     import cv2
 
     from vision.registration import board_corners_mm, homography_from_corners, project
-    from vision.strand_unter_geometry import enlarge_homography
+    from vision.strand_unter.geometry import enlarge_homography
 
     setup, cal = next(iter(calibrations.items()))
     truth = json.load(open(os.path.join(setup, scene.replace(".jpg", ".truth.json"))))

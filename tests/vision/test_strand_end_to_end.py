@@ -161,13 +161,13 @@ def test_castle_near_the_far_edge_keeps_its_groove(parallax_dir, capsys):
 
 
 def test_a_calibration_learned_before_the_model_format_changed_asks_to_recalibrate(setup_dir, tmp_path, capsys):
-    """Folders calibrated before MODEL_VERSION 2 (stored as version 1, the default) are refused, exit 2."""
+    """Folders calibrated with an older model format (stored as version 1, the default) are refused, exit 2."""
     import shutil
 
     import vision.strand_unter as strand
     from calibration.store import checksum
 
-    assert strand.MODEL_VERSION == 2
+    assert strand.MODEL_VERSION == 3
     old = tmp_path / "old"
     shutil.copytree(setup_dir / "cal", old)
     doc = json.loads((old / "calibration.json").read_text())

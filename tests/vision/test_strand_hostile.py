@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from beachscore.cli import main
-from vision import strand_unter_colour as colour
+from vision.strand_unter import colour as colour
 from vision import synthetic
 
 PROFILE = json.loads(Path(__file__).parents[2].joinpath("examples", "strand-unter", "profile.json").read_text())

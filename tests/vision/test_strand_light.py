@@ -69,7 +69,7 @@ def test_no_cloth_found_needs_bare_sand_at_the_back(setup_dir, monkeypatch):
 
     from beachscore.pipeline import scan_image
     from calibration import store
-    from vision import strand_unter_read
+    from vision.strand_unter import reading as strand_unter_read
 
     sc = synthetic.scene(PROFILE, seed=5, size_px=SIZE, ppm=PPM, **{**SCENE, "sea_front": 6})
     monkeypatch.setattr(strand_unter_read.colour, "sea_pixels",

@@ -10,10 +10,10 @@ import pytest
 
 from beachscore.errors import UnreadableBoardError
 from vision import quality, synthetic
-from vision import strand_unter_colour as colour
-from vision.strand_unter_geometry import groove_map, warp_board
+from vision.strand_unter import colour as colour
+from vision.strand_unter.geometry import groove_map, warp_board
 from vision.registration import homography_from_corners
-from vision import strand_unter_castles as castles
+from vision.strand_unter import castles as castles
 
 PROFILE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter", "profile.json")))
 BOARD = PROFILE["board_mm"]
@@ -78,7 +78,7 @@ def test_lut_classifies_pieces_under_light_noise_blur(light, noise, blur):
 
 
 def test_foreground_finds_pieces_not_shading():
-    from vision.strand_unter_blobs import find_blobs, foreground
+    from vision.strand_unter.blobs import find_blobs, foreground
 
     empty = _board(synthetic.scene(PROFILE, seed=8, noise_sigma=2))
     now = _board(synthetic.scene(PROFILE, seed=8, noise_sigma=2, shells=[("white", 100, 310), ("gray", 250, 250)]))
@@ -184,7 +184,7 @@ def test_synthetic_bump_moves_corners(shift, rot):
 @pytest.mark.parametrize("tilt_deg,camera", [(25.0, (200.0, 600.0, 650.0)), (10.0, (260.0, 250.0, 500.0))])
 def test_camera_nadir_from_the_homography(tilt_deg, camera):
     """A camera at a known place over the board: its nadir and height come back from H alone."""
-    from vision.strand_unter_geometry import camera_nadir
+    from vision.strand_unter.geometry import camera_nadir
 
     f, size = 1400.0, (1920, 1080)
     K = np.array([[f, 0, (size[0] - 1) / 2], [0, f, (size[1] - 1) / 2], [0, 0, 1]])
@@ -198,7 +198,7 @@ def test_camera_nadir_from_the_homography(tilt_deg, camera):
 
 
 def test_camera_nadir_straight_down_is_under_the_image_centre():
-    from vision.strand_unter_geometry import camera_nadir
+    from vision.strand_unter.geometry import camera_nadir
 
     H = np.array([[2.4, 0, 432.0], [0, 2.4, 84.0], [0, 0, 1]])    # a top view: no focal length to see
     nadir, height = camera_nadir(H, (1920, 1080))

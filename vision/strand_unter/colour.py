@@ -1,14 +1,19 @@
 """Colour models of Strand unter: learned Lab Gaussians baked into a BGR lookup table.
 
+Input: Lab pixels of the labelled classes (calibration), BGR images (scans).
+Output: class Gaussians, the lookup table, per-pixel classes, lighting gains and fields, the
+change of a scan against the empty board.
+
 - Each labelled class (shell colour, player colour, sea, sand, castle base, sandpiper) is a
   Gaussian in 8-bit OpenCV Lab (mean (3,), covariance (3, 3)), fitted at calibration; pixels go
   to the nearest class by Mahalanobis distance (Mahalanobis 1936).
-- Reading never converts to Lab: at calibration the nearest class of every cell of a quantised
-  BGR cube (``2**bits`` levels per channel) is computed once and saved as a lookup table
+- Reading never converts images to Lab: at calibration the nearest class of every cell of a
+  quantised BGR cube (``2**bits`` levels per channel) is computed once and saved as a lookup table
   (:func:`build_lut`); a scan maps pixels through it (:func:`classify`), a table lookup per pixel.
 - Lighting colour/strength changes between the calibration and a scan are undone with a
   diagonal (von Kries) gain per BGR channel, measured on parts of the scene that never change
-  (the table around the board, then the bare sand), as in grey-world/white-patch balancing.
+  (the table around the board, then the bare sand), as in grey-world/white-patch balancing;
+  uneven light by a smooth field (:func:`illumination_field`).
 - Foreground is a change against the rectified empty board, split into a brightness part (along
   the sand's colour direction: shading, shadows) and a chroma part (across it): :func:`change`.
 """
@@ -191,7 +196,39 @@ def cloth_edge(sea_px: np.ndarray, window_px: int) -> np.ndarray:
     edge = np.where(score.max(axis=0) > 0, np.argmax(score, axis=0) + 1, 0).astype(np.float32)
     win = max(3, int(window_px) | 1)
     padded = np.pad(edge, win // 2, mode="edge")
-    return np.median(np.lib.stride_tricks.sliding_window_view(padded, win), axis=1)
+    smooth = np.median(np.lib.stride_tricks.sliding_window_view(padded, win), axis=1)
+    return straight_edge(edge, smooth)
+
+
+def straight_edge(raw: np.ndarray, start: np.ndarray, floor_px: float = 1.5) -> np.ndarray:
+    """The cloth's edge as the straight line it is (it hangs from a straight stick), float (W,).
+
+    A line ``a + b·x`` is fitted to the columns' edges ``raw`` by iteratively re-weighted least
+    squares with Tukey's biweight (σ: 1.4826 × the median absolute residual, at least
+    ``floor_px``), starting from ``start`` (the median-filtered edges): columns a hand on the cloth,
+    a fold or a corner in shadow disturb drop out. Where the line and the median-filtered edge
+    disagree by more than 3 σ, the cloth is not straight there: where the median-filtered edge
+    lies below the line (a fold hanging lower) it is kept; where it lies above it (a corner of
+    the cloth in a rail's shadow, missed), the cloth still reaches the line.
+    """
+    w = len(raw)
+    if w < 8 or not np.any(raw > 0):
+        return start
+    x = np.arange(w, dtype=np.float64)
+    X = np.column_stack([np.ones(w), x / w])
+    coef, *_ = np.linalg.lstsq(X, start, rcond=None)
+    sigma = floor_px
+    for _ in range(6):
+        r = raw - X @ coef
+        sigma = max(1.4826 * float(np.median(np.abs(r))), floor_px)
+        z = r / (4.685 * sigma)
+        wts = np.where(np.abs(z) < 1, (1 - z * z) ** 2, 0.0)
+        if (wts > 0).sum() < w // 4:
+            return start
+        sw = np.sqrt(wts)
+        coef, *_ = np.linalg.lstsq(X * sw[:, None], raw * sw, rcond=None)
+    line = X @ coef
+    return np.where(start - line > 3 * sigma, start, line).astype(start.dtype)
 
 
 def sea_pixels(image_bgr: np.ndarray, lut: np.ndarray, bits: int, sea_index: int, smooth_px: int) -> np.ndarray:

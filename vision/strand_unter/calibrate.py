@@ -1,9 +1,17 @@
 """Calibrate Strand unter: learn every labelled class's appearance from the calibration shot.
 
+Input: a :class:`~vision.types.CalibrationShot` (calibration photo, optional empty-board photo,
+homography board mm → px, labelled samples in board mm, the profile).
+Output: the JSON model (class Lab Gaussians and their lookup table, shell area per colour,
+castle cues per player and value, the sandpiper's description, the camera's nadir and height
+with each value's parallax and the base's error, the stick, the surround's colours and
+blur/noise figures) plus the pictures kept in the calibration folder.
+
 Nothing about the pieces is hard-coded: colours (Lab Gaussians baked into a BGR lookup table),
 shell size per colour, castle size, footprint and base offset per player and value, the
-sandpiper's colour composition and size, and the width of the sea's stick all come from the
-labelled samples and the empty-board shot; grooves come from the profile.
+sandpiper's colour, lightness spread and size, and the width of the sea's stick all come from
+the labelled samples and the empty-board shot; grooves come from the profile; the camera from
+the homography (:func:`vision.strand_unter.geometry.camera_nadir`).
 Source: ``shared/contracts/strand-unter.md`` §Calibration labels, ``shared/contracts/README.md``.
 """
 
@@ -16,18 +24,18 @@ import cv2
 import numpy as np
 
 from beachscore.errors import BadInputError
-from vision import strand_unter_colour as colour
+from vision.strand_unter import colour as colour
 from vision.image_io import read_image
-from vision.strand_unter_blobs import foreground
-from vision import strand_unter_castles as castles_mod
-from vision.strand_unter_config import APPEARANCE, CASTLES, READING, REGISTRATION
-from vision.strand_unter_geometry import (camera_nadir, disc, groove_map, groove_polygons, reduce_homography,
+from vision.strand_unter.blobs import foreground
+from vision.strand_unter import castles as castles_mod
+from vision.strand_unter.config import APPEARANCE, CASTLES, READING, REGISTRATION
+from vision.strand_unter.geometry import (camera_nadir, disc, groove_map, groove_polygons, reduce_homography,
                                          warp_board)
 from vision.types import CalibrationShot
 
 SHELL_COLOURS = ("white", "gray", "brown", "black")  # the state's keys (contract), not appearances
 CASTLE_VALUES = (0, 1, 2, 3)
-MODEL_VERSION = 2
+MODEL_VERSION = 3
 _CASTLE = re.compile(r"^castle/([a-z][a-z0-9_-]*)/([0-9]+)$")
 
 #: file names of the pictures kept in CAL_DIR
@@ -200,11 +208,14 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
 
     # sizes: shells per colour, castles per player and value, the sandpiper
     shell_area: dict[str, list] = {c: [] for c in SHELL_COLOURS}
+    shell_l_std: dict[str, list] = {c: [] for c in SHELL_COLOURS}
     castles: dict[str, dict] = {p: {} for p in players}
     bird = None
     for (k, nm, v), xy in parsed:
         if k == "shell":
-            shell_area[nm].append(int(stats[blob_at(xy, f"shell/{nm}"), cv2.CC_STAT_AREA]))
+            j = blob_at(xy, f"shell/{nm}")
+            shell_area[nm].append(int(stats[j, cv2.CC_STAT_AREA]))
+            shell_l_std[nm].append(float(CL[comp == j][:, 0].std()))
         elif k == "castle":
             i = blob_at(xy, f"castle/{nm}/{v}")
             blob = comp == i
@@ -218,22 +229,26 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
             i = blob_at(xy, "sandpiper")
             blob = comp == i
             hist = np.bincount(np.minimum(cls[blob], K), minlength=K + 1).astype(np.float64)
-            bird = {**_piece_shape(blob, blob, px(xy)), "composition": (hist / hist.sum()).round(4).tolist()}
+            from vision.strand_unter.bird import features
+            bird = {**_piece_shape(blob, blob, px(xy)), "composition": (hist / hist.sum()).round(4).tolist(),
+                    "features": features(C[blob]).round(3).tolist()}
 
     nadir_mm, camera_mm = camera_nadir(shot.H_px_from_mm, (shot.image.shape[1], shot.image.shape[0]))
     parallax = parallax_model(castles, px(nadir_mm), camera_mm)
     model = {"version": MODEL_VERSION, "ppm": ppm, "decode_reduce": r, "lut_bits": cfg.lut_bits,
              "class_names": names, "classes": classes, "shell_colours": list(SHELL_COLOURS), "players": players,
              "shell_area_px2": {c: float(np.median(a)) for c, a in shell_area.items()},
+             "shell_l_std": {c: round(float(np.median(v)), 3) for c, v in shell_l_std.items()},
              "castles": castles, "castle_model": castles_mod.castle_model(castles), "sand_bgr": sand_bgr.tolist(),
-             "parallax": parallax}
+             "parallax": parallax,
+             "base_sigma_mm": round(max(parallax["base_rms_px"] / ppm, CASTLES.base_sigma_floor_mm), 3)}
     if bird is not None:
         model["sandpiper"] = bird
 
     model["stick_mm"] = stick_mm
 
     # lighting and registration references: the table strip under the board, the cloth edge
-    from vision.strand_unter_register import cloth_edge_mm, surround_detail, surround_noise, surround_pixels
+    from vision.strand_unter.registration import cloth_edge_mm, surround_detail, surround_noise, surround_pixels
 
     ext = warp_board(ext_src, H, board, reg.ppm, reg.margin_mm)
     # the blur reference: the calibration shot's fine detail around the board (as a scan measures it)
@@ -242,6 +257,8 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     model["detail_ratio"] = round(surround_detail(ext_shot, board, max(shot_cloth[:2]), reg), 4)
     model["noise_sigma"] = round(surround_noise(ext_shot, board, reg), 4)
     model["surround_bgr"] = np.median(surround_pixels(ext, board, reg), axis=0).tolist()
+    from vision.strand_unter.lighting import side_colours
+    model["side_bgr"] = {k: np.round(v, 2).tolist() for k, v in side_colours(ext_src, H, board).items()}
     model["reference_cloth_mm"] = list(cloth_edge_mm(ext, np.ones(3), lut, names.index("sea"), cfg.lut_bits,
                                                      board, reg))
     shot.pictures[EMPTY_PNG] = E
@@ -313,7 +330,7 @@ def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: flo
     Args:
         castles: ``{player: {value: {"offset_px": base − colour centroid (x, y), "core_px2", …}}}``
             from :func:`_piece_shape` (work px).
-        nadir_px: (x, y) the camera's nadir in work px (:func:`vision.strand_unter_geometry.camera_nadir`).
+        nadir_px: (x, y) the camera's nadir in work px (:func:`vision.strand_unter.geometry.camera_nadir`).
         camera_mm: the camera's height over the board (for information), or None.
     Returns:
         JSON ``{"nadir_px": [x, y], "camera_mm": Z or None, "k": {value: k}}``; a value whose
@@ -329,8 +346,23 @@ def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: flo
             if float(ray @ ray) < 20.0 ** 2:          # too near the nadir: no lever on k
                 continue
             ks.setdefault(v, []).append(float(-(off @ ray) / (ray @ ray)))
+    k_v = {v: float(np.median(k)) for v, k in ks.items()}
+    # the base's error: each calibration castle's labelled centre against the base predicted from its
+    # coloured part (the k of its value, else the fixed offset of its value), along and across the grooves
+    errs = []
+    offsets: dict[str, list] = {}
+    for per_value in castles.values():
+        for v, c in per_value.items():
+            offsets.setdefault(v, []).append(np.asarray(c["offset_px"], np.float64))
+    for per_value in castles.values():
+        for v, c in per_value.items():
+            base = np.asarray(c["centre_px"], np.float64)
+            core = base - np.asarray(c["offset_px"], np.float64)
+            pred = core - k_v[v] * (core - n) if v in k_v else core + np.median(offsets[v], axis=0)
+            errs.append(pred - base)
+    rms = float(np.sqrt(np.mean(np.square(errs)))) if errs else 0.0
     return {"nadir_px": n.round(2).tolist(), "camera_mm": None if camera_mm is None else round(camera_mm, 1),
-            "k": {v: round(float(np.median(k)), 5) for v, k in sorted(ks.items())}}
+            "k": {v: round(k, 5) for v, k in sorted(k_v.items())}, "base_rms_px": round(rms, 3)}
 
 
 def _fill_rows(image: np.ndarray, hole: np.ndarray, period_px: float) -> np.ndarray:

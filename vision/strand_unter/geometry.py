@@ -1,4 +1,7 @@
-"""Board geometry of Strand unter: work-image frames, groove maps, homography scaling.
+"""Board geometry of Strand unter: work-image frames, groove maps, homography scaling, the camera.
+
+Input: the profile and homographies. Output: rectified images, groove label maps, scaled
+homographies, the camera's nadir and height over the board.
 
 Frames:
 - *photo px*: the decoded photo (possibly reduced by ``r`` with ``cv2.IMREAD_REDUCED_COLOR_r``);
@@ -145,7 +148,7 @@ def camera_nadir(H_px_from_mm: np.ndarray, image_size) -> tuple[np.ndarray, floa
     the principal point at the image centre, the focal length follows from r1 ⟂ r2 and
     |r1| = |r2| (least squares over both); then the camera centre is ``−Rᵀ t``. A tall piece's
     top is seen displaced from its base away from the nadir, by height / camera height of the
-    distance (:func:`vision.strand_unter_learn.parallax_model`).
+    distance (:func:`vision.strand_unter.calibrate.parallax_model`).
 
     When the view is too close to straight down for the focal length to show (the constraints
     vanish), the nadir is the board point under the image centre and the height is None.

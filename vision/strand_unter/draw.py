@@ -1,5 +1,7 @@
 """The annotated picture of a Strand unter reading: grooves, sea line, every piece as read.
 
+Input: the scanned photo with its registration and the reading. Output: a BGR picture.
+
 Drawn at the photo's full size: a scan is decoded at 1/``DECODE_REDUCE`` size, so the decoded
 photo is enlarged back and the homography scaled with it (marks and text then stay sharp). Every
 label is dark text on a light box, readable on the blue cloth, the sand and the table alike.
@@ -10,8 +12,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.strand_unter_config import REGISTRATION
-from vision.strand_unter_geometry import groove_polygons, scale_homography
+from vision.strand_unter.config import REGISTRATION
+from vision.strand_unter.geometry import groove_polygons, scale_homography
 from vision.types import Photo, Reading
 
 _FONT = cv2.FONT_HERSHEY_SIMPLEX
@@ -55,7 +57,7 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
 
     Args:
         photo: the scanned photo (BGR uint8, possibly decoded reduced) and its registration.
-        reading: :func:`vision.strand_unter_read.read`'s result.
+        reading: :func:`vision.strand_unter.reading.read`'s result.
     Returns:
         BGR uint8 image at the photo's full size (twice the decoded size): groove outlines with
         numbers (grey when under the sea), the sea front line, a label at every shell and castle,

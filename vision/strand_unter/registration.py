@@ -1,24 +1,32 @@
 """Registration of a Strand unter photo: has the board been bumped since calibration?
 
-The sea cloth changes between shots and hides parts of the rails, which confuses an alignment
-over the whole outline. Here the photo is first rectified with the calibrated homography (board
-plus a margin of rails and table), then a Euclidean motion *in the board plane* is estimated
-against the rectified empty board from strips across the outline that never change (rails,
-table edge, front edge): each strip's mean profile is shifted onto the reference's by normalised
-cross-correlation of their derivatives (all strips of a side in one batch), and the shifts are
-fitted by least squares with outlier rejection. Strips the cloth may cover (found by the learned
-colour table) are skipped. A bump of the board on the table is exactly such a motion, so three
-parameters (shift x, y, rotation) suffice and stay well conditioned.
+Input: a photo (decoded at 1/``decode_reduce``) and the calibration (homography, the rectified
+empty board's surround as reference, the class table for the cloth).
+Output: :class:`StrandRegistration` (board mm → photo px, ``"corners"`` when nothing moved,
+``"refined"`` with a warning when the board moved, plus the table strip's lighting gains and the
+surround's blur/noise figures), or ``registration-lost`` / ``too-blurred`` / ``too-noisy`` /
+``too-small`` (exit 3). ArUco markers declared in the profile win over all this (the pipeline
+tries them first).
 
+Only what pieces cannot change is used: strips across the rails, the board's outline and the
+table edge, in the board plane (the photo rectified with the calibrated homography, board plus a
+margin), against the rectified empty board. Each strip's mean profile is shifted onto the
+reference's by normalised cross-correlation of their derivatives; strips the cloth may cover
+(found by the learned colour table) are skipped. A bump of the board on the table is a rigid
+motion in its plane, so three parameters (shift x, y, rotation) are fitted from the shifts with
+a robust estimator (:func:`robust_motion`: trimmed least squares, then Tukey-biweight IRLS).
+
+"Nothing moved" is tested first: the strips at the calibrated place, and the motion they ask
+for is accepted only when it lowers their robust cost clearly (``moved_gain``, a χ² 99.9%
+quantile for 3 parameters) and moves the board more than ``moved_mm`` / ``moved_deg``; a board
+full of new pieces under a fixed camera is never "moved", as pieces never lie on the strips.
 The strips are searched ±``max_shift_mm``; a push further than that is first measured coarsely
-by phase correlation of the piece-free surround's edges (lower rails, land-side edge, table),
-and the fine fit then runs on the photo rectified with that offset (up to ``max_bump_mm``).
-Before any fit, a photo whose surround lost most of the calibration's fine detail is refused as
-``too-blurred`` (:func:`surround_detail`). A board turned further than the strips' range (≳ 2.5°)
-is found by fitting again from turned starting points (``rotation_steps_deg``, up to ~6°). A
-board that looks larger or smaller (the camera's height or zoom changed; the Euclidean fit would
-pass it off as a far push) is recognised by a 4-parameter fit with a scale term, also from zoomed
-starting points, and refused as ``registration-lost`` with a message asking to recalibrate.
+by phase correlation of the piece-free surround's edges, and the fine fit then runs on the photo
+rectified with that offset (up to ``max_bump_mm``). A photo whose surround lost most of the
+calibration's fine detail is refused as ``too-blurred`` before any fit. A board turned further
+than the strips' range (≳ 2.5°) is found by fitting again from turned starting points. A board
+that looks larger or smaller (the camera's height or zoom changed) is recognised by a fit with a
+scale term and from zoomed starting points, and refused with a message asking to recalibrate.
 """
 
 from __future__ import annotations
@@ -30,10 +38,10 @@ import numpy as np
 
 from beachscore.errors import UnreadableBoardError
 from vision import quality
-from vision import strand_unter_colour as colour
+from vision.strand_unter import colour as colour
 from vision.registration import Registration
-from vision.strand_unter_config import READING, REGISTRATION
-from vision.strand_unter_geometry import (
+from vision.strand_unter.config import READING, REGISTRATION
+from vision.strand_unter.geometry import (
     board_px_per_mm,
     reduce_homography,
     scale_homography,
@@ -150,10 +158,11 @@ def cloth_edge_mm(ext_bgr: np.ndarray, gains, lut: np.ndarray, sea_index: int, b
     """
     w, h = board_mm
     m, ppm = cfg.margin_mm, cfg.ppm
-    inner = ext_bgr[:, int(m * ppm):int((m + w) * ppm):2]      # every other column: the edge is smooth
-    sea = colour.sea_pixels(colour.apply_gains(inner, gains), lut, bits, sea_index, READING.sea_smooth_px)
-    edge = colour.cloth_edge(sea, READING.cloth_edge_window_px // 2)
-    depth = np.repeat(np.minimum(edge, sea.shape[0]), 2)[:int(w * ppm)] / ppm - m   # cloth edge per column, mm
+    # every other row and column: only the strips next to the cloth are left out by it (± 2 mm is plenty)
+    inner = ext_bgr[::2, int(m * ppm):int((m + w) * ppm):2]
+    sea = colour.sea_pixels(colour.apply_gains(inner, gains), lut, bits, sea_index, READING.sea_smooth_px // 2 + 1)
+    edge = 2.0 * colour.cloth_edge(sea, READING.cloth_edge_window_px // 2)
+    depth = np.repeat(np.minimum(edge, 2 * sea.shape[0]), 2)[:int(w * ppm)] / ppm - m   # cloth edge per column, mm
     b = int(cfg.inner_band_mm * ppm)
     return float(depth[b:4 * b].max()), float(depth[-4 * b:-b].max()), float(depth[b:-b].max())
 
@@ -210,34 +219,37 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     # a blurred photo is refused as such before its blurred outline fails to align
     quality.check_blur(detail, model.get("detail_ratio"), READING.min_detail_share)
     w, h = board
-    # a push larger than the fine search range: first a coarse translation by phase correlation of
-    # the piece-free surround, then the fine fit around it (on the photo rectified with that offset)
     T, ecc, zoom = None, 0.0, float("nan")
     dx, dy, response = _coarse_shift(gray, cal, ref, board, edges, cfg)
     sea = model["class_names"].index("sea")
 
     def fit_from(T0):
-        """Fine fit on the photo rectified with ``H0 @ T0`` (a coarse guess); (T, ecc) or raises."""
+        """Fine fit on the photo rectified with ``H0 @ T0`` (a coarse guess); (T, ecc, scale) or raises."""
         ext1 = warp_board(image, H0 @ T0, board, cfg.ppm, cfg.margin_mm)
         edges1 = np.maximum(cloth_edge_mm(ext1, gains, lut, sea, model["lut_bits"], board, cfg),
                             _ref_cloth_edge(cal, cfg))
         Tf, e, sc = _fine_fit(cv2.cvtColor(ext1, cv2.COLOR_BGR2GRAY), cal, ref, board, edges1 + cfg.sea_dilate_mm, cfg)
         return T0 @ Tf, e, sc
 
+    # 1. nothing moved? the strips across the outline at the calibrated place, and the motion they ask for
+    first_error, still = None, None
+    try:
+        still = _fine_fit(gray, cal, ref, board, edges + cfg.sea_dilate_mm, cfg)
+        T, ecc, zoom = still
+    except UnreadableBoardError as err:
+        first_error = err
+    # 2. a push larger than the fine search range: a coarse translation by phase correlation of the
+    # piece-free surround, then the fine fit around it (on the photo rectified with that offset)
     Tc = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
     coarse = np.hypot(dx, dy) > cfg.coarse_min_mm and response >= cfg.min_coarse_response
-    if coarse:
+    if coarse and (still is None or still.ecc < cfg.zoom_check_ecc or _shift(still.T, board) > cfg.coarse_min_mm):
         try:
-            T, ecc, zoom = fit_from(Tc)
-        except UnreadableBoardError:            # the coarse offset misled: search around the calibrated place
-            T = None
-    first_error = None
-    if T is None:
-        try:
-            T, ecc, zoom = _fine_fit(gray, cal, ref, board, edges + cfg.sea_dilate_mm, cfg)
-        except UnreadableBoardError as err:
-            first_error = err
-    if T is None or ecc < cfg.min_ecc:
+            Tk, ek, zk = fit_from(Tc)
+            if ek > ecc:
+                T, ecc, zoom, still = Tk, ek, zk, None
+        except UnreadableBoardError:            # the coarse offset misled
+            pass
+    if T is None or ecc < cfg.zoom_check_ecc:
         # a board turned further than the strips' search range: try turned starting points
         for deg in cfg.rotation_steps_deg:
             for T0 in ([Tc] if coarse else []) + [np.eye(3)]:
@@ -247,7 +259,7 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
                     continue
                 if e > ecc:
                     T, ecc, zoom = Tr, e, z
-            if T is not None and ecc >= cfg.min_ecc:
+            if T is not None and ecc >= cfg.zoom_check_ecc:
                 break
     if T is None:
         # the board larger or smaller than at calibration: the camera's height or zoom changed
@@ -265,18 +277,26 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     centre = np.array([w / 2, h / 2, 1.0])
     shift_mm = float(np.linalg.norm((T @ centre)[:2] - centre[:2]))
     scales = [zoom] if np.isfinite(zoom) else []
-    if shift_mm > cfg.coarse_min_mm or ecc < cfg.zoom_check_ecc:
+    sure_scale = np.isfinite(zoom) and abs(zoom) < cfg.max_scale_change / 2 and ecc >= cfg.zoom_check_ecc
+    if (shift_mm > cfg.coarse_min_mm or ecc < cfg.zoom_check_ecc) and not sure_scale:
         # a far move is also what a changed camera height looks like: fit from zoomed starting points,
-        # where both rails can match, and read the change of scale off the 4-parameter fit
+        # where both rails can match, and read the change of scale off the 4-parameter fit (not
+        # needed when the fit matched every side well and its own scale term says "no zoom")
+        zoomed = []                               # (fit quality, change of scale) from zoomed starts
         for sc in cfg.scale_steps[:2]:
             for T0 in (T, Tc, np.eye(3)):
                 try:
                     _, e, z = fit_from(T0 @ _zoom(sc, board))
                 except UnreadableBoardError:
                     continue
-                if e >= cfg.min_ecc and np.isfinite(z):
-                    scales.append(sc * (1 + z) - 1)
+                if e >= cfg.min_ecc:
+                    zoomed.append((e, sc * (1 + z) - 1 if np.isfinite(z) else sc - 1))
+                    if np.isfinite(z):
+                        scales.append(sc * (1 + z) - 1)
                 break
+        best = max(zoomed, default=None)
+        if best is not None and best[0] > ecc + cfg.zoom_better_ecc:
+            scales = [best[1]]                   # a zoomed board explains the outline clearly better
     if scales and min(abs(z) for z in scales) > cfg.max_scale_change:
         z = float(np.median(scales))
         raise UnreadableBoardError(
@@ -289,7 +309,11 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
                                    f"the board is not where it was calibrated (about {shift_mm:.0f} mm away) "
                                    "and could not be found again: is it in view, unobstructed, and the board this "
                                    "calibration is for?")
-    if shift_mm < cfg.moved_mm and abs(rotation) < cfg.moved_deg:
+    # the motion is accepted only when it explains the outline clearly better than no motion (a fit
+    # from the calibrated place whose gain is small, or a motion within the noise, is "not moved");
+    # fits from a coarse or turned start are only made when the calibrated place explains nothing
+    explained = still is not None and T is still.T and still.gain < cfg.moved_gain
+    if explained or (shift_mm < cfg.moved_mm and abs(rotation) < cfg.moved_deg):
         return StrandRegistration(H0, "corners", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
                                   gains=gains, extended=ext, detail=detail, noise=noise)
     reg = StrandRegistration(H0 @ T, "refined", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
@@ -298,6 +322,12 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     reg.warnings.append(f"the board has moved {shift_mm:.0f} mm{turned} since calibration; "
                         "its new position was found in the photo")
     return reg
+
+
+def _shift(T: np.ndarray, board_mm) -> float:
+    """How far (mm) a board motion moves the board's centre."""
+    c = np.array([board_mm[0] / 2, board_mm[1] / 2, 1.0])
+    return float(np.linalg.norm((T @ c)[:2] - c[:2]))
 
 
 def _turn(deg: float, board_mm) -> np.ndarray:
@@ -369,16 +399,16 @@ def _fine_fit(gray: np.ndarray, cal, ref: np.ndarray, board_mm, edges, cfg) -> t
     if len(rows) < 4 or sides_x < 2 or len(rows) - sides_x < 1:
         raise UnreadableBoardError("registration-lost", "too little of the board's outline is visible to check "
                                    "where the board is; clear the rails and the front edge")
-    keep = np.ones(len(rows), bool)
-    for _ in range(2):
-        sol, *_ = np.linalg.lstsq(rows[keep], rhs[keep], rcond=None)
-        res = np.abs(rows @ sol - rhs)
-        keep = res < max(cfg.max_residual_mm, 2.5 * float(np.median(res)))
-        if keep.sum() < 4:
-            raise UnreadableBoardError("registration-lost", "the board's outline does not fit one position; "
-                                       "is something lying against it?")
+    sol, keep, sigma = robust_motion(rows, rhs, cfg)
+    res = np.abs(rows @ sol - rhs)
+    if keep.sum() < 4:
+        raise UnreadableBoardError("registration-lost", "the board's outline does not fit one position; "
+                                   "is something lying against it?")
     tx, ty, theta = sol
     rms = float(np.sqrt(np.mean(res[keep] ** 2)))
+    # "nothing moved" (this fit's starting position) against the motion: the robust cost of the strips'
+    # shifts as they are against their residuals after the motion, in units of the shifts' noise
+    gain = float(tukey(rhs / sigma).sum() - tukey((rhs - rows @ sol) / sigma).sum())
     ecc = float(np.clip(1.0 - rms / (2 * cfg.max_residual_mm), 0, 1)) * float(keep.mean())
     # a change of scale (camera raised/lowered, zoom): the rails move apart or together
     side = np.where(rows[:, 0] > 0, np.where(np.array(sides) == "right", w / 2, -w / 2), h / 2)
@@ -388,7 +418,69 @@ def _fine_fit(gray: np.ndarray, cal, ref: np.ndarray, board_mm, edges, cfg) -> t
         scale = float(np.linalg.solve(X4.T @ X4 + 1e-9 * np.eye(4), X4.T @ rhs[keep])[3])
     c, s_ = np.cos(theta), np.sin(theta)
     T = np.array([[c, -s_, cx + tx - c * cx + s_ * cy], [s_, c, cy + ty - s_ * cx - c * cy], [0, 0, 1]])
-    return T, ecc, scale
+    return Fit(T, ecc, scale, gain, sigma)
+
+
+@dataclass
+class Fit:
+    """One fine fit: the motion ``T`` (board mm → board mm), its quality ``ecc`` in [0, 1], the change
+    of scale the strips suggest (NaN unless every side fits), ``gain``: how much better the motion
+    explains the strips than no motion (robust cost difference, :func:`tukey` units: a χ²-like
+    figure with 3 degrees of freedom), ``sigma``: the strips' shift noise (mm)."""
+
+    T: np.ndarray
+    ecc: float
+    scale: float
+    gain: float
+    sigma: float
+
+    def __iter__(self):          # (T, ecc, scale) as before
+        return iter((self.T, self.ecc, self.scale))
+
+
+def tukey(z: np.ndarray, c: float = 4.685) -> np.ndarray:
+    """Tukey's biweight loss ρ(z) (Beaton & Tukey 1974), scaled so that ρ ≈ z² near 0 and c²/3 beyond c."""
+    z = np.asarray(z, np.float64)
+    inside = np.abs(z) < c
+    out = np.full(z.shape, c * c / 3.0)
+    u = (z[inside] / c) ** 2
+    out[inside] = c * c / 3.0 * (1.0 - (1.0 - u) ** 3)
+    return out
+
+
+def robust_motion(rows: np.ndarray, rhs: np.ndarray, cfg=REGISTRATION) -> tuple[np.ndarray, np.ndarray, float]:
+    """The board's motion (tx, ty, θ) from the strips' shifts, robustly.
+
+    Least squares with the worst strips trimmed twice as a start, then iteratively re-weighted least
+    squares with Tukey's biweight (Holland & Welsch 1977) at the strips' robust noise σ (1.4826 ×
+    the median absolute residual, at least ``cfg.shift_noise_floor_mm``): a strip the cloth, a hand
+    or a piece against the rail disturbs gets no weight.
+
+    Args:
+        rows: float (n, 3) the strips' equations (δx = tx − θ (y − cy), δy = ty + θ (x − cx));
+        rhs: float (n,) their measured shifts (mm).
+    Returns:
+        (solution (3,), inliers bool (n,) (|residual| < 2.5 σ), σ in mm).
+    """
+    keep = np.ones(len(rows), bool)
+    for _ in range(2):
+        sol, *_ = np.linalg.lstsq(rows[keep], rhs[keep], rcond=None)
+        res = np.abs(rows @ sol - rhs)
+        keep = res < max(cfg.max_residual_mm, 2.5 * float(np.median(res)))
+        if keep.sum() < 4:
+            return sol, keep, cfg.shift_noise_floor_mm
+    sigma = cfg.shift_noise_floor_mm
+    for _ in range(5):
+        r = rows @ sol - rhs
+        sigma = max(1.4826 * float(np.median(np.abs(r[keep]))), cfg.shift_noise_floor_mm)
+        z = r / (4.685 * sigma)
+        w = np.where(np.abs(z) < 1, (1 - z * z) ** 2, 0.0)
+        if (w > 0).sum() < 4:
+            break
+        sw = np.sqrt(w)
+        sol, *_ = np.linalg.lstsq(rows * sw[:, None], rhs * sw, rcond=None)
+    r = rows @ sol - rhs
+    return sol, np.abs(r) < 2.5 * sigma, sigma
 
 
 def _coarse_shift(gray: np.ndarray, cal, ref: np.ndarray, board_mm, cloth_mm, cfg) -> tuple[float, float, float]:

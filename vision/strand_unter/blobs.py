@@ -1,9 +1,13 @@
 """Objects on the Strand unter board: foreground against the empty board, as connected blobs.
 
+Input: the corrected board and the rectified empty board (BGR, work px), the pixel classes.
+Output: the foreground mask with the scan's noise level, the blobs (labels, stats, class counts),
+and the weak-but-consistent colour change where something sand-like lies (:func:`weak_change`).
+
 Background subtraction (e.g. Piccardi 2004, "Background subtraction techniques: a review") with
 a fixed background: the rectified empty board of the calibration. A pixel is foreground when its
 lighting-corrected colour changed much in brightness (along the sand's colour direction) or in
-chroma (across it) — see :func:`vision.strand_unter_colour.change`. Blobs are 8-connected
+chroma (across it) — see :func:`vision.strand_unter.colour.change`. Blobs are 8-connected
 components (Rosenfeld & Pfaltz 1966), each described by its area, box, centroid and a histogram
 of the learned pixel classes inside it.
 """
@@ -15,8 +19,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision import strand_unter_colour as colour
-from vision.strand_unter_config import READING
+from vision.strand_unter import colour as colour
+from vision.strand_unter.config import READING
 
 
 def foreground(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, *, valid: np.ndarray | None = None,
@@ -26,7 +30,7 @@ def foreground(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, *,
     Args:
         now_bgr: rectified board after lighting correction, BGR uint8 (H, W, 3).
         empty_bgr: the rectified empty board, BGR uint8 (H, W, 3).
-        basis: :func:`vision.strand_unter_colour.change_basis` of the sand colour.
+        basis: :func:`vision.strand_unter.colour.change_basis` of the sand colour.
         valid: bool (H, W) of the pixels that may be foreground (e.g. not under the cloth), or None.
         sample: bool (H, W) of the pixels whose change sets the noise level (default ``valid``).
     Returns:
@@ -81,8 +85,8 @@ def find_blobs(fg: np.ndarray, classes: np.ndarray, n_classes: int) -> Blobs:
 
     Args:
         fg: bool (H, W).
-        classes: uint8 (H, W) class index per pixel (:func:`vision.strand_unter_colour.classify`);
-            :data:`~vision.strand_unter_colour.UNKNOWN` counts in the last column.
+        classes: uint8 (H, W) class index per pixel (:func:`vision.strand_unter.colour.classify`);
+            :data:`~vision.strand_unter.colour.UNKNOWN` counts in the last column.
         n_classes: K.
     """
     n, labels, stats, cent = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
@@ -98,3 +102,34 @@ def blob_box(blobs: Blobs, i: int, pad: int = 0) -> tuple[slice, slice]:
     x, y, w, h, _ = blobs.stats[i]
     H, W = blobs.labels.shape
     return slice(max(0, y - pad), min(H, y + h + pad)), slice(max(0, x - pad), min(W, x + w + pad))
+
+
+def weak_change(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, valid: np.ndarray,
+                cfg=READING) -> np.ndarray:
+    """Where the sand's colour changed a little but consistently: something sand-like lies there.
+
+    A hand or an arm can look much like the sand (a lit skin top against warm sand): pixel by pixel
+    below the foreground thresholds, yet over a whole region shifted the same way. The chroma change
+    (across the sand's colour direction, so shading and shadows do not count) is averaged over
+    ``cfg.weak_window_px`` squares; a pixel changed where that average exceeds ``cfg.weak_chroma``
+    grey levels, or more than ``cfg.fg_noise_k`` robust spreads above the valid pixels' median.
+
+    Args:
+        now_bgr, empty_bgr: aligned corrected scan and empty board, BGR uint8 (H, W, 3).
+        basis: :func:`vision.strand_unter.colour.change_basis`; valid: bool (H, W) pixels to judge.
+    Returns:
+        bool (H, W).
+    """
+    h, w = valid.shape
+    half = (w // 2, h // 2)                       # a smooth average: computed at half resolution
+    d = cv2.subtract(cv2.resize(now_bgr, half, interpolation=cv2.INTER_AREA),
+                     cv2.resize(empty_bgr, half, interpolation=cv2.INTER_AREA), dtype=cv2.CV_16S).astype(np.float32)
+    k = (max(3, cfg.weak_window_px // 2) | 1,) * 2
+    m = cv2.magnitude(cv2.blur(cv2.transform(d, basis[1:2]), k), cv2.blur(cv2.transform(d, basis[2:3]), k))
+    v2 = cv2.resize(valid.astype(np.uint8), half, interpolation=cv2.INTER_NEAREST) > 0
+    sub = m[::2, ::2][v2[::2, ::2]]
+    t = cfg.weak_chroma
+    if sub.size:
+        med = float(np.median(sub))
+        t = max(t, med + cfg.fg_noise_k * 1.4826 * float(np.median(np.abs(sub - med))))
+    return cv2.resize((m > t).astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST).astype(bool) & valid

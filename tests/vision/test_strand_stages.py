@@ -1,0 +1,139 @@
+"""Unit tests of the Strand unter stages' models (no photo needed): posteriors, the robust motion,
+the light's colour field, the weak colour change, touching castles, the confidence's product."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.strand_unter import castles, colour, shells
+from vision.strand_unter.blobs import weak_change
+from vision.strand_unter.confidence import Decisions
+from vision.strand_unter.config import REGISTRATION
+from vision.strand_unter.lighting import chroma_field
+from vision.strand_unter.registration import robust_motion, tukey
+
+
+def test_assignment_posterior_is_sure_when_the_cues_agree_and_a_coin_toss_when_they_do_not():
+    values, per, joint = castles.assignment_posterior(np.array([[0.0, 1.0], [1.0, 0.05]]), [0, 1], tau=0.12)
+    assert values == [0, 1] and joint > 0.99 and min(per) > 0.99
+    values, per, joint = castles.assignment_posterior(np.array([[0.5, 0.5], [0.5, 0.5]]), [0, 1], tau=0.12)
+    assert joint == pytest.approx(0.5) and per == pytest.approx([0.5, 0.5])
+    values, _, _ = castles.assignment_posterior(np.zeros((3, 2)), [0, 1], tau=0.12)
+    assert values.count(None) == 1                  # a third castle of two values gets none
+
+
+@pytest.mark.parametrize("ratio,count", [(0.15, 0), (0.95, 1), (1.1, 1), (2.05, 2), (2.9, 3)])
+def test_count_posterior_picks_the_count_the_area_says(ratio, count):
+    p = shells.count_posterior(ratio)
+    assert int(np.argmax(p)) == count and p.sum() == pytest.approx(1.0)
+
+
+def test_count_posterior_doubts_a_half_seen_shell():
+    """A shell-coloured part of 0.45 shells: a speck or a shell barely standing out from the sand."""
+    p = shells.count_posterior(0.45)
+    assert 0.3 < p[1] < 0.7
+
+
+def _strips(motion, n=20, noise=0.05, seed=0):
+    rng = np.random.default_rng(seed)
+    w, h = 440.0, 380.0
+    rows = []
+    for k in range(n):
+        if k % 3:
+            y = rng.uniform(0, h)
+            rows.append([1.0, 0.0, -(y - h / 2)])
+        else:
+            x = rng.uniform(0, w)
+            rows.append([0.0, 1.0, x - w / 2])
+    rows = np.array(rows)
+    return rows, rows @ np.asarray(motion) + rng.normal(0, noise, n)
+
+
+def test_robust_motion_ignores_strips_a_hand_disturbs():
+    rows, rhs = _strips([2.0, -1.0, np.radians(0.8)])
+    rhs[[1, 4]] += 6.0                                   # two strips hidden by something
+    sol, keep, sigma = robust_motion(rows, rhs, REGISTRATION)
+    assert np.allclose(sol[:2], [2.0, -1.0], atol=0.05) and abs(np.degrees(sol[2]) - 0.8) < 0.02
+    assert not keep[1] and not keep[4] and sigma < 0.2
+
+
+def test_no_motion_gains_nothing_over_standing_still():
+    """Strips that only show noise: the best motion lowers their robust cost by less than the
+    χ² 99.9% quantile, so the board is "not moved"; a true 1 mm push gains far more."""
+    for motion, moved in (([0.0, 0.0, 0.0], False), ([1.0, 0.0, 0.0], True)):
+        rows, rhs = _strips(motion, noise=0.1, seed=3)
+        sol, keep, sigma = robust_motion(rows, rhs, REGISTRATION)
+        gain = float(tukey(rhs / sigma).sum() - tukey((rhs - rows @ sol) / sigma).sum())
+        assert (gain > REGISTRATION.moved_gain) == moved, gain
+
+
+def _sand_assets(h=380, w=440, seed=0):
+    rng = np.random.default_rng(seed)
+    empty = np.clip(np.array([150, 190, 218], np.float32) + rng.normal(0, 3, (h, w, 3)), 0, 255).astype(np.uint8)
+    grooves = np.zeros((h, w), bool)
+    grooves[25:355, 30:410] = True
+    idx6 = np.nonzero(grooves[::6, ::6].ravel())[0]
+    yy, xx = np.mgrid[0:h:6, 0:w:6]
+    return SimpleNamespace(empty=empty, ppm=1.0, sand_idx6=idx6,
+                           empty_sand6=empty[::6, ::6].reshape(-1, 3)[idx6].astype(np.float32),
+                           sand_xy6=(xx.ravel()[idx6].astype(np.float64), yy.ravel()[idx6].astype(np.float64)))
+
+
+def test_chroma_field_undoes_a_lamp_warming_one_side():
+    A = _sand_assets()
+    h, w = A.empty.shape[:2]
+    u = np.linspace(-0.5, 0.5, w, dtype=np.float32)[None, :]
+    warm = np.stack([np.exp(-0.08 * u), np.ones_like(u), np.exp(0.08 * u)], -1)    # red up, blue down to the right
+    scan = cv2.multiply(A.empty, np.broadcast_to(warm, (h, w, 3)).astype(np.float32), dtype=cv2.CV_8U)
+    fld = chroma_field(scan, scan, A)
+    assert fld is not None and fld.range > 0.05
+    fixed = cv2.multiply(scan, fld.scale((h, w)), dtype=cv2.CV_8U).astype(np.float32)
+    ref = A.empty.astype(np.float32)
+    lr = np.log(fixed + 1) - np.log(ref + 1)
+    chroma_err = np.abs(lr - lr.mean(axis=2, keepdims=True))[30:350, 40:400].mean()
+    before = np.log(scan.astype(np.float32) + 1) - np.log(ref + 1)
+    assert chroma_err < 0.3 * np.abs(before - before.mean(axis=2, keepdims=True))[30:350, 40:400].mean()
+
+
+def test_chroma_field_is_none_under_even_light():
+    A = _sand_assets()
+    assert chroma_field(A.empty, A.empty, A) is None
+
+
+def test_weak_change_sees_a_sand_like_patch_and_not_the_noise():
+    A = _sand_assets(seed=1)
+    basis = colour.change_basis([150, 190, 218])
+    scan = A.empty.astype(np.int16)
+    scan[100:160, 100:180] += np.array([-6, 0, 8], np.int16)        # a lit hand: a little redder, a little less blue
+    scan = np.clip(scan, 0, 255).astype(np.uint8)
+    valid = np.ones(scan.shape[:2], bool)
+    weak = weak_change(scan, A.empty, basis, valid)
+    assert weak[110:150, 110:170].mean() > 0.9
+    assert weak[250:350, 250:400].mean() < 0.01
+
+
+def test_touching_castles_of_one_player_are_split():
+    core = np.zeros((60, 90), bool)
+    cv2.circle(core.view(np.uint8), (25, 30), 13, 1, -1)
+    cv2.circle(core.view(np.uint8), (55, 30), 16, 1, -1)
+    parts = castles.split_core(core, float(core.sum()), min_core=300, max_core=900)
+    assert len(parts) == 2 and sorted(int(p.sum()) for p in parts)[0] > 400
+    # too small for two castles of at least 700 px: no split, no castle
+    assert castles.split_core(core, float(core.sum()), min_core=700, max_core=900) == []
+    again = castles.split_core(core, float(core.sum()), min_core=300, max_core=900)
+    assert [int(p.sum()) for p in again] == [int(p.sum()) for p in parts]     # the same split every time
+
+
+def test_confidence_is_the_product_and_names_the_weakest_first():
+    d = Decisions()
+    d.add("a", 0.95, ["a is unsure"])
+    d.add("b", 0.5, ["b is unsure"])
+    d.add("c", 1.0, [])
+    conf, warnings = d.result()
+    assert conf == pytest.approx(0.475) and warnings == ["b is unsure"]
+    d.cap = 0.2
+    assert d.result()[0] == pytest.approx(0.2)

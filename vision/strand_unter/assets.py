@@ -1,0 +1,101 @@
+"""Per-calibration lookups of the Strand unter reader, computed once per process.
+
+Input: a loaded strand-unter calibration (:class:`calibration.store.Calibration`).
+Output: :class:`Assets`: the rectified empty board, groove maps, the class lookup table, the
+learned classes' Lab Gaussians (inverse covariances for blob means), the players' class indices,
+the groove borders, the camera's nadir and height — everything a scan reuses.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from beachscore.errors import UnreadableBoardError
+from vision.strand_unter import colour
+from vision.strand_unter.calibrate import EMPTY_PNG, MODEL_VERSION
+from vision.strand_unter.config import READING
+from vision.strand_unter.geometry import groove_map, groove_polygons
+from vision.strand_unter.registration import class_table
+
+_CACHE: dict = {}
+
+
+class Assets:
+    """What a scan reuses from one calibration (see the module docstring)."""
+
+    def __init__(self, cal):
+        m = cal.model
+        if m.get("version") != MODEL_VERSION:
+            raise UnreadableBoardError("calibration-incomplete", "the calibration was made by an older version; "
+                                       "recalibrate")
+        self.model = m
+        self.ppm = float(m["ppm"])
+        self.board = cal.profile["board_mm"]
+        empty = cal.image(m.get("pictures", {}).get("empty", EMPTY_PNG)) if cal.folder else None
+        if empty is None:
+            raise UnreadableBoardError("calibration-incomplete",
+                                       "the calibration has no empty-board picture; recalibrate")
+        self.empty = empty
+        self.empty_gray = cv2.cvtColor(empty, cv2.COLOR_BGR2GRAY)
+        self.polygons = groove_polygons(cal.profile)
+        self.numbers = list(self.polygons)
+        self.gmap = groove_map(cal.profile, self.ppm)
+        self.gcore = groove_map(cal.profile, self.ppm, shrink_mm=READING.sea_band_margin_mm)
+        self.core_idx = {n: np.nonzero((self.gcore == n).ravel())[0] for n in self.numbers}
+        self.on_grooves = self.gmap > 0
+        self.board_px = float(self.on_grooves.sum())
+        self.sand_idx = np.nonzero(self.on_grooves[::3, ::3].ravel())[0]      # a sample grid of the grooves
+        self.empty_sand = empty[::3, ::3].reshape(-1, 3)[self.sand_idx]
+        self.sand_idx6 = np.nonzero(self.on_grooves[::6, ::6].ravel())[0]    # a coarser one (the light's colour)
+        self.empty_sand6 = empty[::6, ::6].reshape(-1, 3)[self.sand_idx6].astype(np.float32)
+        yy, xx = np.mgrid[0:empty.shape[0]:6, 0:empty.shape[1]:6]
+        self.sand_xy6 = (xx.ravel()[self.sand_idx6].astype(np.float64), yy.ravel()[self.sand_idx6].astype(np.float64))
+        self.lut = class_table(cal)
+        self.bits = int(m["lut_bits"])
+        self.names = list(m["class_names"])
+        self.K = len(self.names)
+        self.sea = self.names.index("sea")
+        self.sand = self.names.index("sand")
+        self.shell_colours = list(m["shell_colours"])
+        self.shell_k = [self.names.index(f"shell/{c}") for c in self.shell_colours]
+        self.players = list(m["players"])
+        self.player_k = {p: self.names.index(f"castle/{p}") for p in self.players}
+        self.gauss = {k: (np.asarray(v["mean"], np.float64), np.linalg.inv(np.asarray(v["cov"], np.float64)),
+                          float(np.linalg.slogdet(np.asarray(v["cov"], np.float64))[1]))
+                      for k, v in m["classes"].items()}
+        self.basis = colour.change_basis(m["sand_bgr"])
+        self.ref_quality = None
+        self.small = None                   # half-resolution empty board etc. for the light field
+        sea_lab = np.clip(np.round(np.asarray(m["classes"]["sea"]["mean"], np.float64)), 0, 255).astype(np.uint8)
+        self.sea_bgr = cv2.cvtColor(sea_lab.reshape(1, 1, 3), cv2.COLOR_Lab2BGR).reshape(3)
+        self.sea_grey = int(cv2.cvtColor(self.sea_bgr.reshape(1, 1, 3), cv2.COLOR_BGR2GRAY)[0, 0])
+        # groove borders (y, mm) and each groove's extent along y
+        self.borders = sorted({float(v) for p in self.polygons.values() for v in p[:, 1]})
+        self.extent = {n: (float(p[:, 1].min()), float(p[:, 1].max())) for n, p in self.polygons.items()}
+
+    def groove_at(self, x_px: float, y_px: float) -> int:
+        """The groove number under a work-px point (0 outside every groove)."""
+        h, w = self.gmap.shape
+        return int(self.gmap[min(max(int(round(y_px)), 0), h - 1), min(max(int(round(x_px)), 0), w - 1)])
+
+    def where(self, x_px: float, y_px: float) -> str:
+        """Where a work-px point lies, in words a player follows."""
+        g = self.groove_at(x_px, y_px)
+        across = f"{x_px / self.ppm / 10:.0f} cm from the left edge"
+        return f"groove {g}, {across}" if g else f"{across}, {y_px / self.ppm / 10:.0f} cm from the sea side"
+
+
+def assets(cal) -> Assets:
+    """The :class:`Assets` of ``cal``, built on first use (one calibration cached at a time)."""
+    key = (cal.folder, id(cal))
+    if key not in _CACHE:
+        _CACHE.clear()
+        _CACHE[key] = Assets(cal)
+    return _CACHE[key]
+
+
+def grooves_phrase(numbers) -> str:
+    """``"groove 7"``, ``"grooves 7 and 8"``, ``"grooves 7, 8 and 9"``."""
+    n = [str(v) for v in numbers]
+    return f"groove {n[0]}" if len(n) == 1 else f"grooves {', '.join(n[:-1])} and {n[-1]}"

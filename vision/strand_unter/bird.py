@@ -1,0 +1,127 @@
+"""The sandpiper of Strand unter: which blob is the bird, and in which groove it stands.
+
+Input: the scan's blobs, the pixels castles already own, the corrected board, the calibration's
+:class:`~vision.strand_unter.assets.Assets` and the scan's colour error.
+Output: :class:`Bird`: the groove (None: not on the board), its base (work px), the posterior
+that this is right, the blob's pixels (bool (H, W)) and doubts.
+
+The bird is described by its mean Lab colour, the spread of its lightness (a dark body and a
+white head: a shell of the same mean colour is plain), its area, and — loosely, since a change
+of light moves pixels between classes — its pixels' class composition (half the L1 distance
+of the histograms; a white and a black shell touching have the bird's mean and spread, not its
+composition); each compared with the calibration's bird with the spreads of
+:class:`~vision.strand_unter.config.BirdConfig` (a, b widened by the scan's colour error). The
+blob is the bird with the posterior ``1 / (1 + exp((d² − d²_shells)/2) + exp((d² − max_d2)/2))``:
+its squared distance d² against the same blob read as shells (:func:`shell_d2`: a black shell is
+dark and plain like a bird's body) and against the limit ``cfg.max_d2`` (the χ² 99.99% quantile
+of 6 features: blobs that are neither lie far beyond it). The blob with the highest posterior is
+the bird when that is above one half; "no bird" has one minus it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.strand_unter.blobs import blob_box
+from vision.strand_unter.castles import groove_posterior
+from vision.strand_unter.config import BIRD, READING
+
+
+@dataclass
+class Bird:
+    """The sandpiper as read."""
+
+    groove: int | None
+    x: float = 0.0
+    y: float = 0.0
+    d2: float = float("inf")
+    posterior: float = 1.0
+    mask: np.ndarray | None = None
+    doubts: list | None = None
+
+
+def features(pixels_bgr: np.ndarray) -> np.ndarray:
+    """(L, a, b, log std L, log area) of a blob's BGR pixels (N, 3): float (5,)."""
+    lab = cv2.cvtColor(pixels_bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float64)
+    return np.array([*lab.mean(axis=0), np.log(max(lab[:, 0].std(), 1.0)), np.log(max(len(lab), 1))])
+
+
+def shell_models(A, residual_ab: float) -> list:
+    """Per shell colour: (mean Lab (3,), inverse covariance (3, 3) widened by the scan's colour
+    error, log lightness spread or None, log area of one shell) for :func:`shell_d2`."""
+    model = A.model
+    out = []
+    for c in A.shell_colours:
+        cov = np.asarray(model["classes"][f"shell/{c}"]["cov"], np.float64) + \
+            np.diag([0, residual_ab ** 2, residual_ab ** 2])
+        l_std = (model.get("shell_l_std") or {}).get(c)
+        out.append((np.asarray(model["classes"][f"shell/{c}"]["mean"], np.float64), np.linalg.inv(cov),
+                    np.log(max(l_std, 1.0)) if l_std else None, float(np.log(model["shell_area_px2"][c]))))
+    return out
+
+
+def shell_d2(f: np.ndarray, models: list, cfg=BIRD) -> float:
+    """Squared distance of a blob's :func:`features` from the best "n shells of one colour" reading:
+    mean colour against the shell class (its pixel spread, widened by the scan's colour error),
+    lightness spread against the calibration shells', area against n shells' (n = 1 … 3)."""
+    best = np.inf
+    for mu, inv, log_l, a1 in models:
+        d = f[:3] - mu
+        spread_d2 = ((f[3] - log_l) / cfg.log_l_std_sigma) ** 2 if log_l is not None else 0.0
+        area_d2 = min(((f[4] - a1 - np.log(n)) / cfg.log_area_sigma) ** 2 for n in (1, 2, 3))
+        best = min(best, float(d @ inv @ d) + spread_d2 + area_d2)
+    return best
+
+
+def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float, cfg=BIRD,
+              rcfg=READING) -> Bird:
+    """The blob that is the sandpiper (see the module docstring); Bird(None) when no blob is."""
+    model = A.model
+    bird = model.get("sandpiper")
+    if bird is None or "features" not in bird:
+        return Bird(None, doubts=[])
+    want = np.asarray(bird["features"], np.float64)
+    comp_want = np.asarray(bird["composition"], np.float64)
+    sig = np.array([cfg.l_sigma, np.hypot(cfg.ab_sigma, residual_ab), np.hypot(cfg.ab_sigma, residual_ab),
+                    cfg.log_l_std_sigma, cfg.log_area_sigma])
+    min_area = rcfg.min_blob_fraction * min(model["shell_area_px2"].values())
+    shells = shell_models(A, residual_ab)
+    best = None
+    for i in range(1, blobs.n):
+        a = blobs.stats[i, cv2.CC_STAT_AREA]
+        if a < min_area or abs(np.log(a) - want[4]) > 4 * cfg.log_area_sigma:
+            continue
+        rs, cs = blob_box(blobs, i)
+        mine = blobs.labels[rs, cs] == i
+        if owned[rs, cs][mine].any():
+            continue
+        f = features(image[rs, cs][mine])
+        comp = blobs.counts[i] / max(a, 1)
+        d2 = float((((f - want) / sig) ** 2).sum()) + \
+            (0.5 * float(np.abs(comp - comp_want).sum()) / cfg.composition_sigma) ** 2
+        alt = shell_d2(f, shells, cfg)
+        # posterior that this blob is the bird: its likelihood against shells' and the limit's
+        p = 1.0 / (1.0 + np.exp((d2 - alt) / 2) + np.exp((d2 - cfg.max_d2) / 2))
+        if best is None or p > best[0]:
+            best = (p, d2, i)
+    if best is None:
+        return Bird(None, doubts=[])
+    p, d2, i = best
+    if p < 0.5:
+        return Bird(None, d2=d2, posterior=1.0 - p, doubts=[])
+    cx, cy = blobs.centroids[i]
+    bx, by = cx + bird["offset_px"][0], cy + bird["offset_px"][1]
+    rs, cs = blob_box(blobs, i)
+    mask = np.zeros(owned.shape, bool)
+    mask[rs, cs] = blobs.labels[rs, cs] == i
+    g = A.groove_at(bx, by)
+    doubts = []
+    pg = groove_posterior((by + 0.5) / A.ppm, g, A, {"base_sigma_mm": cfg.base_sigma_mm})
+    if p < 0.9:
+        doubts.append("the sandpiper was hard to recognise; check where it stands")
+    if pg < 0.9:
+        doubts.append("the sandpiper stands on the line between two grooves")
+    return Bird(g, x=bx, y=by, d2=d2, posterior=p * pg, mask=mask, doubts=doubts)

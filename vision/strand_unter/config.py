@@ -1,0 +1,189 @@
+"""The constants of the Strand unter reader, one frozen dataclass per stage.
+
+Every number here is either physical (a size in board millimetres, a resolution, a sensor limit)
+or statistical (a spread, a prior, a quantile) with its meaning stated; none is a piece colour or
+a piece size — those are learned from the user's calibration and empty-board shots — and none
+is fitted to one sample photo. Units are in the names: ``_mm`` board millimetres, ``_px`` pixels
+of the rectified work image (1 px per mm), ``_ppm`` pixels per millimetre. Colour distances are
+Mahalanobis distances of the learned Lab Gaussians, brightness/chroma changes BGR grey levels.
+The statistical spreads of the posteriors (``area_sigma``, ``value_tau``, ``sea_edge_sigma_mm`` …)
+were set on the development set-ups (the shared samples' set-up, new set-ups 0 and 2, synthetic
+set-ups of :mod:`vision.synthetic_strand`) and checked with ``scripts/reliability.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RegistrationConfig:
+    """Find the (possibly bumped) board. See :mod:`vision.strand_unter.registration`."""
+
+    decode_reduce: int = 2            # photos are decoded at 1/2 size (cv2.IMREAD_REDUCED_COLOR_2)
+    ppm: float = 1.0                  # resolution of the rectified registration image
+    margin_mm: float = 60.0           # surround kept around the board (rails and table edge)
+    blur_sigma_px: float = 1.5        # both images are smoothed alike: blur differences between shots
+    inner_band_mm: float = 8.0        # how far inside the board outline the strips reach
+    sea_dilate_mm: float = 6.0        # cloth pixels (and this much around them) are not used
+    rail_mm: float = 50.0             # strips reach this far outside the board's sides (rails + table edge)
+    band_mm: float = 30.0             # strips across the outline, each this wide along the edge
+    min_profile_corr: float = 0.6     # a strip whose profiles correlate less is not used
+    shift_noise_floor_mm: float = 0.15  # the strips' shifts are taken as at least this noisy (sub-pixel NCC at 1 px/mm)
+    moved_gain: float = 16.3          # a motion must lower the strips' robust cost by this (χ² 99.9%, 3 d.o.f.)
+    max_residual_mm: float = 1.0      # strips farther than this from the first fit are left out of the robust start
+    min_ecc: float = 0.35             # fit quality (1 − rms/2·max_residual) × inlier share; below: registration-lost
+    moved_mm: float = 0.6             # a motion smaller than this (0.6 px at the registration's 1 px/mm) …
+    moved_deg: float = 0.15           # … and turning less than this (0.5 mm at the board's corners) is no motion
+    max_shift_mm: float = 10.0        # the fine fit's search range around the calibrated (or coarse) position
+    coarse_ppm: float = 0.5           # resolution of the coarse phase correlation of the surround's edges
+    coarse_min_mm: float = 6.0        # a coarse offset below this is left to the fine search alone
+    min_coarse_response: float = 0.1  # phase-correlation peaks weaker than this are not trusted
+    min_photo_ppm: float = 0.45       # decoded px per board mm below which pieces (14 mm) cannot be told apart
+    max_bump_mm: float = 20.0         # a larger motion is the board moved, not bumped: recalibrate
+    rotation_steps_deg: tuple = (2.5, -2.5, 5.0, -5.0)  # a poor fit is retried from these turns (up to ~6°)
+    scale_steps: tuple = (1.05, 0.95, 1.1, 0.9)  # no fit at all: is the board larger/smaller (camera moved)?
+    zoom_check_ecc: float = 0.9       # a fit this poor or a move beyond coarse_min_mm: turned and zoomed fits too
+    zoom_better_ecc: float = 0.15     # a zoomed fit this much better than the best unzoomed one: the camera moved
+    max_scale_change: float = 0.02    # the board looking this much larger/smaller (every fit agrees): the camera moved
+
+
+@dataclass(frozen=True)
+class AppearanceConfig:
+    """Calibrate: how sample pixels are gathered. See :mod:`vision.strand_unter.calibrate`."""
+
+    ppm: float = 1.0                  # resolution of the rectified work image (reading too)
+    lut_bits: int = 5                 # the class lookup table quantises each BGR channel to 2**bits levels
+    lut_max_dist: float = 12.0        # BGR cells farther than this (Mahalanobis) from every class: unknown
+    sample_search_mm: float = 10.0    # a sample's piece is the foreground blob within this of its point
+    sea_radius_mm: float = 12.0       # radius around a sea sample
+    sand_radius_mm: float = 6.0       # radius around a sand sample
+    inpaint_radius_mm: float = 22.0   # without empty.jpg: this much around every sample is painted out (row medians)
+    min_std: tuple = (10.0, 2.5, 2.5)  # floor of each class's std in L, a, b (Lab units): shading and noise
+    shell_min_std: tuple = (10.0, 5.0, 5.0)  # shells look like real shells: each one tinted a little differently
+    label_max_distance: float = 6.0   # a sample this far (Mahalanobis) from the rest of its class: mislabelled?
+    castle_chroma_min: float = 12.0   # a tower pixel differs from sand by at least this in (a, b)
+    player_spread: float = 3.0        # tower pixels farther than this × median spread from the player's (a, b): dropped
+    stick_search_mm: float = 20.0     # the sea's stick is looked for this far below the cloth edge
+    stick_row_fraction: float = 0.6   # a row under the cloth edge that is this much foreground is stick
+
+
+@dataclass(frozen=True)
+class ReadingConfig:
+    """Light, sea, foreground, occlusion and photo quality. See :mod:`vision.strand_unter.reading`."""
+
+    # foreground against the empty board
+    fg_brightness: float = 30.0       # |brightness change| (grey levels) against the empty board: something lies there
+    fg_chroma: float = 16.0           # ... or this much chroma change (L1 across the sand direction)
+    fg_noise_k: float = 3.0           # thresholds grow to this × the scan's robust noise on bare sand
+    open_px: int = 2                  # morphological opening radius of the foreground (noise)
+    weak_window_px: int = 9           # a sand-like object: the chroma change averaged over this square …
+    weak_chroma: float = 6.0          # … above this many grey levels (camera noise averages to ~1 over it)
+    # light
+    clipped_level: int = 250          # a channel at or above this grey level is clipped (8-bit sensor limit)
+    fine_gain_max_change: float = 40.0  # sand pixels changed less than this give the fine lighting gains
+    light_tile_px: int = 8            # uneven light: the brightness field is measured per tile of this size
+    light_chroma_tol: float = 0.12    # ... on sand pixels whose log-chromaticity changed less than this
+    light_residual_tol: float = 0.08  # ... and (second pass) whose log brightness ratio is this close to the first field's
+    light_refine_range: float = 1.15  # a first field varying less is not refined (it will not be applied)
+    light_apply_range: float = 1.25   # a brightness field varying less over the board is left to the per-channel gains
+    light_doubt_range: float = 2.6    # a field varying more than this × over the board: a doubt
+    light_max_range: float = 4.0      # ... more than this (two stops): uneven-light
+    light_occluder_range: float = 1.5  # an unexplained darker/brighter patch under light this uneven: uneven-light
+    chroma_tile_mm: float = 30.0      # the light's colour is measured per tile of this size (one groove pitch)
+    chroma_lamp_range: float = 0.04   # the brightness field's log varying more over the sand: the colour follows it too
+    chroma_apply_range: float = 0.03  # per-channel gains varying less than this (log, 3%) over the sand are not applied
+    # sea
+    sea_coverage: float = 0.5         # a groove more covered than this is under the sea
+    sea_smooth_px: int = 5            # the cloth is found on colours averaged over this square (noise)
+    sea_band_margin_mm: float = 4.0   # grooves' top/bottom rims ignored when measuring coverage
+    cloth_edge_window_px: int = 61    # the cloth edge is median-filtered over this many columns (a hand on the cloth)
+    stick_extra_mm: float = 1.0       # margin added to the learned stick width
+    empty_back_sand: float = 0.6      # no cloth found: the back groove's core must be at least this share sand-coloured
+    # pieces and things that are none
+    min_blob_fraction: float = 0.3    # a blob smaller than this × one shell is noise
+    max_unknown_fraction: float = 0.5  # a part with more pixels of no class or of a player's colour than this is no shell
+    max_unexplained_shells: float = 3.0  # a thick part that is no shell, this many shells large, may hide pieces
+    occluder_min_shells: float = 5.0  # a thick unexplained patch of this many shells' area may hide a castle
+    min_occluder_thickness: float = 0.8  # a part thinner than this (shell radii) cannot hide a piece
+    occluder_erode_mm: float = 3.0    # patches are measured after an erosion of this radius (cloth fringes, shadows)
+    # photo quality: fine detail (vision.quality.detail_ratio) and pixel noise (vision.quality.noise_sigma) of
+    # the piece-free surround against the calibration shot's
+    max_noise_ratio: float = 3.5      # noisier than this × the calibration's: too-noisy
+    noise_doubt_ratio: float = 2.0    # noisier than this × the calibration's: a doubt
+    noise_floor: float = 0.3          # grey levels: the calibration's figure is taken as at least this (8-bit quantisation)
+    detail_sigma_px: float = 1.5      # comparison blur, px of the extended registration image
+    min_detail_share: float = 0.45    # keep at least this share of the calibration's excess detail (else too-blurred)
+
+
+@dataclass(frozen=True)
+class CastleConfig:
+    """Castles: finding them, their value, owner and groove. See :mod:`vision.strand_unter.castles`."""
+
+    close_px: int = 2                 # the coloured parts of one castle are joined by a closing of this radius
+    min_core_fraction: float = 0.5    # player-coloured pixels ≥ this × the smallest learned castle's: a castle
+    max_core_ratio: float = 1.8       # a coloured part larger than this × the largest learned one is no castle
+    max_colour_distance: float = 4.5  # mean colour farther than this (Mahalanobis) from the player's: no castle
+    max_stick_share: float = 0.5      # a coloured part more than this much inside the stick's band is the stick
+    radius_slack: float = 1.15        # a castle owns its blob's pixels within this × its learned radius
+    tower_sigma_px: float = 1.2       # tower shadows: Gaussian smoothing before looking for dark minima
+    tower_window_px: int = 7          # ... a minimum of this neighbourhood
+    tower_depth: float = 6.0          # ... darker than the castle's median grey by this (grey levels)
+    tower_weight: float = 0.15        # value cost per tower of difference (size cues cost |log ratio|)
+    scale_sigma: float = 0.1          # prior spread of how much larger (log, per length) castles' colour looks than at calibration
+    value_tau: float = 0.12           # cost scale of the value likelihood exp(−cost/τ) (set on the dev set-ups)
+    base_sigma_floor_mm: float = 2.5  # the base's position error is at least this (which towers are seen moves the centroid)
+
+
+@dataclass(frozen=True)
+class ShellConfig:
+    """Shells: colour, count and groove models. See :mod:`vision.strand_unter.shells`."""
+
+    unknown_prior: float = 0.05       # prior share of left-over parts that are no shell (hands, cards, specks)
+    area_sigma: float = 0.14          # relative spread of one shell's blob area (its rim's ±0.5 px at 1 px/mm)
+    partial_share: float = 0.1        # share of shells only partly standing out from the sand (count model)
+    speck_sigma: float = 0.2          # area spread (in shells) of a part that is no shell at all
+    area_scale_range: tuple = (0.75, 1.25)  # a photo's own shell area is trusted within this × the learned one
+    max_count: int = 8                # the most shells one part is read as
+    centre_sigma_mm: float = 1.0      # position error of a shell's centre (it lies flat: no parallax)
+    max_thickness: float = 1.6        # the largest disc inside a part, in shell radii (shells side by side stay ≤ 1.1)
+    min_solidity: float = 0.45        # a part of ≥ 2 shells filling less of its convex hull is an arc, not a clump
+    max_hole: float = 0.5             # a part enclosing more than this × one shell's area is a ring, not shells
+    min_purity: float = 0.6           # a part whose main shell colour has less of its pixels is read colour by colour
+    min_purity_part: float = 0.2      # ... each colour with at least this share of them
+
+
+@dataclass(frozen=True)
+class BirdConfig:
+    """The sandpiper's description and its spreads. See :mod:`vision.strand_unter.bird`."""
+
+    l_sigma: float = 8.0              # mean lightness (Lab units): shading and exposure left after correction
+    ab_sigma: float = 4.0             # mean a, b (Lab units)
+    log_l_std_sigma: float = 0.2      # spread of log (lightness spread): a dark body and a white head vs a plain shell
+    log_area_sigma: float = 0.2       # spread of log area (segmentation, a bird seen from another angle)
+    composition_sigma: float = 0.25   # spread of the class composition's distance (pixels change class with the light)
+    max_d2: float = 27.9              # χ² 99.99% quantile, 6 degrees of freedom (other blobs lie far beyond)
+    base_sigma_mm: float = 2.0        # position error of its base
+
+
+@dataclass(frozen=True)
+class ConfidenceConfig:
+    """How sure the reading is: the posteriors of decisions that have no model of their own."""
+
+    unsure_cap: float = 0.2           # the confidence of a reading lacking positive evidence (no cloth, no bare back groove)
+    sea_edge_sigma_mm: float = 2.5    # position error of the cloth's edge
+    sea_hole_posterior: float = 0.3   # an uncovered groove beyond the sea front: the cloth is not where it seems
+    unexplained_posterior: float = 0.6  # a small thing that is no piece may hide one (or be a piece misread)
+    light_sigma_ab: float = 8.0       # colour error (Lab units) of the corrected surround at which pieces become doubtful
+    faint_posterior: float = 0.5      # a shell-sized patch only the weak colour change sees: a piece or not, a coin toss
+    noise_posterior: float = 0.7      # a grainy photo (noise_doubt_ratio): small pieces may be misread
+    doubt_below: float = 0.9          # a decision less sure than this is named in a warning
+
+
+CASTLES = CastleConfig()
+SHELLS = ShellConfig()
+BIRD = BirdConfig()
+REGISTRATION = RegistrationConfig()
+APPEARANCE = AppearanceConfig()
+READING = ReadingConfig()
+CONFIDENCE = ConfidenceConfig()

@@ -1,0 +1,138 @@
+"""Hands, arms and foreign objects over the Strand unter grooves.
+
+Input: the foreground no castle, the sandpiper or the cloth explains; the parts
+:mod:`vision.strand_unter.shells` could not read as shells; the scan's blobs and figures.
+Output: nothing when the grooves are clear; a doubt (warning + a posterior < 1) per small
+unexplained thing; ``occluded`` (exit 3, :class:`~beachscore.errors.UnreadableBoardError`) naming
+where, when something the calibration has no class for covers enough of the grooves to hide a
+piece: a thick unexplained patch of at least ``occluder_min_shells`` shells' area (measured
+after an erosion of ``occluder_erode_mm``: thin cloth fringes and shadows vanish), or one part at
+least ``max_unexplained_shells`` shells large whose colour is off every shell's or that is many
+shells thick. Under uneven light, a much darker or brighter patch is refused as ``uneven-light``
+instead (a shadow or a lamp's glare can do that too).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from beachscore.errors import UnreadableBoardError
+from vision.strand_unter.config import CONFIDENCE, READING, SHELLS
+
+
+def occluder_fraction(unexplained: np.ndarray, A, cfg=READING) -> tuple[float, tuple]:
+    """The largest unexplained patch's thick part, as a fraction of the grooves' area.
+
+    Args:
+        unexplained: bool (H, W) changed pixels nothing explains.
+    Returns:
+        (max over its connected patches of (pixels left after an erosion of
+        ``cfg.occluder_erode_mm``) / grooves' px, that patch's (x, y, w, h) and centroid (x, y)).
+    """
+    r = max(1, int(round(cfg.occluder_erode_mm * A.ppm)))
+    thick = cv2.erode(unexplained.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,) * 2))
+    total = int(cv2.countNonZero(thick))
+    if total == 0:
+        return 0.0, ()
+    n, lab, st, ce = cv2.connectedComponentsWithStats(unexplained.astype(np.uint8), connectivity=8)
+    counts = np.bincount(lab[thick > 0], minlength=n)
+    i = 1 + int(np.argmax(counts[1:]))
+    return float(counts[i]) / A.board_px, (tuple(int(v) for v in st[i, :4]), tuple(float(v) for v in ce[i]), lab == i)
+
+
+def check_patch(unexplained: np.ndarray, gray: np.ndarray, A, light: dict, cfg=READING) -> float:
+    """Refuse a photo with a large unexplained patch over the grooves; returns the patch's fraction.
+
+    Raises:
+        UnreadableBoardError: ``occluded`` (or ``uneven-light`` when the patch is much darker or
+            brighter than the empty board while the light is uneven), naming its size and place.
+    """
+    one = float(np.median(list(A.model["shell_area_px2"].values())))
+    frac, patch = occluder_fraction(unexplained, A, cfg)
+    if frac * A.board_px < cfg.occluder_min_shells * one:
+        return frac
+    (x, y, w, h), centre, region = patch
+    bright = float(np.median(gray[region])) - float(np.median(A.empty_gray[region]))
+    tone, cause = ("darker than", " or a shadow falls on it") if bright < -cfg.fg_brightness else \
+        (("brighter than", " or a lamp's glare falls on it") if bright > cfg.fg_brightness
+         else ("differently coloured from", ""))
+    size = f"{w / A.ppm / 10:.0f} × {h / A.ppm / 10:.0f} cm around {A.where(*centre)}"
+    if tone != "differently coloured from" and light["board_range"] > cfg.light_occluder_range:
+        raise UnreadableBoardError(
+            "uneven-light", f"{frac:.0%} of the board ({size}) looks {tone} the empty board while the light is "
+            f"uneven (one part of the board {light['board_range']:.1f}x brighter than another): a shadow, a lamp's "
+            "light or something lying there; light the board evenly, clear the view and take the photo again")
+    raise UnreadableBoardError(
+        "occluded", f"{frac:.0%} of the board ({size}) looks {tone} the empty board and like no learned piece: "
+        f"something lies over it{cause}; clear the view and take the photo again")
+
+
+def faint_things(weak_only: np.ndarray, A, visible, cfg=READING, conf=CONFIDENCE) -> tuple[list[str], float]:
+    """Doubts for compact, shell-sized patches seen only by the weak colour change: a piece whose
+    colour is close to the sand's under this light may lie there unread.
+
+    A patch counts when it is at least half a shell's area, at least ``cfg.min_occluder_thickness``
+    shell radii thick, compact (its box at most twice as long as wide and at most 2.5 shells across:
+    the stick's shadow, ridges and cloth fringes are bands) and in a visible groove.
+
+    Returns:
+        (doubts, posterior that none of them is a piece).
+    """
+    one = float(np.median(list(A.model["shell_area_px2"].values())))
+    if cv2.countNonZero(weak_only.view(np.uint8)) < 0.5 * one:
+        return [], 1.0
+    n, lab, st, ce = cv2.connectedComponentsWithStats(weak_only.astype(np.uint8), connectivity=8)
+    r_shell = np.sqrt(one / np.pi)
+    doubts, post = [], 1.0
+    for j in range(1, n):
+        x, y, w, h, area = st[j]
+        if area < 0.5 * one or A.groove_at(*ce[j]) not in visible or max(w, h) > 2 * min(w, h) \
+                or max(w, h) > 5 * r_shell:
+            continue                      # too small, under the cloth, a band (a shadow, a ridge) or no piece's size
+        crop = np.pad((lab[y:y + h, x:x + w] == j).astype(np.uint8), 1)
+        if cv2.distanceTransform(crop, cv2.DIST_L2, 5).max() < cfg.min_occluder_thickness * r_shell:
+            continue
+        doubts.append(f"something faint lies at {A.where(*ce[j])}: a piece that looks like the sand in this light? "
+                      "It was not counted")
+        post *= conf.faint_posterior
+    return doubts, post
+
+
+def judge_parts(parts, A, visible, cfg=READING, conf=CONFIDENCE) -> tuple[list[str], float]:
+    """Doubts and their posterior for the parts that are no shells; refuses a large one.
+
+    A part in a groove under the cloth hides nothing that counts, nor does a cloth-coloured part (a
+    fold of the cloth); a thin part (less than
+    ``cfg.min_occluder_thickness`` shell radii thick: the stick's shadow, a cloth fringe, a crease)
+    cannot hide a piece; anything else that is no shell is a doubt, or ``occluded`` when it is at
+    least ``cfg.max_unexplained_shells`` shells large.
+
+    Args:
+        parts: :class:`~vision.strand_unter.shells.Part` list; visible: the grooves not under the cloth.
+    Returns:
+        (doubts, posterior that none of them hides a piece).
+    Raises:
+        UnreadableBoardError: ``occluded`` for a thick part ≥ ``cfg.max_unexplained_shells`` shells large.
+    """
+    doubts, post = [], 1.0
+    one = float(np.median(list(A.model["shell_area_px2"].values())))
+    for part in parts:
+        if part.colour is not None or part.groove not in visible or part.why == "cloth":
+            continue
+        ratio = part.area / one
+        size = f"{part.size_cm[0]:.0f} × {part.size_cm[1]:.0f} cm"
+        why = {"thick": (f"{part.thickness:.1f} shells thick" if part.thickness > SHELLS.max_thickness else
+                         f"{ratio:.0f} shells large in one clump"), "ring": "a ring around something",
+               }.get(part.why, "its colour is unlike every learned shell's")
+        if part.thickness < cfg.min_occluder_thickness:
+            continue
+        if ratio >= cfg.max_unexplained_shells:
+            raise UnreadableBoardError(
+                "occluded", f"an object of about {size} at {A.where(part.x, part.y)} is neither shells nor a castle "
+                f"({why}) and may hide pieces; clear it away and take the photo again")
+        if ratio >= 0.7:
+            doubts.append(f"something that is not a game piece lies at {A.where(part.x, part.y)} ({size}, {why}); "
+                          "it was not counted")
+            post *= conf.unexplained_posterior
+    return doubts, post

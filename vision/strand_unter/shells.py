@@ -1,0 +1,265 @@
+"""Shells of Strand unter: the foreground that castles and the sandpiper left, read as shells.
+
+Input: the foreground mask minus what castles and the bird explain, the pixel classes, the
+corrected board, the calibration's :class:`~vision.strand_unter.assets.Assets` and the scan's
+colour error (:attr:`~vision.strand_unter.lighting.Lit.residual_ab`).
+Output: :class:`ShellParts`: per connected part its colour, count, centre and groove with their
+posteriors; parts that are no shells (their colour is off every shell class, or they are many
+shells thick: a hand, a card, a phone) with their size, for the occlusion check.
+
+Models (all learned at calibration except the documented statistical constants in
+:class:`~vision.strand_unter.config.ShellConfig`):
+
+- colour: the part's mean Lab against each shell class, a Gaussian with the class's pixel
+  covariance widened by the scan's colour error, against an *unknown* outlier density uniform
+  over the Lab cube (prior ``unknown_prior``): a part of a colour no shell has is not forced into
+  a class. A part whose pixels split between shell colours (two shells touching) is read colour
+  by colour.
+- count: area / the area one shell of that colour covers in this photo (the learned area × the
+  median ratio of this photo's clear single shells of that colour, when there are two), Gaussian
+  around n with a relative spread ``area_sigma``·√n, or partly seen (:func:`count_posterior`);
+  the posterior over n = 0 (a speck) … 8;
+- groove: the centre's y with ``centre_sigma_mm`` (:func:`vision.strand_unter.castles.groove_posterior`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.strand_unter.config import READING, SHELLS
+
+LOG_UNIFORM_LAB = -3.0 * np.log(256.0)     # log density of a colour uniform over the 8-bit Lab cube
+
+
+@dataclass
+class Part:
+    """One connected part of the left-over foreground (work px)."""
+
+    x: float
+    y: float
+    area: int
+    colour: str | None = None        # None: not a shell
+    count: int = 0
+    groove: int = 0
+    p_colour: float = 1.0
+    p_count: float = 1.0
+    p_groove: float = 1.0
+    ratio: float = 0.0
+    thickness: float = 1.0
+    colour_distance: float = 0.0
+    why: str = ""                    # why a part is no shell ("colour", "thick", "ring", "cloth")
+    size_cm: tuple = (0.0, 0.0)
+
+
+@dataclass
+class ShellParts:
+    """Every part read (see the module docstring)."""
+
+    parts: list = field(default_factory=list)
+    doubts: list = field(default_factory=list)
+    unexplained: np.ndarray | None = None      # bool (H, W): the parts that are no shells
+
+
+def colour_posterior(lab: np.ndarray, A, residual_ab: float, cfg=SHELLS) -> tuple[np.ndarray, np.ndarray]:
+    """Posterior over (shell colours…, unknown) of mean Lab colours, and their Mahalanobis distances.
+
+    Args:
+        lab: float (n, 3) mean Lab of n parts.
+        residual_ab: the scan's colour error (Lab units), added to each class's a, b variance.
+    Returns:
+        (posterior float (n, n_colours + 1), distance float (n, n_colours)).
+    """
+    n = len(lab)
+    k = len(A.shell_colours)
+    logp = np.empty((n, k + 1))
+    dist = np.empty((n, k))
+    extra = np.diag([0.0, residual_ab ** 2, residual_ab ** 2])
+    for j, c in enumerate(A.shell_colours):
+        cov = np.asarray(A.model["classes"][f"shell/{c}"]["cov"], np.float64) + extra
+        d = lab - np.asarray(A.model["classes"][f"shell/{c}"]["mean"], np.float64)
+        d2 = np.einsum("ni,ij,nj->n", d, np.linalg.inv(cov), d)
+        dist[:, j] = np.sqrt(np.maximum(d2, 0))
+        logp[:, j] = -0.5 * d2 - 0.5 * np.linalg.slogdet(cov)[1] - 1.5 * np.log(2 * np.pi) + np.log(
+            (1 - cfg.unknown_prior) / k)
+    logp[:, k] = LOG_UNIFORM_LAB + np.log(cfg.unknown_prior)
+    logp -= logp.max(axis=1, keepdims=True)
+    p = np.exp(logp)
+    return p / p.sum(axis=1, keepdims=True), dist
+
+
+def count_posterior(ratio: float, cfg=SHELLS) -> np.ndarray:
+    """Posterior float (cfg.max_count + 1,) of the number of shells in a part of ``ratio`` × one shell's area.
+
+    n ≥ 1 shells: the area is Gaussian around n with ``area_sigma``·√n, except with probability
+    ``partial_share`` where part of the last shell did not stand out from the sand (low contrast
+    under a lamp, a shadow): then uniform over (n − 1 + ``min_blob_fraction``, n); n = 0 (a speck,
+    dust, a base's rim) is Gaussian around 0 with ``speck_sigma``. Uniform prior over n.
+    """
+    n = np.arange(cfg.max_count + 1, dtype=np.float64)
+    sigma = np.where(n > 0, cfg.area_sigma * np.sqrt(np.maximum(n, 1)), cfg.speck_sigma)
+    pdf = np.exp(-0.5 * ((ratio - n) / sigma) ** 2) / (sigma * np.sqrt(2 * np.pi))
+    lo = n - 1 + READING.min_blob_fraction
+    partial = ((ratio > lo) & (ratio < n) & (n > 0)) / (1 - READING.min_blob_fraction)
+    p = np.where(n > 0, (1 - cfg.partial_share) * pdf + cfg.partial_share * partial, pdf)
+    return p / max(p.sum(), 1e-300)
+
+
+def thickness(mask: np.ndarray, shell_area_px2: float) -> float:
+    """How many shells thick a part is: the radius of the largest disc inside it (its distance
+    transform's maximum) over one learned shell's radius. Shells side by side, however many, stay
+    about one shell thick (samples 0.74–1.04); a hand, a card or a phone is many shells thick."""
+    crop = np.pad(mask.astype(np.uint8), 1)
+    return float(cv2.distanceTransform(crop, cv2.DIST_L2, 5).max()) / max(np.sqrt(shell_area_px2 / np.pi), 1.0)
+
+
+def fill_holes(mask: np.ndarray) -> np.ndarray:
+    """A bool (H, W) mask with every hole filled (its outer contours drawn filled)."""
+    m = mask.astype(np.uint8)
+    contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros_like(m)
+    cv2.drawContours(out, contours, -1, 1, -1)
+    return out > 0
+
+
+def convex_hull(mask: np.ndarray) -> np.ndarray:
+    """The convex hull of a bool (H, W) mask's pixels, filled, bool (H, W)."""
+    pts = cv2.findNonZero(mask.astype(np.uint8))
+    out = np.zeros(mask.shape, np.uint8)
+    if pts is not None:
+        cv2.fillConvexPoly(out, cv2.convexHull(pts), 1)
+    return out > 0
+
+
+def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residual_ab: float,
+                cfg=SHELLS, rcfg=READING) -> ShellParts:
+    """Read every connected part of ``rest`` (bool (H, W)) as shells or as something else."""
+    from vision.strand_unter.castles import groove_posterior
+
+    out = ShellParts(unexplained=np.zeros(rest.shape, bool))
+    areas = A.model["shell_area_px2"]
+    min_area = rcfg.min_blob_fraction * min(areas.values())
+    n, lab_img, st, ce = cv2.connectedComponentsWithStats(rest.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return out
+    cl = np.minimum(cls, A.K).astype(np.int32)
+    sel = lab_img > 0
+    counts = np.bincount(lab_img[sel] * (A.K + 1) + cl[sel], minlength=n * (A.K + 1)).reshape(n, A.K + 1)
+    means = _mean_lab(lab_img, sel, n, image)
+    post, dist = colour_posterior(means, A, residual_ab, cfg)
+    model = {"base_sigma_mm": cfg.centre_sigma_mm}
+    todo, leftovers = [], []
+    for j in range(1, n):
+        area = int(st[j, cv2.CC_STAT_AREA])
+        if area < min_area:
+            continue
+        sc = counts[j, A.shell_k]
+        x, y, w, h, _ = st[j]
+        size = (w / A.ppm / 10, h / A.ppm / 10)
+        purity = float(sc.max() / max(sc.sum(), 1))
+        if counts[j, A.sea] >= 0.5 * area:
+            # cloth-coloured: a fold or a corner of the sea cloth, not a piece and no foreign thing
+            out.parts.append(Part(x=float(ce[j][0]), y=float(ce[j][1]), area=area, size_cm=size, why="cloth",
+                                  groove=A.groove_at(ce[j][0], ce[j][1])))
+            continue
+        # pixels of no learned class or of a player's colour speak against shells; sand- and
+        # wood-coloured ones (a shell's rim, a brown shell's grain) do not
+        foreign = int(counts[j, list(A.player_k.values())].sum() + counts[j, A.K])
+        shell_like = foreign <= rcfg.max_unknown_fraction * area and sc.sum() > 0
+        if shell_like and sc.sum() >= (1 - rcfg.max_unknown_fraction) * area and purity < cfg.min_purity:
+            # two shells of different colours touching: read each colour's pixels on their own
+            box = lab_img[y:y + h, x:x + w] == j
+            left = box.copy()                 # what no colour's shells explain
+            for kk in np.nonzero(sc >= cfg.min_purity_part * sc.sum())[0]:
+                m = box & (cls[y:y + h, x:x + w] == A.shell_k[kk])
+                m = cv2.morphologyEx(m.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)) > 0
+                m &= box
+                ys, xs = np.nonzero(m)
+                if len(xs) < min_area:
+                    continue
+                left &= ~m
+                mean = _mean_of(image[y:y + h, x:x + w][m])
+                p1, d1 = colour_posterior(mean[None], A, residual_ab, cfg)
+                todo.append((float(xs.mean() + x), float(ys.mean() + y), int(m.sum()), p1[0], d1[0], m, size,
+                             True, (x, y)))
+            leftovers.append((left, (x, y)))
+            continue
+        todo.append((float(ce[j][0]), float(ce[j][1]), area, post[j], dist[j], (lab_img[y:y + h, x:x + w] == j),
+                     size, shell_like, (x, y)))
+    out.unexplained = np.zeros(rest.shape, bool)
+
+    def unexplained(m, origin):
+        ox, oy = origin
+        out.unexplained[oy:oy + m.shape[0], ox:ox + m.shape[1]] |= m
+
+    for left, origin in leftovers:
+        unexplained(left, origin)
+    for cx, cy, area, p, d, mask, size, shell_like, origin in todo:
+        part = Part(x=cx, y=cy, area=area, size_cm=size)
+        k = int(np.argmax(p[:-1]))
+        c = A.shell_colours[k]
+        part.colour_distance = float(d[k])
+        part.groove = A.groove_at(cx, cy)
+        one = float(np.median(list(areas.values())))
+        big = area >= 1.5 * one                 # a part of about one shell holds no hole or arc worth a look
+        filled = fill_holes(mask) if big else mask
+        part.thickness = thickness(filled, one) if big or not shell_like else 1.0
+        hull = convex_hull(mask) if area >= 2 * one else filled
+        if big and (filled.sum() - area > cfg.max_hole * one or area < cfg.min_solidity * hull.sum()):
+            # a ring or an arc around something unlike the empty board's sand only at its rim (a
+            # hand's shaded edge around its lit top): shells lie in compact clumps; what the part
+            # encloses or spans counts as part of it
+            region = filled | hull
+            part.area = int(region.sum())
+            part.thickness = thickness(region, one)
+            part.why = "ring"
+            unexplained(region, origin)
+            out.parts.append(part)
+            continue
+        if not shell_like or p[-1] > p[k]:
+            part.why = "colour"
+            unexplained(mask, origin)
+            out.parts.append(part)
+            continue
+        ratio = area / areas[c]
+        part.ratio = ratio
+        if part.thickness > cfg.max_thickness or ratio > cfg.max_count + 0.5:
+            part.why = "thick"                  # (or more shells in one clump than a groove holds)
+            unexplained(mask, origin)
+            out.parts.append(part)
+            continue
+        part.colour = c
+        part.p_colour = float(p[k])
+        out.parts.append(part)
+    # the area one shell of each colour covers in *this* photo: a colour close to the sand's under
+    # this light stands out over less of its area (the median of the clear singles, when two or more)
+    scale = {}
+    for c in A.shell_colours:
+        singles = [q.ratio for q in out.parts if q.colour == c and 0.6 <= q.ratio <= 1.35]
+        scale[c] = float(np.clip(np.median(singles), *cfg.area_scale_range)) if len(singles) >= 2 else 1.0
+    for part in out.parts:
+        if part.colour is None:
+            continue
+        pc = count_posterior(part.ratio / scale[part.colour], cfg)
+        part.count = int(np.argmax(pc))
+        part.p_count = float(pc[part.count])
+        if part.count > 0:
+            part.p_groove = groove_posterior((part.y + 0.5) / A.ppm, part.groove, A, model)
+    return out
+
+
+def _mean_lab(labels: np.ndarray, sel: np.ndarray, n: int, image_bgr: np.ndarray) -> np.ndarray:
+    """Mean Lab float (n, 3) of every label's pixels (the mean taken in BGR, then converted)."""
+    lab_ = labels[sel]
+    area = np.maximum(np.bincount(lab_, minlength=n), 1)
+    mean = np.stack([np.bincount(lab_, weights=image_bgr[..., ch][sel], minlength=n) / area for ch in range(3)], -1)
+    return cv2.cvtColor(np.clip(np.round(mean), 0, 255).astype(np.uint8)[None], cv2.COLOR_BGR2Lab).reshape(
+        -1, 3).astype(np.float64)
+
+
+def _mean_of(pixels_bgr: np.ndarray) -> np.ndarray:
+    """Mean Lab (3,) of BGR pixels (N, 3)."""
+    mean = np.clip(np.round(pixels_bgr.reshape(-1, 3).mean(axis=0)), 0, 255).astype(np.uint8)
+    return cv2.cvtColor(mean.reshape(1, 1, 3), cv2.COLOR_BGR2Lab).reshape(3).astype(np.float64)
