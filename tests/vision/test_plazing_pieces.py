@@ -5,11 +5,11 @@ import pytest
 
 from beachscore.errors import BadInputError
 from vision.plazing import parse_label
-from vision.plazing_cells import CellBlocks, Grid, cover_posteriors, cover_shares, player_masks
-from vision.plazing_patterns import PatternModel
-from vision.plazing_pieces import catalogue_shapes, groups, split_group, weak_seam_decisions
-from vision.plazing_screens import long_axis_facings, screen_cells
-from vision.plazing_seams import seam_contrasts
+from vision.plazing.cells import CellBlocks, Grid, cover_posteriors, cover_shares, player_masks
+from vision.plazing.patterns import PatternModel
+from vision.plazing.pieces import catalogue_shapes, groups, split_group, weak_seam_decisions
+from vision.plazing.screens import long_axis_facings, screen_cells
+from vision.plazing.seams import seam_contrasts
 
 PROFILE = {"pieces": {"screen": [[[0, 0], [0, 1], [0, 2]]], "blanket": [[[0, 0], [0, 1], [1, 0], [1, 1]]],
                       "gear": [[[0, 0]], [[0, 0], [0, 1]]]}}

@@ -2,9 +2,9 @@
 
 Each 4-connected group of one player's cells is tiled exactly with shapes of the profile's
 catalogue (any rotation). Two kinds of evidence weigh the tilings, both learned or measured, none
-tuned to a photo: the **seams** between cells (:mod:`vision.plazing_seams`: cut where it cuts,
+tuned to a photo: the **seams** between cells (:mod:`vision.plazing.seams`: cut where it cuts,
 joined where it joins) and the **printed patterns** of the pieces
-(:mod:`vision.plazing_patterns`). The posterior of the best tiling against all others is the
+(:mod:`vision.plazing.patterns`). The posterior of the best tiling against all others is the
 confidence of the split: when two tilings explain the photo equally well, it is ≤ 0.5.
 """
 
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.plazing_config import SEAM, SeamConfig
-from vision.plazing_seams import seam_probability
+from vision.plazing.config import SEAM, SeamConfig
+from vision.plazing.seams import seam_probability
 
 Cell = tuple[int, int]
 FACINGS = "NESW"  #: a canonical screen faces N; k clockwise quarter turns make it face FACINGS[k]
@@ -118,7 +118,7 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
 
     Args:
         cells: the group's cells.
-        seams: seam contrasts from :func:`~vision.plazing_seams.seam_contrasts` (edges keyed (first cell, cell right
+        seams: seam contrasts from :func:`~vision.plazing.seams.seam_contrasts` (edges keyed (first cell, cell right
             of / below it)), BGR levels.
         shapes: from :func:`catalogue_shapes`.
         piece_score: optional function (kind, cells) → (log-likelihood of the print, facing,

@@ -12,8 +12,8 @@ import threading
 import cv2
 import numpy as np
 
-from vision.plazing_cells import Grid
-from vision.plazing_config import QUALITY, RECTIFY
+from vision.plazing.cells import Grid
+from vision.plazing.config import QUALITY, RECTIFY
 
 #: Photos are decoded at 1/DECODE_REDUCE size; the pipeline scales the calibrated homography.
 DECODE_REDUCE = RECTIFY.decode_reduce

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.places import bgr_to_lab
-from vision.plazing_config import COVER, PALETTE, CoverConfig, PaletteConfig
+from vision.plazing.config import COVER, PALETTE, CoverConfig, PaletteConfig
 
 NONE = 255  #: pixel label of "no learned colour"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.plazing_cells import Grid
+from vision.plazing.cells import Grid
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 DOUBTFUL = 0.9  #: cells whose confidence is below this are boxed in red

@@ -22,8 +22,8 @@ import cv2
 import numpy as np
 
 from beachscore.errors import BadInputError
-from vision.plazing_cells import CellBlocks, Grid
-from vision.plazing_tokens import bright_chroma
+from vision.plazing.cells import CellBlocks, Grid
+from vision.plazing.tokens import bright_chroma
 
 PIECE = "p"  #: class of a calibration cell covered by a piece (its terrain cannot be seen)
 #: Floor on each standardised feature's scale (feature units), so a feature constant at calibration

@@ -11,8 +11,8 @@ import cv2
 import numpy as np
 
 from vision import quality
-from vision.plazing_cells import Grid
-from vision.plazing_config import QUALITY
+from vision.plazing.cells import Grid
+from vision.plazing.config import QUALITY
 
 
 def frame_mask(shape, grid: Grid, scale_px_per_mm: float) -> np.ndarray:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from beachscore.errors import BadInputError
-from vision.plazing_cells import ColourModel, colour_table
-from vision.plazing_config import PALETTE
-from vision.plazing_patterns import PatternModel
-from vision.plazing_terrain import TerrainModel
-from vision.plazing_tokens import TokenModel
+from vision.plazing.cells import ColourModel, colour_table
+from vision.plazing.config import PALETTE
+from vision.plazing.patterns import PatternModel
+from vision.plazing.terrain import TerrainModel
+from vision.plazing.tokens import TokenModel
 
 PALETTE_PICTURE = "plazing_labels.png"  #: the colour lookup table, kept so a scan need not rebuild it
 FRAME_PICTURE = "plazing_board.png"  #: the calibration's small board view: the frame is the lighting reference

@@ -1,7 +1,7 @@
 """Plażing view: one rectified board prepared for reading — normalised colours, pixel labels, cover.
 
 Idea: the lighting gains bring the grid crop to the calibration's light, every pixel is labelled
-through the learned colour table (:mod:`vision.plazing_cells`), and each placeable cell's cover
+through the learned colour table (:mod:`vision.plazing.cells`), and each placeable cell's cover
 is decided from block means; token features, whole-cell looks and pattern windows are computed
 from the same board on demand.
 """
@@ -11,12 +11,12 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.plazing_cells import CellBlocks, cover_posteriors, cover_shares, label_pixels, player_masks
-from vision.plazing_config import RECTIFY
-from vision.plazing_patterns import cell_windows, pattern_maps, player_lightness
-from vision.plazing_rectify import Rectified, Scratch
-from vision.plazing_terrain import terrain_features
-from vision.plazing_tokens import cell_features
+from vision.plazing.cells import CellBlocks, cover_posteriors, cover_shares, label_pixels, player_masks
+from vision.plazing.config import RECTIFY
+from vision.plazing.patterns import cell_windows, pattern_maps, player_lightness
+from vision.plazing.rectify import Rectified, Scratch
+from vision.plazing.terrain import terrain_features
+from vision.plazing.tokens import cell_features
 
 
 class View:
@@ -26,7 +26,7 @@ class View:
         board: illumination-normalised grid crop, BGR uint8 (H, W, 3) at RECTIFY px/mm.
         gray: the same in grey, uint8 (H, W).
         masks: per-player colour masks, uint8 (H, W, P) (255 = the player's colour).
-        cells: block layout of the grid (:class:`~vision.plazing_cells.CellBlocks`);
+        cells: block layout of the grid (:class:`~vision.plazing.cells.CellBlocks`);
         player_blocks: block means of ``masks``.
         owner: int (rows, cols) covering player or −1; cover_p: float64 (rows, cols) posterior.
     """
@@ -53,20 +53,20 @@ class View:
         self.n_players = n_players
 
     def features(self) -> np.ndarray:
-        """Token features of every cell (:func:`~vision.plazing_tokens.cell_features`); the block
+        """Token features of every cell (:func:`~vision.plazing.tokens.cell_features`); the block
         means behind them are kept for :meth:`looks`."""
         self._blocks = {}
         return cell_features(self.board, self.gray, self.player_blocks, self.cells, scratch=self.scratch,
                              keep=self._blocks)
 
     def looks(self) -> np.ndarray:
-        """Whole-cell looks (:func:`~vision.plazing_terrain.terrain_features`), after :meth:`features`."""
+        """Whole-cell looks (:func:`~vision.plazing.terrain.terrain_features`), after :meth:`features`."""
         if not getattr(self, "_blocks", None):
             self.features()
         return terrain_features(self._blocks["bgr"], self._blocks["sq"], self.cells)
 
     def windows(self, cells, ref_light_fallback, median_bgr):
-        """Pattern windows (:func:`~vision.plazing_patterns.cell_windows`) of covered ``cells``, and
+        """Pattern windows (:func:`~vision.plazing.patterns.cell_windows`) of covered ``cells``, and
         the players' grey in this photo."""
         shares, light = pattern_maps(self.masks, self.gray, self.grid, RECTIFY.px_per_mm)
         ref = player_lightness(shares, light, ref_light_fallback)

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.plazing_cells import CellBlocks
-from vision.plazing_config import TOKENS, TokenConfig
+from vision.plazing.cells import CellBlocks
+from vision.plazing.config import TOKENS, TokenConfig
 
 EMPTY = "empty"
 #: Chromaticity (a share in [0, 1]) is scaled to grey-level-like units.
@@ -41,9 +41,9 @@ def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.nda
         board_bgr: rectified, illumination-normalised board, BGR uint8 (H, W, 3).
         gray: the same board in grey, uint8 (H, W).
         player_blocks: block means of the players' colour masks (uint8 (rows·k, cols·k, P),
-            :func:`vision.plazing_cells.player_masks` through ``cells.blocks``). The sand
+            :func:`vision.plazing.cells.player_masks` through ``cells.blocks``). The sand
             colour's share is left out: it swings with lighting near the sand/beige boundary.
-        cells: block layout of the grid (:class:`vision.plazing_cells.CellBlocks`).
+        cells: block layout of the grid (:class:`vision.plazing.cells.CellBlocks`).
         scratch: optional ``scratch(name, shape, dtype) -> array`` giving reusable work arrays.
         keep: optional dict that receives the block means of B, G, R and of their squares
             (``"bgr"``, ``"sq"``) for other per-cell measures (the terrain's).

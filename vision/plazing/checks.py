@@ -14,10 +14,10 @@ import numpy as np
 
 from beachscore.errors import UnreadableBoardError
 from vision import quality
-from vision.plazing_cells import Grid
-from vision.plazing_config import QUALITY
-from vision.plazing_lighting import frame_sharpness
-from vision.plazing_model import ReaderModel
+from vision.plazing.cells import Grid
+from vision.plazing.config import QUALITY
+from vision.plazing.lighting import frame_sharpness
+from vision.plazing.model import ReaderModel
 
 
 def check_quality(small: np.ndarray, view_gains: np.ndarray, model: ReaderModel, grid: Grid) -> None:
@@ -95,7 +95,7 @@ def unlike_message(cells, blob: int, model: ReaderModel, terrain: np.ndarray, te
 
 
 def unlike_board(looks, model: ReaderModel, terrain: np.ndarray, terrain_given: bool, gains, owner: np.ndarray) -> list:
-    """Cells whose whole look (:func:`~vision.plazing_terrain.terrain_features`) is unlike every cell
+    """Cells whose whole look (:func:`~vision.plazing.terrain.terrain_features`) is unlike every cell
     of the calibration shot (``QUALITY.unlike_look``).
 
     Returns:

@@ -5,15 +5,15 @@ shadow), while inside one piece the colour runs on across the cell edge. For eve
 two cells of the same player, :func:`seam_contrasts` measures the colour dip across the edge on
 exact colour values (a ridge/valley detector that ignores steps, so a printed square or stripe
 ending at the edge is no seam); :func:`seam_probability` turns it into the probability of a cut
-(:func:`vision.plazing_pieces.split_group` weighs the tilings of a group with it).
+(:func:`vision.plazing.pieces.split_group` weighs the tilings of a group with it).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from vision.plazing_cells import Grid
-from vision.plazing_config import SEAM, SeamConfig
+from vision.plazing.cells import Grid
+from vision.plazing.config import SEAM, SeamConfig
 
 Cell = tuple[int, int]
 

@@ -198,7 +198,7 @@ class QualityConfig:
     px_per_mm: float = 0.75
     #: The lighting change is the median ratio over every this-many-th pixel of the frame.
     lighting_stride: int = 10
-    #: Uneven light (``vision.plazing_lighting.lighting_field``) is corrected only when the smooth
+    #: Uneven light (``vision.plazing.lighting.lighting_field``) is corrected only when the smooth
     #: field fits all but this share of the frame (a hard shadow or a flat patch is left to the
     #: checks that name it).
     light_field_max_outliers: float = 0.2

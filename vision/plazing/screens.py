@@ -15,8 +15,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.plazing_cells import Grid
-from vision.plazing_config import FACING, FacingConfig
+from vision.plazing.cells import Grid
+from vision.plazing.config import FACING, FacingConfig
 
 #: Rotation that brings the side facing this direction to the top of the image.
 _TO_TOP = {"N": None, "S": cv2.ROTATE_180, "E": cv2.ROTATE_90_COUNTERCLOCKWISE, "W": cv2.ROTATE_90_CLOCKWISE}

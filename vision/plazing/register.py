@@ -10,8 +10,8 @@ import cv2
 import numpy as np
 
 from beachscore.errors import UnreadableBoardError
-from vision.plazing_config import REGISTER
-from vision.plazing_model import ReaderModel
+from vision.plazing.config import REGISTER
+from vision.plazing.model import ReaderModel
 from vision.registration import Registration
 
 

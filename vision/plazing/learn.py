@@ -18,18 +18,18 @@ import numpy as np
 
 from beachscore.errors import BadInputError
 from vision.image_io import read_image
-from vision.plazing_cells import Grid, colour_table, learn_colour, mislabelled, sample_colour
-from vision.plazing_config import PALETTE, PATTERN, RECTIFY, TOKENS
-from vision.plazing_lighting import frame_sharpness, median_bgr
-from vision.plazing_model import FRAME_PICTURE, MODEL_VERSION, PALETTE_PICTURE
-from vision.plazing_patterns import PatternModel
-from vision.plazing_pieces import FACINGS, catalogue_shapes, groups, split_group
-from vision.plazing_rectify import DECODE_REDUCE, Rectified
-from vision.plazing_screens import learn_template, screen_cells
-from vision.plazing_seams import seam_contrasts
-from vision.plazing_terrain import TerrainModel, setup_terrain
-from vision.plazing_tokens import background_cells, learn_tokens, token_mask
-from vision.plazing_view import View
+from vision.plazing.cells import Grid, colour_table, learn_colour, mislabelled, sample_colour
+from vision.plazing.config import PALETTE, PATTERN, RECTIFY, TOKENS
+from vision.plazing.lighting import frame_sharpness, median_bgr
+from vision.plazing.model import FRAME_PICTURE, MODEL_VERSION, PALETTE_PICTURE
+from vision.plazing.patterns import PatternModel
+from vision.plazing.pieces import FACINGS, catalogue_shapes, groups, split_group
+from vision.plazing.rectify import DECODE_REDUCE, Rectified
+from vision.plazing.screens import learn_template, screen_cells
+from vision.plazing.seams import seam_contrasts
+from vision.plazing.terrain import TerrainModel, setup_terrain
+from vision.plazing.tokens import background_cells, learn_tokens, token_mask
+from vision.plazing.view import View
 from vision.types import CalibrationShot
 
 DIRECTIONS = ("N", "S", "E", "W")
@@ -159,7 +159,7 @@ def learn(shot: CalibrationShot) -> dict:
 
 def _check_labels(raw: np.ndarray, parsed, rect: Rectified, ppm: float, cell_mm: float) -> None:
     """Refuse a calibration whose piece sample clearly shows another player's colour (leave-one-out
-    against the medians of the classes: :func:`~vision.plazing_cells.mislabelled`). When every
+    against the medians of the classes: :func:`~vision.plazing.cells.mislabelled`). When every
     sample of two players is swapped nothing can tell, and nothing is said.
 
     Raises:
@@ -178,7 +178,7 @@ def _check_labels(raw: np.ndarray, parsed, rect: Rectified, ppm: float, cell_mm:
 def _pasted_tokens(view: View, table: np.ndarray, grid: Grid, feats: np.ndarray, token_samples, empty_cells,
                    median, terrain):
     """Every labelled token pasted onto the calibration's typical empty backgrounds
-    (:func:`~vision.plazing_tokens.background_cells`), so a shell learned on plain sand is also
+    (:func:`~vision.plazing.tokens.background_cells`), so a shell learned on plain sand is also
     known on a printed resource spot. Returns [(label, features (F,))]."""
     ppm = RECTIFY.px_per_mm
     bgs = background_cells(feats, empty_cells)

@@ -1,34 +1,34 @@
 """Plażing reader: pieces, screen facings and tokens from one registered photo.
 
-Pipeline (one module per idea, every tunable number in :mod:`vision.plazing_config`):
+Pipeline (one module per idea, every tunable number in :mod:`vision.plazing.config`):
 
 1. decode the photo at half size (:data:`DECODE_REDUCE`), rectify the grid (plus a margin) at
-   :data:`~vision.plazing_config.RECTIFY` px/mm and the whole board small
-   (:mod:`vision.plazing_rectify`); refuse dark / glared / blurred photos
-   (:func:`~vision.plazing_checks.check_quality`); bring the lighting to the calibration's with the
-   board's printed frame as the reference (:func:`~vision.plazing_lighting.lighting_gains`);
-2. label every pixel with a learned colour (:mod:`vision.plazing_cells`, :mod:`vision.plazing_view`),
+   :data:`~vision.plazing.config.RECTIFY` px/mm and the whole board small
+   (:mod:`vision.plazing.rectify`); refuse dark / glared / blurred photos
+   (:func:`~vision.plazing.checks.check_quality`); bring the lighting to the calibration's with the
+   board's printed frame as the reference (:func:`~vision.plazing.lighting.lighting_gains`);
+2. label every pixel with a learned colour (:mod:`vision.plazing.cells`, :mod:`vision.plazing.view`),
    decide which player covers each placeable cell (terrain ``#`` is never a piece). The terrain
-   comes from the setup, or — without one — is read from the photo (:mod:`vision.plazing_terrain`:
+   comes from the setup, or — without one — is read from the photo (:mod:`vision.plazing.terrain`:
    the drawn objects learned from the calibration shot's own terrain, ``calib.setup.json``),
    reported in ``state["terrain"]`` with a warning; cells whose whole look is unlike every
    calibration cell refuse the photo when they form a blob (a flat patch hiding the board:
    ``board-out-of-view``; else ``occluded``, with the measured cause: colour cast, shadow, a setup
-   terrain unlike the photo's — :mod:`vision.plazing_checks`);
-3. classify the tokens on free cells (:mod:`vision.plazing_tokens`); refuse the photo when a
+   terrain unlike the photo's — :mod:`vision.plazing.checks`);
+3. classify the tokens on free cells (:mod:`vision.plazing.tokens`); refuse the photo when a
    blob of cells looks like nothing learned (a hand or an arm over the board);
 4. split each player's touching cells into catalogue pieces by the cuts between them
-   (:mod:`vision.plazing_seams`) and by each kind's printed pattern learned at calibration
-   (:mod:`vision.plazing_patterns`, :mod:`vision.plazing_pieces`); read each screen's facing from
-   its learned cross-profile (:mod:`vision.plazing_screens`);
+   (:mod:`vision.plazing.seams`) and by each kind's printed pattern learned at calibration
+   (:mod:`vision.plazing.patterns`, :mod:`vision.plazing.pieces`); read each screen's facing from
+   its learned cross-profile (:mod:`vision.plazing.screens`);
 5. confidence = product of every decision's posterior (cover per cell, split per group, facing
    per screen, token per free cell), so that one doubtful cell pulls the whole reading down.
 
-Calibration: :func:`learn` (:mod:`vision.plazing_learn`; the stored model:
-:mod:`vision.plazing_model`). Registration: :func:`register` (:mod:`vision.plazing_register`).
+Calibration: :func:`learn` (:mod:`vision.plazing.learn`; the stored model:
+:mod:`vision.plazing.model`). Registration: :func:`register` (:mod:`vision.plazing.register`).
 
 Speed: every image operation works on the rectified grid (≈ 0.25 Mpx) with whole-image OpenCV
-calls, cell statistics come from block means (:class:`~vision.plazing_cells.CellBlocks`), warps
+calls, cell statistics come from block means (:class:`~vision.plazing.cells.CellBlocks`), warps
 and large scratch arrays are reused from scan to scan, and small matrix products stay below the
 size at which numpy's BLAS starts threads.
 
@@ -40,21 +40,21 @@ from __future__ import annotations
 import numpy as np
 
 from beachscore.errors import BadInputError, UnreadableBoardError
-from vision.plazing_cells import Grid
-from vision.plazing_checks import check_quality, largest_blob, terrain_warning, unlike_board, unlike_message
-from vision.plazing_config import QUALITY, RECTIFY, SEAM, TOKENS
-from vision.plazing_learn import learn, parse_label
-from vision.plazing_lighting import field_at, frame_mask, lighting_field, lighting_gains, uneven_light
-from vision.plazing_model import MODEL_VERSION, ReaderModel
-from vision.plazing_patterns import piece_scorer
-from vision.plazing_pieces import catalogue_shapes, groups, split_group, weak_seam_decisions
-from vision.plazing_rectify import DECODE_REDUCE, Rectified, scratch_arrays
-from vision.plazing_register import register
-from vision.plazing_screens import facing_of
-from vision.plazing_seams import seam_contrasts
-from vision.plazing_terrain import setup_terrain
-from vision.plazing_tokens import EMPTY, classify_tokens, strangeness, with_scan_marks
-from vision.plazing_view import View
+from vision.plazing.cells import Grid
+from vision.plazing.checks import check_quality, largest_blob, terrain_warning, unlike_board, unlike_message
+from vision.plazing.config import QUALITY, RECTIFY, SEAM, TOKENS
+from vision.plazing.learn import learn, parse_label
+from vision.plazing.lighting import field_at, frame_mask, lighting_field, lighting_gains, uneven_light
+from vision.plazing.model import MODEL_VERSION, ReaderModel
+from vision.plazing.patterns import piece_scorer
+from vision.plazing.pieces import catalogue_shapes, groups, split_group, weak_seam_decisions
+from vision.plazing.rectify import DECODE_REDUCE, Rectified, scratch_arrays
+from vision.plazing.register import register
+from vision.plazing.screens import facing_of
+from vision.plazing.seams import seam_contrasts
+from vision.plazing.terrain import setup_terrain
+from vision.plazing.tokens import EMPTY, classify_tokens, strangeness, with_scan_marks
+from vision.plazing.view import View
 from vision.types import Photo, Reading
 
 #: The reader interface (:mod:`beachscore.games`), and the names tests and tools use.
@@ -298,7 +298,7 @@ def _covered_pieces(print_ll, pieces, piece_p, cell_conf, token_p, warnings) -> 
 
 def _light_named(err: UnreadableBoardError, small, reference, frame, gains, coef) -> UnreadableBoardError:
     """``err`` (``occluded``) as ``uneven-light`` when the printed frame shows the light uneven
-    (:func:`~vision.plazing_lighting.uneven_light`): a shadow or a bright patch, not a hand."""
+    (:func:`~vision.plazing.lighting.uneven_light`): a shadow or a bright patch, not a hand."""
     if err.code == "occluded" and uneven_light(small, reference, frame, gains, coef):
         return UnreadableBoardError("uneven-light", "the light is uneven across the board (a shadow or a bright "
                                     "patch: the printed frame is darker or brighter in part, in every colour alike), "
@@ -319,6 +319,6 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
     Returns:
         BGR uint8 image: the photo (calibration size) over the legend strip.
     """
-    from vision.plazing_draw import draw
+    from vision.plazing.draw import draw
 
     return draw(photo, reading)
