@@ -49,6 +49,7 @@ from vision.plazing.model import MODEL_VERSION, ReaderModel
 from vision.plazing.patterns import piece_scorer
 from vision.plazing.pieces import catalogue_shapes, groups, split_group, weak_seam_decisions
 from vision.plazing.rectify import DECODE_REDUCE, Rectified, scratch_arrays
+from vision.plazing.prints import remove_marks
 from vision.plazing.register import register
 from vision.plazing.screens import facing_of
 from vision.plazing.seams import seam_contrasts
@@ -134,6 +135,11 @@ def read(photo: Photo) -> Reading:
         warnings.append(f"{len(far)} cells look unlike anything seen at calibration: "
                         + ", ".join(f"[{r},{c}]" for r, c in far[:6]) + "; check them")
 
+    # printed marks painted over with their cell's sand: every free cell is then read as sand
+    cleaned, _ = remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, (owner < 0) & placeable)
+    if cleaned:
+        view.refresh()
+        feats = view.features()
     # tokens first: a blob of unexplained cells (an arm) refuses the photo before pieces are split
     free = np.argwhere((owner < 0) & placeable)
     tokens_found = []

@@ -146,6 +146,32 @@ class FacingConfig:
 
 
 @dataclass(frozen=True)
+class PrintConfig:
+    """Stage 3: printed marks (± discs, crossed sticks) painted over with the cell's sand.
+
+    Shares are of a cell side; colour distances in 8-bit BGR levels after illumination
+    normalisation."""
+
+    #: The sand ring of a cell starts this far inside its edge (neighbours' edges, the grid line) …
+    ring_inset_share: float = 0.07
+    #: … and is this wide.
+    ring_width_share: float = 0.07
+    #: A pixel is print (or token) rather than sand farther than this from the cell's sand: ten
+    #: times the sand's pixel noise (≈ 3 levels), well below any print's contrast (≳ 60).
+    deviation_bgr: float = 30.0
+    #: A mark is seen in a cell when at least this many pixels deviate (a disc of a third of a cell
+    #: is ≈ 80 px at 1.5 px/mm).
+    min_ink_px: int = 12
+    #: Distance from the sand–ink line within which a pixel is explained by the print: the pixel
+    #: noise and JPEG error of a flat print (≈ 3 levels sd, 5 sd).
+    noise_bgr: float = 15.0
+    #: A pixel is painted over only with at least this share of ink in it (the rest is sand noise) …
+    min_alpha: float = 0.15
+    #: … and at most this (a print's pixels a shade deeper than its median colour are print too).
+    max_alpha: float = 1.6
+
+
+@dataclass(frozen=True)
 class TokenConfig:
     """Stage 5: meeples, neutral markers, resources, trash, surprises on free cells."""
 
@@ -253,6 +279,7 @@ COVER = CoverConfig()
 SEAM = SeamConfig()
 PATTERN = PatternConfig()
 FACING = FacingConfig()
+PRINTS = PrintConfig()
 TOKENS = TokenConfig()
 QUALITY = QualityConfig()
 REGISTER = RegisterConfig()

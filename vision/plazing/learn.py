@@ -24,6 +24,7 @@ from vision.plazing.lighting import frame_sharpness, median_bgr
 from vision.plazing.model import FRAME_PICTURE, MODEL_VERSION, PALETTE_PICTURE
 from vision.plazing.patterns import PatternModel
 from vision.plazing.pieces import FACINGS, catalogue_shapes, groups, split_group
+from vision.plazing.prints import remove_marks
 from vision.plazing.rectify import DECODE_REDUCE, Rectified
 from vision.plazing.screens import learn_template, screen_cells
 from vision.plazing.seams import seam_contrasts
@@ -123,6 +124,11 @@ def learn(shot: CalibrationShot) -> dict:
     P = len(players)
     view = View(rect, np.ones(3, np.float32), table, P, terrain)
     local = rect.local
+    # every cell's look as photographed (marks and all): how terrain looks, for reading it from photos
+    looks = view.looks()
+    # the printed marks painted over with their cell's sand, as a scan does before reading tokens
+    if remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, (view.owner < 0) & (terrain != "#"))[0]:
+        view.refresh()
     feats = view.features()
     token_samples, sample_cells, screens = [], set(), []
     shapes = {k: v[0] for k, v in profile.get("pieces", {}).items() if v}
@@ -143,7 +149,7 @@ def learn(shot: CalibrationShot) -> dict:
     patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median)
     template = learn_template(view.gray, [(cells, f) for _, cells, f in screens], local, ppm)
     # every cell's look (the board as calibrated); with the shot's own terrain, how terrain looks
-    terrain_model = TerrainModel.learn(view.looks(), terrain,
+    terrain_model = TerrainModel.learn(looks, terrain,
                                        view.owner, known=bool(setup) and setup.get("terrain") is not None).to_json()
     shot.pictures[PALETTE_PICTURE] = table.reshape(-1, 256)
     shot.pictures[FRAME_PICTURE] = rect.small

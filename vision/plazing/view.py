@@ -39,18 +39,27 @@ class View:
         buf = scratch or (lambda name, shape, dtype: None)
         self.board = board if board is not None else cv2.transform(
             rect.crop, np.diag(self.gains).astype(np.float32), dst=buf("board", hw + (3,), np.uint8))
-        self.gray = cv2.cvtColor(self.board, cv2.COLOR_BGR2GRAY, dst=buf("gray", hw, np.uint8))
-        self.labels = label_pixels(self.board, table, scratch=scratch)
-        self.masks = player_masks(self.labels, n_players)
+        self.table = table
         self.scratch = scratch
-        ppm = RECTIFY.px_per_mm
-        self.cells = CellBlocks(grid, ppm)
-        self.player_blocks = self.cells.blocks(self.masks).reshape(self.cells.size[1], self.cells.size[0], n_players)
+        self.n_players = n_players
+        self.cells = CellBlocks(grid, RECTIFY.px_per_mm)
+        self.refresh()
         self.owner, self.cover_p = cover_posteriors(cover_shares(self.player_blocks, self.cells))
         self.owner[terrain == "#"] = -1
         self.grid = grid
         self.rect = rect
-        self.n_players = n_players
+
+    def refresh(self) -> None:
+        """Grey, pixel labels, player masks and their block means, from :attr:`board` (again, after
+        it was painted on: :func:`~vision.plazing.prints.remove_marks`). The cover decision is kept."""
+        hw = self.board.shape[:2]
+        buf = self.scratch or (lambda name, shape, dtype: None)
+        self.gray = cv2.cvtColor(self.board, cv2.COLOR_BGR2GRAY, dst=buf("gray", hw, np.uint8))
+        self.labels = label_pixels(self.board, self.table, scratch=self.scratch)
+        self.masks = player_masks(self.labels, self.n_players)
+        self.player_blocks = self.cells.blocks(self.masks).reshape(self.cells.size[1], self.cells.size[0],
+                                                                   self.n_players)
+        self._blocks = {}
 
     def features(self) -> np.ndarray:
         """Token features of every cell (:func:`~vision.plazing.tokens.cell_features`); the block
