@@ -208,7 +208,7 @@ def test_a_wrong_setup_terrain_is_named_in_the_refusal(tmp_path_factory):
     with pytest.raises(UnreadableBoardError) as err:
         _scan_array(tmp_path_factory, image, setup)
     msg = str(err.value)
-    assert "setup's terrain may be wrong" in msg and "[0,6]" in msg and "hand" not in msg
+    assert "setup's terrain may be wrong" in msg and "G1" in msg and "hand" not in msg
 
 
 def test_a_colour_cast_is_named_in_the_refusal(tmp_path_factory):

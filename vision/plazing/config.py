@@ -165,6 +165,13 @@ class PrintConfig:
     #: Distance from the sand–ink line within which a pixel is explained by the print: the pixel
     #: noise and JPEG error of a flat print (≈ 3 levels sd, 5 sd).
     noise_bgr: float = 15.0
+    #: A cell's own print is the mark's ink (a shade of it) when its offset from sand points within
+    #: ≈ 18° of the photo's mark colour (cos 0.95); a token on the mark points elsewhere.
+    same_ink_cos: float = 0.95
+    #: A cell whose deviating pixels lie on one ink line for at least this share is a flat print
+    #: (printed marks ≥ 0.97; meeples, figures with shading and a shadow, ≤ 0.8 on the development
+    #: set-ups).
+    flat_print_share: float = 0.9
     #: A pixel is painted over only with at least this share of ink in it (the rest is sand noise) …
     min_alpha: float = 0.15
     #: … and at most this (a print's pixels a shade deeper than its median colour are print too).
@@ -184,25 +191,23 @@ class TokenConfig:
     #: Relative drift of brightness between shots and across the board that the global
     #: illumination normalisation leaves (a standard deviation, share of the typical brightness).
     brightness_drift: float = 0.05
-    #: A token claimed at more than this Mahalanobis distance from its class is "unexplained".
-    max_distance: float = 10.0
-    #: A free cell's token decision below this posterior (a meeple standing half on a piece shows
-    #: half in its cell: 0.61) caps the reading's confidence at ``unsure_reading_conf`` …
-    unsure_token_p: float = 0.75
-    unsure_reading_conf: float = 0.45
-    #: … and so does a piece whose print log-likelihood per cell is below this (samples and their
-    #: light/JPEG variants ≥ −30; a meeple standing on a gear's edge −43).
-    covered_print_ll: float = -35.0
-    #: … and this far below its kind's median print in the photo (log units per cell).
-    covered_print_rel: float = 25.0
-    #: A piece whose print is below this per cell beside a free cell read at a posterior (cover ×
-    #: token) below ``edge_token_p`` is a meeple standing across the piece's edge (−19 and 0.89).
-    edge_print_ll: float = -15.0
-    edge_token_p: float = 0.95
-    #: With the terrain read from the photo and a printed mark (±, x) never seen free at
-    #: calibration, a token farther than this from its class may be that mark (real tokens of the
-    #: samples lie within ≈ 6.5; an unseen printed disc ≈ 9).
-    unseen_mark_distance: float = 7.5
+    #: Degrees of freedom of the Student t likelihood around each prototype (heavy tails: one odd
+    #: feature does not decide; Lange, Little & Taylor 1989) …
+    t_dof: float = 8.0
+    #: … and how much more (in variance) a cell of a scene spreads around its class than the
+    #: calibration shot's own leave-one-out spread says (another light, another day). Both fitted
+    #: by maximum likelihood of the true classes of the development set-ups' free cells
+    #: (``scripts/fit_plazing.py``: shared set-up 0, new set-ups 0 and 1).
+    scene_spread: float = 8.0
+    #: Prior of "unknown" (a hand, an object no calibration class explains): about one cell in a
+    #: hundred holds something unforeseen.
+    unknown_prior: float = 0.01
+    #: EM rounds estimating how common bare sand and each token are in the photo (the classes'
+    #: priors): the proportions settle within two or three.
+    prior_iterations: int = 3
+    #: Floor on the leave-one-out spreads (squared base distance per feature): JPEG and sensor noise
+    #: never vanish, however alike the calibration's cells are.
+    min_scale: float = 0.01
     #: A pixel belongs to a token (for pasting calibration tokens onto other backgrounds) when its
     #: colour differs from the cell's background by this share of the token's own contrast …
     token_share_of_contrast: float = 0.4
@@ -213,6 +218,18 @@ class TokenConfig:
     #: A labelled token whose cut-out is smaller than this share of its class's largest cut-out
     #: is not pasted (it was cut out only in part).
     min_cut_share: float = 0.5
+
+
+@dataclass(frozen=True)
+class AugmentConfig:
+    """Calibration: the ways a scene can show a labelled token (:mod:`vision.plazing.augment`)."""
+
+    #: A token is put down by hand up to this share of a cell off its centre (each way).
+    shift_share: float = 0.1
+    #: Natural tokens (amber, shells, pebbles) differ in size from piece to piece by about ±15 %.
+    scales: tuple[float, ...] = (0.85, 1.0, 1.15)
+    #: Any angle; the cell features are unchanged by quarter turns, so 0–90° in steps suffice.
+    angles_deg: tuple[float, ...] = (0.0, 30.0, 60.0)
 
 
 @dataclass(frozen=True)
@@ -233,17 +250,15 @@ class QualityConfig:
     light_field_max_sd: float = 0.045
     #: Sharpness of the rectified board relative to the calibration's below which it is blurred.
     min_sharpness_ratio: float = 0.35
-    #: Share of placeable cells that no class explains above which the view is blocked.
+    #: Share of placeable cells unlike the calibrated board above which the view is blocked.
     max_unexplained_share: float = 0.06
-    #: Largest 4-connected blob of unexplained cells (cells) above which the view is blocked: an
-    #: arm is one large blob, scattered odd cells are not.
-    max_unexplained_blob_cells: int = 6
-    #: A free cell is "odd" farther than this (strict Mahalanobis distance, no brightness-drift
-    #: allowance) from every look learned at calibration …
-    odd_distance: float = 5.0
-    #: … and a 4-connected blob of more odd cells than this is something over the board (an arm
-    #: darkens and tints a band of cells a little, each within the allowance for light drift).
-    max_odd_blob_cells: int = 4
+    #: A free cell is odd farther than this from everything seen at calibration (strict Mahalanobis
+    #: distance, no brightness-drift allowance): beyond the 99.9 % quantile of χ² with 14 degrees of
+    #: freedom (√36.1). A lone odd cell is a token in unusual light; a blob of them is not.
+    odd_distance: float = 6.0
+    #: Largest 4-connected blob of cells that nothing learned explains (cells) left to a warning:
+    #: a stray object covers a cell or two; a hand (≈ 8 × 10 cm) covers some twenty 2 cm cells.
+    max_unknown_blob_cells: int = 4
     #: A cell is unlike the calibrated board when its whole look (colour of the cell, its core and
     #: centre, texture) is farther than this from every calibration cell (mean squared difference
     #: per standardised feature; the samples' clean photos stay below ≈ 0.65) …
@@ -256,6 +271,31 @@ class QualityConfig:
     washed_out_level: float = 235.0
     #: … and in shadow when they are darker than the rest of the board by this ratio or more.
     shadow_ratio: float = 0.7
+
+
+@dataclass(frozen=True)
+class RevisitConfig:
+    """Stage 8: readings tried when the rules reject the first."""
+
+    #: The least certain decisions (highest runner-up / choice odds) whose runner-ups are tried …
+    decisions: int = 6
+    #: … alone and in pairs; at most this many alternatives are handed to the pipeline.
+    most: int = 12
+    #: A decision whose runner-up is less likely than this share of its choice is not worth trying.
+    negligible_odds: float = 1e-4
+
+
+@dataclass(frozen=True)
+class ConfidenceConfig:
+    """Stage 7: the product of the decisions' posteriors mapped to the probability that the whole
+    reading is right (Platt scaling of its log-odds: ``1 / (1 + exp(−(intercept + slope·logit)))``).
+
+    Fitted by ``scripts/fit_confidence.py`` (maximum likelihood) on development set-ups only:
+    the shared samples' set-up, new set-ups 0 and 1, and synthetic set-ups; checked on the
+    held-out set-ups by ``scripts/reliability.py``."""
+
+    intercept: float = 0.0
+    slope: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -281,5 +321,8 @@ PATTERN = PatternConfig()
 FACING = FacingConfig()
 PRINTS = PrintConfig()
 TOKENS = TokenConfig()
+AUGMENT = AugmentConfig()
 QUALITY = QualityConfig()
+REVISIT = RevisitConfig()
+CONFIDENCE = ConfidenceConfig()
 REGISTER = RegisterConfig()

@@ -18,6 +18,7 @@ import numpy as np
 
 from beachscore.errors import BadInputError
 from vision.image_io import read_image
+from vision.plazing.augment import augmented_boards
 from vision.plazing.cells import Grid, colour_table, learn_colour, mislabelled, sample_colour
 from vision.plazing.config import PALETTE, PATTERN, RECTIFY, TOKENS
 from vision.plazing.lighting import frame_sharpness, median_bgr
@@ -144,7 +145,8 @@ def learn(shot: CalibrationShot) -> dict:
     empty_cells = [(r, c) for r in range(grid.rows) for c in range(grid.cols)
                    if view.owner[r, c] < 0 and terrain[r, c] != "#" and (r, c) not in sample_cells]
     composites = _pasted_tokens(view, table, local, feats, token_samples, empty_cells, median, terrain)
-    tokens = learn_tokens(feats, token_samples, empty_cells, "".join(terrain[rc] for rc in empty_cells), composites)
+    tokens = learn_tokens(feats, token_samples, empty_cells, composites)
+
     fallback = [float(cv2.cvtColor(np.uint8([[np.clip(raw[0, 0], 0, 255)]]), cv2.COLOR_BGR2GRAY)[0, 0])] * P
     patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median)
     template = learn_template(view.gray, [(cells, f) for _, cells, f in screens], local, ppm)
@@ -183,36 +185,31 @@ def _check_labels(raw: np.ndarray, parsed, rect: Rectified, ppm: float, cell_mm:
 
 def _pasted_tokens(view: View, table: np.ndarray, grid: Grid, feats: np.ndarray, token_samples, empty_cells,
                    median, terrain):
-    """Every labelled token pasted onto the calibration's typical empty backgrounds
-    (:func:`~vision.plazing.tokens.background_cells`), so a shell learned on plain sand is also
-    known on a printed resource spot. Returns [(label, features (F,))]."""
+    """Every labelled token cut out and pasted onto the calibration's typical bare cells
+    (:func:`~vision.plazing.tokens.background_cells`), turned, scaled and shifted as a scene can show
+    it (:mod:`vision.plazing.augment`), so a shell learned on plain sand is also known on a printed
+    resource spot, off the centre, turned. Returns [(label, features (F,))]."""
     ppm = RECTIFY.px_per_mm
     bgs = background_cells(feats, empty_cells)
     boxes = grid.boxes_px(ppm, 1.0)
-    out = []
     cut = []
-    for label, (r, c) in token_samples:
+    for i, (label, (r, c)) in enumerate(token_samples):
         if label == "sand":
             continue
         u0, v0, u1, v1 = boxes[r, c]
-        patch = view.board[v0:v1, u0:u1]
-        cut.append((label, (u0, v0, u1, v1), patch, token_mask(patch)))
+        patch = view.board[v0:v1, u0:u1].copy()
+        cut.append(((label, i), patch, token_mask(patch)))
     largest = {}
-    for label, _, _, mask in cut:
+    for (label, _), _, mask in cut:
         largest[label] = max(largest.get(label, 0), int(mask.sum()))
-    for label, (u0, v0, u1, v1), patch, mask in cut:
-        # a token barely different from the sand it lies on cannot be cut out whole (only its
-        # shadow would be pasted); a better-contrasted sample of the class teaches the backgrounds
-        if not mask.any() or mask.sum() < TOKENS.min_cut_share * largest[label]:
-            continue
-        board = view.board.copy()
-        for br, bc in bgs:
-            a0, b0, a1, b1 = boxes[br, bc]
-            h, w = min(b1 - b0, v1 - v0), min(a1 - a0, u1 - u0)
-            dst = board[b0:b0 + h, a0:a0 + w]
-            dst[mask[:h, :w]] = patch[:h, :w][mask[:h, :w]]
+    # a token barely different from the sand it lies on cannot be cut out whole (only its shadow
+    # would be pasted); a better-contrasted sample of the class teaches the backgrounds
+    cut = [(key, patch, mask) for key, patch, mask in cut
+           if mask.any() and mask.sum() >= TOKENS.min_cut_share * largest[key[0]]]
+    out = []
+    for board, filled in augmented_boards(view.board, boxes, cut, bgs):
         f = View(view.rect, view.gains, table, view.n_players, terrain, board=board).features()
-        out += [(label, f[b]) for b in bgs]
+        out += [(label, f[rc], i) for (label, i), rc in filled]
     return out
 
 

@@ -69,7 +69,8 @@ class Split:
             (row, col) tuples; the facing is the rotation of the piece's print (screens).
         posterior: probability of this split against every other exact tiling, in [0, 1].
         exact: False when no tiling by catalogue shapes exists (cells then form unknown pieces).
-        runner_up: the second-best tiling's pieces (for warnings), or None.
+        runner_up: the second-best tiling's pieces [(kind, cells)], or None.
+        alt_posterior: the runner-up's posterior (0 without one).
         kinds: the piece kinds that some enumerated tiling used.
     """
 
@@ -78,6 +79,7 @@ class Split:
     exact: bool = True
     runner_up: list | None = None
     kinds: frozenset = frozenset()
+    alt_posterior: float = 0.0
 
 
 _TABLES: dict = {}  #: placement tables by (group shape, catalogue): most groups are a few shapes
@@ -188,7 +190,9 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
     pieces = [(kind, placed) + info[mask, kind][1:] for mask, kind, placed in results[top][1]]
     runner = [(k, p) for _, k, p in results[int(ranking[1])][1]] if len(results) > 1 else None
     kinds = frozenset(kind for _, tiling in results for _, kind, _ in tiling)
-    return Split(pieces=pieces, posterior=float(post[top] / post.sum()), runner_up=runner, kinds=kinds)
+    alt = float(post[int(ranking[1])] / post.sum()) if len(results) > 1 else 0.0
+    return Split(pieces=pieces, posterior=float(post[top] / post.sum()), runner_up=runner, kinds=kinds,
+                 alt_posterior=alt)
 
 
 def weak_seam_decisions(split: Split, seams: dict[tuple[Cell, Cell], float],

@@ -23,6 +23,7 @@ from vision.plazing.cells import CellBlocks
 from vision.plazing.config import TOKENS, TokenConfig
 
 EMPTY = "empty"
+UNKNOWN = "unknown"  #: a cell that no calibration class explains (a hand, an object)
 #: Chromaticity (a share in [0, 1]) is scaled to grey-level-like units.
 CHROMA_SCALE = 255.0
 
@@ -84,97 +85,142 @@ def bright_chroma(bgr: np.ndarray) -> np.ndarray:
 
 @dataclass
 class TokenModel:
-    """Learned token appearance.
+    """Learned token appearance: prototypes in feature space and the spread around them.
 
     Attributes:
         classes: token class names (calibration labels: ``meeple/red``, ``neutral``, …).
-        means: float64 (K, F) class means.
-        empties: float64 (E, F) empty-cell prototypes.
-        empty_marks: terrain character of each prototype's cell ('.', '+', '-', 'x').
-        precision: float64 (F, F) inverse pooled covariance.
-        protos: float64 (M, F) extra prototypes of the classes: each labelled token pasted onto
-            the typical empty backgrounds of the calibration shot (plain sand, printed spots …).
-        proto_class: int (M,) class index of each extra prototype.
-        strict: float64 (F, F) inverse covariance without the brightness-drift allowance: how
+        empties: float64 (E, F) bare calibration cells (plain sand, printed spots …).
+        protos: float64 (M, F) token prototypes: each labelled token, and each pasted onto the
+            typical bare cells turned, scaled and shifted (:mod:`vision.plazing.augment`).
+        proto_class: int (M,) class index of each prototype.
+        precision: float64 (F, F) inverse of the base (diagonal) covariance that scales the
+            features against each other.
+        scale_empty, scale_token: how far (squared distance in the base metric, per feature) a new
+            bare cell lies from the nearest calibration bare cell, and a new token from the nearest
+            prototype of its class — measured leave-one-out on the calibration shot itself.
+        strict: float64 (F, F) the base precision without the allowance for brightness drift: how
             far a cell is from everything seen at calibration (:func:`strangeness`).
+        scale_unknown: the spread (per feature) of every look on the calibrated board, bare cells
+            and tokens together: the "unknown" class's scale.
     """
 
     classes: list[str]
-    means: np.ndarray
     empties: np.ndarray
+    protos: np.ndarray
+    proto_class: np.ndarray
     precision: np.ndarray
-    empty_marks: str = ""
-    protos: np.ndarray | None = None
-    proto_class: np.ndarray | None = None
+    scale_empty: float = 1.0
+    scale_token: float = 1.0
     strict: np.ndarray | None = None
+    scale_unknown: float = 100.0
 
     def to_json(self) -> dict:
         """JSON-serialisable form."""
-        protos = self.protos if self.protos is not None else np.zeros((0, self.means.shape[1]))
-        which = self.proto_class if self.proto_class is not None else np.zeros(0, int)
-        return {"classes": self.classes, "means": self.means.round(4).tolist(),
-                "empties": self.empties.round(3).tolist(), "precision": self.precision.tolist(),
-                "empty_marks": self.empty_marks, "protos": protos.round(3).tolist(),
-                "proto_class": [int(x) for x in which],
-                "strict": (self.strict if self.strict is not None else self.precision).tolist()}
+        return {"classes": self.classes, "empties": self.empties.round(3).tolist(),
+                "protos": self.protos.round(3).tolist(), "proto_class": [int(x) for x in self.proto_class],
+                "precision": self.precision.tolist(), "scale_empty": float(self.scale_empty),
+                "scale_token": float(self.scale_token),
+                "strict": (self.strict if self.strict is not None else self.precision).tolist(),
+                "scale_unknown": float(self.scale_unknown)}
 
     @classmethod
     def from_json(cls, d: dict) -> "TokenModel":
         """Inverse of :meth:`to_json` (arrays as float64)."""
         F = len(d["precision"])
-        return cls(list(d["classes"]), np.array(d["means"], np.float64).reshape(len(d["classes"]), -1),
-                   np.array(d["empties"], np.float64), np.array(d["precision"], np.float64),
-                   d.get("empty_marks", ""), np.array(d.get("protos", []), np.float64).reshape(-1, F),
-                   np.array(d.get("proto_class", []), int), np.array(d.get("strict", d["precision"]), np.float64))
+        return cls(list(d["classes"]), np.array(d["empties"], np.float64).reshape(-1, F),
+                   np.array(d["protos"], np.float64).reshape(-1, F), np.array(d["proto_class"], int),
+                   np.array(d["precision"], np.float64), float(d["scale_empty"]), float(d["scale_token"]),
+                   np.array(d["strict"], np.float64), float(d["scale_unknown"]))
 
 
 def learn_tokens(feats: np.ndarray, samples: list[tuple[str, tuple[int, int]]], empty_cells: list[tuple[int, int]],
-                 marks: str = "", composites=(), cfg: TokenConfig = TOKENS) -> TokenModel:
-    """Learn token classes and empty prototypes.
+                 composites=(), cfg: TokenConfig = TOKENS) -> TokenModel:
+    """Learn token prototypes, the base metric and the leave-one-out spreads.
 
     Args:
         feats: float64 (rows, cols, F) from :func:`cell_features` on the calibration shot.
-        samples: (label, (row, col)) of labelled tokens (and ``sand`` → empty).
-        empty_cells: free cells holding no labelled token (become empty prototypes).
-        marks: terrain character of each empty cell ('.' when unknown).
-        composites: (label, feature vector (F,)) of labelled tokens pasted onto other backgrounds
-            (:func:`paste_token`); they become extra prototypes of their class.
+        samples: (label, (row, col)) of labelled tokens (and ``sand`` → bare).
+        empty_cells: free cells holding no labelled token (bare prototypes).
+        composites: (label, feature vector (F,), index into ``samples``) of labelled tokens pasted
+            onto other backgrounds (:mod:`vision.plazing.augment`); they become prototypes.
     Returns:
-        :class:`TokenModel`. The pooled covariance comes from the empty prototypes and the
-        token samples around their class means, plus ``cfg.covariance_floor`` on the diagonal.
+        :class:`TokenModel`. The base covariance (diagonal) is the noise between near-identical
+        looks — each bare cell against the most similar other bare cell, each composite against
+        the most similar composite of its class (÷√2 for two noisy samples) — plus
+        ``cfg.covariance_floor`` and the brightness drift allowance. The spreads: each bare cell
+        against the other bare cells, each labelled token against the prototypes made from the
+        *other* samples of its class (leave-one-out), as the median squared distance per feature.
     """
     F = feats.shape[-1]
     classes = sorted({lab for lab, _ in samples if lab != "sand"})
-    groups = {k: np.array([feats[rc] for lab, rc in samples if lab == k]) for k in classes}
     empties = [feats[rc] for rc in empty_cells] + [feats[rc] for lab, rc in samples if lab == "sand"]
-    empties = np.array(empties) if empties else np.zeros((0, F))
-    means = np.array([groups[k].mean(axis=0) for k in classes]) if classes else np.zeros((0, F))
-    resid = [g - g.mean(axis=0) for g in groups.values() if len(g) > 1]
-    for k in classes:  # a token seen on other backgrounds: how much its look varies with what it lies on
-        pasted = np.array([f for lab, f in composites if lab == k]).reshape(-1, F)
-        if len(pasted):
-            allk = np.vstack([groups[k], pasted])
-            resid.append(allk - allk.mean(axis=0))
-    if len(empties) > 2:
-        # empty sand is several looks (plain, printed spots, marks): its noise is the difference
-        # to the most similar other empty cell (÷√2 for two noisy samples), not the spread of all
-        d = ((empties[:, None, :] - empties[None, :, :]) ** 2).sum(-1)
-        np.fill_diagonal(d, np.inf)
-        resid.append((empties - empties[d.argmin(axis=1)]) / np.sqrt(2.0))
+    empties = np.array(empties).reshape(-1, F)
+    real = [(classes.index(lab), feats[rc], i) for i, (lab, rc) in enumerate(samples) if lab in classes]
+    comp = [(classes.index(lab), f, i) for lab, f, i in composites if lab in classes]
+    everything = real + comp
+    protos = np.array([f for _, f, _ in everything]).reshape(-1, F)
+    which = np.array([k for k, _, _ in everything], int)
+    source = np.array([i for _, _, i in everything], int)
+    resid = []
+    for X in [empties] + [protos[which == k] for k in range(len(classes))]:
+        if len(X) > 2:
+            d = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+            np.fill_diagonal(d, np.inf)
+            resid.append((X - X[d.argmin(axis=1)]) / np.sqrt(2.0))
     R = np.concatenate(resid) if resid else np.zeros((0, F))
-    cov = (R.T @ R / max(len(R) - 1, 1)) if len(R) else np.zeros((F, F))
-    cov = np.diag(np.diag(cov)) + np.eye(F) * cfg.covariance_floor
+    var = (R * R).sum(axis=0) / max(len(R) - 1, 1) if len(R) else np.zeros(F)
+    cov = np.diag(var + cfg.covariance_floor)
     strict = np.linalg.inv(cov)
     # brightness drifts with the light from shot to shot and across the board (the global
     # normalisation removes only the mean): a floor proportional to the typical brightness
     typical = float(np.median(empties[:, 0])) if len(empties) else 128.0
     for i in BRIGHTNESS_FEATURES(F):
         cov[i, i] += (cfg.brightness_drift * typical) ** 2
-    marks = (marks or "." * len(empty_cells)) + "." * sum(1 for lab, _ in samples if lab == "sand")
-    comp = [(classes.index(lab), f) for lab, f in composites if lab in classes]
-    protos = np.array([f for _, f in comp]).reshape(-1, F)
-    return TokenModel(classes, means, empties, np.linalg.inv(cov), marks, protos, np.array([k for k, _ in comp], int),
-                      strict)
+    precision = np.linalg.inv(cov)
+    W = np.linalg.cholesky(precision)
+    scale_empty = 1.0
+    if len(empties) > 2:
+        d = _sq_distances(empties, empties, W)
+        np.fill_diagonal(d, np.inf)
+        scale_empty = t_scale(d.min(axis=1), F, cfg.t_dof, cfg.min_scale)
+    loo = []
+    for k, f, i in real:
+        others = (which == k) & (source != i)
+        if others.any():
+            loo.append(float(_sq_distances(f[None], protos[others], W).min()))
+    # one sample per class: its own variants (a new token of the class looks at least as different
+    # as its turned, scaled copies do from one another) stand in for the other samples
+    if not loo:
+        for k, f, i in real:
+            mine = protos[(which == k) & (source == i)]
+            if len(mine) > 2:
+                d = _sq_distances(mine, mine, W)
+                np.fill_diagonal(d, np.inf)
+                loo.append(float(np.median(d.min(axis=1))))
+    scale_token = max(t_scale(np.array(loo), F, cfg.t_dof, cfg.min_scale) if loo else 1.0, scale_empty)
+    # "unknown": a look anywhere in the range the whole calibrated board spans (bare cells and every
+    # token alike), centred on the nearest prototype
+    allx = np.vstack([empties, protos]) if len(protos) else empties
+    spread = float(((allx - allx.mean(axis=0)) @ W).var(axis=0).sum()) / F if len(allx) > 1 else 1.0
+    scale_unknown = max(spread, scale_token)
+    return TokenModel(classes, empties, protos, which, precision, scale_empty, scale_token, strict, scale_unknown)
+
+
+def t_scale(d2: np.ndarray, F: int, nu: float, floor: float) -> float:
+    """Maximum-likelihood scale of a multivariate Student t (``nu`` degrees of freedom, ``F``
+    dimensions) from squared distances ``d2`` (leave-one-out: each cell against the others), at
+    least ``floor``: the spread that best predicts a new cell of the class.
+
+    >>> round(t_scale(np.full(50, 14.0), 14, 1e9, 0.01), 1)  # Gaussian limit: mean d² / F
+    1.0
+    """
+    d2 = np.asarray(d2, np.float64)
+    d2 = d2[np.isfinite(d2)]
+    if not len(d2):
+        return 1.0
+    grid = np.exp(np.linspace(np.log(floor), np.log(max(float(d2.max()), floor * 10)), 400))
+    ll = [float(np.sum(-0.5 * F * np.log(s) - 0.5 * (nu + F) * np.log1p(d2 / (nu * s)))) for s in grid]
+    return float(max(grid[int(np.argmax(ll))], floor))
 
 
 def token_mask(patch_bgr: np.ndarray, cfg: TokenConfig = TOKENS) -> np.ndarray:
@@ -254,38 +300,91 @@ def _sq_distances(x: np.ndarray, centres: np.ndarray, W: np.ndarray) -> np.ndarr
                       0.0)
 
 
-def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOKENS):
-    """Give every cell its most likely token class (or :data:`EMPTY`).
+@dataclass
+class TokenPosteriors:
+    """Token decisions of N free cells.
+
+    Attributes:
+        names: list of N chosen class names (:data:`EMPTY`, a token class, or :data:`UNKNOWN`).
+        post: float64 (N, K + 2) posterior of [empty, class 0 … K − 1, unknown] per cell.
+        names_all: the K + 2 names in the order of ``post``.
+    """
+
+    names: list
+    post: np.ndarray
+    names_all: list
+
+    @property
+    def p(self) -> np.ndarray:
+        """float64 (N,): posterior of each cell's chosen class."""
+        return self.post.max(axis=1)
+
+    @property
+    def p_unknown(self) -> np.ndarray:
+        """float64 (N,): posterior that nothing learned explains the cell (a hand, an object)."""
+        return self.post[:, -1]
+
+    def runner_up(self, i: int) -> tuple[str, float]:
+        """The second most probable known class of cell ``i`` and its posterior."""
+        order = np.argsort(-self.post[i, :-1])
+        j = int(order[1]) if len(order) > 1 else int(order[0])
+        return self.names_all[j], float(self.post[i, j])
+
+
+def _log_t(d2: np.ndarray, scale: float, F: int, nu: float) -> np.ndarray:
+    """Log density (up to a constant shared by every class) of a multivariate Student t with ``nu``
+    degrees of freedom and covariance ``scale`` × the base covariance, at squared base distance d²."""
+    return -0.5 * F * np.log(scale) - 0.5 * (nu + F) * np.log1p(d2 / (nu * scale))
+
+
+def _posterior(logl: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    logp = logl + np.log(prior)
+    logp -= logp.max(axis=1, keepdims=True)
+    post = np.exp(logp)
+    return post / post.sum(axis=1, keepdims=True)
+
+
+def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOKENS) -> TokenPosteriors:
+    """Posterior of every cell's token class, bare sand, or "unknown".
+
+    Each class's likelihood is a multivariate Student t (``cfg.t_dof`` degrees of freedom: heavy
+    tails, so one odd feature does not decide; Lange, Little & Taylor 1989) around its nearest
+    prototype, scaled by the class's leave-one-out spread (times ``cfg.scene_spread``); "unknown" is the same density with the
+    spread of the whole calibrated board's looks, with prior ``cfg.unknown_prior``; bare sand and the
+    token classes share the rest of the prior as common as they are in this photo (EM on the
+    mixing proportions, ``cfg.prior_iterations`` rounds).
 
     Args:
         feats: float64 (N, F) features of the cells to classify.
-    Returns:
-        ``(labels, prob, distance)``: list of N names; float64 (N,) posterior of the choice
-        (softmax over −d²/2 of the empty prototype nearest and of every class, each class at its
-        nearest prototype); float64 (N,) Mahalanobis distance to the chosen class.
     """
     W = np.linalg.cholesky(model.precision)  # precision = W Wᵀ, so d² = |(x − m) W|²
-
-    def d2(x, centres):
-        return _sq_distances(x, centres, W)
-
-    de = d2(feats, model.empties).min(axis=1, initial=np.inf)[:, None] if len(model.empties) else \
-        np.full((len(feats), 1), 1e6)
-    dk = d2(feats, model.means)
-    if model.protos is not None and len(model.protos):
-        dp = d2(feats, model.protos)
-        for k in range(len(model.classes)):
+    N, F = feats.shape
+    K = len(model.classes)
+    de = _sq_distances(feats, model.empties, W).min(axis=1, initial=np.inf) if len(model.empties) else \
+        np.full(N, np.inf)
+    dk = np.full((N, K), np.inf)
+    if len(model.protos):
+        dp = _sq_distances(feats, model.protos, W)
+        for k in range(K):
             sel = model.proto_class == k
             if sel.any():
-                dk[:, k] = np.minimum(dk[:, k], dp[:, sel].min(axis=1))
-    D = np.concatenate([de, dk], axis=1)
-    logp = -0.5 * (D - D.min(axis=1, keepdims=True))
-    post = np.exp(logp)
-    post /= post.sum(axis=1, keepdims=True)
-    best = post.argmax(axis=1)
-    names = [EMPTY] + model.classes
-    n = np.arange(len(best))
-    return [names[b] for b in best], post[n, best], np.sqrt(D[n, best])
+                dk[:, k] = dp[:, sel].min(axis=1)
+    nu = cfg.t_dof
+    k = cfg.scene_spread
+    logl = np.concatenate([_log_t(de, k * model.scale_empty, F, nu)[:, None], _log_t(dk, k * model.scale_token, F, nu),
+                           _log_t(np.minimum(de, dk.min(axis=1, initial=np.inf)), model.scale_unknown, F, nu)[:, None]],
+                          axis=1)
+    # how common bare sand and each token are in this photo (empirical Bayes: EM on the mixing
+    # proportions, a Dirichlet pseudo-count of one per class); "unknown" keeps its fixed prior
+    prior = np.full(K + 2, (1.0 - cfg.unknown_prior) / (K + 1))
+    prior[-1] = cfg.unknown_prior
+    for _ in range(cfg.prior_iterations):
+        post = _posterior(logl, prior)
+        counts = post[:, :-1].sum(axis=0) + 1.0
+        prior[:-1] = (1.0 - cfg.unknown_prior) * counts / counts.sum()
+    post = _posterior(logl, prior)
+    names = [EMPTY] + model.classes + [UNKNOWN]
+    return TokenPosteriors([names[b] for b in post.argmax(axis=1)], post, names)
 
 
 def strangeness(feats: np.ndarray, model: TokenModel) -> np.ndarray:
@@ -294,34 +393,12 @@ def strangeness(feats: np.ndarray, model: TokenModel) -> np.ndarray:
     Args:
         feats: float64 (N, F) cell features.
     Returns:
-        float64 (N,): Mahalanobis distance (strict covariance: no allowance for brightness drift)
-        to the nearest empty prototype, class mean or pasted prototype. A lone odd cell is a
-        smudge; a large blob of them is something over the board (:func:`vision.plazing.read`).
+        float64 (N,): Mahalanobis distance in the strict base metric (no allowance for brightness
+        drift) to the nearest bare cell or token prototype of the calibration. A lone odd cell is a
+        smudge or a token in an unusual light; a blob of them is something over the board.
     """
     W = np.linalg.cholesky(model.strict if model.strict is not None else model.precision)
-    refs = [model.empties, model.means] + ([model.protos] if model.protos is not None and len(model.protos) else [])
-    R = np.vstack([r for r in refs if len(r)]) if any(len(r) for r in refs) else np.zeros((1, feats.shape[1]))
-    return np.sqrt(_sq_distances(feats, R, W).min(axis=1))
-
-
-def with_scan_marks(tokens: TokenModel, feats: np.ndarray, free: np.ndarray, terrain: np.ndarray):
-    """Add empty prototypes for printed marks (± squares, crossed sticks) the calibration shot never
-    showed free: the median look of this photo's free cells bearing that mark (most are empty).
-
-    Returns:
-        (token model to use, set of marks that had no calibration prototype).
-    """
-    unseen = set()
-    extra = []
-    for mark in "+-x":
-        if mark in tokens.empty_marks:
-            continue
-        cells = [tuple(rc) for rc in free.tolist() if terrain[rc[0], rc[1]] == mark]
-        if cells:
-            unseen.add(mark)
-            extra.append(np.median(np.array([feats[rc] for rc in cells]), axis=0))
-    if not extra:
-        return tokens, unseen
-    return TokenModel(tokens.classes, tokens.means, np.vstack([tokens.empties] + extra), tokens.precision,
-                      tokens.empty_marks + "".join(sorted(unseen)), tokens.protos, tokens.proto_class,
-                      tokens.strict), unseen
+    refs = [r for r in (model.empties, model.protos) if len(r)]
+    if not refs:
+        return np.zeros(len(feats))
+    return np.sqrt(_sq_distances(feats, np.vstack(refs), W).min(axis=1))
