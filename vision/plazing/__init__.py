@@ -2,7 +2,7 @@
 
 The reader interface (:mod:`beachscore.games`): :func:`learn` (calibration,
 :mod:`vision.plazing.learn`), :func:`register` (:mod:`vision.plazing.register`), :func:`read`
-(:mod:`vision.plazing.read`, which lists the stages, one module each), :func:`annotate`
+(:mod:`vision.plazing.reader`, which lists the stages, one module each), :func:`annotate`
 (:mod:`vision.plazing.draw`). Every tunable number is in :mod:`vision.plazing.config`, with its
 physical or statistical meaning; appearance comes from the calibration shot, geometry from the
 board profile.
@@ -22,7 +22,7 @@ import numpy as np
 from vision.plazing.learn import learn, parse_label
 from vision.plazing.lighting import lighting_gains
 from vision.plazing.model import MODEL_VERSION
-from vision.plazing.read import read
+from vision.plazing.reader import read
 from vision.plazing.rectify import DECODE_REDUCE
 from vision.plazing.register import register
 from vision.types import Photo, Reading

@@ -131,6 +131,15 @@ class PatternConfig:
     #: Tempering of the pattern log-likelihood (the map's elements are not independent): the
     #: sum of squared residuals is divided by this many "effective" elements per element.
     dependence: float = 4.0
+    #: A piece cell whose print costs this many times the photo's typical piece cell is as likely
+    #: hidden (a meeple standing on it) as not: clean development photos reach ≈ 10, a meeple
+    #: pushed onto a gear ≈ 30–40 …
+    hidden_ratio: float = 20.0
+    #: … with this slope (per unit of log ratio) …
+    hidden_slope: float = 4.0
+    #: … and the typical cost floored here (a photo of near-perfect prints would make any speck
+    #: look like a hidden print).
+    min_typical_cost: float = 2.0
 
 
 @dataclass(frozen=True)

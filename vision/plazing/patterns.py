@@ -328,4 +328,16 @@ def piece_scorer(model: PatternModel, cells, windows):
         face = FACINGS[opts[best][0]] if kind == "screen" else None
         return m, face, float(post[best] / post.sum())
 
+    def per_cell(kind, placed) -> np.ndarray:
+        """Print cost of each of ``placed`` (its best rotation for the whole piece), float64 (n,)."""
+        if kind in model.pooled:
+            return np.array([costs[kind][index[cell], 0] if kind in costs else untaught for cell in placed])
+        opts = model.placements(kind, placed)
+        if not opts:
+            return np.full(len(placed), untaught)
+        rows = [[costs[model.role(kind, i)][index[cell], k] if model.role(kind, i) in costs else untaught
+                 for cell, i in zip(placed, idx)] for k, idx in opts]
+        return np.array(min(rows, key=sum), np.float64)
+
+    score.per_cell = per_cell
     return score

@@ -28,7 +28,7 @@ import numpy as np
 from beachscore.errors import BadInputError, UnreadableBoardError
 from vision.plazing.cells import Grid
 from vision.plazing.checks import big_blobs, largest_blob, light_named, terrain_warning, unlike_board, unlike_message
-from vision.plazing.config import PRINTS, QUALITY, RECTIFY, REVISIT
+from vision.plazing.config import PATTERN, PRINTS, QUALITY, RECTIFY, REVISIT
 from vision.plazing.ledger import Decision, Ledger, calibrated
 from vision.plazing.model import ReaderModel
 from vision.plazing.names import cell_name, cells_text
@@ -203,6 +203,8 @@ def read(photo: Photo) -> Reading:
                             + _pieces_words(mine), alt_p, _pieces_words(alt_pieces or []),
                             _replace_pieces(mine, alt_pieces) if alt_pieces else None))
 
+    _hidden_prints(pieces, scorer, ledger, warnings)
+
     state = {"game": "plazing", "rows": grid.rows, "cols": grid.cols, "pieces": pieces, "meeples": [],
              "neutral": [], "resources": [], "trash": [], "surprises": []}
     for cell, name in tokens.items():
@@ -248,6 +250,32 @@ class Alternatives:
 
     def __bool__(self) -> bool:
         return True
+
+
+def _hidden_prints(pieces: list, scorer, ledger: Ledger, warnings: list) -> None:
+    """Doubt the pieces whose print is hidden in part: something (a meeple pushed off its cell, a
+    token) may stand on them, and it is then missing from the reading.
+
+    A cell's print cost (:func:`~vision.plazing.patterns.piece_scorer`) against the photo's typical
+    piece cell (the median) is the evidence: the probability that something covers the print is
+    logistic in the log of that ratio around ``PATTERN.hidden_ratio``.
+    """
+    per = [scorer.per_cell(p["kind"], sorted(map(tuple, p["cells"]))) for p in pieces if p["kind"] != "unknown"]
+    if not per:
+        return
+    typical = max(float(np.median(np.concatenate(per))), PATTERN.min_typical_cost)
+    for p in pieces:
+        if p["kind"] == "unknown":
+            continue
+        cells = sorted(map(tuple, p["cells"]))
+        ratio = float(scorer.per_cell(p["kind"], cells).max()) / typical
+        hidden = 1.0 / (1.0 + (PATTERN.hidden_ratio / max(ratio, 1e-9)) ** PATTERN.hidden_slope)
+        if hidden > 0.01:
+            ledger.add(Decision("print", cells, 1.0 - hidden, f"nothing on the {p['player']} {p['kind']} on "
+                                f"{cells_text(cells)}"))
+        if hidden > 0.5:
+            warnings.append(f"the print of the {p['player']} {p['kind']} on {cells_text(cells)} is hidden in part: "
+                            "is a meeple or a token standing on it? Check it and the cells around it")
 
 
 def _words(name: str, cell):
