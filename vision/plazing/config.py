@@ -309,17 +309,42 @@ class ConfidenceConfig:
 
 @dataclass(frozen=True)
 class RegisterConfig:
-    """Registration when the board has moved (ECC, at reduced resolution for speed)."""
+    """Registration (:mod:`vision.plazing.register`): only what no game changes says the board moved."""
 
-    #: The moved-board alignment runs on the calibration reference shrunk by this extra factor.
-    coarse_factor: int = 2
-    #: ECC iterations and convergence threshold of the moved-board alignment.
-    iterations: int = 30
-    epsilon: float = 1e-4
-    #: Below this phase-correlation peak the shift guess is ignored (ECC starts from no motion).
+    #: The fixed parts: the frame outside the grid less this margin (a piece a few mm off its
+    #: cells, the top of a standing meeple seen at an angle) …
+    grid_margin_mm: float = 6.0
+    #: … and this band of table outside the board's outline.
+    table_band_mm: float = 15.0
+    #: Edges of the fixed parts correlating this well with the calibration's under the calibrated
+    #: homography (ECC) are not moved (light and JPEG noise alone keep it ≥ 0.94 on the samples).
+    unmoved_ecc: float = 0.93
+    #: Keypoints (ORB) sought on the fixed parts of the reference (1/4 of the calibration shot).
+    keypoints: int = 500
+    #: A motion needs at least this many keypoint matches it explains …
+    min_inliers: int = 8
+    #: … within this distance (mm on the board) …
+    match_tolerance_mm: float = 1.5
+    #: … and this many times as many as "nothing moved" explains.
+    min_inlier_gain: float = 1.5
+    #: The farthest a bump is looked for (mm): a board knocked by a hand slides a few cm at most.
+    largest_bump_mm: float = 40.0
+    #: Below this phase-correlation peak the shift guess is ignored (no keypoints to go by).
     min_phase_response: float = 0.05
-    #: Below this ECC correlation the alignment is not trusted (as the pipeline's).
+    #: ECC iterations of the refinement (Euclidean warp) at half the reference size, then at the
+    #: reference size (from a near answer: a few suffice), and the convergence threshold.
+    iterations: int = 20
+    fine_iterations: int = 6
+    epsilon: float = 1e-4
+    #: The refinement is fitted again without this share of the fixed parts' pixels it explains
+    #: worst (a hand, a card, a cable on the frame).
+    trim_share: float = 0.2
+    #: A refined alignment must correlate at least this well …
     min_score: float = 0.6
+    #: … and this much better than "nothing moved" (a change of light alone gains < 0.01).
+    min_ecc_gain: float = 0.03
+    #: A turn smaller than this (degrees) and a shift under ``pipeline.MOVED_MM`` is no move.
+    moved_deg: float = 0.2
 
 
 RECTIFY = RectifyConfig()
