@@ -257,6 +257,16 @@ class QualityConfig:
     #: … and its residuals' robust sd on the frame stays below this (log units; samples under ramps,
     #: vignettes and soft shadows ≤ 0.02, a flat patch over half the photo 0.1).
     light_field_max_sd: float = 0.045
+    #: Light evened out on the bare sand (:func:`vision.plazing.lighting.sand_correction`):
+    #: smoothing scale (cells; a lamp's hot spot spans several), …
+    sand_sigma_cells: float = 2.0
+    #: … a cell's sand this far (log units: 15 %) off the smooth field is a token or a mark on its
+    #: ring, not the light …
+    sand_outlier_log: float = 0.15
+    #: … at least this many bare cells are needed, and a correction within this share of 1
+    #: everywhere (the brightness drift the token model allows for) is not applied.
+    sand_min_cells: int = 12
+    sand_even_share: float = 0.03
     #: Sharpness of the rectified board relative to the calibration's below which it is blurred.
     min_sharpness_ratio: float = 0.35
     #: Share of placeable cells unlike the calibrated board above which the view is blocked.

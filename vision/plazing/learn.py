@@ -21,7 +21,7 @@ from vision.image_io import read_image
 from vision.plazing.augment import augmented_boards
 from vision.plazing.cells import Grid, colour_table, learn_colour, mislabelled, sample_colour
 from vision.plazing.config import PALETTE, PATTERN, RECTIFY, TOKENS
-from vision.plazing.lighting import frame_sharpness, median_bgr
+from vision.plazing.lighting import cell_sands, frame_sharpness, median_bgr
 from vision.plazing.model import FRAME_PICTURE, MODEL_VERSION, PALETTE_PICTURE
 from vision.plazing.patterns import PatternModel
 from vision.plazing.pieces import FACINGS, catalogue_shapes, groups, split_group
@@ -125,6 +125,8 @@ def learn(shot: CalibrationShot) -> dict:
     P = len(players)
     view = View(rect, np.ones(3, np.float32), table, P, terrain)
     local = rect.local
+    sand = {"bgr": np.round(cell_sands(view.board, view.cells), 1).tolist(),
+            "bare": ((view.owner < 0) & (terrain != "#")).tolist()}
     # every cell's look as photographed (marks and all): how terrain looks, for reading it from photos
     looks = view.looks()
     # the printed marks painted over with their cell's sand, as a scan does before reading tokens
@@ -162,7 +164,8 @@ def learn(shot: CalibrationShot) -> dict:
             "screen_template": template.round(5).tolist(),
             "player_gray": np.round(ref_light, 2).tolist(),
             "sharpness": frame_sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
-            "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model}
+            "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model,
+            "sand": sand}
 
 
 def _check_labels(raw: np.ndarray, parsed, rect: Rectified, ppm: float, cell_mm: float) -> None:

@@ -82,7 +82,7 @@ def _unclipped(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def lighting_field(small: np.ndarray, reference: np.ndarray | None, frame: np.ndarray, gains,
-                   min_range: float = 0.12) -> np.ndarray | None:
+                   min_range: float = 0.03) -> np.ndarray | None:
     """Quadratic log-brightness field (6 coefficients over the board, see :func:`field_at`) that
     evens out uneven light — a lamp to one side, a vignette, a soft shadow — or None when the light
     is even.
@@ -168,3 +168,89 @@ def uneven_light(small: np.ndarray, reference: np.ndarray | None, frame: np.ndar
         return False
     tint = np.median(lr[off].max(axis=1) - lr[off].min(axis=1))
     return bool(tint <= max_tint)
+
+
+def cell_sands(board: np.ndarray, cells) -> np.ndarray:
+    """Every cell's sand colour: the median of a ring just inside its edge (inset and width as
+    :func:`~vision.plazing.prints.cell_sand`), which tokens in a cell's middle do not reach.
+
+    Args:
+        board: normalised grid crop, BGR uint8 (H, W, 3).
+        cells: the crop's :class:`~vision.plazing.cells.CellBlocks` (its grid rectangle).
+    Returns:
+        float32 (rows, cols, 3).
+    """
+    from vision.plazing.config import PRINTS
+
+    g = cells.grid
+    K = 20  # px per cell side of the resampled grid: the ring is a few px wide
+    u0, v0, u1, v1 = cells.rect
+    img = cv2.resize(board[v0:v1, u0:u1], (g.cols * K, g.rows * K), interpolation=cv2.INTER_AREA)
+    a = max(1, int(round(PRINTS.ring_inset_share * K)))
+    b = max(a + 1, int(round((PRINTS.ring_inset_share + PRINTS.ring_width_share) * K)))
+    ring = np.zeros((K, K), bool)
+    ring[a:K - a, a:K - a] = True
+    ring[b:K - b, b:K - b] = False
+    cellwise = img.reshape(g.rows, K, g.cols, K, 3).transpose(0, 2, 1, 3, 4)[:, :, ring]  # (rows, cols, n, 3)
+    return np.median(cellwise, axis=2).astype(np.float32)
+
+
+def smooth_cells(values: np.ndarray, weight: np.ndarray, sigma_cells: float) -> np.ndarray | None:
+    """Normalised Gaussian smoothing of per-cell values where ``weight`` > 0 (a cell's own value
+    and its neighbours', so cells without a value get their neighbours'): (rows, cols, C) float32,
+    or None when no cell has a weight."""
+    w = weight.astype(np.float32)
+    if w.sum() <= 0:
+        return None
+    num = cv2.GaussianBlur(values * w[..., None], (0, 0), sigma_cells, borderType=cv2.BORDER_REPLICATE)
+    den = cv2.GaussianBlur(w, (0, 0), sigma_cells, borderType=cv2.BORDER_REPLICATE)
+    return (num.reshape(values.shape) / np.maximum(den, 1e-6)[..., None]).astype(np.float32)
+
+
+def sand_correction(sands: np.ndarray, bare: np.ndarray, reference: np.ndarray, ref_bare: np.ndarray,
+                    cfg=QUALITY) -> np.ndarray | None:
+    """Per-cell B, G, R gains that bring this photo's bare sand to the calibration's, or None when
+    the light already matches (every gain within ``cfg.sand_even_share`` of 1).
+
+    What is bare at this moment is the reference: the sand of the cells no piece covers (their
+    ring, which tokens do not reach). The log ratio to the calibration's sand at the same place
+    (itself smoothed over the calibration's bare cells) is smoothed over the board (Gaussian,
+    ``cfg.sand_sigma_cells``), the cells far off the smooth field (a token or a mark on the ring,
+    ``cfg.sand_outlier_log``) left out, and smoothed again: a lamp's hot spot, a vignette, a
+    colour cast that varies across the board are evened out; where pieces cover the sand the
+    neighbours' correction is used.
+
+    Args:
+        sands: float32 (rows, cols, 3) this photo's :func:`cell_sands`; bare: bool (rows, cols).
+        reference, ref_bare: the same of the calibration shot.
+    Returns:
+        float32 (rows, cols, 3) gains, or None.
+    """
+    ref = smooth_cells(np.log(np.maximum(reference, 1.0)), ref_bare, cfg.sand_sigma_cells)
+    if ref is None or bare.sum() < cfg.sand_min_cells:
+        return None
+    ratio = ref - np.log(np.maximum(sands, 1.0))
+    use = bare.copy()
+    for _ in range(2):
+        fit = smooth_cells(ratio, use, cfg.sand_sigma_cells)
+        use = bare & (np.abs(ratio - fit).max(axis=-1) < cfg.sand_outlier_log)
+        if use.sum() < cfg.sand_min_cells:
+            return None
+    fit = smooth_cells(ratio, use, cfg.sand_sigma_cells)
+    if np.abs(fit).max() < np.log1p(cfg.sand_even_share):
+        return None
+    return np.exp(fit).astype(np.float32)
+
+
+def cells_to_pixels(per_cell: np.ndarray, grid: Grid, shape, px_per_mm: float) -> np.ndarray:
+    """A smooth per-cell field (rows, cols, C) as a per-pixel field of an image of ``shape`` whose
+    grid sits at ``grid`` (the image's own mm): bilinear between cell centres, float32 (H, W, C)."""
+    h, w = shape[:2]
+    rows, cols = per_cell.shape[:2]
+    # cell centre (r, c) is at px ((origin + (c + 0.5)·cell)·ppm − 0.5, …): an affine map from cells to px
+    sx = grid.cell_mm * px_per_mm
+    tx = grid.origin_mm[0] * px_per_mm + 0.5 * sx - 0.5
+    ty = grid.origin_mm[1] * px_per_mm + 0.5 * sx - 0.5
+    M = np.float32([[1.0 / sx, 0, -tx / sx], [0, 1.0 / sx, -ty / sx]])  # px → cell coordinates
+    return cv2.warpAffine(per_cell.astype(np.float32), M, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE).reshape(h, w, -1)

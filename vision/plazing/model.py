@@ -34,6 +34,9 @@ class ReaderModel:
         self.player_gray = list(d["player_gray"])
         self.sharpness = float(d.get("sharpness", 0.0))
         self.terrain = TerrainModel.from_json(d.get("terrain"))
+        sand = d.get("sand")
+        self.sand = np.array(sand["bgr"], np.float32) if sand else None  #: (rows, cols, 3) calibration's cell sands
+        self.sand_bare = np.array(sand["bare"], bool) if sand else None  #: (rows, cols) where it was bare
         self.table = None
         self.registration_levels: dict = {}
         self.last_refined: dict = {}  #: photo size → the last refined Registration

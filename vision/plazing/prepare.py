@@ -1,10 +1,11 @@
 """Stages 1–2 — a registered photo made into a top view in the calibration's light.
 
 Input: the registered photo, the learned model, the grid, the terrain. Output: :class:`Prepared`:
-the rectified views (:class:`~vision.plazing.rectify.Rectified`), the light's correction (global
+the rectified views (:class:`~vision.plazing.rectify.Rectified`), the light's correction — global
 gains and, for uneven light, a smooth field, both measured on the printed frame that no game
-changes: :mod:`vision.plazing.lighting`) and the :class:`~vision.plazing.view.View` of the
-corrected grid (pixel labels, cover per cell). Dark, glared and blurred photos are refused here.
+changes, then a field measured on the sand no piece covers (:mod:`vision.plazing.lighting`) — and
+the :class:`~vision.plazing.view.View` of the corrected grid (pixel labels, cover per cell). Dark,
+glared and blurred photos are refused here.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import numpy as np
 from vision.plazing.cells import Grid
 from vision.plazing.checks import check_quality
 from vision.plazing.config import QUALITY, RECTIFY
-from vision.plazing.lighting import field_at, frame_mask, lighting_field, lighting_gains
+from vision.plazing.lighting import (cell_sands, cells_to_pixels, field_at, frame_mask, lighting_field, lighting_gains,
+                                     sand_correction)
 from vision.plazing.model import ReaderModel
 from vision.plazing.rectify import Rectified, scratch_arrays
 from vision.plazing.view import View
@@ -66,4 +68,12 @@ def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray) -> Prepa
         small = np.clip(rect.small * fq[..., None], 0, 255).astype(np.uint8)
     view = View(rect, gains, model.table, len(model.players), terrain, board=board, scratch=scratch)
     check_quality(small, view.gains, model, grid)
+    # then against what is bare at this moment inside the grid: the sand no piece covers
+    if model.sand is not None:
+        corr = sand_correction(cell_sands(view.board, view.cells), (view.owner < 0) & (terrain != "#"),
+                               model.sand, model.sand_bare)
+        if corr is not None:
+            fld = cells_to_pixels(corr, rect.local, rect.crop.shape, ppm)
+            board = np.clip(view.board * fld, 0, 255).astype(np.uint8)
+            view = View(rect, gains, model.table, len(model.players), terrain, board=board, scratch=scratch)
     return Prepared(rect, view, gains, coef, frame, model.reference_small)
