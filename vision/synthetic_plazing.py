@@ -398,7 +398,7 @@ def random_layout(profile: dict, rng: np.random.Generator, players, *, pieces=(1
                 facing = None
                 if kind == "screen":
                     facing = ("N", "S")[int(rng.integers(2))] if h == 1 else ("E", "W")[int(rng.integers(2))]
-                out.append(Piece(player, kind, sorted(placed), facing, tuple(rng.uniform(-0.8, 0.8, 2))))
+                out.append(Piece(player, kind, sorted(placed), facing))
                 count[(player, kind)] = count.get((player, kind), 0) + 1
                 return True
         return False
@@ -415,6 +415,24 @@ def random_layout(profile: dict, rng: np.random.Generator, players, *, pieces=(1
         if count.get((player, kind), 0) >= MOST[kind]:
             continue
         place(player, kind, SHAPES[kind][int(rng.integers(len(SHAPES[kind])))])
+    # pieces lie a little off their cells; pieces pressed together move together (cardboard does
+    # not slide into its neighbour)
+    root = list(range(len(out)))
+
+    def find(i):
+        while root[i] != i:
+            i = root[i]
+        return i
+
+    where = {c: i for i, p in enumerate(out) for c in p.cells}
+    for i, p in enumerate(out):
+        for r, c in p.cells:
+            for nb in ((r + 1, c), (r, c + 1)):
+                j = where.get(nb)
+                if j is not None and j != i:
+                    root[find(i)] = find(j)
+    shift = {k: tuple(rng.uniform(-0.8, 0.8, 2)) for k in {find(i) for i in range(len(out))}}
+    out = [Piece(p.player, p.kind, p.cells, p.facing, shift[find(i)]) for i, p in enumerate(out)]
     tokens = []
     open_cells = [rc for rc in free if not taken[rc]]
     rng.shuffle(open_cells)

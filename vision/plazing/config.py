@@ -84,18 +84,19 @@ class SeamConfig:
     lags_mm: tuple[float, ...] = (1.5, 3.0)
     #: Share of the edge (centred) examined; corners and printed dots are left out.
     along_share: float = 0.6
-    #: Colour dip (BGR levels, after illumination normalisation) at which a cut is as likely as
-    #: not. Inside a piece JPEG ripple and shading give ≲ 4 levels; the faintest real cut between
-    #: two pieces pressed together gives ≳ 10.
-    contrast_bgr: float = 7.0
-    #: Logistic scale of the seam probability around ``contrast_bgr`` (BGR levels).
-    scale_bgr: float = 1.0
-    #: Seam evidence this weak (BGR levels, both ends inclusive) on an edge the best split cuts and
-    #: the runner-up joins decides nothing reliably: double JPEG
-    #: made a 10.6-level dip inside one 2-cell gear (read as two gears at 0.97). Such a split's
-    #: posterior is capped at ``weak_seam_posterior``.
-    weak_seam_bgr: tuple[float, float] = (4.0, 18.0)
-    weak_seam_posterior: float = 0.45
+    #: Sd of the dip inside one piece (JPEG ripple, shading; BGR levels) when the calibration shot
+    #: has no labelled screen to measure it on, and its floor.
+    default_joined_sd_bgr: float = 2.5
+    min_joined_sd_bgr: float = 1.5
+    #: Degrees of freedom of the dip inside one piece (a half Student t: a crease or double JPEG
+    #: now and then dips deeper than Gaussian noise would).
+    joined_t_dof: float = 4.0
+    #: Share of cuts between pieces pressed together that show no line at all (2 of 49 on the
+    #: shared and development samples): a faint dip is never better evidence than this for "one
+    #: piece" …
+    invisible_cut_share: float = 0.05
+    #: … and a visible cut's dip is spread this wide (BGR levels; the samples' cuts 10–170).
+    cut_sd_bgr: float = 80.0
     #: Largest group of same-colour touching cells that is split exactly (bigger: unknown piece).
     max_exact_cells: int = 24
     #: Most tilings enumerated per group.
@@ -267,6 +268,10 @@ class QualityConfig:
     #: everywhere (the brightness drift the token model allows for) is not applied.
     sand_min_cells: int = 12
     sand_even_share: float = 0.03
+    #: … nor one that would brighten or darken part of the board by more than this factor (a lamp's
+    #: hot spot or a vignette change the light by a few tens of percent; more is a shadow or
+    #: something over the board, which the checks name).
+    sand_most_gain: float = 1.5
     #: Sharpness of the rectified board relative to the calibration's below which it is blurred.
     min_sharpness_ratio: float = 0.35
     #: Share of placeable cells unlike the calibrated board above which the view is blocked.

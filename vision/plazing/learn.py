@@ -28,7 +28,7 @@ from vision.plazing.pieces import FACINGS, catalogue_shapes, groups, split_group
 from vision.plazing.prints import remove_marks
 from vision.plazing.rectify import DECODE_REDUCE, Rectified
 from vision.plazing.screens import learn_template, screen_cells
-from vision.plazing.seams import seam_contrasts
+from vision.plazing.seams import joined_sd, seam_contrasts
 from vision.plazing.terrain import TerrainModel, setup_terrain
 from vision.plazing.tokens import background_cells, learn_tokens, token_mask
 from vision.plazing.view import View
@@ -150,7 +150,11 @@ def learn(shot: CalibrationShot) -> dict:
     tokens = learn_tokens(feats, token_samples, empty_cells, composites)
 
     fallback = [float(cv2.cvtColor(np.uint8([[np.clip(raw[0, 0], 0, 255)]]), cv2.COLOR_BGR2GRAY)[0, 0])] * P
-    patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median)
+    # the dip across an edge inside one piece: measured on the labelled screens' inner edges
+    seams = seam_contrasts(view.board, view.owner, local, ppm)
+    inside = [v for (a, b), v in seams.items() for _, cells, _ in screens if a in cells and b in cells]
+    seam_sd = joined_sd(inside)
+    patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median, seam_sd)
     template = learn_template(view.gray, [(cells, f) for _, cells, f in screens], local, ppm)
     # every cell's look (the board as calibrated); with the shot's own terrain, how terrain looks
     terrain_model = TerrainModel.learn(looks, terrain,
@@ -165,7 +169,7 @@ def learn(shot: CalibrationShot) -> dict:
             "player_gray": np.round(ref_light, 2).tolist(),
             "sharpness": frame_sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
             "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model,
-            "sand": sand}
+            "sand": sand, "seam_sd": round(seam_sd, 3)}
 
 
 def _check_labels(raw: np.ndarray, parsed, rect: Rectified, ppm: float, cell_mm: float) -> None:
@@ -216,7 +220,7 @@ def _pasted_tokens(view: View, table: np.ndarray, grid: Grid, feats: np.ndarray,
     return out
 
 
-def _learn_patterns(profile, view: View, screens, fallback, median):
+def _learn_patterns(profile, view: View, screens, fallback, median, seam_sd: float):
     """Each kind's printed cell pattern from the calibration: labelled screens (their facing gives
     the rotation), and every other piece whose split by seams alone is sure
     (``PATTERN.min_teach_posterior``).
@@ -248,7 +252,7 @@ def _learn_patterns(profile, view: View, screens, fallback, median):
     shapes = catalogue_shapes(profile)
     seams = seam_contrasts(view.board, owner, view.grid, RECTIFY.px_per_mm)
     for pi, cells in groups(owner):
-        split = split_group(cells, seams, shapes)
+        split = split_group(cells, seams, shapes, joined_sd_bgr=seam_sd)
         if not split.exact or split.posterior < PATTERN.min_teach_posterior:
             continue
         for kind, placed, _, _ in split.pieces:

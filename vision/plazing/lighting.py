@@ -237,8 +237,8 @@ def sand_correction(sands: np.ndarray, bare: np.ndarray, reference: np.ndarray, 
         if use.sum() < cfg.sand_min_cells:
             return None
     fit = smooth_cells(ratio, use, cfg.sand_sigma_cells)
-    if np.abs(fit).max() < np.log1p(cfg.sand_even_share):
-        return None
+    if np.abs(fit).max() < np.log1p(cfg.sand_even_share) or np.abs(fit).max() > np.log(cfg.sand_most_gain):
+        return None  # even already; or not light at all (a shadow's hard edge, a flat patch: named later)
     return np.exp(fit).astype(np.float32)
 
 

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.plazing.config import SEAM, SeamConfig
-from vision.plazing.seams import seam_probability
+from vision.plazing.seams import seam_log_likelihoods
 
 Cell = tuple[int, int]
 FACINGS = "NESW"  #: a canonical screen faces N; k clockwise quarter turns make it face FACINGS[k]
@@ -115,27 +115,32 @@ def _placement_table_of(order: list[Cell], shapes):
 
 
 def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
-                piece_score=None, cfg: SeamConfig = SEAM) -> Split:
+                piece_score=None, joined_sd_bgr: float | None = None, cfg: SeamConfig = SEAM) -> Split:
     """Split one 4-connected group of a player's cells into catalogue pieces.
 
     Args:
         cells: the group's cells.
         seams: seam contrasts from :func:`~vision.plazing.seams.seam_contrasts` (edges keyed (first cell, cell right
             of / below it)), BGR levels.
+        joined_sd_bgr: the dip's sd inside one piece (learned at calibration); default
+            ``cfg.default_joined_sd_bgr``.
         shapes: from :func:`catalogue_shapes`.
         piece_score: optional function (kind, cells) → (log-likelihood of the print, facing,
             facing posterior); without it the print is not used.
     Returns:
         The most probable :class:`Split`. Score of a tiling = Σ over the group's inner edges of
-        log P(seam) where it cuts and log P(no seam) where it does not, + Σ over its pieces of the
-        print's log-likelihood; posterior = softmax over all tilings (at most ``cfg.max_tilings``).
+        log p(dip | cut) where it cuts and log p(dip | joined) where it does not
+        (:func:`~vision.plazing.seams.seam_log_likelihoods`), + Σ over its pieces of the print's
+        log-likelihood; posterior = softmax over all tilings (at most ``cfg.max_tilings``).
     """
     order = sorted(cells)
     if len(order) > cfg.max_exact_cells:
         return Split(pieces=[("unknown", order, None, 1.0)], posterior=0.0, exact=False)
-    p_seam = {e: float(np.clip(seam_probability(v, cfg), 1e-6, 1 - 1e-6))
-              for e, v in seams.items() if e[0] in cells and e[1] in cells}
-    base = sum(np.log(p) for p in p_seam.values())
+    sd = cfg.default_joined_sd_bgr if joined_sd_bgr is None else joined_sd_bgr
+    inner = [(e, v) for e, v in seams.items() if e[0] in cells and e[1] in cells]
+    lc, lj = seam_log_likelihoods(np.array([v for _, v in inner], np.float64), sd, cfg)
+    gain = {e: float(j - c) for (e, _), c, j in zip(inner, lc, lj)}  # log LR of "joined" per edge
+    base = float(np.sum(lc))
     table = _placement_table(order, shapes)
     if sum(len(row) for row in table) == 1:  # one way only (e.g. a lone cell): nothing to weigh
         (mask, kind, placed), = [x for row in table for x in row]
@@ -146,7 +151,7 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
     for row in table:
         for mask, kind, placed in row:
             inside = set(placed)
-            sc = sum(np.log(1 - p) - np.log(p) for e, p in p_seam.items() if e[0] in inside and e[1] in inside)
+            sc = sum(g for e, g in gain.items() if e[0] in inside and e[1] in inside)
             face, pf = None, 1.0
             if piece_score is not None:
                 ll, face, pf = piece_score(kind, placed)
@@ -193,27 +198,6 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
     alt = float(post[int(ranking[1])] / post.sum()) if len(results) > 1 else 0.0
     return Split(pieces=pieces, posterior=float(post[top] / post.sum()), runner_up=runner, kinds=kinds,
                  alt_posterior=alt)
-
-
-def weak_seam_decisions(split: Split, seams: dict[tuple[Cell, Cell], float],
-                        cfg: SeamConfig = SEAM) -> list[tuple[Cell, Cell]]:
-    """Edges that the best split cuts and its runner-up joins on weak seam evidence
-    (``cfg.weak_seam_bgr``): the choice between the two rests on a guess."""
-    if not split.exact or split.runner_up is None:
-        return []
-
-    def piece_of(pieces):
-        return {tuple(c): i for i, (_, cs) in enumerate(pieces) for c in cs}
-
-    top = piece_of([(k, cs) for k, cs, *_ in split.pieces])
-    run = piece_of(split.runner_up)
-    lo, hi = cfg.weak_seam_bgr
-    out = []
-    for (a, b), v in seams.items():
-        if a in top and b in top and a in run and b in run:
-            if top[a] != top[b] and run[a] == run[b] and lo <= v <= hi:
-                out.append((a, b))
-    return out
 
 
 def groups(owner: np.ndarray) -> list[tuple[int, set[Cell]]]:

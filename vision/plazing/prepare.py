@@ -68,12 +68,22 @@ def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray) -> Prepa
         small = np.clip(rect.small * fq[..., None], 0, 255).astype(np.uint8)
     view = View(rect, gains, model.table, len(model.players), terrain, board=board, scratch=scratch)
     check_quality(small, view.gains, model, grid)
-    # then against what is bare at this moment inside the grid: the sand no piece covers
-    if model.sand is not None:
-        corr = sand_correction(cell_sands(view.board, view.cells), (view.owner < 0) & (terrain != "#"),
-                               model.sand, model.sand_bare)
-        if corr is not None:
-            fld = cells_to_pixels(corr, rect.local, rect.crop.shape, ppm)
-            board = np.clip(view.board * fld, 0, 255).astype(np.uint8)
-            view = View(rect, gains, model.table, len(model.players), terrain, board=board, scratch=scratch)
     return Prepared(rect, view, gains, coef, frame, model.reference_small)
+
+
+def even_on_sand(prep: Prepared, model: ReaderModel, terrain: np.ndarray) -> bool:
+    """Even the light out against what is bare at this moment inside the grid — the sand no piece
+    covers (:func:`~vision.plazing.lighting.sand_correction`) — and label the grid again
+    (``prep.view`` is replaced). Returns whether anything changed."""
+    if model.sand is None:
+        return False
+    view = prep.view
+    corr = sand_correction(cell_sands(view.board, view.cells), (view.owner < 0) & (terrain != "#"),
+                           model.sand, model.sand_bare)
+    if corr is None:
+        return False
+    fld = cells_to_pixels(corr, prep.rect.local, prep.rect.crop.shape, RECTIFY.px_per_mm)
+    board = np.clip(view.board * fld, 0, 255).astype(np.uint8)
+    prep.view = View(prep.rect, prep.gains, model.table, len(model.players), terrain, board=board,
+                     scratch=scratch_arrays())
+    return True

@@ -34,7 +34,7 @@ from vision.plazing.model import ReaderModel
 from vision.plazing.names import cell_name, cells_text
 from vision.plazing.patterns import piece_scorer
 from vision.plazing.pieces import catalogue_shapes, groups, split_group
-from vision.plazing.prepare import prepare
+from vision.plazing.prepare import even_on_sand, prepare
 from vision.plazing.prints import MARKS, flat_share, remove_marks
 from vision.plazing.revisit import alternatives, conditional_log_p
 from vision.plazing.screens import facing_of
@@ -93,6 +93,9 @@ def read(photo: Photo) -> Reading:
     if not terrain_given:
         terrain, terrain_p, _ = model.terrain.classify(looks)
         view.owner[terrain == "#"] = -1
+    if even_on_sand(prep, model, terrain):
+        view = prep.view
+    if not terrain_given:
         warnings.append(terrain_warning(terrain, terrain_p, model.terrain.classes))
         for r, c in np.argwhere(terrain_p < 1.0).tolist():
             ledger.add(Decision("terrain", [(r, c)], float(terrain_p[r, c]), f"terrain {terrain[r, c]!r} at "
@@ -132,6 +135,7 @@ def read(photo: Photo) -> Reading:
         unseen = [] if terrain_given else [m for m in MARKS if m not in model.terrain.classes]
         boxes = local.boxes_px(ppm, 1.0)
         mark_like = []
+        sure = []
         for i, cell in enumerate(free):
             # the most probable known class; "unknown" mass is doubt about it
             known = np.argsort(-post.post[i, :-1])
@@ -148,11 +152,13 @@ def read(photo: Photo) -> Reading:
                     name, p, alt, alt_p = EMPTY, 1.0, name, 0.0
             tokens[cell] = name
             if alt_p < p * REVISIT.negligible_odds:  # nothing to revisit: only its posterior counts
-                ledger.add_many("token", [cell], [p])
+                sure.append((cell, p))
             else:
                 ledger.add(Decision("token", [cell], p, _words(name, cell), alt_p, _words(alt, cell),
                                     _set_token(cell, alt)))
 
+        if sure:
+            ledger.add_many("token", [c for c, _ in sure], [p for _, p in sure])
         if mark_like:
             warnings.append(f"{cells_text(mark_like)}: a flat print where a token was expected, read as a printed "
                             f"{' or '.join(map(repr, unseen))} square (the calibration shot shows none free; it "
@@ -169,7 +175,7 @@ def read(photo: Photo) -> Reading:
     for pi, cells in groups(owner):
         player = model.players[pi]
         where = cells_text(cells)
-        split = split_group(cells, seams, shapes, scorer)
+        split = split_group(cells, seams, shapes, scorer, joined_sd_bgr=model.seam_sd)
         if not split.exact:
             warnings.append(f"{player} cells {where} fit no piece of the catalogue")
         if split.exact and split.runner_up is not None and split.kinds & untaught:

@@ -4,11 +4,13 @@ Idea: two pieces that touch leave a thin cut between them (their cut edges, a li
 shadow), while inside one piece the colour runs on across the cell edge. For every edge shared by
 two cells of the same player, :func:`seam_contrasts` measures the colour dip across the edge on
 exact colour values (a ridge/valley detector that ignores steps, so a printed square or stripe
-ending at the edge is no seam); :func:`seam_probability` turns it into the probability of a cut
-(:func:`vision.plazing.pieces.split_group` weighs the tilings of a group with it).
+ending at the edge is no seam); :func:`seam_log_likelihoods` gives how likely that dip is on a cut and inside a piece
+(:func:`vision.plazing.pieces.split_group` weighs the tilings of a group with them).
 """
 
 from __future__ import annotations
+
+from math import lgamma
 
 import numpy as np
 
@@ -101,6 +103,40 @@ def seam_contrasts(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_
     return out
 
 
-def seam_probability(contrast_bgr, cfg: SeamConfig = SEAM):
-    """Probability that an edge is a cut between two pieces, logistic in its colour dip (BGR levels)."""
-    return 1.0 / (1.0 + np.exp(-(np.asarray(contrast_bgr, np.float64) - cfg.contrast_bgr) / cfg.scale_bgr))
+def seam_log_likelihoods(dip_bgr, joined_sd_bgr: float, cfg: SeamConfig = SEAM):
+    """Log likelihoods of an edge's colour dip if the edge is a cut between two pieces, and if it
+    lies inside one piece.
+
+    Inside a piece the dip is noise (JPEG ripple, shading, a crease): a half Student t
+    (``cfg.joined_t_dof``: now and then a crease or double JPEG dips deeper) with the scale measured
+    on the calibration's labelled screens (``joined_sd_bgr``). A cut shows as a dip of any depth — except
+    when the pieces are pressed together so that no line shows (``cfg.invisible_cut_share`` of
+    cuts): then it looks like the inside of a piece. So a faint dip never proves "one piece" by more
+    than 1 / ``invisible_cut_share``; the pieces' prints must decide the rest.
+
+    Args:
+        dip_bgr: float or array, the dip (:func:`seam_contrasts`).
+    Returns:
+        (log p(dip | cut), log p(dip | joined)), same shape as ``dip_bgr``.
+    """
+    d = np.asarray(dip_bgr, np.float64)
+
+    def half_normal(sd):
+        return np.log(2.0 / (sd * np.sqrt(2 * np.pi))) - d * d / (2 * sd * sd)
+
+    nu, s = cfg.joined_t_dof, joined_sd_bgr
+    norm = np.log(2.0) + lgamma((nu + 1) / 2) - lgamma(nu / 2) - 0.5 * np.log(nu * np.pi) - np.log(s)
+    joined = norm - (nu + 1) / 2 * np.log1p(d * d / (nu * s * s))
+    e = cfg.invisible_cut_share
+    cut = np.logaddexp(np.log(e) + joined, np.log(1 - e) + half_normal(cfg.cut_sd_bgr))
+    return cut, joined
+
+
+def joined_sd(dips, cfg: SeamConfig = SEAM) -> float:
+    """The sd of the dip inside one piece, from dips on edges known to lie inside pieces (the
+    calibration's labelled screens): robust (from the median of the squares), at least
+    ``cfg.min_joined_sd_bgr``."""
+    d = np.asarray(list(dips), np.float64)
+    if not len(d):
+        return cfg.default_joined_sd_bgr
+    return float(max(np.sqrt(np.median(d * d) / 0.4549), cfg.min_joined_sd_bgr))  # 0.4549: median of χ²₁
