@@ -36,6 +36,8 @@ class Decision:
         alt_text: the runner-up in words (or a function giving them).
         apply_alt: ``state -> state`` giving the reading with the runner-up instead (a new dict), or
             None when the runner-up cannot be written into a state on its own.
+        alt_log_ratio: log of P(reading with the runner-up) / P(this reading) when it is not
+            log(alt_p / p) (the runner-up also replaces other decisions); None otherwise.
     """
 
     kind: str
@@ -45,6 +47,13 @@ class Decision:
     alt_p: float = 0.0
     alt_text: object = ""
     apply_alt: object = None
+    alt_log_ratio: float | None = None
+
+    def log_ratio(self) -> float:
+        """log P(reading with the runner-up) − log P(this reading)."""
+        if self.alt_log_ratio is not None:
+            return self.alt_log_ratio
+        return float(np.log(max(self.alt_p, 1e-300)) - np.log(self.p))
 
     def words(self) -> tuple[str, str]:
         """(the choice, the runner-up) in words."""
@@ -92,7 +101,7 @@ class Ledger:
         """The ``n`` decisions whose runner-up is most probable relative to the choice, that have
         a runner-up that can be written into a state."""
         cand = [d for d in self.decisions if d.apply_alt is not None and d.alt_p > 0]
-        cand.sort(key=lambda d: d.alt_p / d.p, reverse=True)
+        cand.sort(key=lambda d: d.log_ratio(), reverse=True)
         return cand[:n]
 
 

@@ -208,6 +208,17 @@ def read(photo: Photo) -> Reading:
         ledger.add(Decision("split", sorted(cells), split.posterior, f"{player} cells {where} split as "
                             + _pieces_words(mine), alt_p, _pieces_words(alt_pieces or []),
                             _replace_pieces(mine, alt_pieces) if alt_pieces else None))
+        if not split.exact:  # some cell's cover must be wrong: the groups without its least sure cells
+            impossible = ledger.decisions[-1]
+            for cell, p_cov in _repairs(cells, view.cover_p):
+                fixed = _split_without(cells, cell, player, seams, shapes, scorer, model, view, local, ppm)
+                if fixed is not None:
+                    pieces_fixed, log_split = fixed
+                    # the runner-up frees the cell and replaces the impossible split by the new one
+                    gain = np.log(max(1.0 - p_cov, 1e-12)) - np.log(p_cov) + log_split - np.log(impossible.p)
+                    ledger.add(Decision("cover", [cell], p_cov, f"{cell_name(cell)} covered by {player}", 1.0 - p_cov,
+                                        f"{cell_name(cell)} free", _replace_pieces(mine, pieces_fixed),
+                                        alt_log_ratio=float(gain)))
 
     _hidden_prints(pieces, scorer, ledger, warnings)
 
@@ -256,6 +267,37 @@ class Alternatives:
 
     def __bool__(self) -> bool:
         return True
+
+
+def _repairs(cells, cover_p: np.ndarray) -> list:
+    """The cells of an untileable group whose cover is least sure, with their cover posterior."""
+    ranked = sorted(cells, key=lambda c: cover_p[c])
+    return [(c, float(cover_p[c])) for c in ranked[:REVISIT.decisions]]
+
+
+def _split_without(cells, cell, player, seams, shapes, scorer, model, view, local, ppm):
+    """The pieces of a group once ``cell`` is taken out of it (read as free) and the log of their
+    splits' posteriors, or None when what is left still fits no piece of the catalogue."""
+    rest = set(cells) - {cell}
+    out, log_p = [], 0.0
+    while rest:  # the 4-connected parts of what is left
+        part, todo = set(), [next(iter(rest))]
+        while todo:
+            c = todo.pop()
+            if c in rest:
+                rest.discard(c)
+                part.add(c)
+                todo += [(c[0] + 1, c[1]), (c[0] - 1, c[1]), (c[0], c[1] + 1), (c[0], c[1] - 1)]
+        split = split_group(part, seams, shapes, scorer, joined_sd_bgr=model.seam_sd)
+        if not split.exact:
+            return None
+        log_p += float(np.log(max(split.posterior, 1e-12)))
+        for kind, cs, _, _ in split.pieces:
+            piece = {"player": player, "kind": kind, "cells": [list(c) for c in cs]}
+            if kind == "screen":
+                piece["facing"] = facing_of(view.gray, cs, model.template, local, ppm)[0]
+            out.append(piece)
+    return out, log_p
 
 
 def _hidden_prints(pieces: list, scorer, ledger: Ledger, warnings: list) -> None:
