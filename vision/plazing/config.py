@@ -218,6 +218,9 @@ class TokenConfig:
     #: Floor on the leave-one-out spreads (squared base distance per feature): JPEG and sensor noise
     #: never vanish, however alike the calibration's cells are.
     min_scale: float = 0.01
+    #: Token prototypes closer than this (squared base distance: about the noise between two
+    #: looks of one cell) to one already kept are dropped: they change no likelihood, only time.
+    prototype_spacing_d2: float = 2.0
     #: A pixel belongs to a token (for pasting calibration tokens onto other backgrounds) when its
     #: colour differs from the cell's background by this share of the token's own contrast …
     token_share_of_contrast: float = 0.4

@@ -79,7 +79,7 @@ def read(photo: Photo) -> Reading:
         raise BadInputError("terrain-missing", "Plażing needs the terrain: pass --setup SETUP.json with 'terrain' "
                             "(or calibrate with calib.setup.json, the calibration shot's terrain, beside the "
                             "calibration photo so that the terrain can be read from photos)")
-    prep = prepare(photo, model, grid, terrain)
+    prep = prepare(photo, model, grid, terrain, on_sand=terrain_given)
     view, local = prep.view, prep.rect.local
     ledger = Ledger((grid.rows, grid.cols))
     warnings: list[str] = []
@@ -92,10 +92,9 @@ def read(photo: Photo) -> Reading:
         raise light_named(e, prep) from None
     if not terrain_given:
         terrain, terrain_p, _ = model.terrain.classify(looks)
-        view.owner[terrain == "#"] = -1
-    if even_on_sand(prep, model, terrain):
+        even_on_sand(prep, model, terrain)  # now that the closing terrain is known
         view = prep.view
-    if not terrain_given:
+        view.owner[terrain == "#"] = -1
         warnings.append(terrain_warning(terrain, terrain_p, model.terrain.classes))
         for r, c in np.argwhere(terrain_p < 1.0).tolist():
             ledger.add(Decision("terrain", [(r, c)], float(terrain_p[r, c]), f"terrain {terrain[r, c]!r} at "
@@ -107,9 +106,11 @@ def read(photo: Photo) -> Reading:
 
     # 3. printed marks painted over: every free cell is then read as sand
     free_mask = (owner < 0) & placeable
-    if remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, free_mask)[0]:
-        view.refresh()
     feats = view.features()
+    painted = remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, free_mask)[0]
+    if painted:  # only those cells' features change
+        feats = feats.copy()
+        feats[tuple(np.array(painted).T)] = view.features_of(painted)
 
     # 4. tokens; a blob of cells that nothing learned explains is something over the board
     free = [tuple(rc) for rc in np.argwhere(free_mask).tolist()]
@@ -196,18 +197,22 @@ def read(photo: Photo) -> Reading:
                                     f"facing {OPPOSITE[piece['facing']]}", _flip_facing(list(cs))))
             mine.append(piece)
         pieces += mine
-        alt_pieces = None
-        if split.runner_up is not None:
-            alt_pieces = []
-            for kind, cs in split.runner_up:
+        alt_p = split.alt_posterior if split.runner_up is not None else 0.0
+        runner = split.runner_up or []
+
+        def alt_pieces(runner=runner, player=player):  # written only when the runner-up is tried
+            out = []
+            for kind, cs in runner:
                 piece = {"player": player, "kind": kind, "cells": [list(c) for c in cs]}
                 if kind == "screen":
                     piece["facing"] = facing_of(view.gray, cs, model.template, local, ppm)[0]
-                alt_pieces.append(piece)
-        alt_p = split.alt_posterior if split.runner_up is not None else 0.0
-        ledger.add(Decision("split", sorted(cells), split.posterior, f"{player} cells {where} split as "
-                            + _pieces_words(mine), alt_p, _pieces_words(alt_pieces or []),
-                            _replace_pieces(mine, alt_pieces) if alt_pieces else None))
+                out.append(piece)
+            return out
+
+        ledger.add(Decision("split", sorted(cells), split.posterior,
+                            f"{player} cells {where} split as " + _pieces_words(mine), alt_p,
+                            lambda runner=runner: _pieces_words([{"kind": k} for k, _ in runner]),
+                            _replace_pieces(mine, alt_pieces) if runner else None))
         if not split.exact:  # some cell's cover must be wrong: the groups without its least sure cells
             impossible = ledger.decisions[-1]
             for cell, p_cov in _repairs(cells, view.cover_p):
@@ -308,15 +313,13 @@ def _hidden_prints(pieces: list, scorer, ledger: Ledger, warnings: list) -> None
     piece cell (the median) is the evidence: the probability that something covers the print is
     logistic in the log of that ratio around ``PATTERN.hidden_ratio``.
     """
-    per = [scorer.per_cell(p["kind"], sorted(map(tuple, p["cells"]))) for p in pieces if p["kind"] != "unknown"]
+    known = [(p, sorted(map(tuple, p["cells"]))) for p in pieces if p["kind"] != "unknown"]
+    per = [scorer.per_cell(p["kind"], cells) for p, cells in known]
     if not per:
         return
     typical = max(float(np.median(np.concatenate(per))), PATTERN.min_typical_cost)
-    for p in pieces:
-        if p["kind"] == "unknown":
-            continue
-        cells = sorted(map(tuple, p["cells"]))
-        ratio = float(scorer.per_cell(p["kind"], cells).max()) / typical
+    for (p, cells), costs in zip(known, per):
+        ratio = float(costs.max()) / typical
         hidden = 1.0 / (1.0 + (PATTERN.hidden_ratio / max(ratio, 1e-9)) ** PATTERN.hidden_slope)
         if hidden > 0.01:
             ledger.add(Decision("print", cells, 1.0 - hidden, f"nothing on the {p['player']} {p['kind']} on "
@@ -397,8 +400,8 @@ def _flip_facing(cells: list):
     return apply
 
 
-def _replace_pieces(old: list, new: list):
-    """``state -> state`` with the pieces ``old`` replaced by ``new``."""
+def _replace_pieces(old: list, new):
+    """``state -> state`` with the pieces ``old`` replaced by ``new`` (a list, or a function giving it)."""
     keys = [(p["player"], p["kind"], sorted(map(tuple, p["cells"]))) for p in old]
 
     def apply(state: dict) -> dict:
@@ -406,7 +409,7 @@ def _replace_pieces(old: list, new: list):
         kept = [p for p in st["pieces"] if (p["player"], p["kind"], sorted(map(tuple, p["cells"]))) not in keys]
         if len(kept) != len(st["pieces"]) - len(old):
             raise KeyError("pieces not in the state")
-        st["pieces"] = kept + copy.deepcopy(new)
+        st["pieces"] = kept + copy.deepcopy(new() if callable(new) else new)
         return st
 
     return apply

@@ -23,7 +23,7 @@ import numpy as np
 
 from beachscore.errors import BadInputError
 from vision.plazing.cells import CellBlocks, Grid
-from vision.plazing.tokens import bright_chroma
+from vision.plazing.tokens import bright_chroma, small_matmul
 
 PIECE = "p"  #: class of a calibration cell covered by a piece (its terrain cannot be seen)
 #: Floor on each standardised feature's scale (feature units), so a feature constant at calibration
@@ -114,7 +114,7 @@ class TerrainModel:
         ≈ 0.65; a flat patch hiding the board, an arm or a strong colour cast give > 1."""
         x = feats.reshape(-1, feats.shape[-1]) / self.scale
         ref = self.feats / self.scale
-        d2 = (x * x).sum(1)[:, None] + (ref * ref).sum(1)[None] - 2.0 * x @ ref.T
+        d2 = (x * x).sum(1)[:, None] + (ref * ref).sum(1)[None] - 2.0 * small_matmul(x, np.ascontiguousarray(ref.T))
         return (np.maximum(d2, 0.0).min(axis=1) / x.shape[1]).reshape(feats.shape[:2])
 
     @property
@@ -154,7 +154,7 @@ class TerrainModel:
         x = feats.reshape(-1, feats.shape[-1]) / self.scale
         ref = self.feats / self.scale
         F = x.shape[1]
-        d2 = (x * x).sum(1)[:, None] + (ref * ref).sum(1)[None] - 2.0 * x @ ref.T
+        d2 = (x * x).sum(1)[:, None] + (ref * ref).sum(1)[None] - 2.0 * small_matmul(x, np.ascontiguousarray(ref.T))
         d2 = np.maximum(d2, 0.0) / F
         labels = np.array(self.labels)
         free_classes = [c for c in self.classes if c != "#"]

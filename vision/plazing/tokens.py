@@ -198,12 +198,30 @@ def learn_tokens(feats: np.ndarray, samples: list[tuple[str, tuple[int, int]]], 
                 np.fill_diagonal(d, np.inf)
                 loo.append(float(np.median(d.min(axis=1))))
     scale_token = max(t_scale(np.array(loo), F, cfg.t_dof, cfg.min_scale) if loo else 1.0, scale_empty)
+    # prototypes closer than the noise to one already kept add nothing but time at scan
+    keep = _cover(protos, which, W, cfg.prototype_spacing_d2)
+    protos, which = protos[keep], which[keep]
     # "unknown": a look anywhere in the range the whole calibrated board spans (bare cells and every
     # token alike), centred on the nearest prototype
     allx = np.vstack([empties, protos]) if len(protos) else empties
     spread = float(((allx - allx.mean(axis=0)) @ W).var(axis=0).sum()) / F if len(allx) > 1 else 1.0
     scale_unknown = max(spread, scale_token)
     return TokenModel(classes, empties, protos, which, precision, scale_empty, scale_token, strict, scale_unknown)
+
+
+def _cover(X: np.ndarray, which: np.ndarray, W: np.ndarray, d2_min: float) -> np.ndarray:
+    """Indices of a subset of each class's prototypes such that every prototype lies within
+    squared distance ``d2_min`` of a kept one of its class (greedy, in order)."""
+    keep = []
+    for k in np.unique(which):
+        idx = np.flatnonzero(which == k)
+        Y = X[idx] @ W
+        kept = []
+        for j in range(len(idx)):
+            if not kept or float(((Y[kept] - Y[j]) ** 2).sum(axis=1).min()) > d2_min:
+                kept.append(j)
+        keep += [int(idx[j]) for j in kept]
+    return np.array(sorted(keep), int)
 
 
 def t_scale(d2: np.ndarray, F: int, nu: float, floor: float) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.plazing.cells import CellBlocks, cover_posteriors, cover_shares, label_pixels, player_masks
+from vision.plazing.cells import CellBlocks, Grid, cover_posteriors, cover_shares, label_pixels, player_masks
 from vision.plazing.config import RECTIFY
 from vision.plazing.patterns import cell_windows, pattern_maps, player_lightness
 from vision.plazing.rectify import Rectified, Scratch
@@ -60,18 +60,41 @@ class View:
         self.player_blocks = self.cells.blocks(self.masks).reshape(self.cells.size[1], self.cells.size[0],
                                                                    self.n_players)
         self._blocks = {}
+        self._features = None
 
     def features(self) -> np.ndarray:
         """Token features of every cell (:func:`~vision.plazing.tokens.cell_features`); the block
         means behind them are kept for :meth:`looks`."""
-        self._blocks = {}
-        return cell_features(self.board, self.gray, self.player_blocks, self.cells, scratch=self.scratch,
-                             keep=self._blocks)
+        if getattr(self, "_features", None) is None:
+            self._blocks = {}
+            self._features = cell_features(self.board, self.gray, self.player_blocks, self.cells,
+                                           scratch=self.scratch, keep=self._blocks)
+        return self._features
+
+    def features_of(self, cells) -> np.ndarray:
+        """Token features (as :meth:`features`) of a few cells only, from the board as it is now
+        (after :func:`~vision.plazing.prints.remove_marks` painted on them): the cells are laid
+        side by side on a strip one cell high and read as a grid of their own. float64 (n, F)."""
+        g = self.grid
+        ppm = RECTIFY.px_per_mm
+        side = int(round(g.cell_mm * ppm))
+        boxes = g.boxes_px(ppm, 1.0)
+        strip = np.empty((side, side * len(cells), 3), np.uint8)
+        for i, (r, c) in enumerate(cells):
+            u0, v0, u1, v1 = boxes[r, c]
+            patch = self.board[v0:v1, u0:u1]
+            strip[:, i * side:(i + 1) * side] = patch if patch.shape[:2] == (side, side) else \
+                cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA)
+        grid = Grid((0.0, 0.0), g.cell_mm, 1, len(cells))
+        blocks = CellBlocks(grid, ppm)
+        masks = player_masks(label_pixels(strip, self.table), self.n_players)
+        pb = blocks.blocks(masks).reshape(blocks.size[1], blocks.size[0], self.n_players)
+        gray = cv2.cvtColor(strip, cv2.COLOR_BGR2GRAY)
+        return cell_features(strip, gray, pb, blocks)[0]
 
     def looks(self) -> np.ndarray:
         """Whole-cell looks (:func:`~vision.plazing.terrain.terrain_features`), after :meth:`features`."""
-        if not getattr(self, "_blocks", None):
-            self.features()
+        self.features()
         return terrain_features(self._blocks["bgr"], self._blocks["sq"], self.cells)
 
     def windows(self, cells, ref_light_fallback, median_bgr):
