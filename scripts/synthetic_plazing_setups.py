@@ -10,7 +10,8 @@ engine, ``occluded`` / ``bumped`` say which scenes have a hand over the board or
 Every position is dealt at random (:func:`vision.synthetic_plazing.random_layout`); the set-ups:
 
 - ``setup0`` the camera 30 % higher than the samples' (cells fewer pixels wide);
-- ``setup1`` calibrated in neutral light, scenes under a warm lamp to one side with a hot spot;
+- ``setup1`` calibrated in neutral light, scenes under a warm lamp to one side with a hot spot (the
+  camera's exposure a little shorter, as auto-exposure would set it);
 - ``setup2`` a tilted camera (keystone) with a vignette, a cool light in the scenes;
 - ``setup3`` a 12 MP camera (4000 × 3000 px).
 
@@ -31,15 +32,15 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import scoring  # noqa: E402
-from vision.synthetic_plazing import (COOL, NEUTRAL, WARM, calibration_samples, draw_top, photograph,  # noqa: E402
-                                      plazing_profile, random_layout, state_of)
+from vision.synthetic_plazing import (COOL, NEUTRAL, WARM, calibration_layout, calibration_samples,  # noqa: E402
+                                      draw_top, photograph, plazing_profile, random_layout, state_of)
 
 PLAYERS = ["red", "yellow", "green", "blue"]
 SAMPLE_PX_PER_MM = 2.7  #: the samples' board in their 1920 px photos
 SETUPS = [
     {"size_px": (1920, 1080), "board_px_per_mm": SAMPLE_PX_PER_MM / 1.3, "calib": {}, "scene": {}},
     {"size_px": (1920, 1080), "board_px_per_mm": SAMPLE_PX_PER_MM, "calib": {},
-     "scene": {"gain": WARM, "light_ramp": (0.75, 1.05), "lamp": (0.7, 0.3, 0.25, 0.35)}},
+     "scene": {"gain": tuple(0.85 * g for g in WARM), "light_ramp": (0.75, 1.05), "lamp": (0.7, 0.3, 0.25, 0.35)}},
     {"size_px": (1920, 1080), "board_px_per_mm": SAMPLE_PX_PER_MM * 0.95, "keystone": 0.08,
      "calib": {"vignette": 0.25}, "scene": {"vignette": 0.35, "gain": COOL}},
     {"size_px": (4000, 3000), "board_px_per_mm": SAMPLE_PX_PER_MM * 4000 / 1920 * 0.9, "calib": {}, "scene": {},
@@ -61,22 +62,13 @@ def write_setup(out: str, k: int, cam: dict, rng: np.random.Generator, n_scenes:
     os.makedirs(folder, exist_ok=True)
     base = {"size_px": cam["size_px"], "board_px_per_mm": cam["board_px_per_mm"], "keystone": cam.get("keystone", 0.03),
             "blur_sigma": cam.get("blur_sigma", 0.6)}
-    required = [(p, kind, i) for p in PLAYERS for kind, i in (("screen", 0), ("blanket", 0), ("gear", 0), ("gear", 1))]
-    lay = random_layout(profile, rng, PLAYERS, pieces=(18, 22), meeples=(0, 0), resources=(0, 0), neutral=(0, 0),
-                        required=required)
-    free = [(r, c) for r in range(profile["grid"]["rows"]) for c in range(profile["grid"]["cols"])
-            if lay["terrain"][r][c] == "." and not any((r, c) in p.cells for p in lay["pieces"])]
-    rng.shuffle(free)
-    names = [f"meeple/{p}" for p in PLAYERS] + ["neutral"] + [f"resource/{x}" for x in ("amber", "shell", "pebble")] * 2
-    spots = set(lay["spots"])
-    tokens = [(n, r, c) for n, (r, c) in zip(names, sorted(free[:len(names)], key=lambda rc: rc not in spots))]
-    top = draw_top(profile, lay["pieces"], tokens, lay["terrain"], lay["spots"], marks=lay["marks"],
+    lay = calibration_layout(profile, rng, PLAYERS)
+    top = draw_top(profile, lay["pieces"], lay["tokens"], lay["terrain"], lay["spots"], marks=lay["marks"],
                    seed=int(rng.integers(1 << 30)))
     image, corners = photograph(top, 6.0, profile["board_mm"], seed=int(rng.integers(1 << 30)), **base, **cam["calib"])
     _write_jpeg(os.path.join(folder, "calib.jpg"), image)
-    sand = [free[len(names)]]
     doc = {"game": "plazing", "profile": "../profile.json", "image": "calib.jpg", "corners_px": corners.tolist(),
-           "samples": calibration_samples(profile, lay["pieces"], tokens, sand=sand)}
+           "samples": calibration_samples(profile, lay["pieces"], lay["tokens"], sand=lay["sand"])}
     json.dump(doc, open(os.path.join(folder, "calibration.json"), "w"), indent=1)
     json.dump({"terrain": lay["terrain"]}, open(os.path.join(folder, "calib.setup.json"), "w"), indent=1)
     for i in range(n_scenes):
@@ -118,7 +110,6 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
     profile = plazing_profile(rows=12, cols=20)
-    profile["board_mm"] = [460, 300]
     json.dump(profile, open(os.path.join(a.out, "profile.json"), "w"), indent=1)
     rng = np.random.default_rng(a.seed)
     for k, cam in enumerate(SETUPS):

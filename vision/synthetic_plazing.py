@@ -462,3 +462,27 @@ def random_layout(profile: dict, rng: np.random.Generator, players, *, pieces=(1
             tokens.append(("neutral", rc[0], rc[1], *rng.uniform(-1.0, 1.0, 2), 1.0))
     return {"pieces": out, "tokens": tokens, "terrain": ["".join(row) for row in terrain], "marks": mark_at,
             "spots": spot_cells}
+
+
+def calibration_layout(profile: dict, rng: np.random.Generator, players) -> dict:
+    """A calibration shot's position: every kind of piece of every player (a screen, a blanket,
+    a single and a domino gear, then more at random), each player's meeple, a neutral marker and
+    two of each resource (on resource spots first), printed marks some of them free, and a bare
+    cell to label ``sand``.
+
+    Returns:
+        :func:`random_layout`'s dict with ``tokens`` as (name, row, col) and ``sand`` ([(row, col)]).
+    """
+    required = [(p, kind, i) for p in players for kind, i in (("screen", 0), ("blanket", 0), ("gear", 0), ("gear", 1))]
+    lay = random_layout(profile, rng, players, pieces=(len(required) + 2, len(required) + 6), meeples=(0, 0),
+                        resources=(0, 0), neutral=(0, 0), required=required)
+    rows, cols = profile["grid"]["rows"], profile["grid"]["cols"]
+    free = [(r, c) for r in range(rows) for c in range(cols)
+            if lay["terrain"][r][c] == "." and not any((r, c) in p.cells for p in lay["pieces"])]
+    rng.shuffle(free)
+    names = [f"meeple/{p}" for p in players] + ["neutral"] + [f"resource/{x}" for x in ("amber", "shell", "pebble")] * 2
+    spots = set(lay["spots"])
+    cells = sorted(free[:len(names)], key=lambda rc: rc not in spots)
+    lay["tokens"] = [(n, r, c) for n, (r, c) in zip(names, cells)]
+    lay["sand"] = [free[len(names)]]
+    return lay

@@ -203,12 +203,12 @@ class TokenConfig:
     brightness_drift: float = 0.05
     #: Degrees of freedom of the Student t likelihood around each prototype (heavy tails: one odd
     #: feature does not decide; Lange, Little & Taylor 1989) …
-    t_dof: float = 8.0
+    t_dof: float = 4.0
     #: … and how much more (in variance) a cell of a scene spreads around its class than the
     #: calibration shot's own leave-one-out spread says (another light, another day). Both fitted
     #: by maximum likelihood of the true classes of the development set-ups' free cells
     #: (``scripts/fit_plazing.py``: shared set-up 0, new set-ups 0 and 1).
-    scene_spread: float = 8.0
+    scene_spread: float = 11.0
     #: Prior of "unknown" (a hand, an object no calibration class explains): about one cell in a
     #: hundred holds something unforeseen.
     unknown_prior: float = 0.01
@@ -275,6 +275,14 @@ class QualityConfig:
     #: hot spot or a vignette change the light by a few tens of percent; more is a shadow or
     #: something over the board, which the checks name).
     sand_most_gain: float = 1.5
+    #: A cell's sand at or above this level in any channel of the photo as taken is overexposed: its
+    #: colour is clipped at the sensor's top (255, less JPEG noise) and cannot be corrected.
+    clipped_level: int = 253
+    #: … by this much at least: the calibration's sand in this photo's light would be this many
+    #: times the sensor's top (a few percent over loses little colour; a lamp's hot spot much more) …
+    clipped_excess: float = 1.15
+    #: … and more than this share of the placeable cells overexposed refuses the photo (``glare``).
+    max_clipped_share: float = 0.1
     #: Sharpness of the rectified board relative to the calibration's below which it is blurred.
     min_sharpness_ratio: float = 0.35
     #: Share of placeable cells unlike the calibrated board above which the view is blocked.

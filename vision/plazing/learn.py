@@ -25,7 +25,7 @@ from vision.plazing.lighting import cell_sands, frame_sharpness, median_bgr
 from vision.plazing.model import FRAME_PICTURE, MODEL_VERSION, PALETTE_PICTURE
 from vision.plazing.patterns import PatternModel
 from vision.plazing.pieces import FACINGS, catalogue_shapes, groups, split_group
-from vision.plazing.prints import remove_marks
+from vision.plazing.prints import ink_directions, remove_marks
 from vision.plazing.rectify import DECODE_REDUCE, Rectified
 from vision.plazing.screens import learn_template, screen_cells
 from vision.plazing.seams import joined_sd, seam_contrasts
@@ -130,7 +130,9 @@ def learn(shot: CalibrationShot) -> dict:
     # every cell's look as photographed (marks and all): how terrain looks, for reading it from photos
     looks = view.looks()
     # the printed marks painted over with their cell's sand, as a scan does before reading tokens
-    if remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, (view.owner < 0) & (terrain != "#"))[0]:
+    free = (view.owner < 0) & (terrain != "#")
+    inks = ink_directions(view.board, local.boxes_px(ppm, 1.0), terrain, free)
+    if remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, free, inks)[0]:
         view.refresh()
     feats = view.features()
     token_samples, sample_cells, screens = [], set(), []
@@ -169,7 +171,7 @@ def learn(shot: CalibrationShot) -> dict:
             "player_gray": np.round(ref_light, 2).tolist(),
             "sharpness": frame_sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
             "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model,
-            "sand": sand, "seam_sd": round(seam_sd, 3)}
+            "sand": sand, "seam_sd": round(seam_sd, 3), "mark_inks": inks}
 
 
 def _check_labels(raw: np.ndarray, parsed, rect: Rectified, ppm: float, cell_mm: float) -> None:

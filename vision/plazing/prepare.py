@@ -37,6 +37,9 @@ class Prepared:
         coef: the smooth light field's coefficients (None when the light is even).
         frame: bool mask of the printed frame in ``rect.small``.
         reference: the calibration's small board view (None for a calibration without it).
+        clipped: bool (rows, cols), cells whose sand is overexposed in the photo and was not in the
+            calibration shot (a channel at the sensor's top: its colour is lost, and no correction
+            brings it back).
     """
 
     rect: Rectified
@@ -45,6 +48,7 @@ class Prepared:
     coef: np.ndarray | None
     frame: np.ndarray
     reference: np.ndarray | None
+    clipped: np.ndarray | None = None
 
 
 def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray, on_sand: bool = True) -> Prepared:
@@ -78,17 +82,24 @@ def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray, on_sand:
         small = np.clip(rect.small * fq[..., None], 0, 255).astype(np.uint8)
     # … and then against what is bare at this moment inside the grid: the sand no piece covers
     # (each cell's sand measured on the crop and brought through the frame's field at its centre)
+    raw = cell_sands(rect.crop, CellBlocks(rect.local, ppm))
+    at_cells = cells_to_pixels_inverse(field, rect.local, hw, grid)
+    clipped = np.zeros(raw.shape[:2], bool)
+    if model.sand is not None:
+        # overexposed: saturated in this photo where the calibration's sand, in this photo's light,
+        # would lie well above the sensor's top (a channel the calibration had clipped was learned so)
+        expected = model.sand / np.maximum(at_cells, 1e-3)
+        clipped = ((raw >= QUALITY.clipped_level) & (expected >= 255.0 * QUALITY.clipped_excess)
+                   & (model.sand < QUALITY.clipped_level)).any(axis=-1)
     if on_sand and model.sand is not None:
-        cells = CellBlocks(rect.local, ppm)
-        at_cells = cells_to_pixels_inverse(field, rect.local, hw, grid)
-        corr = _sand_gains(cell_sands(rect.crop, cells) * at_cells, model, terrain)
+        corr = _sand_gains(raw * at_cells, model, np.where(clipped, "#", terrain))  # no overexposed sand
         if corr is not None:
             field *= cells_to_pixels(corr, _scaled(rect.local, hw[1] / low[1]), low, ppm)
     board = cv2.multiply(rect.crop, cv2.resize(field, (hw[1], hw[0]), interpolation=cv2.INTER_LINEAR),
                          dtype=cv2.CV_8U, dst=scratch("board", hw + (3,), np.uint8))
     view = View(rect, gains, model.table, len(model.players), terrain, board=board, scratch=scratch)
     check_quality(small, view.gains, model, grid)
-    return Prepared(rect, view, gains, coef, frame, model.reference_small)
+    return Prepared(rect, view, gains, coef, frame, model.reference_small, clipped)
 
 
 #: The light's gain field is computed every this many pixels of the crop (it is smooth: a lamp's

@@ -83,6 +83,30 @@ def flat_share(patch: np.ndarray, cfg: PrintConfig = PRINTS) -> float | None:
     return float((off < cfg.noise_bgr).mean())
 
 
+def _unit(v: np.ndarray) -> np.ndarray:
+    n = float(np.linalg.norm(v))
+    return (v / n).astype(np.float32) if n > 0 else np.zeros(3, np.float32)
+
+
+def ink_directions(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free: np.ndarray,
+                   cfg: PrintConfig = PRINTS) -> dict:
+    """Per printed mark shown free in a shot, the direction of its ink from the sand (a unit BGR
+    vector, the median over its cells): what the calibration shot teaches about each mark's hue."""
+    out = {}
+    for mark in MARKS:
+        dirs = []
+        for r, c in np.argwhere(free & (terrain == mark)).tolist():
+            u0, v0, u1, v1 = boxes[r, c]
+            patch = board[v0:v1, u0:u1]
+            sand = cell_sand(patch, cfg)
+            dev = _deviating(patch, sand, cfg)
+            if len(dev) >= cfg.min_ink_px:
+                dirs.append(_unit(np.median(dev, axis=0) - sand))
+        if dirs:
+            out[mark] = _unit(np.median(np.array(dirs), axis=0)).round(4).tolist()
+    return out
+
+
 def _same_ink(a: np.ndarray, b: np.ndarray, cfg: PrintConfig) -> bool:
     """Whether two colour offsets from sand point the same way (the same ink, paler or deeper)."""
     na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
@@ -90,7 +114,7 @@ def _same_ink(a: np.ndarray, b: np.ndarray, cfg: PrintConfig) -> bool:
 
 
 def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free: np.ndarray,
-                 cfg: PrintConfig = PRINTS) -> tuple[list, list]:
+                 known: dict | None = None, cfg: PrintConfig = PRINTS) -> tuple[list, list]:
     """Paint the printed marks of free mark cells over with each cell's sand (in place).
 
     Args:
@@ -98,6 +122,9 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
         boxes: int (rows, cols, 4) whole-cell boxes u0, v0, u1, v1 in ``board`` px.
         terrain: str (rows, cols) terrain characters.
         free: bool (rows, cols), cells no piece covers (and not ``#``).
+        known: mark → the direction of its ink from sand at calibration (unit BGR vector,
+            :func:`ink_directions`): one more vote on which of this photo's mark cells show the
+            bare print, when only one or two cells bear the mark.
     Returns:
         ``(cleaned, unseen)``: cells whose mark was painted over; mark cells where the print was not
         found (the mark's colour deviates nowhere in them: a token hides it, or the terrain is wrong).
@@ -123,6 +150,10 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
         # the mark's colour now: a token on one of its cells does not move the median; a paler or
         # deeper print of the same ink lies on the same line from sand, so one colour serves all
         ink = np.median(np.array(seen), axis=0)
+        dirs = [_unit(k - sd) for k, sd in zip(inks, sands) if k is not None]
+        if known and mark in known:
+            dirs.append(np.asarray(known[mark], np.float32))
+        hue = _unit(np.median(np.array(dirs), axis=0))  # the ink's direction from sand, voted
         tol = cfg.noise_bgr
         for (r, c), patch, sand, own in zip(cells, patches, sands, inks):
             if own is None:
@@ -131,7 +162,9 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
             px = patch.reshape(-1, 3).astype(np.float32)
             hit = np.zeros(len(px), bool)
             # this cell's own print too, when it is the same ink (its hue: the direction from sand)
-            for k in (ink, own) if _same_ink(own - sand, ink - sand, cfg) else (ink,):
+            # and all there is (one flat ink: a token on the print would add its own colours)
+            mine = _same_ink(own - sand, hue, cfg) and (flat_share(patch, cfg) or 0.0) >= cfg.flat_print_share
+            for k in (ink, own) if mine else (ink,):
                 alpha, off = _on_segment(px, sand, k.astype(np.float32), cfg.max_alpha)
                 hit |= (off < tol) & (alpha > cfg.min_alpha)
             hit = hit.reshape(patch.shape[:2]).astype(np.uint8)

@@ -101,13 +101,17 @@ def read(photo: Photo) -> Reading:
                                 f"{cell_name((r, c))}"))
     owner = view.owner
     placeable = terrain != "#"
+    if prep.clipped is not None and (prep.clipped & placeable).sum() > QUALITY.max_clipped_share * placeable.sum():
+        raise UnreadableBoardError("glare", f"part of the board is too bright to read ({cells_text(np.argwhere(prep.clipped & placeable), 4)} "
+                                   "are overexposed: a lamp or the sun on the board); dim or move the light and "
+                                   "take the photo again")
     where = np.argwhere(placeable)
     ledger.add_many("cover", where, view.cover_p[where[:, 0], where[:, 1]])
 
     # 3. printed marks painted over: every free cell is then read as sand
     free_mask = (owner < 0) & placeable
     feats = view.features()
-    painted = remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, free_mask)[0]
+    painted = remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, free_mask, model.mark_inks)[0]
     if painted:  # only those cells' features change
         feats = feats.copy()
         feats[tuple(np.array(painted).T)] = view.features_of(painted)
@@ -121,7 +125,8 @@ def read(photo: Photo) -> Reading:
         post = classify_tokens(x, model.tokens)
         unknown = [c for c, pu in zip(free, post.p_unknown) if pu > 0.5]
         odd = [c for c, d in zip(free, strangeness(x, model.tokens)) if d > QUALITY.odd_distance]
-        strange = sorted(set(odd) | set(unknown))
+        glare = prep.clipped if prep.clipped is not None else np.zeros(terrain.shape, bool)
+        strange = sorted(c for c in set(odd) | set(unknown) if not glare[c])  # overexposed: explained, doubted below
         blob = largest_blob(strange, (grid.rows, grid.cols))
         if blob > QUALITY.max_unknown_blob_cells:
             raise light_named(UnreadableBoardError("occluded", unlike_message(
@@ -137,12 +142,18 @@ def read(photo: Photo) -> Reading:
         boxes = local.boxes_px(ppm, 1.0)
         mark_like = []
         sure = []
+        clipped = []
         for i, cell in enumerate(free):
             # the most probable known class; "unknown" mass is doubt about it
             known = np.argsort(-post.post[i, :-1])
             name, p = post.names_all[int(known[0])], float(post.post[i, int(known[0])])
             alt = post.names_all[int(known[1])] if len(known) > 1 else name
             alt_p = float(post.post[i, int(known[1])]) if len(known) > 1 else 0.0
+            if name != EMPTY and prep.clipped is not None and prep.clipped[cell]:
+                # overexposed: the colour that named the token is lost; it may be glare on sand
+                clipped.append(cell)
+                p = min(p, 0.5)
+                alt, alt_p = EMPTY, max(alt_p, 1.0 - p) if alt == EMPTY else 1.0 - p
             if unseen and name.startswith(SOLID):  # a solid object is shaded and casts a shadow
                 u0, v0, u1, v1 = boxes[cell]
                 f = flat_share(view.board[v0:v1, u0:u1])
@@ -160,6 +171,9 @@ def read(photo: Photo) -> Reading:
 
         if sure:
             ledger.add_many("token", [c for c, _ in sure], [p for _, p in sure])
+        if clipped:
+            warnings.append(f"{cells_text(clipped)}: too bright to read (the camera's colours are clipped there: a "
+                            "lamp or the sun); the tokens read there are guesses — dim the light or check them")
         if mark_like:
             warnings.append(f"{cells_text(mark_like)}: a flat print where a token was expected, read as a printed "
                             f"{' or '.join(map(repr, unseen))} square (the calibration shot shows none free; it "
@@ -244,7 +258,8 @@ def read(photo: Photo) -> Reading:
         warnings.append("not sure of " + "; ".join("{} (or {})".format(*d.words()) for d in doubts[:4])
                         + ("; …" if len(doubts) > 4 else ""))
     confidence = ledger.confidence()
-    details = {"cell_conf": cell_conf, "grid": grid, "reader_confidence": confidence, "log_p": ledger.log_p()}
+    details = {"cell_conf": cell_conf, "grid": grid, "reader_confidence": confidence, "log_p": ledger.log_p(),
+               "free": free_mask}
     return Reading(state=state, confidence=confidence, warnings=warnings, details=details,
                    alternatives=Alternatives(state, ledger, warnings, details))
 
@@ -267,7 +282,7 @@ class Alternatives:
                 self._readings.append(Reading(
                     state=st, confidence=conf, warnings=warnings + [
                         f"read with {'; '.join(changes)}: the more likely reading breaks the game's rules; check it"],
-                    details=dict(details, reader_confidence=conf)))
+                    details=dict(details, reader_confidence=conf, log_p=lp)))
         return iter(self._readings)
 
     def __bool__(self) -> bool:

@@ -375,8 +375,15 @@ def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOK
     Args:
         feats: float64 (N, F) features of the cells to classify.
     """
+    de, dk = token_distances(feats, model)
+    return token_posteriors(de, dk, model, feats.shape[1], cfg)
+
+
+def token_distances(feats: np.ndarray, model: TokenModel) -> tuple[np.ndarray, np.ndarray]:
+    """Squared base distances of each cell to the nearest bare calibration cell and to each token
+    class's nearest prototype: float64 (N,), float64 (N, K)."""
     W = np.linalg.cholesky(model.precision)  # precision = W Wᵀ, so d² = |(x − m) W|²
-    N, F = feats.shape
+    N = len(feats)
     K = len(model.classes)
     de = _sq_distances(feats, model.empties, W).min(axis=1, initial=np.inf) if len(model.empties) else \
         np.full(N, np.inf)
@@ -387,6 +394,13 @@ def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOK
             sel = model.proto_class == k
             if sel.any():
                 dk[:, k] = dp[:, sel].min(axis=1)
+    return de, dk
+
+
+def token_posteriors(de: np.ndarray, dk: np.ndarray, model: TokenModel, F: int,
+                     cfg: TokenConfig = TOKENS) -> TokenPosteriors:
+    """:func:`classify_tokens` from the distances of :func:`token_distances` (``F`` features)."""
+    K = len(model.classes)
     nu = cfg.t_dof
     k = cfg.scene_spread
     logl = np.concatenate([_log_t(de, k * model.scale_empty, F, nu)[:, None], _log_t(dk, k * model.scale_token, F, nu),
