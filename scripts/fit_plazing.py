@@ -9,10 +9,14 @@ prints the maximum-likelihood values of
 1. the token model's ``t_dof`` and ``scene_spread`` (:class:`vision.plazing.config.TokenConfig`):
    the log-likelihood of every free cell's true class (bare sand or a token) under the reader's
    posterior, on a grid;
-2. the confidence map ``intercept`` and ``slope`` (:class:`vision.plazing.config.ConfidenceConfig`):
-   Platt scaling of each read scene's log-odds (the product of the decisions' posteriors) against
-   whether the scene was read exactly, with a weak Gaussian prior (intercept ~ N(0, 2²),
-   slope ~ N(1, 1²)) so that a handful of wrong readings cannot make it extreme.
+2. per kind of decision (a cell's cover, a token, a split into pieces, a facing, …), the slope that
+   turns its posterior's log-odds into a probability of being right (``ConfidenceConfig.slopes``:
+   Platt scaling without intercept, each decision checked against the truth; log-normal prior
+   log b ~ N(0, 1) so that a kind never wrong on these set-ups is not made infinitely sure);
+3. with those slopes, the confidence map ``intercept`` and ``slope``
+   (:class:`vision.plazing.config.ConfidenceConfig`): Platt scaling of each read scene's log-odds
+   (the product of the calibrated posteriors) against whether the scene was read exactly, with a
+   weak Gaussian prior (intercept ~ N(0, 2²), slope ~ N(1, 1²)).
 
 The values are copied into ``vision/plazing/config.py`` by hand, with the set-ups they came from.
 Never pass held-out set-ups: what is fitted on them is no longer a measurement of transfer.
@@ -92,8 +96,8 @@ def collect(folders, setups=None):
                     res = pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal, setup_doc)
                 except (UnreadableBoardError, BadInputError):
                     continue
-                scenes.append((float(res.reading.details["log_p"]), exact(truth, res.state),
-                               os.path.relpath(tpath, folder)))
+                scenes.append((res.reading.details["ledger"], exact(truth, res.state),
+                               os.path.relpath(tpath, folder), truth, setup_doc))
                 if seen:
                     (de, dk), model, F = seen[0]
                     want = _truth_tokens(truth["state"])
@@ -116,9 +120,62 @@ def token_log_loss(cells, cfg) -> float:
     return total
 
 
-def platt(scenes) -> tuple[float, float]:
+def decisions(ledger, truth: dict, setup: dict | None):
+    """(kind, posterior, right?) of every decision of a reading, checked against the truth."""
+    st = truth["state"]
+    tokens = _truth_tokens(st)
+    piece_at = {tuple(c): p for p in st["pieces"] for c in p["cells"]}
+    pieces = {(p["kind"], tuple(sorted(map(tuple, p["cells"])))): p for p in st["pieces"]}
+    terrain = (setup or {}).get("terrain")
+    out = []
+    for kind, cells, ps, claims in ledger.bulk:
+        for cell, p, claim in zip(map(tuple, cells.tolist()), ps, claims):
+            if kind == "cover":
+                out.append((kind, float(p), bool(claim) == (cell in piece_at)))
+            elif kind == "token":
+                out.append((kind, float(p), cell not in piece_at and tokens.get(cell, EMPTY) == claim))
+    for d in ledger.decisions:
+        if d.claim is None:
+            continue
+        if d.kind == "token":
+            cell, name = d.claim
+            out.append((d.kind, d.p, cell not in piece_at and tokens.get(tuple(cell), EMPTY) == name))
+        elif d.kind == "cover":
+            cell, covered = d.claim
+            out.append((d.kind, d.p, covered == (tuple(cell) in piece_at)))
+        elif d.kind == "split":
+            out.append((d.kind, d.p, all((k, tuple(map(tuple, cs))) in pieces for k, cs in d.claim)))
+        elif d.kind == "facing":
+            cells, facing = d.claim
+            p = pieces.get(("screen", tuple(map(tuple, cells))))
+            if p is not None:
+                out.append((d.kind, d.p, p.get("facing") == facing))
+        elif d.kind == "print":
+            out.append((d.kind, d.p, True))
+        elif d.kind == "terrain" and terrain is not None:
+            cell, ch = d.claim
+            out.append((d.kind, d.p, terrain[cell[0]][cell[1]] == ch))
+    return out
+
+
+def kind_slope(records) -> float:
+    """MAP slope b of P(right) = σ(b·logit p) over one kind's decisions (log b ~ N(0, 1))."""
+    p = np.clip(np.array([r[1] for r in records]), 1e-9, 1 - 1e-9)
+    x = np.log(p) - np.log1p(-p)
+    y = np.array([float(r[2]) for r in records])
+    grid = np.exp(np.linspace(np.log(0.2), np.log(8.0), 400))
+    best, val = 1.0, -np.inf
+    for b in grid:
+        z = b * x
+        ll = float(np.sum(y * -np.logaddexp(0, -z) + (1 - y) * -np.logaddexp(0, z))) - 0.5 * np.log(b) ** 2
+        if ll > val:
+            best, val = float(b), ll
+    return best
+
+
+def platt(scenes, cfg) -> tuple[float, float]:
     """Maximum a posteriori (intercept, slope) of P(right) = σ(a + b·logit p) (Newton's method)."""
-    lp = np.array([s[0] for s in scenes])
+    lp = np.array([s[0].log_p(cfg) for s in scenes])
     p = np.clip(np.exp(lp), 1e-12, 1 - 1e-12)
     x = np.log(p) - np.log1p(-p)
     y = np.array([float(s[1]) for s in scenes])
@@ -152,11 +209,22 @@ def main(argv=None) -> int:
     now = token_log_loss(cells, TOKENS)
     print(f"tokens: t_dof {best[1]}, scene_spread {best[2]} (log loss {best[0]:.2f}; with the config's "
           f"t_dof {TOKENS.t_dof:g}, scene_spread {TOKENS.scene_spread:g}: {now:.2f})")
-    a0, b0 = platt(scenes)
-    print(f"confidence: intercept {a0:.3f}, slope {b0:.3f} (config: {CONFIDENCE.intercept}, {CONFIDENCE.slope})")
-    for lp, ok, name in sorted(scenes):
-        if not ok:
-            print(f"  wrong: {name} (product of posteriors {np.exp(lp):.3g})")
+    records = [r for led, _, _, truth, setup_doc in scenes for r in decisions(led, truth, setup_doc)]
+    slopes = {}
+    for kind in sorted({r[0] for r in records}):
+        mine = [r for r in records if r[0] == kind]
+        slopes[kind] = round(kind_slope(mine), 2)
+        print(f"  {kind}: {len(mine)} decisions, {sum(not r[2] for r in mine)} wrong; slope {slopes[kind]}")
+    cfg = dataclasses.replace(CONFIDENCE, intercept=0.0, slope=1.0, slopes=slopes)
+    a0, b0 = platt(scenes, cfg)
+    print(f"confidence: slopes {slopes}, intercept {a0:.3f}, slope {b0:.3f} "
+          f"(config: {CONFIDENCE.slopes}, {CONFIDENCE.intercept}, {CONFIDENCE.slope})")
+    for label, final in (("with the slopes and the scene map", dataclasses.replace(cfg, intercept=a0, slope=b0)),
+                         ("with the slopes alone", cfg), ("as the config is", CONFIDENCE)):
+        conf = sorted((led.confidence(final), ok, name) for led, ok, name, _, _ in scenes)
+        right = [c for c, ok, _ in conf if ok]
+        print(f"  {label}: right readings at >= 0.5: {sum(c >= 0.5 for c in right)}/{len(right)}; wrong readings: "
+              + ", ".join(f"{name} at {c:.3f}" for c, ok, name in conf if not ok))
     return 0
 
 

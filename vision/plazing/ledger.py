@@ -8,9 +8,10 @@ revisits when the rules reject its reading, :mod:`vision.plazing.revisit`).
 
 The reading is right when every decision is: its confidence is the product of the decisions'
 posteriors (each cell and piece is decided on its own evidence, so they are treated as
-independent), then mapped through :data:`~vision.plazing.config.CONFIDENCE` (a logistic map
-fitted on development set-ups so that the number is a probability: among readings at 0.8, four
-in five are right).
+independent), each first made a probability of being right (its log-odds scaled per kind of
+decision), then mapped through :data:`~vision.plazing.config.CONFIDENCE` (a logistic map); both
+are fitted on development set-ups so that the number is a probability: among readings at 0.8,
+four in five are right.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ class Decision:
             None when the runner-up cannot be written into a state on its own.
         alt_log_ratio: log of P(reading with the runner-up) / P(this reading) when it is not
             log(alt_p / p) (the runner-up also replaces other decisions); None otherwise.
+        claim: what was decided, as data (``scripts/fit_plazing.py`` checks it against the truth):
+            token ``(cell, name)``, cover ``(cell, covered)``, split ``[(kind, cells)]``, facing
+            ``(cells, facing)``, print ``cells``, terrain ``(cell, character)``.
     """
 
     kind: str
@@ -48,6 +52,7 @@ class Decision:
     alt_text: object = ""
     apply_alt: object = None
     alt_log_ratio: float | None = None
+    claim: object = None
 
     def log_ratio(self) -> float:
         """log P(reading with the runner-up) − log P(this reading)."""
@@ -67,7 +72,7 @@ class Ledger:
 
     shape: tuple
     decisions: list = field(default_factory=list)
-    bulk: list = field(default_factory=list)  #: [(kind, cells int (n, 2), posteriors (n,))]
+    bulk: list = field(default_factory=list)  #: [(kind, cells int (n, 2), posteriors (n,), claims (n,))]
 
     def add(self, decision: Decision) -> Decision:
         """Record a decision (its posterior clipped into (0, 1])."""
@@ -75,17 +80,22 @@ class Ledger:
         self.decisions.append(decision)
         return decision
 
-    def add_many(self, kind: str, cells: np.ndarray, p: np.ndarray) -> None:
-        """Record many one-cell decisions with no runner-up to try (the cover of each cell)."""
-        self.bulk.append((kind, np.asarray(cells, int).reshape(-1, 2), np.clip(np.asarray(p, np.float64), 1e-12, 1.0)))
+    def add_many(self, kind: str, cells: np.ndarray, p: np.ndarray, claims=None) -> None:
+        """Record many one-cell decisions with no runner-up to try (the cover of each cell); ``claims``
+        says what each decided (as :attr:`Decision.claim` without the cell)."""
+        cells = np.asarray(cells, int).reshape(-1, 2)
+        self.bulk.append((kind, cells, np.clip(np.asarray(p, np.float64), 1e-12, 1.0),
+                          list(claims) if claims is not None else [None] * len(cells)))
 
-    def log_p(self) -> float:
-        """Sum of the log posteriors: log of the probability that every decision is right."""
-        return float(sum(np.log(d.p) for d in self.decisions) + sum(np.log(p).sum() for _, _, p in self.bulk))
+    def log_p(self, cfg: ConfidenceConfig = CONFIDENCE) -> float:
+        """Sum of the calibrated log posteriors (:func:`calibrated_p`): log of the probability that
+        every decision is right."""
+        return float(sum(np.log(calibrated_p(d.kind, d.p, cfg)).sum() for d in self.decisions)
+                     + sum(np.log(calibrated_p(kind, p, cfg)).sum() for kind, _, p, _ in self.bulk))
 
     def confidence(self, cfg: ConfidenceConfig = CONFIDENCE) -> float:
         """Probability that the whole reading is right (see the module docstring)."""
-        return calibrated(self.log_p(), cfg)
+        return calibrated(self.log_p(cfg), cfg)
 
     def cell_confidence(self) -> np.ndarray:
         """float64 (rows, cols): per cell, the product of the posteriors of the decisions about it."""
@@ -93,7 +103,7 @@ class Ledger:
         for d in self.decisions:
             for r, c in d.cells:
                 out[r, c] *= d.p
-        for _, cells, p in self.bulk:
+        for _, cells, p, _ in self.bulk:
             np.multiply.at(out, (cells[:, 0], cells[:, 1]), p)
         return out
 
@@ -103,6 +113,18 @@ class Ledger:
         cand = [d for d in self.decisions if d.apply_alt is not None and d.alt_p > 0]
         cand.sort(key=lambda d: d.log_ratio(), reverse=True)
         return cand[:n]
+
+
+def calibrated_p(kind: str, p, cfg: ConfidenceConfig = CONFIDENCE):
+    """A decision's posterior made a probability of being right: its log-odds scaled by the
+    decision kind's slope (``cfg.slopes``, fitted on development set-ups by
+    ``scripts/fit_plazing.py``: e.g. a split's posterior, humble about pieces pressed together,
+    is right more often than it says). Works on floats and arrays."""
+    b = cfg.slopes.get(kind, 1.0)
+    p = np.clip(np.asarray(p, np.float64), 1e-12, 1 - 1e-12)
+    if b == 1.0:
+        return p
+    return 1.0 / (1.0 + np.exp(-b * (np.log(p) - np.log1p(-p))))
 
 
 def calibrated(log_p: float, cfg: ConfidenceConfig = CONFIDENCE) -> float:

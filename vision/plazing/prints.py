@@ -147,13 +147,19 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
         if not seen:
             unseen += cells
             continue
-        # the mark's colour now: a token on one of its cells does not move the median; a paler or
-        # deeper print of the same ink lies on the same line from sand, so one colour serves all
-        ink = np.median(np.array(seen), axis=0)
+        # the mark's hue (its ink's direction from sand), voted by this photo's mark cells and the
+        # calibration's; the mark's colour now is the median of the cells that agree with it (a token
+        # on one of them, or a lone cell bearing a token, does not move it); a paler or deeper print
+        # of the same ink lies on the same line from sand, so one colour serves all
         dirs = [_unit(k - sd) for k, sd in zip(inks, sands) if k is not None]
         if known and mark in known:
             dirs.append(np.asarray(known[mark], np.float32))
-        hue = _unit(np.median(np.array(dirs), axis=0))  # the ink's direction from sand, voted
+        hue = _unit(np.median(np.array(dirs), axis=0))
+        agree = [k for k, sd in zip(inks, sands) if k is not None and _same_ink(k - sd, hue, cfg)]
+        if not agree:
+            unseen += cells
+            continue
+        ink = np.median(np.array(agree), axis=0)
         tol = cfg.noise_bgr
         for (r, c), patch, sand, own in zip(cells, patches, sands, inks):
             if own is None:

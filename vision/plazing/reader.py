@@ -98,7 +98,7 @@ def read(photo: Photo) -> Reading:
         warnings.append(terrain_warning(terrain, terrain_p, model.terrain.classes))
         for r, c in np.argwhere(terrain_p < 1.0).tolist():
             ledger.add(Decision("terrain", [(r, c)], float(terrain_p[r, c]), f"terrain {terrain[r, c]!r} at "
-                                f"{cell_name((r, c))}"))
+                                f"{cell_name((r, c))}", claim=((r, c), str(terrain[r, c]))))
     owner = view.owner
     placeable = terrain != "#"
     if prep.clipped is not None and (prep.clipped & placeable).sum() > QUALITY.max_clipped_share * placeable.sum():
@@ -106,7 +106,7 @@ def read(photo: Photo) -> Reading:
                                    "are overexposed: a lamp or the sun on the board); dim or move the light and "
                                    "take the photo again")
     where = np.argwhere(placeable)
-    ledger.add_many("cover", where, view.cover_p[where[:, 0], where[:, 1]])
+    ledger.add_many("cover", where, view.cover_p[where[:, 0], where[:, 1]], owner[where[:, 0], where[:, 1]] >= 0)
 
     # 3. printed marks painted over: every free cell is then read as sand
     free_mask = (owner < 0) & placeable
@@ -160,17 +160,18 @@ def read(photo: Photo) -> Reading:
                 if f is not None and f >= PRINTS.flat_print_share:
                     mark_like.append(cell)
                     ledger.add(Decision("terrain", [cell], 1.0 / (len(unseen) + 1), f"a printed "
-                                        f"{' or '.join(map(repr, unseen))} square, or sand, at {cell_name(cell)}"))
+                                        f"{' or '.join(map(repr, unseen))} square, or sand, at {cell_name(cell)}",
+                                        claim=(cell, ".")))
                     name, p, alt, alt_p = EMPTY, 1.0, name, 0.0
             tokens[cell] = name
             if alt_p < p * REVISIT.negligible_odds:  # nothing to revisit: only its posterior counts
-                sure.append((cell, p))
+                sure.append((cell, p, name))
             else:
                 ledger.add(Decision("token", [cell], p, _words(name, cell), alt_p, _words(alt, cell),
-                                    _set_token(cell, alt)))
+                                    _set_token(cell, alt), claim=(cell, name)))
 
         if sure:
-            ledger.add_many("token", [c for c, _ in sure], [p for _, p in sure])
+            ledger.add_many("token", [c for c, _, _ in sure], [p for _, p, _ in sure], [n for _, _, n in sure])
         if clipped:
             warnings.append(f"{cells_text(clipped)}: too bright to read (the camera's colours are clipped there: a "
                             "lamp or the sun); the tokens read there are guesses — dim the light or check them")
@@ -208,7 +209,8 @@ def read(photo: Photo) -> Reading:
                 piece["facing"], p_face = facing_of(view.gray, cs, model.template, local, ppm)
                 ledger.add(Decision("facing", list(cs), p_face, f"the {player} screen on {cells_text(cs)} facing "
                                     f"{piece['facing']}", 1.0 - p_face,
-                                    f"facing {OPPOSITE[piece['facing']]}", _flip_facing(list(cs))))
+                                    f"facing {OPPOSITE[piece['facing']]}", _flip_facing(list(cs)),
+                                    claim=(sorted(cs), piece["facing"])))
             mine.append(piece)
         pieces += mine
         alt_p = split.alt_posterior if split.runner_up is not None else 0.0
@@ -226,7 +228,8 @@ def read(photo: Photo) -> Reading:
         ledger.add(Decision("split", sorted(cells), split.posterior,
                             f"{player} cells {where} split as " + _pieces_words(mine), alt_p,
                             lambda runner=runner: _pieces_words([{"kind": k} for k, _ in runner]),
-                            _replace_pieces(mine, alt_pieces) if runner else None))
+                            _replace_pieces(mine, alt_pieces) if runner else None,
+                            claim=[(p["kind"], sorted(map(tuple, p["cells"]))) for p in mine]))
         if not split.exact:  # some cell's cover must be wrong: the groups without its least sure cells
             impossible = ledger.decisions[-1]
             for cell, p_cov in _repairs(cells, view.cover_p):
@@ -237,7 +240,7 @@ def read(photo: Photo) -> Reading:
                     gain = np.log(max(1.0 - p_cov, 1e-12)) - np.log(p_cov) + log_split - np.log(impossible.p)
                     ledger.add(Decision("cover", [cell], p_cov, f"{cell_name(cell)} covered by {player}", 1.0 - p_cov,
                                         f"{cell_name(cell)} free", _replace_pieces(mine, pieces_fixed),
-                                        alt_log_ratio=float(gain)))
+                                        alt_log_ratio=float(gain), claim=(cell, True)))
 
     _hidden_prints(pieces, scorer, ledger, warnings)
 
@@ -259,7 +262,7 @@ def read(photo: Photo) -> Reading:
                         + ("; …" if len(doubts) > 4 else ""))
     confidence = ledger.confidence()
     details = {"cell_conf": cell_conf, "grid": grid, "reader_confidence": confidence, "log_p": ledger.log_p(),
-               "free": free_mask}
+               "free": free_mask, "ledger": ledger}
     return Reading(state=state, confidence=confidence, warnings=warnings, details=details,
                    alternatives=Alternatives(state, ledger, warnings, details))
 
@@ -338,7 +341,7 @@ def _hidden_prints(pieces: list, scorer, ledger: Ledger, warnings: list) -> None
         hidden = 1.0 / (1.0 + (PATTERN.hidden_ratio / max(ratio, 1e-9)) ** PATTERN.hidden_slope)
         if hidden > 0.01:
             ledger.add(Decision("print", cells, 1.0 - hidden, f"nothing on the {p['player']} {p['kind']} on "
-                                f"{cells_text(cells)}"))
+                                f"{cells_text(cells)}", claim=cells))
         if hidden > 0.5:
             warnings.append(f"the print of the {p['player']} {p['kind']} on {cells_text(cells)} is hidden in part: "
                             "is a meeple or a token standing on it? Check it and the cells around it")
