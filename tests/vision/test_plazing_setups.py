@@ -95,13 +95,25 @@ def test_another_camera_reads_every_piece_and_token(tmp_path, camera):
 
 def test_light_changed_since_calibration_is_evened_out(tmp_path):
     """Calibrated in neutral light, scanned under a warm lamp to one side with its hot spot on the
-    board: the photo is brought to the calibration's light against what is bare now (the frame,
-    then the uncovered sand) and every piece and token is read."""
+    board (the exposure a little shorter, as the camera's auto-exposure would set it): the photo is
+    brought to the calibration's light against what is bare now (the frame, then the uncovered
+    sand) and every piece and token is read."""
+    setup = SetUp(tmp_path, CAMERAS["samples"], seed=41)
+    lay = setup.deal()
+    res, _ = setup.scan(lay, gain=tuple(0.85 * g for g in WARM), light_ramp=(0.75, 1.05), lamp=(0.7, 0.3, 0.25, 0.35))
+    assert _exact(res.state, state_of(PROFILE, lay["pieces"], lay["tokens"]))
+    assert res.confidence >= 0.5
+
+
+def test_an_overexposed_token_is_doubted_not_guessed(tmp_path):
+    """The same lamp with the exposure left as calibrated: the hot spot clips the camera's red
+    channel; a token read there rests on lost colour, and says so (a warning naming the cells)."""
     setup = SetUp(tmp_path, CAMERAS["samples"], seed=41)
     lay = setup.deal()
     res, _ = setup.scan(lay, gain=WARM, light_ramp=(0.75, 1.05), lamp=(0.7, 0.3, 0.25, 0.35))
-    assert _exact(res.state, state_of(PROFILE, lay["pieces"], lay["tokens"]))
-    assert res.confidence >= 0.5
+    clipped = [w for w in res.warnings if "too bright" in w]
+    assert clipped and re.search(r"\b[A-T](?:1[0-2]|[1-9])\b", clipped[0])
+    assert _exact(res.state, state_of(PROFILE, lay["pieces"], lay["tokens"])) or res.confidence < 0.5
 
 
 def test_a_hand_over_the_board_is_refused_naming_its_cells(samples_camera):

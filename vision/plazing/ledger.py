@@ -54,11 +54,14 @@ class Decision:
     alt_log_ratio: float | None = None
     claim: object = None
 
-    def log_ratio(self) -> float:
-        """log P(reading with the runner-up) − log P(this reading)."""
+    def log_ratio(self, cfg: "ConfidenceConfig" = None) -> float:
+        """log P(reading with the runner-up) − log P(this reading), with the choice's calibrated
+        posterior (:func:`calibrated_p`) and the runner-up's share of what is left."""
         if self.alt_log_ratio is not None:
             return self.alt_log_ratio
-        return float(np.log(max(self.alt_p, 1e-300)) - np.log(self.p))
+        p = float(calibrated_p(self.kind, self.p, cfg or CONFIDENCE))
+        alt = (1.0 - p) * self.alt_p / max(1.0 - self.p, 1e-12)
+        return float(np.log(max(alt, 1e-300)) - np.log(p))
 
     def words(self) -> tuple[str, str]:
         """(the choice, the runner-up) in words."""
