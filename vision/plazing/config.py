@@ -97,6 +97,17 @@ class SeamConfig:
     invisible_cut_share: float = 0.05
     #: … and a visible cut's dip is spread this wide (BGR levels; the samples' cuts 10–170).
     cut_sd_bgr: float = 80.0
+    #: The outline's jog where two cells meet (one piece has straight sides): each side's edge is
+    #: looked for this far (mm) either side of the grid line …
+    jog_reach_mm: float = 4.0
+    #: … located to within this (mm: a tenth of a pixel's worth of blur at 1.5 px/mm is ≈ 0.1–0.2)
+    #: when the calibration shot has no labelled screen to measure it on, and at least this …
+    default_jog_sd_mm: float = 0.25
+    min_jog_sd_mm: float = 0.15
+    #: … two pieces pressed together line up within that noise about half the time …
+    aligned_cut_share: float = 0.5
+    #: … else lie this far apart (mm, half-normal: pieces put down by hand).
+    placed_sd_mm: float = 1.0
     #: Largest group of same-colour touching cells that is split exactly (bigger: unknown piece).
     max_exact_cells: int = 24
     #: Most tilings enumerated per group.
@@ -351,11 +362,9 @@ class RegisterConfig:
     #: The fixed parts: the frame outside the grid less this margin (a piece a few mm off its
     #: cells, the top of a standing meeple seen at an angle) …
     grid_margin_mm: float = 6.0
-    #: … and this band of table outside the board's outline.
-    table_band_mm: float = 15.0
-    #: Edges of the fixed parts correlating this well with the calibration's under the calibrated
-    #: homography (ECC) are not moved (light and JPEG noise alone keep it ≥ 0.94 on the samples).
-    unmoved_ecc: float = 0.93
+    #: … and this band outside the board's outline: its edge against the table (the table's own
+    #: texture stays put when the board is bumped, so no more of the table is used).
+    table_band_mm: float = 4.0
     #: Keypoints (ORB) sought on the fixed parts of the reference (1/4 of the calibration shot).
     keypoints: int = 500
     #: A motion needs at least this many keypoint matches it explains …

@@ -20,7 +20,7 @@ from beachscore.errors import BadInputError
 from vision.image_io import read_image
 from vision.plazing.augment import augmented_boards
 from vision.plazing.cells import Grid, colour_table, learn_colour, mislabelled, sample_colour
-from vision.plazing.config import PALETTE, PATTERN, RECTIFY, TOKENS
+from vision.plazing.config import PALETTE, PATTERN, RECTIFY, SEAM, TOKENS
 from vision.plazing.lighting import cell_sands, frame_sharpness, median_bgr
 from vision.plazing.model import FRAME_PICTURE, MODEL_VERSION, PALETTE_PICTURE
 from vision.plazing.patterns import PatternModel
@@ -28,7 +28,7 @@ from vision.plazing.pieces import FACINGS, catalogue_shapes, groups, split_group
 from vision.plazing.prints import ink_directions, remove_marks
 from vision.plazing.rectify import DECODE_REDUCE, Rectified
 from vision.plazing.screens import learn_template, screen_cells
-from vision.plazing.seams import joined_sd, seam_contrasts
+from vision.plazing.seams import edge_jogs, joined_sd, seam_contrasts
 from vision.plazing.terrain import TerrainModel, setup_terrain
 from vision.plazing.tokens import background_cells, learn_tokens, token_mask
 from vision.plazing.view import View
@@ -156,6 +156,10 @@ def learn(shot: CalibrationShot) -> dict:
     seams = seam_contrasts(view.board, view.owner, local, ppm)
     inside = [v for (a, b), v in seams.items() for _, cells, _ in screens if a in cells and b in cells]
     seam_sd = joined_sd(inside)
+    jogs = edge_jogs(view.masks, view.owner, local, ppm)
+    inside_jogs = [v for (a, b), v in jogs.items() for _, cells, _ in screens if a in cells and b in cells]
+    jog_sd = max(float(np.sqrt(np.median(np.square(inside_jogs)) / 0.4549)) if inside_jogs else SEAM.default_jog_sd_mm,
+                 SEAM.min_jog_sd_mm)
     patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median, seam_sd)
     template = learn_template(view.gray, [(cells, f) for _, cells, f in screens], local, ppm)
     # every cell's look (the board as calibrated); with the shot's own terrain, how terrain looks
@@ -171,7 +175,7 @@ def learn(shot: CalibrationShot) -> dict:
             "player_gray": np.round(ref_light, 2).tolist(),
             "sharpness": frame_sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
             "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model,
-            "sand": sand, "seam_sd": round(seam_sd, 3), "mark_inks": inks}
+            "sand": sand, "seam_sd": round(seam_sd, 3), "jog_sd": round(jog_sd, 3), "mark_inks": inks}
 
 
 def _check_labels(raw: np.ndarray, parsed, rect: Rectified, ppm: float, cell_mm: float) -> None:

@@ -33,8 +33,9 @@ class ReaderModel:
         self.template = np.array(d["screen_template"], np.float64)
         self.player_gray = list(d["player_gray"])
         self.sharpness = float(d.get("sharpness", 0.0))
-        self.seam_sd = d.get("seam_sd")
-        self.mark_inks = d.get("mark_inks") or {}  #: mark → its ink's direction from sand at calibration  #: sd of the dip inside one piece (BGR levels), measured at calibration
+        self.seam_sd = d.get("seam_sd")  #: sd of the dip inside one piece (BGR levels), measured at calibration
+        self.jog_sd = d.get("jog_sd")  #: sd of the outline's jog inside one piece (mm), measured at calibration
+        self.mark_inks = d.get("mark_inks") or {}  #: mark → its ink's direction from sand at calibration
         self.terrain = TerrainModel.from_json(d.get("terrain"))
         sand = d.get("sand")
         self.sand = np.array(sand["bgr"], np.float32) if sand else None  #: (rows, cols, 3) calibration's cell sands

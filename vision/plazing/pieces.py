@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.plazing.config import SEAM, SeamConfig
-from vision.plazing.seams import seam_log_likelihoods
+from vision.plazing.seams import jog_log_likelihoods, seam_log_likelihoods
 
 Cell = tuple[int, int]
 FACINGS = "NESW"  #: a canonical screen faces N; k clockwise quarter turns make it face FACINGS[k]
@@ -115,7 +115,8 @@ def _placement_table_of(order: list[Cell], shapes):
 
 
 def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
-                piece_score=None, joined_sd_bgr: float | None = None, cfg: SeamConfig = SEAM) -> Split:
+                piece_score=None, joined_sd_bgr: float | None = None, jogs: dict | None = None,
+                jog_sd_mm: float | None = None, cfg: SeamConfig = SEAM) -> Split:
     """Split one 4-connected group of a player's cells into catalogue pieces.
 
     Args:
@@ -124,6 +125,9 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
             of / below it)), BGR levels.
         joined_sd_bgr: the dip's sd inside one piece (learned at calibration); default
             ``cfg.default_joined_sd_bgr``.
+        jogs: optional outline jogs per edge (:func:`~vision.plazing.seams.edge_jogs`, mm), more
+            evidence on each edge (:func:`~vision.plazing.seams.jog_log_likelihoods`) with
+            ``jog_sd_mm`` (learned at calibration; default ``cfg.default_jog_sd_mm``).
         shapes: from :func:`catalogue_shapes`.
         piece_score: optional function (kind, cells) → (log-likelihood of the print, facing,
             facing posterior); without it the print is not used.
@@ -139,6 +143,13 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
     sd = cfg.default_joined_sd_bgr if joined_sd_bgr is None else joined_sd_bgr
     inner = [(e, v) for e, v in seams.items() if e[0] in cells and e[1] in cells]
     lc, lj = seam_log_likelihoods(np.array([v for _, v in inner], np.float64), sd, cfg)
+    if jogs:
+        jsd = cfg.default_jog_sd_mm if jog_sd_mm is None else jog_sd_mm
+        for i, (e, _) in enumerate(inner):
+            if e in jogs:
+                c2, j2 = jog_log_likelihoods(jogs[e], jsd, cfg)
+                lc[i] += c2
+                lj[i] += j2
     gain = {e: float(j - c) for (e, _), c, j in zip(inner, lc, lj)}  # log LR of "joined" per edge
     base = float(np.sum(lc))
     table = _placement_table(order, shapes)

@@ -38,7 +38,7 @@ from vision.plazing.prepare import even_on_sand, prepare
 from vision.plazing.prints import MARKS, flat_share, remove_marks
 from vision.plazing.revisit import alternatives, conditional_log_p
 from vision.plazing.screens import facing_of
-from vision.plazing.seams import seam_contrasts
+from vision.plazing.seams import edge_jogs, seam_contrasts
 from vision.plazing.terrain import setup_terrain
 from vision.plazing.tokens import EMPTY, UNKNOWN, classify_tokens, strangeness
 from vision.types import Photo, Reading
@@ -183,6 +183,7 @@ def read(photo: Photo) -> Reading:
     # 5. pieces
     shapes = catalogue_shapes(profile)
     seams = seam_contrasts(view.board, owner, local, ppm)
+    jogs = edge_jogs(view.masks, owner, local, ppm)
     covered = [tuple(x) for x in np.argwhere(owner >= 0).tolist()]
     windows, _ = view.windows(covered, model.player_gray, model.median)
     scorer = piece_scorer(model.patterns, covered, windows)
@@ -191,7 +192,8 @@ def read(photo: Photo) -> Reading:
     for pi, cells in groups(owner):
         player = model.players[pi]
         where = cells_text(cells)
-        split = split_group(cells, seams, shapes, scorer, joined_sd_bgr=model.seam_sd)
+        split = split_group(cells, seams, shapes, scorer, joined_sd_bgr=model.seam_sd, jogs=jogs,
+                            jog_sd_mm=model.jog_sd)
         if not split.exact:
             warnings.append(f"{player} cells {where} fit no piece of the catalogue")
         if split.exact and split.runner_up is not None and split.kinds & untaught:
@@ -233,7 +235,7 @@ def read(photo: Photo) -> Reading:
         if not split.exact:  # some cell's cover must be wrong: the groups without its least sure cells
             impossible = ledger.decisions[-1]
             for cell, p_cov in _repairs(cells, view.cover_p):
-                fixed = _split_without(cells, cell, player, seams, shapes, scorer, model, view, local, ppm)
+                fixed = _split_without(cells, cell, player, seams, jogs, shapes, scorer, model, view, local, ppm)
                 if fixed is not None:
                     pieces_fixed, log_split = fixed
                     # the runner-up frees the cell and replaces the impossible split by the new one
@@ -298,7 +300,7 @@ def _repairs(cells, cover_p: np.ndarray) -> list:
     return [(c, float(cover_p[c])) for c in ranked[:REVISIT.decisions]]
 
 
-def _split_without(cells, cell, player, seams, shapes, scorer, model, view, local, ppm):
+def _split_without(cells, cell, player, seams, jogs, shapes, scorer, model, view, local, ppm):
     """The pieces of a group once ``cell`` is taken out of it (read as free) and the log of their
     splits' posteriors, or None when what is left still fits no piece of the catalogue."""
     rest = set(cells) - {cell}
@@ -311,7 +313,8 @@ def _split_without(cells, cell, player, seams, shapes, scorer, model, view, loca
                 rest.discard(c)
                 part.add(c)
                 todo += [(c[0] + 1, c[1]), (c[0] - 1, c[1]), (c[0], c[1] + 1), (c[0], c[1] - 1)]
-        split = split_group(part, seams, shapes, scorer, joined_sd_bgr=model.seam_sd)
+        split = split_group(part, seams, shapes, scorer, joined_sd_bgr=model.seam_sd, jogs=jogs,
+                            jog_sd_mm=model.jog_sd)
         if not split.exact:
             return None
         log_p += float(np.log(max(split.posterior, 1e-12)))

@@ -10,8 +10,9 @@ grid with a margin (a piece pushed a few mm off its cells, a standing meeple's t
 table around the board's outline (:func:`fixed_parts`).
 
 1. **Nothing moved?** The edges of the fixed parts under the calibrated homography correlate with
-   the calibration's (ECC correlation, Evangelidis & Psarakis 2008) at least
-   ``REGISTER.unmoved_ecc``: not moved — whatever lies on the grid.
+   the calibration's (ECC correlation, Evangelidis & Psarakis 2008) at least as well as the
+   calibration's own edges do with themselves shifted by ``pipeline.MOVED_MM`` (measured once per
+   calibration): not moved — whatever lies on the grid.
 2. **The last bump** is checked next (a bumped board stays where it was bumped).
 3. **A motion hypothesis** from keypoints on the fixed parts (ORB, Rublee et al. 2011) matched to
    the calibration's, fitted with RANSAC (a rotation, a shift, a slight scale: a board slid on the
@@ -70,13 +71,18 @@ def edges(gray: np.ndarray) -> np.ndarray:
 class _Reference:
     """The calibration's fixed parts at the reference size: edges, mask, keypoints (cached)."""
 
-    def __init__(self, cal, H0_ref: np.ndarray, cfg: RegisterConfig):
+    def __init__(self, cal, H0_ref: np.ndarray, cfg: RegisterConfig, moved_px: float):
         self.image = cal.reference
         self.shape = self.image.shape
         self.edges = edges(self.image)
         self.mask = fixed_parts(self.shape, H0_ref, cal.profile, cfg)
         self.cfg = cfg
         self._keypoints = None
+        # what a shift of ``moved_px`` does to the correlation of these very edges: the smallest
+        # move that counts (both ways, along both axes; the lowest of the four)
+        shifted = [cv2.warpAffine(self.edges, np.float32([[1, 0, dx], [0, 1, dy]]), (self.shape[1], self.shape[0]))
+                   for dx, dy in ((moved_px, 0), (-moved_px, 0), (0, moved_px), (0, -moved_px))]
+        self.unmoved_ecc = min(float(cv2.computeECC(self.edges, b, self.mask)) for b in shifted)
 
     def keypoints(self):
         """(ORB detector, keypoints, descriptors) of the fixed parts, found on first use."""
@@ -106,24 +112,25 @@ def register(image: np.ndarray, cal, cfg: RegisterConfig = REGISTER) -> Registra
     model = ReaderModel.of(cal)
     s = cal.reference.shape[1] / image.shape[1]
     S = np.diag([s, s, 1.0])
+    ends = project(S @ H0, np.array([[0.0, 0.0], [100.0, 0.0]]))
+    ppm_ref = float(np.linalg.norm(ends[1] - ends[0])) / 100.0  # reference px per board mm
     ref = model.registration_levels.get("reference")
     if ref is None:
-        ref = model.registration_levels["reference"] = _Reference(cal, S @ H0, cfg)
+        ref = model.registration_levels["reference"] = _Reference(cal, S @ H0, cfg, MOVED_MM * ppm_ref)
     small = cv2.resize(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (ref.shape[1], ref.shape[0]),
                        interpolation=cv2.INTER_AREA)
     b = edges(small)
     still = float(cv2.computeECC(ref.edges, b, ref.mask))
-    if still >= cfg.unmoved_ecc:
+    if still >= ref.unmoved_ecc:
         return Registration(H0, "corners", score=still)
     last = model.last_refined.get(image.shape[:2])
     if last is not None:  # a bumped board usually stays where it was bumped: check the last alignment first
         W = S @ last.H_px_from_mm @ np.linalg.inv(S @ H0)
         back = cv2.warpPerspective(b, W, (ref.shape[1], ref.shape[0]), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         again = float(cv2.computeECC(ref.edges, back, ref.mask))
-        if again >= cfg.unmoved_ecc and again > still + cfg.min_ecc_gain:
+        if again >= ref.unmoved_ecc and again > still + cfg.min_ecc_gain:
             return Registration(last.H_px_from_mm, "refined", shift_mm=last.shift_mm, rotation_deg=last.rotation_deg,
                                 score=again, warnings=list(last.warnings))
-    ppm_ref = float(np.linalg.norm(project(S @ H0, np.array([[0.0, 0.0], [100.0, 0.0]])) @ [-1, 1])) / 100.0
     verdict, init = _keypoint_motion(ref, small, ppm_ref, cfg)
     if verdict == "still":  # the frame's keypoints sit where they were: something obscures it, nothing moved
         return Registration(H0, "corners", score=still)

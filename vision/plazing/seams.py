@@ -140,3 +140,128 @@ def joined_sd(dips, cfg: SeamConfig = SEAM) -> float:
     if not len(d):
         return cfg.default_joined_sd_bgr
     return float(max(np.sqrt(np.median(d * d) / 0.4549), cfg.min_joined_sd_bgr))  # 0.4549: median of χ²₁
+
+
+def _boundary_mm(frac: np.ndarray, start_mm: float, px_per_mm: float) -> float | None:
+    """Where a profile of the player's share (1 inside the piece, 0 outside, from the outside
+    in) first crosses one half, in mm from ``start_mm``; None when it never does."""
+    idx = np.flatnonzero(frac >= 0.5)
+    if not len(idx) or idx[0] == 0:
+        return None
+    i = int(idx[0])
+    a, b = float(frac[i - 1]), float(frac[i])
+    t = (0.5 - a) / max(b - a, 1e-6)
+    return start_mm + (i - 1 + t + 0.5) / px_per_mm
+
+
+def edge_jogs(mask: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float,
+              cfg: SeamConfig = SEAM) -> dict[tuple[Cell, Cell], float]:
+    """How far the outline jogs where two cells of one player meet: one piece has straight sides
+    (turned a little, maybe), two pieces pressed together hardly ever line up exactly.
+
+    For two cells side by side, the top (and bottom) edge of the player's colour is located in each
+    cell at two places along the half next to the joint (sub-pixel, from the colour mask) where no
+    cell of the same player lies beyond it, and both cells' lines carried to the grid line
+    between them: a turned piece's two lines meet there, two pieces' lines stand apart by the
+    step between them. For two cells one above the other, the same with the left and right edges.
+    The jog is the smaller of the two sides' steps, and only where both can be seen (two pieces
+    offset show it on both; a token against one side of a piece, or a neighbour's edge, on one).
+
+    Args:
+        mask: the owning players' colour masks, uint8 (H, W, P), 255 = that player's colour
+            (:func:`vision.plazing.cells.player_masks`), at ``px_per_mm`` (pixel u at (u + 0.5)/ppm).
+        owner: int (rows, cols) covering player index or −1.
+    Returns:
+        dict edge ((r, c), (r2, c2)) → jog in mm, for the edges where an outline side could be
+        compared (second cell right of or below the first).
+    """
+    rows, cols = owner.shape
+    reach = cfg.jog_reach_mm
+    H, W = mask.shape[:2]
+    vert, horiz = _edge_list(owner)
+    out = {}
+    half_band = 0.1 * grid.cell_mm
+
+    def line(cell, which, joint):
+        """(slope, intercept) of one outline side of a cell's piece near the joint, position (mm,
+        across) as a function of the position along it (mm), or None."""
+        r, c = cell
+        p = owner[r, c]
+        x0 = grid.origin_mm[0] + c * grid.cell_mm
+        y0 = grid.origin_mm[1] + r * grid.cell_mm
+        start = x0 if which in ("top", "bottom") else y0
+        near_end = abs(start + grid.cell_mm - joint) < abs(start - joint)
+        spots = (0.55, 0.8) if near_end else (0.2, 0.45)  # the half of the side next to the joint
+        along, across = [], []
+        for f in spots:
+            if which in ("top", "bottom"):
+                t = x0 + f * grid.cell_mm
+                u0, u1 = int(round((t - half_band) * px_per_mm)), int(round((t + half_band) * px_per_mm))
+                edge = y0 if which == "top" else y0 + grid.cell_mm
+                lo, hi = int(round((edge - reach) * px_per_mm)), int(round((edge + reach) * px_per_mm))
+                lo, hi, u0, u1 = max(lo, 0), min(hi, H), max(u0, 0), min(u1, W)
+                if hi - lo < 3 or u1 <= u0:
+                    continue
+                prof = mask[lo:hi, u0:u1, p].mean(axis=1) / 255.0
+            else:
+                t = y0 + f * grid.cell_mm
+                v0, v1 = int(round((t - half_band) * px_per_mm)), int(round((t + half_band) * px_per_mm))
+                edge = x0 if which == "left" else x0 + grid.cell_mm
+                lo, hi = int(round((edge - reach) * px_per_mm)), int(round((edge + reach) * px_per_mm))
+                lo, hi, v0, v1 = max(lo, 0), min(hi, W), max(v0, 0), min(v1, H)
+                if hi - lo < 3 or v1 <= v0:
+                    continue
+                prof = mask[v0:v1, lo:hi, p].mean(axis=0) / 255.0
+            if which in ("top", "left"):
+                at = _boundary_mm(prof, lo / px_per_mm, px_per_mm)
+            else:
+                back = _boundary_mm(prof[::-1], 0.0, px_per_mm)  # from the outside (far end) inwards
+                at = None if back is None else hi / px_per_mm - back
+            if at is not None:
+                along.append(t)
+                across.append(at)
+        if len(along) < 2:
+            return None
+        return tuple(np.polyfit(along, across, 1))
+
+    def beyond_free(cell, dr, dc):
+        r, c = cell[0] + dr, cell[1] + dc
+        return not (0 <= r < rows and 0 <= c < cols) or owner[r, c] != owner[cell]
+
+    for edges, sides in ((vert, (("top", -1, 0), ("bottom", 1, 0))), (horiz, (("left", 0, -1), ("right", 0, 1)))):
+        for a, b in edges:
+            joint = (grid.origin_mm[0] + (a[1] + 1) * grid.cell_mm) if edges is vert else \
+                (grid.origin_mm[1] + (a[0] + 1) * grid.cell_mm)
+            jogs = []
+            for which, dr, dc in sides:
+                if beyond_free(a, dr, dc) and beyond_free(b, dr, dc):
+                    la, lb = line(a, which, joint), line(b, which, joint)
+                    if la is not None and lb is not None:
+                        jogs.append(abs((la[0] * joint + la[1]) - (lb[0] * joint + lb[1])))
+            if len(jogs) == 2:  # a step between two pieces shows on both sides; a token against one side, on one
+                out[(a, b)] = float(min(jogs))
+    return out
+
+
+def jog_log_likelihoods(jog_mm, joined_sd_mm: float, cfg: SeamConfig = SEAM):
+    """Log likelihoods of an outline's jog (:func:`edge_jogs`) if the edge is a cut between two
+    pieces, and if it lies inside one piece.
+
+    Inside a piece the jog is the noise of locating an edge (a half Student t, ``joined_sd_mm``,
+    measured on the calibration's labelled screens); two pieces pressed together line up within that noise
+    in ``cfg.aligned_cut_share`` of cases, else lie up to a millimetre or two apart (half-normal,
+    ``cfg.placed_sd_mm``).
+
+    Returns:
+        (log p(jog | cut), log p(jog | joined)).
+    """
+    d = np.asarray(jog_mm, np.float64)
+
+    def half_normal(sd):
+        return np.log(2.0 / (sd * np.sqrt(2 * np.pi))) - d * d / (2 * sd * sd)
+
+    nu, s = cfg.joined_t_dof, joined_sd_mm  # heavy-tailed like the dip: a speck on an edge now and then
+    joined = np.log(2.0) + lgamma((nu + 1) / 2) - lgamma(nu / 2) - 0.5 * np.log(nu * np.pi) - np.log(s) \
+        - (nu + 1) / 2 * np.log1p(d * d / (nu * s * s))
+    e = cfg.aligned_cut_share
+    return np.logaddexp(np.log(e) + joined, np.log(1 - e) + half_normal(cfg.placed_sd_mm)), joined
