@@ -1,5 +1,8 @@
 """Plażing refusals and doubts: photos that cannot be read, and cells that nothing learned explains.
 
+Input: the prepared photo and the cells' looks. Output: nothing (the photo can be read), or an
+``UnreadableBoardError`` that says what was measured and names the cells.
+
 Idea: a photo is refused (``UnreadableBoardError``, exit 3) when it is dark, glared or blurred
 (:func:`check_quality`), or when cells unlike everything seen at calibration form a blob — a flat
 patch hiding the board (``board-out-of-view``) or something over it (``occluded``); the message

@@ -167,6 +167,26 @@ class FacingConfig:
 
 
 @dataclass(frozen=True)
+class TerrainConfig:
+    """Stage 2: the terrain read from the photo (no ``terrain`` in the setup), by its nearest
+    calibration cells (:mod:`vision.plazing.terrain`)."""
+
+    #: Floor on each standardised feature's scale (feature units), so a feature constant at
+    #: calibration does not dominate.
+    scale_floor: float = 3.0
+    #: Posterior slope per unit of (squared-distance margin / 2) between the best two classes (the
+    #: log-likelihood ratio of two Gaussians of unit variance).
+    margin_slope: float = 1.0
+    #: A closing object is accepted where its mean squared standardised difference per feature is
+    #: below this (a third of a standard deviation per feature) …
+    object_max: float = 0.35
+    #: … and this many times smaller than that of the best placeable looks of the same cells …
+    object_ratio: float = 2.0
+    #: … with this posterior slope per unit of log(alt / d) around log(``object_ratio``).
+    object_slope: float = 4.0
+
+
+@dataclass(frozen=True)
 class PrintConfig:
     """Stage 3: printed marks (± discs, crossed sticks) painted over with the cell's sand.
 
@@ -399,6 +419,7 @@ COVER = CoverConfig()
 SEAM = SeamConfig()
 PATTERN = PatternConfig()
 FACING = FacingConfig()
+TERRAIN = TerrainConfig()
 PRINTS = PrintConfig()
 TOKENS = TokenConfig()
 AUGMENT = AugmentConfig()

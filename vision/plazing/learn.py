@@ -1,5 +1,8 @@
 """Plażing calibration: learn every labelled class's appearance from the calibration shot.
 
+Input: the calibration shot and its labelled points (and ``calib.setup.json``, its terrain).
+Output: the JSON model the reader loads (:mod:`vision.plazing.model`) and the pictures stored with it.
+
 Idea: the shot is read the way a scan reads a photo (same decode size, rectification and
 labelling), so what is learned looks like what a scan sees. Player colours come from the piece
 samples (refused when a sample clearly shows another player's colour: :func:`_check_labels`),

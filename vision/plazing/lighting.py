@@ -1,5 +1,9 @@
 """Plażing lighting and sharpness, measured on the board's printed frame.
 
+Input: this photo's and the calibration's small board views (the frame), the cells' sand rings.
+Output: B, G, R gains, a smooth field for uneven light, per-cell gains measured on the bare sand,
+the frame's sharpness.
+
 Idea: the frame (sea, dunes, score track: the board outside the grid) is printed artwork that no
 game changes, so it is the reference for the lighting change since calibration and for the
 photo's sharpness, whatever lies on the grid.
