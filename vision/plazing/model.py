@@ -1,4 +1,7 @@
-"""Plażing learned model: what a calibration stores, parsed once per calibration for the reader."""
+"""Plażing learned model: what a calibration stores, parsed once per calibration for the reader.
+
+Input: a loaded calibration. Output: :class:`ReaderModel` (cached per calibration).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Plażing printed patterns: each piece kind's print, learned, and how well a placement fits it.
 
+Input: pattern windows of covered cells (:func:`cell_windows`). Output: the learned templates, and
+for any placement of a catalogue shape the print's log-likelihood (and a screen's facing).
+
 Idea: each kind of piece carries its own print (in the sample set: a dark stripe along a screen's
 outer side, a dot on every gear cell, squares on two corners of a blanket); :class:`PatternModel`
 learns each kind's cell maps from the calibration's pieces (labelled screens, pieces whose split

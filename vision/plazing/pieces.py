@@ -1,5 +1,8 @@
 """Plażing pieces: split same-colour cells into physical pieces and name each piece's kind.
 
+Input: one player's touching cells, the edges' seam and jog evidence, the print scorer.
+Output: the most probable split into catalogue pieces, its posterior and the runner-up.
+
 Each 4-connected group of one player's cells is tiled exactly with shapes of the profile's
 catalogue (any rotation). Two kinds of evidence weigh the tilings, both learned or measured, none
 tuned to a photo: the **seams** between cells (:mod:`vision.plazing.seams`: cut where it cuts,

@@ -1,5 +1,8 @@
 """Plażing rectification: the two top views a reading needs, warped from the photo.
 
+Input: the photo and its homography (board mm → px). Output: :class:`Rectified`: the grid crop at
+``RECTIFY.px_per_mm`` and the whole board small.
+
 Idea: a fixed camera gives the same homography scan after scan, so each warp goes through
 fixed-point remap tables cached per (homography, size), and the large arrays a scan fills are
 reused from scan to scan (:class:`Scratch`) instead of being allocated afresh.

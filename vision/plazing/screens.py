@@ -1,5 +1,8 @@
 """Plażing screens: where a labelled calibration screen lies, and which way a screen faces.
 
+Input: the grey grid crop, a screen's cells, the learned cross-profile. Output: its facing and the
+posterior of it.
+
 Idea: seen from above, a screen's cross-section (across its length) has a learned shape — in the
 sample set a dark stripe along the outer long side, but the code knows nothing of it. From every
 ``screen/<player>/<dir>`` calibration sample the screen is cut out of the rectified grey board

@@ -1,5 +1,9 @@
 """Plażing seams: the cut between two same-colour pieces that touch.
 
+Input: the normalised grid crop, the colour masks, who covers each cell. Output: per edge between
+two cells of one player, the colour dip across it and the outline's jog along it, and their
+likelihoods under "cut" and "one piece".
+
 Idea: two pieces that touch leave a thin cut between them (their cut edges, a line of sand or
 shadow), while inside one piece the colour runs on across the cell edge. For every edge shared by
 two cells of the same player, :func:`seam_contrasts` measures the colour dip across the edge on

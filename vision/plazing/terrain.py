@@ -1,5 +1,8 @@
 """Plażing terrain read from the photo, learned from the calibration shot's own terrain.
 
+Input: every cell's look (:func:`terrain_features`). Output: the terrain characters and the
+posterior of each cell's.
+
 Idea: the tiles are shuffled every game, but the drawn objects on them (bars, stands, boats …),
 the darker sand and the printed ± squares and crossed sticks are the same prints from game to
 game. The calibration shot comes with its terrain (``calib.setup.json`` beside the photo), so

@@ -1,5 +1,9 @@
 """Plażing tokens on free cells: meeples, neutral markers, resources, trash, surprise tokens.
 
+Input: free cells' features (:func:`cell_features`) and the learned :class:`TokenModel`.
+Output: per cell, a posterior over bare sand, every token class and "unknown"; how unlike
+everything seen at calibration it is.
+
 Idea: a token stands in the middle of a free cell. Each cell's central square is described by
 its mean and spread of B, G, R (exact values of the illumination-normalised board, not the
 quantised palette: small tokens differ from sand by a few levels), its mean gradient (flat print

@@ -1,5 +1,8 @@
 """Plażing view: one rectified board prepared for reading — normalised colours, pixel labels, cover.
 
+Input: the rectified crop in the calibration's light. Output: :class:`View`: labels, colour masks,
+cover per cell, and on demand token features, cell looks and pattern windows.
+
 Idea: the lighting gains bring the grid crop to the calibration's light, every pixel is labelled
 through the learned colour table (:mod:`vision.plazing.cells`), and each placeable cell's cover
 is decided from block means; token features, whole-cell looks and pattern windows are computed
