@@ -146,16 +146,22 @@ def joined_sd(dips, cfg: SeamConfig = SEAM) -> float:
     return float(max(np.sqrt(np.median(d * d) / 0.4549), cfg.min_joined_sd_bgr))  # 0.4549: median of χ²₁
 
 
-def _boundary_mm(frac: np.ndarray, start_mm: float, px_per_mm: float) -> float | None:
-    """Where a profile of the player's share (1 inside the piece, 0 outside, from the outside
-    in) first crosses one half, in mm from ``start_mm``; None when it never does."""
-    idx = np.flatnonzero(frac >= 0.5)
-    if not len(idx) or idx[0] == 0:
-        return None
-    i = int(idx[0])
-    a, b = float(frac[i - 1]), float(frac[i])
-    t = (0.5 - a) / max(b - a, 1e-6)
-    return start_mm + (i - 1 + t + 0.5) / px_per_mm
+def _boundaries(prof: np.ndarray) -> np.ndarray:
+    """Where each profile of a player's share (rows; 1 inside the piece, 0 outside, from the
+    outside in) first crosses one half, in px from its start (sub-pixel, pixel centres at i + 0.5);
+    NaN where it never does or starts inside."""
+    inside = prof >= 0.5
+    i = inside.argmax(axis=1)
+    ok = inside.any(axis=1) & (i > 0)
+    i = np.maximum(i, 1)
+    rows = np.arange(len(prof))
+    lo, hi = prof[rows, i - 1], prof[rows, i]
+    t = (0.5 - lo) / np.maximum(hi - lo, 1e-6)
+    return np.where(ok, i - 1 + t + 0.5, np.nan)
+
+
+#: The outline sides of a cell: name, (dr, dc) to the cell beyond it, whether it runs along x.
+SIDES = {"top": (-1, 0, True), "bottom": (1, 0, True), "left": (0, -1, False), "right": (0, 1, False)}
 
 
 def edge_jogs(mask: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float,
@@ -165,86 +171,76 @@ def edge_jogs(mask: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float,
 
     For two cells side by side, the top (and bottom) edge of the player's colour is located in each
     cell at two places along the half next to the joint (sub-pixel, from the colour mask) where no
-    cell of the same player lies beyond it, and both cells' lines carried to the grid line
-    between them: a turned piece's two lines meet there, two pieces' lines stand apart by the
-    step between them. For two cells one above the other, the same with the left and right edges.
-    The jog is the smaller of the two sides' steps, and only where both can be seen (two pieces
-    offset show it on both; a token against one side of a piece, or a neighbour's edge, on one).
+    cell of the same player lies beyond it, and both cells' lines carried to the grid line between
+    them: a turned piece's two lines meet there, two pieces' lines stand apart by the step between
+    them. For two cells one above the other, the same with the left and right edges. The jog is the
+    smaller of the two sides' steps, and only where both can be seen (two pieces offset show it on
+    both; a token against one side of a piece, or a neighbour's edge, on one).
 
     Args:
         mask: the owning players' colour masks, uint8 (H, W, P), 255 = that player's colour
             (:func:`vision.plazing.cells.player_masks`), at ``px_per_mm`` (pixel u at (u + 0.5)/ppm).
         owner: int (rows, cols) covering player index or −1.
     Returns:
-        dict edge ((r, c), (r2, c2)) → jog in mm, for the edges where an outline side could be
+        dict edge ((r, c), (r2, c2)) → jog in mm, for the edges where both outline sides could be
         compared (second cell right of or below the first).
     """
     rows, cols = owner.shape
-    reach = cfg.jog_reach_mm
     H, W = mask.shape[:2]
     vert, horiz = _edge_list(owner)
-    out = {}
-    half_band = 0.1 * grid.cell_mm
+    L = int(round(2 * cfg.jog_reach_mm * px_per_mm))  # profile length across the side
+    B = max(1, int(round(0.2 * grid.cell_mm * px_per_mm)))  # band along the side, averaged
+    cm, (ox, oy) = grid.cell_mm, grid.origin_mm
 
-    def line(cell, which, joint):
-        """(slope, intercept) of one outline side of a cell's piece near the joint, position (mm,
-        across) as a function of the position along it (mm), or None."""
-        r, c = cell
-        p = owner[r, c]
-        x0 = grid.origin_mm[0] + c * grid.cell_mm
-        y0 = grid.origin_mm[1] + r * grid.cell_mm
-        start = x0 if which in ("top", "bottom") else y0
-        near_end = abs(start + grid.cell_mm - joint) < abs(start - joint)
-        spots = (0.55, 0.8) if near_end else (0.2, 0.45)  # the half of the side next to the joint
-        along, across = [], []
-        for f in spots:
-            if which in ("top", "bottom"):
-                t = x0 + f * grid.cell_mm
-                u0, u1 = int(round((t - half_band) * px_per_mm)), int(round((t + half_band) * px_per_mm))
-                edge = y0 if which == "top" else y0 + grid.cell_mm
-                lo, hi = int(round((edge - reach) * px_per_mm)), int(round((edge + reach) * px_per_mm))
-                lo, hi, u0, u1 = max(lo, 0), min(hi, H), max(u0, 0), min(u1, W)
-                if hi - lo < 3 or u1 <= u0:
-                    continue
-                prof = mask[lo:hi, u0:u1, p].mean(axis=1) / 255.0
-            else:
-                t = y0 + f * grid.cell_mm
-                v0, v1 = int(round((t - half_band) * px_per_mm)), int(round((t + half_band) * px_per_mm))
-                edge = x0 if which == "left" else x0 + grid.cell_mm
-                lo, hi = int(round((edge - reach) * px_per_mm)), int(round((edge + reach) * px_per_mm))
-                lo, hi, v0, v1 = max(lo, 0), min(hi, W), max(v0, 0), min(v1, H)
-                if hi - lo < 3 or v1 <= v0:
-                    continue
-                prof = mask[v0:v1, lo:hi, p].mean(axis=0) / 255.0
-            if which in ("top", "left"):
-                at = _boundary_mm(prof, lo / px_per_mm, px_per_mm)
-            else:
-                back = _boundary_mm(prof[::-1], 0.0, px_per_mm)  # from the outside (far end) inwards
-                at = None if back is None else hi / px_per_mm - back
-            if at is not None:
-                along.append(t)
-                across.append(at)
-        if len(along) < 2:
-            return None
-        return tuple(np.polyfit(along, across, 1))
-
-    def beyond_free(cell, dr, dc):
+    def beyond_free(cell, side):
+        dr, dc, _ = SIDES[side]
         r, c = cell[0] + dr, cell[1] + dc
         return not (0 <= r < rows and 0 <= c < cols) or owner[r, c] != owner[cell]
 
-    for edges, sides in ((vert, (("top", -1, 0), ("bottom", 1, 0))), (horiz, (("left", 0, -1), ("right", 0, 1)))):
+    # every (edge, side, cell, spot) whose position is needed: the spots are the half next to the joint
+    jobs = []
+    for edges, sides in ((vert, ("top", "bottom")), (horiz, ("left", "right"))):
         for a, b in edges:
-            joint = (grid.origin_mm[0] + (a[1] + 1) * grid.cell_mm) if edges is vert else \
-                (grid.origin_mm[1] + (a[0] + 1) * grid.cell_mm)
-            jogs = []
-            for which, dr, dc in sides:
-                if beyond_free(a, dr, dc) and beyond_free(b, dr, dc):
-                    la, lb = line(a, which, joint), line(b, which, joint)
-                    if la is not None and lb is not None:
-                        jogs.append(abs((la[0] * joint + la[1]) - (lb[0] * joint + lb[1])))
-            if len(jogs) == 2:  # a step between two pieces shows on both sides; a token against one side, on one
-                out[(a, b)] = float(min(jogs))
-    return out
+            for side in sides:
+                if beyond_free(a, side) and beyond_free(b, side):
+                    for cell, near_end in ((a, True), (b, False)):
+                        for f in ((0.55, 0.8) if near_end else (0.2, 0.45)):
+                            jobs.append(((a, b), side, cell, f))
+    if not jobs:
+        return {}
+    n = len(jobs)
+    r = np.array([j[2][0] for j in jobs])
+    c = np.array([j[2][1] for j in jobs])
+    f = np.array([j[3] for j in jobs])
+    p = owner[r, c]
+    horizontal = np.array([SIDES[j[1]][2] for j in jobs])  # a top/bottom side runs along x
+    far = np.array([j[1] in ("bottom", "right") for j in jobs])
+    x0, y0 = ox + c * cm, oy + r * cm
+    along = np.where(horizontal, x0, y0) + f * cm  # mm along the side
+    edge = np.where(horizontal, y0, x0) + np.where(far, cm, 0.0)  # mm across: the grid line of the side
+    lo = np.round((edge - cfg.jog_reach_mm) * px_per_mm).astype(int)
+    mid = np.round(along * px_per_mm).astype(int)
+    k = np.arange(L)[None, :, None]
+    t = (mid[:, None] + np.arange(B)[None] - B // 2)[:, None, :]
+    across_px = lo[:, None, None] + k
+    uu = np.where(horizontal[:, None, None], t, across_px)
+    vv = np.where(horizontal[:, None, None], across_px, t)
+    prof = mask[np.clip(vv, 0, H - 1), np.clip(uu, 0, W - 1), p[:, None, None]].mean(axis=2) / 255.0  # (n, L)
+    prof = np.where(far[:, None], prof[:, ::-1], prof)  # from the outside in
+    at = _boundaries(prof) / px_per_mm
+    pos = np.where(far, (lo + L) / px_per_mm - at, lo / px_per_mm + at)  # mm across, of each spot
+    # per (edge, side, cell): the line through its two spots, carried to the joint
+    out, step = {}, {}
+    for i in range(0, n, 2):
+        (a, b), side, cell, _ = jobs[i]
+        joint = ox + (a[1] + 1) * cm if SIDES[side][2] else oy + (a[0] + 1) * cm
+        x1, x2, y1, y2 = along[i], along[i + 1], pos[i], pos[i + 1]
+        value = y1 + (y2 - y1) * (joint - x1) / (x2 - x1)
+        step.setdefault(((a, b), side), []).append(value)
+    for ((a, b), side), vals in step.items():
+        if len(vals) == 2 and np.isfinite(vals).all():
+            out.setdefault((a, b), []).append(abs(vals[0] - vals[1]))
+    return {e: float(min(v)) for e, v in out.items() if len(v) == 2}
 
 
 def jog_log_likelihoods(jog_mm, joined_sd_mm: float, cfg: SeamConfig = SEAM):
