@@ -285,6 +285,9 @@ class QualityConfig:
     px_per_mm: float = 0.75
     #: The lighting change is the median ratio over every this-many-th pixel of the frame.
     lighting_stride: int = 10
+    #: … and the smooth field of uneven light is fitted on every this-many-th (some 1 500 points for
+    #: its 6 coefficients).
+    light_field_stride: int = 20
     #: Uneven light (``vision.plazing.lighting.lighting_field``) is corrected only when the smooth
     #: field fits all but this share of the frame (a hard shadow or a flat patch is left to the
     #: checks that name it).

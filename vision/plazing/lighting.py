@@ -106,7 +106,7 @@ def lighting_field(small: np.ndarray, reference: np.ndarray | None, frame: np.nd
     if reference is None or reference.shape != small.shape:
         return None
     h, w = small.shape[:2]
-    idx, a, b = _frame_pairs(small, reference, frame, QUALITY.lighting_stride)
+    idx, a, b = _frame_pairs(small, reference, frame, QUALITY.light_field_stride)
     b *= np.asarray(gains, np.float32)
     ok = _unclipped(a, b)
     if ok.sum() < 200:

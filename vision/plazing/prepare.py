@@ -91,12 +91,17 @@ def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray, on_sand:
         expected = model.sand / np.maximum(at_cells, 1e-3)
         clipped = ((raw >= QUALITY.clipped_level) & (expected >= 255.0 * QUALITY.clipped_excess)
                    & (model.sand < QUALITY.clipped_level)).any(axis=-1)
+    corr = None
     if on_sand and model.sand is not None:
         corr = _sand_gains(raw * at_cells, model, np.where(clipped, "#", terrain))  # no overexposed sand
         if corr is not None:
             field *= cells_to_pixels(corr, _scaled(rect.local, hw[1] / low[1]), low, ppm)
-    board = cv2.multiply(rect.crop, cv2.resize(field, (hw[1], hw[0]), interpolation=cv2.INTER_LINEAR),
-                         dtype=cv2.CV_8U, dst=scratch("board", hw + (3,), np.uint8))
+    out = scratch("board", hw + (3,), np.uint8)
+    if coef is None and corr is None:  # even light: the gains alone
+        board = cv2.transform(rect.crop, np.diag(gains).astype(np.float32), dst=out)
+    else:
+        board = cv2.multiply(rect.crop, cv2.resize(field, (hw[1], hw[0]), interpolation=cv2.INTER_LINEAR),
+                             dtype=cv2.CV_8U, dst=out)
     view = View(rect, gains, model.table, len(model.players), terrain, board=board, scratch=scratch)
     check_quality(small, view.gains, model, grid)
     return Prepared(rect, view, gains, coef, frame, model.reference_small, clipped)
