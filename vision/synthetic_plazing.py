@@ -450,7 +450,8 @@ def random_layout(profile: dict, rng: np.random.Generator, players, *, pieces=(1
         rc = take(on_spots if rng.random() < 0.8 else open_cells)
         if rc is not None:
             kind = ("amber", "shell", "pebble")[int(rng.integers(3))]
-            tokens.append((f"resource/{kind}", rc[0], rc[1], *rng.uniform(-1.5, 1.5, 2), float(rng.uniform(0.85, 1.15))))
+            size = float(rng.uniform(0.85, 1.15))
+            tokens.append((f"resource/{kind}", rc[0], rc[1], *rng.uniform(-1.5, 1.5, 2), size))
     for _ in range(int(rng.integers(meeples[0], meeples[1] + 1))):
         rc = take(open_cells)
         if rc is not None:

@@ -40,7 +40,8 @@ def _key(p):
 
 def _exact(state, truth) -> bool:
     return (Counter(map(_key, state["pieces"])) == Counter(map(_key, truth["pieces"]))
-            and all(sorted(map(str, state[k])) == sorted(map(str, truth[k])) for k in ("meeples", "resources", "neutral")))
+            and all(sorted(map(str, state[k])) == sorted(map(str, truth[k]))
+                    for k in ("meeples", "resources", "neutral")))
 
 
 class SetUp:

@@ -102,9 +102,9 @@ def read(photo: Photo) -> Reading:
     owner = view.owner
     placeable = terrain != "#"
     if prep.clipped is not None and (prep.clipped & placeable).sum() > QUALITY.max_clipped_share * placeable.sum():
-        raise UnreadableBoardError("glare", f"part of the board is too bright to read ({cells_text(np.argwhere(prep.clipped & placeable), 4)} "
-                                   "are overexposed: a lamp or the sun on the board); dim or move the light and "
-                                   "take the photo again")
+        where = cells_text(np.argwhere(prep.clipped & placeable), 4)
+        raise UnreadableBoardError("glare", f"part of the board is too bright to read ({where} are overexposed: a "
+                                   "lamp or the sun on the board); dim or move the light and take the photo again")
     where = np.argwhere(placeable)
     ledger.add_many("cover", where, view.cover_p[where[:, 0], where[:, 1]], owner[where[:, 0], where[:, 1]] >= 0)
 

@@ -371,10 +371,10 @@ def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOK
 
     Each class's likelihood is a multivariate Student t (``cfg.t_dof`` degrees of freedom: heavy
     tails, so one odd feature does not decide; Lange, Little & Taylor 1989) around its nearest
-    prototype, scaled by the class's leave-one-out spread (times ``cfg.scene_spread``); "unknown" is the same density with the
-    spread of the whole calibrated board's looks, with prior ``cfg.unknown_prior``; bare sand and the
-    token classes share the rest of the prior as common as they are in this photo (EM on the
-    mixing proportions, ``cfg.prior_iterations`` rounds).
+    prototype, scaled by the class's leave-one-out spread (times ``cfg.scene_spread``); "unknown" is
+    the same density with the spread of the whole calibrated board's looks, with prior
+    ``cfg.unknown_prior``; bare sand and the token classes share the rest of the prior as common as
+    they are in this photo (EM on the mixing proportions, ``cfg.prior_iterations`` rounds).
 
     Args:
         feats: float64 (N, F) features of the cells to classify.
