@@ -314,6 +314,25 @@ def _score_reading(state: dict, setup: dict | None) -> dict:
                                    "check the photo, and the setup's off-board facts") from None
 
 
+def _score_lawful(reading: Reading, setup: dict | None) -> tuple[Reading, dict]:
+    """Score a reading; when the rules reject it, the first of the reader's next most likely
+    readings (``reading.alternatives``, each with its own confidence and warnings) they accept.
+
+    Raises:
+        UnreadableBoardError: ``rules-conflict`` when neither the reading nor any alternative obeys
+            the rules (the message gives the first reading's problems).
+    """
+    try:
+        return reading, _score_reading(reading.state, setup)
+    except UnreadableBoardError as err:
+        for alt in reading.alternatives or ():
+            try:
+                return alt, scoring.score(alt.state, setup)
+            except scoring.InvalidStateError:
+                continue
+        raise err
+
+
 @dataclass
 class ScanResult:
     """One scanned photo: the contract's JSON plus what the annotator needs."""
@@ -390,7 +409,7 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     photo = Photo(image=image, registration=reg, calibration=cal, setup=setup)
     reading = module.read(photo)
     t2 = time.perf_counter()
-    result = _score_reading(reading.state, setup)
+    reading, result = _score_lawful(reading, setup)
     state = scoring.complete_state(reading.state, setup)
     t3 = time.perf_counter()
     timing = {"decode": round(decode_ms, 1), "register": round((t1 - t0) * 1e3, 1),

@@ -55,9 +55,13 @@ class Reading:
         confidence: in [0, 1], the reader's estimate that the whole state is right.
         warnings: human-readable strings.
         details: anything the annotator needs (positions in board mm, per-item scores).
+        alternatives: the next most likely readings, most likely first, each with its confidence
+            given that the ones before it were rejected; the pipeline scores the first one the
+            game's rules accept when they reject this one (empty: no alternative offered).
     """
 
     state: dict
     confidence: float
     warnings: list[str] = field(default_factory=list)
     details: dict = field(default_factory=dict)
+    alternatives: list = field(default_factory=list)

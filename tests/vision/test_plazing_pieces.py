@@ -5,11 +5,11 @@ import pytest
 
 from beachscore.errors import BadInputError
 from vision.plazing import parse_label
-from vision.plazing_cells import CellBlocks, Grid, cover_posteriors, cover_shares, player_masks
-from vision.plazing_patterns import PatternModel
-from vision.plazing_pieces import catalogue_shapes, groups, split_group, weak_seam_decisions
-from vision.plazing_screens import long_axis_facings, screen_cells
-from vision.plazing_seams import seam_contrasts
+from vision.plazing.cells import CellBlocks, Grid, cover_posteriors, cover_shares, player_masks
+from vision.plazing.patterns import PatternModel
+from vision.plazing.pieces import catalogue_shapes, groups, split_group
+from vision.plazing.screens import long_axis_facings, screen_cells
+from vision.plazing.seams import seam_contrasts, seam_log_likelihoods
 
 PROFILE = {"pieces": {"screen": [[[0, 0], [0, 1], [0, 2]]], "blanket": [[[0, 0], [0, 1], [1, 0], [1, 1]]],
                       "gear": [[[0, 0]], [[0, 0], [0, 1]]]}}
@@ -60,10 +60,21 @@ def test_no_seam_means_one_piece():
     assert _read(*_paint([[(2, 2)], [(2, 3)]])) == [("gear", ((2, 2),)), ("gear", ((2, 3),))]
 
 
+def _even_dip(sd=2.5):
+    """The dip as likely on a cut as inside one piece (bisection on the log likelihood ratio)."""
+    lo, hi = 0.0, 100.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        cut, joined = seam_log_likelihoods(mid, sd)
+        lo, hi = (mid, hi) if joined > cut else (lo, mid)
+    return lo
+
+
 def test_equal_tilings_give_a_posterior_of_at_most_one_half():
     # a seam exactly as likely as not: one domino or two singles explain it equally
-    split = split_group({(0, 0), (0, 1)}, {((0, 0), (0, 1)): 7.0}, catalogue_shapes(PROFILE))
-    assert split.posterior <= 0.5 + 1e-9 and split.runner_up is not None
+    split = split_group({(0, 0), (0, 1)}, {((0, 0), (0, 1)): _even_dip()}, catalogue_shapes(PROFILE),
+                        joined_sd_bgr=2.5)
+    assert split.posterior <= 0.5 + 1e-6 and split.runner_up is not None
 
 
 def test_untileable_group_is_flagged():
@@ -94,13 +105,15 @@ def test_unknown_label(label):
     assert e.value.code == "unknown-label"
 
 
-@pytest.mark.parametrize("dip, weak", [(10.6, True), (5.0, True), (40.0, False), (2.0, False)])
-def test_a_cut_on_a_faint_seam_is_a_guess(dip, weak):
-    # double JPEG made a 10.6-level dip inside one 2-cell gear: read as two 1-cell gears at 0.97
-    seams = {((0, 0), (0, 1)): dip}
-    split = split_group({(0, 0), (0, 1)}, seams, catalogue_shapes(PROFILE))
-    found = weak_seam_decisions(split, seams)
-    if len(split.pieces) == 2 and weak:
-        assert found == [((0, 0), (0, 1))]
-    else:
-        assert found == []
+@pytest.mark.parametrize("dip", [0.3, 1.0, 6.0, 10.6])
+def test_a_faint_dip_alone_never_decides_for_sure(dip):
+    # pieces pressed together show no cut, and double JPEG made a 10.6-level dip inside one 2-cell
+    # gear: with nothing but the dip to go by, the split is doubtful either way
+    split = split_group({(0, 0), (0, 1)}, {((0, 0), (0, 1)): dip}, catalogue_shapes(PROFILE), joined_sd_bgr=2.5)
+    assert split.posterior < 0.97
+
+
+@pytest.mark.parametrize("dip, sure", [(40.0, 0.99), (120.0, 0.999)])
+def test_a_clear_cut_decides(dip, sure):
+    split = split_group({(0, 0), (0, 1)}, {((0, 0), (0, 1)): dip}, catalogue_shapes(PROFILE), joined_sd_bgr=2.5)
+    assert len(split.pieces) == 2 and split.posterior > sure

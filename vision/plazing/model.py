@@ -1,19 +1,22 @@
-"""Plażing learned model: what a calibration stores, parsed once per calibration for the reader."""
+"""Plażing learned model: what a calibration stores, parsed once per calibration for the reader.
+
+Input: a loaded calibration. Output: :class:`ReaderModel` (cached per calibration).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from beachscore.errors import BadInputError
-from vision.plazing_cells import ColourModel, colour_table
-from vision.plazing_config import PALETTE
-from vision.plazing_patterns import PatternModel
-from vision.plazing_terrain import TerrainModel
-from vision.plazing_tokens import TokenModel
+from vision.plazing.cells import ColourModel, colour_table
+from vision.plazing.config import PALETTE
+from vision.plazing.patterns import PatternModel
+from vision.plazing.terrain import TerrainModel
+from vision.plazing.tokens import TokenModel
 
 PALETTE_PICTURE = "plazing_labels.png"  #: the colour lookup table, kept so a scan need not rebuild it
 FRAME_PICTURE = "plazing_board.png"  #: the calibration's small board view: the frame is the lighting reference
-MODEL_VERSION = 2
+MODEL_VERSION = 3
 
 
 class ReaderModel:
@@ -33,7 +36,13 @@ class ReaderModel:
         self.template = np.array(d["screen_template"], np.float64)
         self.player_gray = list(d["player_gray"])
         self.sharpness = float(d.get("sharpness", 0.0))
+        self.seam_sd = d.get("seam_sd")  #: sd of the dip inside one piece (BGR levels), measured at calibration
+        self.jog_sd = d.get("jog_sd")  #: sd of the outline's jog inside one piece (mm), measured at calibration
+        self.mark_inks = d.get("mark_inks") or {}  #: mark → its ink's direction from sand at calibration
         self.terrain = TerrainModel.from_json(d.get("terrain"))
+        sand = d.get("sand")
+        self.sand = np.array(sand["bgr"], np.float32) if sand else None  #: (rows, cols, 3) calibration's cell sands
+        self.sand_bare = np.array(sand["bare"], bool) if sand else None  #: (rows, cols) where it was bare
         self.table = None
         self.registration_levels: dict = {}
         self.last_refined: dict = {}  #: photo size → the last refined Registration

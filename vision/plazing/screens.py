@@ -1,5 +1,8 @@
 """Plażing screens: where a labelled calibration screen lies, and which way a screen faces.
 
+Input: the grey grid crop, a screen's cells, the learned cross-profile. Output: its facing and the
+posterior of it.
+
 Idea: seen from above, a screen's cross-section (across its length) has a learned shape — in the
 sample set a dark stripe along the outer long side, but the code knows nothing of it. From every
 ``screen/<player>/<dir>`` calibration sample the screen is cut out of the rectified grey board
@@ -15,8 +18,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.plazing_cells import Grid
-from vision.plazing_config import FACING, FacingConfig
+from vision.plazing.cells import Grid
+from vision.plazing.config import FACING, FacingConfig
 
 #: Rotation that brings the side facing this direction to the top of the image.
 _TO_TOP = {"N": None, "S": cv2.ROTATE_180, "E": cv2.ROTATE_90_COUNTERCLOCKWISE, "W": cv2.ROTATE_90_CLOCKWISE}

@@ -1,10 +1,13 @@
 """Plażing pieces: split same-colour cells into physical pieces and name each piece's kind.
 
+Input: one player's touching cells, the edges' seam and jog evidence, the print scorer.
+Output: the most probable split into catalogue pieces, its posterior and the runner-up.
+
 Each 4-connected group of one player's cells is tiled exactly with shapes of the profile's
 catalogue (any rotation). Two kinds of evidence weigh the tilings, both learned or measured, none
-tuned to a photo: the **seams** between cells (:mod:`vision.plazing_seams`: cut where it cuts,
+tuned to a photo: the **seams** between cells (:mod:`vision.plazing.seams`: cut where it cuts,
 joined where it joins) and the **printed patterns** of the pieces
-(:mod:`vision.plazing_patterns`). The posterior of the best tiling against all others is the
+(:mod:`vision.plazing.patterns`). The posterior of the best tiling against all others is the
 confidence of the split: when two tilings explain the photo equally well, it is ≤ 0.5.
 """
 
@@ -15,8 +18,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.plazing_config import SEAM, SeamConfig
-from vision.plazing_seams import seam_probability
+from vision.plazing.config import SEAM, SeamConfig
+from vision.plazing.seams import jog_log_likelihoods, seam_log_likelihoods
 
 Cell = tuple[int, int]
 FACINGS = "NESW"  #: a canonical screen faces N; k clockwise quarter turns make it face FACINGS[k]
@@ -69,7 +72,8 @@ class Split:
             (row, col) tuples; the facing is the rotation of the piece's print (screens).
         posterior: probability of this split against every other exact tiling, in [0, 1].
         exact: False when no tiling by catalogue shapes exists (cells then form unknown pieces).
-        runner_up: the second-best tiling's pieces (for warnings), or None.
+        runner_up: the second-best tiling's pieces [(kind, cells)], or None.
+        alt_posterior: the runner-up's posterior (0 without one).
         kinds: the piece kinds that some enumerated tiling used.
     """
 
@@ -78,6 +82,7 @@ class Split:
     exact: bool = True
     runner_up: list | None = None
     kinds: frozenset = frozenset()
+    alt_posterior: float = 0.0
 
 
 _TABLES: dict = {}  #: placement tables by (group shape, catalogue): most groups are a few shapes
@@ -113,27 +118,43 @@ def _placement_table_of(order: list[Cell], shapes):
 
 
 def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
-                piece_score=None, cfg: SeamConfig = SEAM) -> Split:
+                piece_score=None, joined_sd_bgr: float | None = None, jogs: dict | None = None,
+                jog_sd_mm: float | None = None, cfg: SeamConfig = SEAM) -> Split:
     """Split one 4-connected group of a player's cells into catalogue pieces.
 
     Args:
         cells: the group's cells.
-        seams: seam contrasts from :func:`~vision.plazing_seams.seam_contrasts` (edges keyed (first cell, cell right
+        seams: seam contrasts from :func:`~vision.plazing.seams.seam_contrasts` (edges keyed (first cell, cell right
             of / below it)), BGR levels.
+        joined_sd_bgr: the dip's sd inside one piece (learned at calibration); default
+            ``cfg.default_joined_sd_bgr``.
+        jogs: optional outline jogs per edge (:func:`~vision.plazing.seams.edge_jogs`, mm), more
+            evidence on each edge (:func:`~vision.plazing.seams.jog_log_likelihoods`) with
+            ``jog_sd_mm`` (learned at calibration; default ``cfg.default_jog_sd_mm``).
         shapes: from :func:`catalogue_shapes`.
         piece_score: optional function (kind, cells) → (log-likelihood of the print, facing,
             facing posterior); without it the print is not used.
     Returns:
         The most probable :class:`Split`. Score of a tiling = Σ over the group's inner edges of
-        log P(seam) where it cuts and log P(no seam) where it does not, + Σ over its pieces of the
-        print's log-likelihood; posterior = softmax over all tilings (at most ``cfg.max_tilings``).
+        log p(dip | cut) where it cuts and log p(dip | joined) where it does not
+        (:func:`~vision.plazing.seams.seam_log_likelihoods`), + Σ over its pieces of the print's
+        log-likelihood; posterior = softmax over all tilings (at most ``cfg.max_tilings``).
     """
     order = sorted(cells)
     if len(order) > cfg.max_exact_cells:
         return Split(pieces=[("unknown", order, None, 1.0)], posterior=0.0, exact=False)
-    p_seam = {e: float(np.clip(seam_probability(v, cfg), 1e-6, 1 - 1e-6))
-              for e, v in seams.items() if e[0] in cells and e[1] in cells}
-    base = sum(np.log(p) for p in p_seam.values())
+    sd = cfg.default_joined_sd_bgr if joined_sd_bgr is None else joined_sd_bgr
+    inner = [(e, v) for e, v in seams.items() if e[0] in cells and e[1] in cells]
+    lc, lj = seam_log_likelihoods(np.array([v for _, v in inner], np.float64), sd, cfg)
+    if jogs:
+        jsd = cfg.default_jog_sd_mm if jog_sd_mm is None else jog_sd_mm
+        for i, (e, _) in enumerate(inner):
+            if e in jogs:
+                c2, j2 = jog_log_likelihoods(jogs[e], jsd, cfg)
+                lc[i] += c2
+                lj[i] += j2
+    gain = {e: float(j - c) for (e, _), c, j in zip(inner, lc, lj)}  # log LR of "joined" per edge
+    base = float(np.sum(lc))
     table = _placement_table(order, shapes)
     if sum(len(row) for row in table) == 1:  # one way only (e.g. a lone cell): nothing to weigh
         (mask, kind, placed), = [x for row in table for x in row]
@@ -144,7 +165,7 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
     for row in table:
         for mask, kind, placed in row:
             inside = set(placed)
-            sc = sum(np.log(1 - p) - np.log(p) for e, p in p_seam.items() if e[0] in inside and e[1] in inside)
+            sc = sum(g for e, g in gain.items() if e[0] in inside and e[1] in inside)
             face, pf = None, 1.0
             if piece_score is not None:
                 ll, face, pf = piece_score(kind, placed)
@@ -188,28 +209,9 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
     pieces = [(kind, placed) + info[mask, kind][1:] for mask, kind, placed in results[top][1]]
     runner = [(k, p) for _, k, p in results[int(ranking[1])][1]] if len(results) > 1 else None
     kinds = frozenset(kind for _, tiling in results for _, kind, _ in tiling)
-    return Split(pieces=pieces, posterior=float(post[top] / post.sum()), runner_up=runner, kinds=kinds)
-
-
-def weak_seam_decisions(split: Split, seams: dict[tuple[Cell, Cell], float],
-                        cfg: SeamConfig = SEAM) -> list[tuple[Cell, Cell]]:
-    """Edges that the best split cuts and its runner-up joins on weak seam evidence
-    (``cfg.weak_seam_bgr``): the choice between the two rests on a guess."""
-    if not split.exact or split.runner_up is None:
-        return []
-
-    def piece_of(pieces):
-        return {tuple(c): i for i, (_, cs) in enumerate(pieces) for c in cs}
-
-    top = piece_of([(k, cs) for k, cs, *_ in split.pieces])
-    run = piece_of(split.runner_up)
-    lo, hi = cfg.weak_seam_bgr
-    out = []
-    for (a, b), v in seams.items():
-        if a in top and b in top and a in run and b in run:
-            if top[a] != top[b] and run[a] == run[b] and lo <= v <= hi:
-                out.append((a, b))
-    return out
+    alt = float(post[int(ranking[1])] / post.sum()) if len(results) > 1 else 0.0
+    return Split(pieces=pieces, posterior=float(post[top] / post.sum()), runner_up=runner, kinds=kinds,
+                 alt_posterior=alt)
 
 
 def groups(owner: np.ndarray) -> list[tuple[int, set[Cell]]]:

@@ -1,5 +1,8 @@
 """Plażing cells: grid geometry, learned colour palette, and which player covers each cell.
 
+Input: the calibration's labelled piece samples (learning), a normalised grid crop (reading).
+Output: the colour lookup table, per-pixel labels, each cell's covering player and its posterior.
+
 Idea: a cardboard piece is a flat patch of its player's colour. Each player's colour (and the
 sand's) is learned from the calibration samples as a Gaussian in CIE Lab (the dominant mode of
 the pixels around the sample, so printed dots and squares on a piece do not count). Every pixel
@@ -17,7 +20,7 @@ import cv2
 import numpy as np
 
 from vision.places import bgr_to_lab
-from vision.plazing_config import COVER, PALETTE, CoverConfig, PaletteConfig
+from vision.plazing.config import COVER, PALETTE, CoverConfig, PaletteConfig
 
 NONE = 255  #: pixel label of "no learned colour"
 

@@ -1,5 +1,8 @@
 """Plażing refusals and doubts: photos that cannot be read, and cells that nothing learned explains.
 
+Input: the prepared photo and the cells' looks. Output: nothing (the photo can be read), or an
+``UnreadableBoardError`` that says what was measured and names the cells.
+
 Idea: a photo is refused (``UnreadableBoardError``, exit 3) when it is dark, glared or blurred
 (:func:`check_quality`), or when cells unlike everything seen at calibration form a blob — a flat
 patch hiding the board (``board-out-of-view``) or something over it (``occluded``); the message
@@ -14,10 +17,11 @@ import numpy as np
 
 from beachscore.errors import UnreadableBoardError
 from vision import quality
-from vision.plazing_cells import Grid
-from vision.plazing_config import QUALITY
-from vision.plazing_lighting import frame_sharpness
-from vision.plazing_model import ReaderModel
+from vision.plazing.cells import Grid
+from vision.plazing.config import QUALITY
+from vision.plazing.lighting import frame_sharpness, uneven_light
+from vision.plazing.model import ReaderModel
+from vision.plazing.names import cells_text
 
 
 def check_quality(small: np.ndarray, view_gains: np.ndarray, model: ReaderModel, grid: Grid) -> None:
@@ -49,7 +53,7 @@ def terrain_warning(terrain: np.ndarray, prob: np.ndarray, classes) -> str:
         text += (f"; the calibration shot shows no free {' or '.join(repr(m) for m in unseen)} square, so such "
                  "squares are read as sand")
     if doubtful:
-        text += "; doubtful cells " + ", ".join(f"[{r},{c}]" for r, c in doubtful[:6])
+        text += "; doubtful cells " + cells_text(doubtful)
     return text + "; pass --setup with 'terrain' to be sure"
 
 
@@ -57,10 +61,8 @@ def unlike_message(cells, blob: int, model: ReaderModel, terrain: np.ndarray, te
                     flat: bool = False, washed: bool = False, darker: float = 1.0) -> str:
     """Say what was measured when cells look like nothing seen at calibration, and the likely
     causes the measurements point at (a flat patch, a colour cast, a setup terrain unlike the photo's)."""
-    rows = [r for r, _ in cells]
-    cols = [c for _, c in cells]
-    text = (f"{len(cells)} cells look unlike anything seen at calibration (largest touching group {blob}; rows "
-            f"{min(rows) + 1}–{max(rows) + 1}, columns {min(cols) + 1}–{max(cols) + 1})")
+    text = (f"something covers {cells_text(cells, 8)} ({len(cells)} touching cells look like nothing seen at "
+            "calibration)")
     causes = []
     if washed:
         causes.append("they are washed out once the photo's light is matched to calibration's: the light is uneven "
@@ -81,21 +83,20 @@ def unlike_message(cells, blob: int, model: ReaderModel, terrain: np.ndarray, te
         says_wall = [(r, c) for r, c in np.argwhere((read != "#") & (terrain == "#")).tolist()]
         if says_sand and (bad_set & set(says_sand) or len(says_sand) >= 2):
             text_t = ("the setup's terrain may be wrong: the photo shows closing terrain at "
-                      + ", ".join(f"[{r},{c}]" for r, c in says_sand[:6]) + " where the setup says sand")
+                      + cells_text(says_sand) + " where the setup says sand")
             if says_wall:
-                text_t += (", and none at " + ", ".join(f"[{r},{c}]" for r, c in says_wall[:6])
-                           + " where the setup puts closing terrain")
+                text_t += ", and none at " + cells_text(says_wall) + " where the setup puts closing terrain"
             causes.append(text_t + " (pass the terrain of this game, or leave it out to read it from the photo)")
     if not causes:
-        causes.append("a hand or an object over the board, light very different from calibration, pieces of a "
-                      "colour not labelled at calibration, or a terrain that differs from the setup?")
+        causes.append("a hand or an object over the board (or pieces of a colour not labelled at calibration)?")
+        return text + ": " + causes[0] + " Take the photo again with the view clear."
     body = "; ".join(causes)
-    return text + " — " + body + ("" if body.endswith("?") else ".") + \
+    return text + ": " + body + ("" if body.endswith("?") else ".") + \
         " Take the photo again with the view clear (or fix --setup)."
 
 
 def unlike_board(looks, model: ReaderModel, terrain: np.ndarray, terrain_given: bool, gains, owner: np.ndarray) -> list:
-    """Cells whose whole look (:func:`~vision.plazing_terrain.terrain_features`) is unlike every cell
+    """Cells whose whole look (:func:`~vision.plazing.terrain.terrain_features`) is unlike every cell
     of the calibration shot (``QUALITY.unlike_look``).
 
     Returns:
@@ -113,7 +114,8 @@ def unlike_board(looks, model: ReaderModel, terrain: np.ndarray, terrain_given: 
     if not cells:
         return []
     blob = largest_blob(cells, far.shape)
-    if blob > QUALITY.max_unexplained_blob_cells or len(cells) > QUALITY.max_unexplained_share * far.size:
+    if blob > QUALITY.max_unknown_blob_cells or len(cells) > QUALITY.max_unexplained_share * far.size:
+        named = big_blobs(cells, far.shape, QUALITY.max_unknown_blob_cells) or cells
         sel = looks[far]
         sd = sel[:, 9:12].mean()  # sd of B, G, R within the cells
         spread = sel[:, :3].std(axis=0).max()  # how much the cells differ from one another
@@ -123,9 +125,36 @@ def unlike_board(looks, model: ReaderModel, terrain: np.ndarray, terrain_given: 
         washed = bright > QUALITY.washed_out_level
         flat = bool(sd < QUALITY.flat_sd_bgr and spread < QUALITY.flat_sd_bgr) and not washed
         raise UnreadableBoardError("board-out-of-view" if flat else "occluded",
-                                   unlike_message(cells, blob, model, terrain, terrain_given, looks, gains, flat,
+                                   unlike_message(named, blob, model, terrain, terrain_given, looks, gains, flat,
                                                    washed, ratio))
     return cells
+
+
+def light_named(err: UnreadableBoardError, prep) -> UnreadableBoardError:
+    """``err`` (``occluded``) as ``uneven-light`` when the printed frame shows the light uneven
+    (:func:`~vision.plazing.lighting.uneven_light`): a shadow or a bright patch, not a hand.
+
+    Args:
+        prep: the :class:`~vision.plazing.prepare.Prepared` photo.
+    """
+    if err.code == "occluded" and uneven_light(prep.rect.small, prep.reference, prep.frame, prep.gains, prep.coef):
+        return UnreadableBoardError("uneven-light", "the light is uneven across the board (a shadow or a bright "
+                                    "patch: the printed frame is darker or brighter in part, in every colour alike), "
+                                    "so cells look unlike calibration: " + err.message
+                                    + " Light the board evenly and take the photo again.")
+    return err
+
+
+def big_blobs(cells, shape, most: int) -> list:
+    """The cells of every 4-connected blob of ``cells`` larger than ``most`` cells, [(r, c)]."""
+    if not cells:
+        return []
+    m = np.zeros(shape, np.uint8)
+    for r, c in cells:
+        m[r, c] = 1
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
+    keep = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] > most]
+    return [tuple(rc) for rc in np.argwhere(np.isin(lab, keep)).tolist()] if keep else []
 
 
 def largest_blob(cells, shape) -> int:

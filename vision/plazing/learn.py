@@ -1,5 +1,8 @@
 """Plażing calibration: learn every labelled class's appearance from the calibration shot.
 
+Input: the calibration shot and its labelled points (and ``calib.setup.json``, its terrain).
+Output: the JSON model the reader loads (:mod:`vision.plazing.model`) and the pictures stored with it.
+
 Idea: the shot is read the way a scan reads a photo (same decode size, rectification and
 labelling), so what is learned looks like what a scan sees. Player colours come from the piece
 samples (refused when a sample clearly shows another player's colour: :func:`_check_labels`),
@@ -18,18 +21,20 @@ import numpy as np
 
 from beachscore.errors import BadInputError
 from vision.image_io import read_image
-from vision.plazing_cells import Grid, colour_table, learn_colour, mislabelled, sample_colour
-from vision.plazing_config import PALETTE, PATTERN, RECTIFY, TOKENS
-from vision.plazing_lighting import frame_sharpness, median_bgr
-from vision.plazing_model import FRAME_PICTURE, MODEL_VERSION, PALETTE_PICTURE
-from vision.plazing_patterns import PatternModel
-from vision.plazing_pieces import FACINGS, catalogue_shapes, groups, split_group
-from vision.plazing_rectify import DECODE_REDUCE, Rectified
-from vision.plazing_screens import learn_template, screen_cells
-from vision.plazing_seams import seam_contrasts
-from vision.plazing_terrain import TerrainModel, setup_terrain
-from vision.plazing_tokens import background_cells, learn_tokens, token_mask
-from vision.plazing_view import View
+from vision.plazing.augment import augmented_boards
+from vision.plazing.cells import Grid, colour_table, learn_colour, mislabelled, sample_colour
+from vision.plazing.config import PALETTE, PATTERN, RECTIFY, SEAM, TOKENS
+from vision.plazing.lighting import cell_sands, frame_sharpness, median_bgr
+from vision.plazing.model import FRAME_PICTURE, MODEL_VERSION, PALETTE_PICTURE
+from vision.plazing.patterns import PatternModel
+from vision.plazing.pieces import FACINGS, catalogue_shapes, groups, split_group
+from vision.plazing.prints import ink_directions, remove_marks
+from vision.plazing.rectify import DECODE_REDUCE, Rectified
+from vision.plazing.screens import learn_template, screen_cells
+from vision.plazing.seams import edge_jogs, joined_sd, seam_contrasts
+from vision.plazing.terrain import TerrainModel, setup_terrain
+from vision.plazing.tokens import background_cells, learn_tokens, token_mask
+from vision.plazing.view import View
 from vision.types import CalibrationShot
 
 DIRECTIONS = ("N", "S", "E", "W")
@@ -123,6 +128,15 @@ def learn(shot: CalibrationShot) -> dict:
     P = len(players)
     view = View(rect, np.ones(3, np.float32), table, P, terrain)
     local = rect.local
+    sand = {"bgr": np.round(cell_sands(view.board, view.cells), 1).tolist(),
+            "bare": ((view.owner < 0) & (terrain != "#")).tolist()}
+    # every cell's look as photographed (marks and all): how terrain looks, for reading it from photos
+    looks = view.looks()
+    # the printed marks painted over with their cell's sand, as a scan does before reading tokens
+    free = (view.owner < 0) & (terrain != "#")
+    inks = ink_directions(view.board, local.boxes_px(ppm, 1.0), terrain, free)
+    if remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, free, inks)[0]:
+        view.refresh()
     feats = view.features()
     token_samples, sample_cells, screens = [], set(), []
     shapes = {k: v[0] for k, v in profile.get("pieces", {}).items() if v}
@@ -138,12 +152,21 @@ def learn(shot: CalibrationShot) -> dict:
     empty_cells = [(r, c) for r in range(grid.rows) for c in range(grid.cols)
                    if view.owner[r, c] < 0 and terrain[r, c] != "#" and (r, c) not in sample_cells]
     composites = _pasted_tokens(view, table, local, feats, token_samples, empty_cells, median, terrain)
-    tokens = learn_tokens(feats, token_samples, empty_cells, "".join(terrain[rc] for rc in empty_cells), composites)
+    tokens = learn_tokens(feats, token_samples, empty_cells, composites)
+
     fallback = [float(cv2.cvtColor(np.uint8([[np.clip(raw[0, 0], 0, 255)]]), cv2.COLOR_BGR2GRAY)[0, 0])] * P
-    patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median)
+    # the dip across an edge inside one piece: measured on the labelled screens' inner edges
+    seams = seam_contrasts(view.board, view.owner, local, ppm)
+    inside = [v for (a, b), v in seams.items() for _, cells, _ in screens if a in cells and b in cells]
+    seam_sd = joined_sd(inside)
+    jogs = edge_jogs(view.masks, view.owner, local, ppm)
+    inside_jogs = [v for (a, b), v in jogs.items() for _, cells, _ in screens if a in cells and b in cells]
+    jog_sd = max(float(np.sqrt(np.median(np.square(inside_jogs)) / 0.4549)) if inside_jogs else SEAM.default_jog_sd_mm,
+                 SEAM.min_jog_sd_mm)
+    patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median, seam_sd)
     template = learn_template(view.gray, [(cells, f) for _, cells, f in screens], local, ppm)
     # every cell's look (the board as calibrated); with the shot's own terrain, how terrain looks
-    terrain_model = TerrainModel.learn(view.looks(), terrain,
+    terrain_model = TerrainModel.learn(looks, terrain,
                                        view.owner, known=bool(setup) and setup.get("terrain") is not None).to_json()
     shot.pictures[PALETTE_PICTURE] = table.reshape(-1, 256)
     shot.pictures[FRAME_PICTURE] = rect.small
@@ -154,12 +177,13 @@ def learn(shot: CalibrationShot) -> dict:
             "screen_template": template.round(5).tolist(),
             "player_gray": np.round(ref_light, 2).tolist(),
             "sharpness": frame_sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
-            "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model}
+            "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model,
+            "sand": sand, "seam_sd": round(seam_sd, 3), "jog_sd": round(jog_sd, 3), "mark_inks": inks}
 
 
 def _check_labels(raw: np.ndarray, parsed, rect: Rectified, ppm: float, cell_mm: float) -> None:
     """Refuse a calibration whose piece sample clearly shows another player's colour (leave-one-out
-    against the medians of the classes: :func:`~vision.plazing_cells.mislabelled`). When every
+    against the medians of the classes: :func:`~vision.plazing.cells.mislabelled`). When every
     sample of two players is swapped nothing can tell, and nothing is said.
 
     Raises:
@@ -177,40 +201,35 @@ def _check_labels(raw: np.ndarray, parsed, rect: Rectified, ppm: float, cell_mm:
 
 def _pasted_tokens(view: View, table: np.ndarray, grid: Grid, feats: np.ndarray, token_samples, empty_cells,
                    median, terrain):
-    """Every labelled token pasted onto the calibration's typical empty backgrounds
-    (:func:`~vision.plazing_tokens.background_cells`), so a shell learned on plain sand is also
-    known on a printed resource spot. Returns [(label, features (F,))]."""
+    """Every labelled token cut out and pasted onto the calibration's typical bare cells
+    (:func:`~vision.plazing.tokens.background_cells`), turned, scaled and shifted as a scene can show
+    it (:mod:`vision.plazing.augment`), so a shell learned on plain sand is also known on a printed
+    resource spot, off the centre, turned. Returns [(label, features (F,))]."""
     ppm = RECTIFY.px_per_mm
     bgs = background_cells(feats, empty_cells)
     boxes = grid.boxes_px(ppm, 1.0)
-    out = []
     cut = []
-    for label, (r, c) in token_samples:
+    for i, (label, (r, c)) in enumerate(token_samples):
         if label == "sand":
             continue
         u0, v0, u1, v1 = boxes[r, c]
-        patch = view.board[v0:v1, u0:u1]
-        cut.append((label, (u0, v0, u1, v1), patch, token_mask(patch)))
+        patch = view.board[v0:v1, u0:u1].copy()
+        cut.append(((label, i), patch, token_mask(patch)))
     largest = {}
-    for label, _, _, mask in cut:
+    for (label, _), _, mask in cut:
         largest[label] = max(largest.get(label, 0), int(mask.sum()))
-    for label, (u0, v0, u1, v1), patch, mask in cut:
-        # a token barely different from the sand it lies on cannot be cut out whole (only its
-        # shadow would be pasted); a better-contrasted sample of the class teaches the backgrounds
-        if not mask.any() or mask.sum() < TOKENS.min_cut_share * largest[label]:
-            continue
-        board = view.board.copy()
-        for br, bc in bgs:
-            a0, b0, a1, b1 = boxes[br, bc]
-            h, w = min(b1 - b0, v1 - v0), min(a1 - a0, u1 - u0)
-            dst = board[b0:b0 + h, a0:a0 + w]
-            dst[mask[:h, :w]] = patch[:h, :w][mask[:h, :w]]
+    # a token barely different from the sand it lies on cannot be cut out whole (only its shadow
+    # would be pasted); a better-contrasted sample of the class teaches the backgrounds
+    cut = [(key, patch, mask) for key, patch, mask in cut
+           if mask.any() and mask.sum() >= TOKENS.min_cut_share * largest[key[0]]]
+    out = []
+    for board, filled in augmented_boards(view.board, boxes, cut, bgs):
         f = View(view.rect, view.gains, table, view.n_players, terrain, board=board).features()
-        out += [(label, f[b]) for b in bgs]
+        out += [(label, f[rc], i) for (label, i), rc in filled]
     return out
 
 
-def _learn_patterns(profile, view: View, screens, fallback, median):
+def _learn_patterns(profile, view: View, screens, fallback, median, seam_sd: float):
     """Each kind's printed cell pattern from the calibration: labelled screens (their facing gives
     the rotation), and every other piece whose split by seams alone is sure
     (``PATTERN.min_teach_posterior``).
@@ -242,7 +261,7 @@ def _learn_patterns(profile, view: View, screens, fallback, median):
     shapes = catalogue_shapes(profile)
     seams = seam_contrasts(view.board, owner, view.grid, RECTIFY.px_per_mm)
     for pi, cells in groups(owner):
-        split = split_group(cells, seams, shapes)
+        split = split_group(cells, seams, shapes, joined_sd_bgr=seam_sd)
         if not split.exact or split.posterior < PATTERN.min_teach_posterior:
             continue
         for kind, placed, _, _ in split.pieces:

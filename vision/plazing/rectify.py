@@ -1,5 +1,8 @@
 """Plażing rectification: the two top views a reading needs, warped from the photo.
 
+Input: the photo and its homography (board mm → px). Output: :class:`Rectified`: the grid crop at
+``RECTIFY.px_per_mm`` and the whole board small.
+
 Idea: a fixed camera gives the same homography scan after scan, so each warp goes through
 fixed-point remap tables cached per (homography, size), and the large arrays a scan fills are
 reused from scan to scan (:class:`Scratch`) instead of being allocated afresh.
@@ -12,8 +15,8 @@ import threading
 import cv2
 import numpy as np
 
-from vision.plazing_cells import Grid
-from vision.plazing_config import QUALITY, RECTIFY
+from vision.plazing.cells import Grid
+from vision.plazing.config import QUALITY, RECTIFY
 
 #: Photos are decoded at 1/DECODE_REDUCE size; the pipeline scales the calibrated homography.
 DECODE_REDUCE = RECTIFY.decode_reduce

@@ -1,5 +1,8 @@
 """Plażing terrain read from the photo, learned from the calibration shot's own terrain.
 
+Input: every cell's look (:func:`terrain_features`). Output: the terrain characters and the
+posterior of each cell's.
+
 Idea: the tiles are shuffled every game, but the drawn objects on them (bars, stands, boats …),
 the darker sand and the printed ± squares and crossed sticks are the same prints from game to
 game. The calibration shot comes with its terrain (``calib.setup.json`` beside the photo), so
@@ -22,21 +25,11 @@ import cv2
 import numpy as np
 
 from beachscore.errors import BadInputError
-from vision.plazing_cells import CellBlocks, Grid
-from vision.plazing_tokens import bright_chroma
+from vision.plazing.cells import CellBlocks, Grid
+from vision.plazing.config import TERRAIN
+from vision.plazing.tokens import bright_chroma, small_matmul
 
 PIECE = "p"  #: class of a calibration cell covered by a piece (its terrain cannot be seen)
-#: Floor on each standardised feature's scale (feature units), so a feature constant at calibration
-#: does not dominate.
-SCALE_FLOOR = 3.0
-#: Posterior slope per unit of (squared-distance margin / 2) between the best two classes.
-MARGIN_SLOPE = 1.0
-#: An object is accepted where its mean squared standardised difference per feature is below this …
-OBJECT_MAX = 0.35
-#: … and this many times smaller than that of the best placeable looks of the same cells.
-OBJECT_RATIO = 2.0
-#: Posterior slope of an object decision per unit of log(alt / d) around log(OBJECT_RATIO).
-OBJECT_SLOPE = 4.0
 
 
 def setup_terrain(setup: dict | None, grid: Grid) -> np.ndarray:
@@ -92,7 +85,7 @@ class TerrainModel:
         the cover decision (rows, cols; ≥ 0 covered), and whether that terrain was given."""
         labels = np.where(terrain == "#", "#", np.where(owner >= 0, PIECE, terrain))
         x = feats.reshape(-1, feats.shape[-1])
-        scale = np.maximum(x.std(axis=0), SCALE_FLOOR)
+        scale = np.maximum(x.std(axis=0), TERRAIN.scale_floor)
         return cls(x.astype(np.float64), [str(v) for v in labels.ravel()], scale, bool(known))
 
     def to_json(self) -> dict:
@@ -114,7 +107,7 @@ class TerrainModel:
         ≈ 0.65; a flat patch hiding the board, an arm or a strong colour cast give > 1."""
         x = feats.reshape(-1, feats.shape[-1]) / self.scale
         ref = self.feats / self.scale
-        d2 = (x * x).sum(1)[:, None] + (ref * ref).sum(1)[None] - 2.0 * x @ ref.T
+        d2 = (x * x).sum(1)[:, None] + (ref * ref).sum(1)[None] - 2.0 * small_matmul(x, np.ascontiguousarray(ref.T))
         return (np.maximum(d2, 0.0).min(axis=1) / x.shape[1]).reshape(feats.shape[:2])
 
     @property
@@ -140,8 +133,8 @@ class TerrainModel:
 
         Closing terrain is found object by object: each calibration object is slid over the grid
         and accepted where its cells match the photo's (mean squared standardised difference per
-        feature ``d``) much better than any placeable look does (``alt``): ``d < OBJECT_MAX`` and
-        ``alt / d > OBJECT_RATIO``; overlapping candidates keep the best. A cell-by-cell decision
+        feature ``d``) much better than any placeable look does (``alt``): ``d < TERRAIN.object_max`` and
+        ``alt / d > TERRAIN.object_ratio``; overlapping candidates keep the best. A cell-by-cell decision
         would mistake a plain cell of a piece for a flat-coloured object of the same hue.
         The other cells take the nearest placeable class (sand, a printed mark, a piece).
 
@@ -154,7 +147,7 @@ class TerrainModel:
         x = feats.reshape(-1, feats.shape[-1]) / self.scale
         ref = self.feats / self.scale
         F = x.shape[1]
-        d2 = (x * x).sum(1)[:, None] + (ref * ref).sum(1)[None] - 2.0 * x @ ref.T
+        d2 = (x * x).sum(1)[:, None] + (ref * ref).sum(1)[None] - 2.0 * small_matmul(x, np.ascontiguousarray(ref.T))
         d2 = np.maximum(d2, 0.0) / F
         labels = np.array(self.labels)
         free_classes = [c for c in self.classes if c != "#"]
@@ -165,7 +158,7 @@ class TerrainModel:
         prob = np.ones(len(x))
         if per.shape[1] > 1:  # a mark: its margin against the other placeable classes
             margin = (srt[:, 1] - srt[:, 0]) * F / 2.0
-            p_mark = 1.0 / (1.0 + np.exp(-MARGIN_SLOPE * np.minimum(margin, 50.0)))
+            p_mark = 1.0 / (1.0 + np.exp(-TERRAIN.margin_slope * np.minimum(margin, 50.0)))
             marks = np.isin(chars, ["+", "-", "x"])
             prob = np.where(marks, p_mark, 1.0)
         chars = np.where(chars == PIECE, ".", chars).reshape(rows, cols)
@@ -191,8 +184,8 @@ class TerrainModel:
         for d, alt, ratio, cells in cands:
             if any(wall[c] for c in cells):
                 continue  # overlaps a better object
-            p = 1.0 / (1.0 + np.exp(-OBJECT_SLOPE * (ratio - np.log(OBJECT_RATIO))))
-            if d < OBJECT_MAX and ratio > np.log(OBJECT_RATIO):
+            p = 1.0 / (1.0 + np.exp(-TERRAIN.object_slope * (ratio - np.log(TERRAIN.object_ratio))))
+            if d < TERRAIN.object_max and ratio > np.log(TERRAIN.object_ratio):
                 for c in cells:
                     wall[c] = True
                 prob[cells[0]] *= p

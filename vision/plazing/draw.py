@@ -1,5 +1,7 @@
 """Drawing a Plażing reading for a person to check (``scan --annotate``).
 
+Input: the photo and its reading. Output: BGR picture (the photo at full size, a legend below).
+
 The reading is drawn on the photo itself, at the calibration shot's full size: every cell is
 projected through the registration homography (board mm → photo px), so fills and outlines sit
 on the squares the player sees, and the text stays upright and readable. A legend strip below the
@@ -11,7 +13,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.plazing_cells import Grid
+from vision.plazing.cells import Grid
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 DOUBTFUL = 0.9  #: cells whose confidence is below this are boxed in red

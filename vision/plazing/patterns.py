@@ -1,11 +1,14 @@
 """Plażing printed patterns: each piece kind's print, learned, and how well a placement fits it.
 
+Input: pattern windows of covered cells (:func:`cell_windows`). Output: the learned templates, and
+for any placement of a catalogue shape the print's log-likelihood (and a screen's facing).
+
 Idea: each kind of piece carries its own print (in the sample set: a dark stripe along a screen's
 outer side, a dot on every gear cell, squares on two corners of a blanket); :class:`PatternModel`
 learns each kind's cell maps from the calibration's pieces (labelled screens, pieces whose split
 is certain) and scores any placement of a catalogue shape, in each of its rotations (a screen's
 rotation is its facing). :func:`piece_scorer` hands those scores to
-:func:`vision.plazing_pieces.split_group`.
+:func:`vision.plazing.pieces.split_group`.
 """
 
 from __future__ import annotations
@@ -15,10 +18,10 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.plazing_cells import Grid
-from vision.plazing_config import PATTERN, PatternConfig
-from vision.plazing_pieces import FACINGS, rotate
-from vision.plazing_tokens import small_matmul
+from vision.plazing.cells import Grid
+from vision.plazing.config import PATTERN, PatternConfig
+from vision.plazing.pieces import FACINGS, rotate
+from vision.plazing.tokens import small_matmul
 
 
 def pattern_maps(masks: np.ndarray, gray: np.ndarray, grid: Grid, px_per_mm: float, cfg: PatternConfig = PATTERN):
@@ -26,7 +29,7 @@ def pattern_maps(masks: np.ndarray, gray: np.ndarray, grid: Grid, px_per_mm: flo
 
     Args:
         masks: the players' colour masks, uint8 (H, W, P), 255 = that player's colour
-            (:func:`vision.plazing_cells.player_masks`).
+            (:func:`vision.plazing.cells.player_masks`).
         gray: illumination-normalised grey board, uint8 (H, W).
         grid: the grid in the image's millimetres; px_per_mm: resolution of ``masks`` and ``gray``.
     Returns:
@@ -296,7 +299,7 @@ class PatternModel:
 
 def piece_scorer(model: PatternModel, cells, windows):
     """A ``piece_score(kind, cells) -> (log-likelihood, facing, facing posterior)`` for
-    :func:`~vision.plazing_pieces.split_group`, from the pattern costs of the covered cells."""
+    :func:`~vision.plazing.pieces.split_group`, from the pattern costs of the covered cells."""
     index = {c: i for i, c in enumerate(cells)}
     costs = model.cell_costs(windows) if len(cells) else {}
     untaught = model.untaught_cost()
@@ -328,4 +331,16 @@ def piece_scorer(model: PatternModel, cells, windows):
         face = FACINGS[opts[best][0]] if kind == "screen" else None
         return m, face, float(post[best] / post.sum())
 
+    def per_cell(kind, placed) -> np.ndarray:
+        """Print cost of each of ``placed`` (its best rotation for the whole piece), float64 (n,)."""
+        if kind in model.pooled:
+            return np.array([costs[kind][index[cell], 0] if kind in costs else untaught for cell in placed])
+        opts = model.placements(kind, placed)
+        if not opts:
+            return np.full(len(placed), untaught)
+        rows = [[costs[model.role(kind, i)][index[cell], k] if model.role(kind, i) in costs else untaught
+                 for cell, i in zip(placed, idx)] for k, idx in opts]
+        return np.array(min(rows, key=sum), np.float64)
+
+    score.per_cell = per_cell
     return score

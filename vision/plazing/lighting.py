@@ -1,5 +1,9 @@
 """Plażing lighting and sharpness, measured on the board's printed frame.
 
+Input: this photo's and the calibration's small board views (the frame), the cells' sand rings.
+Output: B, G, R gains, a smooth field for uneven light, per-cell gains measured on the bare sand,
+the frame's sharpness.
+
 Idea: the frame (sea, dunes, score track: the board outside the grid) is printed artwork that no
 game changes, so it is the reference for the lighting change since calibration and for the
 photo's sharpness, whatever lies on the grid.
@@ -11,8 +15,8 @@ import cv2
 import numpy as np
 
 from vision import quality
-from vision.plazing_cells import Grid
-from vision.plazing_config import QUALITY
+from vision.plazing.cells import Grid
+from vision.plazing.config import QUALITY
 
 
 def frame_mask(shape, grid: Grid, scale_px_per_mm: float) -> np.ndarray:
@@ -82,7 +86,7 @@ def _unclipped(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def lighting_field(small: np.ndarray, reference: np.ndarray | None, frame: np.ndarray, gains,
-                   min_range: float = 0.12) -> np.ndarray | None:
+                   min_range: float = 0.03) -> np.ndarray | None:
     """Quadratic log-brightness field (6 coefficients over the board, see :func:`field_at`) that
     evens out uneven light — a lamp to one side, a vignette, a soft shadow — or None when the light
     is even.
@@ -102,7 +106,7 @@ def lighting_field(small: np.ndarray, reference: np.ndarray | None, frame: np.nd
     if reference is None or reference.shape != small.shape:
         return None
     h, w = small.shape[:2]
-    idx, a, b = _frame_pairs(small, reference, frame, max(QUALITY.lighting_stride // 2, 1))
+    idx, a, b = _frame_pairs(small, reference, frame, QUALITY.light_field_stride)
     b *= np.asarray(gains, np.float32)
     ok = _unclipped(a, b)
     if ok.sum() < 200:
@@ -112,18 +116,34 @@ def lighting_field(small: np.ndarray, reference: np.ndarray | None, frame: np.nd
     r = np.log(a[ok].sum(axis=1) / np.maximum(b[ok].sum(axis=1), 1.0))
     keep = np.ones(len(r), bool)
     for _ in range(3):
-        coef = np.linalg.lstsq(A[keep], r[keep], rcond=None)[0]
-        res = r - A @ coef
+        coef = _least_squares(A[keep], r[keep])
+        res = r - _lin(A, coef)
         mad = float(np.median(np.abs(res[keep])))
         keep = np.abs(res) < max(3.0 * 1.4826 * mad, 0.05)
         if keep.sum() < 100:
             return None
     if keep.mean() < 1.0 - QUALITY.light_field_max_outliers or 1.4826 * mad > QUALITY.light_field_max_sd:
         return None  # not smooth light (a hard shadow, a flat patch over part of the board): not corrected
-    fitted = A[keep] @ coef
+    fitted = _lin(A[keep], coef)
     if float(np.percentile(fitted, 98) - np.percentile(fitted, 2)) < min_range:
         return None
     return coef
+
+
+def _lin(A: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    """``A @ coef`` over the last axis, written out: numpy hands large matrix–vector products to a
+    multi-threaded BLAS, whose threads on a busy 2-core Pi cost more than the product."""
+    out = A[..., 0] * coef[0]
+    for k in range(1, len(coef)):
+        out = out + A[..., k] * coef[k]
+    return out
+
+
+def _least_squares(A: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Least-squares coefficients of ``A x ≈ r`` from the normal equations (A is n × 6: a 6 × 6
+    solve; no multi-threaded LAPACK call)."""
+    AtA = np.einsum("ni,nj->ij", A, A)
+    return np.linalg.solve(AtA + 1e-9 * np.eye(A.shape[1]), np.einsum("ni,n->i", A, r))
 
 
 def _design(u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -134,10 +154,13 @@ def field_at(coef: np.ndarray, shape, offset_mm, px_per_mm: float, board_mm) -> 
     """The gain field of :func:`lighting_field` on an image of ``shape`` (h, w) whose pixel (0, 0)
     starts at ``offset_mm`` on the board, at ``px_per_mm``; float32 (h, w), clipped to [0.4, 2.5]."""
     h, w = shape[:2]
-    xs = ((offset_mm[0] + (np.arange(w) + 0.5) / px_per_mm) / board_mm[0] * 2 - 1).astype(np.float32)
-    ys = ((offset_mm[1] + (np.arange(h) + 0.5) / px_per_mm) / board_mm[1] * 2 - 1).astype(np.float32)
+    step = 4 if h * w > 20000 else 1  # a quadratic field: evaluated every 4 px, interpolated between
+    hs, ws = -(-h // step), -(-w // step)
+    xs = ((offset_mm[0] + (np.arange(ws) * step + 0.5 * step) / px_per_mm) / board_mm[0] * 2 - 1).astype(np.float32)
+    ys = ((offset_mm[1] + (np.arange(hs) * step + 0.5 * step) / px_per_mm) / board_mm[1] * 2 - 1).astype(np.float32)
     u, v = np.meshgrid(xs, ys)
-    return np.clip(np.exp(_design(u, v) @ coef.astype(np.float32)), 0.4, 2.5).astype(np.float32)
+    f = np.clip(np.exp(_lin(_design(u, v), coef.astype(np.float32))), 0.4, 2.5).astype(np.float32)
+    return f if step == 1 else cv2.resize(f, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def uneven_light(small: np.ndarray, reference: np.ndarray | None, frame: np.ndarray, gains, coef=None,
@@ -157,7 +180,7 @@ def uneven_light(small: np.ndarray, reference: np.ndarray | None, frame: np.ndar
     b *= np.asarray(gains, np.float32)
     if coef is not None:
         y, x = np.divmod(idx, w)
-        b *= np.exp(_design((x + 0.5) / w * 2 - 1, (y + 0.5) / h * 2 - 1) @ coef)[:, None].astype(np.float32)
+        b *= np.exp(_lin(_design((x + 0.5) / w * 2 - 1, (y + 0.5) / h * 2 - 1), coef))[:, None].astype(np.float32)
     ok = _unclipped(a, b)
     if ok.sum() < 200:
         return False
@@ -168,3 +191,91 @@ def uneven_light(small: np.ndarray, reference: np.ndarray | None, frame: np.ndar
         return False
     tint = np.median(lr[off].max(axis=1) - lr[off].min(axis=1))
     return bool(tint <= max_tint)
+
+
+def cell_sands(board: np.ndarray, cells) -> np.ndarray:
+    """Every cell's sand colour: the median of a ring just inside its edge (inset and width as
+    :func:`~vision.plazing.prints.cell_sand`), which tokens in a cell's middle do not reach.
+
+    Args:
+        board: normalised grid crop, BGR uint8 (H, W, 3).
+        cells: the crop's :class:`~vision.plazing.cells.CellBlocks` (its grid rectangle).
+    Returns:
+        float32 (rows, cols, 3).
+    """
+    from vision.plazing.config import PRINTS
+
+    g = cells.grid
+    K = 12  # px per cell side of the resampled grid: the ring is a pixel or two wide
+    u0, v0, u1, v1 = cells.rect
+    img = cv2.resize(board[v0:v1, u0:u1], (g.cols * K, g.rows * K), interpolation=cv2.INTER_AREA)
+    a = max(1, int(round(PRINTS.ring_inset_share * K)))
+    b = max(a + 1, int(round((PRINTS.ring_inset_share + PRINTS.ring_width_share) * K)))
+    ring = np.zeros((K, K), bool)
+    ring[a:K - a, a:K - a] = True
+    ring[b:K - b, b:K - b] = False
+    cellwise = img.reshape(g.rows, K, g.cols, K, 3).transpose(0, 2, 1, 3, 4)[:, :, ring]  # (rows, cols, n, 3)
+    return np.median(cellwise, axis=2).astype(np.float32)
+
+
+def smooth_cells(values: np.ndarray, weight: np.ndarray, sigma_cells: float) -> np.ndarray | None:
+    """Normalised Gaussian smoothing of per-cell values where ``weight`` > 0 (a cell's own value
+    and its neighbours', so cells without a value get their neighbours'): (rows, cols, C) float32,
+    or None when no cell has a weight."""
+    w = weight.astype(np.float32)
+    if w.sum() <= 0:
+        return None
+    num = cv2.GaussianBlur(values * w[..., None], (0, 0), sigma_cells, borderType=cv2.BORDER_REPLICATE)
+    den = cv2.GaussianBlur(w, (0, 0), sigma_cells, borderType=cv2.BORDER_REPLICATE)
+    return (num.reshape(values.shape) / np.maximum(den, 1e-6)[..., None]).astype(np.float32)
+
+
+def sand_correction(sands: np.ndarray, candidates: np.ndarray, reference: np.ndarray, ref_bare: np.ndarray,
+                    cfg=QUALITY) -> np.ndarray | None:
+    """Per-cell B, G, R gains that bring this photo's bare sand to the calibration's, or None when
+    the light already matches (every gain within ``cfg.sand_even_share`` of 1) or the change is no
+    light at all (beyond ``cfg.sand_most_gain``: a shadow, a flat patch — the checks name those).
+
+    What is bare at this moment is the reference: the sand ring of each cell (which tokens in the
+    middle do not reach). Its log ratio to the calibration's sand at the same place (itself
+    smoothed over the calibration's bare cells) is taken robustly — a 5 × 5-cell median first, so
+    pieces, closing terrain and marks on a ring (outliers farther than ``cfg.sand_outlier_log``)
+    are left out — then smoothed over the board (Gaussian, ``cfg.sand_sigma_cells``): a lamp's hot
+    spot, a vignette, a colour cast that varies across the board are evened out; where the sand is
+    hidden the neighbours' correction is used.
+
+    Args:
+        sands: float32 (rows, cols, 3) this photo's :func:`cell_sands`; candidates: bool (rows, cols)
+            cells that may show bare sand (no player colour on their ring, not closing terrain).
+        reference, ref_bare: the calibration shot's cell sands and where they were bare.
+    Returns:
+        float32 (rows, cols, 3) gains, or None.
+    """
+    ref = smooth_cells(np.log(np.maximum(reference, 1.0)), ref_bare, cfg.sand_sigma_cells)
+    if ref is None or candidates.sum() < cfg.sand_min_cells:
+        return None
+    ratio = (ref - np.log(np.maximum(sands, 1.0))).astype(np.float32)
+    fill = np.where(candidates[..., None], ratio, np.median(ratio[candidates], axis=0)).astype(np.float32)
+    local = np.stack([cv2.medianBlur(np.ascontiguousarray(fill[..., k]), 5) for k in range(3)], axis=-1)
+    use = candidates & (np.abs(ratio - local).max(axis=-1) < cfg.sand_outlier_log)
+    if use.sum() < cfg.sand_min_cells:
+        return None
+    fit = smooth_cells(ratio, use, cfg.sand_sigma_cells)
+    worst = float(np.abs(fit).max())
+    if worst < np.log1p(cfg.sand_even_share) or worst > np.log(cfg.sand_most_gain):
+        return None
+    return np.exp(fit).astype(np.float32)
+
+
+def cells_to_pixels(per_cell: np.ndarray, grid: Grid, shape, px_per_mm: float) -> np.ndarray:
+    """A smooth per-cell field (rows, cols, C) as a per-pixel field of an image of ``shape`` whose
+    grid sits at ``grid`` (the image's own mm): bilinear between cell centres, float32 (H, W, C)."""
+    h, w = shape[:2]
+    rows, cols = per_cell.shape[:2]
+    # cell centre (r, c) is at px ((origin + (c + 0.5)·cell)·ppm − 0.5, …): an affine map from cells to px
+    sx = grid.cell_mm * px_per_mm
+    tx = grid.origin_mm[0] * px_per_mm + 0.5 * sx - 0.5
+    ty = grid.origin_mm[1] * px_per_mm + 0.5 * sx - 0.5
+    M = np.float32([[1.0 / sx, 0, -tx / sx], [0, 1.0 / sx, -ty / sx]])  # px → cell coordinates
+    return cv2.warpAffine(per_cell.astype(np.float32), M, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE).reshape(h, w, -1)

@@ -1,0 +1,48 @@
+"""Plażing reader: every piece, screen facing and token of a Plażing board from one photo.
+
+The reader interface (:mod:`beachscore.games`): :func:`learn` (calibration,
+:mod:`vision.plazing.learn`), :func:`register` (:mod:`vision.plazing.register`), :func:`read`
+(:mod:`vision.plazing.reader`, which lists the stages, one module each), :func:`annotate`
+(:mod:`vision.plazing.draw`). Every tunable number is in :mod:`vision.plazing.config`, with its
+physical or statistical meaning; appearance comes from the calibration shot, geometry from the
+board profile.
+
+Speed: every image operation works on the rectified grid (≈ 0.25 Mpx) with whole-image OpenCV
+calls, cell statistics come from block means (:class:`~vision.plazing.cells.CellBlocks`), warps
+and large scratch arrays are reused from scan to scan, and small matrix products stay below the
+size at which numpy's BLAS starts threads.
+
+Contract: ``shared/contracts/plazing.md``; rules: ``shared/rules/plazing.md``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.plazing.learn import learn, parse_label
+from vision.plazing.lighting import lighting_gains
+from vision.plazing.model import MODEL_VERSION
+from vision.plazing.reader import read
+from vision.plazing.rectify import DECODE_REDUCE
+from vision.plazing.register import register
+from vision.types import Photo, Reading
+
+__all__ = ["DECODE_REDUCE", "MODEL_VERSION", "annotate", "learn", "lighting_gains", "parse_label", "read",
+           "register"]
+
+
+def annotate(photo: Photo, reading: Reading) -> np.ndarray:
+    """Draw the reading on the photo, at the calibration shot's full size, for a person to check.
+
+    Every cell is projected through the registration homography: closed areas filled with their
+    owner's colour (grey, crossed, for neutral), pieces outlined in their player's colour (thick
+    for ring pieces) and labelled with their number and kind in words (screens with their facing),
+    tokens written in words, disputes crossed in red, doubtful cells boxed in red; a legend strip
+    below gives the confidence, what the marks mean, the players and the first warnings.
+
+    Returns:
+        BGR uint8 image: the photo (calibration size) over the legend strip.
+    """
+    from vision.plazing.draw import draw
+
+    return draw(photo, reading)

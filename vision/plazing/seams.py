@@ -1,0 +1,267 @@
+"""Plażing seams: the cut between two same-colour pieces that touch.
+
+Input: the normalised grid crop, the colour masks, who covers each cell. Output: per edge between
+two cells of one player, the colour dip across it and the outline's jog along it, and their
+likelihoods under "cut" and "one piece".
+
+Idea: two pieces that touch leave a thin cut between them (their cut edges, a line of sand or
+shadow), while inside one piece the colour runs on across the cell edge. For every edge shared by
+two cells of the same player, :func:`seam_contrasts` measures the colour dip across the edge on
+exact colour values (a ridge/valley detector that ignores steps, so a printed square or stripe
+ending at the edge is no seam); :func:`seam_log_likelihoods` gives how likely that dip is on a cut and inside a piece
+(:func:`vision.plazing.pieces.split_group` weighs the tilings of a group with them).
+"""
+
+from __future__ import annotations
+
+from math import lgamma
+
+import numpy as np
+
+from vision.plazing.cells import Grid
+from vision.plazing.config import SEAM, SeamConfig
+
+Cell = tuple[int, int]
+
+
+def _edge_list(owner: np.ndarray):
+    """Edges between 4-neighbour cells of the same player: (vertical list, horizontal list) of
+    ((r, c), (r2, c2)) with the second cell right of / below the first."""
+    same_h = (owner[:, :-1] >= 0) & (owner[:, :-1] == owner[:, 1:])
+    same_v = (owner[:-1, :] >= 0) & (owner[:-1, :] == owner[1:, :])
+    vert = [((int(r), int(c)), (int(r), int(c) + 1)) for r, c in np.argwhere(same_h)]
+    horiz = [((int(r), int(c)), (int(r) + 1, int(c))) for r, c in np.argwhere(same_v)]
+    return vert, horiz
+
+
+def _valley(profiles: np.ndarray, centre: int, search: int, lags) -> np.ndarray:
+    """Ridge/valley response of colour profiles.
+
+    Args:
+        profiles: float32 (E, n, 3) colour across each edge, ``centre`` at the grid line.
+        search: positions ±search around the centre examined.
+        lags: detector half-widths in px.
+    Returns:
+        float64 (E,): max over positions and lags of min(|d1|, |d2|)·max(0, cos(d1, d2)), with
+        d1, d2 the colour differences to the positions one lag before and after.
+    """
+    best = np.zeros(len(profiles))
+    pos = np.arange(centre - search, centre + search + 1)
+    for lag in lags:
+        p = profiles[:, pos]
+        d1 = p - profiles[:, pos - lag]
+        d2 = p - profiles[:, pos + lag]
+        n1 = np.linalg.norm(d1, axis=-1)
+        n2 = np.linalg.norm(d2, axis=-1)
+        cos = (d1 * d2).sum(-1) / np.maximum(n1 * n2, 1e-6)
+        r = np.minimum(n1, n2) * np.maximum(cos, 0.0)
+        best = np.maximum(best, r.max(axis=1))
+    return best
+
+
+def seam_contrasts(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float,
+                   cfg: SeamConfig = SEAM) -> dict[tuple[Cell, Cell], float]:
+    """Seam evidence on every edge shared by two cells of the same player.
+
+    Args:
+        board_bgr: rectified, illumination-normalised board, BGR uint8 (H, W, 3) at
+            ``px_per_mm``; pixel (u, v) is at ((u + 0.5)/ppm, (v + 0.5)/ppm) mm.
+        owner: int (rows, cols) covering player index or −1.
+        grid: board grid.
+        px_per_mm: resolution of ``board_bgr``.
+    Returns:
+        dict ((r, c), (r2, c2)) → colour dip across the edge in BGR levels (0: the colour runs
+        on; ≳ 10: a cut). The second cell is right of or below the first.
+    """
+    lags = sorted({max(1, int(round(l * px_per_mm))) for l in cfg.lags_mm})
+    search = max(1, int(round(cfg.search_mm * px_per_mm)))
+    half = search + max(lags)
+    along = max(1, int(round(0.5 * cfg.along_share * grid.cell_mm * px_per_mm)))
+    vert, horiz = _edge_list(owner)
+    out = {}
+    img = board_bgr
+    H, W = img.shape[:2]
+    for edges, transpose in ((vert, False), (horiz, True)):
+        if not edges:
+            continue
+        a = np.array([e[0] for e in edges], np.float64)
+        if not transpose:  # vertical line between (r, c) and (r, c+1): profile runs along u
+            line = (grid.origin_mm[0] + (a[:, 1] + 1) * grid.cell_mm) * px_per_mm - 0.5
+            mid = (grid.origin_mm[1] + (a[:, 0] + 0.5) * grid.cell_mm) * px_per_mm - 0.5
+        else:
+            line = (grid.origin_mm[1] + (a[:, 0] + 1) * grid.cell_mm) * px_per_mm - 0.5
+            mid = (grid.origin_mm[0] + (a[:, 1] + 0.5) * grid.cell_mm) * px_per_mm - 0.5
+        across = np.round(line)[:, None].astype(np.int64) + np.arange(-half, half + 1)[None]
+        lengthwise = np.round(mid)[:, None].astype(np.int64) + np.arange(-along, along + 1)[None]
+        if not transpose:
+            u = np.clip(across, 0, W - 1)[:, None, :]
+            v = np.clip(lengthwise, 0, H - 1)[:, :, None]
+        else:
+            v = np.clip(across, 0, H - 1)[:, None, :]
+            u = np.clip(lengthwise, 0, W - 1)[:, :, None]
+        strips = img[v, u].astype(np.float32)  # (E, along, across, 3)
+        profiles = strips.mean(axis=1)
+        dips = _valley(profiles, half, search, lags)
+        for e, d in zip(edges, dips):
+            out[e] = float(d)
+    return out
+
+
+def seam_log_likelihoods(dip_bgr, joined_sd_bgr: float, cfg: SeamConfig = SEAM):
+    """Log likelihoods of an edge's colour dip if the edge is a cut between two pieces, and if it
+    lies inside one piece.
+
+    Inside a piece the dip is noise (JPEG ripple, shading, a crease): a half Student t
+    (``cfg.joined_t_dof``: now and then a crease or double JPEG dips deeper) with the scale measured
+    on the calibration's labelled screens (``joined_sd_bgr``). A cut shows as a dip of any depth — except
+    when the pieces are pressed together so that no line shows (``cfg.invisible_cut_share`` of
+    cuts): then it looks like the inside of a piece. So a faint dip never proves "one piece" by more
+    than 1 / ``invisible_cut_share``; the pieces' prints must decide the rest.
+
+    Args:
+        dip_bgr: float or array, the dip (:func:`seam_contrasts`).
+    Returns:
+        (log p(dip | cut), log p(dip | joined)), same shape as ``dip_bgr``.
+    """
+    d = np.asarray(dip_bgr, np.float64)
+
+    def half_normal(sd):
+        return np.log(2.0 / (sd * np.sqrt(2 * np.pi))) - d * d / (2 * sd * sd)
+
+    nu, s = cfg.joined_t_dof, joined_sd_bgr
+    norm = np.log(2.0) + lgamma((nu + 1) / 2) - lgamma(nu / 2) - 0.5 * np.log(nu * np.pi) - np.log(s)
+    joined = norm - (nu + 1) / 2 * np.log1p(d * d / (nu * s * s))
+    e = cfg.invisible_cut_share
+    cut = np.logaddexp(np.log(e) + joined, np.log(1 - e) + half_normal(cfg.cut_sd_bgr))
+    return cut, joined
+
+
+def joined_sd(dips, cfg: SeamConfig = SEAM) -> float:
+    """The sd of the dip inside one piece, from dips on edges known to lie inside pieces (the
+    calibration's labelled screens): robust (from the median of the squares), at least
+    ``cfg.min_joined_sd_bgr``."""
+    d = np.asarray(list(dips), np.float64)
+    if not len(d):
+        return cfg.default_joined_sd_bgr
+    return float(max(np.sqrt(np.median(d * d) / 0.4549), cfg.min_joined_sd_bgr))  # 0.4549: median of χ²₁
+
+
+def _boundaries(prof: np.ndarray) -> np.ndarray:
+    """Where each profile of a player's share (rows; 1 inside the piece, 0 outside, from the
+    outside in) first crosses one half, in px from its start (sub-pixel, pixel centres at i + 0.5);
+    NaN where it never does or starts inside."""
+    inside = prof >= 0.5
+    i = inside.argmax(axis=1)
+    ok = inside.any(axis=1) & (i > 0)
+    i = np.maximum(i, 1)
+    rows = np.arange(len(prof))
+    lo, hi = prof[rows, i - 1], prof[rows, i]
+    t = (0.5 - lo) / np.maximum(hi - lo, 1e-6)
+    return np.where(ok, i - 1 + t + 0.5, np.nan)
+
+
+#: The outline sides of a cell: name, (dr, dc) to the cell beyond it, whether it runs along x.
+SIDES = {"top": (-1, 0, True), "bottom": (1, 0, True), "left": (0, -1, False), "right": (0, 1, False)}
+
+
+def edge_jogs(mask: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float,
+              cfg: SeamConfig = SEAM) -> dict[tuple[Cell, Cell], float]:
+    """How far the outline jogs where two cells of one player meet: one piece has straight sides
+    (turned a little, maybe), two pieces pressed together hardly ever line up exactly.
+
+    For two cells side by side, the top (and bottom) edge of the player's colour is located in each
+    cell at two places along the half next to the joint (sub-pixel, from the colour mask) where no
+    cell of the same player lies beyond it, and both cells' lines carried to the grid line between
+    them: a turned piece's two lines meet there, two pieces' lines stand apart by the step between
+    them. For two cells one above the other, the same with the left and right edges. The jog is the
+    smaller of the two sides' steps, and only where both can be seen (two pieces offset show it on
+    both; a token against one side of a piece, or a neighbour's edge, on one).
+
+    Args:
+        mask: the owning players' colour masks, uint8 (H, W, P), 255 = that player's colour
+            (:func:`vision.plazing.cells.player_masks`), at ``px_per_mm`` (pixel u at (u + 0.5)/ppm).
+        owner: int (rows, cols) covering player index or −1.
+    Returns:
+        dict edge ((r, c), (r2, c2)) → jog in mm, for the edges where both outline sides could be
+        compared (second cell right of or below the first).
+    """
+    rows, cols = owner.shape
+    H, W = mask.shape[:2]
+    vert, horiz = _edge_list(owner)
+    L = int(round(2 * cfg.jog_reach_mm * px_per_mm))  # profile length across the side
+    B = max(1, int(round(0.2 * grid.cell_mm * px_per_mm)))  # band along the side, averaged
+    cm, (ox, oy) = grid.cell_mm, grid.origin_mm
+
+    def beyond_free(cell, side):
+        dr, dc, _ = SIDES[side]
+        r, c = cell[0] + dr, cell[1] + dc
+        return not (0 <= r < rows and 0 <= c < cols) or owner[r, c] != owner[cell]
+
+    # every (edge, side, cell, spot) whose position is needed: the spots are the half next to the joint
+    jobs = []
+    for edges, sides in ((vert, ("top", "bottom")), (horiz, ("left", "right"))):
+        for a, b in edges:
+            for side in sides:
+                if beyond_free(a, side) and beyond_free(b, side):
+                    for cell, near_end in ((a, True), (b, False)):
+                        for f in ((0.55, 0.8) if near_end else (0.2, 0.45)):
+                            jobs.append(((a, b), side, cell, f))
+    if not jobs:
+        return {}
+    n = len(jobs)
+    r = np.array([j[2][0] for j in jobs])
+    c = np.array([j[2][1] for j in jobs])
+    f = np.array([j[3] for j in jobs])
+    p = owner[r, c]
+    horizontal = np.array([SIDES[j[1]][2] for j in jobs])  # a top/bottom side runs along x
+    far = np.array([j[1] in ("bottom", "right") for j in jobs])
+    x0, y0 = ox + c * cm, oy + r * cm
+    along = np.where(horizontal, x0, y0) + f * cm  # mm along the side
+    edge = np.where(horizontal, y0, x0) + np.where(far, cm, 0.0)  # mm across: the grid line of the side
+    lo = np.round((edge - cfg.jog_reach_mm) * px_per_mm).astype(int)
+    mid = np.round(along * px_per_mm).astype(int)
+    k = np.arange(L)[None, :, None]
+    t = (mid[:, None] + np.arange(B)[None] - B // 2)[:, None, :]
+    across_px = lo[:, None, None] + k
+    uu = np.where(horizontal[:, None, None], t, across_px)
+    vv = np.where(horizontal[:, None, None], across_px, t)
+    prof = mask[np.clip(vv, 0, H - 1), np.clip(uu, 0, W - 1), p[:, None, None]].mean(axis=2) / 255.0  # (n, L)
+    prof = np.where(far[:, None], prof[:, ::-1], prof)  # from the outside in
+    at = _boundaries(prof) / px_per_mm
+    pos = np.where(far, (lo + L) / px_per_mm - at, lo / px_per_mm + at)  # mm across, of each spot
+    # per (edge, side, cell): the line through its two spots, carried to the joint
+    out, step = {}, {}
+    for i in range(0, n, 2):
+        (a, b), side, cell, _ = jobs[i]
+        joint = ox + (a[1] + 1) * cm if SIDES[side][2] else oy + (a[0] + 1) * cm
+        x1, x2, y1, y2 = along[i], along[i + 1], pos[i], pos[i + 1]
+        value = y1 + (y2 - y1) * (joint - x1) / (x2 - x1)
+        step.setdefault(((a, b), side), []).append(value)
+    for ((a, b), side), vals in step.items():
+        if len(vals) == 2 and np.isfinite(vals).all():
+            out.setdefault((a, b), []).append(abs(vals[0] - vals[1]))
+    return {e: float(min(v)) for e, v in out.items() if len(v) == 2}
+
+
+def jog_log_likelihoods(jog_mm, joined_sd_mm: float, cfg: SeamConfig = SEAM):
+    """Log likelihoods of an outline's jog (:func:`edge_jogs`) if the edge is a cut between two
+    pieces, and if it lies inside one piece.
+
+    Inside a piece the jog is the noise of locating an edge (a half Student t, ``joined_sd_mm``,
+    measured on the calibration's labelled screens); two pieces pressed together line up within that noise
+    in ``cfg.aligned_cut_share`` of cases, else lie up to a millimetre or two apart (half-normal,
+    ``cfg.placed_sd_mm``).
+
+    Returns:
+        (log p(jog | cut), log p(jog | joined)).
+    """
+    d = np.asarray(jog_mm, np.float64)
+
+    def half_normal(sd):
+        return np.log(2.0 / (sd * np.sqrt(2 * np.pi))) - d * d / (2 * sd * sd)
+
+    nu, s = cfg.joined_t_dof, joined_sd_mm  # heavy-tailed like the dip: a speck on an edge now and then
+    joined = np.log(2.0) + lgamma((nu + 1) / 2) - lgamma(nu / 2) - 0.5 * np.log(nu * np.pi) - np.log(s) \
+        - (nu + 1) / 2 * np.log1p(d * d / (nu * s * s))
+    e = cfg.aligned_cut_share
+    return np.logaddexp(np.log(e) + joined, np.log(1 - e) + half_normal(cfg.placed_sd_mm)), joined
