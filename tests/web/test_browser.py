@@ -37,7 +37,7 @@ if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
     pytest.skip("Chromium/chromedriver not installed (apt-get install chromium chromium-driver)",
                 allow_module_level=True)
 
-from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -108,8 +108,12 @@ def server(tmp_path_factory, gpio):
 
 def wait(driver, predicate, timeout=15):
     # an element looked up while the page is being replaced (after a submit) goes stale: look again
-    return WebDriverWait(driver, timeout, poll_frequency=0.05,
-                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: predicate(d))
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                             ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: predicate(d))
+    except TimeoutException:
+        shown = driver.execute_script("const m = document.getElementById('message'); return m && m.textContent")
+        raise AssertionError(f"timed out after {timeout} s on {driver.current_url}; the page says {shown!r}") from None
 
 
 def press_button(gpio):
@@ -632,7 +636,7 @@ def test_scan_and_game_over_outcomes_replace_started_on_the_page(browser, server
             assert station.store.game(game_id)["ended_at"] is None
             station.scanner = FakeScanner()
         browser.find_element(By.ID, "game-over").click()
-        wait(browser, lambda d: "Game over" in d.find_element(By.ID, "message").text, timeout=20)
+        wait(browser, lambda d: "the final score is below" in d.find_element(By.ID, "message").text, timeout=20)
         assert station.store.game(game_id)["ended_at"] is not None
 
 

@@ -11,12 +11,15 @@
 
   function clone(x) { return JSON.parse(JSON.stringify(x)); }
 
+  // a rescore clears only its own earlier complaint, never a message such as "Saved as revision …"
+  let rescoreComplained = false;
   async function rescore() {
     try {
       const out = await api("POST", `/api/scans/${scanId}/rescore`, { state: currentState() });
       document.getElementById("score").innerHTML = renderScore(out.score, scoreOpts);
-      say("");
-    } catch (e) { say(explainError(e), "bad"); }
+      if (rescoreComplained) say("");
+      rescoreComplained = false;
+    } catch (e) { say(explainError(e), "bad"); rescoreComplained = true; }
   }
   function changed() { clearTimeout(timer); timer = setTimeout(rescore, 200); }
 
@@ -339,12 +342,14 @@
   }
 
   document.getElementById("save").onclick = async () => {
+    clearTimeout(timer);  // the save's own score replaces the pending rescore's
     try {
       const out = await api("POST", `/api/scans/${scanId}/revisions`,
         { state: currentState(), note: document.getElementById("note").value });
       root.dataset.savedRevision = out.revision_id;
       document.getElementById("score").innerHTML = renderScore(out.score, scoreOpts);
       say(`Saved as revision ${out.revision_id}; the machine reading is kept.`, "good");
+      rescoreComplained = false;
     } catch (e) { say(e instanceof SyntaxError ? "State JSON: " + e.message : explainError(e), "bad"); }
   };
 
