@@ -19,7 +19,10 @@ import logging
 import os
 import signal
 import sys
+import time
 import warnings
+
+from waitress.channel import HTTPChannel
 
 from beachscore.inputs import check_calibration_dir
 from beachscore.station import CALIBRATION_SETTING, Station
@@ -36,7 +39,20 @@ EVENTS_MAX_STREAMS = WEB_THREADS // 3
 #: ``cleanup_interval`` s; beyond ``connection_limit`` open connections new ones wait, so the
 #: limit is well above what a table's phones use and the timeout short.
 WAITRESS = {"threads": WEB_THREADS, "connection_limit": 256, "channel_timeout": 10, "cleanup_interval": 2,
-            "backlog": 64, "ident": "beachscore"}
+            "backlog": 64, "ident": "beachscore",
+            # keep reading a connection while its request runs, so a closed page is noticed
+            # (``waitress.client_disconnected``) and its event stream gives its slot back at once
+            "channel_request_lookahead": 1}
+#: Seconds a request may take to arrive. A slow-loris drips a header line every few seconds, so
+#: it is never idle for ``channel_timeout``: its connection is closed when the headers (a browser
+#: sends them in one go) are not complete after HEADER_DEADLINE_S, or the whole request (a 16 MB
+#: upload over a slow Wi-Fi) after REQUEST_DEADLINE_S.
+HEADER_DEADLINE_S = 10
+REQUEST_DEADLINE_S = 60
+#: Bytes of framing a multipart upload adds to the photo: bodies larger than the web app's
+#: MAX_CONTENT_LENGTH plus this are refused by waitress from their headers, before it buffers
+#: them (up to 1 GB per connection in temporary files by default).
+UPLOAD_FRAMING_BYTES = 64 * 1024
 #: glibc malloc arenas: each thread that allocates gets its own pool, which grows and stays (60
 #: scans took 67 → 516 MB). Two arenas keep the footprint flat (scripts/bench_station_memory.py).
 MALLOC_ARENAS = 2
@@ -163,16 +179,48 @@ def build_station(data_dir: str, *, camera: str | None = None, calibration: str 
     return station
 
 
-def create_server(station: Station, host: str, port: int, **overrides):
-    """The waitress server of the station's page, with :data:`WAITRESS`'s limits (``overrides`` for tests)."""
+def create_server(station: Station, host: str, port: int, *, header_deadline_s: float = HEADER_DEADLINE_S,
+                  request_deadline_s: float = REQUEST_DEADLINE_S, **overrides):
+    """The waitress server of the station's page, with :data:`WAITRESS`'s limits, the request
+    deadlines (:class:`DeadlineChannel`) and a body limit just above the app's largest upload
+    (``overrides`` of WAITRESS and the deadlines, in seconds, for tests)."""
     from waitress.server import create_server as waitress_server
 
     from web import create_app
 
     app = create_app(station=station)
     app.config["EVENTS_MAX_STREAMS"] = min(app.config["EVENTS_MAX_STREAMS"], EVENTS_MAX_STREAMS)
-    options = {**WAITRESS, **overrides}
-    return waitress_server(app, host=host, port=port, **options)
+    options = {"max_request_body_size": app.config["MAX_CONTENT_LENGTH"] + UPLOAD_FRAMING_BYTES,
+               **WAITRESS, **overrides}
+    server = waitress_server(app, host=host, port=port, **options)
+    server.channel_class = DeadlineChannel
+    server.header_deadline_s, server.request_deadline_s = header_deadline_s, request_deadline_s
+    return server
+
+
+class DeadlineChannel(HTTPChannel):
+    """waitress's connection, closed when a request is still arriving after its server's
+    ``header_deadline_s`` (headers incomplete) or ``request_deadline_s`` (body incomplete).
+
+    The check runs in ``readable()``, which waitress's loop asks of every channel at least once a
+    second (``asyncore_loop_timeout``); the loop then closes a channel marked ``will_close``.
+    """
+
+    request_started: float | None = None
+
+    def received(self, data):
+        if self.request is None:  # these bytes start a new request
+            self.request_started = time.monotonic()
+        return super().received(data)
+
+    def readable(self):
+        request, started = self.request, self.request_started
+        if request is not None and started is not None and not self.will_close:
+            late = time.monotonic() - started
+            if late > self.server.request_deadline_s or (
+                    not request.headers_finished and late > self.server.header_deadline_s):
+                self.will_close = True
+        return super().readable()
 
 
 def run(args) -> int:
