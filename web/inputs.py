@@ -152,8 +152,15 @@ def _finite(text: str) -> float:
 
 
 def loads(text: str | bytes):
-    """``json.loads`` that refuses NaN, ±Infinity and overflowing numbers (ValueError), like any invalid JSON."""
-    return json.loads(text, parse_constant=_not_json, parse_float=_finite)
+    """``json.loads`` that refuses NaN, ±Infinity, overflowing numbers and text with an unpaired
+    UTF-16 surrogate (``"\\ud800"``: valid JSON, but no text a page can show) with a ValueError,
+    like any invalid JSON."""
+    value = json.loads(text, parse_constant=_not_json, parse_float=_finite)
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("the text holds half of a UTF-16 surrogate pair (a broken character)") from None
+    return value
 
 
 def check_name(value, where: str, *, limit: int = MAX_NAME_CHARS) -> str:

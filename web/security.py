@@ -192,7 +192,8 @@ def init_app(app) -> None:
             return None
         sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token") or ""
         expected = session.get("csrf")
-        if not expected or not hmac.compare_digest(sent, expected):
+        # as bytes: compare_digest refuses non-ASCII text (a TypeError, a 500) and any odd token is just wrong
+        if not expected or not hmac.compare_digest(sent.encode("utf-8", "surrogateescape"), expected.encode()):
             return error_response("csrf", "missing or wrong CSRF token: reload the page", 403)
         if request.endpoint in PIN_ENDPOINTS:
             return None

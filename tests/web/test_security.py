@@ -147,3 +147,13 @@ def test_overlong_pins_are_refused(client, csrf_of):
     token = csrf_of(client)
     long_pin = "1" * 33
     assert client.post("/pin", data={"pin": long_pin, "pin2": long_pin, "csrf_token": token}).status_code == 400
+
+
+@pytest.mark.parametrize("token", ["é", "\u2603" * 8, "tok\x00en"])
+def test_a_csrf_token_with_odd_characters_is_403_not_500(unlocked, token):
+    """Headers and form fields arrive as latin-1/UTF-8 text; ``hmac.compare_digest`` refuses
+    non-ASCII text with a TypeError (a 500) — an odd token is simply a wrong one."""
+    r = unlocked.client.post("/api/games", json={"game": "strand-unter"}, headers={"X-CSRF-Token": token})
+    assert r.status_code == 403 and r.get_json()["error"]["code"] == "csrf"
+    r = unlocked.client.post("/pin", data={"csrf_token": token, "pin": "1234"})
+    assert r.status_code == 403
