@@ -77,15 +77,13 @@ def load_setup(value: str | None) -> dict | None:
     Raises:
         BadInputError: missing file or invalid JSON.
     """
+    from beachscore.inputs import parse_json_text
     from calibration.files import load_object
 
     if value is None:
         return None
     if value.lstrip()[:1] in ("{", "["):
-        try:
-            data = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise BadInputError("invalid-json", f"--setup: invalid JSON: {exc.msg}") from None
+        data = parse_json_text(value, "--setup")
         if not isinstance(data, dict):
             raise BadInputError("invalid-json", "--setup: expected a JSON object")
         return data
