@@ -236,7 +236,7 @@ class Station:
         if self._worker is None or not self._worker.is_alive():
             self._worker = threading.Thread(target=self._work, name="scan", daemon=True)
             self._worker.start()
-        self._jobs.put((source, final, player))
+        self._jobs.put((source, final, player, game["id"] if game else None))  # the game asked for, not a later one
         return ScanRequest(True)
 
     def _work(self) -> None:
@@ -350,25 +350,25 @@ class Station:
         """Block until no scan runs (tests and shutdown). True when idle in time."""
         return self._idle.wait(timeout_s) and not self.busy
 
-    def _scan_job(self, source: str, final: bool, player: str | None = None) -> None:
+    def _scan_job(self, source: str, final: bool, player: str | None = None, game_id: int | None = None) -> None:
         try:
-            scan_id, problem = self._scan_once(source, player)
+            scan_id, problem = self._scan_once(source, player, game_id)
             if final:
-                self._end_with(scan_id, problem)
+                self._end_with(game_id, scan_id, problem)
         except Exception as exc:  # noqa: BLE001 - a failed scan must never kill the station
             log.exception("scan failed")
             self._report(None, "internal-error", f"the scan failed ({type(exc).__name__}); see the station's log")
             if final:
-                self._end_with(None, "the final scan failed")
+                self._end_with(game_id, None, "the final scan failed")
         finally:
             if self.after_scan is not None:
                 self.after_scan()
             self._busy.release()
             self._idle.set()
 
-    def _end_with(self, scan_id: int | None, problem: str | None) -> None:
-        """After a final scan: end the game with it, or say why the game stays open."""
-        game = self.store.current_game()
+    def _end_with(self, game_id: int | None, scan_id: int | None, problem: str | None) -> None:
+        """After a final scan of game ``game_id``: end that game with it, or say why it stays open."""
+        game = self.store.game(game_id) if game_id is not None else None
         if game is None or game["ended_at"]:
             return
         if problem is None and scan_id is not None:
@@ -381,11 +381,12 @@ class Station:
             "game_id": game["id"], "scan_id": scan_id,
             "message": f"the game is still open: {problem}. Fix it and press Game over again."})
 
-    def _scan_once(self, source: str, player: str | None = None) -> tuple[int | None, str | None]:
-        """One scan, stored. Returns (scan id or None when nothing could be stored, problem or None)."""
+    def _scan_once(self, source: str, player: str | None = None,
+                   game_id: int | None = None) -> tuple[int | None, str | None]:
+        """One scan of game ``game_id`` (None: no game), stored. Returns (scan id or None when
+        nothing could be stored, problem or None)."""
         t0 = time.perf_counter()
-        game = self.store.current_game()
-        game_id = game["id"] if game else None
+        game = self.store.game(game_id) if game_id is not None else None
         timing = {}
         mat = {"mat_player": player} if player else {}
         try:
