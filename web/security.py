@@ -26,6 +26,7 @@ import re
 import secrets
 import threading
 import time
+import unicodedata
 
 from flask import Blueprint, current_app, flash, jsonify, redirect, render_template, request, session, url_for
 
@@ -235,11 +236,12 @@ def check_pin(action: str, entered: str, repeated: str | None) -> None:
         return
     if not isinstance(entered, str):
         raise PinRefused("pin-invalid", "the PIN must be digits", 400)
+    entered = ascii_digits(entered)
     if stored is None:
         least = current_app.config["PIN_MIN_LENGTH"]
-        if not (least <= len(entered) <= PIN_MAX_LENGTH) or not entered.isdigit():
+        if not (least <= len(entered) <= PIN_MAX_LENGTH) or not (entered.isascii() and entered.isdigit()):
             raise PinRefused("pin-invalid", f"The PIN must be {least} to {PIN_MAX_LENGTH} digits.", 400)
-        if entered != repeated:
+        if entered != ascii_digits(repeated if isinstance(repeated, str) else ""):
             raise PinRefused("pin-mismatch", "The two PINs differ.", 400)
         stored = hash_pin(entered)
         store.set_setting(PIN_SETTING, stored)
@@ -254,6 +256,19 @@ def check_pin(action: str, entered: str, repeated: str | None) -> None:
         attempts.give_back()
     session.permanent = True
     session["pin_mark"] = _mark(stored)
+
+
+def ascii_digits(pin: str) -> str:
+    """A PIN typed in any script's digits as ASCII digits (a phone set to Arabic types ٢٤٦٨ for
+    2468); anything else is returned unchanged (and refused as a first PIN: no ``²`` or ``①``,
+    which ``str.isdigit`` takes but no number pad types).
+
+    >>> ascii_digits("٢٤٦٨"), ascii_digits("2468"), ascii_digits("²²²²")
+    ('2468', '2468', '²²²²')
+    """
+    if len(pin) > PIN_MAX_LENGTH or not pin.isdecimal():
+        return pin
+    return "".join(str(unicodedata.decimal(c)) for c in pin)
 
 
 @bp.route("/pin", methods=["GET", "POST"])

@@ -157,3 +157,20 @@ def test_a_csrf_token_with_odd_characters_is_403_not_500(unlocked, token):
     assert r.status_code == 403 and r.get_json()["error"]["code"] == "csrf"
     r = unlocked.client.post("/pin", data={"csrf_token": token, "pin": "1234"})
     assert r.status_code == 403
+
+
+@pytest.mark.parametrize("pin", ["²²²²", "①②③④", "12³4"])
+def test_a_first_pin_of_digit_like_signs_is_refused(client, csrf_of, pin):
+    """``str.isdigit`` takes superscripts and circled numbers: such a PIN was stored, and no phone's
+    number pad can type it again — the station stayed locked for good."""
+    r = client.post("/api/pin", json={"pin": pin, "pin2": pin}, headers={"X-CSRF-Token": csrf_of(client)})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "pin-invalid"
+
+
+def test_a_pin_typed_with_another_scripts_digits_is_the_same_pin(app, client, csrf_of):
+    """A phone set to Arabic types ٢٤٦٨ for 2468: the same PIN, whichever keyboard chose it."""
+    csrf = csrf_of(client)
+    assert client.post("/api/pin", json={"pin": "٢٤٦٨", "pin2": "٢٤٦٨"}, headers={"X-CSRF-Token": csrf}).status_code == 200
+    other = app.test_client()
+    r = other.post("/api/pin", json={"pin": "2468"}, headers={"X-CSRF-Token": csrf_of(other)})
+    assert r.status_code == 200 and r.get_json() == {"unlocked": True}
