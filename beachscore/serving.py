@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import errno
 import logging
 import os
 import signal
@@ -223,11 +224,27 @@ class DeadlineChannel(HTTPChannel):
         return super().readable()
 
 
+def listen_problem(err: Exception, host: str, port: int) -> str:
+    """Why the web server cannot listen on ``host:port``, in the user's words (one line).
+
+    >>> listen_problem(OSError(errno.EADDRINUSE, "Address already in use"), "0.0.0.0", 8080)
+    'port 8080 is already in use on 0.0.0.0 (another beachscore serve?): stop it or choose another --port'
+    """
+    code = getattr(err, "errno", None)
+    if code == errno.EADDRINUSE:
+        return f"port {port} is already in use on {host} (another beachscore serve?): stop it or choose another --port"
+    if code in (errno.EACCES, errno.EPERM):
+        return f"port {port} may only be used by root (ports below 1024): choose another --port, such as 8080"
+    detail = f" ({err.strerror})" if getattr(err, "strerror", None) else ""
+    return f"--host {host}: not an address of this machine to listen on{detail}"
+
+
 def run(args) -> int:
     """Run until SIGINT/SIGTERM; returns the exit code.
 
     A data folder that cannot be opened at all prints one line and exits 1; one that cannot be
-    written starts the station for viewing only.
+    written starts the station for viewing only. An address or port that cannot be listened on
+    (in use, below 1024 without root, not this machine's) prints one line and exits 2.
     """
     limit_malloc_arenas()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -238,7 +255,13 @@ def run(args) -> int:
     except StoreError as err:
         print(f"beachscore: error: serve: {err.message} [{err.code}]", file=sys.stderr, flush=True)
         return 1
-    server = create_server(station, args.host, args.port)
+    try:
+        server = create_server(station, args.host, args.port)
+    except (OSError, ValueError) as err:
+        station.close()
+        print(f"beachscore: error: serve: {listen_problem(err, args.host, args.port)} [listen-failed]",
+              file=sys.stderr, flush=True)
+        return 2
 
     def stop(signum, frame):
         raise KeyboardInterrupt

@@ -7,6 +7,8 @@ from __future__ import annotations
 import socket
 import threading
 
+import pytest
+
 from attack_helpers import Client, served
 from beachscore.station import Station
 from beachscore.store import Store
@@ -143,3 +145,35 @@ def _wait_for(predicate, limit_s: float = 10.0) -> bool:
             return True
         time.sleep(0.05)
     return predicate()
+
+
+def _serve(tmp_path, *args) -> list:
+    from beachscore.cli import main
+
+    return main(["serve", "--data", str(tmp_path / "data"), "--camera", "mock", "--button", "none", *args])
+
+
+@pytest.mark.parametrize("port", ["99999", "-5", "65536"])
+def test_a_port_out_of_range_is_bad_input(tmp_path, capsys, port):
+    """--port 99999 listened on 34463 (99999 mod 65536) without a word; -5 was an internal error."""
+    assert _serve(tmp_path, "--port", port) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--port" in err[0] and "65535" in err[0] and "[usage]" in err[0]
+
+
+def test_a_port_in_use_is_one_clear_line(tmp_path, capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert _serve(tmp_path, "--host", "127.0.0.1", "--port", str(port)) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"port {port}" in err[0] and "already in use" in err[0] and "--port" in err[0]
+    assert "Errno" not in err[0] and "internal-error" not in err[0]
+
+
+@pytest.mark.parametrize("host", ["999.1.1.1", "no-such-host.invalid"])
+def test_an_address_that_cannot_be_listened_on_is_one_clear_line(tmp_path, capsys, host):
+    assert _serve(tmp_path, "--host", host, "--port", "0") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"--host {host}" in err[0] and "internal-error" not in err[0]
