@@ -50,6 +50,9 @@ WAITRESS = {"threads": WEB_THREADS, "connection_limit": 256, "channel_timeout": 
 #: upload over a slow Wi-Fi) after REQUEST_DEADLINE_S.
 HEADER_DEADLINE_S = 10
 REQUEST_DEADLINE_S = 60
+#: Seconds a connection may sit idle or spend on one request, while every connection is taken,
+#: before it is closed to make room (:class:`DeadlineChannel`).
+MAKE_ROOM_AFTER_S = 2
 #: Bytes of framing a multipart upload adds to the photo: bodies larger than the web app's
 #: MAX_CONTENT_LENGTH plus this are refused by waitress from their headers, before it buffers
 #: them (up to 1 GB per connection in temporary files by default).
@@ -201,9 +204,13 @@ def create_server(station: Station, host: str, port: int, *, header_deadline_s: 
 
 class DeadlineChannel(HTTPChannel):
     """waitress's connection, closed when a request is still arriving after its server's
-    ``header_deadline_s`` (headers incomplete) or ``request_deadline_s`` (body incomplete).
+    ``header_deadline_s`` (headers incomplete) or ``request_deadline_s`` (body incomplete) — and,
+    while the server holds ``connection_limit`` connections, as soon as it has been idle or
+    receiving one request for :data:`MAKE_ROOM_AFTER_S`: a full server makes room by closing the
+    connections doing nothing useful (it would stop accepting, so the page waited for a deadline).
+    A connection whose request is being answered is never closed here.
 
-    The check runs in ``readable()``, which waitress's loop asks of every channel at least once a
+    The checks run in ``readable()``, which waitress's loop asks of every channel at least once a
     second (``asyncore_loop_timeout``); the loop then closes a channel marked ``will_close``.
     """
 
@@ -215,12 +222,18 @@ class DeadlineChannel(HTTPChannel):
         return super().received(data)
 
     def readable(self):
-        request, started = self.request, self.request_started
-        if request is not None and started is not None and not self.will_close:
-            late = time.monotonic() - started
-            if late > self.server.request_deadline_s or (
-                    not request.headers_finished and late > self.server.header_deadline_s):
-                self.will_close = True
+        if not self.will_close and not self.requests:
+            request, started = self.request, self.request_started
+            if request is not None and started is not None:
+                late = time.monotonic() - started
+                if late > self.server.request_deadline_s or (
+                        not request.headers_finished and late > self.server.header_deadline_s):
+                    self.will_close = True
+            if len(self.server._map) >= self.adj.connection_limit:
+                waiting = time.monotonic() - started if request is not None and started is not None \
+                    else time.time() - self.last_activity  # waitress keeps last_activity in time.time()
+                if waiting > MAKE_ROOM_AFTER_S:
+                    self.will_close = True
         return super().readable()
 
 

@@ -93,6 +93,33 @@ def test_a_slowly_sent_body_is_closed_at_the_request_deadline(tmp_path):
         station.close()
 
 
+@pytest.mark.parametrize("kind", ["slow-body", "idle"])
+def test_when_every_connection_is_taken_the_slow_and_idle_ones_make_room(tmp_path, kind):
+    """Every connection held by requests whose bodies trickle in (or by idle sockets), long before
+    any deadline: a page still gets through at once, because a full server closes the
+    connections that are doing nothing useful rather than stop accepting."""
+    station = make_station(tmp_path / "data")
+    sockets, stop = [], threading.Event()
+    try:
+        with served(station, connection_limit=10, channel_timeout=600, cleanup_interval=0.5,
+                    header_deadline_s=600, request_deadline_s=600) as port:
+            for _ in range(12):
+                s = socket.create_connection(("127.0.0.1", port))
+                if kind == "slow-body":
+                    s.sendall(b"POST /api/pin HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                              b"Content-Length: 100000\r\n\r\n{")
+                sockets.append(s)
+            if kind == "slow-body":
+                _drip(sockets, stop, b" ")
+            status, _, _ = Client(port).request("GET", "/api/status", timeout=20)
+            assert status == 200
+    finally:
+        stop.set()
+        for s in sockets:
+            s.close()
+        station.close()
+
+
 def test_a_body_larger_than_any_upload_is_refused_before_it_is_sent(tmp_path):
     """waitress would buffer up to 1 GB per connection in temporary files before the page's own
     16 MB limit answers: the server refuses it from the headers, without reading the body."""
