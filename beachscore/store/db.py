@@ -73,7 +73,7 @@ def write_problem(exc: BaseException, data_dir: str) -> StoreError | None:
         (isinstance(exc, sqlite3.Error) and "full" in text)
     if full:
         return StoreError("disk-full", f"the station's disk is full: free some space on the disk of {data_dir}, "
-                          "then scan again")
+                          "then try again")
     read_only = (isinstance(exc, OSError) and exc.errno in READ_ONLY_ERRNOS) or \
         (isinstance(exc, sqlite3.Error) and "readonly" in text.replace("read-only", "readonly"))
     if read_only:
