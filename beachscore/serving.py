@@ -37,8 +37,8 @@ WEB_THREADS = 12
 EVENTS_MAX_STREAMS = WEB_THREADS // 3
 #: waitress's limits. Idle connections (no request in progress: a phone that went to sleep, or
 #: someone holding sockets open) are closed after ``channel_timeout`` s, checked every
-#: ``cleanup_interval`` s; beyond ``connection_limit`` open connections new ones wait, so the
-#: limit is well above what a table's phones use and the timeout short.
+#: ``cleanup_interval`` s; ``connection_limit`` is well above what a table's phones use, and a
+#: server that reaches it makes room (:class:`DeadlineChannel`) instead of letting new ones wait.
 WAITRESS = {"threads": WEB_THREADS, "connection_limit": 256, "channel_timeout": 10, "cleanup_interval": 2,
             "backlog": 64, "ident": "beachscore",
             # keep reading a connection while its request runs, so a closed page is noticed
