@@ -746,13 +746,9 @@ def _calibrate(station: Station, request: str, out_dir: str):
         return cal
     except BeachscoreError:
         raise
-    except OSError as exc:
-        if write_problem(exc, station.store.data_dir) is not None:
-            raise  # disk full, read-only: said as such by the caller
-        log.exception("calibration from %s failed", request)
-        raise BadInputError("calibration-failed", f"the calibration failed ({type(exc).__name__}: {exc}); "
-                            "the station keeps its previous calibration") from None
     except Exception as exc:  # noqa: BLE001 - whatever the calibrator trips on, the old calibration stays
+        if isinstance(exc, OSError) and write_problem(exc, station.store.data_dir) is not None:
+            raise  # disk full, read-only: said as such by the caller
         log.exception("calibration from %s failed", request)
         raise BadInputError("calibration-failed", f"the calibration failed ({type(exc).__name__}: {exc}); "
                             "the station keeps its previous calibration") from None
