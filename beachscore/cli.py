@@ -25,6 +25,21 @@ class _Parser(argparse.ArgumentParser):
                             f"{command + ' ' if command else ''}--help)")
 
 
+def port_number(text: str) -> int:
+    """``--port``: a TCP port 0..65535 (0: any free one); argparse reports anything else as a usage error.
+
+    >>> port_number("8080")
+    8080
+    """
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: a number 1..65535") from None
+    if not 0 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"{number} is not a port: a number 1..65535")
+    return number
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand; usage errors raise BadInputError (exit 2)."""
     p = _Parser(prog="beachscore", description="Read a beach board game from a photo and score it.",
@@ -56,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     sv = sub.add_parser("serve", help="run the table station (camera, button, web page)")
     sv.add_argument("--camera", default=None, help="picamera2 | opencv[:INDEX] | file:PATH | mock (default: $BEACHSCORE_CAMERA, else auto)")
     sv.add_argument("--button", default=None, help="GPIO pin of the scan button, e.g. 17 or GPIO17; 'none' to disable")
-    sv.add_argument("--port", type=int, default=8080, help="web page port (default: %(default)s)")
+    sv.add_argument("--port", type=port_number, default=8080, help="web page port (default: %(default)s)")
     sv.add_argument("--host", default="0.0.0.0", help="address to listen on (default: %(default)s, the LAN)")
     sv.add_argument("--data", default=None, metavar="DIR", help="where games, scans and photos are kept")
     sv.add_argument("--calibration", default=None, metavar="CAL_DIR",
@@ -99,15 +114,13 @@ def load_setup(value: str | None) -> dict | None:
     Raises:
         BadInputError: missing file or invalid JSON.
     """
+    from beachscore.inputs import parse_json_text
     from calibration.files import load_object
 
     if value is None:
         return None
     if value.lstrip()[:1] in ("{", "["):
-        try:
-            data = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise BadInputError("invalid-json", f"--setup: invalid JSON: {exc.msg}") from None
+        data = parse_json_text(value, "--setup")
         if not isinstance(data, dict):
             raise BadInputError("invalid-json", "--setup: expected a JSON object")
         return data

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
@@ -54,3 +55,52 @@ def check_calibration_dir(path: str) -> None:
                             f"folder; pass the folder: --calibration {os.path.dirname(path) or '.'}")
     raise BadInputError("calibration-missing", f"--calibration {path}: that is the input file; pass the folder "
                         "written by 'beachscore calibrate {path} --out CAL_DIR'".replace("{path}", path))
+
+
+def _not_json(name: str):
+    """``json.loads(parse_constant=…)``: NaN, Infinity and -Infinity are not JSON; refuse them."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    """``json.loads(parse_float=…)``: a number too large for a float (``1e999``) is refused, not infinity."""
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text[:40]} is too large a number")
+    return value
+
+
+def strict_json_loads(text: str | bytes):
+    """``json.loads`` of JSON a user handed in, refusing what Python reads but JSON is not: NaN,
+    ±Infinity and numbers that overflow a float (echoed back they would make the output invalid JSON).
+
+    Raises:
+        json.JSONDecodeError: invalid JSON (line and column).
+        ValueError: NaN, Infinity, a float overflow, an integer of more than 4300 digits.
+        RecursionError: nested too deeply.
+
+    >>> strict_json_loads('{"a": [1, 2.5]}')
+    {'a': [1, 2.5]}
+    >>> strict_json_loads('{"a": NaN}')
+    Traceback (most recent call last):
+    ...
+    ValueError: NaN is not a JSON number
+    """
+    return json.loads(text, parse_constant=_not_json, parse_float=_finite)
+
+
+def parse_json_text(text: str, what: str):
+    """Parse JSON text from the command line (``--setup '{…}'``) into one-line errors.
+
+    Raises:
+        BadInputError: ``invalid-json`` naming ``what``.
+    """
+    try:
+        return strict_json_loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInputError("invalid-json", f"{what}: invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise BadInputError("invalid-json", f"{what}: nested too deeply") from None
+    except ValueError as exc:
+        message = "a number has more than 4300 digits" if "digits" in str(exc) else str(exc)
+        raise BadInputError("invalid-json", f"{what}: invalid JSON: {message}") from None

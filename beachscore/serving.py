@@ -15,11 +15,15 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import errno
 import logging
 import os
 import signal
 import sys
+import time
 import warnings
+
+from waitress.channel import HTTPChannel
 
 from beachscore.inputs import check_calibration_dir
 from beachscore.station import CALIBRATION_SETTING, Station
@@ -33,10 +37,26 @@ WEB_THREADS = 12
 EVENTS_MAX_STREAMS = WEB_THREADS // 3
 #: waitress's limits. Idle connections (no request in progress: a phone that went to sleep, or
 #: someone holding sockets open) are closed after ``channel_timeout`` s, checked every
-#: ``cleanup_interval`` s; beyond ``connection_limit`` open connections new ones wait, so the
-#: limit is well above what a table's phones use and the timeout short.
+#: ``cleanup_interval`` s; ``connection_limit`` is well above what a table's phones use, and a
+#: server that reaches it makes room (:class:`DeadlineChannel`) instead of letting new ones wait.
 WAITRESS = {"threads": WEB_THREADS, "connection_limit": 256, "channel_timeout": 10, "cleanup_interval": 2,
-            "backlog": 64, "ident": "beachscore"}
+            "backlog": 64, "ident": "beachscore",
+            # keep reading a connection while its request runs, so a closed page is noticed
+            # (``waitress.client_disconnected``) and its event stream gives its slot back at once
+            "channel_request_lookahead": 1}
+#: Seconds a request may take to arrive. A slow-loris drips a header line every few seconds, so
+#: it is never idle for ``channel_timeout``: its connection is closed when the headers (a browser
+#: sends them in one go) are not complete after HEADER_DEADLINE_S, or the whole request (a 16 MB
+#: upload over a slow Wi-Fi) after REQUEST_DEADLINE_S.
+HEADER_DEADLINE_S = 10
+REQUEST_DEADLINE_S = 60
+#: Seconds a connection may sit idle or spend on one request, while every connection is taken,
+#: before it is closed to make room (:class:`DeadlineChannel`).
+MAKE_ROOM_AFTER_S = 2
+#: Bytes of framing a multipart upload adds to the photo: bodies larger than the web app's
+#: MAX_CONTENT_LENGTH plus this are refused by waitress from their headers, before it buffers
+#: them (up to 1 GB per connection in temporary files by default).
+UPLOAD_FRAMING_BYTES = 64 * 1024
 #: glibc malloc arenas: each thread that allocates gets its own pool, which grows and stays (60
 #: scans took 67 → 516 MB). Two arenas keep the footprint flat (scripts/bench_station_memory.py).
 MALLOC_ARENAS = 2
@@ -163,16 +183,74 @@ def build_station(data_dir: str, *, camera: str | None = None, calibration: str 
     return station
 
 
-def create_server(station: Station, host: str, port: int, **overrides):
-    """The waitress server of the station's page, with :data:`WAITRESS`'s limits (``overrides`` for tests)."""
+def create_server(station: Station, host: str, port: int, *, header_deadline_s: float = HEADER_DEADLINE_S,
+                  request_deadline_s: float = REQUEST_DEADLINE_S, **overrides):
+    """The waitress server of the station's page, with :data:`WAITRESS`'s limits, the request
+    deadlines (:class:`DeadlineChannel`) and a body limit just above the app's largest upload
+    (``overrides`` of WAITRESS and the deadlines, in seconds, for tests)."""
     from waitress.server import create_server as waitress_server
 
     from web import create_app
 
     app = create_app(station=station)
     app.config["EVENTS_MAX_STREAMS"] = min(app.config["EVENTS_MAX_STREAMS"], EVENTS_MAX_STREAMS)
-    options = {**WAITRESS, **overrides}
-    return waitress_server(app, host=host, port=port, **options)
+    options = {"max_request_body_size": app.config["MAX_CONTENT_LENGTH"] + UPLOAD_FRAMING_BYTES,
+               **WAITRESS, **overrides}
+    server = waitress_server(app, host=host, port=port, **options)
+    server.channel_class = DeadlineChannel
+    server.header_deadline_s, server.request_deadline_s = header_deadline_s, request_deadline_s
+    server.flask_app = app  # server.application may be waitress's proxy-headers wrapper around it
+    return server
+
+
+class DeadlineChannel(HTTPChannel):
+    """waitress's connection, closed when a request is still arriving after its server's
+    ``header_deadline_s`` (headers incomplete) or ``request_deadline_s`` (body incomplete) — and,
+    while the server holds ``connection_limit`` connections, as soon as it has been idle or
+    receiving one request for :data:`MAKE_ROOM_AFTER_S`: a full server makes room by closing the
+    connections doing nothing useful (it would stop accepting, so the page waited for a deadline).
+    A connection whose request is being answered is never closed here.
+
+    The checks run in ``readable()``, which waitress's loop asks of every channel at least once a
+    second (``asyncore_loop_timeout``); the loop then closes a channel marked ``will_close``.
+    """
+
+    request_started: float | None = None
+
+    def received(self, data):
+        if self.request is None:  # these bytes start a new request
+            self.request_started = time.monotonic()
+        return super().received(data)
+
+    def readable(self):
+        if not self.will_close and not self.requests:
+            request, started = self.request, self.request_started
+            if request is not None and started is not None:
+                late = time.monotonic() - started
+                if late > self.server.request_deadline_s or (
+                        not request.headers_finished and late > self.server.header_deadline_s):
+                    self.will_close = True
+            if len(self.server._map) >= self.adj.connection_limit:
+                waiting = time.monotonic() - started if request is not None and started is not None \
+                    else time.time() - self.last_activity  # waitress keeps last_activity in time.time()
+                if waiting > MAKE_ROOM_AFTER_S:
+                    self.will_close = True
+        return super().readable()
+
+
+def listen_problem(err: Exception, host: str, port: int) -> str:
+    """Why the web server cannot listen on ``host:port``, in the user's words (one line).
+
+    >>> listen_problem(OSError(errno.EADDRINUSE, "Address already in use"), "0.0.0.0", 8080)
+    'port 8080 is already in use on 0.0.0.0 (another beachscore serve?): stop it or choose another --port'
+    """
+    code = getattr(err, "errno", None)
+    if code == errno.EADDRINUSE:
+        return f"port {port} is already in use on {host} (another beachscore serve?): stop it or choose another --port"
+    if code in (errno.EACCES, errno.EPERM):
+        return f"port {port} may only be used by root (ports below 1024): choose another --port, such as 8080"
+    detail = f" ({err.strerror})" if getattr(err, "strerror", None) else ""
+    return f"--host {host}: not an address of this machine to listen on{detail}"
 
 
 def attach_hall_link(app, station: Station):
@@ -197,7 +275,8 @@ def run(args) -> int:
     """Run until SIGINT/SIGTERM; returns the exit code.
 
     A data folder that cannot be opened at all prints one line and exits 1; one that cannot be
-    written starts the station for viewing only.
+    written starts the station for viewing only. An address or port that cannot be listened on
+    (in use, below 1024 without root, not this machine's) prints one line and exits 2.
     """
     limit_malloc_arenas()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -208,8 +287,14 @@ def run(args) -> int:
     except StoreError as err:
         print(f"beachscore: error: serve: {err.message} [{err.code}]", file=sys.stderr, flush=True)
         return 1
-    server = create_server(station, args.host, args.port)
-    hall_link = attach_hall_link(server.application, station)
+    try:
+        server = create_server(station, args.host, args.port)
+    except (OSError, ValueError) as err:
+        station.close()
+        print(f"beachscore: error: serve: {listen_problem(err, args.host, args.port)} [listen-failed]",
+              file=sys.stderr, flush=True)
+        return 2
+    hall_link = attach_hall_link(server.flask_app, station)
 
     def stop(signum, frame):
         raise KeyboardInterrupt

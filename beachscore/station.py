@@ -15,10 +15,12 @@ builds it and wires the two together.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import os
 import queue
+import shutil
 import threading
 import time
 from dataclasses import dataclass
@@ -30,7 +32,7 @@ import scoring
 from beachscore.errors import BadInputError, BeachscoreError
 from beachscore.events import EventBus
 from beachscore.store import Store, StoreError
-from beachscore.store.db import WRITE_PROBLEMS
+from beachscore.store.db import WRITE_PROBLEMS, write_problem
 
 log = logging.getLogger("beachscore.station")
 
@@ -148,6 +150,7 @@ class Station:
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
         self._worker: threading.Thread | None = None
         self._camera_lock = threading.Lock()
+        self._image_work = threading.Lock()
 
     # -- status -----------------------------------------------------------------------------
     @property
@@ -233,7 +236,7 @@ class Station:
         if self._worker is None or not self._worker.is_alive():
             self._worker = threading.Thread(target=self._work, name="scan", daemon=True)
             self._worker.start()
-        self._jobs.put((source, final, player))
+        self._jobs.put((source, final, player, game["id"] if game else None))  # the game asked for, not a later one
         return ScanRequest(True)
 
     def _work(self) -> None:
@@ -347,25 +350,25 @@ class Station:
         """Block until no scan runs (tests and shutdown). True when idle in time."""
         return self._idle.wait(timeout_s) and not self.busy
 
-    def _scan_job(self, source: str, final: bool, player: str | None = None) -> None:
+    def _scan_job(self, source: str, final: bool, player: str | None = None, game_id: int | None = None) -> None:
         try:
-            scan_id, problem = self._scan_once(source, player)
+            scan_id, problem = self._scan_once(source, player, game_id)
             if final:
-                self._end_with(scan_id, problem)
+                self._end_with(game_id, scan_id, problem)
         except Exception as exc:  # noqa: BLE001 - a failed scan must never kill the station
             log.exception("scan failed")
             self._report(None, "internal-error", f"the scan failed ({type(exc).__name__}); see the station's log")
             if final:
-                self._end_with(None, "the final scan failed")
+                self._end_with(game_id, None, "the final scan failed")
         finally:
             if self.after_scan is not None:
                 self.after_scan()
             self._busy.release()
             self._idle.set()
 
-    def _end_with(self, scan_id: int | None, problem: str | None) -> None:
-        """After a final scan: end the game with it, or say why the game stays open."""
-        game = self.store.current_game()
+    def _end_with(self, game_id: int | None, scan_id: int | None, problem: str | None) -> None:
+        """After a final scan of game ``game_id``: end that game with it, or say why it stays open."""
+        game = self.store.game(game_id) if game_id is not None else None
         if game is None or game["ended_at"]:
             return
         if problem is None and scan_id is not None:
@@ -378,11 +381,12 @@ class Station:
             "game_id": game["id"], "scan_id": scan_id,
             "message": f"the game is still open: {problem}. Fix it and press Game over again."})
 
-    def _scan_once(self, source: str, player: str | None = None) -> tuple[int | None, str | None]:
-        """One scan, stored. Returns (scan id or None when nothing could be stored, problem or None)."""
+    def _scan_once(self, source: str, player: str | None = None,
+                   game_id: int | None = None) -> tuple[int | None, str | None]:
+        """One scan of game ``game_id`` (None: no game), stored. Returns (scan id or None when
+        nothing could be stored, problem or None)."""
         t0 = time.perf_counter()
-        game = self.store.current_game()
-        game_id = game["id"] if game else None
+        game = self.store.game(game_id) if game_id is not None else None
         timing = {}
         mat = {"mat_player": player} if player else {}
         try:
@@ -603,6 +607,40 @@ class Station:
             image = self.camera.capture()
         return self.store.add_photo(encode(image, ".png"), ext=".png", kind=kind)
 
+    @contextlib.contextmanager
+    def image_work(self):
+        """One large-photo job at a time — an upload's check, a calibration: on a large photo each
+        takes hundreds of MB (a 64 Mpx JPEG decodes into 192 MB), too much twice on a Pi Zero 2 W.
+
+        Raises:
+            BadInputError: ``busy`` while another one runs (the web answers 409).
+        """
+        if not self._image_work.acquire(blocking=False):
+            raise BadInputError("busy", "the station is reading another photo or calibrating; try again in a moment")
+        try:
+            yield
+        finally:
+            self._image_work.release()
+
+    def add_upload(self, data: bytes, kind: str = "calibration") -> int:
+        """Keep an uploaded photo; returns its photo id. JPEG and PNG are kept byte for byte, checked
+        by decoding them at 1/8 size (a JPEG then needs no full-size pixel buffer, a PNG about half
+        of the memory); other formats (BMP, TIFF, WebP) are decoded and kept as PNG.
+
+        Raises:
+            BadInputError: not a readable photo (``vision.image_io.decode_image``), ``busy``.
+            StoreError: ``disk-full``, ``read-only``, ``data-folder-missing``.
+        """
+        from vision.image_io import decode_image
+
+        kept_as_sent = {b"\xff\xd8\xff": ".jpg", b"\x89PNG\r\n\x1a\n": ".png"}
+        ext = next((e for magic, e in kept_as_sent.items() if data.startswith(magic)), None)
+        with self.image_work():
+            if ext is not None:
+                decode_image(data, reduce=8)
+                return self.store.add_photo(data, ext=ext, kind=kind)
+            return self.store.add_photo(encode(decode_image(data), ".png"), ext=".png", kind=kind)
+
     def use_calibration(self, cal, folder: str | None = None) -> None:
         """Switch to a calibration (and remember its folder for the next start)."""
         self.calibration = cal
@@ -655,9 +693,12 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
     Returns:
         ``{"game", "classes": [labels learned], "folder", "preview_photo_id"}``.
     Raises:
-        StoreError: ``not-found`` for an unknown photo.
+        StoreError: ``not-found`` for an unknown photo; ``disk-full``, ``read-only``,
+            ``data-folder-missing`` (nothing is left in ``calibrations/``: a failed calibration
+            removes its folder).
         BadInputError / UnreadableBoardError: as ``validate_profile`` and the calibrator;
-            ``calibration-failed`` when the calibrator breaks in another way.
+            ``calibration-failed`` when the calibrator breaks in another way; ``busy`` while
+            another calibration or upload runs (:meth:`Station.image_work`).
     """
     from calibration import files as cal_files
 
@@ -666,27 +707,48 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
     if not isinstance(profile, dict):
         raise BadInputError("invalid-profile", "profile: expected a JSON object")
     profile = cal_files.validate_profile(profile, "profile")
-    photo_path, _ = station.store.photo_file(photo_id)
-    empty_path = station.store.photo_file(empty_photo_id)[0] if empty_photo_id is not None else None
-    root = os.path.join(station.store.data_dir, "calibrations")
-    os.makedirs(root, exist_ok=True)
-    n = 1 + max([int(d) for d in os.listdir(root) if d.isdigit()] or [0])
-    folder = os.path.join(root, str(n))
-    request = wizard.write_request(os.path.join(folder, "request"), photo_path, profile, corners_px, samples,
-                                   empty_path)
+    with station.image_work():
+        station.store.check_writable()
+        photo_path, _ = station.store.photo_file(photo_id)
+        empty_path = station.store.photo_file(empty_photo_id)[0] if empty_photo_id is not None else None
+        root = os.path.join(station.store.data_dir, "calibrations")
+        folder = None
+        try:
+            os.makedirs(root, exist_ok=True)
+            n = 1 + max([int(d) for d in os.listdir(root) if d.isdigit()] or [0])
+            folder = os.path.join(root, str(n))
+            request = wizard.write_request(os.path.join(folder, "request"), photo_path, profile, corners_px,
+                                           samples, empty_path)
+            cal = _calibrate(station, request, os.path.join(folder, "cal"))
+            classes = cal.model.get("classes") if isinstance(getattr(cal, "model", None), dict) else None
+            classes = sorted(classes) if isinstance(classes, (dict, list)) else []
+            picture = wizard.preview(photo_path, request, classes)
+            preview_id = station.store.add_photo(encode(picture, ".jpg"), ext=".jpg", kind="calibration")
+        except BaseException as exc:
+            if folder is not None:  # a failed calibration leaves nothing (it held a copy of the photo)
+                shutil.rmtree(folder, ignore_errors=True)
+            problem = write_problem(exc, station.store.data_dir) if isinstance(exc, OSError) else None
+            if problem is not None:
+                raise problem from None
+            raise
+        station.use_calibration(cal, os.path.join(folder, "cal"))
+    return {"game": cal.game, "classes": classes, "folder": folder, "preview_photo_id": preview_id}
+
+
+def _calibrate(station: Station, request: str, out_dir: str):
+    """Run the station's calibrator and check the profile it learned. Raises BeachscoreError
+    (``calibration-failed`` for anything else the calibrator trips on) or the OSError of a failed write."""
+    from calibration import files as cal_files
+
     try:
-        cal = station.calibrator(request, os.path.join(folder, "cal"))
+        cal = station.calibrator(request, out_dir)
         cal_files.validate_profile(cal.profile, "the new calibration's profile")
+        return cal
     except BeachscoreError:
         raise
     except Exception as exc:  # noqa: BLE001 - whatever the calibrator trips on, the old calibration stays
+        if isinstance(exc, OSError) and write_problem(exc, station.store.data_dir) is not None:
+            raise  # disk full, read-only: said as such by the caller
         log.exception("calibration from %s failed", request)
         raise BadInputError("calibration-failed", f"the calibration failed ({type(exc).__name__}: {exc}); "
                             "the station keeps its previous calibration") from None
-    classes = cal.model.get("classes") if isinstance(getattr(cal, "model", None), dict) else None
-    classes = sorted(classes) if isinstance(classes, (dict, list)) else []
-    picture = wizard.preview(photo_path, request, classes)
-    preview_id = station.store.add_photo(encode(picture, ".jpg"), ext=".jpg", kind="calibration")
-    station.use_calibration(cal, os.path.join(folder, "cal"))
-    return {"game": cal.game, "classes": classes, "folder": folder, "preview_photo_id": preview_id}
-

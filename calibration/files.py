@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 
 from beachscore.errors import BadInputError
-from beachscore.inputs import read_input_file
+from beachscore.inputs import read_input_file, strict_json_loads
 
 GAMES = ("strand-unter", "plazing", "seashells", "sand-castles", "grid")
 MAX_JSON_BYTES = 16 * 1024 * 1024
@@ -28,7 +28,7 @@ def load_json(path: str, what: str = "JSON file") -> object:
     """
     raw = read_input_file(path, MAX_JSON_BYTES, what, "invalid-json")
     try:
-        return json.loads(raw.decode("utf-8"))
+        return strict_json_loads(raw.decode("utf-8"))  # NaN/Infinity are not JSON: ValueError below
     except UnicodeDecodeError:
         raise BadInputError("invalid-json", f"{what} {path}: not UTF-8 text") from None
     except json.JSONDecodeError as exc:

@@ -51,7 +51,16 @@ class FileCamera(Camera):
                 self._next = 0
             path = self.files[self._next]
             self._next += 1
-        image = cv2.imread(path, cv2.IMREAD_COLOR)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            raise CameraError("camera-failed", f"file camera: {path}: {exc.strerror}") from None
+        if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data[-4096:]:
+            # OpenCV would decode it with its lower part grey, and the board would seem covered
+            raise CameraError("camera-failed", f"file camera: {path}: a truncated JPEG (cut off before its end); "
+                              "replace the file")
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
         if image is None:
             raise CameraError("camera-failed", f"file camera: {path}: not a readable image")
         return check_bgr(image, path)

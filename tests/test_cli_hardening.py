@@ -49,19 +49,19 @@ def test_out_is_a_file(example, tmp_path, capsys):
     assert _error(capsys)["code"] == "output-unwritable"
 
 
-@pytest.mark.parametrize("corners,needle", [
-    ([[float("nan"), 0], [10, 0], [10, 10], [0, 10]], "finite"),
-    ([[461, 165], [1420, 144], [452, 1019], [1470, 992]], "convex"),
-    ([[100, 100], [110, 100], [110, 110], [100, 110]], "cover only"),
-    ([[-9000, 165], [1420, 144], [1470, 992], [452, 1019]], "outside"),
+@pytest.mark.parametrize("corners,code,needle", [
+    ([[float("nan"), 0], [10, 0], [10, 10], [0, 10]], "invalid-json", "NaN is not a JSON number"),  # not JSON
+    ([[461, 165], [1420, 144], [452, 1019], [1470, 992]], "invalid-corners", "convex"),
+    ([[100, 100], [110, 100], [110, 110], [100, 110]], "invalid-corners", "cover only"),
+    ([[-9000, 165], [1420, 144], [1470, 992], [452, 1019]], "invalid-corners", "outside"),
 ])
-def test_bad_corners_are_named(example, tmp_path, capsys, corners, needle):
+def test_bad_corners_are_named(example, tmp_path, capsys, corners, code, needle):
     doc = json.loads((example / "calibration.json").read_text())
     doc["corners_px"] = corners
     (example / "calibration.json").write_text(json.dumps(doc))
     assert main(["calibrate", str(example / "calibration.json"), "--out", str(tmp_path / "c"), "--json"]) == 2
     err = _error(capsys)
-    assert err["code"] == "invalid-corners" and needle in err["message"]
+    assert err["code"] == code and needle in err["message"]
 
 
 @pytest.mark.parametrize("change,needle", [
@@ -230,3 +230,32 @@ def test_calibration_input_file_instead_of_the_folder(capsys, strand_cal):
     assert "that is the input file; pass the folder written by 'beachscore calibrate" in err
     assert main(["scan", photo, "--calibration", os.path.join(strand_cal, "calibration.json")]) == 2
     assert f"pass the folder: --calibration {strand_cal}" in capsys.readouterr().err
+
+
+EMPTY_STRAND = '{"game": "strand-unter", "sea_front": 1, "grooves": []}'
+
+
+@pytest.mark.parametrize("setup", ["[" * 50_000 + "]" * 50_000, '{"x": 1' + "0" * 5000 + "}"],
+                         ids=["deep", "long-number"])
+def test_inline_setup_json_that_python_cannot_parse_is_bad_input(tmp_path, capsys, setup):
+    """``--setup '{…}'`` went to json.loads unguarded: too deep or a 5000-digit number was an
+    internal error (exit 1, "RecursionError …") instead of the contract's exit 2."""
+    (tmp_path / "state.json").write_text(EMPTY_STRAND)
+    assert main(["score", str(tmp_path / "state.json"), "--setup", setup, "--json"]) == 2
+    err = _error(capsys)
+    assert err["code"] == "invalid-json" and "--setup" in err["message"]
+    assert "Error" not in err["message"] and "sys." not in err["message"]
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_nan_in_a_state_file_is_bad_input_not_printed(tmp_path, capsys, number):
+    """Python's json reads NaN/Infinity (not JSON): a state with one in a field the rules do not
+    check scored with exit 0 and printed NaN in --json's output, which no JSON reader accepts."""
+    (tmp_path / "state.json").write_text(EMPTY_STRAND[:-1] + ', "note": %s}' % number)
+    assert main(["score", str(tmp_path / "state.json"), "--json"]) == 2
+    out = capsys.readouterr().out.strip().splitlines()
+    err = json.loads(out[-1])["error"]  # strict JSON: the line parses
+    assert err["code"] == "invalid-json" and "state file" in err["message"]
+    for setup in ('{"note": %s}' % number,):
+        assert main(["score", str(tmp_path / "state.json"), "--setup", setup, "--json"]) == 2
+        capsys.readouterr()

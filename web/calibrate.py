@@ -65,24 +65,13 @@ def shot():
 def upload():
     """Upload a calibration shot (multipart field ``photo``, ≤ MAX_CONTENT_LENGTH): → ``{"photo_id"}``.
 
-    JPEG and PNG are kept byte for byte (no second lossy encoding); other formats become PNG.
+    JPEG and PNG are kept byte for byte (no second lossy encoding); other formats become PNG
+    (:meth:`beachscore.station.Station.add_upload`); 409 ``busy`` while another photo is read.
     """
-    from vision.image_io import decode_image
-
-    from beachscore.station import encode
-
     f = request.files.get("photo")
     if f is None:
         raise BadInputError("file-missing", "no photo in the upload")
-    data = f.read()
-    image = decode_image(data)  # raises BadInputError for anything that is not a readable photo
-    if data[:3] == b"\xff\xd8\xff":
-        photo_id = station().store.add_photo(data, ext=".jpg", kind="calibration")  # kept as sent
-    elif data[:8] == b"\x89PNG\r\n\x1a\n":
-        photo_id = station().store.add_photo(data, ext=".png", kind="calibration")
-    else:
-        photo_id = station().store.add_photo(encode(image, ".png"), ext=".png", kind="calibration")
-    return jsonify({"photo_id": photo_id}), 201
+    return jsonify({"photo_id": station().add_upload(f.read())}), 201
 
 
 @bp.get("/api/calibration/profiles/<game>")

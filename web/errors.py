@@ -16,12 +16,14 @@ def error_response(code: str, message: str, status: int):
 
 #: HTTP status of the store's errors (a bad request is 400).
 STORE_STATUS = {"not-found": 404, "disk-full": 507, "read-only": 503, "data-folder-missing": 503}
+#: HTTP status of other errors that are no bad request: the station is busy with another photo.
+BUSY_STATUS = {"busy": 409}
 
 
 def init_app(app) -> None:
     @app.errorhandler(BeachscoreError)
     def _beachscore(err: BeachscoreError):
-        status = STORE_STATUS.get(err.code, 400) if isinstance(err, StoreError) else 400
+        status = STORE_STATUS.get(err.code, 400) if isinstance(err, StoreError) else BUSY_STATUS.get(err.code, 400)
         return error_response(err.code, err.message, status)
 
     @app.errorhandler(HTTPException)

@@ -19,6 +19,7 @@ from flask import request
 from werkzeug.routing.converters import IntegerConverter
 
 from beachscore.errors import BadInputError
+from beachscore.inputs import strict_json_loads
 
 #: Largest id a URL or body may name: SQLite stores integers in 64 bits.
 MAX_ID = 2 ** 63 - 1
@@ -138,22 +139,16 @@ def json_body() -> dict:
     return body
 
 
-def _not_json(name: str):
-    """``json.loads(parse_constant=…)``: NaN, Infinity and -Infinity are not JSON; refuse them."""
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _finite(text: str) -> float:
-    """``json.loads(parse_float=…)``: a number too large for a float (``1e999``) is refused, not infinity."""
-    value = float(text)
-    if value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"{text[:40]} is too large a number")
-    return value
-
-
 def loads(text: str | bytes):
-    """``json.loads`` that refuses NaN, ±Infinity and overflowing numbers (ValueError), like any invalid JSON."""
-    return json.loads(text, parse_constant=_not_json, parse_float=_finite)
+    """``json.loads`` that refuses NaN, ±Infinity, overflowing numbers and text with an unpaired
+    UTF-16 surrogate (``"\\ud800"``: valid JSON, but no text a page can show) with a ValueError,
+    like any invalid JSON."""
+    value = strict_json_loads(text)
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("the text holds half of a UTF-16 surrogate pair (a broken character)") from None
+    return value
 
 
 def check_name(value, where: str, *, limit: int = MAX_NAME_CHARS) -> str:

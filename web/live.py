@@ -15,6 +15,9 @@ from web.inputs import json_body
 
 bp = Blueprint("live", __name__)
 
+#: Seconds between two checks whether an open event stream's page went away.
+DISCONNECT_CHECK_S = 1.0
+
 
 def station():
     return current_app.extensions["station"]
@@ -105,6 +108,9 @@ def events():
     bus = station().events
     keepalive = config["EVENTS_KEEPALIVE_S"]
     deadline = time.monotonic() + config["EVENTS_MAX_AGE_S"]
+    # waitress says when the page went away (it keeps reading the connection: serving's lookahead);
+    # checked every DISCONNECT_CHECK_S, so a closed page frees its slot at once, not at the next write
+    gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
     q = bus.subscribe()
     once = threading.Lock()
 
@@ -116,14 +122,18 @@ def events():
     def stream():
         try:
             yield f"retry: 3000\nevent: hello\ndata: {json.dumps({'last_event_id': bus.last_id})}\n\n"
-            while (left := deadline - time.monotonic()) > 0:
+            sent = time.monotonic()
+            while (left := deadline - time.monotonic()) > 0 and not gone():
                 try:
-                    ev = q.get(timeout=min(keepalive, left))
+                    ev = q.get(timeout=min(keepalive, DISCONNECT_CHECK_S, left))
                 except queue.Empty:
-                    if time.monotonic() < deadline:
+                    now = time.monotonic()
+                    if now - sent >= keepalive and now < deadline:
                         yield ": keep-alive\n\n"
+                        sent = now
                     continue
                 yield f"id: {ev['id']}\nevent: {ev['kind']}\ndata: {json.dumps(ev['data'])}\n\n"
+                sent = time.monotonic()
         finally:
             close()
 

@@ -26,6 +26,7 @@ import re
 import secrets
 import threading
 import time
+import unicodedata
 
 from flask import Blueprint, current_app, flash, jsonify, redirect, render_template, request, session, url_for
 
@@ -110,14 +111,22 @@ def _mark(stored: str) -> str:
     return hmac.new(key, f"{epoch}${stored}".encode(), hashlib.sha256).hexdigest()
 
 
-def lock_every_session() -> None:
-    """Start a new session epoch: every browser, and every cookie copied from one, is locked."""
+def lock_every_session() -> str | None:
+    """Start a new session epoch: every browser, and every cookie copied from one, is locked.
+
+    Returns:
+        None when the new epoch is saved (the lock holds across a restart); else, when the store
+        cannot be written (full disk, viewing mode), the warning to show: the lock then holds only
+        until the station restarts.
+    """
     epoch = secrets.token_hex(8)
     current_app.extensions["session_epoch"] = epoch
     try:
         _store().set_setting(EPOCH_SETTING, epoch)  # also across a restart
-    except BeachscoreError:  # viewing mode: locked until the restart, which changes nothing anyway
-        pass
+    except BeachscoreError as err:
+        return (f"Every browser is locked, but only until the station restarts ({err.message}); "
+                "lock again after the restart.")
+    return None
 
 
 class PinAttempts:
@@ -192,7 +201,8 @@ def init_app(app) -> None:
             return None
         sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token") or ""
         expected = session.get("csrf")
-        if not expected or not hmac.compare_digest(sent, expected):
+        # as bytes: compare_digest refuses non-ASCII text (a TypeError, a 500) and any odd token is just wrong
+        if not expected or not hmac.compare_digest(sent.encode("utf-8", "surrogateescape"), expected.encode()):
             return error_response("csrf", "missing or wrong CSRF token: reload the page", 403)
         if request.endpoint in PIN_ENDPOINTS:
             return None
@@ -218,9 +228,11 @@ class PinRefused(Exception):
         self.code, self.message, self.status, self.retry_after_s = code, message, status, retry_after_s
 
 
-def check_pin(action: str, entered: str, repeated: str | None) -> None:
+def check_pin(action: str, entered: str, repeated: str | None) -> str | None:
     """Choose the first PIN, unlock this session with the PIN, or lock it again.
 
+    Returns:
+        a warning to show (a lock that holds only until the restart: :func:`lock_every_session`), or None.
     Raises:
         PinRefused: ``pin-invalid`` / ``pin-mismatch`` (400) for a first PIN, ``pin-wrong`` (403),
             ``pin-locked-out`` (429) after too many wrong PINs from this address.
@@ -228,17 +240,19 @@ def check_pin(action: str, entered: str, repeated: str | None) -> None:
     store = _store()
     stored = store.get_setting(PIN_SETTING)
     if action == "lock":
+        warning = None
         if stored is not None and is_unlocked():  # only an unlocked browser may lock the others
-            lock_every_session()
+            warning = lock_every_session()
         session.pop("pin_mark", None)
-        return
+        return warning
     if not isinstance(entered, str):
         raise PinRefused("pin-invalid", "the PIN must be digits", 400)
+    entered = ascii_digits(entered)
     if stored is None:
         least = current_app.config["PIN_MIN_LENGTH"]
-        if not (least <= len(entered) <= PIN_MAX_LENGTH) or not entered.isdigit():
+        if not (least <= len(entered) <= PIN_MAX_LENGTH) or not (entered.isascii() and entered.isdigit()):
             raise PinRefused("pin-invalid", f"The PIN must be {least} to {PIN_MAX_LENGTH} digits.", 400)
-        if entered != repeated:
+        if entered != ascii_digits(repeated if isinstance(repeated, str) else ""):
             raise PinRefused("pin-mismatch", "The two PINs differ.", 400)
         stored = hash_pin(entered)
         store.set_setting(PIN_SETTING, stored)
@@ -253,6 +267,20 @@ def check_pin(action: str, entered: str, repeated: str | None) -> None:
         attempts.give_back()
     session.permanent = True
     session["pin_mark"] = _mark(stored)
+    return None
+
+
+def ascii_digits(pin: str) -> str:
+    """A PIN typed in any script's digits as ASCII digits (a phone set to Arabic types ٢٤٦٨ for
+    2468); anything else is returned unchanged (and refused as a first PIN: no ``²`` or ``①``,
+    which ``str.isdigit`` takes but no number pad types).
+
+    >>> ascii_digits("٢٤٦٨"), ascii_digits("2468"), ascii_digits("²²²²")
+    ('2468', '2468', '²²²²')
+    """
+    if len(pin) > PIN_MAX_LENGTH or not pin.isdecimal():
+        return pin
+    return "".join(str(unicodedata.decimal(c)) for c in pin)
 
 
 @bp.route("/pin", methods=["GET", "POST"])
@@ -262,7 +290,7 @@ def pin():
         return render_template("pin.html", first_run=not pin_is_set(), unlocked=is_unlocked())
     first_run = not pin_is_set()
     try:
-        check_pin(request.form.get("action", "unlock"), request.form.get("pin", ""), request.form.get("pin2"))
+        warning = check_pin(request.form.get("action", "unlock"), request.form.get("pin", ""), request.form.get("pin2"))
     except PinRefused as refused:
         if request.accept_mimetypes.best == "application/json":
             response, status = error_response(refused.code, refused.message, refused.status)
@@ -272,22 +300,25 @@ def pin():
         headers = {"Retry-After": str(refused.retry_after_s)} if refused.retry_after_s else {}
         return response, status, headers
     if request.form.get("action") == "lock":
+        if warning:
+            flash(warning)
         return redirect(url_for("live.page"))
     return redirect(request.args.get("next") if _safe_next(request.args.get("next")) else url_for("live.page"))
 
 
 @bp.post("/api/pin")
 def pin_json():
-    """``{"pin", "pin2"?, "action"?: "unlock"|"lock"}`` → ``{"unlocked": bool}``; errors as JSON
-    (429 with ``Retry-After`` while this address is locked out)."""
+    """``{"pin", "pin2"?, "action"?: "unlock"|"lock"}`` → ``{"unlocked": bool, "warning"?: str}``
+    (``warning``: a lock that holds only until the restart); errors as JSON (429 with
+    ``Retry-After`` while the station is locked out)."""
     body = json_body()
     try:
-        check_pin(body.get("action", "unlock"), body.get("pin", ""), body.get("pin2"))
+        warning = check_pin(body.get("action", "unlock"), body.get("pin", ""), body.get("pin2"))
     except PinRefused as refused:
         response, status = error_response(refused.code, refused.message, refused.status)
         headers = {"Retry-After": str(refused.retry_after_s)} if refused.retry_after_s else {}
         return response, status, headers
-    return jsonify({"unlocked": is_unlocked()})
+    return jsonify({"unlocked": is_unlocked(), **({"warning": warning} if warning else {})})
 
 
 def _safe_next(target: str | None) -> bool:

@@ -73,7 +73,7 @@ def write_problem(exc: BaseException, data_dir: str) -> StoreError | None:
         (isinstance(exc, sqlite3.Error) and "full" in text)
     if full:
         return StoreError("disk-full", f"the station's disk is full: free some space on the disk of {data_dir}, "
-                          "then scan again")
+                          "then try again")
     read_only = (isinstance(exc, OSError) and exc.errno in READ_ONLY_ERRNOS) or \
         (isinstance(exc, sqlite3.Error) and "readonly" in text.replace("read-only", "readonly"))
     if read_only:
@@ -175,6 +175,7 @@ class Store:
         self._db.execute("INSERT INTO settings(key, value) VALUES('opened_at', ?) "
                          "ON CONFLICT(key) DO UPDATE SET value=excluded.value", (now_iso(),))
         self._identity = _identity(self.data_dir, self.path)
+        self._photos_identity = _inode(self.photo_dir)
         self.removed_orphans = self._remove_orphans()
 
     def _open_for_viewing(self) -> None:
@@ -200,19 +201,24 @@ class Store:
             raise StoreError("store-version", f"{self.path}: schema version {version}, this beachscore needs "
                              f"{VERSION}, and the database is read-only ({self.read_only}); make it writable")
         self._identity = _identity(self.data_dir, self.path)
+        self._photos_identity = _inode(self.photo_dir)
 
     def check_writable(self) -> None:
         """Raise the reason nothing can be written now; return when a write may go ahead.
 
         Raises:
             StoreError: ``read-only`` (viewing mode, or the database was made read-only while
-                running), ``data-folder-missing`` (the folder was deleted or replaced).
+                running), ``data-folder-missing`` (the folder, or its photos folder, was deleted
+                or replaced).
         """
         if self.read_only is not None:
             raise StoreError("read-only", f"the station is in viewing mode: {self.read_only}; "
                              "nothing can be changed until it is fixed and the station restarted")
         if _identity(self.data_dir, self.path) != self._identity:
             raise StoreError("data-folder-missing", f"the data folder {self.data_dir} was deleted or replaced "
+                             "while the station was running; restart the station (nothing more is saved until then)")
+        if _inode(self.photo_dir) != self._photos_identity:
+            raise StoreError("data-folder-missing", f"the photos folder {self.photo_dir} was deleted or replaced "
                              "while the station was running; restart the station (nothing more is saved until then)")
         if not _writable(self.data_dir, self.path):
             raise StoreError("read-only", f"the data folder {self.data_dir} was made read-only; "
@@ -565,6 +571,15 @@ class _Transaction:
 def _writable(data_dir: str, path: str) -> bool:
     """Whether the folder (and the database file, when there is one) may be written by this process."""
     return os.access(data_dir, os.W_OK) and (not os.path.exists(path) or os.access(path, os.W_OK))
+
+
+def _inode(path: str) -> tuple | None:
+    """(device, inode) of a file or folder, None when it is not there."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _identity(data_dir: str, path: str) -> tuple | None:

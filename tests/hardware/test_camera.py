@@ -40,6 +40,18 @@ def test_file_camera_without_loop_stops(tmp_path):
     assert err.value.code == "camera-failed"
 
 
+def test_file_camera_refuses_a_truncated_jpeg_as_the_scan_command_does(tmp_path):
+    """OpenCV decodes a cut JPEG with its lower part grey: the station then said "too little of the
+    board's outline is visible" where ``beachscore scan`` says the photo is truncated."""
+    with open(os.path.join(EXAMPLE, "scene_05.jpg"), "rb") as f:
+        data = f.read()
+    (tmp_path / "cut.jpg").write_bytes(data[: len(data) // 2])
+    with pytest.raises(CameraError) as err:
+        FileCamera(str(tmp_path / "cut.jpg")).capture()
+    assert err.value.code == "camera-failed" and "truncated" in err.value.message
+    assert FileCamera(os.path.join(EXAMPLE, "scene_05.jpg")).capture().shape == (1080, 1920, 3)
+
+
 @pytest.mark.parametrize("spec, code", [("file:/nonexistent/x.jpg", "camera-unavailable"), ("file:", "camera-spec"),
                                         ("telescope", "camera-spec"), ("opencv:abc", "camera-spec")])
 def test_bad_specs_raise_camera_errors(spec, code):

@@ -234,3 +234,44 @@ def test_a_button_without_gpio_is_one_line_and_shown_on_the_page(tmp_path, caplo
         assert b"Button not working" in client.get("/static/live.js").data  # the live page shows it
     finally:
         st.close()
+
+
+class GatedScanner(FakeScanner):
+    """A scan that waits for ``go`` once it has started (``started``): the test acts mid-scan."""
+
+    def __init__(self):
+        super().__init__()
+        import threading
+
+        self.go = threading.Event()
+
+    def __call__(self, image, calibration, setup):
+        self.started.set()
+        assert self.go.wait(30)
+        return super().__call__(image, calibration, setup)
+
+
+@pytest.mark.parametrize("final", [False, True], ids=["scan", "game-over"])
+def test_a_new_game_set_up_during_a_scan_keeps_both_games_apart(tmp_path, final):
+    """The scan (and a final scan's "game over") belongs to the game it was asked for: a new game
+    set up on another phone meanwhile was ended at once with the old game's final score, and the
+    old one stayed open."""
+    scanner = GatedScanner()
+    st = Station(Store(str(tmp_path)), camera=MockCamera(), calibration=FakeCalibration(), scanner=scanner,
+                 scorer=fake_score)
+    try:
+        old = st.new_game("strand-unter")
+        assert (st.end_game() if final else st.request_scan("web")).accepted
+        assert scanner.started.wait(30)
+        new = st.new_game("strand-unter")
+        scanner.go.set()
+        assert st.wait_idle(30)
+        scan = st.store.latest_scan()
+        assert scan["game_id"] == old
+        assert st.store.game(new)["ended_at"] is None
+        assert (st.store.game(old)["ended_at"] is not None) == final
+        if final:
+            assert st.store.game(old)["final_scan_id"] == scan["id"]
+    finally:
+        scanner.go.set()
+        st.close()

@@ -100,3 +100,20 @@ def test_ids_sqlite_cannot_hold_are_not_found(store, bad_id):
             lookup(bad_id)
         assert err.value.code == "not-found"
     assert store.scans(game_id=bad_id) == []
+
+
+def test_a_photo_folder_deleted_while_running_refuses_writes_and_says_why(store):
+    """Only ``photos/`` gone (the database stays): a scan's photo cannot be written, which was an
+    OSError (the station's "internal error", a 500 on uploads) while the page said all was well."""
+    import shutil
+
+    game = store.new_game("strand-unter")
+    shutil.rmtree(store.photo_dir)
+    problem = store.problem()
+    assert problem is not None and problem.code == "data-folder-missing" and "photos" in problem.message
+    for write in (lambda: store.add_photo(b"jpegbytes"),
+                  lambda: store.add_scan(game_id=game, source="web", photo_jpeg=b"jpegbytes", result=RESULT)):
+        with pytest.raises(StoreError) as err:
+            write()
+        assert err.value.code == "data-folder-missing"
+    assert store.count("scans") == 0 and store.count("photos") == 0

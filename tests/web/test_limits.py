@@ -148,3 +148,23 @@ def test_calibration_labels_are_bounded(unlocked):
     assert r.status_code == 400 and "label" in r.get_json()["error"]["message"]
     r = unlocked.post_json("/api/calibration", {**body, "samples": [{"label": "sea", "px": [1, 1]}] * 1001})
     assert r.status_code == 400 and r.get_json()["error"]["code"] == "too-many-samples"
+
+
+@pytest.mark.parametrize("text", [r'"\ud800"', r'"ab\udfffcd"', r'"\udc00\ud800"'])
+def test_text_with_an_unpaired_surrogate_is_400_and_not_stored(unlocked, station, text):
+    """A JSON escape of half a UTF-16 pair is valid JSON but no text: stored, it made every page
+    that shows it (the history) fail with a 500 for good."""
+    body = '{"game": "strand-unter", "setup": {"players": {%s: {}}}}' % text
+    r = _post_raw(unlocked, "/api/games", body)
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "invalid-json"
+    body = '{"game": "strand-unter", "setup": {}, "display": {"names": {"red": %s}}}' % text
+    assert _post_raw(unlocked, "/api/games", body).status_code == 400
+    assert station.store.count("games") == 0
+    assert unlocked.get("/history").status_code == 200
+
+
+def test_a_proper_surrogate_pair_is_text(unlocked, station):
+    r = _post_raw(unlocked, "/api/games", r'{"game": "strand-unter", "setup": {}, "display": {"names": {"red": "\ud83d\udc1a Ana"}}}')
+    assert r.status_code == 201
+    assert station.store.current_game()["display"]["names"]["red"] == "\U0001F41A Ana"
+    assert unlocked.get("/history").status_code == 200

@@ -147,3 +147,56 @@ def test_overlong_pins_are_refused(client, csrf_of):
     token = csrf_of(client)
     long_pin = "1" * 33
     assert client.post("/pin", data={"pin": long_pin, "pin2": long_pin, "csrf_token": token}).status_code == 400
+
+
+@pytest.mark.parametrize("token", ["é", "\u2603" * 8, "tok\x00en"])
+def test_a_csrf_token_with_odd_characters_is_403_not_500(unlocked, token):
+    """Headers and form fields arrive as latin-1/UTF-8 text; ``hmac.compare_digest`` refuses
+    non-ASCII text with a TypeError (a 500) — an odd token is simply a wrong one."""
+    r = unlocked.client.post("/api/games", json={"game": "strand-unter"}, headers={"X-CSRF-Token": token})
+    assert r.status_code == 403 and r.get_json()["error"]["code"] == "csrf"
+    r = unlocked.client.post("/pin", data={"csrf_token": token, "pin": "1234"})
+    assert r.status_code == 403
+
+
+@pytest.mark.parametrize("pin", ["²²²²", "①②③④", "12³4"])
+def test_a_first_pin_of_digit_like_signs_is_refused(client, csrf_of, pin):
+    """``str.isdigit`` takes superscripts and circled numbers: such a PIN was stored, and no phone's
+    number pad can type it again — the station stayed locked for good."""
+    r = client.post("/api/pin", json={"pin": pin, "pin2": pin}, headers={"X-CSRF-Token": csrf_of(client)})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "pin-invalid"
+
+
+def test_a_pin_typed_with_another_scripts_digits_is_the_same_pin(app, client, csrf_of):
+    """A phone set to Arabic types ٢٤٦٨ for 2468: the same PIN, whichever keyboard chose it."""
+    csrf = csrf_of(client)
+    assert client.post("/api/pin", json={"pin": "٢٤٦٨", "pin2": "٢٤٦٨"}, headers={"X-CSRF-Token": csrf}).status_code == 200
+    other = app.test_client()
+    r = other.post("/api/pin", json={"pin": "2468"}, headers={"X-CSRF-Token": csrf_of(other)})
+    assert r.status_code == 200 and r.get_json() == {"unlocked": True}
+
+
+def test_a_lock_that_cannot_be_saved_says_it_lasts_only_until_a_restart(app, station, unlocked):
+    """On a full disk "Lock" locked every browser in memory only: after the restart the page asks
+    for ("free some space … restart"), a cookie copied before worked again, and nobody was told."""
+    import sqlite3
+
+    class FullDatabase:
+        def __init__(self, db):
+            self._db = db
+
+        def execute(self, sql, *args):
+            if sql.lstrip().upper().startswith(("INSERT", "UPDATE")):
+                raise sqlite3.OperationalError("database or disk is full")
+            return self._db.execute(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(self._db, name)
+
+    station.store._db = FullDatabase(station.store._db)
+    r = unlocked.post_json("/api/pin", {"action": "lock"})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["unlocked"] is False and "until the station restarts" in body["warning"]
+    assert "disk is full" in body["warning"] and "lock again" in body["warning"]
+    assert unlocked.post_json("/api/scan").get_json()["error"]["code"] == "pin-required"  # locked now

@@ -126,3 +126,136 @@ def test_a_good_calibration_replaces_the_old_one(unlocked, station):
     r = unlocked.post_json("/api/calibration", {"photo_id": shot, "corners_px": CORNERS, "samples": SAMPLES})
     assert r.status_code == 201, r.get_json()
     assert station.calibration is made and events.get_nowait()["kind"] == "calibration"
+
+
+# -- heavy image work: one at a time, nothing left behind -------------------------------------
+
+def _upload(unlocked, data: bytes, name: str = "shot.jpg"):
+    import io
+
+    return unlocked.client.post("/api/calibration/upload", headers={"X-CSRF-Token": unlocked.csrf},
+                                data={"photo": (io.BytesIO(data), name)})
+
+
+def _jpeg(width: int, height: int) -> bytes:
+    return cv2.imencode(".jpg", np.full((height, width, 3), 90, np.uint8))[1].tobytes()
+
+
+@pytest.mark.parametrize("ext", [".jpg", ".png"])
+def test_an_upload_kept_as_sent_is_checked_without_a_full_size_pixel_buffer(unlocked, monkeypatch, ext):
+    """A 1 MB JPEG (or a 200 kB PNG) may hold 64 Mpx (192 MB of pixels, ~420 MB while decoding):
+    an upload kept byte for byte is checked by decoding it at 1/8 size."""
+    import vision.image_io
+
+    shapes, real = [], vision.image_io.cv2.imdecode
+
+    def recording(buf, flags):
+        out = real(buf, flags)
+        shapes.append(out.shape)
+        return out
+    monkeypatch.setattr(vision.image_io.cv2, "imdecode", recording)
+    data = cv2.imencode(ext, np.full((1600, 2400, 3), 90, np.uint8))[1].tobytes()
+    r = _upload(unlocked, data, "shot" + ext)
+    assert r.status_code == 201
+    assert shapes == [(200, 300, 3)]
+    assert unlocked.get(f"/photos/{r.get_json()['photo_id']}").data == data  # kept as sent
+
+
+def test_a_truncated_or_corrupt_jpeg_upload_is_still_refused(unlocked, station):
+    data = _jpeg(640, 480)
+    assert _upload(unlocked, data[: len(data) // 2]).status_code == 400
+    assert _upload(unlocked, data[:300]).status_code == 400
+    assert station.store.count("photos") == 0
+
+
+def _blocking(monkeypatch, module, name):
+    """Replace ``module.name`` by a wrapper that waits for ``release`` (``entered`` says it started)."""
+    import threading
+
+    entered, release, real = threading.Event(), threading.Event(), getattr(module, name)
+
+    def wait_then_run(*args, **kwargs):
+        entered.set()
+        assert release.wait(30)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(module, name, wait_then_run)
+    return entered, release
+
+
+def test_uploads_are_decoded_one_at_a_time(unlocked, station, monkeypatch):
+    """Eight large photos uploaded in parallel took 1.9 GB (each decode ~200–400 MB on a Pi Zero
+    2 W's 512 MB): while one is being read, another is refused at once (409), not decoded too."""
+    import threading
+
+    import vision.image_io
+
+    entered, release = _blocking(monkeypatch, vision.image_io, "decode_image")
+    first = {}
+    worker = threading.Thread(target=lambda: first.update(id=station.add_upload(_jpeg(640, 480))))
+    worker.start()
+    try:
+        assert entered.wait(30)
+        r = _upload(unlocked, _jpeg(640, 480))
+        assert r.status_code == 409 and r.get_json()["error"]["code"] == "busy"
+        assert "try again" in r.get_json()["error"]["message"]
+    finally:
+        release.set()
+        worker.join(30)
+    assert first["id"] and station.store.count("photos") == 1
+    assert _upload(unlocked, _jpeg(640, 480)).status_code == 201  # free again
+
+
+def test_one_calibration_at_a_time(unlocked, station):
+    """Two saves at once (a double click, two phones) ran two calibrations side by side (memory)
+    and could pick the same calibrations/<n> folder: the second is refused while one runs."""
+    import threading
+
+    from beachscore.station import calibrate_from_clicks
+    from beachscore.testing import FakeCalibration
+
+    made, entered, release = FakeCalibration(model={"classes": ["sea"]}), threading.Event(), threading.Event()
+
+    def slow(request, out_dir):
+        entered.set()
+        assert release.wait(30)
+        return made
+    station.calibrator = slow
+    shot = unlocked.post_json("/api/calibration/shot").get_json()["photo_id"]
+    done = {}
+    worker = threading.Thread(target=lambda: done.update(
+        out=calibrate_from_clicks(station, shot, station.calibration.profile, CORNERS, SAMPLES)))
+    worker.start()
+    try:
+        assert entered.wait(30)
+        r = unlocked.post_json("/api/calibration", {"photo_id": shot, "corners_px": CORNERS, "samples": SAMPLES})
+        assert r.status_code == 409 and r.get_json()["error"]["code"] == "busy"
+        assert _upload(unlocked, _jpeg(640, 480)).status_code == 409  # nor a photo decoded beside it
+    finally:
+        release.set()
+        worker.join(30)
+    assert done["out"]["game"] == "strand-unter" and station.calibration is made
+    assert sorted(os.listdir(os.path.join(station.store.data_dir, "calibrations"))) == ["1"]
+
+
+@pytest.mark.parametrize("failure", ["breaks", "refuses", "disk-full"])
+def test_a_failed_calibration_leaves_no_folder_behind(unlocked, station, failure):
+    """Each failed save kept calibrations/<n>/ with a copy of the photo (up to 16 MB each)."""
+    import errno
+
+    from beachscore.errors import BadInputError
+
+    def calibrator(request, out_dir):
+        if failure == "breaks":
+            raise ValueError("cannot reshape array of size 0")
+        if failure == "refuses":
+            raise BadInputError("missing-label", "calibration needs at least one sample of: sand")
+        raise OSError(errno.ENOSPC, "No space left on device")
+    station.calibrator = calibrator
+    shot = unlocked.post_json("/api/calibration/shot").get_json()["photo_id"]
+    r = unlocked.post_json("/api/calibration", {"photo_id": shot, "corners_px": CORNERS, "samples": SAMPLES})
+    if failure == "disk-full":
+        assert r.status_code == 507 and r.get_json()["error"]["code"] == "disk-full"
+    else:
+        assert r.status_code == 400
+    root = os.path.join(station.store.data_dir, "calibrations")
+    assert not os.path.isdir(root) or os.listdir(root) == []
