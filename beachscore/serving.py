@@ -172,7 +172,9 @@ def create_server(station: Station, host: str, port: int, **overrides):
     app = create_app(station=station)
     app.config["EVENTS_MAX_STREAMS"] = min(app.config["EVENTS_MAX_STREAMS"], EVENTS_MAX_STREAMS)
     options = {**WAITRESS, **overrides}
-    return waitress_server(app, host=host, port=port, **options)
+    server = waitress_server(app, host=host, port=port, **options)
+    server.flask_app = app  # server.application may be waitress's proxy-headers wrapper around it
+    return server
 
 
 def attach_hall_link(app, station: Station):
@@ -209,7 +211,7 @@ def run(args) -> int:
         print(f"beachscore: error: serve: {err.message} [{err.code}]", file=sys.stderr, flush=True)
         return 1
     server = create_server(station, args.host, args.port)
-    hall_link = attach_hall_link(server.application, station)
+    hall_link = attach_hall_link(server.flask_app, station)
 
     def stop(signum, frame):
         raise KeyboardInterrupt

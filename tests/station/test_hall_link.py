@@ -137,3 +137,35 @@ def test_a_station_only_reports_its_own_table_in_the_current_round(hall, tmp_pat
     finally:
         link.close()
         station.close()
+
+
+def test_beachscore_serve_attaches_the_hall_page(tmp_path):
+    """``beachscore serve`` itself (not a test's own wiring) gives the station its *Hall* page."""
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    port = free_port()
+    log = open(tmp_path / "serve.log", "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "beachscore", "serve", "--camera", "mock", "--button", "none",
+                             "--data", str(tmp_path / "st"), "--host", "127.0.0.1", "--port", str(port)],
+                            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+    def hall_page():
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/hall", timeout=2) as r:
+                return r.status
+        except urllib.error.HTTPError as err:
+            return err.code
+        except OSError:
+            return None
+
+    try:
+        assert wait_for(lambda: proc.poll() is not None or hall_page() is not None, timeout_s=60)
+        assert hall_page() == 200, (tmp_path / "serve.log").read_text()
+        assert "hall link off" not in (tmp_path / "serve.log").read_text()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        log.close()
