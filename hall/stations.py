@@ -28,10 +28,14 @@ def store():
 
 
 def _json() -> dict:
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
-        from hall.store import HallError
+    """The request's JSON object; anything else (not JSON, too deeply nested, not an object) is a 400."""
+    from hall.store import HallError
 
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:  # not a ValueError, so silent=True lets it through
+        body = None
+    if not isinstance(body, dict):
         raise HallError("invalid-json", "expected a JSON object")
     return body
 

@@ -1,0 +1,83 @@
+"""The hall under attack: each test reproduces one way a station, a viewer or a script broke it, on
+SQLite and PostgreSQL (Flask's test client; the parallel ones through a real waitress server)."""
+
+import json
+
+import pytest
+
+
+
+def new_event(org, size="4"):
+    r = org.post("/events", {"name": "Club night", "game": "strand-unter", "table_size": size})
+    assert r.status_code == 302, r.get_data(as_text=True)
+    eid = int(r.headers["Location"].split("/")[2])
+    assert org.post(f"/events/{eid}/players", {"players": "Ana\nBo\nCy\nDi\nEd\nFay\nGus\nHal"}).status_code == 302
+    return eid
+
+
+def paired_station(org, app, eid, table=1):
+    code = org.post(f"/events/{eid}/tables/{table}/pairing", headers={"Accept": "application/json"}).get_json()["code"]
+    station = app.test_client()
+    token = station.post("/api/pair", json={"code": code, "name": f"table {table}"}).get_json()["token"]
+    auth = {"Authorization": "Bearer " + token}
+    return station, auth, station.get("/api/station/assignment", headers=auth).get_json()
+
+
+def strand_report(players, scan_id, totals):
+    return {"scan_id": scan_id, "revision": 0, "game": "strand-unter",
+            "score": {"players": [{"player": p["id"], "total": t} for p, t in zip(players, totals)]}}
+
+
+@pytest.mark.parametrize("total", ["NaN", "Infinity", "-Infinity", "1e300"])
+def test_a_station_cannot_break_the_standings_with_impossible_points(organiser, app, total):
+    eid = new_event(organiser, size="4")
+    organiser.post(f"/events/{eid}/rounds")
+    station, auth, assignment = paired_station(organiser, app, eid)
+    players = assignment["players"]
+    body = json.dumps(strand_report(players, 7, [1] * len(players))).replace('"total": 1', f'"total": {total}', 1)
+    r = station.post("/api/station/results", data=body, headers={**auth, "Content-Type": "application/json"})
+    assert r.status_code in (201, 400)
+    if r.status_code == 201:
+        assert r.get_json()["needs_review"]  # kept for the organiser to see, without points
+    viewer = app.test_client()
+    assert viewer.get(f"/api/events/{eid}/standings").status_code == 200
+    assert viewer.get(f"/events/{eid}/export/standings.csv").status_code == 200
+    assert viewer.get(f"/events/{eid}/export/results.csv").status_code == 200
+    assert organiser.get(f"/events/{eid}/manage").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/api/station/results", "/api/pair"])
+def test_deeply_nested_json_is_a_clear_400(organiser, app, path):
+    eid = new_event(organiser, size="4")
+    organiser.post(f"/events/{eid}/rounds")
+    station, auth, _ = paired_station(organiser, app, eid)
+    for body in (b"[" * 100_000 + b"]" * 100_000, b'{"score": ' + b'{"a": ' * 50_000 + b"1" + b"}" * 50_001):
+        r = station.post(path, data=body, headers={**auth, "Content-Type": "application/json"})
+        assert r.status_code == 400 and r.get_json()["error"]["code"] == "invalid-json"
+
+
+def test_a_big_report_never_breaks_the_organisers_pages(organiser, app):
+    eid = new_event(organiser, size="4")
+    organiser.post(f"/events/{eid}/rounds")
+    station, auth, assignment = paired_station(organiser, app, eid)
+    players = assignment["players"]
+    report = strand_report(players, 8, [20, 15, 10, 5][:len(players)])
+    report["state"] = {"notes": "x" * 300_000}  # a state far bigger than any board's
+    r = station.post("/api/station/results", json=report, headers=auth)
+    assert r.status_code in (201, 413)
+    assert organiser.get(f"/events/{eid}/manage").status_code == 200
+    page = organiser.get(f"/events/{eid}/rounds/1/tables/1")
+    assert page.status_code == 200
+    if r.status_code == 201:
+        assert app.extensions["hall_store"].table(eid, 1, 1)["current"]["game_points"] is not None
+
+
+def test_a_round_that_is_not_a_number_is_refused(organiser, app):
+    eid = new_event(organiser, size="4")
+    organiser.post(f"/events/{eid}/rounds")
+    station, auth, assignment = paired_station(organiser, app, eid)
+    for bad in ("1", 1.0, True, [1]):
+        report = {**strand_report(assignment["players"], 9, [3, 2, 1, 0]), "round": bad}
+        r = station.post("/api/station/results", json=report, headers=auth)
+        assert r.status_code == 400 and r.get_json()["error"]["code"] == "invalid-report", bad
+    assert app.extensions["hall_store"].count_results(eid) == {}
