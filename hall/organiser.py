@@ -36,12 +36,12 @@ def setup():
     if request.method == "GET":
         return render_template("setup.html", code=request.args.get("code", ""))
     attempts = current_app.extensions["login_attempts"]
-    if attempts.locked_for(client_address()) > 0:
+    if attempts.begin(client_address()) > 0:
         return error("locked-out", "too many wrong setup codes from this address; wait a little", 429)
     if not code or not hmac.compare_digest(request.form.get("code", "").strip(), code):
-        attempts.failed(client_address())
         flash("Wrong setup code: use the link the hall printed when it started.")
         return render_template("setup.html", code=""), 403
+    attempts.succeeded(client_address())
     name, password = request.form.get("username", "").strip(), request.form.get("password", "")
     if not name or len(name) > 80:
         flash("Choose a user name (at most 80 characters).")
@@ -62,14 +62,13 @@ def login():
     if request.method == "GET":
         return render_template("login.html")
     attempts = current_app.extensions["login_attempts"]
-    wait = attempts.locked_for(client_address())
+    wait = attempts.begin(client_address())
     if wait > 0:
         flash(f"Too many wrong passwords from this device; try again in {math.ceil(wait)} s.")
         return render_template("login.html"), 429, {"Retry-After": str(math.ceil(wait))}
     name = request.form.get("username", "").strip()
     row = store().organiser(name)
     if row is None or not check_password_hash(row["password_hash"], request.form.get("password", "")):
-        attempts.failed(client_address())
         flash("Wrong user name or password.")
         return render_template("login.html"), 403
     attempts.succeeded(client_address())

@@ -43,18 +43,12 @@ def _json() -> dict:
 @bp.post("/api/pair")
 def pair():
     attempts = current_app.extensions["pairing_attempts"]
-    wait = attempts.locked_for(client_address())
+    wait = attempts.begin(client_address())  # counts as a wrong code until it pairs
     if wait > 0:
         return error("pairing-locked-out", f"too many wrong pairing codes from this address; try again in "
                      f"{math.ceil(wait)} s", 429, {"Retry-After": str(math.ceil(wait))})
     body = _json()
-    from hall.store import HallError
-
-    try:
-        answer = store().pair(str(body.get("code", ""))[:40], str(body.get("name", "station")))
-    except HallError:
-        attempts.failed(client_address())
-        raise
+    answer = store().pair(str(body.get("code", ""))[:40], str(body.get("name", "station")))
     attempts.succeeded(client_address())
     return jsonify(answer), 201
 

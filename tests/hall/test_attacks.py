@@ -81,3 +81,43 @@ def test_a_round_that_is_not_a_number_is_refused(organiser, app):
         r = station.post("/api/station/results", json=report, headers=auth)
         assert r.status_code == 400 and r.get_json()["error"]["code"] == "invalid-report", bad
     assert app.extensions["hall_store"].count_results(eid) == {}
+
+
+def _csrf(client, path):
+    import re
+
+    return re.search(r'name="csrf-token" content="([^"]+)"', client.get(path).get_data(as_text=True)).group(1)
+
+
+def _in_parallel(n, work):
+    import threading
+
+    barrier = threading.Barrier(n)
+    out = []
+
+    def run(i):
+        barrier.wait()
+        out.append(work(i))
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+def test_parallel_wrong_passwords_get_five_checks_in_all(organiser, app):
+    """The lockout counts an attempt before its (slow, scrypt) check: 24 guesses sent at once from
+    one address are not all checked before the first failure is known."""
+    clients = [app.test_client() for _ in range(24)]
+    tokens = [_csrf(c, "/login") for c in clients]
+    statuses = _in_parallel(24, lambda i: clients[i].post("/login", data={
+        "username": "org", "password": f"guess-{i}", "csrf_token": tokens[i]}).status_code)
+    assert sorted(statuses) == [403] * 5 + [429] * 19
+
+
+def test_parallel_wrong_pairing_codes_get_ten_checks_in_all(app):
+    clients = [app.test_client() for _ in range(30)]
+    statuses = _in_parallel(30, lambda i: clients[i].post("/api/pair", json={"code": f"WRONG{i:03d}"}).status_code)
+    assert sorted(statuses) == [401] * 10 + [429] * 20
