@@ -121,3 +121,54 @@ def test_parallel_wrong_pairing_codes_get_ten_checks_in_all(app):
     clients = [app.test_client() for _ in range(30)]
     statuses = _in_parallel(30, lambda i: clients[i].post("/api/pair", json={"code": f"WRONG{i:03d}"}).status_code)
     assert sorted(statuses) == [401] * 10 + [429] * 20
+
+
+def test_idle_sockets_are_closed_and_the_room_gets_in_again(app):
+    """Sockets opened and left idle (sleeping phones, a script holding them) fill the connection
+    limit; the hall closes them after its idle timeout and answers again. The shipped set-up
+    closes them within seconds, not a minute."""
+    import socket
+    import threading
+
+    from hall.serve import WAITRESS, create_server
+
+    assert WAITRESS["channel_timeout"] <= 15 and WAITRESS["cleanup_interval"] <= 2
+    eid = app.extensions["hall_store"].create_event("Night", "plazing")
+    server = create_server(app, "127.0.0.1", 0, connection_limit=10, channel_timeout=1, cleanup_interval=0.5)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    port = server.effective_port
+    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(10)]
+    try:
+        idle[0].sendall(b"GET /api/events/1/standings HTTP/1.1\r\nHost: x\r\n")  # half a request, then nothing
+        for s in idle:
+            s.settimeout(30)
+            assert s.recv(1) == b""  # the hall hung up on it
+        import http.client
+
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", f"/api/events/{eid}/standings")
+        assert conn.getresponse().status == 200
+        conn.close()
+    finally:
+        for s in idle:
+            s.close()
+        server.close()
+        thread.join(5)
+
+
+def test_a_port_in_use_is_one_clear_line_and_no_setup_link(tmp_path, capsys):
+    """A second hall on a busy port said 'First run: create the organiser account at …' (the other
+    hall's address) and then failed with an internal error."""
+    import socket
+
+    from beachscore.cli import main
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert main(["hall", "--data", str(tmp_path / "hall"), "--host", "127.0.0.1", "--port", str(port)]) == 2
+    out, err = capsys.readouterr()
+    assert "First run" not in out
+    assert len(err.strip().splitlines()) == 1 and "choose another --port" in err
