@@ -172,3 +172,95 @@ def test_a_port_in_use_is_one_clear_line_and_no_setup_link(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert "First run" not in out
     assert len(err.strip().splitlines()) == 1 and "choose another --port" in err
+
+
+class _Organiser:
+    """The organiser on a test client (as conftest's fixture, for an app this test builds itself)."""
+
+    def __init__(self, client):
+        self.client = client
+        csrf = _csrf(client, "/setup")
+        assert client.post("/setup", data={"code": "setup-code", "username": "org", "password": "sand-castle-42",
+                                           "password2": "sand-castle-42", "csrf_token": csrf}).status_code == 302
+        self.csrf = _csrf(client, "/")
+
+    def post(self, url, data=None, **kw):
+        return self.client.post(url, data={**(data or {}), "csrf_token": self.csrf}, **kw)
+
+    def get(self, url, **kw):
+        return self.client.get(url, **kw)
+
+
+def _attack_helpers():
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "..", "station", "attack_helpers.py")
+    spec = importlib.util.spec_from_file_location("station_attack_helpers", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_full_disk_says_so_and_the_station_tries_again(tmp_path):
+    """SQLite on a real, small tmpfs that fills up: every write answers 503 "the hall's disk is
+    full" (a station retries a 503), reads go on, and once there is space the report goes in."""
+    import hashlib
+    import os
+
+    from hall import create_app
+    from hall.db import open_engine
+    from hall.store import HallStore
+
+    helpers = _attack_helpers()
+    with helpers.small_tmpfs("4m") as disk:
+        if disk is None:
+            pytest.skip("needs root to mount a small tmpfs")
+        store = HallStore(open_engine("sqlite:///" + os.path.join(disk, "hall.sqlite3")),
+                          photo_dir=os.path.join(disk, "photos"))
+        try:
+            app = create_app({"TESTING": True, "DATA_DIR": disk, "SETUP_CODE": "setup-code"}, store=store)
+            org = _Organiser(app.test_client())
+            eid = new_event(org, size="4")
+            org.post(f"/events/{eid}/rounds")
+            station, auth, assignment = paired_station(org, app, eid)
+            filler = helpers.fill_disk(disk)
+            r = station.post("/api/station/results", json=strand_report(assignment["players"], 1, [4, 3, 2, 1]),
+                             headers=auth)
+            assert r.status_code == 503 and r.get_json()["error"]["code"] == "disk-full"
+            assert "disk is full" in r.get_json()["error"]["message"]
+            photo = b"\x89PNG\r\n\x1a\n" + os.urandom(200_000)
+            r = station.put(f"/api/station/photos/{hashlib.sha256(photo).hexdigest()}", data=photo, headers=auth)
+            assert r.status_code == 503 and r.get_json()["error"]["code"] == "disk-full"
+            assert not [n for n in os.listdir(os.path.join(disk, "photos")) if n.startswith(".tmp-")]
+            doc = app.test_client().get(f"/events/{eid}/export/event.json").get_json()
+            table = doc["rounds"][0]["tables"][1]
+            r = org.post(f"/events/{eid}/rounds/1/tables/2", {f"gp_{p}": "3" for p in table["players"]},
+                         headers={"Referer": f"/events/{eid}/rounds/1/tables/2"})
+            assert r.status_code == 302
+            page = org.get(r.headers["Location"]).get_data(as_text=True)
+            assert "disk is full" in page
+            assert app.test_client().get(f"/api/events/{eid}/standings").status_code == 200
+            os.unlink(filler)
+            r = station.post("/api/station/results", json=strand_report(assignment["players"], 1, [4, 3, 2, 1]),
+                             headers=auth)
+            assert r.status_code == 201
+        finally:
+            store.close()
+
+
+def test_a_read_only_data_folder_stops_the_start_with_what_to_do(tmp_path, capsys):
+    import os
+
+    from beachscore.cli import main
+    from hall.db import open_engine
+
+    helpers = _attack_helpers()
+    with helpers.small_tmpfs("4m") as disk:
+        if disk is None:
+            pytest.skip("needs root to mount a small tmpfs")
+        open_engine("sqlite:///" + os.path.join(disk, "hall.sqlite3")).dispose()  # an existing hall's database
+        assert helpers.remount_read_only(disk)
+        assert main(["hall", "--data", disk, "--host", "127.0.0.1", "--port", "0"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "read-only" in err and disk in err, err
