@@ -264,3 +264,17 @@ def test_a_read_only_data_folder_stops_the_start_with_what_to_do(tmp_path, capsy
         assert main(["hall", "--data", disk, "--host", "127.0.0.1", "--port", "0"]) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and "read-only" in err and disk in err, err
+
+
+def test_two_players_of_the_same_name_both_find_their_table(organiser, app):
+    """'Where do I sit' keyed its answers by name: the second Tom's table replaced the first's."""
+    r = organiser.post("/events", {"name": "Night", "game": "strand-unter", "table_size": "2"})
+    eid = int(r.headers["Location"].split("/")[2])
+    organiser.post(f"/events/{eid}/players", {"players": "Tom, Sopot\nTom, Hel\nAna\nBo"})
+    organiser.post(f"/events/{eid}/rounds")
+    doc = app.test_client().get(f"/api/events/{eid}/seating").get_json()
+    toms = {name: table for name, table in doc["where"].items() if name.startswith("Tom")}
+    assert len(toms) == 2 and set(toms) == {"Tom (Sopot)", "Tom (Hel)"}
+    tables = {t["table"]: [p["id"] for p in t["players"]] for t in doc["tables"]}
+    assert all(toms[f"Tom ({club})"] == next(n for n, ps in tables.items() if pid in ps)
+               for pid, club in (("p1", "Sopot"), ("p2", "Hel")))
