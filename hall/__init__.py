@@ -57,7 +57,7 @@ def create_app(test_config: dict | None = None, *, store=None) -> Flask:
         app.register_blueprint(module.bp)
 
     from sqlalchemy.exc import DBAPIError
-    from werkzeug.exceptions import InternalServerError
+    from werkzeug.exceptions import HTTPException, InternalServerError
 
     from hall.db import storage_problem
     from hall.store import HallError
@@ -82,6 +82,14 @@ def create_app(test_config: dict | None = None, *, store=None) -> Flask:
         if isinstance(response, tuple):
             response[0].headers["Retry-After"] = "30"
         return response
+
+    @app.errorhandler(HTTPException)
+    def _http_error(err: HTTPException):
+        """The API's HTTP errors (too large, no such route …) in the contract's shape; pages keep Flask's."""
+        if not auth.wants_json():
+            return err
+        code = (err.name or "error").lower().replace(" ", "-")
+        return auth.error(code, f"{err.name}: {err.description}".split("\n")[0][:300], err.code or 500)
 
     app.register_error_handler(DBAPIError, _storage_error)
     app.register_error_handler(OSError, _storage_error)

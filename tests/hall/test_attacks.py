@@ -278,3 +278,15 @@ def test_two_players_of_the_same_name_both_find_their_table(organiser, app):
     tables = {t["table"]: [p["id"] for p in t["players"]] for t in doc["tables"]}
     assert all(toms[f"Tom ({club})"] == next(n for n, ps in tables.items() if pid in ps)
                for pid, club in (("p1", "Sopot"), ("p2", "Hel")))
+
+
+@pytest.mark.parametrize("method, path, body, status", [
+    ("POST", "/api/pair", b"{" + b" " * (11 * 1024 * 1024) + b"}", 413),
+    ("GET", "/api/nothing-here", None, 404),
+    ("GET", "/api/pair", None, 405),
+])
+def test_the_api_answers_errors_in_the_contract_shape(app, method, path, body, status):
+    r = app.test_client().open(path, method=method, data=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == status
+    error = r.get_json()["error"]
+    assert set(error) == {"code", "message"} and error["message"] and "\n" not in error["message"]
