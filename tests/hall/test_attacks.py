@@ -290,3 +290,21 @@ def test_the_api_answers_errors_in_the_contract_shape(app, method, path, body, s
     assert r.status_code == status
     error = r.get_json()["error"]
     assert set(error) == {"code", "message"} and error["message"] and "\n" not in error["message"]
+
+
+def test_the_stations_photo_and_explanation_stay_on_the_table_page_after_accepting(organiser, app):
+    eid = new_event(organiser, size="4")
+    organiser.post(f"/events/{eid}/rounds")
+    station, auth, assignment = paired_station(organiser, app, eid)
+    photo = b"\x89PNG\r\n\x1a\n" + b"1" * 64
+    import hashlib
+
+    sha = hashlib.sha256(photo).hexdigest()
+    station.put(f"/api/station/photos/{sha}", data=photo, headers=auth)
+    report = {**strand_report(assignment["players"], 3, [9, 7, 5, 3]), "photo_sha256": sha,
+              "explanation": "castle by castle"}
+    assert station.post("/api/station/results", json=report, headers=auth).status_code == 201
+    assert organiser.post(f"/events/{eid}/rounds/1/tables/1", {"action": "accept"}).status_code == 302
+    page = organiser.get(f"/events/{eid}/rounds/1/tables/1").get_data(as_text=True)
+    assert "castle by castle" in page and sha in page
+    assert "Accept this result" not in page  # already accepted
