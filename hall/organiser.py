@@ -12,7 +12,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from hall.auth import client_address, error, log_in, organiser, organiser_required
 from hall.store import PAIRING_TTL_MIN, HallError
-from tournament.event import TIEBREAKERS, UNEVEN
+from tournament.event import MAX_POINTS, TIEBREAKERS, UNEVEN
 from tournament.games import PLAYERS, is_co_op
 
 bp = Blueprint("organiser", __name__)
@@ -217,6 +217,8 @@ def table(event_id: int, number: int, table_no: int):
 
 
 def _typed_result(info: dict, co_op: bool) -> dict:
+    """The result form as ``tournament.read_result`` takes it, checked here so that every mistake is
+    told in the organiser's words (player names, not the event file's paths)."""
     def number(field: str, what: str):
         text = request.form.get(field, "").strip().replace(",", ".")
         if not text:
@@ -224,8 +226,18 @@ def _typed_result(info: dict, co_op: bool) -> dict:
         try:
             value = float(text)
         except ValueError:
-            raise HallError("invalid-result", f"{what}: {text[:20]!r} is not a number") from None
+            value = math.nan
+        if not math.isfinite(value):
+            raise HallError("invalid-result", f"{what}: {text[:20]!r} is not a number")
+        if abs(value) > MAX_POINTS:
+            raise HallError("invalid-result", f"{what}: {text[:20]} is more than a game gives (at most {MAX_POINTS:,})")
         return int(value) if value.is_integer() else value
+
+    def rank(field: str, what: str):
+        value = number(field, what)
+        if value is not None and (not isinstance(value, int) or value < 1):
+            raise HallError("invalid-result", f"{what}: type a whole number from 1 (1 = first), or leave it empty")
+        return value
 
     if co_op:
         points = number("team_points", "team points")
@@ -238,9 +250,13 @@ def _typed_result(info: dict, co_op: bool) -> dict:
         if value is None:
             raise HallError("invalid-result", f"type {p['name']}'s game points")
         points[p["id"]] = value
-        rank = number(f"rank_{p['id']}", f"{p['name']}'s rank")
-        if rank is not None:
-            ranks[p["id"]] = rank
+        place = rank(f"rank_{p['id']}", f"{p['name']}'s rank")
+        if place is not None:
+            ranks[p["id"]] = place
+    if ranks and len(ranks) != len(points):
+        missing = ", ".join(p["name"] for p in info["players"] if p["id"] not in ranks)
+        raise HallError("invalid-result", f"type a rank for every player, or none (the ranks then follow from the "
+                        f"points); no rank for {missing}")
     return {"game_points": points, **({"ranks": ranks} if ranks else {})}
 
 

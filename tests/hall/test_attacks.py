@@ -308,3 +308,31 @@ def test_the_stations_photo_and_explanation_stay_on_the_table_page_after_accepti
     page = organiser.get(f"/events/{eid}/rounds/1/tables/1").get_data(as_text=True)
     assert "castle by castle" in page and sha in page
     assert "Accept this result" not in page  # already accepted
+
+
+@pytest.mark.parametrize("fill, words", [
+    ({"rank": {0: "1"}}, "a rank for every player, or none"),
+    ({"gp": "nan"}, "is not a number"),
+    ({"gp": "inf"}, "is not a number"),
+    ({"gp": "1e13"}, "at most"),
+    ({"rank": "0"}, "a whole number from 1"),
+    ({"rank": "1.5"}, "a whole number from 1"),
+])
+def test_a_mistyped_result_says_what_is_wrong_in_the_organisers_words(organiser, app, fill, words):
+    import html
+
+    eid = new_event(organiser, size="4")
+    organiser.post(f"/events/{eid}/rounds")
+    table = app.extensions["hall_store"].table(eid, 1, 1)
+    form = {f"gp_{p['id']}": fill.get("gp", "3") for p in table["players"]}
+    rank = fill.get("rank")
+    for i, p in enumerate(table["players"]):
+        value = rank.get(i) if isinstance(rank, dict) else rank
+        if value is not None:
+            form[f"rank_{p['id']}"] = value
+    page_url = f"/events/{eid}/rounds/1/tables/1"
+    assert organiser.post(page_url, form, headers={"Referer": page_url}).status_code == 302
+    page = html.unescape(organiser.get(page_url).get_data(as_text=True))
+    assert words in page
+    assert "result." not in page and "game_points[" not in page  # no file paths of the event model
+    assert app.extensions["hall_store"].table(eid, 1, 1)["current"] is None
