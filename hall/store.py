@@ -117,6 +117,14 @@ class HallStore:
         so that one failing leaves the others."""
         return self._committer.run(work)
 
+    def _lock_event(self, conn, event_id: int) -> None:
+        """Take the event's row lock for the rest of the transaction, so that this write's checks (the
+        ids taken, the round open) still hold when it commits. PostgreSQL reads committed data
+        and needs it; on SQLite ``BEGIN IMMEDIATE`` already makes writers wait their turn."""
+        if self.backend != "sqlite":
+            ev = self.t["events"]
+            conn.execute(select(ev.c.id).where(ev.c.id == event_id).with_for_update())
+
     def _bump(self, conn, event_id: int) -> None:
         ev = self.t["events"]
         conn.execute(ev.update().where(ev.c.id == event_id).values(version=ev.c.version + 1))
@@ -212,6 +220,7 @@ class HallStore:
         p = self.t["players"]
         self.event(event_id)
         with self._write() as conn:
+            self._lock_event(conn, event_id)
             rows = conn.execute(select(p.c.pid, p.c.position).where(p.c.event_id == event_id)).all()
             taken = {r.pid for r in rows}
             position = max((r.position for r in rows), default=0)
@@ -340,6 +349,7 @@ class HallStore:
             raise HallError("no-players", "not enough players to seat a table: add players first", 409)
         r, et = self.t["rounds"], self.t["event_tables"]
         with self._write() as conn:
+            self._lock_event(conn, event_id)
             if self.round_row(conn, event_id) is not None:
                 raise HallError("round-open", "close the current round before starting the next", 409)
             last = conn.execute(select(func.max(r.c.number)).where(r.c.event_id == event_id)).scalar() or 0
@@ -443,10 +453,13 @@ class HallStore:
         token = secrets.token_urlsafe(32)
         with self._write() as conn:
             row = conn.execute(select(pc).where(pc.c.code_sha256 == sha256_hex(normalise_code(code)))).mappings().first()
-            if row is None or row["used_at"] is not None or row["expires_at"] < now_iso():
+            now = now_iso()
+            claimed = row is not None and conn.execute(  # used once, even by stations sending it at the same moment
+                pc.update().where(pc.c.id == row["id"], pc.c.used_at.is_(None), pc.c.expires_at >= now)
+                .values(used_at=now)).rowcount == 1
+            if not claimed:
                 raise HallError("pairing-code", "this pairing code is unknown, used or expired: ask the organiser "
                                 "for a new one", 401)
-            conn.execute(pc.update().where(pc.c.id == row["id"]).values(used_at=now_iso()))
             sid = conn.execute(st.insert().values(
                 event_id=row["event_id"], table_no=row["table_no"], name=(" ".join(str(name).split()) or "station")[:120],
                 token_sha256=sha256_hex(token), created_at=now_iso())).inserted_primary_key[0]

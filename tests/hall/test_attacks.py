@@ -336,3 +336,43 @@ def test_a_mistyped_result_says_what_is_wrong_in_the_organisers_words(organiser,
     assert words in page
     assert "result." not in page and "game_points[" not in page  # no file paths of the event model
     assert app.extensions["hall_store"].table(eid, 1, 1)["current"] is None
+
+
+def _race(n, work):
+    """``work(i)`` in ``n`` threads released together; returns each outcome: a value or the error's code."""
+    from hall.store import HallError
+
+    def run(i):
+        try:
+            return work(i)
+        except HallError as err:
+            return err.code
+    return _in_parallel(n, run)
+
+
+def test_one_pairing_code_sent_at_once_by_many_stations_pairs_one(store):
+    """PostgreSQL (read committed) let 8 stations trade one single-use code for 8 tokens."""
+    eid = store.create_event("Night", "plazing")
+    for _ in range(3):
+        code = store.new_pairing_code(eid, 1)
+        outcomes = _race(8, lambda i: store.pair(code, f"station {i}"))
+        assert sum(isinstance(o, dict) for o in outcomes) == 1, outcomes
+        assert outcomes.count("pairing-code") == 7
+    assert len(store.stations(eid)) == 3
+
+
+def test_players_added_at_once_are_all_kept(store):
+    """Two organiser tabs adding players at once: PostgreSQL gave both the same new ids and refused one."""
+    eid = store.create_event("Night", "plazing")
+    outcomes = _race(6, lambda i: store.add_players(eid, [{"name": f"P{i}-{j}"} for j in range(3)]))
+    assert all(isinstance(o, list) and len(o) == 3 for o in outcomes), outcomes
+    ids = [p["pid"] for p in store.players(eid)]
+    assert len(ids) == 18 == len(set(ids))
+
+
+def test_a_round_seated_twice_at_once_is_seated_once(store):
+    eid = store.create_event("Night", "plazing")
+    store.add_players(eid, [{"name": f"P{i}"} for i in range(8)])
+    outcomes = _race(6, lambda i: store.start_round(eid, seed=i))
+    assert sorted(map(str, outcomes)) == ["1"] + ["round-open"] * 5, outcomes
+    assert [r.number for r in store.model(eid).rounds] == [1]
