@@ -153,8 +153,13 @@ def test_idle_sockets_are_closed_and_the_room_gets_in_again(app):
     finally:
         for s in idle:
             s.close()
-        server.close()
-        thread.join(5)
+
+        def close_all():  # in the server's own loop thread: its select() must not see a socket closed under it
+            for channel in list(server._map.values()):
+                channel.close()
+        server.trigger.pull_trigger(close_all)
+        thread.join(10)
+        server.task_dispatcher.shutdown()
 
 
 def test_a_port_in_use_is_one_clear_line_and_no_setup_link(tmp_path, capsys):
