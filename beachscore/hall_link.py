@@ -8,7 +8,11 @@ pairing and is not queued yet, so a report is never lost between the game's end 
 
 A report: the scan id and revision (number of corrections), the rules engine's score and
 explanation, the players' names from the game set-up and the colour → player choice made on
-the pairing page, the round the station was told, and the annotated photo (sent first, by hash).
+the pairing page, the round, and the annotated photo (sent after the result, by hash). The round
+is the one the hall was playing when the game started (asked at the new game, kept in the
+outbox); for a game that started before the pairing or while the hall was out of reach, the one
+the hall says at game over (else the last one heard), so a game of a round the organiser has
+closed meanwhile is refused rather than counted in the next round.
 """
 
 from __future__ import annotations
@@ -93,19 +97,38 @@ class HallLink:
         link = self.outbox.link()
         if link is None:
             return None
+        return self._ask_assignment(link, timeout_s) or link["assignment"] or None
+
+    def _ask_assignment(self, link: dict, timeout_s: float = 3.0) -> dict | None:
+        """The hall's answer now (and kept), or None when the hall cannot be asked.
+
+        Raises:
+            HallLinkError: 401, the station's token was revoked.
+        """
         client = self.client_for(link["hall_url"])
         if hasattr(client, "timeout_s"):
             client.timeout_s = timeout_s
         try:
             status, answer = client.request("GET", "/api/station/assignment", token=link["token"])
         except HallUnreachable:
-            return link["assignment"] or None
+            return None
         if status == 200:
             self.outbox.set_assignment(answer)
             return answer
         if status == 401:
             raise HallLinkError(error_message(answer, status), 401)
-        return link["assignment"] or None
+        return None
+
+    def note_round(self, game_id: int | None) -> int | None:
+        """A game started: remember the round the hall is playing now; returns it (None if unknown)."""
+        link = self.outbox.link()
+        if link is None or game_id is None:
+            return None
+        answer = self._ask_assignment(link)
+        if answer is None or not isinstance(answer.get("round"), int):
+            return None
+        self.outbox.set_game_round(link["id"], game_id, answer["round"])
+        return answer["round"]
 
     def set_seats(self, seats: dict[str, str]) -> None:
         """Who plays which colour: game player name -> hall player id (empty values dropped)."""
@@ -131,8 +154,17 @@ class HallLink:
             except queue.Empty:
                 continue
             try:
-                if ev["kind"] == "game-over":  # this game, and any whose event a full queue dropped
-                    self.report_game(ev["data"].get("game_id"))
+                if ev["kind"] == "game":
+                    self.note_round(ev["data"].get("game_id"))
+                elif ev["kind"] == "game-over":  # this game, and any whose event a full queue dropped
+                    game_id = ev["data"].get("game_id")
+                    link = self.outbox.link()
+                    if link is not None and game_id is not None and self.outbox.game_round(game_id, link["id"]) is None:
+                        try:
+                            self._ask_assignment(link)  # no round noted at its start: the hall's round now
+                        except HallLinkError:
+                            pass  # unpaired at the hall: the report is queued and refused, the page says why
+                    self.report_game(game_id)
                     self.reconcile()
                 elif ev["kind"] == "revision":
                     scan = self.station.store.scan(ev["data"]["scan_id"])
@@ -202,10 +234,13 @@ class HallLink:
                 photo = store.photo_file(scan["annotated_photo_id"])[0]
             except Exception:  # noqa: BLE001 - a report without its photo still counts
                 photo = None
+        number = self.outbox.game_round(game["id"], link["id"])
+        if number is None:
+            number = (link["assignment"] or {}).get("round")
         payload = {"scan_id": scan["id"], "revision": revision, "game": game["game"], "score": score,
                    "state": scan["current_state"], "explanation": explanation,
                    "names": (game.get("display") or {}).get("names") or {}, "seats": link["seats"],
-                   "round": (link["assignment"] or {}).get("round"), "finished_at": game["ended_at"]}
+                   "round": number, "finished_at": game["ended_at"]}
         return payload, photo
 
 

@@ -1,7 +1,7 @@
 """The station's outbox to the hall: results kept in the station's SQLite until the hall acknowledges.
 
-Tables ``hall_link`` (the pairing: hall address, token, table) and ``hall_outbox`` (one row per
-report) live in the station's own database file next to the store's tables, versioned on their
+Tables ``hall_link`` (the pairing: hall address, token, table), ``hall_outbox`` (one row per
+report) and ``hall_game_round`` (the hall's round each game started in) live in the station's own database file next to the store's tables, versioned on their
 own (``hall_outbox_version``). A report is written (and fsynced: WAL, ``synchronous=FULL``)
 before anything is sent, so it survives a station reboot; :class:`Sender` sends due reports,
 retrying with exponential back-off and jitter (``base_s`` · 2^attempts, at most ``cap_s``)
@@ -56,6 +56,13 @@ SCHEMA = [
         sent_at     TEXT
     );
     CREATE INDEX IF NOT EXISTS hall_outbox_due ON hall_outbox(status, next_try);
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS hall_game_round (
+        game_id     INTEGER PRIMARY KEY,              -- the station's game
+        link_id     INTEGER NOT NULL REFERENCES hall_link(id),
+        round       INTEGER NOT NULL                  -- the hall's round being played when it started
+    );
     """,
 ]
 
@@ -149,6 +156,23 @@ class Outbox:
 
     def set_assignment(self, assignment: dict) -> None:
         self._tx("UPDATE hall_link SET assignment_json=? WHERE unpaired_at IS NULL", (json.dumps(assignment),))
+
+    def set_game_round(self, link_id: int, game_id: int, number: int) -> None:
+        """Remember the round being played when a game started (the first answer counts)."""
+        self._tx("INSERT OR IGNORE INTO hall_game_round(game_id, link_id, round) VALUES(?, ?, ?)",
+                 (game_id, link_id, number))
+
+    def game_round(self, game_id: int, link_id: int | None = None) -> int | None:
+        """The round a game started in under the current (or the given) pairing, or None."""
+        if link_id is None:
+            link = self.link()
+            if link is None:
+                return None
+            link_id = link["id"]
+        with self._lock:
+            row = self._db.execute("SELECT round FROM hall_game_round WHERE game_id=? AND link_id=?",
+                                   (game_id, link_id)).fetchone()
+        return row[0] if row else None
 
     # -- reports -----------------------------------------------------------------------------
     def enqueue(self, link_id: int, key: str, payload: dict, photo_path: str | None = None) -> bool:

@@ -56,6 +56,10 @@ def create_app(test_config: dict | None = None, *, store=None) -> Flask:
     for module in (organiser, public, stations):
         app.register_blueprint(module.bp)
 
+    from sqlalchemy.exc import DBAPIError
+    from werkzeug.exceptions import HTTPException, InternalServerError
+
+    from hall.db import storage_problem
     from hall.store import HallError
 
     @app.errorhandler(HallError)
@@ -67,4 +71,26 @@ def create_app(test_config: dict | None = None, *, store=None) -> Flask:
         flash(err.message)
         return redirect(request.referrer or "/")
 
+    def _storage_error(err: Exception):
+        """A full or read-only disk: 503 with what to do (a station sends again later), not a bare 500."""
+        problem = storage_problem(err)
+        if problem is None:
+            app.log_exception((type(err), err, err.__traceback__))
+            return InternalServerError()
+        app.logger.error("cannot write: %s", err)
+        response = _hall_error(HallError(problem[0], problem[1], 503))
+        if isinstance(response, tuple):
+            response[0].headers["Retry-After"] = "30"
+        return response
+
+    @app.errorhandler(HTTPException)
+    def _http_error(err: HTTPException):
+        """The API's HTTP errors (too large, no such route …) in the contract's shape; pages keep Flask's."""
+        if not auth.wants_json():
+            return err
+        code = (err.name or "error").lower().replace(" ", "-")
+        return auth.error(code, f"{err.name}: {err.description}".split("\n")[0][:300], err.code or 500)
+
+    app.register_error_handler(DBAPIError, _storage_error)
+    app.register_error_handler(OSError, _storage_error)
     return app

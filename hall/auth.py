@@ -32,11 +32,17 @@ STATION_ENDPOINTS = ("stations.pair", "stations.assignment", "stations.put_photo
 class Attempts:
     """Failures per client address; ``max_failures`` in a row lock that address out for ``lockout_s``.
 
+    A check counts as a failure from the moment it starts (:meth:`begin`) until it succeeds
+    (:meth:`succeeded`), so guesses sent in parallel cannot all be checked before the first
+    wrong one is known: at most ``max_failures`` checks per address per lockout, however they arrive.
     At most ``max_clients`` addresses are remembered (least recently seen forgotten first).
 
     >>> a = Attempts(max_failures=2, lockout_s=30, clock=lambda: 0.0)
     >>> a.failed("10.0.0.9"); a.failed("10.0.0.9"); a.locked_for("10.0.0.9"), a.locked_for("10.0.0.2")
     (30.0, 0.0)
+    >>> b = Attempts(max_failures=2, lockout_s=30, clock=lambda: 0.0)
+    >>> b.begin("10.0.0.9"), b.begin("10.0.0.9"), b.begin("10.0.0.9")  # the third waits, whatever the first two give
+    (0.0, 0.0, 30.0)
     """
 
     def __init__(self, *, max_failures: int = 5, lockout_s: float = 30.0, max_clients: int = 4096,
@@ -59,6 +65,22 @@ class Attempts:
                 entry[0], entry[1] = 0, self.clock() + self.lockout_s
             while len(self._clients) > self.max_clients:
                 self._clients.popitem(last=False)
+
+    def begin(self, client: str) -> float:
+        """Start checking one attempt of ``client``: 0.0 when it may be checked (it counts as a failure
+        until :meth:`succeeded`), else the seconds left of the lockout (nothing is counted then)."""
+        with self._lock:
+            now = self.clock()
+            entry = self._clients.pop(client, None) or [0, 0.0]
+            self._clients[client] = entry
+            if entry[1] > now:
+                return entry[1] - now
+            entry[0] += 1
+            if entry[0] >= self.max_failures:
+                entry[0], entry[1] = 0, now + self.lockout_s
+            while len(self._clients) > self.max_clients:
+                self._clients.popitem(last=False)
+            return 0.0
 
     def succeeded(self, client: str) -> None:
         with self._lock:

@@ -37,12 +37,17 @@ def open_engine(url: str, *, pool_size: int = 16) -> Engine:
 
     Raises:
         DatabaseError: ``db-driver`` when the PostgreSQL driver is not installed, ``db-unreachable``,
-            ``db-version`` when the database was written by a newer beachscore.
+            ``db-version`` when the database was written by a newer beachscore, ``db-read-only`` when the
+            SQLite file's folder is on a read-only disk.
     """
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
-            os.makedirs(os.path.dirname(os.path.abspath(parsed.database)), exist_ok=True)
+            folder = os.path.dirname(os.path.abspath(parsed.database))
+            os.makedirs(folder, exist_ok=True)
+            if os.statvfs(folder).f_flag & os.ST_RDONLY:  # SQLite would only say "unable to open database file"
+                raise DatabaseError("db-read-only", f"the hall's data folder {folder} is on a read-only disk: "
+                                    "make it writable (or choose another --data) and start again")
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False},
                                pool_size=pool_size, max_overflow=pool_size)
         _sqlite_settings(engine)
@@ -67,6 +72,42 @@ def open_engine(url: str, *, pool_size: int = 16) -> Engine:
                                 f"{str(getattr(err, 'orig', err)).strip().splitlines()[0]}") from None
         raise
     return engine
+
+
+#: SQLSTATEs of PostgreSQL's storage errors: disk full, out of memory or resources, read-only transaction.
+_PG_STORAGE = {"53100": "disk-full", "53000": "disk-full", "53200": "disk-full", "25006": "read-only"}
+_MESSAGES = {
+    "disk-full": "the hall's disk is full: nothing was saved; free some space on it (stations send again by "
+                 "themselves)",
+    "read-only": "the hall's database cannot be written (read-only disk or file): nothing was saved; make it "
+                 "writable and restart the hall",
+}
+
+
+def storage_problem(err: BaseException) -> tuple[str, str] | None:
+    """``(code, message)`` when ``err`` says the database or the data folder cannot take a write
+    (``disk-full``, ``read-only``), else None.
+
+    >>> storage_problem(OSError(28, "No space left on device"))[0]
+    'disk-full'
+    >>> storage_problem(ValueError("x")) is None
+    True
+    """
+    import errno
+
+    code = None
+    if isinstance(err, OSError) and not isinstance(err, ConnectionError):
+        code = {errno.ENOSPC: "disk-full", errno.EDQUOT: "disk-full", errno.EROFS: "read-only"}.get(err.errno)
+    orig = getattr(err, "orig", None)
+    if orig is not None:
+        text_ = str(orig).lower()
+        if "database or disk is full" in text_:
+            code = "disk-full"
+        elif "readonly database" in text_ or "read-only" in text_:
+            code = "read-only"
+        else:
+            code = _PG_STORAGE.get(getattr(orig, "sqlstate", None) or "")
+    return (code, _MESSAGES[code]) if code else None
 
 
 def reflect(engine: Engine) -> MetaData:

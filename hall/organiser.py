@@ -12,7 +12,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from hall.auth import client_address, error, log_in, organiser, organiser_required
 from hall.store import PAIRING_TTL_MIN, HallError
-from tournament.event import TIEBREAKERS, UNEVEN
+from tournament.event import MAX_POINTS, TIEBREAKERS, UNEVEN
 from tournament.games import PLAYERS, is_co_op
 
 bp = Blueprint("organiser", __name__)
@@ -36,12 +36,12 @@ def setup():
     if request.method == "GET":
         return render_template("setup.html", code=request.args.get("code", ""))
     attempts = current_app.extensions["login_attempts"]
-    if attempts.locked_for(client_address()) > 0:
+    if attempts.begin(client_address()) > 0:
         return error("locked-out", "too many wrong setup codes from this address; wait a little", 429)
     if not code or not hmac.compare_digest(request.form.get("code", "").strip(), code):
-        attempts.failed(client_address())
         flash("Wrong setup code: use the link the hall printed when it started.")
         return render_template("setup.html", code=""), 403
+    attempts.succeeded(client_address())
     name, password = request.form.get("username", "").strip(), request.form.get("password", "")
     if not name or len(name) > 80:
         flash("Choose a user name (at most 80 characters).")
@@ -62,14 +62,13 @@ def login():
     if request.method == "GET":
         return render_template("login.html")
     attempts = current_app.extensions["login_attempts"]
-    wait = attempts.locked_for(client_address())
+    wait = attempts.begin(client_address())
     if wait > 0:
         flash(f"Too many wrong passwords from this device; try again in {math.ceil(wait)} s.")
         return render_template("login.html"), 429, {"Retry-After": str(math.ceil(wait))}
     name = request.form.get("username", "").strip()
     row = store().organiser(name)
     if row is None or not check_password_hash(row["password_hash"], request.form.get("password", "")):
-        attempts.failed(client_address())
         flash("Wrong user name or password.")
         return render_template("login.html"), 403
     attempts.succeeded(client_address())
@@ -218,6 +217,8 @@ def table(event_id: int, number: int, table_no: int):
 
 
 def _typed_result(info: dict, co_op: bool) -> dict:
+    """The result form as ``tournament.read_result`` takes it, checked here so that every mistake is
+    told in the organiser's words (player names, not the event file's paths)."""
     def number(field: str, what: str):
         text = request.form.get(field, "").strip().replace(",", ".")
         if not text:
@@ -225,8 +226,18 @@ def _typed_result(info: dict, co_op: bool) -> dict:
         try:
             value = float(text)
         except ValueError:
-            raise HallError("invalid-result", f"{what}: {text[:20]!r} is not a number") from None
+            value = math.nan
+        if not math.isfinite(value):
+            raise HallError("invalid-result", f"{what}: {text[:20]!r} is not a number")
+        if abs(value) > MAX_POINTS:
+            raise HallError("invalid-result", f"{what}: {text[:20]} is more than a game gives (at most {MAX_POINTS:,})")
         return int(value) if value.is_integer() else value
+
+    def rank(field: str, what: str):
+        value = number(field, what)
+        if value is not None and (not isinstance(value, int) or value < 1):
+            raise HallError("invalid-result", f"{what}: type a whole number from 1 (1 = first), or leave it empty")
+        return value
 
     if co_op:
         points = number("team_points", "team points")
@@ -239,9 +250,13 @@ def _typed_result(info: dict, co_op: bool) -> dict:
         if value is None:
             raise HallError("invalid-result", f"type {p['name']}'s game points")
         points[p["id"]] = value
-        rank = number(f"rank_{p['id']}", f"{p['name']}'s rank")
-        if rank is not None:
-            ranks[p["id"]] = rank
+        place = rank(f"rank_{p['id']}", f"{p['name']}'s rank")
+        if place is not None:
+            ranks[p["id"]] = place
+    if ranks and len(ranks) != len(points):
+        missing = ", ".join(p["name"] for p in info["players"] if p["id"] not in ranks)
+        raise HallError("invalid-result", f"type a rank for every player, or none (the ranks then follow from the "
+                        f"points); no rank for {missing}")
     return {"game_points": points, **({"ranks": ranks} if ranks else {})}
 
 

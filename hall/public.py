@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections import Counter
 import json
 import threading
 import time
@@ -86,6 +87,9 @@ def seating_doc(event_id: int) -> dict:
     """The latest round's seating with names: ``{"round", "status", "tables": [...], "byes", "players": {id: table}}``."""
     doc = store().event_doc(event_id)
     names = {p["id"]: p["name"] for p in doc["players"]}
+    shared = {n for n, count in Counter(names.values()).items() if count > 1}
+    label = {p["id"]: f"{p['name']} ({p.get('club') or p['id']})" if p["name"] in shared else p["name"]
+             for p in doc["players"]}  # two players of one name: each finds their own table
     if not doc["rounds"]:
         return {"event": doc["event"], "round": None, "status": None, "tables": [], "byes": [], "where": {}}
     rnd = doc["rounds"][-1]
@@ -98,7 +102,7 @@ def seating_doc(event_id: int) -> dict:
             where[p] = t["table"]
     return {"event": doc["event"], "round": rnd["number"], "status": rnd["status"], "tables": tables,
             "byes": [{"id": p, "name": names[p]} for p in rnd.get("byes", [])],
-            "where": {names[p]: n for p, n in sorted(where.items(), key=lambda kv: names[kv[0]].casefold())}}
+            "where": {label[p]: n for p, n in sorted(where.items(), key=lambda kv: label[kv[0]].casefold())}}
 
 
 @bp.get("/api/events/<int:event_id>/seating")

@@ -13,6 +13,11 @@ log = logging.getLogger("beachscore.hall")
 
 #: Threads of the web server: stations' reports, the room's polling pages and the organiser share them.
 THREADS = 32
+#: waitress: a connection that sends nothing for ``channel_timeout`` s is closed (looked for every
+#: ``cleanup_interval`` s), so phones that fell asleep or a script holding sockets open free their
+#: slots within seconds; ``connection_limit`` is far above 100 stations and their room's screens.
+WAITRESS = {"threads": THREADS, "channel_timeout": 15, "cleanup_interval": 2, "connection_limit": 1000,
+            "ident": "beachscore-hall"}
 
 
 def default_data_dir() -> str:
@@ -36,16 +41,28 @@ def build_app(db: str | None, data: str | None, **config):
     return create_app({"DATA_DIR": data, **config}, store=store)
 
 
+def create_server(app, host: str, port: int, **overrides):
+    """The hall's waitress server with :data:`WAITRESS`'s settings (``overrides`` for tests); ``.run()`` serves."""
+    from waitress.server import create_server as waitress_server
+
+    return waitress_server(app, host=host, port=port, **{**WAITRESS, **overrides})
+
+
 def run(args) -> int:
     """Run until SIGINT/SIGTERM; returns the exit code."""
-    import waitress
-
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     app = build_app(args.db, args.data, SETUP_CODE=secrets.token_urlsafe(9))
     store = app.extensions["hall_store"]
+    try:
+        server = create_server(app, args.host, args.port)
+    except OSError as err:
+        store.close()
+        raise BadInputError("port-unavailable", f"hall: cannot listen on {args.host}:{args.port} ({err.strerror}): "
+                            "is another hall running? choose another --port") from None
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
-    base = f"http://{shown}:{args.port}"
-    log.info("hall on %s/ (database: %s)", base, store.engine.url.render_as_string(hide_password=True))
+    base = f"http://{shown}:{server.effective_port}"
+    log.info("hall on %s/ listening on %s (database: %s)", base, args.host,
+             store.engine.url.render_as_string(hide_password=True))
     if not store.organiser_count():
         print(f"First run: create the organiser account at {base}/setup?code={app.config['SETUP_CODE']}", flush=True)
 
@@ -54,10 +71,10 @@ def run(args) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     try:
-        waitress.serve(app, host=args.host, port=args.port, threads=THREADS, channel_timeout=60,
-                       connection_limit=1000, ident="beachscore-hall")
+        server.run()
     except KeyboardInterrupt:
         pass
     finally:
+        server.close()
         store.close()
     return 0

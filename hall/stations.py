@@ -28,10 +28,14 @@ def store():
 
 
 def _json() -> dict:
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
-        from hall.store import HallError
+    """The request's JSON object; anything else (not JSON, too deeply nested, not an object) is a 400."""
+    from hall.store import HallError
 
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:  # not a ValueError, so silent=True lets it through
+        body = None
+    if not isinstance(body, dict):
         raise HallError("invalid-json", "expected a JSON object")
     return body
 
@@ -39,18 +43,12 @@ def _json() -> dict:
 @bp.post("/api/pair")
 def pair():
     attempts = current_app.extensions["pairing_attempts"]
-    wait = attempts.locked_for(client_address())
+    wait = attempts.begin(client_address())  # counts as a wrong code until it pairs
     if wait > 0:
         return error("pairing-locked-out", f"too many wrong pairing codes from this address; try again in "
                      f"{math.ceil(wait)} s", 429, {"Retry-After": str(math.ceil(wait))})
     body = _json()
-    from hall.store import HallError
-
-    try:
-        answer = store().pair(str(body.get("code", ""))[:40], str(body.get("name", "station")))
-    except HallError:
-        attempts.failed(client_address())
-        raise
+    answer = store().pair(str(body.get("code", ""))[:40], str(body.get("name", "station")))
     attempts.succeeded(client_address())
     return jsonify(answer), 201
 

@@ -33,6 +33,8 @@ CODE_LENGTH = 8
 PHOTO_EXT = {"image/png": ".png", "image/jpeg": ".jpg"}
 #: Seconds a station token's lookup is remembered.
 TOKEN_CACHE_S = 5.0
+#: Largest JSON kept of a station's report (characters); a bigger state is left out, never cut in half.
+REPORT_JSON_MAX = 200_000
 
 
 def now_iso(delta_s: float = 0.0) -> str:
@@ -114,6 +116,14 @@ class HallStore:
         (one fsync) and one lock of the event's version row (group commit), each in its own savepoint
         so that one failing leaves the others."""
         return self._committer.run(work)
+
+    def _lock_event(self, conn, event_id: int) -> None:
+        """Take the event's row lock for the rest of the transaction, so that this write's checks (the
+        ids taken, the round open) still hold when it commits. PostgreSQL reads committed data
+        and needs it; on SQLite ``BEGIN IMMEDIATE`` already makes writers wait their turn."""
+        if self.backend != "sqlite":
+            ev = self.t["events"]
+            conn.execute(select(ev.c.id).where(ev.c.id == event_id).with_for_update())
 
     def _bump(self, conn, event_id: int) -> None:
         ev = self.t["events"]
@@ -210,6 +220,7 @@ class HallStore:
         p = self.t["players"]
         self.event(event_id)
         with self._write() as conn:
+            self._lock_event(conn, event_id)
             rows = conn.execute(select(p.c.pid, p.c.position).where(p.c.event_id == event_id)).all()
             taken = {r.pid for r in rows}
             position = max((r.position for r in rows), default=0)
@@ -338,6 +349,7 @@ class HallStore:
             raise HallError("no-players", "not enough players to seat a table: add players first", 409)
         r, et = self.t["rounds"], self.t["event_tables"]
         with self._write() as conn:
+            self._lock_event(conn, event_id)
             if self.round_row(conn, event_id) is not None:
                 raise HallError("round-open", "close the current round before starting the next", 409)
             last = conn.execute(select(func.max(r.c.number)).where(r.c.event_id == event_id)).scalar() or 0
@@ -441,10 +453,13 @@ class HallStore:
         token = secrets.token_urlsafe(32)
         with self._write() as conn:
             row = conn.execute(select(pc).where(pc.c.code_sha256 == sha256_hex(normalise_code(code)))).mappings().first()
-            if row is None or row["used_at"] is not None or row["expires_at"] < now_iso():
+            now = now_iso()
+            claimed = row is not None and conn.execute(  # used once, even by stations sending it at the same moment
+                pc.update().where(pc.c.id == row["id"], pc.c.used_at.is_(None), pc.c.expires_at >= now)
+                .values(used_at=now)).rowcount == 1
+            if not claimed:
                 raise HallError("pairing-code", "this pairing code is unknown, used or expired: ask the organiser "
                                 "for a new one", 401)
-            conn.execute(pc.update().where(pc.c.id == row["id"]).values(used_at=now_iso()))
             sid = conn.execute(st.insert().values(
                 event_id=row["event_id"], table_no=row["table_no"], name=(" ".join(str(name).split()) or "station")[:120],
                 token_sha256=sha256_hex(token), created_at=now_iso())).inserted_primary_key[0]
@@ -509,13 +524,16 @@ class HallStore:
         Returns ``(http_status, body)``: 201 recorded (``needs_review`` when its players could not be
         matched or the score lacks points), 200 ``duplicate`` (already recorded).
         Raises:
-            HallError: 400 ``invalid-report``; 409 ``wrong-game``, ``no-open-round``, ``round-closed``
+            HallError: 400 ``invalid-report``; 413 ``report-too-large``; 409 ``wrong-game``, ``no-open-round``, ``round-closed``
             (the report is for an earlier round), ``table-not-seated``, ``confirmed`` (the organiser has
             already confirmed or typed this table's result).
         """
         scan_id, revision = report.get("scan_id"), report.get("revision", 0)
         if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2 ** 62 for v in (scan_id, revision)):
             raise HallError("invalid-report", "scan_id and revision must be whole numbers")
+        said = report.get("round")
+        if said is not None and (not isinstance(said, int) or isinstance(said, bool)):
+            raise HallError("invalid-report", "round must be a whole number (or left out)")
         score = report.get("score")
         if not isinstance(score, dict):
             raise HallError("invalid-report", "score must be the rules engine's score object")
@@ -561,6 +579,12 @@ class HallStore:
         photo = photo if isinstance(photo, str) and len(photo) == 64 else None
         explanation = report.get("explanation") if isinstance(report.get("explanation"), str) else None
         kept = {k: report[k] for k in ("score", "names", "seats", "state", "finished_at", "round") if k in report}
+        kept_json = json.dumps(kept)
+        if len(kept_json) > REPORT_JSON_MAX and "state" in kept:  # the state is for the eye; the score counts
+            kept_json = json.dumps({**{k: v for k, v in kept.items() if k != "state"}, "state_left_out": True})
+        if len(kept_json) > REPORT_JSON_MAX:
+            raise HallError("report-too-large", f"this result is {len(kept_json)} bytes of JSON, more than a score "
+                            "needs: enter it by hand", 413)
         def insert(conn) -> int:
             if conn.execute(_SQL_ROUND_STATUS, {"id": rnd["id"]}).scalar() != "open":
                 raise HallError("round-closed", f"round {number} was closed meanwhile", 409)
@@ -569,7 +593,7 @@ class HallStore:
                 game_points_json=None if result is None else json.dumps(result.game_points),
                 ranks_json=None if result is None or result.ranks is None else json.dumps(result.ranks),
                 station_id=station["id"], scan_id=scan_id, scan_revision=revision, photo_sha256=photo,
-                explanation=(explanation or "")[:20000], report_json=json.dumps(kept)[:200000], problem=problem,
+                explanation=(explanation or "")[:20000], report_json=kept_json, problem=problem,
                 created_by=station["name"], created_at=now_iso())).inserted_primary_key[0]
             conn.execute(_SQL_BUMP, {"e": event["id"]})
             return rid

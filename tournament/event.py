@@ -220,8 +220,12 @@ class Event:
         return _Reader().event(doc)
 
 
+#: Largest game or tournament points accepted (in size): sums over any event stay exact and printable.
+MAX_POINTS = 10 ** 12
+
+
 def _number(value) -> bool:
-    return isinstance(value, Real) and not isinstance(value, bool) and value == value and abs(value) != float("inf")
+    return isinstance(value, Real) and not isinstance(value, bool) and value == value and abs(value) <= MAX_POINTS
 
 
 def _int(value) -> bool:
@@ -310,7 +314,8 @@ class _Reader:
             if not n:
                 self.bad(f"{where}: the key must be a table size (\"2\", \"3\" …)")
             elif not isinstance(values, list) or len(values) != n or not all(_number(v) for v in values):
-                self.bad(f"{where}: expected {n} numbers (points for ranks 1…{n}), got {_show(values)}")
+                self.bad(f"{where}: expected {n} numbers (points for ranks 1…{n}, each at most {MAX_POINTS:.0e} "
+                         f"in size), got {_show(values)}")
             else:
                 points[n] = tuple(values)
         tiebreakers = raw.get("tiebreakers", list(TIEBREAKERS))
@@ -324,7 +329,7 @@ class _Reader:
             self.bad("scoring.tiebreakers: a tiebreaker is listed twice")
         bye = raw.get("bye_points", 0)
         if not _number(bye):
-            self.bad(f"scoring.bye_points: expected a number, got {_show(bye)}")
+            self.bad(f"scoring.bye_points: expected a number (at most {MAX_POINTS:.0e} in size), got {_show(bye)}")
             bye = 0
         return Scoring(points, tuple(t for t in tiebreakers if t in TIEBREAKERS), bye)
 
@@ -459,7 +464,7 @@ def read_result(raw, players, *, co_op: bool = False, where: str = "result") -> 
         raise InvalidEventError(f"{where}: give game_points (and ranks) for the table's players")
     if points is None:
         points = {p: 0 for p in players}
-    for name, mapping, check, what in (("game_points", points, _number, "a number"),
+    for name, mapping, check, what in (("game_points", points, _number, f"a number (at most {MAX_POINTS:.0e} in size)"),
                                        ("ranks", ranks, lambda v: _int(v) and v >= 1, "an integer from 1")):
         if mapping is None:
             continue

@@ -16,7 +16,7 @@ turns a score into a :class:`~tournament.event.Result`:
 from __future__ import annotations
 
 from tournament.errors import InvalidEventError
-from tournament.event import Result, ranks_from_points
+from tournament.event import MAX_POINTS, Result, _number, ranks_from_points
 from tournament.games import is_co_op
 
 
@@ -67,7 +67,7 @@ def table_result(game: str, score: dict, players: list[str], seats: dict[str, st
         seats: game player name -> event id (:func:`match_seats`); not needed for co-operative games.
     Raises:
         InvalidEventError: a game player not matched to a table player (or the reverse), a score
-            without the points a result needs.
+            without the points a result needs, points that are not finite or beyond ``MAX_POINTS``.
 
     >>> score = {"players": [{"player": "red", "total": 13}, {"player": "blue", "total": 13}],
     ...          "ranking": [["blue"], ["red"]]}
@@ -80,8 +80,9 @@ def table_result(game: str, score: dict, players: list[str], seats: dict[str, st
         raise InvalidEventError("score: expected the rules engine's score object")
     if is_co_op(game):
         points = score.get("points")
-        if not isinstance(points, (int, float)) or isinstance(points, bool):
-            raise InvalidEventError("score: a Sand Castles score needs its points")
+        if not _number(points):
+            raise InvalidEventError(f"score: a Sand Castles score needs its points (a number of at most {MAX_POINTS:.0e}), "
+                                    f"got {str(points)[:40]}")
         return Result({p: points for p in players}, None)
     rows = [r for r in score.get("players") or [] if isinstance(r, dict)]
     seats = seats or {}
@@ -99,6 +100,9 @@ def table_result(game: str, score: dict, players: list[str], seats: dict[str, st
             lacks = ", ".join(score.get("missing") or []) or "facts the photo cannot show"
             raise InvalidEventError(f"{r.get('player')}'s total is not known (the score needs {lacks}); "
                                     "complete the game set-up or enter the result by hand")
+        if not _number(value):
+            raise InvalidEventError(f"{r.get('player')}'s {key} {str(value)[:40]} is not a possible score: "
+                                    "enter the result by hand")
         points[seats[r["player"]]] = value
     ranking = score.get("ranking")
     if isinstance(ranking, list) and ranking:

@@ -11,7 +11,7 @@ Rules (shared/contracts/tournament.md §Tiebreakers):
   every player of a team gets the team's points. Their "opponents" are the players they sat
   with (the only players they met).
 - Then, in the configured order: ``game_points`` (sum), ``wins`` (tables where the player placed
-  first, shared or not), ``opponents`` (mean tournament points of the players met, once per table
+  first, shared or not; co-operative: where the team was ranked first among the round's tables), ``opponents`` (mean tournament points of the players met, once per table
   met), ``head_to_head`` (among the players still tied: finishes ahead of another of them at a
   shared table, minus finishes behind). Players equal on everything share a rank.
 
@@ -80,10 +80,11 @@ class TableOutcome:
     table: Table
     points: dict[str, Fraction]
     places: dict[str, int]  # the rank each player is compared by (team rank in co-op games)
+    first: int | None = None  # the place that wins; None: the table's best (co-op: the round's best team)
 
     @property
     def winners(self) -> list[str]:
-        best = min(self.places.values())
+        best = min(self.places.values()) if self.first is None else self.first
         return [p for p, r in self.places.items() if r == best]
 
 
@@ -102,10 +103,11 @@ def outcomes(event: Event) -> list[TableOutcome]:
         if event.co_op:
             teams = team_ranks(rnd)
             team_points = split_places(teams, event.scoring.placement(len(rnd.tables)))
+            best = min(teams.values(), default=None)
             for t in rnd.tables:
                 if t.result is not None:
                     out.append(TableOutcome(rnd.number, t, {p: team_points[t.number] for p in t.players},
-                                            {p: teams[t.number] for p in t.players}))
+                                            {p: teams[t.number] for p in t.players}, best))
             continue
         for t in rnd.tables:
             if t.result is not None:

@@ -137,3 +137,78 @@ def test_a_station_only_reports_its_own_table_in_the_current_round(hall, tmp_pat
     finally:
         link.close()
         station.close()
+
+
+def test_beachscore_serve_attaches_the_hall_page(tmp_path):
+    """``beachscore serve`` itself (not a test's own wiring) gives the station its *Hall* page."""
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    port = free_port()
+    log = open(tmp_path / "serve.log", "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "beachscore", "serve", "--camera", "mock", "--button", "none",
+                             "--data", str(tmp_path / "st"), "--host", "127.0.0.1", "--port", str(port)],
+                            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+    def hall_page():
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/hall", timeout=2) as r:
+                return r.status
+        except urllib.error.HTTPError as err:
+            return err.code
+        except OSError:
+            return None
+
+    try:
+        assert wait_for(lambda: proc.poll() is not None or hall_page() is not None, timeout_s=60)
+        assert hall_page() == 200, (tmp_path / "serve.log").read_text()
+        assert "hall link off" not in (tmp_path / "serve.log").read_text()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        log.close()
+
+
+def _new_round(hall):
+    hall.store.close_round(hall.event_id, hall.store.open_round(hall.event_id))
+    return hall.store.start_round(hall.event_id, seed=2)
+
+
+def test_a_later_round_is_reported_without_opening_the_hall_page(hall, tmp_path):
+    """The round a report names is the one being played when the game started, not the one the
+    station happened to hear of when it paired."""
+    station = make_station(tmp_path / "st")
+    link = HallLink(station, backoff_s=(0.05, 0.2)).start()
+    try:
+        link.pair(hall.url, hall.store.new_pairing_code(hall.event_id, 1))
+        finish_game(station)
+        assert wait_for(lambda: link.outbox.counts() == {"sent": 1})
+        assert _new_round(hall) == 2
+        finish_game(station)  # nobody opened the station's Hall page since round 1
+        assert wait_for(lambda: link.outbox.counts().get("pending", 0) == 0 and sum(link.outbox.counts().values()) == 2)
+        assert link.outbox.counts() == {"sent": 2}, link.status()["reports"]
+        assert hall.store.table(hall.event_id, 2, 1)["current"]["source"] == "station"
+    finally:
+        link.close()
+        station.close()
+
+
+def test_a_game_started_in_an_earlier_round_is_not_counted_in_the_next(hall, tmp_path):
+    station = make_station(tmp_path / "st")
+    link = HallLink(station, backoff_s=(0.05, 0.2)).start()
+    try:
+        link.pair(hall.url, hall.store.new_pairing_code(hall.event_id, 1))
+        game_id = station.new_game("strand-unter", {}, {"names": {"red": "Ana", "yellow": "Bo"}})
+        assert wait_for(lambda: link.outbox.game_round(game_id) == 1)
+        hall.store.enter_result(hall.event_id, 1, 1, {"game_points": {"p1": 1, "p2": 0}})  # typed by hand
+        assert _new_round(hall) == 2
+        link.refresh_assignment()  # someone opened the Hall page meanwhile: it now says round 2
+        assert station.end_game().accepted and station.wait_idle(10)
+        assert wait_for(lambda: link.outbox.counts() == {"rejected": 1})
+        assert "round 1 is over" in link.status()["reports"][0]["last_error"]
+        assert hall.store.table(hall.event_id, 2, 1)["current"] is None
+    finally:
+        link.close()
+        station.close()
