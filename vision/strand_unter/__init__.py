@@ -38,7 +38,7 @@ from vision.strand_unter.registration import register as _register
 from vision.types import Photo, Reading  # noqa: F401  (interface types)
 
 DECODE_REDUCE = REGISTRATION.decode_reduce
-# MODEL_VERSION (= 2, defined with the learner): the learned model's format. The pipeline
+# MODEL_VERSION (= 4, defined with the learner): the learned model's format. The pipeline
 # (:func:`beachscore.pipeline.model_version`) refuses a calibration folder learned with another
 # format ("recalibrate", exit 2) instead of crashing on it.
 #: for the generic ECC refinement, should it ever be used: the sea side changes between shots

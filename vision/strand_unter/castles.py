@@ -1,23 +1,34 @@
 """Castles of Strand unter: find them in a blob, measure them, give each its value.
 
-Input: the scan's blobs and pixel classes, the corrected board, the calibration's assets, the
-camera's nadir in this board's frame, the scan's colour error.
+Input: the scan's blobs and pixel classes, the corrected board and its foreground, the
+calibration's assets, the camera's nadir in this board's frame, the scan's colour error.
 Output: :class:`Castle` list (owner, value, base, groove, and the posteriors of value, owner
-and groove), the pixels each castle explains, doubts.
+and groove; value None for a candidate read as no castle, with that posterior), the pixels each
+castle explains, doubts.
 
-A castle is a sand-coloured base carrying a platform and ``value + 1`` towers in the player's
-colour (rulebook: "larger with higher value"; the tower count per value is learned from the
-calibration's castles, not assumed). Its value is read from four cues, each compared with the
-calibration's castles:
+A castle is a sand-coloured base carrying a platform and towers in the player's colour
+(rulebook: "larger with higher value"; the sizes and the tower count per value are learned from
+the calibration's castles, not assumed). Its value is read from three cues in board millimetres,
+each compared with the calibration's castles of every value (:func:`castle_model`):
 
-- ``core``: area of its player-coloured pixels (px²), scaled per player (colour contrast);
-- ``spread``: sqrt(var x + var y) of those pixels (px), scaled per player;
-- ``area``: the whole foreground blob (px²), when the blob holds this castle alone;
-- ``towers``: the number of tower shadows, counted as dark local minima of the grey image
-  inside the castle (a blob detector in the spirit of Lindeberg 1998, at one scale).
+- ``platform``: the radius of its player-coloured platform: along 48 rays from the coloured
+  part's centroid, where the colour's projection on the sand → player direction in (a, b) falls
+  below half-way between the platform's level and the surround's (a half-maximum edge, the same
+  for any contrast, so a lamp or a dimmer light does not move it), the median over the rays
+  (a touching neighbour moves only a few of them);
+- ``footprint``: the radius of its foreground (the base), measured the same way on the filled
+  foreground mask;
+- ``towers``: the number of tower shadows, dark local minima of the grey image inside the
+  coloured part (a blob detector in the spirit of Lindeberg 1998, at one scale).
 
-Each cue gives a cost per value (log ratio for sizes, tower difference for the count); a
-player's castles then get distinct values by minimising the summed cost (one castle per value).
+Each size cue's likelihood is a Student-t (ν = ``value_dof``, Lange, Little & Taylor 1989: one
+cue far off does not overrule the others) of its log radius around the value's learned one, with
+the spread learned from the calibration's castles plus the measurement's own; the tower count's
+is the calibration's count frequencies per value (with Jeffreys' add-½ smoothing). A candidate
+may also be no castle but a shell whose colour the light pushed towards a player's (a brown shell
+under a warm lamp looks red): that hypothesis has the shell classes' colour and the shells' size
+(no base around it). A player's candidates then get distinct values or "no castle"
+(one castle per value) by the posterior over every such assignment.
 """
 
 from __future__ import annotations
@@ -60,98 +71,208 @@ def count_towers(gray: np.ndarray, core: np.ndarray, cfg=CASTLES) -> int:
     return int(n - 1)
 
 
-def measure(gray: np.ndarray, core: np.ndarray, blob_area_px2: float | None, cfg=CASTLES) -> dict:
+_ANGLES: dict = {}
+
+
+def _rays(n: int) -> tuple[np.ndarray, np.ndarray]:
+    if n not in _ANGLES:
+        a = np.linspace(0.0, 2.0 * np.pi, n, endpoint=False)
+        _ANGLES[n] = (np.cos(a).astype(np.float32), np.sin(a).astype(np.float32))
+    return _ANGLES[n]
+
+
+def polar(image: np.ndarray, cx: float, cy: float, r_max: float, cfg=CASTLES) -> tuple[np.ndarray, np.ndarray]:
+    """Samples of a float32 (H, W) image along ``cfg.radial_rays`` rays from (cx, cy) (px).
+
+    Returns:
+        (radii (n_r,) px, every ``cfg.radial_step_px``, up to ``r_max``; samples float32
+        (n_rays, n_r), bilinear, the border replicated).
+    """
+    rs = np.arange(0.0, r_max, cfg.radial_step_px, dtype=np.float32)
+    c, s = _rays(cfg.radial_rays)
+    mx = (np.float32(cx) + c[:, None] * rs[None, :]).astype(np.float32)
+    my = (np.float32(cy) + s[:, None] * rs[None, :]).astype(np.float32)
+    return rs, cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def edge_radius(rs: np.ndarray, samples: np.ndarray, level: float, r_start: float, cfg=CASTLES) -> tuple[float, float]:
+    """Where ray samples first fall below ``level`` going outwards from ``r_start`` (px).
+
+    Per ray the crossing is interpolated linearly between the two samples around it (a ray that
+    never falls below it ends at the last radius). Returns (the median over the rays, its
+    standard error: 1.253 × the rays' robust spread (IQR / 1.349) / √``cfg.radial_independent``,
+    neighbouring rays being correlated), both px.
+    """
+    i0 = int(np.searchsorted(rs, r_start))
+    P = samples[:, i0:]
+    below = P < level
+    first = np.where(below.any(axis=1), np.argmax(below, axis=1), P.shape[1] - 1)
+    first = np.maximum(first, 1)
+    rows = np.arange(len(P))
+    hi, lo = P[rows, first - 1], P[rows, first]
+    f = np.clip((hi - level) / np.maximum(hi - lo, 1e-6), 0.0, 1.0)
+    r = rs[i0 + first - 1] + f * cfg.radial_step_px
+    q75, q25 = np.percentile(r, [75, 25])
+    return float(np.median(r)), float(1.253 * (q75 - q25) / 1.349 / np.sqrt(cfg.radial_independent))
+
+
+def radial_sizes(image: np.ndarray, fg: np.ndarray, cx: float, cy: float, r_core: float, sand_lab, player_lab,
+                 cfg=CASTLES) -> dict:
+    """The platform's and the footprint's radius of one castle (see the module docstring).
+
+    Args:
+        image: corrected board BGR uint8 (H, W, 3); fg: bool (H, W) its foreground.
+        cx, cy: the coloured part's centroid, px; r_core: sqrt(its area / π), px (sets where the
+            platform's level and the surround's are taken: within ``cfg.radial_inner`` × r_core, beyond
+            ``cfg.radial_outer`` × r_core; the edges are looked for from 0.5 × r_core outwards).
+        sand_lab, player_lab: the sand's and the player's mean Lab (3,).
+    Returns:
+        ``{"platform_px", "platform_se_px", "footprint_px", "footprint_se_px"}``.
+    """
+    r_max = cfg.radial_outer * r_core + cfg.radial_ring_px
+    h, w = fg.shape
+    x0, y0 = max(0, int(cx - r_max - 2)), max(0, int(cy - r_max - 2))
+    x1, y1 = min(w, int(cx + r_max + 3)), min(h, int(cy + r_max + 3))
+    lab = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2Lab).astype(np.float32)
+    u = np.asarray(player_lab, np.float64)[1:] - np.asarray(sand_lab, np.float64)[1:]
+    u = u / max(float(np.hypot(*u)), 1e-6)
+    q = (lab[..., 1] - np.float32(sand_lab[1])) * np.float32(u[0]) + (lab[..., 2] - np.float32(sand_lab[2])) * \
+        np.float32(u[1])
+    rs, P = polar(np.ascontiguousarray(q), cx - x0, cy - y0, r_max, cfg)
+    r0 = 0.5 * r_core
+    inner = float(np.median(P[:, (rs >= cfg.radial_inner[0] * r_core) & (rs <= cfg.radial_inner[1] * r_core)]))
+    outer = float(np.median(P[:, rs >= cfg.radial_outer * r_core]))
+    rp, rp_se = edge_radius(rs, P, 0.5 * (inner + outer), r0, cfg)
+    filled = _filled(fg[y0:y1, x0:x1]).astype(np.float32)
+    _, F = polar(filled, cx - x0, cy - y0, r_max, cfg)
+    rf, rf_se = edge_radius(rs, F, 0.5, r0, cfg)
+    return {"platform_px": rp, "platform_se_px": rp_se, "footprint_px": rf, "footprint_se_px": rf_se}
+
+
+def shell_shape(shells: list, cfg=CASTLES) -> dict:
+    """How the calibration's shells look to the castle cues: their coloured part's radius per colour
+    (:func:`radial_sizes` with the shell's own colour), how far its foreground reaches beyond that
+    (:func:`ring_of`, the median over all shells), the spreads of both radii (with the prior of
+    :func:`size_model`) and their tower counts (texture: dark minima; Jeffreys-smoothed
+    frequencies over 0 … ``cfg.max_towers``).
+
+    Args:
+        shells: ``[(colour, radial_sizes result, towers)]`` of the calibration's shell samples.
+    Returns:
+        JSON ``{"platform_px": {colour: r}, "ring_log": x, "sigma_log": {"platform", "footprint"},
+        "towers_p": [P(n)]}``.
+    """
+    med, res, rings, resf = {}, [], [], []
+    for c in sorted({c for c, _, _ in shells}):
+        logs = np.log([max(f["platform_px"], 0.5) for cc, f, _ in shells if cc == c])
+        med[c] = round(float(np.exp(np.median(logs))), 3)
+        res += list(logs - np.median(logs))
+        logf = np.log([max(f["footprint_px"], 0.5) for cc, f, _ in shells if cc == c])
+        resf += list(logf - np.median(logf))
+    rings = [ring_of(f, cfg) for _, f, _ in shells]
+    k = cfg.max_towers + 1
+    counts = np.bincount([min(int(t), cfg.max_towers) for _, _, t in shells], minlength=k).astype(np.float64)
+    return {"platform_px": med, "ring_log": round(float(np.median(rings)), 4),
+            "sigma_log": {"platform": _pooled_sigma(res, len(med), cfg), "footprint": _pooled_sigma(resf, len(med), cfg)},
+            "towers_p": ((counts + 0.5) / (counts.sum() + 0.5 * k)).round(4).tolist()}
+
+
+def _filled(mask: np.ndarray) -> np.ndarray:
+    """A bool mask with its holes filled (outer contours drawn filled)."""
+    m = mask.astype(np.uint8)
+    contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros_like(m)
+    cv2.drawContours(out, contours, -1, 1, thickness=-1)
+    return out > 0
+
+
+def measure(image: np.ndarray, gray: np.ndarray, fg: np.ndarray, core: np.ndarray, origin: tuple[int, int],
+            sand_lab, player_lab, blob_area_px2: float | None, cfg=CASTLES) -> dict:
     """The value cues of one castle (see the module docstring).
 
     Args:
-        gray: grey crop (H, W) around the castle; core: bool (H, W) its player-coloured pixels.
+        image, gray, fg: the whole corrected board (BGR uint8 (H, W, 3), grey (H, W)) and its
+            foreground (bool (H, W)).
+        core: bool (h, w) the castle's player-coloured pixels in a crop whose top-left corner is
+            ``origin`` = (row, column) of the board.
+        sand_lab, player_lab: mean Lab (3,) of the sand and of the castle's player.
         blob_area_px2: area of its foreground blob when it holds this castle alone, else None.
     Returns:
-        ``{"core_px2", "spread_px", "area_px2" (or None), "towers"}``.
+        ``{"core_px2", "spread_px", "area_px2" (or None), "towers", "x", "y" (the coloured part's
+        centroid, board px), "platform_px", "platform_se_px", "footprint_px", "footprint_se_px"}``.
     """
-    return {"core_px2": float(core.sum()), "spread_px": tower_spread(core), "area_px2": blob_area_px2,
-            "towers": count_towers(gray, core, cfg)}
+    ys, xs = np.nonzero(core)
+    oy, ox = origin
+    cx, cy = float(xs.mean()) + ox, float(ys.mean()) + oy
+    area = float(core.sum())
+    rows, cols = slice(oy, oy + core.shape[0]), slice(ox, ox + core.shape[1])
+    out = {"core_px2": area, "spread_px": tower_spread(core), "area_px2": blob_area_px2,
+           "towers": count_towers(gray[rows, cols], core, cfg), "x": cx, "y": cy}
+    out.update(radial_sizes(image, fg, cx, cy, float(np.sqrt(area / np.pi)), sand_lab, player_lab, cfg))
+    return out
 
 
-def value_terms(f: dict, cm: dict, player: str, cfg=CASTLES, log_scale: float = 0.0) -> np.ndarray:
-    """Cost of every value per cue: float (n_values, 4) columns core, spread, area, towers.
+def student_t_logpdf(z: np.ndarray, dof: float) -> np.ndarray:
+    """Log density of the standard Student-t with ``dof`` degrees of freedom at z."""
+    from math import lgamma, log, pi
+    c = lgamma((dof + 1) / 2) - lgamma(dof / 2) - 0.5 * log(dof * pi)
+    return c - (dof + 1) / 2 * np.log1p(np.square(z) / dof)
 
-    Size cues cost |log(measured / learned)| (the learned size times the player's scale); the
-    tower cue costs ``cfg.tower_weight`` per tower of difference; a missing area costs 0.
 
-    Args:
-        f: :func:`measure`'s result.
-        cm: the calibration's ``castle_model`` (:func:`vision.strand_unter.calibrate.castle_model`).
-        player: the castle's player (for the colour scales).
-        log_scale: how much larger (log, per length) the player's coloured parts look in this
-            photo than at calibration (the light changes how much of a castle takes the learned
-            colour): the core's area is taken ``exp(2·log_scale)``, its spread ``exp(log_scale)``
-            times the learned; the blob's area and the towers do not depend on it.
+def size_loglik(radius_px: float, se_px: float, centre_px, sigma_log: float, cfg=CASTLES) -> np.ndarray:
+    """Log likelihood of a measured radius under each hypothesis' radius ``centre_px`` (array, px).
+
+    Student-t (``cfg.value_dof``) of log radius, the spread ``sigma_log`` (learned) and the
+    measurement's own relative error ``se_px / radius_px`` added in quadrature; the density is of
+    log radius (the Jacobian is the same for every hypothesis).
     """
-    core, spread, fixed = _log_ratios(f, cm, player, cfg)
-    return np.column_stack([np.abs(core - 2 * log_scale), np.abs(spread - log_scale), fixed[:, 0], fixed[:, 1]])
+    r = max(float(radius_px), 0.5)
+    return _t_loglik(np.log(r), max(se_px, cfg.radial_floor_px) / r, np.log(np.asarray(centre_px, np.float64)),
+                     sigma_log, cfg)
 
 
-def _log_ratios(f: dict, cm: dict, player: str, cfg=CASTLES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per value: log(measured / learned) of the core's area and spread (n_values,) each, and the
-    costs that do not depend on the colour's scale (n_values, 2): blob area, towers."""
-    scale = cm["scale"].get(player, {})
+def _t_loglik(x: float, se: float, centres, sigma: float, cfg=CASTLES) -> np.ndarray:
+    s = float(np.hypot(sigma, se))
+    return student_t_logpdf((x - np.asarray(centres, np.float64)) / s, cfg.value_dof) - np.log(s)
+
+
+def ring_of(f: dict, cfg=CASTLES) -> float:
+    """How far a piece's foreground reaches beyond its coloured part: log(footprint / platform radius)."""
+    return float(np.log(max(f["footprint_px"], 0.5) / max(f["platform_px"], 0.5)))
+
+
+def value_loglik(f: dict, cm: dict, player: str, cfg=CASTLES) -> np.ndarray:
+    """Log likelihood (n_values,) of one candidate's cues (:func:`measure`) under each value.
+
+    The platform's radius (the value's times the player's scale) and the footprint's radius
+    (:func:`size_loglik`, each with its learned spread: two Student-t terms, so one cue that a
+    light or a neighbour upset does not overrule the other), plus the log frequency of its tower
+    count among the calibration's castles of that value.
+    """
     vs = [str(v) for v in cm["values"]]
-    core = np.log(max(f["core_px2"], 1.0)) - np.log([scale.get("core_px2", 1.0) * cm["core_px2"][v] for v in vs])
-    spread = np.log(max(f["spread_px"], 0.1)) - np.log([scale.get("spread_px", 1.0) * cm["spread_px"][v] for v in vs])
-    area = np.abs(np.log(f["area_px2"]) - np.log([cm["area_px2"][v] for v in vs])) if f.get("area_px2") \
-        else np.zeros(len(vs))
-    towers = cfg.tower_weight * np.abs(f["towers"] - np.array([cm["towers"][v] for v in vs], np.float64))
-    return core, spread, np.column_stack([area, towers])
+    sig = cm["sigma_log"]
+    scale = cm["platform_scale"].get(player, 1.0)
+    ll = size_loglik(f["platform_px"], f["platform_se_px"], [scale * cm["platform_px"][v] for v in vs],
+                     sig["platform"], cfg)
+    ll = ll + size_loglik(f["footprint_px"], f["footprint_se_px"], [cm["footprint_px"][v] for v in vs],
+                          sig["footprint"], cfg)
+    k = min(int(f["towers"]), len(cm["towers_p"][vs[0]]) - 1)
+    return ll + np.log([cm["towers_p"][v][k] for v in vs])
 
 
-def cost_grid(cands_cues: list, cm: dict, player: str, grid: np.ndarray, cfg=CASTLES) -> np.ndarray:
-    """:func:`value_terms` summed over cues, for every castle and every log scale of ``grid``:
-    float (n_t, n_castles, n_values)."""
-    parts = [_log_ratios(f, cm, player, cfg) for f in cands_cues]
-    core = np.stack([c for c, _, _ in parts])[None]                  # (1, n, m)
-    spread = np.stack([s for _, s, _ in parts])[None]
-    fixed = np.stack([x.sum(axis=1) for _, _, x in parts])[None]
-    t = np.asarray(grid, np.float64)[:, None, None]
-    return np.abs(core - 2 * t) + np.abs(spread - t) + fixed
+def shell_loglik(f: dict, shape: dict, colour: str, cfg=CASTLES) -> float:
+    """Log likelihood of one candidate's cues if it is a shell of ``colour``: its coloured part is
+    the shell (of the calibration's shells' radius), its foreground hardly wider (no base around
+    it: the shells' ring), its tower count as the shells' texture gave at calibration
+    (:func:`shell_shape`)."""
+    r = shape["platform_px"][colour]
+    sig = shape["sigma_log"]
+    ll = size_loglik(f["platform_px"], f["platform_se_px"], [r], sig["platform"], cfg)[0]
+    ll += size_loglik(f["footprint_px"], f["footprint_se_px"], [r * np.exp(shape["ring_log"])], sig["footprint"], cfg)[0]
+    return float(ll + np.log(shape["towers_p"][min(int(f["towers"]), len(shape["towers_p"]) - 1)]))
 
 
-def assign_values(cost: np.ndarray, vals: list) -> tuple[list, list[float]]:
-    """Give each castle of one player a distinct value (a player owns one castle per value).
-
-    Minimises the total cost over all one-to-one assignments (at most 4! = 24 of them).
-    Castles beyond the number of values get ``None``.
-
-    Args:
-        cost: float (n_castles, n_values), e.g. row sums of :func:`value_terms`.
-        vals: the values, one per column.
-    Returns:
-        (value or None per castle, margin per castle): the margin is the cost of the castle's
-        cheapest other value minus the cost of the chosen one (negative when the one-per-value
-        rule overruled the castle's own best guess).
-
-    >>> assign_values(np.array([[0.0, 0.7], [0.6, 0.1]]), [0, 1])[0]
-    [0, 1]
-    """
-    cost = np.asarray(cost, np.float64)
-    n = len(cost)
-    order = sorted(range(n), key=lambda i: cost[i].min())[: len(vals)]
-    best, best_cost = None, np.inf
-    for perm in itertools.permutations(range(len(vals)), len(order)):
-        c = sum(cost[i, j] for i, j in zip(order, perm))
-        if c < best_cost:
-            best, best_cost = perm, c
-    values: list = [None] * n
-    margins = [0.0] * n
-    for i, j in zip(order, best):
-        values[i] = vals[j]
-        others = np.delete(cost[i], j)
-        nxt = others.min() if len(others) else np.inf
-        margins[i] = float(nxt - cost[i, j]) if np.isfinite(nxt) else np.inf
-    return values, margins
-
-
-def castle_model(castles: dict[str, dict[str, dict]]) -> dict:
+def castle_model(castles: dict[str, dict[str, dict]], cfg=CASTLES) -> dict:
     """Pool the calibration's castles: one model per value, one colour scale per player.
 
     All players' castles come from the same moulds, so footprint (blob area, radius, base offset)
@@ -164,7 +285,8 @@ def castle_model(castles: dict[str, dict[str, dict]]) -> dict:
             "offset_px"}}}`` (values as strings).
     Returns:
         JSON ``{"values": [v…], "core_px2": {v}, "spread_px": {v}, "area_px2": {v}, "towers": {v},
-        "radius_px": {v}, "offset_px": {v}, "scale": {player: {"core_px2": s, "spread_px": s}}}``.
+        "radius_px": {v}, "offset_px": {v}, "scale": {player: {"core_px2": s, "spread_px": s}}}``,
+        plus :func:`size_model`'s keys when the castles carry the radial cues.
     """
     values = sorted({int(v) for d in castles.values() for v in d})
     players = list(castles)
@@ -185,6 +307,62 @@ def castle_model(castles: dict[str, dict[str, dict]]) -> dict:
     for key in ("area_px2", "radius_px", "offset_px", "towers"):
         out[key] = {str(v): np.median([castles[p][str(v)][key] for p in players if str(v) in castles[p]],
                                       axis=0).round(2).tolist() for v in values}
+    if all("platform_px" in c for d in castles.values() for c in d.values()):
+        out.update(size_model(castles, values, cfg))
+    return out
+
+
+def _pooled_sigma(res: list, groups: int, cfg=CASTLES) -> float:
+    """Pooled spread of residuals around ``groups`` medians, with the prior of :func:`size_model`."""
+    dof = max(len(res) - groups, 0)
+    return round(float(np.sqrt((np.sum(np.square(res)) + cfg.size_prior_n * cfg.size_prior_sigma ** 2)
+                               / (dof + cfg.size_prior_n))), 4)
+
+
+def size_model(castles: dict[str, dict[str, dict]], values: list, cfg=CASTLES) -> dict:
+    """The value cues' model from the calibration's castles (see the module docstring).
+
+    One mould per value: the footprint's radius per value is the median over the players. The
+    platform's radius as seen also depends on how well a player's colour stands out from the sand
+    (a yellow platform on warm sand ends a little inside its rim), so it is modelled as
+    ``log r[p, v] = log r[v] + s[p]`` and fitted by alternating medians. Each cue's spread
+    ``sigma_log`` is the pooled standard deviation of the castles' log radii around that model,
+    with ``cfg.size_prior_n`` pseudo-observations of ``cfg.size_prior_sigma`` (a scaled-inverse-χ²
+    prior: a calibration with one castle per value still gets a spread). The tower count's
+    distribution per value is the calibration's counts with Jeffreys' add-½ smoothing over
+    0 … ``cfg.max_towers`` (the last meaning "that many or more").
+
+    Returns:
+        JSON ``{"platform_px": {v}, "platform_scale": {player: s}, "footprint_px": {v},
+        "sigma_log": {"platform", "footprint"}, "towers_p": {v: [P(n) for n = 0 … max_towers]}}``.
+    """
+    players = list(castles)
+    n_p, n_v = len(players), len(values)
+    lp = np.full((n_p, n_v), np.nan)
+    lf = np.full((n_p, n_v), np.nan)
+    for i, p in enumerate(players):
+        for j, v in enumerate(values):
+            if str(v) in castles[p]:
+                lp[i, j] = np.log(max(castles[p][str(v)]["platform_px"], 0.5))
+                lf[i, j] = np.log(max(castles[p][str(v)]["footprint_px"], 0.5))
+    sp = np.zeros(n_p)
+    for _ in range(3):
+        cp = np.nanmedian(lp - sp[:, None], axis=0)
+        sp = np.nan_to_num(np.nanmedian(lp - cp[None, :], axis=1))
+    cf = np.nanmedian(lf, axis=0)
+    ok = ~np.isnan(lp)
+    res = {"platform": (lp - cp[None, :] - sp[:, None])[ok], "footprint": (lf - cf[None, :])[ok]}
+    groups = {"platform": n_v + max(n_p - 1, 0), "footprint": n_v}
+    out: dict = {"platform_px": {str(v): round(float(np.exp(cp[j])), 3) for j, v in enumerate(values)},
+                 "platform_scale": {p: round(float(np.exp(sp[i])), 4) for i, p in enumerate(players)},
+                 "footprint_px": {str(v): round(float(np.exp(cf[j])), 3) for j, v in enumerate(values)},
+                 "sigma_log": {k: _pooled_sigma(list(r), groups[k], cfg) for k, r in res.items()}}
+    k = cfg.max_towers + 1
+    out["towers_p"] = {}
+    for v in values:
+        counts = np.bincount([min(int(castles[p][str(v)]["towers"]), cfg.max_towers) for p in castles
+                              if str(v) in castles[p]], minlength=k).astype(np.float64)
+        out["towers_p"][str(v)] = ((counts + 0.5) / (counts.sum() + 0.5 * k)).round(4).tolist()
     return out
 
 
@@ -195,13 +373,16 @@ class Castle:
     """One castle read from a scan (work px).
 
     Attributes:
-        player, value: its owner and value (value None: more castles of the player than values).
+        player, value: its owner and value (value None: no castle — a shell of colour ``shell``
+            tinted towards the player's, or more castles of the player than values).
         x, y: its base (the coloured part's centroid moved by the parallax), work px.
         core_x, core_y: centroid of its player-coloured part, work px.
         groove: groove number under the base (0: none).
-        p_value, p_owner, p_groove: posteriors of the value (the player's whole assignment),
-            the owner and the groove.
-        cues, cost: the value cues and each value's cost (for the annotator and logs).
+        p_value, p_owner, p_groove: posteriors of the value (or of "no castle"), the owner and
+            the groove.
+        cues, cost: the value cues and each value's −log likelihood above the best (annotator, logs).
+        shell, core: for a candidate read as a shell: its colour and ((rows, cols), bool mask)
+            of its coloured pixels (the shells read them as that shell's).
     """
 
     player: str
@@ -216,86 +397,64 @@ class Castle:
     p_groove: float = 1.0
     cues: dict = field(default_factory=dict)
     cost: list = field(default_factory=list)
+    shell: str | None = None
+    core: tuple | None = field(default=None, repr=False)
 
 
-def photo_scale(cost_fns: list, vals: list, cfg=CASTLES) -> float:
-    """How much larger (log, per length) castles' coloured parts look in this photo than at calibration.
-
-    The light changes how much of a castle takes its player's learned colour, alike for every
-    castle in the photo. ``t`` has a Gaussian prior of ``cfg.scale_sigma``; its most likely value
-    is found on a grid, each player's castles' values summed out (``Σ_assignments exp(−cost/τ)``,
-    one castle per value), so many castles fix it and a lone castle leaves it near 0.
-
-    Args:
-        cost_fns: per player, ``grid ↦ (n_t, n_castles, n_values)`` costs (:func:`cost_grid`).
-    Returns:
-        t (0 without castles).
-    """
-    if not cost_fns:
-        return 0.0
-    grid = np.linspace(-2.5 * cfg.scale_sigma, 2.5 * cfg.scale_sigma, 21)
-    score = -0.5 * (grid / cfg.scale_sigma) ** 2
-    for fn in cost_fns:
-        cost = fn(grid)                                                      # (n_t, n_castles, n_values)
-        rows, cols = _assignment_index(cost.shape[1], len(vals))             # (n_options, k) each
-        totals = cost[:, rows, cols].sum(axis=2)                             # (n_t, n_options)
-        score = score + np.logaddexp.reduce(-totals / cfg.value_tau, axis=1)
-    return float(grid[int(np.argmax(score))])
+_LABELS: dict = {}
 
 
-_INDEX: dict = {}
+def _labelings(n: int, m: int) -> np.ndarray:
+    """Every labelling of n candidates with distinct values 0 … m−1 or none (−1): int64 (n_options, n)."""
+    if (n, m) not in _LABELS:
+        opts = []
+        for k in range(min(n, m) + 1):
+            for rows in itertools.combinations(range(n), k):
+                for perm in itertools.permutations(range(m), k):
+                    lab = [-1] * n
+                    for i, j in zip(rows, perm):
+                        lab[i] = j
+                    opts.append(lab)
+        _LABELS[n, m] = np.array(opts, np.int64).reshape(len(opts), n)
+    return _LABELS[n, m]
 
 
-def _assignment_index(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
-    """Row and column indices (n_options, k) of every one-to-one assignment of m values to n rows."""
-    if (n, m) not in _INDEX:
-        opts = [key for _, key in _assignments(np.zeros((n, m)), m)]
-        _INDEX[n, m] = (np.array([r for r, _ in opts], np.int64).reshape(len(opts), -1),
-                        np.array([p for _, p in opts], np.int64).reshape(len(opts), -1))
-    return _INDEX[n, m]
+def assignment_posterior(loglik: np.ndarray, none_loglik: np.ndarray, vals: list) -> tuple[list, list[float], float]:
+    """Values of one player's candidates, one castle per value, each candidate possibly no castle.
 
-
-def _assignments(cost: np.ndarray, m: int):
-    """Every one-to-one assignment of ``m`` values to the rows of ``cost``: (total, (rows, values))."""
-    n = len(cost)
-    k = min(n, m)
-    for rows in itertools.combinations(range(n), k):
-        for perm in itertools.permutations(range(m), k):
-            yield sum(cost[i, j] for i, j in zip(rows, perm)), (rows, perm)
-
-
-def assignment_posterior(cost: np.ndarray, vals: list, tau: float) -> tuple[list, list[float], float]:
-    """One-value-per-castle assignment of one player's castles and its posterior.
-
-    Every one-to-one assignment of values to castles (castles beyond the number of values get
-    none) has the likelihood ``exp(−Σ cost / tau)``; the most likely one is returned with its share
-    of the total (the posterior that the player's values are all right) and, per castle, the
-    posterior of its own value (summed over the assignments that give it that value).
+    Every labelling (distinct values, or none) has the likelihood ``exp(Σ loglik[i, value_i] +
+    Σ none_loglik[i] for the candidates left without one)``; the most likely labelling is returned
+    with its posterior (its share of all) and, per candidate, the posterior of its own label
+    (summed over the labellings that give it that label).
 
     Args:
-        cost: float (n_castles, n_values) (row sums of :func:`value_terms`).
+        loglik: float (n, n_values) log likelihood of each candidate's cues under each value
+            (colour included); none_loglik: float (n,) that of its being no castle.
         vals: the values, one per column.
-        tau: the cost scale (a documented statistical constant, ``CastleConfig.value_tau``).
     Returns:
-        (value or None per castle, per-castle posterior, joint posterior).
+        (value or None per candidate, per-candidate posterior, joint posterior).
+
+    >>> assignment_posterior(np.array([[0.0, -9.0], [-9.0, 0.0]]), np.array([-20.0, -20.0]), [0, 1])[0]
+    [0, 1]
     """
-    cost = np.asarray(cost, np.float64)
-    n, m = cost.shape
-    rows, cols = _assignment_index(n, m)
-    totals = cost[rows, cols].sum(axis=1)
-    w = np.exp(-(totals - totals.min()) / tau)
+    L = np.asarray(loglik, np.float64)
+    n, m = L.shape
+    N = np.asarray(none_loglik, np.float64).reshape(n)
+    labels = _labelings(n, m)
+    table = np.concatenate([L, N[:, None]], axis=1)               # column m: none
+    idx = np.where(labels < 0, m, labels)
+    totals = table[np.arange(n)[None, :], idx].sum(axis=1)
+    w = np.exp(totals - totals.max())
     w /= w.sum()
-    b = int(np.argmin(totals))
-    # value index of every castle in every option (-1: none)
-    given = np.full((len(rows), n), -1, np.int64)
-    np.put_along_axis(given, rows, cols, axis=1)
-    values: list = [None if j < 0 else vals[j] for j in given[b]]
-    per = [float(w[given[:, i] == given[b, i]].sum()) for i in range(n)]
+    b = int(np.argmax(totals))
+    values: list = [None if j < 0 else vals[j] for j in labels[b]]
+    per = [float(w[labels[:, i] == labels[b, i]].sum()) for i in range(n)]
     return values, per, float(w[b])
 
 
 def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residual_ab: float = 0.0,
-                 stick: np.ndarray | None = None, cfg=CASTLES) -> tuple[list, np.ndarray, list]:
+                 stick: np.ndarray | None = None, fg: np.ndarray | None = None,
+                 cfg=CASTLES) -> tuple[list, np.ndarray, list]:
     """Castles on the corrected board.
 
     A castle is a connected part of a blob in one player's learned colour (joined by a closing of
@@ -304,8 +463,9 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
     into touching castles when it can be, :func:`split_core`), and a mean colour
     within ``max_colour_distance`` (Mahalanobis, the class's pixel spread) of the player's — a
     hand or a cloth of a similar hue is larger, or paler, or both, and is left for the occlusion
-    check. Values: :func:`assignment_posterior` over :func:`value_terms`; groove: the base under
-    the coloured part (parallax towards the camera's nadir ``nadir_px``).
+    check. Values: :func:`assignment_posterior` over :func:`value_loglik` (with the colour's
+    likelihood) against :func:`shell_loglik` for "no castle"; groove: the base under the coloured
+    part (parallax towards the camera's nadir ``nadir_px``).
 
     Args:
         blobs: :class:`~vision.strand_unter.blobs.Blobs` of the scan; cls: uint8 (H, W) pixel classes.
@@ -314,8 +474,10 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
         residual_ab: the scan's colour error (Lab units), widening the players' colour models.
         stick: bool (H, W) the band of the sea's stick under the cloth's edge, or None: a coloured
             part lying mostly in it is the stick (a castle in front of it stands mostly below).
+        fg: bool (H, W) the foreground (the footprints are measured on it); None: the blobs'.
     Returns:
-        (castles, owned bool (H, W): blob pixels within each castle's learned footprint,
+        (castles — those read as no castle with value None, and ``shell`` the shell colour they
+        look like when that is likelier than a castle —, owned bool (H, W): blob pixels within each castle's learned footprint,
         doubts: sentences).
     """
     model = A.model
@@ -352,35 +514,55 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
                     if stick is not None and (core & stick[rs, cs]).sum() > cfg.max_stick_share * core.sum():
                         continue            # the sea's stick (wood of a player's hue), not a castle in front of it
                     sub = image[rs, cs][core & (cls[rs, cs] == k)]
-                    dist, owner_post = _owner(sub, p, models)
+                    lab = _mean_lab(sub)
+                    dist, owner_post, colour_ll = _owner_lab(lab, p, models)
                     if dist > cfg.max_colour_distance:
                         continue
                     ys, xs = np.nonzero(core)
                     found[p].append({"blob": i, "x": float(xs.mean()) + cs.start, "y": float(ys.mean()) + rs.start,
-                                     "box": (rs, cs), "core": core, "p_owner": owner_post})
+                                     "box": (rs, cs), "core": core, "p_owner": owner_post, "colour_ll": colour_ll,
+                                     "shell_ll": {c: _loglik(lab, g) for c, g in shells_models_cache(A, residual_ab)}})
     max_side = 2 * cfg.radius_slack * max(cm["radius_px"].values())
+    fg = blobs.labels > 0 if fg is None else fg
+    sand_lab = model["classes"]["sand"]["mean"]
+    shape = model["shell_shape"]
     out = []
-    fns = {}
+    vals = cm["values"]
     for p, cands in found.items():
+        if not cands:
+            continue
+        LL, LN, best_shell = [], [], []
         for c in cands:
             i = c["blob"]
             alone = sum(1 for o in itertools.chain(*found.values()) if o["blob"] == i) == 1 and \
                 max(blobs.stats[i, 2:4]) <= max_side
-            c["cues"] = measure(gray[c["box"]], c["core"], float(blobs.stats[i, cv2.CC_STAT_AREA]) if alone else None,
-                                cfg)
-        if cands:
-            fns[p] = lambda grid, cands=cands, p=p: cost_grid([c["cues"] for c in cands], cm, p, grid, cfg)
-    t = photo_scale(list(fns.values()), cm["values"], cfg)
-    for p, cands in found.items():
-        if not cands:
-            continue
-        costs = list(fns[p](np.array([t]))[0])
-        values, per, joint = assignment_posterior(np.array(costs), cm["values"], cfg.value_tau)
-        for c, value, pv, cost in zip(cands, values, per, costs):
+            rs, cs = c["box"]
+            c["cues"] = measure(image, gray, fg, c["core"], (rs.start, cs.start), sand_lab,
+                                model["classes"][f"castle/{p}"]["mean"],
+                                float(blobs.stats[i, cv2.CC_STAT_AREA]) if alone else None, cfg)
+            LL.append(c["colour_ll"] + value_loglik(c["cues"], cm, p, cfg))
+            # no castle but a shell whose colour the light pushed towards the player's
+            alt = {s_: c["shell_ll"][s_] + shell_loglik(c["cues"], shape, s_, cfg) for s_ in c["shell_ll"]}
+            best = max(alt, key=alt.get)
+            LN.append(alt[best])
+            best_shell.append(best)
+        LL, LN = np.array(LL), np.array(LN)
+        keep = np.argsort(-(LL.max(axis=1) - LN))[: cfg.max_candidates]      # the likeliest castles
+        values = [None] * len(cands)
+        per = [1.0] * len(cands)
+        v_k, per_k, _ = assignment_posterior(LL[keep], LN[keep], vals)
+        for j, i in enumerate(keep):
+            values[i], per[i] = v_k[j], per_k[j]
+        for c, value, pv, ll, ln, shell in zip(cands, values, per, LL, LN, best_shell):
             tx, ty, i = c["x"], c["y"], c["blob"]
+            cost = [round(float(x), 3) for x in -(ll - ll.max())]
             if value is None:
-                doubts.append(f"there seem to be more {p} castles than a player owns; the one at "
-                              f"{A.where(tx, ty)} was left out")
+                if ll.max() > ln:
+                    doubts.append(f"there seem to be more {p} castles than a player owns; the one at "
+                                  f"{A.where(tx, ty)} was left out")
+                out.append(Castle(player=p, value=None, x=tx, y=ty, core_x=tx, core_y=ty, groove=A.groove_at(tx, ty),
+                                  p_value=pv, p_owner=c["p_owner"], cues=c["cues"], cost=cost,
+                                  shell=shell if ln >= ll.max() else None, core=(c["box"], c["core"])))
                 continue
             v = str(value)
             bx, by = castle_base(tx, ty, v, model, nadir_px)
@@ -391,7 +573,7 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
             g = A.groove_at(bx, by)
             out.append(Castle(player=p, value=value, x=bx, y=by, core_x=tx, core_y=ty, groove=g, p_value=pv,
                               p_owner=c["p_owner"], p_groove=groove_posterior((by + 0.5) / A.ppm, g, A, model),
-                              cues=c["cues"], cost=[round(float(x), 3) for x in cost]))
+                              cues=c["cues"], cost=cost))
     return out, owned, doubts
 
 
@@ -426,27 +608,61 @@ def player_models(A, residual_ab: float) -> dict:
     """Each player's colour Gaussian for a coloured part's *mean*: ``{player: (mean (3,), inverse
     covariance (3, 3), log det)}``, the class's pixel covariance with its a, b variance widened by
     the scan's colour error ``residual_ab`` (:func:`vision.strand_unter.lighting.surround_residual`)."""
-    extra = np.diag([0.0, residual_ab ** 2, residual_ab ** 2])
-    out = {}
-    for q in A.players:
-        cov = np.asarray(A.model["classes"][f"castle/{q}"]["cov"], np.float64) + extra
-        out[q] = (np.asarray(A.model["classes"][f"castle/{q}"]["mean"], np.float64), np.linalg.inv(cov),
-                  float(np.linalg.slogdet(cov)[1]))
-    return out
+    return {q: _widened(A.model["classes"][f"castle/{q}"], residual_ab) for q in A.players}
+
+
+def shell_models(A, residual_ab: float) -> dict:
+    """The shell colours' Gaussians as :func:`player_models` gives the players'."""
+    return {c: _widened(A.model["classes"][f"shell/{c}"], residual_ab) for c in A.shell_colours}
+
+
+_SHELL_CACHE: dict = {}
+
+
+def shells_models_cache(A, residual_ab: float) -> list:
+    """``[(shell colour, Gaussian)]`` of :func:`shell_models`, computed once per scan."""
+    key = (id(A), float(residual_ab))
+    if key not in _SHELL_CACHE:
+        _SHELL_CACHE.clear()
+        _SHELL_CACHE[key] = list(shell_models(A, residual_ab).items())
+    return _SHELL_CACHE[key]
+
+
+def _widened(cls: dict, residual_ab: float) -> tuple:
+    cov = np.asarray(cls["cov"], np.float64) + np.diag([0.0, residual_ab ** 2, residual_ab ** 2])
+    return np.asarray(cls["mean"], np.float64), np.linalg.inv(cov), float(np.linalg.slogdet(cov)[1])
+
+
+def _mean_lab(pixels_bgr: np.ndarray) -> np.ndarray:
+    """Lab (3,) float of the mean BGR colour of pixels (N, 3)."""
+    mean = np.clip(np.round(pixels_bgr.reshape(-1, 3).mean(axis=0)), 0, 255).astype(np.uint8)
+    return cv2.cvtColor(mean.reshape(1, 1, 3), cv2.COLOR_BGR2Lab).reshape(3).astype(np.float64)
+
+
+def _loglik(lab: np.ndarray, g: tuple) -> float:
+    """Gaussian log density (without the 2π term, the same for every class) of a Lab colour."""
+    mu, inv, logdet = g
+    d = lab - mu
+    return float(-0.5 * (d @ inv @ d) - 0.5 * logdet)
+
+
+def _owner_lab(lab: np.ndarray, player: str, models: dict) -> tuple[float, float, float]:
+    """Mahalanobis distance of a coloured part's mean Lab colour from ``player``'s class, the
+    posterior that the part is ``player``'s among all players' classes (Gaussian likelihoods of the
+    mean, :func:`player_models`), and the log likelihood of its colour under ``player``'s class."""
+    names = list(models)
+    logs = np.array([_loglik(lab, g) for g in models.values()])
+    w = np.exp(logs - logs.max())
+    i = names.index(player)
+    mu, inv, _ = models[player]
+    d = lab - mu
+    return float(np.sqrt(max(d @ inv @ d, 0.0))), float(w[i] / w.sum()), float(logs[i])
 
 
 def _owner(pixels_bgr: np.ndarray, player: str, models: dict) -> tuple[float, float]:
-    """Mahalanobis distance of a coloured part's mean colour from ``player``'s class, and the
-    posterior that the part is ``player``'s among all players' classes (Gaussian likelihoods of
-    the mean, :func:`player_models`)."""
-    mean = np.clip(np.round(pixels_bgr.reshape(-1, 3).mean(axis=0)), 0, 255).astype(np.uint8)
-    lab = cv2.cvtColor(mean.reshape(1, 1, 3), cv2.COLOR_BGR2Lab).reshape(3).astype(np.float64)
-    names = list(models)
-    d2 = np.array([float((lab - mu) @ inv @ (lab - mu)) for mu, inv, _ in models.values()])
-    logs = -0.5 * d2 - 0.5 * np.array([ld for _, _, ld in models.values()])
-    w = np.exp(logs - logs.max())
-    i = names.index(player)
-    return float(np.sqrt(d2[i])), float(w[i] / w.sum())
+    """:func:`_owner_lab` of the pixels' (N, 3) BGR mean: (distance, posterior)."""
+    dist, post, _ = _owner_lab(_mean_lab(pixels_bgr), player, models)
+    return dist, post
 
 
 def castle_base(x: float, y: float, value: str, model: dict, nadir_px) -> tuple[float, float]:

@@ -111,10 +111,22 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
 
     # 5. castles
     nadir = _nadir_px(photo, A)
-    castles, owned, doubts = find_castles(blobs, cls, Bc, A, nadir, lit.residual_ab, stick=stick)
+    castles, owned, doubts = find_castles(blobs, cls, Bc, A, nadir, lit.residual_ab, stick=stick, fg=fg)
     decisions.doubts += doubts
     visible = set(sea.visible)
     grooves = {n: {"number": n, "shells": {c: 0 for c in A.shell_colours}, "castles": []} for n in sea.visible}
+    shell_cls = cls
+    for c in [c for c in castles if c.value is None]:
+        if c.shell is not None:
+            if shell_cls is cls:
+                shell_cls = cls.copy()
+            (rs, cs), core = c.core            # its coloured pixels are read as that shell's
+            shell_cls[rs, cs][core] = A.names.index(f"shell/{c.shell}")
+        if c.groove in visible or c.groove == 0:
+            decisions.add(f"{c.player}-looking piece is no castle", c.p_value, [
+                f"the piece at {A.where(c.x, c.y)} was read as a {c.shell} shell, but it may be a {c.player} castle"
+                if c.shell else f"the {c.player} piece at {A.where(c.x, c.y)} was not counted as a castle"])
+    castles = [c for c in castles if c.value is not None]
     for c in castles:
         where = A.where(c.x, c.y)
         if c.groove not in visible:
@@ -139,7 +151,7 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
 
     # 7. shells: the rest of every blob
     gray = cv2.cvtColor(Bc, cv2.COLOR_BGR2GRAY)
-    parts = read_shells(fg & ~owned, cls, Bc, A, lit.residual_ab)
+    parts = read_shells(fg & ~owned, shell_cls, Bc, A, lit.residual_ab)
 
     # 8. a hand or an arm: changed pixels (strongly, or weakly but consistently) that no castle, the
     # bird, a shell or the cloth explains, thick and large (thin cloth fringes and shadows erode away)
