@@ -196,6 +196,16 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     # the sea's stick: rows under the cloth edge that are foreground across the board; its colour
     # becomes a class of its own so that nothing under the cloth edge is taken for a piece
     sea = colour.cloth_region(cls == names.index("sea"), READING.cloth_edge_window_px)
+    # the sea's colour from the whole cloth the shot shows (its shading from side to side), not only
+    # around the sample: a softer lens or a smaller sample spot would leave a side of it unclassified
+    m = int(round(cfg.sea_fit_margin_mm * ppm))
+    whole = cv2.erode(sea.astype(np.uint8), np.ones((2 * m + 1, 2 * m + 1), np.uint8)) > 0
+    whole[:, :m] = whole[:, -m:] = False
+    if whole.sum() > sea_px.shape[0]:
+        classes["sea"] = colour.gaussian(np.concatenate([sea_px, CL[whole][::3]]), cfg.min_std)
+        lut = colour.build_lut([classes[k] for k in names], cfg.lut_bits, cfg.lut_max_dist)
+        cls = colour.classify(C, lut, cfg.lut_bits)
+        sea = colour.cloth_region(cls == names.index("sea"), READING.cloth_edge_window_px)
     stick_mm = _stick_width(sea, fg, cfg)
     if stick_mm > 0:
         rows = np.arange(C.shape[0])[:, None]

@@ -57,6 +57,7 @@ class AppearanceConfig:
     lut_max_dist: float = 12.0        # BGR cells farther than this (Mahalanobis) from every class: unknown
     sample_search_mm: float = 10.0    # a sample's piece is the foreground blob within this of its point
     sea_radius_mm: float = 12.0       # radius around a sea sample
+    sea_fit_margin_mm: float = 4.0    # the whole cloth, this far inside its edge and the board's sides, trains the sea class
     sand_radius_mm: float = 6.0       # radius around a sand sample
     inpaint_radius_mm: float = 22.0   # without empty.jpg: this much around every sample is painted out (row medians)
     min_std: tuple = (10.0, 2.5, 2.5)  # floor of each class's std in L, a, b (Lab units): shading and noise
