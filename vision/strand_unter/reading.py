@@ -18,7 +18,8 @@ Stages (one module each):
 7. :mod:`~vision.strand_unter.shells`: shells in what is left;
 8. :mod:`~vision.strand_unter.occlusion`: a hand or an object over the grooves → ``occluded``
    (changed pixels nothing explains: the foreground's, and a weak but consistent colour change
-   where something sand-like lies, :func:`~vision.strand_unter.blobs.weak_change`);
+   where something sand-like lies, :func:`~vision.strand_unter.blobs.weak_change`, or a shell's
+   colour where the foreground saw too little of it: a doubt, "something faint");
 9. :mod:`~vision.strand_unter.confidence`: the product of every decision's posterior.
 
 Source: ``shared/rules/strand-unter.md`` §Components, ``shared/contracts/strand-unter.md`` §state.
@@ -156,10 +157,16 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     # 8. a hand or an arm: changed pixels (strongly, or weakly but consistently) that no castle, the
     # bird, a shell or the cloth explains, thick and large (thin cloth fringes and shadows erode away)
     explained = owned | (fg & ~owned & ~parts.unexplained)
-    halo = cv2.dilate(explained.astype(np.uint8), cv2.getStructuringElement(
+    # the weak change next to a piece read is its rim; next to a speck too small to read (the part of
+    # a pale shell that stood out in this light) it may be the rest of a piece: no halo there
+    read_ = owned | _without_specks(fg & ~owned & ~parts.unexplained,
+                                    cfg.min_blob_fraction * min(model["shell_area_px2"].values()))
+    halo = cv2.dilate(read_.astype(np.uint8), cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (cfg.weak_window_px + 2,) * 2)) > 0
     weak = weak_change(Bc, A.empty, A.basis, A.on_grooves & (rows >= (edge + stick_px)[None, :]), cfg)
     weak_only = weak & ~halo & ~fg & (cls != A.sea)
+    # … and a shell's colour where the foreground saw too little of it (a pale shell on pale sand)
+    weak_only |= _shell_coloured(cls, A, cfg) & A.on_grooves & (rows >= (edge + stick_px)[None, :]) & ~halo
     occluder = check_patch(((fg & ~explained) & (cls != A.sea)) | weak_only, gray, A, lit.figures, cfg)
     doubts, p_clear = judge_parts(parts.parts, A, visible, cfg, conf_cfg)
     decisions.add("nothing unexplained", p_clear, doubts)
@@ -195,6 +202,22 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
                "shells": shells, "bird": (bird.x, bird.y, bird.d2) if bird.groove is not None else None,
                "posteriors": decisions.table(), "labels": cls, "foreground": fg}
     return Reading(state=state, confidence=round(confidence, 3), warnings=warnings, details=details)
+
+
+def _shell_coloured(cls: np.ndarray, A, cfg=READING) -> np.ndarray:
+    """Pixels of a shell's learned colour in compact groups (bool (H, W)): the classes after a
+    morphological opening of radius ``cfg.open_px`` (single noisy pixels of the sand drop out)."""
+    m = np.isin(cls, A.shell_k).astype(np.uint8)
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.open_px + 1,) * 2)
+    return cv2.morphologyEx(m, cv2.MORPH_OPEN, k) > 0
+
+
+def _without_specks(mask: np.ndarray, min_area_px: float) -> np.ndarray:
+    """A bool (H, W) mask without its 8-connected parts smaller than ``min_area_px``."""
+    n, lab, st, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    keep = st[:, cv2.CC_STAT_AREA] >= min_area_px
+    keep[0] = False
+    return keep[lab]
 
 
 def _alternative(c) -> int | str:
