@@ -246,8 +246,8 @@ def value_loglik(f: dict, cm: dict, player: str, cfg=CASTLES) -> np.ndarray:
 
     The platform's radius (the value's times the player's scale) and the footprint's radius
     (:func:`size_loglik`, each with its learned spread: two Student-t terms, so one cue that a
-    light or a neighbour upset does not overrule the other), plus the log frequency of its tower
-    count among the calibration's castles of that value.
+    light or a neighbour upset does not overrule the other), plus the log likelihood of its tower
+    count (:func:`tower_likelihood`).
     """
     vs = [str(v) for v in cm["values"]]
     sig = cm["sigma_log"]
@@ -256,8 +256,26 @@ def value_loglik(f: dict, cm: dict, player: str, cfg=CASTLES) -> np.ndarray:
                      sig["platform"], cfg)
     ll = ll + size_loglik(f["footprint_px"], f["footprint_se_px"], [cm["footprint_px"][v] for v in vs],
                           sig["footprint"], cfg)
-    k = min(int(f["towers"]), len(cm["towers_p"][vs[0]]) - 1)
-    return ll + np.log([cm["towers_p"][v][k] for v in vs])
+    return ll + np.log(tower_likelihood(f["towers"], cm, player, cfg))
+
+
+def tower_likelihood(towers: int, cm: dict, player: str, cfg=CASTLES) -> np.ndarray:
+    """P(the tower count seen | value) (n_values,) for one of ``player``'s castles.
+
+    The value's count frequencies over all players (``towers_p``) and what this very castle showed
+    at calibration (``towers_seen``: a castle whose towers merge into fewer shadows in this set-up
+    does so again) are averaged with weights ``cfg.tower_pool_weight`` : 1 — a Dirichlet prior of
+    that concentration around the pooled frequencies, updated by the castle's own one observation.
+    """
+    vs = [str(v) for v in cm["values"]]
+    k = min(int(towers), len(cm["towers_p"][vs[0]]) - 1)
+    pooled = np.array([cm["towers_p"][v][k] for v in vs])
+    seen = cm.get("towers_seen", {}).get(player)
+    if not seen:
+        return pooled
+    own = np.array([float(min(int(seen[v]), len(cm["towers_p"][v]) - 1) == k) if v in seen else np.nan for v in vs])
+    w = cfg.tower_pool_weight
+    return np.where(np.isnan(own), pooled, (own + w * pooled) / (1.0 + w))
 
 
 def shell_loglik(f: dict, shape: dict, colour: str, cfg=CASTLES) -> float:
@@ -334,7 +352,9 @@ def size_model(castles: dict[str, dict[str, dict]], values: list, cfg=CASTLES) -
 
     Returns:
         JSON ``{"platform_px": {v}, "platform_scale": {player: s}, "footprint_px": {v},
-        "sigma_log": {"platform", "footprint"}, "towers_p": {v: [P(n) for n = 0 … max_towers]}}``.
+        "sigma_log": {"platform", "footprint"}, "towers_p": {v: [P(n) for n = 0 … max_towers]},
+        "towers_seen": {player: {v: n}}}`` (the last: each calibration castle's own count,
+        :func:`tower_likelihood`).
     """
     players = list(castles)
     n_p, n_v = len(players), len(values)
@@ -363,6 +383,7 @@ def size_model(castles: dict[str, dict[str, dict]], values: list, cfg=CASTLES) -
         counts = np.bincount([min(int(castles[p][str(v)]["towers"]), cfg.max_towers) for p in castles
                               if str(v) in castles[p]], minlength=k).astype(np.float64)
         out["towers_p"][str(v)] = ((counts + 0.5) / (counts.sum() + 0.5 * k)).round(4).tolist()
+    out["towers_seen"] = {p: {v: int(c["towers"]) for v, c in d.items()} for p, d in castles.items()}
     return out
 
 

@@ -142,6 +142,8 @@ class CastleConfig:
     size_prior_sigma: float = 0.05    # prior spread (log radius) of one value's castles between photos, worth …
     size_prior_n: float = 2.0         # … this many calibration castles (scaled-inverse-χ² prior of the learned spread)
     max_towers: int = 7               # tower counts are told apart up to this (more count as this many)
+    tower_pool_weight: float = 1.0    # the value's pooled count frequencies weigh this much against the castle's own
+    #                                   count at calibration (a Dirichlet prior's concentration: as much as one look)
     max_candidates: int = 7           # a player's candidates beyond this many (the least castle-like) are no castles
     base_sigma_floor_mm: float = 2.5  # the base's position error is at least this (which towers are seen moves the centroid)
 
