@@ -95,6 +95,28 @@ def polar(image: np.ndarray, cx: float, cy: float, r_max: float, cfg=CASTLES) ->
     return rs, cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
+def _crossings(rs: np.ndarray, P: np.ndarray, level, i0: int, step: float) -> np.ndarray:
+    """Per row of ``P`` (n_rays, n_r), the radius where it first falls below ``level`` (scalar or
+    (n_rays, 1)) from sample ``i0`` on, interpolated between the two samples around it."""
+    Q = P[:, i0:]
+    below = Q < level
+    first = np.where(below.any(axis=1), np.argmax(below, axis=1), Q.shape[1] - 1)
+    first = np.maximum(first, 1)
+    rows = np.arange(len(Q))
+    hi, lo = Q[rows, first - 1], Q[rows, first]
+    lv = level if np.ndim(level) == 0 else np.asarray(level).reshape(-1)
+    f = np.clip((hi - lv) / np.maximum(hi - lo, 1e-6), 0.0, 1.0)
+    return rs[i0 + first - 1] + f * step
+
+
+def _median_se(r: np.ndarray, cfg=CASTLES) -> tuple[float, float]:
+    r = np.sort(r)
+    n = len(r)
+    med = 0.5 * (r[(n - 1) // 2] + r[n // 2])
+    iqr = r[(3 * (n - 1)) // 4] - r[(n - 1) // 4]
+    return float(med), float(1.253 * iqr / 1.349 / np.sqrt(cfg.radial_independent))
+
+
 def edge_radius(rs: np.ndarray, samples: np.ndarray, level: float, r_start: float, cfg=CASTLES) -> tuple[float, float]:
     """Where ray samples first fall below ``level`` going outwards from ``r_start`` (px).
 
@@ -103,17 +125,12 @@ def edge_radius(rs: np.ndarray, samples: np.ndarray, level: float, r_start: floa
     standard error: 1.253 × the rays' robust spread (IQR / 1.349) / √``cfg.radial_independent``,
     neighbouring rays being correlated), both px.
     """
-    i0 = int(np.searchsorted(rs, r_start))
-    P = samples[:, i0:]
-    below = P < level
-    first = np.where(below.any(axis=1), np.argmax(below, axis=1), P.shape[1] - 1)
-    first = np.maximum(first, 1)
-    rows = np.arange(len(P))
-    hi, lo = P[rows, first - 1], P[rows, first]
-    f = np.clip((hi - level) / np.maximum(hi - lo, 1e-6), 0.0, 1.0)
-    r = rs[i0 + first - 1] + f * cfg.radial_step_px
-    q75, q25 = np.percentile(r, [75, 25])
-    return float(np.median(r)), float(1.253 * (q75 - q25) / 1.349 / np.sqrt(cfg.radial_independent))
+    return _median_se(_crossings(rs, samples, level, int(np.searchsorted(rs, r_start)), cfg.radial_step_px), cfg)
+
+
+def _median(a: np.ndarray) -> float:
+    a = np.ravel(a)
+    return float(np.partition(a, len(a) // 2)[len(a) // 2]) if len(a) else 0.0
 
 
 def radial_sizes(image: np.ndarray, fg: np.ndarray, cx: float, cy: float, r_core: float, sand_lab, player_lab,
@@ -136,16 +153,22 @@ def radial_sizes(image: np.ndarray, fg: np.ndarray, cx: float, cy: float, r_core
     lab = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2Lab).astype(np.float32)
     u = np.asarray(player_lab, np.float64)[1:] - np.asarray(sand_lab, np.float64)[1:]
     u = u / max(float(np.hypot(*u)), 1e-6)
-    q = (lab[..., 1] - np.float32(sand_lab[1])) * np.float32(u[0]) + (lab[..., 2] - np.float32(sand_lab[2])) * \
-        np.float32(u[1])
-    rs, P = polar(np.ascontiguousarray(q), cx - x0, cy - y0, r_max, cfg)
+    # channel 0: the colour's projection on sand → player in (a, b); channel 1: the filled foreground
+    m = np.array([[0.0, u[0], u[1], -(u[0] * sand_lab[1] + u[1] * sand_lab[2])],
+                  [0.0, 0.0, 0.0, 0.0]], np.float32)
+    two = cv2.transform(lab, m)
+    two[..., 1] = _filled(fg[y0:y1, x0:x1])
+    rs, PF = polar(two, cx - x0, cy - y0, r_max, cfg)
+    P, F = PF[..., 0], PF[..., 1]
     r0 = 0.5 * r_core
-    inner = float(np.median(P[:, (rs >= cfg.radial_inner[0] * r_core) & (rs <= cfg.radial_inner[1] * r_core)]))
-    outer = float(np.median(P[:, rs >= cfg.radial_outer * r_core]))
-    rp, rp_se = edge_radius(rs, P, 0.5 * (inner + outer), r0, cfg)
-    filled = _filled(fg[y0:y1, x0:x1]).astype(np.float32)
-    _, F = polar(filled, cx - x0, cy - y0, r_max, cfg)
-    rf, rf_se = edge_radius(rs, F, 0.5, r0, cfg)
+    inner = _median(P[:, (rs >= cfg.radial_inner[0] * r_core) & (rs <= cfg.radial_inner[1] * r_core)])
+    outer = _median(P[:, rs >= cfg.radial_outer * r_core])
+    i0 = int(np.searchsorted(rs, r0))
+    n = len(P)
+    levels = np.concatenate([np.full(n, 0.5 * (inner + outer), np.float32), np.full(n, 0.5, np.float32)])[:, None]
+    r = _crossings(rs, np.concatenate([P, F]), levels, i0, cfg.radial_step_px)
+    rp, rp_se = _median_se(r[:n], cfg)
+    rf, rf_se = _median_se(r[n:], cfg)
     return {"platform_px": rp, "platform_se_px": rp_se, "footprint_px": rf, "footprint_se_px": rf_se}
 
 

@@ -159,8 +159,7 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     explained = owned | (fg & ~owned & ~parts.unexplained)
     # the weak change next to a piece read is its rim; next to a speck too small to read (the part of
     # a pale shell that stood out in this light) it may be the rest of a piece: no halo there
-    read_ = owned | _without_specks(fg & ~owned & ~parts.unexplained,
-                                    cfg.min_blob_fraction * min(model["shell_area_px2"].values()))
+    read_ = owned | (fg & ~owned & ~parts.unexplained & ~parts.specks)
     halo = cv2.dilate(read_.astype(np.uint8), cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (cfg.weak_window_px + 2,) * 2)) > 0
     weak = weak_change(Bc, A.empty, A.basis, A.on_grooves & (rows >= (edge + stick_px)[None, :]), cfg)
@@ -207,17 +206,11 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
 def _shell_coloured(cls: np.ndarray, A, cfg=READING) -> np.ndarray:
     """Pixels of a shell's learned colour in compact groups (bool (H, W)): the classes after a
     morphological opening of radius ``cfg.open_px`` (single noisy pixels of the sand drop out)."""
-    m = np.isin(cls, A.shell_k).astype(np.uint8)
+    table = np.zeros(256, np.uint8)
+    table[A.shell_k] = 1
+    m = cv2.LUT(cls, table)
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.open_px + 1,) * 2)
     return cv2.morphologyEx(m, cv2.MORPH_OPEN, k) > 0
-
-
-def _without_specks(mask: np.ndarray, min_area_px: float) -> np.ndarray:
-    """A bool (H, W) mask without its 8-connected parts smaller than ``min_area_px``."""
-    n, lab, st, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
-    keep = st[:, cv2.CC_STAT_AREA] >= min_area_px
-    keep[0] = False
-    return keep[lab]
 
 
 def _alternative(c) -> int | str:
