@@ -22,9 +22,11 @@ each compared with the calibration's castles of every value (:func:`castle_model
   coloured part (a blob detector in the spirit of Lindeberg 1998, at one scale).
 
 Each size cue's likelihood is a Student-t (ν = ``value_dof``, Lange, Little & Taylor 1989: one
-cue far off does not overrule the others) of its log radius around the value's learned one, with
-the spread learned from the calibration's castles plus the measurement's own; the tower count's
-is the calibration's count frequencies per value (with Jeffreys' add-½ smoothing). A candidate
+cue far off does not overrule the others) of its log radius around the value's learned one (the
+platform's times the player's learned scale: a colour that stands out less from the sand ends a
+little inside its rim), with the spread learned from the calibration's castles plus the
+measurement's own; the tower count's is the calibration's count frequencies per value (with
+Jeffreys' add-½ smoothing) together with what that very castle showed at calibration. A candidate
 may also be no castle but a shell whose colour the light pushed towards a player's (a brown shell
 under a warm lamp looks red): that hypothesis has the shell classes' colour and the shells' size
 (no base around it). A player's candidates then get distinct values or "no castle"
