@@ -303,16 +303,18 @@ def tower_likelihood(towers: int, cm: dict, player: str, cfg=CASTLES) -> np.ndar
     return np.where(np.isnan(own), pooled, (own + w * pooled) / (1.0 + w))
 
 
-def shell_loglik(f: dict, shape: dict, colour: str, cfg=CASTLES) -> float:
-    """Log likelihood of one candidate's cues if it is a shell of ``colour``: its coloured part is
-    the shell (of the calibration's shells' radius), its foreground hardly wider (no base around
-    it: the shells' ring), its tower count as the shells' texture gave at calibration
-    (:func:`shell_shape`)."""
-    r = shape["platform_px"][colour]
+def shell_loglik(f: dict, shape: dict, colours, cfg=CASTLES):
+    """Log likelihood of one candidate's cues if it is a shell of ``colour`` (a name: a float; a
+    list of names: an array): its coloured part is the shell (of the calibration's shells' radius),
+    its foreground hardly wider (no base around it: the shells' ring), its tower count as the
+    shells' texture gave at calibration (:func:`shell_shape`)."""
+    one = isinstance(colours, str)
+    r = np.array([shape["platform_px"][c] for c in ([colours] if one else colours)])
     sig = shape["sigma_log"]
-    ll = size_loglik(f["platform_px"], f["platform_se_px"], [r], sig["platform"], cfg)[0]
-    ll += size_loglik(f["footprint_px"], f["footprint_se_px"], [r * np.exp(shape["ring_log"])], sig["footprint"], cfg)[0]
-    return float(ll + np.log(shape["towers_p"][min(int(f["towers"]), len(shape["towers_p"]) - 1)]))
+    ll = size_loglik(f["platform_px"], f["platform_se_px"], r, sig["platform"], cfg)
+    ll = ll + size_loglik(f["footprint_px"], f["footprint_se_px"], r * np.exp(shape["ring_log"]), sig["footprint"], cfg)
+    ll = ll + np.log(shape["towers_p"][min(int(f["towers"]), len(shape["towers_p"]) - 1)])
+    return float(ll[0]) if one else ll
 
 
 def castle_model(castles: dict[str, dict[str, dict]], cfg=CASTLES) -> dict:
@@ -535,7 +537,8 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
         sc["core_px2"] for sc in cm["scale"].values())
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.close_px + 1,) * 2)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    models = player_models(A, residual_ab)
+    stacked = _Classes(player_models(A, residual_ab))
+    shells = shells_models_cache(A, residual_ab)
     owned = np.zeros(cls.shape, bool)
     found: dict[str, list] = {p: [] for p in A.players}
     min_area = READING.min_blob_fraction * min(model["shell_area_px2"].values())
@@ -561,13 +564,13 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
                         continue            # the sea's stick (wood of a player's hue), not a castle in front of it
                     sub = image[rs, cs][core & (cls[rs, cs] == k)]
                     lab = _mean_lab(sub)
-                    dist, owner_post, colour_ll = _owner_lab(lab, p, models)
+                    dist, owner_post, colour_ll = _owner_lab(lab, p, stacked)
                     if dist > cfg.max_colour_distance:
                         continue
                     ys, xs = np.nonzero(core)
                     found[p].append({"blob": i, "x": float(xs.mean()) + cs.start, "y": float(ys.mean()) + rs.start,
                                      "box": (rs, cs), "core": core, "p_owner": owner_post, "colour_ll": colour_ll,
-                                     "shell_ll": {c: _loglik(lab, g) for c, g in shells_models_cache(A, residual_ab)}})
+                                     "shell_ll": shells.loglik(lab)[0]})
     max_side = 2 * cfg.radius_slack * max(cm["radius_px"].values())
     fg = blobs.labels > 0 if fg is None else fg
     sand_lab = model["classes"]["sand"]["mean"]
@@ -588,10 +591,10 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
                                 float(blobs.stats[i, cv2.CC_STAT_AREA]) if alone else None, cfg)
             LL.append(c["colour_ll"] + value_loglik(c["cues"], cm, p, cfg))
             # no castle but a shell whose colour the light pushed towards the player's
-            alt = {s_: c["shell_ll"][s_] + shell_loglik(c["cues"], shape, s_, cfg) for s_ in c["shell_ll"]}
-            best = max(alt, key=alt.get)
-            LN.append(alt[best])
-            best_shell.append(best)
+            alt = c["shell_ll"] + shell_loglik(c["cues"], shape, shells.names, cfg)
+            best = int(np.argmax(alt))
+            LN.append(float(alt[best]))
+            best_shell.append(shells.names[best])
         LL, LN = np.array(LL), np.array(LN)
         keep = np.argsort(-(LL.max(axis=1) - LN))[: cfg.max_candidates]      # the likeliest castles
         values = [None] * len(cands)
@@ -665,12 +668,12 @@ def shell_models(A, residual_ab: float) -> dict:
 _SHELL_CACHE: dict = {}
 
 
-def shells_models_cache(A, residual_ab: float) -> list:
-    """``[(shell colour, Gaussian)]`` of :func:`shell_models`, computed once per scan."""
+def shells_models_cache(A, residual_ab: float) -> "_Classes":
+    """The shell colours' Gaussians of :func:`shell_models`, stacked (:class:`_Classes`), once per scan."""
     key = (id(A), float(residual_ab))
     if key not in _SHELL_CACHE:
         _SHELL_CACHE.clear()
-        _SHELL_CACHE[key] = list(shell_models(A, residual_ab).items())
+        _SHELL_CACHE[key] = _Classes(shell_models(A, residual_ab))
     return _SHELL_CACHE[key]
 
 
@@ -685,6 +688,23 @@ def _mean_lab(pixels_bgr: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(mean.reshape(1, 1, 3), cv2.COLOR_BGR2Lab).reshape(3).astype(np.float64)
 
 
+class _Classes:
+    """Lab Gaussians stacked for one call per colour: names, means (K, 3), inverse covariances
+    (K, 3, 3), log determinants (K,)."""
+
+    def __init__(self, models: dict):
+        self.names = list(models)
+        self.mu = np.array([g[0] for g in models.values()])
+        self.inv = np.array([g[1] for g in models.values()])
+        self.logdet = np.array([g[2] for g in models.values()])
+
+    def loglik(self, lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(Gaussian log densities without the 2π term (K,), squared Mahalanobis distances (K,))."""
+        d = lab[None, :] - self.mu
+        d2 = np.einsum("ki,kij,kj->k", d, self.inv, d)
+        return -0.5 * d2 - 0.5 * self.logdet, d2
+
+
 def _loglik(lab: np.ndarray, g: tuple) -> float:
     """Gaussian log density (without the 2π term, the same for every class) of a Lab colour."""
     mu, inv, logdet = g
@@ -692,17 +712,16 @@ def _loglik(lab: np.ndarray, g: tuple) -> float:
     return float(-0.5 * (d @ inv @ d) - 0.5 * logdet)
 
 
-def _owner_lab(lab: np.ndarray, player: str, models: dict) -> tuple[float, float, float]:
+def _owner_lab(lab: np.ndarray, player: str, models) -> tuple[float, float, float]:
     """Mahalanobis distance of a coloured part's mean Lab colour from ``player``'s class, the
     posterior that the part is ``player``'s among all players' classes (Gaussian likelihoods of the
-    mean, :func:`player_models`), and the log likelihood of its colour under ``player``'s class."""
-    names = list(models)
-    logs = np.array([_loglik(lab, g) for g in models.values()])
+    mean, :func:`player_models`, a dict or stacked :class:`_Classes`), and the log likelihood of
+    its colour under ``player``'s class."""
+    classes = models if isinstance(models, _Classes) else _Classes(models)
+    logs, d2 = classes.loglik(lab)
     w = np.exp(logs - logs.max())
-    i = names.index(player)
-    mu, inv, _ = models[player]
-    d = lab - mu
-    return float(np.sqrt(max(d @ inv @ d, 0.0))), float(w[i] / w.sum()), float(logs[i])
+    i = classes.names.index(player)
+    return float(np.sqrt(max(d2[i], 0.0))), float(w[i] / w.sum()), float(logs[i])
 
 
 def _owner(pixels_bgr: np.ndarray, player: str, models: dict) -> tuple[float, float]:
