@@ -13,7 +13,7 @@ from vision import quality, synthetic
 from vision.strand_unter import colour as colour
 from vision.strand_unter.geometry import groove_map, warp_board
 from vision.registration import homography_from_corners
-from vision.strand_unter import castles as castles
+from vision.strand_unter import castle_cues, castle_values
 
 PROFILE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter", "profile.json")))
 BOARD = PROFILE["board_mm"]
@@ -135,7 +135,7 @@ def _size_model(jitter: float = 0.01) -> dict:
     cs = {p: {str(v): {**_castle_cues(v, scale), "platform_px": _castle_cues(v, scale)["platform_px"]
                        * float(np.exp(rng.normal(0, jitter)))} for v in range(4)}
           for p, scale in (("red", 1.0), ("blue", 1.0), ("yellow", 0.92), ("green", 1.0))}
-    return castles.castle_model(cs)
+    return castle_values.castle_model(cs)
 
 
 def test_size_model_learns_each_value_and_the_players_colour_scale():
@@ -150,9 +150,9 @@ def test_size_model_learns_each_value_and_the_players_colour_scale():
 @pytest.mark.parametrize("v", [0, 1, 2, 3])
 def test_value_likelihood_picks_the_value_the_sizes_say(v):
     cm = _size_model()
-    assert int(np.argmax(castles.value_loglik(_castle_cues(v), cm, "red"))) == v
+    assert int(np.argmax(castle_values.value_loglik(_castle_cues(v), cm, "red"))) == v
     # a yellow platform looks smaller on the sand: its learned scale puts it back
-    assert int(np.argmax(castles.value_loglik(_castle_cues(v, 0.92), cm, "yellow"))) == v
+    assert int(np.argmax(castle_values.value_loglik(_castle_cues(v, 0.92), cm, "yellow"))) == v
 
 
 def test_tower_count_breaks_a_size_tie():
@@ -161,17 +161,17 @@ def test_tower_count_breaks_a_size_tie():
     f = {k: (np.sqrt(a * b) if k in ("platform_px", "footprint_px") else a)
          for (k, a), b in zip(_castle_cues(2).items(), _castle_cues(3).values())}
     for towers, value in ((3, 2), (4, 3)):
-        assert int(np.argmax(castles.value_loglik({**f, "towers": towers}, cm, "red"))) == value
+        assert int(np.argmax(castle_values.value_loglik({**f, "towers": towers}, cm, "red"))) == value
 
 
 def test_a_piece_without_a_base_is_likelier_a_shell_than_a_castle():
     cm = _size_model()
-    shape = castles.shell_shape([(c, {"platform_px": 7.3, "platform_se_px": 0.1, "footprint_px": 7.6,
+    shape = castle_values.shell_shape([(c, {"platform_px": 7.3, "platform_se_px": 0.1, "footprint_px": 7.6,
                                       "footprint_se_px": 0.2}, 1) for c in ("brown", "brown", "white", "white")])
     shell_like = {**_castle_cues(0), "platform_px": 7.1, "footprint_px": 7.4}
-    assert castles.shell_loglik(shell_like, shape, "brown") > castles.value_loglik(shell_like, cm, "red").max()
+    assert castle_values.shell_loglik(shell_like, shape, "brown") > castle_values.value_loglik(shell_like, cm, "red").max()
     castle = _castle_cues(0)
-    assert castles.shell_loglik(castle, shape, "brown") < castles.value_loglik(castle, cm, "red").max()
+    assert castle_values.shell_loglik(castle, shape, "brown") < castle_values.value_loglik(castle, cm, "red").max()
 
 
 @pytest.mark.parametrize("gain", [1.0, 0.6])
@@ -190,7 +190,7 @@ def test_radial_sizes_find_the_platform_and_the_base_under_any_contrast(gain):
     yy, xx = np.mgrid[0:60, 0:60]
     fg[(xx - 29.5) ** 2 + (yy - 29.5) ** 2 <= 11.0 ** 2] = True
     lab = lambda bgr: cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2Lab).reshape(3).astype(float)  # noqa: E731
-    f = castles.radial_sizes(img, fg, 29.5, 29.5, 8.0, lab(sand), lab(red))
+    f = castle_cues.radial_sizes(img, fg, 29.5, 29.5, 8.0, lab(sand), lab(red))
     assert f["platform_px"] == pytest.approx(8.5, abs=0.2)
     assert f["footprint_px"] == pytest.approx(11.0, abs=0.3)
 
@@ -205,7 +205,7 @@ def test_count_towers_on_drawn_castle(n):
         cv2.circle(img, c, 3, 60, -1)                             # a tower's shadow
     core = np.zeros(img.shape, bool)
     core[8:33, 8:33] = True
-    assert castles.count_towers(img, core) == n
+    assert castle_cues.count_towers(img, core) == n
 
 
 def test_castle_model_pools_values_and_scales_players():
@@ -213,7 +213,7 @@ def test_castle_model_pools_values_and_scales_players():
                                         "towers": towers, "radius_px": 10.0, "offset_px": [0.0, 0.0]}
     cs = {"red": {str(v): shape(150.0 + 60 * v, 245.0 + 80 * v, v + 1) for v in range(4)},
           "blue": {str(v): shape(0.9 * (150.0 + 60 * v), 245.0 + 80 * v, v + 1) for v in range(4)}}
-    cm = castles.castle_model(cs)
+    cm = castle_values.castle_model(cs)
     assert cm["towers"] == {"0": 1.0, "1": 2.0, "2": 3.0, "3": 4.0}
     assert cm["scale"]["blue"]["core_px2"] / cm["scale"]["red"]["core_px2"] == pytest.approx(0.9, abs=0.01)
 

@@ -14,7 +14,9 @@ One module per stage, each stating its input and output:
 - :mod:`~vision.strand_unter.lighting`     photo → board under the calibration's light (+ colour error);
 - :mod:`~vision.strand_unter.sea`          board → cloth and sea front;
 - :mod:`~vision.strand_unter.blobs`        board → foreground against the empty board, blobs;
-- :mod:`~vision.strand_unter.castles`      blobs → castles (owner, value, groove);
+- :mod:`~vision.strand_unter.castles`      blobs → castles (owner, value, groove), with
+  :mod:`~vision.strand_unter.castle_cues`  (a castle → its sizes in mm and towers) and
+  :mod:`~vision.strand_unter.castle_values` (cues → value posteriors, one castle per value);
 - :mod:`~vision.strand_unter.bird`         blobs → the sandpiper;
 - :mod:`~vision.strand_unter.shells`       what is left → shells (colour, count, groove);
 - :mod:`~vision.strand_unter.occlusion`    what nothing explains → ``occluded`` or a doubt;

@@ -27,7 +27,7 @@ from beachscore.errors import BadInputError
 from vision.strand_unter import colour as colour
 from vision.image_io import read_image
 from vision.strand_unter.blobs import foreground
-from vision.strand_unter import castles as castles_mod
+from vision.strand_unter import castle_cues, castle_values
 from vision.strand_unter.config import APPEARANCE, CASTLES, READING, REGISTRATION
 from vision.strand_unter.geometry import (camera_nadir, disc, groove_map, groove_polygons, reduce_homography,
                                          warp_board)
@@ -74,9 +74,9 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
         JSON-serialisable model: ``class_names`` (order of the lookup table's classes),
         ``classes`` (Lab Gaussians), ``shell_area_px2`` per colour, ``castles`` per player and
         value (tower area px², blob area px², base offset px, footprint radius px, the platform's and
-        the footprint's radius and the tower count: :func:`vision.strand_unter.castles.measure`),
+        the footprint's radius and the tower count: :func:`vision.strand_unter.castle_cues.measure`),
         ``shell_shape`` (the shells' footprint and texture as the castle cues see them,
-        :func:`vision.strand_unter.castles.shell_shape`),
+        :func:`vision.strand_unter.castle_values.shell_shape`),
         ``sandpiper`` (area, class composition, base offset, radius), ``stick_mm``,
         ``sand_bgr``, ``surround_bgr``; pictures for CAL_DIR are added to ``shot.pictures``
         (rectified empty board, registration reference, class lookup table).
@@ -230,10 +230,10 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
             j = blob_at(xy, f"shell/{nm}")
             shell_area[nm].append(int(stats[j, cv2.CC_STAT_AREA]))
             shell_l_std[nm].append(float(CL[comp == j][:, 0].std()))
-            sizes = castles_mod.radial_sizes(C, fg, float(cent[j][0]), float(cent[j][1]),
+            sizes = castle_cues.radial_sizes(C, fg, float(cent[j][0]), float(cent[j][1]),
                                              float(np.sqrt(stats[j, cv2.CC_STAT_AREA] / np.pi)), classes["sand"]["mean"],
                                              classes[f"shell/{nm}"]["mean"])
-            shell_cues.append((nm, sizes, castles_mod.count_towers(gray, comp == j)))
+            shell_cues.append((nm, sizes, castle_cues.count_towers(gray, comp == j)))
         elif k == "castle":
             i = blob_at(xy, f"castle/{nm}/{v}")
             blob = comp == i
@@ -241,7 +241,7 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
                                              cv2.MORPH_CLOSE, _disc_kernel(CASTLES.close_px)))
             if core.sum() < 5:
                 raise BadInputError("bad-sample", f"castle/{nm}/{v}: no {nm} colour found at {xy[0]:g},{xy[1]:g} mm")
-            cues = castles_mod.measure(C, gray, fg, core, (0, 0), classes["sand"]["mean"],
+            cues = castle_cues.measure(C, gray, fg, core, (0, 0), classes["sand"]["mean"],
                                        classes[f"castle/{nm}"]["mean"], float(blob.sum()))
             castles[nm][str(v)] = {**_piece_shape(blob, core, px(xy)),
                                    **{k: (round(x, 3) if isinstance(x, float) else x) for k, x in cues.items()
@@ -260,8 +260,8 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
              "class_names": names, "classes": classes, "shell_colours": list(SHELL_COLOURS), "players": players,
              "shell_area_px2": {c: float(np.median(a)) for c, a in shell_area.items()},
              "shell_l_std": {c: round(float(np.median(v)), 3) for c, v in shell_l_std.items()},
-             "castles": castles, "castle_model": castles_mod.castle_model(castles),
-             "shell_shape": castles_mod.shell_shape(shell_cues), "sand_bgr": sand_bgr.tolist(),
+             "castles": castles, "castle_model": castle_values.castle_model(castles),
+             "shell_shape": castle_values.shell_shape(shell_cues), "sand_bgr": sand_bgr.tolist(),
              "parallax": parallax,
              "base_sigma_mm": round(max(parallax["base_rms_px"] / ppm, CASTLES.base_sigma_floor_mm), 3)}
     if bird is not None:
