@@ -3,6 +3,7 @@
 
     python scripts/reliability.py ../shared/samples-new-setups/strand-unter [FOLDER ...] \
         [--cmd .venv/bin/beachscore] [--evaluate ../shared/tools/evaluate.py]
+    python scripts/reliability.py --from-json ROWS.json [ROWS.json ...]    # rows evaluate.py --json wrote
 
 Runs ``evaluate.py --json`` on every folder (each holds profile.json and setupN/ folders), then
 prints, over all their scenes together and per set-up:
@@ -86,10 +87,17 @@ def main(argv=None) -> int:
     ap.add_argument("--cmd", default=os.path.join(HERE, "..", ".venv", "bin", "beachscore"))
     ap.add_argument("--evaluate", default=os.path.join(HERE, "..", "..", "shared", "tools", "evaluate.py"))
     ap.add_argument("--per-setup", action="store_true", help="also print a table per set-up")
+    ap.add_argument("--from-json", action="store_true",
+                    help="the arguments are files evaluate.py --json wrote (named FOLDER.json), not folders to evaluate")
     a = ap.parse_args(argv)
     rows = []
     for folder in a.folders:
-        got = evaluate(folder, a.cmd, a.evaluate)
+        if a.from_json:
+            got = json.load(open(folder))
+            for r in got:
+                r["folder"] = os.path.splitext(os.path.basename(folder))[0]
+        else:
+            got = evaluate(folder, a.cmd, a.evaluate)
         rows += got
         if a.per_setup:
             for setup in sorted({r["scene"].split(os.sep)[0] for r in got}):

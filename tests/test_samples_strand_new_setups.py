@@ -1,11 +1,12 @@
 """Accuracy over the new Strand unter set-ups (``shared/samples-new-setups/strand-unter``, skipped when absent).
 
 Four set-ups (other camera heights and tilts, warm and cold light, a lamp, hands, bumped boards),
-each calibrated from its own calibration shot. Asserts the figures reached (README, "Strand unter
-on other tables"): at least 19 of 20 scenes right (a hand over the board refused as ``occluded``
-counts as right), at least 17 of 20 trusted (right at confidence ≥ 0.5), no wrong reading at
-≥ 0.5, no clean scene refused, every hand refused as ``occluded``, and the registration: every
-bumped board found again to ≤ 0.6 full-size px, no unmoved board reported as moved.
+each calibrated from its own calibration shot. Asserts issue 9's "Done when" (README, "Strand
+unter on other tables", gives the figures reached: 20/20 right, 19/20 trusted): at least 19 of 20
+scenes right (95%; a hand over the board refused as ``occluded`` counts as right), at least 18 of
+20 trusted (90%: right at confidence ≥ 0.5), no wrong reading at ≥ 0.5, no clean scene refused,
+every hand refused as ``occluded``, and the registration: every bumped board found again to
+≤ 0.6 full-size px, no unmoved board reported as moved.
 """
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def test_right_trusted_and_never_silently_wrong(results):
     silent = [(s, t.get("occluded")) for s, t, r, _ in results
               if not isinstance(r, Exception) and not _exact(t, r.state) and r.confidence >= 0.5]
     assert len(right) >= 19
-    assert len(trusted) >= 17
+    assert len(trusted) >= 18
     assert not silent
 
 

@@ -167,7 +167,7 @@ def test_a_calibration_learned_before_the_model_format_changed_asks_to_recalibra
     import vision.strand_unter as strand
     from calibration.store import checksum
 
-    assert strand.MODEL_VERSION == 3
+    assert strand.MODEL_VERSION == 4
     old = tmp_path / "old"
     shutil.copytree(setup_dir / "cal", old)
     doc = json.loads((old / "calibration.json").read_text())

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.strand_unter import castles, colour, shells
+from vision.strand_unter import castle_values, castles, colour, shells
 from vision.strand_unter.blobs import weak_change
 from vision.strand_unter.confidence import Decisions
 from vision.strand_unter.config import REGISTRATION
@@ -18,12 +18,21 @@ from vision.strand_unter.registration import robust_motion, tukey
 
 
 def test_assignment_posterior_is_sure_when_the_cues_agree_and_a_coin_toss_when_they_do_not():
-    values, per, joint = castles.assignment_posterior(np.array([[0.0, 1.0], [1.0, 0.05]]), [0, 1], tau=0.12)
+    never = np.full(2, -50.0)                          # "no castle" far less likely than any value
+    values, per, joint = castle_values.assignment_posterior(np.array([[0.0, -9.0], [-9.0, -0.5]]), never, [0, 1])
     assert values == [0, 1] and joint > 0.99 and min(per) > 0.99
-    values, per, joint = castles.assignment_posterior(np.array([[0.5, 0.5], [0.5, 0.5]]), [0, 1], tau=0.12)
+    values, per, joint = castle_values.assignment_posterior(np.array([[-1.0, -1.0], [-1.0, -1.0]]), never, [0, 1])
     assert joint == pytest.approx(0.5) and per == pytest.approx([0.5, 0.5])
-    values, _, _ = castles.assignment_posterior(np.zeros((3, 2)), [0, 1], tau=0.12)
+    values, _, _ = castle_values.assignment_posterior(np.zeros((3, 2)), np.full(3, -50.0), [0, 1])
     assert values.count(None) == 1                  # a third castle of two values gets none
+
+
+def test_assignment_posterior_leaves_a_shell_look_alike_out_rather_than_bump_a_castle_a_value():
+    """A lamp makes a brown shell look red: it fits value 0 a little worse than the real red 0 castle
+    and a shell well enough: the castle keeps 0, the look-alike is no castle (not the castle 1)."""
+    loglik = np.array([[-2.0, -12.0], [-4.0, -14.0]])       # the real castle, the look-alike
+    values, per, _ = castle_values.assignment_posterior(loglik, np.array([-30.0, -5.0]), [0, 1])
+    assert values == [0, None] and min(per) > 0.7
 
 
 @pytest.mark.parametrize("ratio,count", [(0.15, 0), (0.95, 1), (1.1, 1), (2.05, 2), (2.9, 3)])

@@ -13,7 +13,7 @@ from vision import quality, synthetic
 from vision.strand_unter import colour as colour
 from vision.strand_unter.geometry import groove_map, warp_board
 from vision.registration import homography_from_corners
-from vision.strand_unter import castles as castles
+from vision.strand_unter import castle_cues, castle_values
 
 PROFILE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter", "profile.json")))
 BOARD = PROFILE["board_mm"]
@@ -122,31 +122,77 @@ def test_big_unknown_blob_is_occlusion():
     assert e.value.code == "occluded"
 
 
-CASTLE_MODEL = {"values": [0, 1, 2, 3], "core_px2": {"0": 150.0, "1": 210.0, "2": 280.0, "3": 340.0},
-                "spread_px": {"0": 5.0, "1": 6.0, "2": 6.8, "3": 7.3},
-                "area_px2": {"0": 245.0, "1": 347.0, "2": 433.0, "3": 487.0}, "towers": {"0": 1, "1": 2, "2": 3, "3": 4},
-                "scale": {"red": {"core_px2": 1.0, "spread_px": 1.0}}}
+def _castle_cues(v: int, player_scale: float = 1.0, towers: int | None = None) -> dict:
+    """Cues of a castle of value v as the calibration would measure them (platform 7 + 1.1 v px,
+    footprint 8.2 + 1.3 v px), towers v + 1."""
+    return {"platform_px": player_scale * (7.0 + 1.1 * v), "platform_se_px": 0.15, "footprint_px": 8.2 + 1.3 * v,
+            "footprint_se_px": 0.3, "towers": v + 1 if towers is None else towers, "core_px2": 150.0 + 60 * v,
+            "spread_px": 5.0, "area_px2": 245.0 + 80 * v, "radius_px": 10.0, "offset_px": [0.0, 0.0]}
 
 
-def _cues(core, spread, towers, area=None):
-    return {"core_px2": core, "spread_px": spread, "area_px2": area, "towers": towers}
+def _size_model(jitter: float = 0.01) -> dict:
+    rng = np.random.default_rng(3)
+    cs = {p: {str(v): {**_castle_cues(v, scale), "platform_px": _castle_cues(v, scale)["platform_px"]
+                       * float(np.exp(rng.normal(0, jitter)))} for v in range(4)}
+          for p, scale in (("red", 1.0), ("blue", 1.0), ("yellow", 0.92), ("green", 1.0))}
+    return castle_values.castle_model(cs)
 
 
-def test_castle_values_are_unique_per_player():
-    costs = np.array([castles.value_terms(f, CASTLE_MODEL, "red").sum(axis=1)
-                      for f in [_cues(215.0, 6.0, 2), _cues(205.0, 6.0, 2), _cues(345.0, 7.3, 4)]])
-    values, margins = castles.assign_values(costs, CASTLE_MODEL["values"])
-    assert len(set(values)) == 3 and values[2] == 3
-    assert min(margins[:2]) < 0.12          # one of the two look-alikes was overruled: a doubt
-    costs = np.array([castles.value_terms(_cues(150.0, 5.0, 1), CASTLE_MODEL, "red").sum(axis=1)] * 5)
-    values, _ = castles.assign_values(costs, CASTLE_MODEL["values"])
-    assert values.count(None) == 1
+def test_size_model_learns_each_value_and_the_players_colour_scale():
+    cm = _size_model()
+    assert cm["platform_px"]["2"] == pytest.approx(9.2, rel=0.03)
+    assert cm["footprint_px"]["3"] == pytest.approx(12.1, rel=0.01)
+    assert cm["platform_scale"]["yellow"] / cm["platform_scale"]["red"] == pytest.approx(0.92, abs=0.02)
+    assert 0.01 < cm["sigma_log"]["platform"] < 0.05
+    assert cm["towers_p"]["1"][2] > 0.5 and sum(cm["towers_p"]["1"]) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("v", [0, 1, 2, 3])
+def test_value_likelihood_picks_the_value_the_sizes_say(v):
+    cm = _size_model()
+    assert int(np.argmax(castle_values.value_loglik(_castle_cues(v), cm, "red"))) == v
+    # a yellow platform looks smaller on the sand: its learned scale puts it back
+    assert int(np.argmax(castle_values.value_loglik(_castle_cues(v, 0.92), cm, "yellow"))) == v
 
 
 def test_tower_count_breaks_a_size_tie():
     # sizes halfway between values 2 and 3: the three tower shadows decide
-    f = _cues(float(np.sqrt(280.0 * 340.0)), float(np.sqrt(6.8 * 7.3)), 3)
-    assert int(np.argmin(castles.value_terms(f, CASTLE_MODEL, "red").sum(axis=1))) == 2
+    cm = _size_model()
+    f = {k: (np.sqrt(a * b) if k in ("platform_px", "footprint_px") else a)
+         for (k, a), b in zip(_castle_cues(2).items(), _castle_cues(3).values())}
+    for towers, value in ((3, 2), (4, 3)):
+        assert int(np.argmax(castle_values.value_loglik({**f, "towers": towers}, cm, "red"))) == value
+
+
+def test_a_piece_without_a_base_is_likelier_a_shell_than_a_castle():
+    cm = _size_model()
+    shape = castle_values.shell_shape([(c, {"platform_px": 7.3, "platform_se_px": 0.1, "footprint_px": 7.6,
+                                      "footprint_se_px": 0.2}, 1) for c in ("brown", "brown", "white", "white")])
+    shell_like = {**_castle_cues(0), "platform_px": 7.1, "footprint_px": 7.4}
+    assert castle_values.shell_loglik(shell_like, shape, "brown") > castle_values.value_loglik(shell_like, cm, "red").max()
+    castle = _castle_cues(0)
+    assert castle_values.shell_loglik(castle, shape, "brown") < castle_values.value_loglik(castle, cm, "red").max()
+
+
+@pytest.mark.parametrize("gain", [1.0, 0.6])
+def test_radial_sizes_find_the_platform_and_the_base_under_any_contrast(gain):
+    """A drawn castle (a sand-coloured base of 11 px radius around a red platform of 8.5 px): the
+    half-way edges come back within a fifth of a pixel, also when the photo's colours are weaker."""
+    sand = np.array([150, 190, 215], np.float32)                  # BGR
+    red = np.array([70, 80, 200], np.float32)
+    n = 8                                                          # drawn 8× finer, then shrunk (anti-aliased)
+    big = np.tile(sand, (60 * n, 60 * n, 1))
+    cv2.circle(big, (30 * n, 30 * n), 11 * n, (140, 180, 205), -1)
+    cv2.circle(big, (30 * n, 30 * n), int(8.5 * n), tuple(float(c) for c in red), -1)
+    img = cv2.resize(big, (60, 60), interpolation=cv2.INTER_AREA)
+    img = (sand + gain * (img - sand)).clip(0, 255).astype(np.uint8)
+    fg = np.zeros((60, 60), bool)
+    yy, xx = np.mgrid[0:60, 0:60]
+    fg[(xx - 29.5) ** 2 + (yy - 29.5) ** 2 <= 11.0 ** 2] = True
+    lab = lambda bgr: cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2Lab).reshape(3).astype(float)  # noqa: E731
+    f = castle_cues.radial_sizes(img, fg, 29.5, 29.5, 8.0, lab(sand), lab(red))
+    assert f["platform_px"] == pytest.approx(8.5, abs=0.2)
+    assert f["footprint_px"] == pytest.approx(11.0, abs=0.3)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
@@ -159,7 +205,7 @@ def test_count_towers_on_drawn_castle(n):
         cv2.circle(img, c, 3, 60, -1)                             # a tower's shadow
     core = np.zeros(img.shape, bool)
     core[8:33, 8:33] = True
-    assert castles.count_towers(img, core) == n
+    assert castle_cues.count_towers(img, core) == n
 
 
 def test_castle_model_pools_values_and_scales_players():
@@ -167,7 +213,7 @@ def test_castle_model_pools_values_and_scales_players():
                                         "towers": towers, "radius_px": 10.0, "offset_px": [0.0, 0.0]}
     cs = {"red": {str(v): shape(150.0 + 60 * v, 245.0 + 80 * v, v + 1) for v in range(4)},
           "blue": {str(v): shape(0.9 * (150.0 + 60 * v), 245.0 + 80 * v, v + 1) for v in range(4)}}
-    cm = castles.castle_model(cs)
+    cm = castle_values.castle_model(cs)
     assert cm["towers"] == {"0": 1.0, "1": 2.0, "2": 3.0, "3": 4.0}
     assert cm["scale"]["blue"]["core_px2"] / cm["scale"]["red"]["core_px2"] == pytest.approx(0.9, abs=0.01)
 

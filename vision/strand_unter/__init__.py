@@ -14,7 +14,9 @@ One module per stage, each stating its input and output:
 - :mod:`~vision.strand_unter.lighting`     photo → board under the calibration's light (+ colour error);
 - :mod:`~vision.strand_unter.sea`          board → cloth and sea front;
 - :mod:`~vision.strand_unter.blobs`        board → foreground against the empty board, blobs;
-- :mod:`~vision.strand_unter.castles`      blobs → castles (owner, value, groove);
+- :mod:`~vision.strand_unter.castles`      blobs → castles (owner, value, groove), with
+  :mod:`~vision.strand_unter.castle_cues`  (a castle → its sizes in mm and towers) and
+  :mod:`~vision.strand_unter.castle_values` (cues → value posteriors, one castle per value);
 - :mod:`~vision.strand_unter.bird`         blobs → the sandpiper;
 - :mod:`~vision.strand_unter.shells`       what is left → shells (colour, count, groove);
 - :mod:`~vision.strand_unter.occlusion`    what nothing explains → ``occluded`` or a doubt;
@@ -38,7 +40,7 @@ from vision.strand_unter.registration import register as _register
 from vision.types import Photo, Reading  # noqa: F401  (interface types)
 
 DECODE_REDUCE = REGISTRATION.decode_reduce
-# MODEL_VERSION (= 2, defined with the learner): the learned model's format. The pipeline
+# MODEL_VERSION (= 4, defined with the learner): the learned model's format. The pipeline
 # (:func:`beachscore.pipeline.model_version`) refuses a calibration folder learned with another
 # format ("recalibrate", exit 2) instead of crashing on it.
 #: for the generic ECC refinement, should it ever be used: the sea side changes between shots

@@ -27,7 +27,7 @@ from beachscore.errors import BadInputError
 from vision.strand_unter import colour as colour
 from vision.image_io import read_image
 from vision.strand_unter.blobs import foreground
-from vision.strand_unter import castles as castles_mod
+from vision.strand_unter import castle_cues, castle_values
 from vision.strand_unter.config import APPEARANCE, CASTLES, READING, REGISTRATION
 from vision.strand_unter.geometry import (camera_nadir, disc, groove_map, groove_polygons, reduce_homography,
                                          warp_board)
@@ -35,7 +35,7 @@ from vision.types import CalibrationShot
 
 SHELL_COLOURS = ("white", "gray", "brown", "black")  # the state's keys (contract), not appearances
 CASTLE_VALUES = (0, 1, 2, 3)
-MODEL_VERSION = 3
+MODEL_VERSION = 4
 _CASTLE = re.compile(r"^castle/([a-z][a-z0-9_-]*)/([0-9]+)$")
 
 #: file names of the pictures kept in CAL_DIR
@@ -73,7 +73,10 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     Returns:
         JSON-serialisable model: ``class_names`` (order of the lookup table's classes),
         ``classes`` (Lab Gaussians), ``shell_area_px2`` per colour, ``castles`` per player and
-        value (tower area px², blob area px², base offset px, footprint radius px),
+        value (tower area px², blob area px², base offset px, footprint radius px, the platform's and
+        the footprint's radius and the tower count: :func:`vision.strand_unter.castle_cues.measure`),
+        ``shell_shape`` (the shells' footprint and texture as the castle cues see them,
+        :func:`vision.strand_unter.castle_values.shell_shape`),
         ``sandpiper`` (area, class composition, base offset, radius), ``stick_mm``,
         ``sand_bgr``, ``surround_bgr``; pictures for CAL_DIR are added to ``shot.pictures``
         (rectified empty board, registration reference, class lookup table).
@@ -193,6 +196,16 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     # the sea's stick: rows under the cloth edge that are foreground across the board; its colour
     # becomes a class of its own so that nothing under the cloth edge is taken for a piece
     sea = colour.cloth_region(cls == names.index("sea"), READING.cloth_edge_window_px)
+    # the sea's colour from the whole cloth the shot shows (its shading from side to side), not only
+    # around the sample: a softer lens or a smaller sample spot would leave a side of it unclassified
+    m = int(round(cfg.sea_fit_margin_mm * ppm))
+    whole = cv2.erode(sea.astype(np.uint8), np.ones((2 * m + 1, 2 * m + 1), np.uint8)) > 0
+    whole[:, :m] = whole[:, -m:] = False
+    if whole.sum() > sea_px.shape[0]:
+        classes["sea"] = colour.gaussian(np.concatenate([sea_px, CL[whole][::3]]), cfg.min_std)
+        lut = colour.build_lut([classes[k] for k in names], cfg.lut_bits, cfg.lut_max_dist)
+        cls = colour.classify(C, lut, cfg.lut_bits)
+        sea = colour.cloth_region(cls == names.index("sea"), READING.cloth_edge_window_px)
     stick_mm = _stick_width(sea, fg, cfg)
     if stick_mm > 0:
         rows = np.arange(C.shape[0])[:, None]
@@ -210,12 +223,17 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     shell_area: dict[str, list] = {c: [] for c in SHELL_COLOURS}
     shell_l_std: dict[str, list] = {c: [] for c in SHELL_COLOURS}
     castles: dict[str, dict] = {p: {} for p in players}
+    shell_cues = []
     bird = None
     for (k, nm, v), xy in parsed:
         if k == "shell":
             j = blob_at(xy, f"shell/{nm}")
             shell_area[nm].append(int(stats[j, cv2.CC_STAT_AREA]))
             shell_l_std[nm].append(float(CL[comp == j][:, 0].std()))
+            sizes = castle_cues.radial_sizes(C, fg, float(cent[j][0]), float(cent[j][1]),
+                                             float(np.sqrt(stats[j, cv2.CC_STAT_AREA] / np.pi)), classes["sand"]["mean"],
+                                             classes[f"shell/{nm}"]["mean"])
+            shell_cues.append((nm, sizes, castle_cues.count_towers(gray, comp == j)))
         elif k == "castle":
             i = blob_at(xy, f"castle/{nm}/{v}")
             blob = comp == i
@@ -223,8 +241,11 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
                                              cv2.MORPH_CLOSE, _disc_kernel(CASTLES.close_px)))
             if core.sum() < 5:
                 raise BadInputError("bad-sample", f"castle/{nm}/{v}: no {nm} colour found at {xy[0]:g},{xy[1]:g} mm")
+            cues = castle_cues.measure(C, gray, fg, core, (0, 0), classes["sand"]["mean"],
+                                       classes[f"castle/{nm}"]["mean"], float(blob.sum()))
             castles[nm][str(v)] = {**_piece_shape(blob, core, px(xy)),
-                                   **castles_mod.measure(gray, core, float(blob.sum()))}
+                                   **{k: (round(x, 3) if isinstance(x, float) else x) for k, x in cues.items()
+                                      if k not in ("x", "y")}}
         elif k == "sandpiper":
             i = blob_at(xy, "sandpiper")
             blob = comp == i
@@ -239,7 +260,8 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
              "class_names": names, "classes": classes, "shell_colours": list(SHELL_COLOURS), "players": players,
              "shell_area_px2": {c: float(np.median(a)) for c, a in shell_area.items()},
              "shell_l_std": {c: round(float(np.median(v)), 3) for c, v in shell_l_std.items()},
-             "castles": castles, "castle_model": castles_mod.castle_model(castles), "sand_bgr": sand_bgr.tolist(),
+             "castles": castles, "castle_model": castle_values.castle_model(castles),
+             "shell_shape": castle_values.shell_shape(shell_cues), "sand_bgr": sand_bgr.tolist(),
              "parallax": parallax,
              "base_sigma_mm": round(max(parallax["base_rms_px"] / ppm, CASTLES.base_sigma_floor_mm), 3)}
     if bird is not None:

@@ -6,7 +6,7 @@ a piece size — those are learned from the user's calibration and empty-board s
 is fitted to one sample photo. Units are in the names: ``_mm`` board millimetres, ``_px`` pixels
 of the rectified work image (1 px per mm), ``_ppm`` pixels per millimetre. Colour distances are
 Mahalanobis distances of the learned Lab Gaussians, brightness/chroma changes BGR grey levels.
-The statistical spreads of the posteriors (``area_sigma``, ``value_tau``, ``sea_edge_sigma_mm`` …)
+The statistical spreads of the posteriors (``area_sigma``, ``sea_edge_sigma_mm`` …)
 were set on the development set-ups (the shared samples' set-up, new set-ups 0 and 2, synthetic
 set-ups of :mod:`vision.synthetic_strand`) and checked with ``scripts/reliability.py``.
 """
@@ -57,6 +57,7 @@ class AppearanceConfig:
     lut_max_dist: float = 12.0        # BGR cells farther than this (Mahalanobis) from every class: unknown
     sample_search_mm: float = 10.0    # a sample's piece is the foreground blob within this of its point
     sea_radius_mm: float = 12.0       # radius around a sea sample
+    sea_fit_margin_mm: float = 4.0    # the whole cloth, this far inside its edge and the board's sides, trains the sea class
     sand_radius_mm: float = 6.0       # radius around a sand sample
     inpaint_radius_mm: float = 22.0   # without empty.jpg: this much around every sample is painted out (row medians)
     min_std: tuple = (10.0, 2.5, 2.5)  # floor of each class's std in L, a, b (Lab units): shading and noise
@@ -129,9 +130,21 @@ class CastleConfig:
     tower_sigma_px: float = 1.2       # tower shadows: Gaussian smoothing before looking for dark minima
     tower_window_px: int = 7          # ... a minimum of this neighbourhood
     tower_depth: float = 6.0          # ... darker than the castle's median grey by this (grey levels)
-    tower_weight: float = 0.15        # value cost per tower of difference (size cues cost |log ratio|)
-    scale_sigma: float = 0.1          # prior spread of how much larger (log, per length) castles' colour looks than at calibration
-    value_tau: float = 0.12           # cost scale of the value likelihood exp(−cost/τ) (set on the dev set-ups)
+    radial_rays: int = 48             # platform and footprint radii: measured along this many rays (7.5° apart)
+    radial_step_px: float = 0.25      # ... sampled every this many px (bilinear; a quarter of the work image's pixel)
+    radial_independent: float = 12.0  # ... of which this many vary independently (a 7 mm platform's 44 mm rim over the
+    #                                   photo's ~2 px blur and the towers' ~3 mm width: neighbouring rays share pixels)
+    radial_inner: tuple = (0.3, 0.7)  # the platform's colour level: between these × the coloured part's radius
+    radial_outer: float = 1.6         # the surround's level: beyond this × the coloured part's radius (footprints ≤ 1.4 ×)
+    radial_ring_px: float = 4.0       # ... over a ring this wide
+    radial_floor_px: float = 0.1      # an edge's radius is never known better than this (a half-maximum edge at 1 px/mm)
+    value_dof: float = 4.0            # Student-t degrees of freedom of the size cues (robust: Lange, Little & Taylor 1989)
+    size_prior_sigma: float = 0.05    # prior spread (log radius) of one value's castles between photos, worth …
+    size_prior_n: float = 2.0         # … this many calibration castles (scaled-inverse-χ² prior of the learned spread)
+    max_towers: int = 7               # tower counts are told apart up to this (more count as this many)
+    tower_pool_weight: float = 1.0    # the value's pooled count frequencies weigh this much against the castle's own
+    #                                   count at calibration (a Dirichlet prior's concentration: as much as one look)
+    max_candidates: int = 7           # a player's candidates beyond this many (the least castle-like) are no castles
     base_sigma_floor_mm: float = 2.5  # the base's position error is at least this (which towers are seen moves the centroid)
 
 

@@ -166,6 +166,7 @@ def normalise(photo, A, cfg=READING) -> Lit:
             ``cfg.light_max_range``.
     """
     B, gains = work_image(photo, A)
+    gains = sand_gains(B, gains, A, cfg)
     doubts: list[str] = []
     fld, light = light_field(photo, B, gains, A, cfg)
     light["board_range"] = float(fld.max() / max(float(fld.min()), 1e-3))
@@ -197,6 +198,46 @@ def normalise(photo, A, cfg=READING) -> Lit:
     residual = surround_residual(photo, A, gains, cfield)
     return Lit(raw=B, image=Bc, gains=gains, field=fld, figures=light, residual_ab=residual, doubts=doubts,
                chroma=cfield)
+
+
+def sand_gains(B: np.ndarray, gains: np.ndarray, A, cfg=READING) -> np.ndarray:
+    """The table strip's gains (3,), or the bare sand's when those explain the sand better.
+
+    A lamp over the table beside the board lights the strip, not the board, as the room light
+    does: gains measured there may leave most of the bare sand far from the empty board's colour.
+    The sand then tells the light itself: each groove's median ratio of the empty board to this
+    photo (per channel) is a hypothesis, and the one under which most of the grooves' samples come
+    within ``cfg.fine_gain_max_change`` of the empty board wins (a groove full of pieces explains
+    few; the samples of the cloth's colour are left out). The strip's gains are kept while they
+    explain at least half the samples.
+    """
+    raw = B[::3, ::3].reshape(-1, 3)[A.sand_idx].astype(np.float32)
+    ref = A.empty_sand.astype(np.float32)
+    g32 = np.asarray(gains, np.float32)
+    if (max3(np.abs(raw[::4] * g32[None, :] - ref[::4])) < cfg.fine_gain_max_change).mean() >= 0.5:
+        return gains                            # (most of the grooves, cloth and all, fit: no need to look closer)
+    # the cloth's samples (its colour, under the strip's gains) tell nothing about the sand's light
+    lit = np.clip(raw * np.asarray(gains, np.float32)[None, :], 0, 255).astype(np.uint8)[None]
+    open_ = (colour.classify(lit, A.lut, A.bits)[0] != A.sea)
+    if open_.sum() < 50:
+        return gains
+
+    def score(g) -> float:
+        near = max3(np.abs(raw * np.asarray(g, np.float32)[None, :] - ref)) < cfg.fine_gain_max_change
+        return float(near[open_].mean())
+
+    best, best_score = gains, score(gains)
+    if best_score >= 0.5:
+        return gains
+    for n, idx in A.groove_idx3.items():
+        idx = idx[open_[idx]]
+        if len(idx) < 20:
+            continue
+        g = np.median(ref[idx] / np.maximum(raw[idx], 1.0), axis=0)
+        sc = score(g)
+        if sc > best_score:
+            best, best_score = g.astype(np.float64), sc
+    return np.asarray(best, np.float64)
 
 
 @dataclass

@@ -73,7 +73,7 @@ def faint_things(weak_only: np.ndarray, A, visible, cfg=READING, conf=CONFIDENCE
     colour is close to the sand's under this light may lie there unread.
 
     A patch counts when it is at least half a shell's area, at least ``cfg.min_occluder_thickness``
-    shell radii thick, compact (its box at most twice as long as wide and at most 2.5 shells across:
+    shell radii thick (or, smaller than a shell, as many of its own disc's radius), compact (its box at most twice as long as wide and at most 2.5 shells across:
     the stick's shadow, ridges and cloth fringes are bands) and in a visible groove.
 
     Returns:
@@ -91,7 +91,8 @@ def faint_things(weak_only: np.ndarray, A, visible, cfg=READING, conf=CONFIDENCE
                 or max(w, h) > 5 * r_shell:
             continue                      # too small, under the cloth, a band (a shadow, a ridge) or no piece's size
         crop = np.pad((lab[y:y + h, x:x + w] == j).astype(np.uint8), 1)
-        if cv2.distanceTransform(crop, cv2.DIST_L2, 5).max() < cfg.min_occluder_thickness * r_shell:
+        if cv2.distanceTransform(crop, cv2.DIST_L2, 5).max() < cfg.min_occluder_thickness * min(
+                r_shell, np.sqrt(area / np.pi)):
             continue
         doubts.append(f"something faint lies at {A.where(*ce[j])}: a piece that looks like the sand in this light? "
                       "It was not counted")

@@ -18,7 +18,8 @@ Stages (one module each):
 7. :mod:`~vision.strand_unter.shells`: shells in what is left;
 8. :mod:`~vision.strand_unter.occlusion`: a hand or an object over the grooves → ``occluded``
    (changed pixels nothing explains: the foreground's, and a weak but consistent colour change
-   where something sand-like lies, :func:`~vision.strand_unter.blobs.weak_change`);
+   where something sand-like lies, :func:`~vision.strand_unter.blobs.weak_change`, or a shell's
+   colour where the foreground saw too little of it: a doubt, "something faint");
 9. :mod:`~vision.strand_unter.confidence`: the product of every decision's posterior.
 
 Source: ``shared/rules/strand-unter.md`` §Components, ``shared/contracts/strand-unter.md`` §state.
@@ -111,10 +112,22 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
 
     # 5. castles
     nadir = _nadir_px(photo, A)
-    castles, owned, doubts = find_castles(blobs, cls, Bc, A, nadir, lit.residual_ab, stick=stick)
+    castles, owned, doubts = find_castles(blobs, cls, Bc, A, nadir, lit.residual_ab, stick=stick, fg=fg)
     decisions.doubts += doubts
     visible = set(sea.visible)
     grooves = {n: {"number": n, "shells": {c: 0 for c in A.shell_colours}, "castles": []} for n in sea.visible}
+    shell_cls = cls
+    for c in [c for c in castles if c.value is None]:
+        if c.shell is not None:
+            if shell_cls is cls:
+                shell_cls = cls.copy()
+            (rs, cs), core = c.core            # its coloured pixels are read as that shell's
+            shell_cls[rs, cs][core] = A.names.index(f"shell/{c.shell}")
+        if c.groove in visible or c.groove == 0:
+            decisions.add(f"{c.player}-looking piece is no castle", c.p_value, [
+                f"the piece at {A.where(c.x, c.y)} was read as a {c.shell} shell, but it may be a {c.player} castle"
+                if c.shell else f"the {c.player} piece at {A.where(c.x, c.y)} was not counted as a castle"])
+    castles = [c for c in castles if c.value is not None]
     for c in castles:
         where = A.where(c.x, c.y)
         if c.groove not in visible:
@@ -139,15 +152,20 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
 
     # 7. shells: the rest of every blob
     gray = cv2.cvtColor(Bc, cv2.COLOR_BGR2GRAY)
-    parts = read_shells(fg & ~owned, cls, Bc, A, lit.residual_ab)
+    parts = read_shells(fg & ~owned, shell_cls, Bc, A, lit.residual_ab)
 
     # 8. a hand or an arm: changed pixels (strongly, or weakly but consistently) that no castle, the
     # bird, a shell or the cloth explains, thick and large (thin cloth fringes and shadows erode away)
     explained = owned | (fg & ~owned & ~parts.unexplained)
-    halo = cv2.dilate(explained.astype(np.uint8), cv2.getStructuringElement(
+    # the weak change next to a piece read is its rim; next to a speck too small to read (the part of
+    # a pale shell that stood out in this light) it may be the rest of a piece: no halo there
+    read_ = owned | (fg & ~owned & ~parts.unexplained & ~parts.specks)
+    halo = cv2.dilate(read_.astype(np.uint8), cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (cfg.weak_window_px + 2,) * 2)) > 0
     weak = weak_change(Bc, A.empty, A.basis, A.on_grooves & (rows >= (edge + stick_px)[None, :]), cfg)
     weak_only = weak & ~halo & ~fg & (cls != A.sea)
+    # … and a shell's colour where the foreground saw too little of it (a pale shell on pale sand)
+    weak_only |= _shell_coloured(cls, A, cfg) & A.on_grooves & (rows >= (edge + stick_px)[None, :]) & ~halo
     occluder = check_patch(((fg & ~explained) & (cls != A.sea)) | weak_only, gray, A, lit.figures, cfg)
     doubts, p_clear = judge_parts(parts.parts, A, visible, cfg, conf_cfg)
     decisions.add("nothing unexplained", p_clear, doubts)
@@ -183,6 +201,16 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
                "shells": shells, "bird": (bird.x, bird.y, bird.d2) if bird.groove is not None else None,
                "posteriors": decisions.table(), "labels": cls, "foreground": fg}
     return Reading(state=state, confidence=round(confidence, 3), warnings=warnings, details=details)
+
+
+def _shell_coloured(cls: np.ndarray, A, cfg=READING) -> np.ndarray:
+    """Pixels of a shell's learned colour in compact groups (bool (H, W)): the classes after a
+    morphological opening of radius ``cfg.open_px`` (single noisy pixels of the sand drop out)."""
+    table = np.zeros(256, np.uint8)
+    table[A.shell_k] = 1
+    m = cv2.LUT(cls, table)
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.open_px + 1,) * 2)
+    return cv2.morphologyEx(m, cv2.MORPH_OPEN, k) > 0
 
 
 def _alternative(c) -> int | str:

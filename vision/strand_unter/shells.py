@@ -61,6 +61,7 @@ class ShellParts:
     parts: list = field(default_factory=list)
     doubts: list = field(default_factory=list)
     unexplained: np.ndarray | None = None      # bool (H, W): the parts that are no shells
+    specks: np.ndarray | None = None           # bool (H, W): parts too small to read at all
 
 
 def colour_posterior(lab: np.ndarray, A, residual_ab: float, cfg=SHELLS) -> tuple[np.ndarray, np.ndarray]:
@@ -138,12 +139,21 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
     """Read every connected part of ``rest`` (bool (H, W)) as shells or as something else."""
     from vision.strand_unter.castles import groove_posterior
 
-    out = ShellParts(unexplained=np.zeros(rest.shape, bool))
+    out = ShellParts(unexplained=np.zeros(rest.shape, bool), specks=np.zeros(rest.shape, bool))
     areas = A.model["shell_area_px2"]
     min_area = rcfg.min_blob_fraction * min(areas.values())
     n, lab_img, st, ce = cv2.connectedComponentsWithStats(rest.astype(np.uint8), connectivity=8)
     if n <= 1:
         return out
+    small = np.nonzero(st[1:, cv2.CC_STAT_AREA] < min_area)[0] + 1
+    if len(small) > 64:
+        is_small = np.zeros(n, bool)
+        is_small[small] = True
+        out.specks = is_small[lab_img]
+    else:
+        for j in small:
+            x, y, w, h, _ = st[j]
+            out.specks[y:y + h, x:x + w] |= lab_img[y:y + h, x:x + w] == j
     cl = np.minimum(cls, A.K).astype(np.int32)
     sel = lab_img > 0
     counts = np.bincount(lab_img[sel] * (A.K + 1) + cl[sel], minlength=n * (A.K + 1)).reshape(n, A.K + 1)
@@ -188,8 +198,6 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
             continue
         todo.append((float(ce[j][0]), float(ce[j][1]), area, post[j], dist[j], (lab_img[y:y + h, x:x + w] == j),
                      size, shell_like, (x, y)))
-    out.unexplained = np.zeros(rest.shape, bool)
-
     def unexplained(m, origin):
         ox, oy = origin
         out.unexplained[oy:oy + m.shape[0], ox:ox + m.shape[1]] |= m
