@@ -14,6 +14,11 @@ prints, over all their scenes together and per set-up:
 
 A refusal of a scene with a hand over the board counts as right (as in evaluate.py); a refusal of a
 clean scene counts as a wrong answer at confidence 0; a right refusal as a sure one. This is a measurement, not a test: it prints.
+
+    python scripts/reliability.py --from-json rows1.json rows2.json ...
+
+reads rows that ``evaluate.py --json`` already wrote instead (each file's name, less ``.json``,
+names its folder in the table).
 """
 
 from __future__ import annotations
@@ -41,6 +46,14 @@ def evaluate(folder: str, cmd: str, evaluate_py: str) -> list[dict]:
         rows = json.load(open(out))
     for r in rows:
         r["folder"] = os.path.basename(os.path.normpath(folder))
+    return rows
+
+
+def _rows_of(path: str) -> list[dict]:
+    """Rows of a file ``evaluate.py --json`` wrote, each with its folder named after the file."""
+    rows = json.load(open(path))
+    for r in rows:
+        r["folder"] = os.path.splitext(os.path.basename(path))[0]
     return rows
 
 
@@ -86,10 +99,11 @@ def main(argv=None) -> int:
     ap.add_argument("--cmd", default=os.path.join(HERE, "..", ".venv", "bin", "beachscore"))
     ap.add_argument("--evaluate", default=os.path.join(HERE, "..", "..", "shared", "tools", "evaluate.py"))
     ap.add_argument("--per-setup", action="store_true", help="also print a table per set-up")
+    ap.add_argument("--from-json", action="store_true", help="the arguments are evaluate.py --json files")
     a = ap.parse_args(argv)
     rows = []
     for folder in a.folders:
-        got = evaluate(folder, a.cmd, a.evaluate)
+        got = _rows_of(folder) if a.from_json else evaluate(folder, a.cmd, a.evaluate)
         rows += got
         if a.per_setup:
             for setup in sorted({r["scene"].split(os.sep)[0] for r in got}):
