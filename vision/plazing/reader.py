@@ -145,12 +145,16 @@ def read(photo: Photo) -> Reading:
         mark_like = []
         sure = []
         clipped = []
+        # each cell's most probable known class and its runner-up; "unknown" mass is doubt about it
+        known = post.post[:, :-1]
+        order = np.argsort(-known, axis=1)[:, :2]
+        top_p = np.take_along_axis(known, order, axis=1).tolist()
+        order = order.tolist()
+        two = known.shape[1] > 1
         for i, cell in enumerate(free):
-            # the most probable known class; "unknown" mass is doubt about it
-            known = np.argsort(-post.post[i, :-1])
-            name, p = post.names_all[int(known[0])], float(post.post[i, int(known[0])])
-            alt = post.names_all[int(known[1])] if len(known) > 1 else name
-            alt_p = float(post.post[i, int(known[1])]) if len(known) > 1 else 0.0
+            name, p = post.names_all[order[i][0]], top_p[i][0]
+            alt = post.names_all[order[i][1]] if two else name
+            alt_p = top_p[i][1] if two else 0.0
             if name != EMPTY and prep.clipped is not None and prep.clipped[cell]:
                 # overexposed: the colour that named the token is lost; it may be glare on sand
                 clipped.append(cell)

@@ -510,9 +510,20 @@ def odd_cells(feats: np.ndarray, model: TokenModel, limit: float, dists: dict | 
     if dists is None:
         return _sq_distances(feats, allrefs, Ws).min(axis=1) > lim2
     base = np.hstack([dists["empties"], dists["protos"]])
-    i, j = np.nonzero(base <= lim2)
-    near = np.zeros(len(feats), bool)
-    if len(i):
+
+    def within(i, j):  # strict d² ≤ lim² for the pairs (cell i, reference j)
         d = small_matmul(feats[i] - allrefs[j], Ws)
-        near[i[(d * d).sum(axis=1) <= lim2]] = True
+        return (d * d).sum(axis=1) <= lim2
+
+    # the nearest reference in the base metric settles almost every cell; the rest try all within reach
+    near = np.zeros(len(feats), bool)
+    rows = np.arange(len(feats))
+    first = base.argmin(axis=1)
+    reach = base[rows, first] <= lim2
+    near[reach] = within(rows[reach], first[reach])
+    left = reach & ~near
+    if left.any():
+        i, j = np.nonzero(base[left] <= lim2)
+        i = np.flatnonzero(left)[i]
+        near[i[within(i, j)]] = True
     return ~near
