@@ -12,7 +12,10 @@ prints the maximum-likelihood values of
 2. per kind of decision (a cell's cover, a token, a split into pieces, a facing, …), the slope that
    turns its posterior's log-odds into a probability of being right (``ConfidenceConfig.slopes``:
    Platt scaling without intercept, each decision checked against the truth; log-normal prior
-   log b ~ N(0, 1) so that a kind never wrong on these set-ups is not made infinitely sure);
+   log b ~ N(0, 1) so that a kind never wrong on these set-ups is not made infinitely sure). The
+   token decisions also count each calibration's own tokens and bare cells read in held-out ways
+   (``TokenModel.held_out``: turned, scaled, shadowed, tinted as no prototype shows them), the
+   negative evidence the scenes of development set-ups, all read right, cannot give;
 3. with those slopes, the confidence map ``intercept`` and ``slope``
    (:class:`vision.plazing.config.ConfidenceConfig`): Platt scaling of each read scene's log-odds
    (the product of the calibrated posteriors) against whether the scene was read exactly, with a
@@ -70,7 +73,8 @@ def _truth_tokens(st: dict) -> dict:
 
 
 def collect(folders, setups=None):
-    """Per scene: (log p of the reading, read exactly?) and the free cells' token distances."""
+    """Per scene: (log p of the reading, read exactly?); the free cells' token distances; each
+    calibration's held-out token decisions, (logit, right, wrong) per bin."""
     reader = importlib.import_module("vision.plazing.reader")
     seen = []
     real_classify = reader.classify_tokens
@@ -80,13 +84,15 @@ def collect(folders, setups=None):
         return real_classify(feats, model, *a, **k)
 
     reader.classify_tokens = spy
-    scenes, cells = [], []
+    scenes, cells, held = [], [], []
     for folder in folders:
         for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
             if setups and os.path.basename(setup) not in setups:
                 continue
             out = tempfile.mkdtemp(prefix="fit-cal-")
             cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"), out).folder)
+            h = cal.model["tokens"].get("held_out") or {}
+            held += list(zip(h.get("logit", []), h.get("right", []), h.get("wrong", [])))
             for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
                 truth = json.load(open(tpath))
                 sp = tpath.replace(".truth.json", ".setup.json")
@@ -106,7 +112,7 @@ def collect(folders, setups=None):
                     labels = [None if c in covered else want.get(c, EMPTY) for c in free]
                     cells.append((de, dk, model, F, labels))
     reader.classify_tokens = real_classify
-    return scenes, cells
+    return scenes, cells, held
 
 
 def token_log_loss(cells, cfg) -> float:
@@ -158,16 +164,18 @@ def decisions(ledger, truth: dict, setup: dict | None):
     return out
 
 
-def kind_slope(records) -> float:
-    """MAP slope b of P(right) = σ(b·logit p) over one kind's decisions (log b ~ N(0, 1))."""
+def kind_slope(records, held_out=()) -> float:
+    """MAP slope b of P(right) = σ(b·logit p) over one kind's decisions (log b ~ N(0, 1)), and
+    ``held_out``: (logit, right count, wrong count) of decisions counted per bin."""
     p = np.clip(np.array([r[1] for r in records]), 1e-9, 1 - 1e-9)
-    x = np.log(p) - np.log1p(-p)
-    y = np.array([float(r[2]) for r in records])
+    x = np.concatenate([np.log(p) - np.log1p(-p), [h[0] for h in held_out] * 2])
+    y = np.concatenate([[float(r[2]) for r in records], [1.0] * len(held_out), [0.0] * len(held_out)])
+    w = np.concatenate([np.ones(len(records)), [h[1] for h in held_out], [h[2] for h in held_out]])
     grid = np.exp(np.linspace(np.log(0.2), np.log(8.0), 400))
     best, val = 1.0, -np.inf
     for b in grid:
         z = b * x
-        ll = float(np.sum(y * -np.logaddexp(0, -z) + (1 - y) * -np.logaddexp(0, z))) - 0.5 * np.log(b) ** 2
+        ll = float(np.sum(w * (y * -np.logaddexp(0, -z) + (1 - y) * -np.logaddexp(0, z)))) - 0.5 * np.log(b) ** 2
         if ll > val:
             best, val = float(b), ll
     return best
@@ -198,7 +206,7 @@ def main(argv=None) -> int:
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--setups", help="only these set-up folders (comma-separated names)")
     a = ap.parse_args(argv)
-    scenes, cells = collect(a.folders, set(a.setups.split(",")) if a.setups else None)
+    scenes, cells, held = collect(a.folders, set(a.setups.split(",")) if a.setups else None)
     print(f"{len(scenes)} scenes read, {sum(not s[1] for s in scenes)} of them wrong; "
           f"{sum(len(c[4]) for c in cells)} free cells")
     best = None
@@ -213,8 +221,11 @@ def main(argv=None) -> int:
     slopes = {}
     for kind in sorted({r[0] for r in records}):
         mine = [r for r in records if r[0] == kind]
-        slopes[kind] = round(kind_slope(mine), 2)
-        print(f"  {kind}: {len(mine)} decisions, {sum(not r[2] for r in mine)} wrong; slope {slopes[kind]}")
+        extra = held if kind == "token" else []
+        slopes[kind] = round(kind_slope(mine, extra), 2)
+        also = (f" (and {sum(h[1] + h[2] for h in extra)} held-out calibration tokens and bare cells, "
+                f"{sum(h[2] for h in extra)} wrong)") if extra else ""
+        print(f"  {kind}: {len(mine)} decisions, {sum(not r[2] for r in mine)} wrong{also}; slope {slopes[kind]}")
     cfg = dataclasses.replace(CONFIDENCE, intercept=0.0, slope=1.0, slopes=slopes)
     a0, b0 = platt(scenes, cfg)
     print(f"confidence: slopes {slopes}, intercept {a0:.3f}, slope {b0:.3f} "

@@ -3,7 +3,6 @@
 
     python scripts/reliability.py ../shared/samples-new-setups/strand-unter [FOLDER ...] \
         [--cmd .venv/bin/beachscore] [--evaluate ../shared/tools/evaluate.py]
-    python scripts/reliability.py --from-json ROWS.json [ROWS.json ...]    # rows evaluate.py --json wrote
 
 Runs ``evaluate.py --json`` on every folder (each holds profile.json and setupN/ folders), then
 prints, over all their scenes together and per set-up:
@@ -15,6 +14,11 @@ prints, over all their scenes together and per set-up:
 
 A refusal of a scene with a hand over the board counts as right (as in evaluate.py); a refusal of a
 clean scene counts as a wrong answer at confidence 0; a right refusal as a sure one. This is a measurement, not a test: it prints.
+
+    python scripts/reliability.py --from-json rows1.json rows2.json ...
+
+reads rows that ``evaluate.py --json`` already wrote instead (each file's name, less ``.json``,
+names its folder in the table).
 """
 
 from __future__ import annotations
@@ -42,6 +46,14 @@ def evaluate(folder: str, cmd: str, evaluate_py: str) -> list[dict]:
         rows = json.load(open(out))
     for r in rows:
         r["folder"] = os.path.basename(os.path.normpath(folder))
+    return rows
+
+
+def _rows_of(path: str) -> list[dict]:
+    """Rows of a file ``evaluate.py --json`` wrote, each with its folder named after the file."""
+    rows = json.load(open(path))
+    for r in rows:
+        r["folder"] = os.path.splitext(os.path.basename(path))[0]
     return rows
 
 
@@ -92,12 +104,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     rows = []
     for folder in a.folders:
-        if a.from_json:
-            got = json.load(open(folder))
-            for r in got:
-                r["folder"] = os.path.splitext(os.path.basename(folder))[0]
-        else:
-            got = evaluate(folder, a.cmd, a.evaluate)
+        got = _rows_of(folder) if a.from_json else evaluate(folder, a.cmd, a.evaluate)
         rows += got
         if a.per_setup:
             for setup in sorted({r["scene"].split(os.sep)[0] for r in got}):

@@ -10,9 +10,11 @@ confidence ≥ 0.5 (set-up 2 scene 0). Two fixes it showed followed (a small bum
 0 went unnoticed: the keypoint tolerance was computed wrong; two gears pressed together, offset by
 a step, read as one: the outline's jog is now evidence), so these figures are no longer blind.
 
+A second pass (all four set-ups seen by then) fixed set-up 2 scene 0's shell, whose lamp's shadow
+made it look like a pebble: the calibration now also pastes every labelled token with a cast shadow.
+
 Asserted: ≥ 19/20 right, ≥ 18/20 trusted, no clean scene refused, every closed area's verdict right
-in the scenes read right, and at most one wrong reading at confidence ≥ 0.5 — set-up 2 scene 0's
-shell, its shadow making it look like a pebble (read at 0.82): the issue's target of none is not met.
+in the scenes read right, and no wrong reading at confidence ≥ 0.5.
 """
 
 import glob
@@ -87,7 +89,7 @@ def test_new_setups_silent_wrong_and_no_clean_scene_refused(outcomes):
             assert truth.get("occluded"), f"{s}/{n}: a clean scene refused ({res.code}: {res})"
         elif not _exact(truth, res.state) and res.confidence >= 0.5:
             silent.append((s, n, round(res.confidence, 2)))
-    assert len(silent) <= 1 and all((s, n) == ("setup2", "scene_00") for s, n, _ in silent), silent
+    assert not silent, silent
 
 
 def test_new_setups_area_verdicts(outcomes):

@@ -340,8 +340,8 @@ def cover_shares(player_blocks: np.ndarray, cells: CellBlocks, cfg: CoverConfig 
         float64 (rows, cols, n_players) in [0, 1].
     """
     n_out, n_in = cells.side(cfg.inner_share), cells.side(cfg.hole_share)
-    outer = cells.box_mean(player_blocks, cfg.inner_share) * n_out ** 2
-    hole = cells.box_mean(player_blocks, cfg.hole_share) * n_in ** 2
+    outer, hole = cells.box_means(player_blocks, (cfg.inner_share, cfg.hole_share))
+    outer, hole = outer * n_out ** 2, hole * n_in ** 2
     out = (outer - hole) / max(n_out ** 2 - n_in ** 2, 1) / 255.0
     return out.reshape(cells.grid.rows, cells.grid.cols, -1)
 

@@ -23,7 +23,7 @@ from beachscore.errors import BadInputError
 from vision.image_io import read_image
 from vision.plazing.augment import augmented_boards
 from vision.plazing.cells import Grid, colour_table, learn_colour, mislabelled, sample_colour
-from vision.plazing.config import PALETTE, PATTERN, RECTIFY, SEAM, TOKENS
+from vision.plazing.config import AUGMENT, HELD_OUT, PALETTE, PATTERN, RECTIFY, SEAM, TOKENS, AugmentConfig
 from vision.plazing.lighting import cell_sands, frame_sharpness, median_bgr
 from vision.plazing.model import FRAME_PICTURE, MODEL_VERSION, PALETTE_PICTURE
 from vision.plazing.patterns import PatternModel
@@ -152,7 +152,8 @@ def learn(shot: CalibrationShot) -> dict:
     empty_cells = [(r, c) for r in range(grid.rows) for c in range(grid.cols)
                    if view.owner[r, c] < 0 and terrain[r, c] != "#" and (r, c) not in sample_cells]
     composites = _pasted_tokens(view, table, local, feats, token_samples, empty_cells, median, terrain)
-    tokens = learn_tokens(feats, token_samples, empty_cells, composites)
+    tests = _held_out_tokens(view, table, local, feats, token_samples, empty_cells, median, terrain)
+    tokens = learn_tokens(feats, token_samples, empty_cells, composites, tests)
 
     fallback = [float(cv2.cvtColor(np.uint8([[np.clip(raw[0, 0], 0, 255)]]), cv2.COLOR_BGR2GRAY)[0, 0])] * P
     # the dip across an edge inside one piece: measured on the labelled screens' inner edges
@@ -199,12 +200,31 @@ def _check_labels(raw: np.ndarray, parsed, rect: Rectified, ppm: float, cell_mm:
         raise BadInputError("bad-sample", f"{text}: fix the label (or the point) and calibrate again")
 
 
+def _held_out_tokens(view: View, table: np.ndarray, grid: Grid, feats: np.ndarray, token_samples, empty_cells,
+                     median, terrain):
+    """The bare cells and the labelled tokens pasted in the held-out ways
+    (:data:`~vision.plazing.config.HELD_OUT`), in the held-out light: the whole board a little
+    brighter or darker (``TOKENS.test_brightness``), the tokens alone in another tint
+    (``TOKENS.test_token_gains_bgr``). Returns [(label or ``sand``, features (F,))]."""
+    out = []
+    lights = [(b, (1.0, 1.0, 1.0)) for b in TOKENS.test_brightness] + [(1.0, g) for g in TOKENS.test_token_gains_bgr]
+    for bright, tint in lights:
+        board = view.board if bright == 1.0 else cv2.convertScaleAbs(view.board, alpha=bright)
+        lit = View(view.rect, view.gains, table, view.n_players, terrain, board=board)
+        if tint == (1.0, 1.0, 1.0):
+            out += [("sand", x) for x in lit.features()[tuple(np.array(empty_cells).T)]] if empty_cells else []
+        out += [(label, x) for label, x, _ in _pasted_tokens(lit, table, grid, feats, token_samples, empty_cells,
+                                                             median, terrain, HELD_OUT, tint)]
+    return out
+
+
 def _pasted_tokens(view: View, table: np.ndarray, grid: Grid, feats: np.ndarray, token_samples, empty_cells,
-                   median, terrain):
+                   median, terrain, cfg: AugmentConfig = AUGMENT, tint=(1.0, 1.0, 1.0)):
     """Every labelled token cut out and pasted onto the calibration's typical bare cells
-    (:func:`~vision.plazing.tokens.background_cells`), turned, scaled and shifted as a scene can show
-    it (:mod:`vision.plazing.augment`), so a shell learned on plain sand is also known on a printed
-    resource spot, off the centre, turned. Returns [(label, features (F,))]."""
+    (:func:`~vision.plazing.tokens.background_cells`), turned, scaled, shifted and shadowed as a scene
+    can show it (:mod:`vision.plazing.augment`, the ways ``cfg`` lists), so a shell learned on plain
+    sand is also known on a printed resource spot, off the centre, turned, in a lamp's shadow.
+    ``tint``: B, G, R gains on the cut-out tokens. Returns [(label, features (F,), index of the sample)]."""
     ppm = RECTIFY.px_per_mm
     bgs = background_cells(feats, empty_cells)
     boxes = grid.boxes_px(ppm, 1.0)
@@ -214,6 +234,8 @@ def _pasted_tokens(view: View, table: np.ndarray, grid: Grid, feats: np.ndarray,
             continue
         u0, v0, u1, v1 = boxes[r, c]
         patch = view.board[v0:v1, u0:u1].copy()
+        if tuple(tint) != (1.0, 1.0, 1.0):
+            patch = cv2.multiply(patch, np.full(patch.shape, 1.0, np.float32) * np.float32(tint), dtype=cv2.CV_8U)
         cut.append(((label, i), patch, token_mask(patch)))
     largest = {}
     for (label, _), _, mask in cut:
@@ -223,7 +245,7 @@ def _pasted_tokens(view: View, table: np.ndarray, grid: Grid, feats: np.ndarray,
     cut = [(key, patch, mask) for key, patch, mask in cut
            if mask.any() and mask.sum() >= TOKENS.min_cut_share * largest[key[0]]]
     out = []
-    for board, filled in augmented_boards(view.board, boxes, cut, bgs):
+    for board, filled in augmented_boards(view.board, boxes, cut, bgs, ppm, cfg):
         f = View(view.rect, view.gains, table, view.n_players, terrain, board=board).features()
         out += [(label, f[rc], i) for (label, i), rc in filled]
     return out

@@ -76,6 +76,7 @@ class Ledger:
     shape: tuple
     decisions: list = field(default_factory=list)
     bulk: list = field(default_factory=list)  #: [(kind, cells int (n, 2), posteriors (n,), claims (n,))]
+    cfg: ConfidenceConfig = CONFIDENCE  #: how this reading's posteriors are calibrated
 
     def add(self, decision: Decision) -> Decision:
         """Record a decision (its posterior clipped into (0, 1])."""
@@ -90,14 +91,16 @@ class Ledger:
         self.bulk.append((kind, cells, np.clip(np.asarray(p, np.float64), 1e-12, 1.0),
                           list(claims) if claims is not None else [None] * len(cells)))
 
-    def log_p(self, cfg: ConfidenceConfig = CONFIDENCE) -> float:
+    def log_p(self, cfg: ConfidenceConfig | None = None) -> float:
         """Sum of the calibrated log posteriors (:func:`calibrated_p`): log of the probability that
         every decision is right."""
+        cfg = cfg or self.cfg
         return float(sum(np.log(calibrated_p(d.kind, d.p, cfg)).sum() for d in self.decisions)
                      + sum(np.log(calibrated_p(kind, p, cfg)).sum() for kind, _, p, _ in self.bulk))
 
-    def confidence(self, cfg: ConfidenceConfig = CONFIDENCE) -> float:
+    def confidence(self, cfg: ConfidenceConfig | None = None) -> float:
         """Probability that the whole reading is right (see the module docstring)."""
+        cfg = cfg or self.cfg
         return calibrated(self.log_p(cfg), cfg)
 
     def cell_confidence(self) -> np.ndarray:
@@ -114,7 +117,7 @@ class Ledger:
         """The ``n`` decisions whose runner-up is most probable relative to the choice, that have
         a runner-up that can be written into a state."""
         cand = [d for d in self.decisions if d.apply_alt is not None and d.alt_p > 0]
-        cand.sort(key=lambda d: d.log_ratio(), reverse=True)
+        cand.sort(key=lambda d: d.log_ratio(self.cfg), reverse=True)
         return cand[:n]
 
 

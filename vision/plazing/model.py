@@ -16,7 +16,7 @@ from vision.plazing.tokens import TokenModel
 
 PALETTE_PICTURE = "plazing_labels.png"  #: the colour lookup table, kept so a scan need not rebuild it
 FRAME_PICTURE = "plazing_board.png"  #: the calibration's small board view: the frame is the lighting reference
-MODEL_VERSION = 3
+MODEL_VERSION = 4
 
 
 class ReaderModel:

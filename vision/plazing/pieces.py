@@ -144,7 +144,8 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
     if len(order) > cfg.max_exact_cells:
         return Split(pieces=[("unknown", order, None, 1.0)], posterior=0.0, exact=False)
     sd = cfg.default_joined_sd_bgr if joined_sd_bgr is None else joined_sd_bgr
-    inner = [(e, v) for e, v in seams.items() if e[0] in cells and e[1] in cells]
+    inner = [(e, seams[e]) for e in (((r, c), n) for r, c in order for n in ((r, c + 1), (r + 1, c)) if n in cells)
+             if e in seams]
     lc, lj = seam_log_likelihoods(np.array([v for _, v in inner], np.float64), sd, cfg)
     if jogs:
         jsd = cfg.default_jog_sd_mm if jog_sd_mm is None else jog_sd_mm
@@ -165,7 +166,7 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
     for row in table:
         for mask, kind, placed in row:
             inside = set(placed)
-            sc = sum(g for e, g in gain.items() if e[0] in inside and e[1] in inside)
+            sc = sum(gain.get(((r, c), n), 0.0) for r, c in placed for n in ((r, c + 1), (r + 1, c)) if n in inside)
             face, pf = None, 1.0
             if piece_score is not None:
                 ll, face, pf = piece_score(kind, placed)
@@ -173,16 +174,18 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
             info[mask, kind] = (float(sc), face, pf)
     # a placement that explains its cells far worse (per cell) than another placement over one of
     # them cannot be part of a tiling worth counting (posterior < e^-prune): left out
-    best = np.full(len(order), -np.inf)
+    index = {c: i for i, c in enumerate(order)}
+    best = [-np.inf] * len(order)
     for row in table:
         for mask, kind, placed in row:
             per = info[mask, kind][0] / len(placed)
-            for i in range(len(order)):
-                if mask >> i & 1:
-                    best[i] = max(best[i], per)
+            for c in placed:
+                i = index[c]
+                if per > best[i]:
+                    best[i] = per
     kept = [[(mask, kind, placed, info[mask, kind][0]) for mask, kind, placed in row
-             if all(info[mask, kind][0] / len(placed) >= best[i] - cfg.prune_per_cell
-                    for i in range(len(order)) if mask >> i & 1)] for row in table]
+             if all(info[mask, kind][0] / len(placed) >= best[index[c]] - cfg.prune_per_cell for c in placed)]
+            for row in table]
     results = []
     full = (1 << len(order)) - 1
 

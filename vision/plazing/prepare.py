@@ -37,9 +37,11 @@ class Prepared:
         coef: the smooth light field's coefficients (None when the light is even).
         frame: bool mask of the printed frame in ``rect.small``.
         reference: the calibration's small board view (None for a calibration without it).
-        clipped: bool (rows, cols), cells whose sand is overexposed in the photo and was not in the
-            calibration shot (a channel at the sensor's top: its colour is lost, and no correction
-            brings it back).
+        clipped: bool (rows, cols), cells whose sand is clipped in the photo and was not in the
+            calibration shot (a channel at the sensor's top: part of its colour is lost, and no
+            correction brings it back; ``QUALITY.clipped_doubt``): tokens read there are doubted.
+        overexposed: bool (rows, cols), the cells of ``clipped`` that lost much of it
+            (``QUALITY.clipped_excess``): too many of them refuse the photo (glare).
     """
 
     rect: Rectified
@@ -49,6 +51,7 @@ class Prepared:
     frame: np.ndarray
     reference: np.ndarray | None
     clipped: np.ndarray | None = None
+    overexposed: np.ndarray | None = None
 
 
 def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray, on_sand: bool = True) -> Prepared:
@@ -84,13 +87,14 @@ def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray, on_sand:
     # (each cell's sand measured on the crop and brought through the frame's field at its centre)
     raw = cell_sands(rect.crop, CellBlocks(rect.local, ppm))
     at_cells = cells_to_pixels_inverse(field, rect.local, hw, grid)
-    clipped = np.zeros(raw.shape[:2], bool)
+    clipped = overexposed = np.zeros(raw.shape[:2], bool)
     if model.sand is not None:
         # overexposed: saturated in this photo where the calibration's sand, in this photo's light,
         # would lie well above the sensor's top (a channel the calibration had clipped was learned so)
         expected = model.sand / np.maximum(at_cells, 1e-3)
-        clipped = ((raw >= QUALITY.clipped_level) & (expected >= 255.0 * QUALITY.clipped_excess)
-                   & (model.sand < QUALITY.clipped_level)).any(axis=-1)
+        top = (raw >= QUALITY.clipped_level) & (model.sand < QUALITY.clipped_level)
+        clipped = (top & (expected >= 255.0 * QUALITY.clipped_doubt)).any(axis=-1)
+        overexposed = (top & (expected >= 255.0 * QUALITY.clipped_excess)).any(axis=-1)
     corr = None
     if on_sand and model.sand is not None:
         corr = _sand_gains(raw * at_cells, model, np.where(clipped, "#", terrain))  # no overexposed sand
@@ -104,7 +108,7 @@ def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray, on_sand:
                              dtype=cv2.CV_8U, dst=out)
     view = View(rect, gains, model.table, len(model.players), terrain, board=board, scratch=scratch)
     check_quality(small, view.gains, model, grid)
-    return Prepared(rect, view, gains, coef, frame, model.reference_small, clipped)
+    return Prepared(rect, view, gains, coef, frame, model.reference_small, clipped, overexposed)
 
 
 #: The light's gain field is computed every this many pixels of the crop (it is smooth: a lamp's

@@ -48,22 +48,27 @@ def _deviating(patch: np.ndarray, sand: np.ndarray, cfg: PrintConfig) -> np.ndar
     h, w = patch.shape[:2]
     a = max(1, int(round(cfg.ring_inset_share * h)))
     p = patch[a:h - a, a:w - a].reshape(-1, 3).astype(np.float32)
-    return p[np.linalg.norm(p - sand, axis=1) > cfg.deviation_bgr]
+    v = p - sand
+    return p[np.einsum("ij,ij->i", v, v) > cfg.deviation_bgr ** 2]
 
 
 def _on_segment(pixels: np.ndarray, sand: np.ndarray, ink: np.ndarray, most: float):
-    """Each pixel's mixing share α ∈ [0, ``most``] of ink against sand, and its distance (BGR levels)
-    from the line sand–ink within that range: float32 (N,), float32 (N,)."""
-    d = ink - sand
+    """Each pixel's mixing share α ∈ [0, ``most``] of ink against sand, and its squared distance
+    (BGR levels²) from the line sand–ink within that range: float32 (N,), float32 (N,)."""
+    d = (ink - sand).astype(np.float32)
+    v = pixels - sand
+    vv = np.einsum("ij,ij->i", v, v)
     n2 = float(d @ d)
     if n2 < 1e-6:
-        return np.zeros(len(pixels), np.float32), np.linalg.norm(pixels - sand, axis=1)
-    alpha = np.clip((pixels - sand) @ d / n2, 0.0, most)
-    off = np.linalg.norm(pixels - (sand + alpha[:, None] * d), axis=1)
-    return alpha.astype(np.float32), off.astype(np.float32)
+        return np.zeros(len(pixels), np.float32), vv
+    t = v @ d
+    alpha = np.clip(t / n2, 0.0, most)
+    off2 = vv - 2.0 * alpha * t + alpha * alpha * n2  # |v − α d|²
+    return alpha.astype(np.float32), off2.astype(np.float32)
 
 
-def flat_share(patch: np.ndarray, cfg: PrintConfig = PRINTS) -> float | None:
+def flat_share(patch: np.ndarray, cfg: PrintConfig = PRINTS, sand: np.ndarray | None = None,
+               dev: np.ndarray | None = None) -> float | None:
     """How much of what stands out in a cell is one flat ink: the share of the pixels that deviate
     from the cell's sand lying on the line from sand through their median colour.
 
@@ -72,15 +77,18 @@ def flat_share(patch: np.ndarray, cfg: PrintConfig = PRINTS) -> float | None:
 
     Args:
         patch: the cell cut out of the normalised crop, BGR uint8 (h, w, 3).
+        sand, dev: the cell's :func:`cell_sand` and deviating pixels when the caller has them.
     Returns:
         the share in [0, 1], or None when too little deviates (bare sand).
     """
-    sand = cell_sand(patch, cfg)
-    dev = _deviating(patch, sand, cfg)
+    if sand is None:
+        sand = cell_sand(patch, cfg)
+    if dev is None:
+        dev = _deviating(patch, sand, cfg)
     if len(dev) < cfg.min_ink_px:
         return None
-    _, off = _on_segment(dev, sand, np.median(dev, axis=0).astype(np.float32), cfg.max_alpha)
-    return float((off < cfg.noise_bgr).mean())
+    _, off2 = _on_segment(dev, sand, np.median(dev, axis=0).astype(np.float32), cfg.max_alpha)
+    return float((off2 < cfg.noise_bgr ** 2).mean())
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -134,7 +142,7 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
         cells = [tuple(rc) for rc in np.argwhere(free & (terrain == mark)).tolist()]
         if not cells:
             continue
-        patches, sands, inks = [], [], []
+        patches, sands, inks, devs, flats = [], [], [], [], []
         for r, c in cells:
             u0, v0, u1, v1 = boxes[r, c]
             patch = board[v0:v1, u0:u1]
@@ -142,26 +150,29 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
             dev = _deviating(patch, sand, cfg)
             patches.append(patch)
             sands.append(sand)
+            devs.append(dev)
             inks.append(np.median(dev, axis=0) if len(dev) >= cfg.min_ink_px else None)
+            flats.append(inks[-1] is not None and (flat_share(patch, cfg, sand, dev) or 0.0) >= cfg.flat_print_share)
         seen = [k for k in inks if k is not None]
         if not seen:
             unseen += cells
             continue
         # the mark's hue (its ink's direction from sand), voted by this photo's mark cells and the
-        # calibration's; the mark's colour now is the median of the cells that agree with it (a token
-        # on one of them, or a lone cell bearing a token, does not move it); a paler or deeper print
-        # of the same ink lies on the same line from sand, so one colour serves all
+        # calibration's; the mark's colour now is the median of the cells that agree with it and
+        # show one flat ink (a token on one of them, or a lone cell bearing a flat token of a
+        # similar hue, is no witness of the print's colour); a paler or deeper print of the same
+        # ink lies on the same line from sand, so one colour serves all
         dirs = [_unit(k - sd) for k, sd in zip(inks, sands) if k is not None]
         if known and mark in known:
             dirs.append(np.asarray(known[mark], np.float32))
         hue = _unit(np.median(np.array(dirs), axis=0))
-        agree = [k for k, sd in zip(inks, sands) if k is not None and _same_ink(k - sd, hue, cfg)]
+        agree = [k for k, sd, flat in zip(inks, sands, flats) if k is not None and flat and _same_ink(k - sd, hue, cfg)]
         if not agree:
             unseen += cells
             continue
         ink = np.median(np.array(agree), axis=0)
-        tol = cfg.noise_bgr
-        for (r, c), patch, sand, own in zip(cells, patches, sands, inks):
+        tol2 = cfg.noise_bgr ** 2
+        for (r, c), patch, sand, own, flat in zip(cells, patches, sands, inks, flats):
             if own is None:
                 unseen.append((r, c))
                 continue
@@ -169,10 +180,10 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
             hit = np.zeros(len(px), bool)
             # this cell's own print too, when it is the same ink (its hue: the direction from sand)
             # and all there is (one flat ink: a token on the print would add its own colours)
-            mine = _same_ink(own - sand, hue, cfg) and (flat_share(patch, cfg) or 0.0) >= cfg.flat_print_share
+            mine = flat and _same_ink(own - sand, hue, cfg)
             for k in (ink, own) if mine else (ink,):
-                alpha, off = _on_segment(px, sand, k.astype(np.float32), cfg.max_alpha)
-                hit |= (off < tol) & (alpha > cfg.min_alpha)
+                alpha, off2 = _on_segment(px, sand, k.astype(np.float32), cfg.max_alpha)
+                hit |= (off2 < tol2) & (alpha > cfg.min_alpha)
             hit = hit.reshape(patch.shape[:2]).astype(np.uint8)
             # the print's own texture leaves specks off the line: closed over (a token is larger)
             hit = cv2.morphologyEx(hit, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)).ravel() > 0

@@ -40,7 +40,7 @@ from vision.plazing.revisit import alternatives, conditional_log_p
 from vision.plazing.screens import facing_of
 from vision.plazing.seams import edge_jogs, seam_contrasts
 from vision.plazing.terrain import setup_terrain
-from vision.plazing.tokens import EMPTY, UNKNOWN, classify_tokens, strangeness
+from vision.plazing.tokens import EMPTY, UNKNOWN, classify_tokens, odd_cells
 from vision.types import Photo, Reading
 
 OPPOSITE = {"N": "S", "S": "N", "E": "W", "W": "E"}
@@ -101,8 +101,9 @@ def read(photo: Photo) -> Reading:
                                 f"{cell_name((r, c))}", claim=((r, c), str(terrain[r, c]))))
     owner = view.owner
     placeable = terrain != "#"
-    if prep.clipped is not None and (prep.clipped & placeable).sum() > QUALITY.max_clipped_share * placeable.sum():
-        where = cells_text(np.argwhere(prep.clipped & placeable), 4)
+    over = prep.overexposed
+    if over is not None and (over & placeable).sum() > QUALITY.max_clipped_share * placeable.sum():
+        where = cells_text(np.argwhere(over & placeable), 4)
         raise UnreadableBoardError("glare", f"part of the board is too bright to read ({where} are overexposed: a "
                                    "lamp or the sun on the board); dim or move the light and take the photo again")
     where = np.argwhere(placeable)
@@ -122,9 +123,10 @@ def read(photo: Photo) -> Reading:
     if free:
         rc = np.array(free)
         x = feats[rc[:, 0], rc[:, 1]]
-        post = classify_tokens(x, model.tokens)
+        dists = {}
+        post = classify_tokens(x, model.tokens, keep=dists)
         unknown = [c for c, pu in zip(free, post.p_unknown) if pu > 0.5]
-        odd = [c for c, d in zip(free, strangeness(x, model.tokens)) if d > QUALITY.odd_distance]
+        odd = [c for c, o in zip(free, odd_cells(x, model.tokens, QUALITY.odd_distance, dists)) if o]
         glare = prep.clipped if prep.clipped is not None else np.zeros(terrain.shape, bool)
         strange = sorted(c for c in set(odd) | set(unknown) if not glare[c])  # overexposed: explained, doubted below
         blob = largest_blob(strange, (grid.rows, grid.cols))
@@ -143,12 +145,16 @@ def read(photo: Photo) -> Reading:
         mark_like = []
         sure = []
         clipped = []
+        # each cell's most probable known class and its runner-up; "unknown" mass is doubt about it
+        known = post.post[:, :-1]
+        order = np.argsort(-known, axis=1)[:, :2]
+        top_p = np.take_along_axis(known, order, axis=1).tolist()
+        order = order.tolist()
+        two = known.shape[1] > 1
         for i, cell in enumerate(free):
-            # the most probable known class; "unknown" mass is doubt about it
-            known = np.argsort(-post.post[i, :-1])
-            name, p = post.names_all[int(known[0])], float(post.post[i, int(known[0])])
-            alt = post.names_all[int(known[1])] if len(known) > 1 else name
-            alt_p = float(post.post[i, int(known[1])]) if len(known) > 1 else 0.0
+            name, p = post.names_all[order[i][0]], top_p[i][0]
+            alt = post.names_all[order[i][1]] if two else name
+            alt_p = top_p[i][1] if two else 0.0
             if name != EMPTY and prep.clipped is not None and prep.clipped[cell]:
                 # overexposed: the colour that named the token is lost; it may be glare on sand
                 clipped.append(cell)
@@ -283,7 +289,7 @@ class Alternatives:
             alts = alternatives(state, ledger)
             self._readings = []
             for (st, _, changes), lp in zip(alts, conditional_log_p([a[1] for a in alts], ledger.log_p())):
-                conf = calibrated(lp)
+                conf = calibrated(lp, ledger.cfg)
                 self._readings.append(Reading(
                     state=st, confidence=conf, warnings=warnings + [
                         f"read with {'; '.join(changes)}: the more likely reading breaks the game's rules; check it"],

@@ -39,7 +39,7 @@ def alternatives(state: dict, ledger: Ledger, cfg: RevisitConfig = REVISIT) -> l
                     st = d.apply_alt(st)
             except (KeyError, ValueError):
                 continue
-            lp = base + sum(d.log_ratio() for d in combo)
+            lp = base + sum(d.log_ratio(ledger.cfg) for d in combo)
             out.append((st, float(lp), ["{1} instead of {0}".format(*d.words()) for d in combo]))
     out.sort(key=lambda x: -x[1])
     return out[:cfg.most]

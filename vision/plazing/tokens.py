@@ -18,7 +18,7 @@ empty likelihood is that of its nearest prototype.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -68,13 +68,12 @@ def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.nda
     sq = cells.blocks(f2)
     if keep is not None:
         keep["bgr"], keep["sq"] = bgr, sq
-    mean = cells.box_mean(bgr, cfg.core_share)
+    mean, cmean = cells.box_means(bgr, (cfg.core_share, cfg.centre_share))
     var = np.maximum(cells.box_mean(sq, cfg.core_share) - mean ** 2, 0.0)
     grad = cv2.add(cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 1, 0)),
                    cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 0, 1)))  # |gx| + |gy|, saturating
     g = cells.box_mean(cells.blocks(grad), cfg.core_share)[..., None]
     shares = cells.box_mean(player_blocks, cfg.core_share).reshape(mean.shape[:2] + (-1,)) / 255.0 * 100.0
-    cmean = cells.box_mean(bgr, cfg.centre_share)
     return np.concatenate([bright_chroma(mean), np.sqrt(var), g / 4.0, shares, bright_chroma(cmean)], axis=-1)
 
 
@@ -103,9 +102,13 @@ class TokenModel:
             bare cell lies from the nearest calibration bare cell, and a new token from the nearest
             prototype of its class — measured leave-one-out on the calibration shot itself.
         strict: float64 (F, F) the base precision without the allowance for brightness drift: how
-            far a cell is from everything seen at calibration (:func:`strangeness`).
+            far a cell is from everything seen at calibration (:func:`odd_cells`).
         scale_unknown: the spread (per feature) of every look on the calibrated board, bare cells
             and tokens together: the "unknown" class's scale.
+        held_out: the calibration's own tokens and bare cells read in held-out ways
+            (:func:`held_out_decisions`): per bin of the chosen class's log-odds
+            (:data:`HELD_OUT_BINS`), how many were right and how many wrong — the negative evidence
+            ``scripts/fit_plazing.py`` fits the token decisions' slope with.
     """
 
     classes: list[str]
@@ -117,6 +120,7 @@ class TokenModel:
     scale_token: float = 1.0
     strict: np.ndarray | None = None
     scale_unknown: float = 100.0
+    held_out: dict | None = None
 
     def to_json(self) -> dict:
         """JSON-serialisable form."""
@@ -125,7 +129,7 @@ class TokenModel:
                 "precision": self.precision.tolist(), "scale_empty": float(self.scale_empty),
                 "scale_token": float(self.scale_token),
                 "strict": (self.strict if self.strict is not None else self.precision).tolist(),
-                "scale_unknown": float(self.scale_unknown)}
+                "scale_unknown": float(self.scale_unknown), "held_out": self.held_out}
 
     @classmethod
     def from_json(cls, d: dict) -> "TokenModel":
@@ -134,11 +138,11 @@ class TokenModel:
         return cls(list(d["classes"]), np.array(d["empties"], np.float64).reshape(-1, F),
                    np.array(d["protos"], np.float64).reshape(-1, F), np.array(d["proto_class"], int),
                    np.array(d["precision"], np.float64), float(d["scale_empty"]), float(d["scale_token"]),
-                   np.array(d["strict"], np.float64), float(d["scale_unknown"]))
+                   np.array(d["strict"], np.float64), float(d["scale_unknown"]), d.get("held_out"))
 
 
 def learn_tokens(feats: np.ndarray, samples: list[tuple[str, tuple[int, int]]], empty_cells: list[tuple[int, int]],
-                 composites=(), cfg: TokenConfig = TOKENS) -> TokenModel:
+                 composites=(), tests=(), cfg: TokenConfig = TOKENS) -> TokenModel:
     """Learn token prototypes, the base metric and the leave-one-out spreads.
 
     Args:
@@ -147,6 +151,9 @@ def learn_tokens(feats: np.ndarray, samples: list[tuple[str, tuple[int, int]]], 
         empty_cells: free cells holding no labelled token (bare prototypes).
         composites: (label, feature vector (F,), index into ``samples``) of labelled tokens pasted
             onto other backgrounds (:mod:`vision.plazing.augment`); they become prototypes.
+        tests: (label, feature vector (F,)) of labelled tokens and bare cells as no prototype shows
+            them (:func:`held_out_decisions`): how often, and how sure, the model is wrong on them
+            gives the slope that makes its posteriors probabilities (:attr:`TokenModel.slope`).
     Returns:
         :class:`TokenModel`. The base covariance (diagonal) is the noise between near-identical
         looks — each bare cell against the most similar other bare cell, each composite against
@@ -203,19 +210,61 @@ def learn_tokens(feats: np.ndarray, samples: list[tuple[str, tuple[int, int]]], 
                 loo.append(float(np.median(d.min(axis=1))))
     scale_token = max(t_scale(np.array(loo), F, cfg.t_dof, cfg.min_scale) if loo else 1.0, scale_empty)
     # prototypes closer than the noise to one already kept add nothing but time at scan
-    keep = _cover(protos, which, W, cfg.prototype_spacing_d2)
+    keep = _cover(protos, which, W, cfg.prototype_spacing_d2)  # (sorted by class)
     protos, which = protos[keep], which[keep]
     # "unknown": a look anywhere in the range the whole calibrated board spans (bare cells and every
     # token alike), centred on the nearest prototype
     allx = np.vstack([empties, protos]) if len(protos) else empties
     spread = float(((allx - allx.mean(axis=0)) @ W).var(axis=0).sum()) / F if len(allx) > 1 else 1.0
     scale_unknown = max(spread, scale_token)
-    return TokenModel(classes, empties, protos, which, precision, scale_empty, scale_token, strict, scale_unknown)
+    model = TokenModel(classes, empties, protos, which, precision, scale_empty, scale_token, strict, scale_unknown)
+    if len(tests):
+        model.held_out = held_out_counts(*held_out_decisions(model, tests, cfg))
+    return model
+
+
+#: Edges of the log-odds bins of :attr:`TokenModel.held_out` (a decision at p = 0.5 … 1 − 1e-9).
+HELD_OUT_BINS = np.arange(0.0, 21.0, 0.5)
+
+
+def held_out_counts(p: np.ndarray, right: np.ndarray) -> dict:
+    """Decisions (posterior ``p``, ``right``) counted per bin of log-odds (:data:`HELD_OUT_BINS`):
+    ``{"logit": bin centres, "right": counts, "wrong": counts}``, bins with none left out."""
+    x = np.log(np.clip(p, 1e-9, 1 - 1e-9)) - np.log1p(-np.clip(p, 1e-9, 1 - 1e-9))
+    k = np.clip(np.digitize(x, HELD_OUT_BINS) - 1, 0, len(HELD_OUT_BINS) - 1)
+    ok = np.bincount(k[right], minlength=len(HELD_OUT_BINS))
+    bad = np.bincount(k[~right], minlength=len(HELD_OUT_BINS))
+    keep = (ok + bad) > 0
+    centres = HELD_OUT_BINS + 0.25
+    return {"logit": centres[keep].tolist(), "right": ok[keep].tolist(), "wrong": bad[keep].tolist()}
+
+
+def held_out_decisions(model: TokenModel, tests, cfg: TokenConfig = TOKENS) -> tuple[np.ndarray, np.ndarray]:
+    """The calibration's own tokens and bare cells read by the finished model in ways no prototype
+    shows them (another light on the cell, another shadow, another angle and size:
+    :data:`~vision.plazing.config.HELD_OUT`), as a scan reads a token: the most probable known class.
+    Each class's prior is equal (a scan's priors come from its own photo).
+
+    Args:
+        tests: [(label, features (F,))]: a token label, or ``sand`` for a bare cell.
+    Returns:
+        (posterior of the class chosen float64 (n,), whether it is the right one bool (n,)).
+    """
+    X = np.array([f for _, f in tests], np.float64)
+    want = np.array([0 if lab == "sand" else model.classes.index(lab) + 1 for lab, _ in tests])
+    de, dk = token_distances(X, model)
+    post = token_posteriors(de, dk, model, X.shape[1], replace(cfg, prior_iterations=0))
+    known = post.post[:, :-1]
+    best = known.argmax(axis=1)
+    return known[np.arange(len(best)), best], best == want
+
+
+
 
 
 def _cover(X: np.ndarray, which: np.ndarray, W: np.ndarray, d2_min: float) -> np.ndarray:
     """Indices of a subset of each class's prototypes such that every prototype lies within
-    squared distance ``d2_min`` of a kept one of its class (greedy, in order)."""
+    squared distance ``d2_min`` of a kept one of its class (greedy, in order); grouped by class."""
     keep = []
     for k in np.unique(which):
         idx = np.flatnonzero(which == k)
@@ -225,7 +274,7 @@ def _cover(X: np.ndarray, which: np.ndarray, W: np.ndarray, d2_min: float) -> np
             if not kept or float(((Y[kept] - Y[j]) ** 2).sum(axis=1).min()) > d2_min:
                 kept.append(j)
         keep += [int(idx[j]) for j in kept]
-    return np.array(sorted(keep), int)
+    return np.array(keep, int)
 
 
 def t_scale(d2: np.ndarray, F: int, nu: float, floor: float) -> float:
@@ -366,7 +415,8 @@ def _posterior(logl: np.ndarray, prior: np.ndarray) -> np.ndarray:
     return post / post.sum(axis=1, keepdims=True)
 
 
-def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOKENS) -> TokenPosteriors:
+def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOKENS,
+                    keep: dict | None = None) -> TokenPosteriors:
     """Posterior of every cell's token class, bare sand, or "unknown".
 
     Each class's likelihood is a multivariate Student t (``cfg.t_dof`` degrees of freedom: heavy
@@ -378,26 +428,39 @@ def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOK
 
     Args:
         feats: float64 (N, F) features of the cells to classify.
+        keep: optional dict receiving the distances (:func:`token_distances`).
     """
-    de, dk = token_distances(feats, model)
+    de, dk = token_distances(feats, model, keep=keep)
     return token_posteriors(de, dk, model, feats.shape[1], cfg)
 
 
-def token_distances(feats: np.ndarray, model: TokenModel) -> tuple[np.ndarray, np.ndarray]:
+def token_distances(feats: np.ndarray, model: TokenModel, W: np.ndarray | None = None,
+                    keep: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Squared base distances of each cell to the nearest bare calibration cell and to each token
-    class's nearest prototype: float64 (N,), float64 (N, K)."""
-    W = np.linalg.cholesky(model.precision)  # precision = W Wᵀ, so d² = |(x − m) W|²
+    class's nearest prototype: float64 (N,), float64 (N, K). ``W``: the precision's Cholesky factor
+    when the caller has it; ``keep``: a dict that receives the distances to every bare cell and
+    prototype (``"empties"`` (N, E), ``"protos"`` (N, M)) for :func:`odd_cells`."""
+    if W is None:
+        W = np.linalg.cholesky(model.precision)  # precision = W Wᵀ, so d² = |(x − m) W|²
     N = len(feats)
     K = len(model.classes)
-    de = _sq_distances(feats, model.empties, W).min(axis=1, initial=np.inf) if len(model.empties) else \
-        np.full(N, np.inf)
+    da = _sq_distances(feats, model.empties, W) if len(model.empties) else np.full((N, 0), np.inf)
+    de = da.min(axis=1, initial=np.inf)
     dk = np.full((N, K), np.inf)
+    dp = np.full((N, 0), np.inf)
     if len(model.protos):
         dp = _sq_distances(feats, model.protos, W)
-        for k in range(K):
-            sel = model.proto_class == k
-            if sel.any():
-                dk[:, k] = dp[:, sel].min(axis=1)
+        cls = model.proto_class
+        if len(cls) and np.all(cls[1:] >= cls[:-1]):  # grouped by class (as learned): one pass
+            starts = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]])
+            dk[:, cls[starts]] = np.minimum.reduceat(dp, starts, axis=1)
+        else:
+            for k in range(K):
+                sel = cls == k
+                if sel.any():
+                    dk[:, k] = dp[:, sel].min(axis=1)
+    if keep is not None:
+        keep["empties"], keep["protos"] = da, dp
     return de, dk
 
 
@@ -423,18 +486,44 @@ def token_posteriors(de: np.ndarray, dk: np.ndarray, model: TokenModel, F: int,
     return TokenPosteriors([names[b] for b in post.argmax(axis=1)], post, names)
 
 
-def strangeness(feats: np.ndarray, model: TokenModel) -> np.ndarray:
-    """How unlike everything seen at calibration each cell is.
+def odd_cells(feats: np.ndarray, model: TokenModel, limit: float, dists: dict | None = None) -> np.ndarray:
+    """Which cells are unlike everything seen at calibration.
+
+    A cell is odd when its Mahalanobis distance in the strict base metric (no allowance for
+    brightness drift) to the nearest bare cell or token prototype of the calibration exceeds
+    ``limit``. A lone odd cell is a smudge or a token in an unusual light; a blob of them is
+    something over the board. The strict metric is never shorter than the base one (it only lacks
+    the drift's variance), so only the references within ``limit`` in the base metric are measured
+    again (``dists``: :func:`token_distances`'s ``keep``; without it every reference is).
 
     Args:
         feats: float64 (N, F) cell features.
     Returns:
-        float64 (N,): Mahalanobis distance in the strict base metric (no allowance for brightness
-        drift) to the nearest bare cell or token prototype of the calibration. A lone odd cell is a
-        smudge or a token in an unusual light; a blob of them is something over the board.
+        bool (N,).
     """
-    W = np.linalg.cholesky(model.strict if model.strict is not None else model.precision)
     refs = [r for r in (model.empties, model.protos) if len(r)]
     if not refs:
-        return np.zeros(len(feats))
-    return np.sqrt(_sq_distances(feats, np.vstack(refs), W).min(axis=1))
+        return np.zeros(len(feats), bool)
+    Ws = np.linalg.cholesky(model.strict if model.strict is not None else model.precision)
+    lim2 = float(limit) ** 2
+    allrefs = np.vstack(refs)
+    if dists is None:
+        return _sq_distances(feats, allrefs, Ws).min(axis=1) > lim2
+    base = np.hstack([dists["empties"], dists["protos"]])
+
+    def within(i, j):  # strict d² ≤ lim² for the pairs (cell i, reference j)
+        d = small_matmul(feats[i] - allrefs[j], Ws)
+        return (d * d).sum(axis=1) <= lim2
+
+    # the nearest reference in the base metric settles almost every cell; the rest try all within reach
+    near = np.zeros(len(feats), bool)
+    rows = np.arange(len(feats))
+    first = base.argmin(axis=1)
+    reach = base[rows, first] <= lim2
+    near[reach] = within(rows[reach], first[reach])
+    left = reach & ~near
+    if left.any():
+        i, j = np.nonzero(base[left] <= lim2)
+        i = np.flatnonzero(left)[i]
+        near[i[within(i, j)]] = True
+    return ~near
