@@ -83,6 +83,7 @@ def main() -> int:
     fewest = defaultdict(list)  # pinning of the fitted positions taken
     unused = defaultdict(list)  # pinning of the fitted positions not taken
     times = defaultdict(list)
+    by_folder = defaultdict(list)  # (group, folder of the photo) -> shares
     refused = defaultdict(list)
     for label, game, setup, _ in setups:
         scenes = sorted(glob.glob(os.path.join(setup, "scene_*.jpg")))
@@ -108,6 +109,7 @@ def main() -> int:
                             print(f"{group:26s} {name:40s} cal {against:28s} {kind:7s} no verdict")
                         continue
                     groups[group].append(ident.share)
+                    by_folder[(group, label)].append(ident.share)
                     if ident.moved:
                         fewest[group].append(ident.fewest)
                     elif ident.fitted:
@@ -119,6 +121,10 @@ def main() -> int:
                               f"usable={ident.usable:3d} {'(red and blue swapped) ' if ident.swapped else ''}"
                               f"{'moved' if ident.moved else 'still'} -> {'board' if ident.verdict else 'NOT the board'}")
     print()
+    for (group, label), shares in sorted(by_folder.items()):
+        if group != "same game, another set-up":
+            print(f"{group:26s} photos of {label:34s} n={len(shares):4d} min {min(shares):.3f} "
+                  f"median {np.median(shares):.3f} max {max(shares):.3f}")
     for group in ("right", "other game", "same game, another set-up"):
         extra = f"; not measured: {dict((c, refused[group].count(c)) for c in set(refused[group]))}" \
             if refused[group] else ""

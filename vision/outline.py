@@ -484,10 +484,13 @@ class IdentityConfig:
     """
 
     #: Strip geometry: as the registration's (:data:`OUTLINE`), with a wider search, so that a
-    #: board bumped up to this far (mm, at any strip) is still found without the coarse search.
-    strips: OutlineConfig = OutlineConfig(search_mm=24.0)
-    #: Sampling resolution (px/mm): the profiles are smoothed to ``smooth_mm`` anyway.
+    #: board bumped up to this far (mm, at any strip) is still found without the coarse search,
+    #: and a strip every 12 mm (half the work of the registration's 8 mm, the same verdicts).
+    strips: OutlineConfig = OutlineConfig(search_mm=24.0, spacing_mm=12.0)
+    #: Sampling resolution (px/mm): the profiles are smoothed to ``smooth_mm`` anyway …
     ppm: float = 1.0
+    #: … and across a strip's width every this many samples are averaged (2: every 2 mm).
+    width_step: int = 2
     #: Added to every grey level (at the calibration's exposure) before the log, so that the noise
     #: of dark pixels does not count.
     eps: float = 8.0
@@ -510,18 +513,17 @@ class IdentityConfig:
     max_residual: float = 0.08
     #: … and with this share of the reference profile's own RMS (it must explain its structure):
     #: the larger of the two ratios, ``u``, gives the strip's evidence, Tukey's biweight
-    #: ``(1 − u²)²`` (0 from ``u = 1``). Measured, strips of right boards at their best shift:
-    #: residual median 0.005–0.019 by set-up (0.017 on the real Go board), relative median
-    #: 0.02–0.09 (0.18 on the Go board); other games' strips: residual median 0.16, relative 0.92.
+    #: ``(1 − u²)²`` (0 from ``u = 1``). Right boards' strips match far closer (typical residual
+    #: 0.005–0.02; the real Go board's faint rim strips, relative to their RMS, about 0.2).
     max_relative_residual: float = 0.5
     #: The statistic: the evidence one position of the board (unmoved, or bumped) explains, as a
     #: share of the usable strips. Measured (``scripts/board_identity_stats.py``, 230 right-board
-    #: scans and 2896 other-game scans, both paths): right boards ≥ 0.297 (Strand unter with the sea
-    #: cloth over both rails), other games ≤ 0.092. The threshold is their geometric mean.
+    #: scans and 2896 other-game scans, both paths): right boards ≥ 0.307 (Strand unter with the sea
+    #: cloth over both rails), other games ≤ 0.084. The threshold is their geometric mean.
     min_share: float = 0.16
     #: A fitted position counts only when the evidence it explains across each direction is at
-    #: least this (strips' weights). Measured: bumped right boards ≥ 3.5 (Strand unter, cloth over
-    #: the rails), motions fitted to other games' boards ≤ 0.03.
+    #: least this (strips' weights). Measured: bumped right boards ≥ 2.56 (Strand unter, cloth over
+    #: the rails), motions fitted to other games' boards ≤ 0.02.
     min_pinning: float = 1.0
     #: With fewer usable strips than this (a board filling the photo, no table round it) no
     #: verdict is given.
@@ -531,11 +533,11 @@ class IdentityConfig:
 IDENTITY = IdentityConfig()
 
 
-def strip_samples_mm(strips: Strips) -> np.ndarray:
-    """Board mm of every sample of every strip: float64 (n_across, n_strips · width samples, 2),
-    strip after strip (:func:`colour_profiles` samples them)."""
+def strip_samples_mm(strips: Strips, step: int = 1) -> np.ndarray:
+    """Board mm of the samples of every strip, every ``step``-th column across its width: float64
+    (n_across, n_strips · width samples, 2), strip after strip (:func:`colour_profiles` samples them)."""
     per = int(strips.cols[0, 1] - strips.cols[0, 0])            # every strip has the same width
-    return strips.grid_mm[:, (strips.cols[:, :1] + np.arange(per)[None, :]).ravel()]
+    return strips.grid_mm[:, (strips.cols[:, :1] + np.arange(0, per, max(1, step))[None, :]).ravel()]
 
 
 def colour_profiles(bgr: np.ndarray, H_px_from_mm: np.ndarray, strips: Strips,
@@ -609,7 +611,7 @@ def identity_profiles(bgr: np.ndarray, H_px_from_mm: np.ndarray, board_mm, grow_
 def identity_layout(cfg: IdentityConfig = IDENTITY) -> list[float]:
     """The strip geometry stored identity profiles were sampled with (other ones are not used)."""
     c = cfg.strips
-    return [c.inside_mm, c.outside_mm, c.search_mm, c.width_mm, c.spacing_mm, cfg.ppm]
+    return [c.inside_mm, c.outside_mm, c.search_mm, c.width_mm, c.spacing_mm, cfg.ppm]  # width_step: photo side only
 
 
 def _log_profiles(profiles: np.ndarray, cfg: IdentityConfig, extra_blur_mm: float = 0.0) -> np.ndarray:
@@ -676,19 +678,20 @@ class IdentityReference:
         self.cfg = cfg
         self.board_mm, self.S = identity_frame(board_mm, grow_mm)
         self.strips, _ = identity_strips(board_mm, grow_mm, cfg)
-        self.samples_mm = strip_samples_mm(self.strips).astype(np.float32)
+        self.samples_mm = strip_samples_mm(self.strips, cfg.width_step).astype(np.float32)
         n_across = self.strips.grid_mm.shape[0]
         if profiles.shape != (len(self.strips.cols), n_across, 3):
             raise ValueError(f"colour strips {profiles.shape} do not fit the layout "
                              f"{(len(self.strips.cols), n_across, 3)}")
         pad = self.strips.pad
         self.levels = profiles.astype(np.float32)
-        core = _log_profiles(self.levels, cfg)[:, pad:n_across - pad]
-        self.core = core - core.mean(axis=1, keepdims=True)
-        self.contrast = np.sqrt((self.core ** 2).mean(axis=(1, 2)))
+        # cores kept channel-major, (n, 3, K): every sum below runs along the last, contiguous axis
+        core = _log_profiles(self.levels, cfg)[:, pad:n_across - pad].transpose(0, 2, 1)
+        self.core = np.ascontiguousarray(core - core.mean(axis=2, keepdims=True))
+        self.contrast = np.sqrt((self.core.astype(np.float64) ** 2).mean(axis=(1, 2)))
         self.structured = self.contrast >= cfg.min_contrast
-        blurred = _log_profiles(self.levels, cfg, cfg.blur_mm)[:, pad:n_across - pad]
-        self.blurred_core = blurred - blurred.mean(axis=1, keepdims=True)
+        blurred = _log_profiles(self.levels, cfg, cfg.blur_mm)[:, pad:n_across - pad].transpose(0, 2, 1)
+        self.blurred_core = np.ascontiguousarray(blurred - blurred.mean(axis=2, keepdims=True))
         self.mean_levels = self.levels[:, pad:n_across - pad].mean(axis=1)        # (n, 3)
 
     def exposure(self, profiles: np.ndarray, usable: np.ndarray | None = None) -> np.ndarray:
@@ -719,17 +722,19 @@ class IdentityReference:
             be beyond it), and that residual (log units, each channel's mean removed).
         """
         profiles = profiles * self.exposure(profiles, usable).astype(np.float32)
-        lg = _log_profiles(profiles, self.cfg)
+        lg = np.ascontiguousarray(_log_profiles(profiles, self.cfg).transpose(0, 2, 1))      # (n, 3, A)
+        lg -= lg.mean(axis=2, keepdims=True)           # centred: the window sums below stay exact in float32
         core, pad = (self.blurred_core if blurred else self.core), self.strips.pad
-        K = core.shape[1]
-        zero = np.zeros((lg.shape[0], 1, 3), np.float64)
-        c1 = np.concatenate([zero, np.cumsum(lg, axis=1, dtype=np.float64)], 1)
-        c2 = np.concatenate([zero, np.cumsum(np.square(lg, dtype=np.float64), axis=1)], 1)
-        s1, s2 = c1[:, K:] - c1[:, :-K], c2[:, K:] - c2[:, :-K]                 # (n, S, 3) window sums
-        win = np.lib.stride_tricks.sliding_window_view(lg, K, axis=1)         # (n, S, 3, K)
-        cross = np.einsum("nsck,nkc->ns", win, core)
+        K = core.shape[2]
+        c1 = np.zeros(lg.shape[:2] + (lg.shape[2] + 1,), np.float32)
+        c2 = np.zeros_like(c1)
+        np.cumsum(lg, axis=2, out=c1[..., 1:])
+        np.cumsum(lg * lg, axis=2, out=c2[..., 1:])
+        s1, s2 = c1[..., K:] - c1[..., :-K], c2[..., K:] - c2[..., :-K]           # (n, 3, S) window sums
+        win = np.lib.stride_tricks.sliding_window_view(lg, K, axis=2)         # (n, 3, S, K)
+        cross = np.einsum("ncsk,nck->ns", win, core)
         # Σ (w − mean(w) − core)² over the window, per channel mean removed (the core's mean is 0)
-        sq = (s2 - s1 ** 2 / K).sum(axis=2) - 2 * cross + (core ** 2).sum(axis=(1, 2))[:, None]
+        sq = (s2 - s1 * s1 / K).sum(axis=1) - 2 * cross + (core * core).sum(axis=(1, 2))[:, None]
         r2 = np.maximum(sq, 0) / (3 * K)
         best = r2.argmin(axis=1)
         n = np.arange(len(best))
