@@ -122,6 +122,24 @@ def check_colours(image: np.ndarray, reg: Registration, cal: store.Calibration) 
                                    "swapped (RGB delivered as BGR)?")
 
 
+def check_calibrated_board(identity) -> None:
+    """Refuse a photo that does not show the calibrated board (:func:`vision.outline.board_identity`):
+    another game's board, or a camera that moved so far the board is not where it was calibrated.
+    Run before any game's own registration, so such a photo gets this one reason on every path
+    instead of whatever a game's reader makes of a board it does not know.
+
+    Args:
+        identity: a :class:`vision.outline.Identity`, or None (no verdict: nothing is refused).
+    Raises:
+        UnreadableBoardError: ``board-not-found``.
+    """
+    if identity is None or identity.verdict is not False:
+        return
+    raise UnreadableBoardError("board-not-found", "this photo does not show the board this calibration was made for "
+                               "(another game's board, or the camera moved); put that board under the camera, "
+                               "or calibrate for this one")
+
+
 def _names_setup_field(problem: str, state: dict, setup: dict | None) -> bool:
     """Whether a rules-engine problem is about a field only the setup gave (``terrain[3]: …``)."""
     field_name = re.split(r"[.\[: ]", problem, maxsplit=1)[0]

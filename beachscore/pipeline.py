@@ -18,13 +18,16 @@ from beachscore.errors import BadInputError, UnreadableBoardError
 from beachscore.games import reader
 from calibration import store
 from calibration.files import load_calibration_request
-from beachscore.checks import check_colours, check_corners, check_output_folder, check_photo, check_setup
+from beachscore.checks import (check_calibrated_board, check_colours, check_corners, check_output_folder, check_photo,
+                               check_setup)
 from vision.appearance import board_layout
 from vision.image_io import read_image, decode_image
 from vision.charuco import lens_from_charuco
 from vision.lens import Lens
 from vision.lens_lines import estimate_lens
-from vision.outline import OUTLINE, OutlineReference, measure_motion, sample_bands, strip_layout
+from vision.outline import (IDENTITY, OUTLINE, Identity, IdentityReference, OutlineReference, coarse_motion,
+                            identity_layout, identity_profiles, measure_motion, sample_bands, strip_layout)
+from vision.outline import board_identity as outline_identity
 from vision.quality import check_board_in_view
 from vision.registration import (Registration, board_corners_mm, board_px_per_mm, detect_markers,
                                  homography_from_corners, project, reference_image, SIDES)
@@ -80,15 +83,21 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
         model = module.learn(shot)
     gray = cv2.cvtColor(image if empty is None else empty, cv2.COLOR_BGR2GRAY)
     ppm = outline_ppm(H, req.profile["board_mm"], int(getattr(module, "DECODE_REDUCE", 1)))
-    bands = sample_bands(gray, H, strip_layout(req.profile["board_mm"], ppm))
-    pictures = dict(shot.pictures, **{OUTLINE_PNG: np.clip(np.round(bands), 0, 255).astype(np.uint8)})
+    layout = strip_layout(req.profile["board_mm"], ppm)
+    bands = sample_bands(gray, H, layout)
+    grow_mm = identity_grow_mm(req.profile)
+    colour = identity_profiles(image if empty is None else empty, H, req.profile["board_mm"], grow_mm)
+    pictures = dict(shot.pictures, **{OUTLINE_PNG: np.clip(np.round(bands), 0, 255).astype(np.uint8),
+                                      IDENTITY_PNG: np.clip(np.round(colour), 0, 255).astype(np.uint8)})
     cal = store.Calibration(game=req.game, profile=req.profile, image_size=(image.shape[1], image.shape[0]),
                             H_px_from_mm=H, model=model, reference=reference_image(gray, REFERENCE_DOWNSCALE),
                             folder=out_dir, lens=lens, extra={"model_version": model_version(module),
                                                    "board_layout": board_layout(image, H, req.profile["board_mm"])
                                                    .round(1).tolist(),
                                                    "outline": {"picture": OUTLINE_PNG, "ppm": ppm,
-                                                               "layout": outline_layout()}})
+                                                               "layout": outline_layout()},
+                                                   "identity": {"picture": IDENTITY_PNG, "grow_mm": grow_mm,
+                                                                "layout": identity_layout()}})
     try:
         store.save(out_dir, cal, pictures)
     except OSError as exc:
@@ -190,6 +199,9 @@ def photo_homography(cal: store.Calibration, image: np.ndarray) -> np.ndarray:
 
 #: The calibration shot's outline bands (:mod:`vision.outline`), stored in CAL_DIR.
 OUTLINE_PNG = "outline.png"
+#: The calibration shot's colour strips across the outline (:func:`vision.outline.colour_profiles`),
+#: one row per strip: what "is this the calibrated board?" compares a photo with.
+IDENTITY_PNG = "identity.png"
 
 
 def outline_layout() -> list[float]:
@@ -229,6 +241,80 @@ def outline_reference(cal: store.Calibration) -> OutlineReference:
         ref = OutlineReference.from_image(cal.reference, H_small, board, outline_ppm(H_small, board, 1))
     cal.cache["outline"] = ref
     return ref
+
+
+def identity_grow_mm(profile: dict) -> float:
+    """How far outside the board's outline the identity strips lie (:class:`~vision.outline.IdentityReference`):
+    0, or where pieces that may stand on the outline reach no longer (their reach plus the strips'
+    ``inside_mm``, so that a strip's inner end starts beyond the furthest piece)."""
+    reach = pieces_reach_mm(profile)
+    return reach + IDENTITY.strips.inside_mm if reach > 0 else 0.0
+
+
+def pieces_reach_mm(profile: dict) -> float:
+    """How far (mm) pieces may reach beyond the board's outline: a grid whose outer places sit on
+    the edge (``origin_mm`` < 0, a Go board described by its outer lines) lets a piece stand up to
+    a place's size beyond it; 0 for every other profile (pieces stand inside the board).
+
+    >>> pieces_reach_mm({"board_mm": [396, 426.6], "grid": {"origin_mm": [-11, -11.85], "pitch_mm": [22, 23.7],
+    ...                                                    "rows": 19, "cols": 19}})
+    11.85
+    """
+    g = profile.get("grid")
+    if not isinstance(g, dict):
+        return 0.0
+    try:
+        ox, oy = (float(v) for v in g["origin_mm"])
+        pitch = g.get("pitch_mm", g.get("cell_mm"))
+        px, py = (float(pitch), float(pitch)) if np.isscalar(pitch) else (float(v) for v in pitch)
+        w, h = (float(v) for v in profile["board_mm"])
+        reach = max(0.0, -ox, -oy, ox + int(g["cols"]) * px - w, oy + int(g["rows"]) * py - h)
+    except (KeyError, TypeError, ValueError):
+        return 0.0
+    return round(reach, 3)
+
+
+def identity_reference(cal: store.Calibration) -> IdentityReference | None:
+    """The calibration's :class:`~vision.outline.IdentityReference` (its colour strips), built once per
+    loaded calibration; None for a calibration learned before they were stored (no check then)."""
+    if "identity" in cal.cache:
+        return cal.cache["identity"]
+    info = cal.extra.get("identity") or {}
+    ref = None
+    if info.get("picture") and info.get("layout") == identity_layout():
+        picture = cal.image(info["picture"])
+        if picture is not None and picture.ndim == 3:
+            try:
+                ref = IdentityReference(picture, cal.profile["board_mm"], float(info.get("grow_mm", 0.0)))
+            except (ValueError, KeyError, TypeError):
+                ref = None
+    cal.cache["identity"] = ref
+    return ref
+
+
+def board_identity(image: np.ndarray, cal: store.Calibration, module=None, exhaustive: bool = False) -> Identity | None:
+    """Is the board in this (undistorted, reader-scale) photo the calibrated one?
+    (:func:`vision.outline.board_identity` on the sides the game keeps fixed, ``REGISTRATION_SIDES``.)
+
+    A board whose profile declares ArUco markers is identified by them when they are seen (the
+    registration then places it by them, however far it moved); only a photo without them is
+    compared strip by strip. ``exhaustive``: as :func:`vision.outline.board_identity`.
+
+    Returns:
+        :class:`~vision.outline.Identity`, or None when the calibration has no colour strips or
+        the board's markers are seen.
+    """
+    ref = identity_reference(cal)
+    markers = cal.profile.get("markers") or []
+    if ref is None or (markers and detect_markers(image, markers) is not None):
+        return None
+    H0 = photo_homography(cal, image)
+    usable = np.isin(ref.strips.sides, getattr(module, "REGISTRATION_SIDES", SIDES))
+
+    def coarse_guess():
+        return coarse_motion(outline_reference(cal), cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), H0)
+
+    return outline_identity(ref, image, H0, usable, coarse_guess, exhaustive)
 
 
 def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registration:
@@ -384,9 +470,11 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
         cal: loaded calibration.
         setup: optional setup.json dict.
         decode_ms: time spent decoding, reported in ``timing_ms`` (which also gives ``undistort``, the
-            lens correction, when the calibration has a lens).
+            lens correction, when the calibration has a lens; ``register`` includes the test that the
+            photo shows the calibrated board).
     Raises:
-        UnreadableBoardError: the board cannot be read reliably (exit 3).
+        UnreadableBoardError: the board cannot be read reliably (exit 3); ``board-not-found`` when
+            the photo does not show the calibrated board (another game's, or the camera moved).
         BadInputError: the setup does not fit the game (exit 2).
     """
     check_photo(image, cal)
@@ -402,6 +490,7 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
         raise BadInputError("calibration-outdated", f"{cal.folder or 'the calibration'} was learned by another "
                             "version of the reader; recalibrate")
     t0 = time.perf_counter()
+    check_calibrated_board(board_identity(image, cal, module))  # before any game's own registration
     reg = register(image, cal, module)
     check_board_in_view(reg.H_px_from_mm, cal.profile["board_mm"], (image.shape[1], image.shape[0]))
     check_colours(image, reg, cal)
