@@ -164,3 +164,22 @@ def mock_pin_factory():
     finally:
         Device.pin_factory.reset()
         Device.pin_factory = previous
+
+
+class FullDiskDatabase:
+    """Wraps a store's ``sqlite3.Connection`` to answer as SQLite does on a full disk: every INSERT
+    and UPDATE raises ``sqlite3.OperationalError("database or disk is full")``; reads pass through.
+    Use: ``store._db = FullDiskDatabase(store._db)``."""
+
+    def __init__(self, db):
+        self._db = db
+
+    def execute(self, sql: str, *args):
+        import sqlite3
+
+        if sql.lstrip().upper().startswith(("INSERT", "UPDATE")):
+            raise sqlite3.OperationalError("database or disk is full")
+        return self._db.execute(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self._db, name)

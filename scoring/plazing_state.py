@@ -98,7 +98,7 @@ def cell_name(cell: Cell) -> str:
     >>> cell_name((0, 0)), cell_name((11, 19)), cell_name((2, 27))
     ('A1', 'T12', 'AB3')
     """
-    r, c = cell
+    r, c = int(cell[0]), int(cell[1])
     letters = ""
     c += 1
     while c:

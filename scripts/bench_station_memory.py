@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import http.client
 import json
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -31,31 +29,9 @@ EXAMPLE = os.path.join(REPO, "examples", "strand-unter")
 BEACHSCORE = os.path.join(os.path.dirname(sys.executable), "beachscore")
 PIN = "2468"
 
+sys.path.insert(0, REPO)
+from tests.station.attack_helpers import Client  # noqa: E402 - the attack tests' cookie-keeping client
 
-class Client:
-    def __init__(self, port):
-        self.port, self.cookie, self.csrf = port, None, None
-
-    def request(self, method, path, body=None, headers=None):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        hdrs = dict(headers or {})
-        if self.cookie:
-            hdrs["Cookie"] = self.cookie
-        conn.request(method, path, body=body, headers=hdrs)
-        r = conn.getresponse()
-        data = r.read()
-        if r.getheader("Set-Cookie"):
-            self.cookie = r.getheader("Set-Cookie").split(";", 1)[0]
-        conn.close()
-        return r.status, data
-
-    def page(self):
-        html = self.request("GET", "/pin")[1].decode()
-        self.csrf = re.search(r'name="csrf-token" content="([^"]+)"', html).group(1)
-
-    def post(self, path, body):
-        return self.request("POST", path, json.dumps(body).encode(),
-                            {"Content-Type": "application/json", "X-CSRF-Token": self.csrf})
 
 
 def memory_mb(pid: int) -> tuple[float, float]:
@@ -95,12 +71,12 @@ def main() -> int:
         owner = Client(port)
         for _ in range(100):
             try:
-                owner.page()
+                owner.open_page()
                 break
             except OSError:
                 time.sleep(0.1)
-        assert owner.post("/api/pin", {"pin": PIN, "pin2": PIN})[0] == 200
-        assert owner.post("/api/games", {"game": "strand-unter", "setup": json.load(
+        assert owner.post_json("/api/pin", {"pin": PIN, "pin2": PIN})[0] == 200
+        assert owner.post_json("/api/games", {"game": "strand-unter", "setup": json.load(
             open(os.path.join(EXAMPLE, "setup.json")))})[0] == 201
         time.sleep(1.0)
         print(f"beachscore serve (real pipeline, 1920x1080 example photo), malloc arenas {a.arenas}:")
@@ -108,21 +84,21 @@ def main() -> int:
         t0 = time.perf_counter()
         for i in range(1, a.scans + 1):
             while True:
-                status, _ = owner.post("/api/scan", {})
+                status = owner.post_json("/api/scan", {})[0]
                 if status == 202:
                     break
                 time.sleep(0.01)  # the previous scan is still running
             if i in (1, 10, 60) or i == a.scans:
-                while json.loads(owner.request("GET", "/api/status")[1])["busy"]:
+                while json.loads(owner.request("GET", "/api/status")[2])["busy"]:
                     time.sleep(0.01)
                 print(f"  after {i:3d} scans           RSS {memory_mb(server.pid)[0]:6.1f} MB")
         print(f"  ({a.scans} scans in {time.perf_counter() - t0:.1f} s)")
         guessers = [Client(port) for _ in range(a.burst)]
         for g in guessers:
-            g.page()
+            g.open_page()
         for b in range(1, a.bursts + 1):
             with concurrent.futures.ThreadPoolExecutor(a.burst) as pool:
-                codes = list(pool.map(lambda g: g.post("/api/pin", {"pin": "0000"})[0], guessers))
+                codes = list(pool.map(lambda g: g.post_json("/api/pin", {"pin": "0000"})[0], guessers))
             print(f"  after PIN burst {b} ({a.burst} parallel: {codes.count(403)} checked, {codes.count(429)} refused) "
                   f"RSS {memory_mb(server.pid)[0]:6.1f} MB")
             time.sleep(31 if b < a.bursts else 0)  # the next window

@@ -36,7 +36,6 @@ import json
 import os
 import sys
 import tempfile
-from collections import Counter
 
 import numpy as np
 
@@ -45,24 +44,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 from calibration import store  # noqa: E402
+from tests.sample_truth import plazing_exact as exact  # noqa: E402
 from vision.plazing.config import CONFIDENCE, TOKENS  # noqa: E402
 from vision.plazing.tokens import EMPTY, token_distances, token_posteriors  # noqa: E402
 
 
-def _key(p):
-    return p["player"], p["kind"], tuple(sorted(map(tuple, p["cells"]))), p.get("facing")
-
-
-def exact(truth: dict, state: dict) -> bool:
-    """Whether a state is the truth's (pieces with kinds, cells and facings; meeples, resources,
-    neutral markers), as ``evaluate.py`` counts a scene fully right."""
-    st = truth["state"]
-    return (Counter(map(_key, st["pieces"])) == Counter(map(_key, state["pieces"]))
-            and Counter((m["player"], tuple(m["cell"])) for m in st["meeples"])
-            == Counter((m["player"], tuple(m["cell"])) for m in state["meeples"])
-            and Counter((m["kind"], tuple(m["cell"])) for m in st["resources"])
-            == Counter((m["kind"], tuple(m["cell"])) for m in state["resources"])
-            and sorted(map(tuple, st["neutral"])) == sorted(map(tuple, state["neutral"])))
 
 
 def _truth_tokens(st: dict) -> dict:

@@ -14,6 +14,7 @@ The other set-ups' figures are asserted in ``tests/test_samples_plazing_new_setu
 import json
 import os
 from collections import Counter
+from tests.sample_truth import plazing_exact as _exact, plazing_piece_key as _key
 
 import pytest
 
@@ -65,18 +66,6 @@ def results_without_terrain(tmp_path_factory):
     return _scan_all(tmp_path_factory, drop_terrain=True)
 
 
-def _key(p):
-    return p["player"], p["kind"], tuple(sorted(map(tuple, p["cells"]))), p.get("facing")
-
-
-def _exact(truth, state):
-    st = truth["state"]
-    return (Counter(map(_key, st["pieces"])) == Counter(map(_key, state["pieces"]))
-            and Counter((m["player"], tuple(m["cell"])) for m in st["meeples"])
-            == Counter((m["player"], tuple(m["cell"])) for m in state["meeples"])
-            and Counter((m["kind"], tuple(m["cell"])) for m in st["resources"])
-            == Counter((m["kind"], tuple(m["cell"])) for m in state["resources"])
-            and sorted(map(tuple, st["neutral"])) == sorted(map(tuple, state["neutral"])))
 
 
 def test_every_sample_scene_is_read_exactly(results):

@@ -20,25 +20,13 @@ in the scenes read right, and no wrong reading at confidence ≥ 0.5.
 import glob
 import json
 import os
-from collections import Counter
 
 import pytest
+from tests.sample_truth import plazing_exact as _exact
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "samples-new-setups", "plazing")
 
 
-def _key(p):
-    return p["player"], p["kind"], tuple(sorted(map(tuple, p["cells"]))), p.get("facing")
-
-
-def _exact(truth, state):
-    st = truth["state"]
-    return (Counter(map(_key, st["pieces"])) == Counter(map(_key, state["pieces"]))
-            and Counter((m["player"], tuple(m["cell"])) for m in st["meeples"])
-            == Counter((m["player"], tuple(m["cell"])) for m in state["meeples"])
-            and Counter((m["kind"], tuple(m["cell"])) for m in st["resources"])
-            == Counter((m["kind"], tuple(m["cell"])) for m in state["resources"])
-            and sorted(map(tuple, st["neutral"])) == sorted(map(tuple, state["neutral"])))
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ import os
 
 import numpy as np
 import pytest
+from tests.sample_truth import strand_exact as _exact
 
 SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "samples", "strand-unter")
 pytestmark = pytest.mark.skipif(not os.path.isdir(SAMPLES), reason="shared samples are absent")
@@ -43,11 +44,6 @@ def results(calibrations):
     return out
 
 
-def _exact(truth, state):
-    def norm(s):
-        return (s["sea_front"], s["sandpiper"], [(g["number"], g["shells"], sorted((c["player"], c["value"])
-                for c in g["castles"])) for g in s["grooves"]])
-    return norm(truth["state"]) == norm(state)
 
 
 def test_registration_corners(results):

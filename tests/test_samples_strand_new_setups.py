@@ -16,6 +16,7 @@ import os
 
 import numpy as np
 import pytest
+from tests.sample_truth import strand_exact as _exact
 
 SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "samples-new-setups",
                        "strand-unter")
@@ -41,11 +42,6 @@ def results(tmp_path_factory):
     return out
 
 
-def _exact(truth, state):
-    def norm(s):
-        return (s["sea_front"], s["sandpiper"], [(g["number"], g["shells"], sorted((c["player"], c["value"])
-                for c in g["castles"])) for g in s["grooves"]])
-    return norm(truth["state"]) == norm(state)
 
 
 def _right(truth, r) -> bool:

@@ -10,13 +10,13 @@ Screenshots go to $BEACHSCORE_SCREENSHOTS (the README's come from here) or a tem
 import json
 import os
 import re
-import shutil
 import tempfile
 import threading
-import time
 import urllib.request
 
 import pytest
+
+from tests.chromium import headless_chromium, installed
 
 from beachscore.hall_link import HallLink, attach
 from beachscore.station import Station
@@ -30,15 +30,13 @@ from hardware.mock_camera import MockCamera
 import tournament
 
 SHOTS = os.environ.get("BEACHSCORE_SCREENSHOTS") or tempfile.mkdtemp(prefix="hall-shots-")
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 PLAYERS = [("Ana", "Sopot"), ("Bo", "Gdynia"), ("Cy", "Sopot"), ("Di", ""), ("Ed", "Hel"), ("Fay", "Gdynia"),
            ("Gus", ""), ("Hal", "Hel")]
 PASSWORD = "sand-castle-42"
 PIN = "2468"
 
 webdriver = pytest.importorskip("selenium.webdriver")
-if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+if not installed():
     pytest.skip("Chromium/chromedriver not installed (apt-get install chromium chromium-driver)",
                 allow_module_level=True)
 
@@ -57,19 +55,8 @@ def serve(app):
 
 @pytest.fixture(scope="module")
 def browser():
-    os.environ.setdefault("SE_AVOID_STATS", "true")
-    profile = tempfile.mkdtemp(prefix="chromium-")
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--window-size=1400,1000"):
-        opts.add_argument(flag)
-    driver = webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
-    driver.set_page_load_timeout(20)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    with headless_chromium() as driver:
+        yield driver
 
 
 @pytest.fixture

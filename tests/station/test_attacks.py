@@ -22,7 +22,7 @@ import pytest
 from attack_helpers import Client, fill_disk, remount_read_only, served, small_tmpfs, webp_bomb
 from beachscore.station import Station
 from beachscore.store import Store, StoreError
-from beachscore.testing import FakeCalibration, FakeScanner, fake_score, mock_pin_factory
+from beachscore.testing import FakeCalibration, FakeScanner, FullDiskDatabase, fake_score, mock_pin_factory
 from hardware.mock_camera import MockCamera
 
 PIN = "2468"
@@ -259,24 +259,9 @@ def test_next_after_unlocking_is_a_local_path_only(tmp_path, target):
 
 # ---- 6: disk full ------------------------------------------------------------------------------
 
-class _FullDatabase:
-    """The store's connection as SQLite answers on a full disk: every INSERT/UPDATE fails with its
-    "database or disk is full" (the real thing: test_a_real_full_disk)."""
-
-    def __init__(self, db):
-        self._db = db
-
-    def execute(self, sql, *args):
-        if sql.lstrip().upper().startswith(("INSERT", "UPDATE")):
-            raise sqlite3.OperationalError("database or disk is full")
-        return self._db.execute(sql, *args)
-
-    def __getattr__(self, name):
-        return getattr(self._db, name)
-
-
 def _fill_sqlite(store):
-    store._db = _FullDatabase(store._db)
+    """The store's connection as SQLite answers on a full disk (the real thing: test_a_real_full_disk)."""
+    store._db = FullDiskDatabase(store._db)
 
 
 def _events(station):

@@ -7,7 +7,6 @@ They skip when Chromium is absent; CI installs it (.ci/run). Screenshots go to $
 import json
 import re
 import os
-import shutil
 import tempfile
 import threading
 import time
@@ -15,6 +14,8 @@ import time
 import cv2
 import numpy as np
 import pytest
+
+from tests.chromium import headless_chromium, installed
 
 from beachscore.station import Station
 from beachscore.store import Store
@@ -27,13 +28,11 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 EXAMPLE = os.path.join(REPO, "examples", "strand-unter")
 # README screenshots: BEACHSCORE_SCREENSHOTS=docs/screenshots pytest tests/web/test_browser.py
 SHOTS = os.environ.get("BEACHSCORE_SCREENSHOTS") or tempfile.mkdtemp(prefix="beachscore-shots-")
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 PIN = "2468"
 BUTTON_PIN = 17
 
 webdriver = pytest.importorskip("selenium.webdriver")
-if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+if not installed():
     pytest.skip("Chromium/chromedriver not installed (apt-get install chromium chromium-driver)",
                 allow_module_level=True)
 
@@ -54,19 +53,8 @@ def real_pipeline() -> bool:
 
 @pytest.fixture(scope="module")
 def browser(server):  # depends on the server so that it quits (closing its event streams) first
-    os.environ.setdefault("SE_AVOID_STATS", "true")
-    profile = tempfile.mkdtemp(prefix="chromium-")
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--window-size=1400,1000"):
-        opts.add_argument(flag)
-    driver = webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
-    driver.set_page_load_timeout(20)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    with headless_chromium() as driver:
+        yield driver
 
 
 @pytest.fixture(scope="module")

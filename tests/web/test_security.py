@@ -179,21 +179,9 @@ def test_a_pin_typed_with_another_scripts_digits_is_the_same_pin(app, client, cs
 def test_a_lock_that_cannot_be_saved_says_it_lasts_only_until_a_restart(app, station, unlocked):
     """On a full disk "Lock" locked every browser in memory only: after the restart the page asks
     for ("free some space … restart"), a cookie copied before worked again, and nobody was told."""
-    import sqlite3
+    from beachscore.testing import FullDiskDatabase
 
-    class FullDatabase:
-        def __init__(self, db):
-            self._db = db
-
-        def execute(self, sql, *args):
-            if sql.lstrip().upper().startswith(("INSERT", "UPDATE")):
-                raise sqlite3.OperationalError("database or disk is full")
-            return self._db.execute(sql, *args)
-
-        def __getattr__(self, name):
-            return getattr(self._db, name)
-
-    station.store._db = FullDatabase(station.store._db)
+    station.store._db = FullDiskDatabase(station.store._db)
     r = unlocked.post_json("/api/pin", {"action": "lock"})
     assert r.status_code == 200
     body = r.get_json()

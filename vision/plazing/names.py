@@ -7,20 +7,9 @@ Input: (row, col) cells. Output: short strings for warnings and refusals.
 
 from __future__ import annotations
 
+from scoring.plazing_state import cell_name  # one naming for the text map and the reader's messages
 
-def cell_name(cell) -> str:
-    """Name of a cell for players.
-
-    >>> cell_name((0, 0)), cell_name((1, 8)), cell_name((11, 19)), cell_name((2, 27))
-    ('A1', 'I2', 'T12', 'AB3')
-    """
-    r, c = int(cell[0]), int(cell[1])
-    letters = ""
-    c += 1
-    while c:
-        c, rem = divmod(c - 1, 26)
-        letters = chr(65 + rem) + letters
-    return f"{letters}{r + 1}"
+__all__ = ["cell_name", "cells_text"]
 
 
 def cells_text(cells, most: int = 6) -> str:
