@@ -414,6 +414,9 @@ class Station:
             image_size = _image_size(result)
             if image_size:
                 extra["H_image_size"] = image_size
+            lens = getattr(cal, "lens", None)
+            if lens is not None:  # H belongs to the undistorted image; the stored photo is as taken
+                extra["lens"] = lens.to_json()
         if game and cal is not None and game["game"] != cal.game:
             doc.setdefault("warnings", []).append(
                 f"the calibration is for {cal.game} but the game set up is {game['game']}")

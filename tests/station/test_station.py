@@ -275,3 +275,27 @@ def test_a_new_game_set_up_during_a_scan_keeps_both_games_apart(tmp_path, final)
     finally:
         scanner.go.set()
         st.close()
+
+
+def test_a_scan_through_a_lens_keeps_the_lens_with_its_homography(tmp_path):
+    """The correction editor draws on the photo as taken: a scan whose calibration has a lens stores
+    it beside the homography (which belongs to the undistorted image), so the page can bend the
+    board's lines as the lens did (web/static/lens.js)."""
+    from tests.common.test_lens import CORNERS, PPM, SIZE, _calibrate, _layout, _through
+    from vision.lens import Lens
+    from vision.synthetic_grid import draw_board, grid_profile, photograph
+
+    lens = Lens(-0.12, size=SIZE, scale=1.0)
+    prof = grid_profile(6, 7)
+    cal = _calibrate(tmp_path / "lens", lens, _layout(6, 7, 1), prof)
+    photo = _through(lens, photograph(draw_board(prof, _layout(6, 7, 2), PPM), PPM, CORNERS, size=SIZE))
+    st = Station(Store(str(tmp_path / "data")), camera=MockCamera([photo], size=SIZE), calibration=cal)
+    try:
+        st.new_game("grid")
+        assert st.request_scan("test").accepted and st.wait_idle(60)
+        scan = st.store.latest_scan()
+    finally:
+        st.close()
+    assert scan["status"] == "ok", scan["error"]
+    assert scan["extra"]["H_px_from_mm"] and scan["extra"]["lens"]["k1"] == pytest.approx(-0.12, abs=0.02)
+    assert Lens.from_json(scan["extra"]["lens"]).size == cal.lens.size

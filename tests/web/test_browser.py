@@ -396,6 +396,31 @@ PLAZING_STATE = {"game": "plazing", "rows": 12, "cols": 20,
                  "surprises": []}
 
 
+def test_the_pages_lens_model_is_the_readers(browser, server):
+    """web/static/lens.js (the correction editor's drawing and clicks on the photo as taken) bends
+    and unbends points as vision.lens does, on the reader's half-size image of a wide lens."""
+    from vision.lens import Lens
+
+    url, station = server["url"], server["station"]
+    unlock(browser, url)
+    if station.store.latest_scan() is None:
+        station.request_scan("test")
+        station.wait_idle()
+    browser.get(f"{url}/scans/{station.store.latest_scan()['id']}/correct")
+    wait(browser, lambda d: d.execute_script("return !!window.beachscoreLens"))
+    lens = Lens.fitted((-0.12, 0.02, 0.001, -0.0005), (1920, 1080), "lines")
+    ideal = np.array([[12.0, 9.0], [480.0, 270.0], [900.0, 500.0], [700.0, 40.0]])
+    photo_px = browser.execute_script(
+        "return arguments[1].map(([u, v]) => beachscoreLens.distort(arguments[0], 960, 540, u, v))",
+        lens.to_json(), ideal.tolist())
+    assert np.abs(np.array(photo_px) - lens.distort_points(ideal, 960, 540)).max() < 1e-3
+    back = browser.execute_script(
+        "return arguments[1].map(([u, v]) => beachscoreLens.undistort(arguments[0], 960, 540, u, v))",
+        lens.to_json(), photo_px)
+    assert np.abs(np.array(back) - lens.undistort_points(np.array(photo_px), 960, 540)).max() < 1e-3
+    assert np.abs(np.array(back) - ideal).max() < 1e-3
+
+
 def test_plazing_correction_by_clicking_cells_on_the_grid_and_the_photo(browser, server):
     from beachscore.station import encode
     from beachscore.testing import score_with_rules

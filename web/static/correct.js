@@ -6,7 +6,7 @@
   const scanId = root.dataset.scanId;
   const editor = document.getElementById("editor");
   const SHELLS = ["white", "gray", "brown", "black"];
-  let state = null, profile = null, H = null, hSize = null, timer = null, players = [], scoreOpts = {};
+  let state = null, profile = null, H = null, hSize = null, lens = null, timer = null, players = [], scoreOpts = {};
   const photo = document.getElementById("photo");  // null when the scan kept no photo
 
   function clone(x) { return JSON.parse(JSON.stringify(x)); }
@@ -78,11 +78,23 @@
             [B / det, (a * i - c * g) / det, -(a * f - c * d) / det],
             [C / det, -(a * h - b * g) / det, (a * e - b * d) / det]];
   }
-  // The scan's homography board mm → px of the shown picture (stored for a picture hSize[0] px wide).
-  function photoH() {
+  // Board mm ↔ px of the shown picture: the scan's homography onto the reader's undistorted image
+  // (hSize px), then the calibration's lens, if any (the picture is the photo as taken), then the
+  // picture's own scale. null without a homography or a loaded picture.
+  function photoMap() {
     if (!H || !photo || !photo.naturalWidth) return null;
-    const k = hSize ? photo.naturalWidth / hSize[0] : 1;
-    return [[H[0][0] * k, H[0][1] * k, H[0][2] * k], [H[1][0] * k, H[1][1] * k, H[1][2] * k], H[2]];
+    const w = hSize ? hSize[0] : photo.naturalWidth, h = hSize ? hSize[1] : photo.naturalHeight;
+    const k = photo.naturalWidth / w, Hi = inv3(H), L = lens && window.beachscoreLens;
+    return {
+      toPhoto(x, y) {
+        const [u, v] = apply(H, x, y), [du, dv] = L ? L.distort(lens, w, h, u, v) : [u, v];
+        return [du * k, dv * k];
+      },
+      toBoard(px, py) {
+        const [u, v] = L ? L.undistort(lens, w, h, px / k, py / k) : [px / k, py / k];
+        return apply(Hi, u, v);
+      },
+    };
   }
   function apply(m, x, y) {
     const w = m[2][0] * x + m[2][1] * y + m[2][2];
@@ -98,11 +110,11 @@
   }
   if (photo) photo.addEventListener("click", ev => {
     if (pl) { const cell = photoCell(ev); if (cell) applyTool(...cell); else say("That is not on the grid."); return; }
-    const Hp = photoH();
-    if (!Hp || !profile || !profile.grooves) return;
+    const map = photoMap();
+    if (!map || !profile || !profile.grooves) return;
     const img = ev.target, r = img.getBoundingClientRect();
     const px = (ev.clientX - r.left) * img.naturalWidth / r.width, py = (ev.clientY - r.top) * img.naturalHeight / r.height;
-    const [mx, my] = apply(inv3(Hp), px, py);
+    const [mx, my] = map.toBoard(px, py);
     const g = profile.grooves.find(g => inside(g.polygon_mm, mx, my));
     if (!g) { say(`That is not on a groove (${mx.toFixed(0)}, ${my.toFixed(0)} mm).`); return; }
     if (!select(g.number)) say(`Groove ${g.number} is under the sea front; raise the sea front first.`);
@@ -262,15 +274,20 @@
     drawOverlay();
   }
   function drawOverlay() {  // the board grid drawn over the photo through the scan's registration
-    const svg = document.getElementById("overlay"), img = photo, Hp = photoH();
+    const svg = document.getElementById("overlay"), img = photo, map = photoMap();
     const g = profile && profile.grid;
-    if (!svg || !Hp || !g) return;
-    const [ox, oy] = g.origin_mm, s = g.cell_mm, P = (x, y) => apply(Hp, x, y).map(v => v.toFixed(1)).join(",");
+    if (!svg || !map || !g) return;
+    const [ox, oy] = g.origin_mm, s = g.cell_mm, P = (x, y) => map.toPhoto(x, y).map(v => v.toFixed(1)).join(",");
+    // a straight board line is a curve in a photo the lens bent: a point every quarter cell
+    const line = (x0, y0, x1, y1) => {
+      const n = lens ? Math.max(1, Math.ceil(4 * Math.hypot(x1 - x0, y1 - y0) / s)) : 1;
+      return Array.from({ length: n + 1 }, (_, i) => P(x0 + (x1 - x0) * i / n, y0 + (y1 - y0) * i / n)).join(" ");
+    };
     svg.setAttribute("viewBox", `0 0 ${img.naturalWidth} ${img.naturalHeight}`);
     svg.setAttribute("preserveAspectRatio", "none");
     let h = "";
-    for (let r = 0; r <= state.rows; r++) h += `<polyline points="${P(ox, oy + r * s)} ${P(ox + state.cols * s, oy + r * s)}"/>`;
-    for (let c = 0; c <= state.cols; c++) h += `<polyline points="${P(ox + c * s, oy)} ${P(ox + c * s, oy + state.rows * s)}"/>`;
+    for (let r = 0; r <= state.rows; r++) h += `<polyline points="${line(ox, oy + r * s, ox + state.cols * s, oy + r * s)}"/>`;
+    for (let c = 0; c <= state.cols; c++) h += `<polyline points="${line(ox + c * s, oy, ox + c * s, oy + state.rows * s)}"/>`;
     const sel = pl.selected !== null ? state.pieces[pl.selected] : null;
     (sel ? sel.cells : []).forEach(([r, c]) => {
       h += `<polygon class="sel" points="${P(ox + c * s, oy + r * s)} ${P(ox + (c + 1) * s, oy + r * s)} ${P(ox + (c + 1) * s, oy + (r + 1) * s)} ${P(ox + c * s, oy + (r + 1) * s)}"/>`;
@@ -294,11 +311,11 @@
     if (photo) photo.addEventListener("load", drawOverlay);
   }
   function photoCell(ev) {  // a click on the photo -> [row, col] of the Plażing grid, or null
-    const g = profile && profile.grid, Hp = photoH();
-    if (!Hp || !g) return null;
+    const g = profile && profile.grid, map = photoMap();
+    if (!map || !g) return null;
     const img = ev.target, r = img.getBoundingClientRect();
     const px = (ev.clientX - r.left) * img.naturalWidth / r.width, py = (ev.clientY - r.top) * img.naturalHeight / r.height;
-    const [mx, my] = apply(inv3(Hp), px, py);
+    const [mx, my] = map.toBoard(px, py);
     const row = Math.floor((my - g.origin_mm[1]) / g.cell_mm), col = Math.floor((mx - g.origin_mm[0]) / g.cell_mm);
     return row >= 0 && col >= 0 && row < state.rows && col < state.cols ? [row, col] : null;
   }
@@ -358,6 +375,7 @@
     const scan = data.scan;
     profile = data.profile; H = scan.extra && scan.extra.H_px_from_mm;
     hSize = scan.extra && scan.extra.H_image_size;
+    lens = (scan.extra && scan.extra.lens) || null;
     scoreOpts = { swatches: (data.display || {}).swatches, names: (data.display || {}).names };
     state = clone(scan.current_state);
     document.getElementById("machine-totals").textContent = totals(scan.score);
