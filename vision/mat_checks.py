@@ -147,8 +147,8 @@ def check_light(board_bgr: np.ndarray, reference_median_bgr, min_L: float) -> No
         return
     L = mean_lightness(board_bgr)
     if L < min_L:
-        raise UnreadableBoardError("too-dark", f"the board is too dark to read (mean grey {L:.0f} of 100); "
-                                   "turn on a light or lengthen the exposure")
+        raise UnreadableBoardError("too-dark", "the board is too dark to read; turn on a light or lengthen the "
+                                   "exposure")
 
 
 def annotation_canvas(photo) -> tuple[np.ndarray, np.ndarray]:

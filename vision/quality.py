@@ -18,12 +18,15 @@ Thresholds are relative to the calibration where a calibration reference is give
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from beachscore.errors import UnreadableBoardError
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -103,9 +106,9 @@ def check_blur(detail: float, detail_ref: float | None, min_share: float) -> Non
     if detail_ref is None:
         return
     if detail - 1.0 < min_share * (float(detail_ref) - 1.0):
-        raise UnreadableBoardError("too-blurred", f"the photo is too blurred to read (fine detail {detail:.2f} "
-                                   f"against {float(detail_ref):.2f} at calibration); hold the camera still "
-                                   "and refocus")
+        log.info("too blurred: fine detail %.2f against %.2f at calibration", detail, float(detail_ref))
+        raise UnreadableBoardError("too-blurred", "the photo is too blurred to read (much softer than the "
+                                   "calibration shot); hold the camera still and refocus")
 
 
 def glare_fraction(bgr: np.ndarray, mask: np.ndarray, cfg: QualityConfig = QUALITY) -> float:
@@ -139,8 +142,9 @@ def check(board_bgr: np.ndarray, *, gains=None, board_mask: np.ndarray | None = 
     figures = {"gain": float(np.max(gains)) if gains is not None else 1.0,
                "gray": float(np.median(gray[::2, ::2][mask[::2, ::2]]))}
     if figures["gray"] < cfg.min_gray or figures["gain"] > cfg.max_gain:
-        raise UnreadableBoardError("too-dark", f"the board is too dark to read (median grey {figures['gray']:.0f}, "
-                                   f"{figures['gain']:.1f}x darker than at calibration); add light")
+        log.info("too dark: median grey %.0f, gain %.2f", figures["gray"], figures["gain"])
+        darker = f" (about {figures['gain']:.0f} times darker than at calibration)" if figures["gain"] >= 1.5 else ""
+        raise UnreadableBoardError("too-dark", f"the board is too dark to read{darker}; add light")
     ref = reference_figures
     if ref is None and reference is not None:
         ref = {"glare": glare_fraction(reference, mask, cfg),
@@ -154,9 +158,10 @@ def check(board_bgr: np.ndarray, *, gains=None, board_mask: np.ndarray | None = 
     if ref is not None:
         figures["sharpness_ref"] = ref["sharpness"]
         if figures["sharpness"] < cfg.min_sharpness_ratio * figures["sharpness_ref"]:
-            raise UnreadableBoardError("too-blurred", f"the photo is too blurred to read (sharpness "
-                                       f"{figures['sharpness']:.1f} against {figures['sharpness_ref']:.1f} at "
-                                       "calibration); hold the camera still and refocus")
+            log.info("too blurred: sharpness %.1f against %.1f at calibration", figures["sharpness"],
+                     figures["sharpness_ref"])
+            raise UnreadableBoardError("too-blurred", "the photo is too blurred to read (much softer than the "
+                                       "calibration shot); hold the camera still and refocus")
     return figures
 
 
@@ -270,9 +275,10 @@ def check_excess_noise(sigma: float, sigma_ref: float | None, max_excess: float)
         return 0.0
     excess = float(np.sqrt(max(sigma ** 2 - float(sigma_ref) ** 2, 0.0)))
     if excess > max_excess:
-        raise UnreadableBoardError("too-noisy", f"the photo is too noisy to read (pixel noise {sigma:.2f} against "
-                                   f"{float(sigma_ref):.2f} at calibration); add light (a dim scene makes the "
-                                   "camera amplify noise) or lower the camera's ISO")
+        log.info("too noisy: pixel noise %.2f against %.2f at calibration", sigma, float(sigma_ref))
+        raise UnreadableBoardError("too-noisy", "the photo is too grainy to read (much noisier than the calibration "
+                                   "shot); add light (a dim scene makes the camera amplify noise) or lower the "
+                                   "camera's ISO")
     return excess
 
 
