@@ -23,7 +23,7 @@ from sqlalchemy.exc import IntegrityError
 
 import tournament
 from hall.db import reflect
-from tournament.errors import InvalidEventError
+from tournament.errors import InvalidEventError, waiting_text
 
 #: Minutes a pairing code stays valid.
 PAIRING_TTL_MIN = 15
@@ -341,17 +341,22 @@ class HallStore:
         """Seat the next round (``tournament.seat``) and open it; returns its number.
 
         Raises:
-            HallError: ``round-open`` while a round is being played; ``no-players`` when nobody can be seated.
+            HallError: ``round-open`` while a round is being played (the message names it; the same refusal
+                as ``beachscore seat`` on the event file); ``no-players`` when nobody can be seated.
         """
         event = self.model(event_id)
-        nxt = tournament.seat(event, seed=secrets.randbits(32) if seed is None else seed)
+        try:
+            nxt = tournament.seat(event, seed=secrets.randbits(32) if seed is None else seed)
+        except tournament.RoundOpenError as err:
+            raise HallError("round-open", _round_open_message(err.number, err.waiting), 409) from None
         if not nxt.tables:
             raise HallError("no-players", "not enough players to seat a table: add players first", 409)
         r, et = self.t["rounds"], self.t["event_tables"]
         with self._write() as conn:
             self._lock_event(conn, event_id)
-            if self.round_row(conn, event_id) is not None:
-                raise HallError("round-open", "close the current round before starting the next", 409)
+            still = self.round_row(conn, event_id)
+            if still is not None:  # opened meanwhile (another organiser's page)
+                raise HallError("round-open", _round_open_message(still["number"], ()), 409)
             last = conn.execute(select(func.max(r.c.number)).where(r.c.event_id == event_id)).scalar() or 0
             if last + 1 != nxt.number:
                 raise HallError("conflict", "the event changed meanwhile: try again", 409)
@@ -669,6 +674,20 @@ _SQL_ROUND_STATE = text(
     "SELECT r.status, (SELECT COUNT(*) FROM results x WHERE x.round_id = r.id AND x.table_no = :t "
     "AND x.source = 'organiser') AS confirmed FROM rounds r WHERE r.id = :id")
 _SQL_BUMP = text("UPDATE events SET version = version + 1 WHERE id = :e")
+
+
+def _round_open_message(number: int, waiting) -> str:
+    """Why the next round cannot be seated yet, naming the round being played.
+
+    >>> _round_open_message(2, (4,))
+    'round 2 is still being played (table 4 has no result yet): enter the missing results and close round 2, then seat round 3'
+    >>> _round_open_message(1, ())
+    'round 1 is still open: close it, then seat round 2'
+    """
+    if waiting:
+        return (f"round {number} is still being played ({waiting_text(waiting)}): enter the missing results and "
+                f"close round {number}, then seat round {number + 1}")
+    return f"round {number} is still open: close it, then seat round {number + 1}"
 
 
 def current_result(rows: list) -> dict | None:
