@@ -149,3 +149,14 @@ def test_seat_while_a_round_is_open_is_refused_naming_it(organiser, app):
     assert org.post(f"/events/{eid}/rounds/1/close").status_code == 302
     assert org.post(f"/events/{eid}/rounds").status_code == 302
     assert app.test_client().get(f"/api/events/{eid}/seating").get_json()["round"] == 2
+
+
+def test_an_odd_csrf_token_is_just_wrong(app):
+    """Non-ASCII in the CSRF field or header is a wrong token (403), not a crash: the hall checks it with
+    the station's own code (beachscore.csrf)."""
+    c = app.test_client()
+    token_of(c, "/setup")
+    form = {"code": "setup-code", "username": "org", "password": "long-enough", "password2": "long-enough"}
+    assert c.post("/setup", data={**form, "csrf_token": "é"}).status_code == 403
+    assert c.post("/setup", data=form, headers={"X-CSRF-Token": "é".encode().decode("latin-1")}).status_code == 403
+    assert app.extensions["hall_store"].organiser_count() == 0
