@@ -299,11 +299,14 @@ def cmd_standings(args) -> int:
 
 def cmd_seat(args) -> int:
     """``beachscore seat``: the seating of the next round (random first round with ``--seed``)."""
-    from tournament import seat
+    from tournament import RoundOpenError, seat
     from tournament.text import seating_text
 
     event = load_event(args.event)
-    nxt = seat(event, seed=args.seed)
+    try:
+        nxt = seat(event, seed=args.seed)
+    except RoundOpenError as err:  # the hall refuses the same way (hall.store.HallStore.start_round)
+        raise BadInputError("round-open", f"event file {args.event}: {err}") from None
     print(json.dumps(nxt.to_json()) if args.json else seating_text(event, nxt))
     return EXIT_OK
 

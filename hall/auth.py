@@ -14,13 +14,14 @@
 from __future__ import annotations
 
 import hmac
-import secrets
 import threading
 import time
 from collections import OrderedDict
 from functools import wraps
 
 from flask import current_app, g, jsonify, redirect, request, session, url_for
+
+from beachscore.csrf import csrf_ok, csrf_token
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 #: Endpoints that need the CSRF token but no organiser session.
@@ -92,12 +93,6 @@ def client_address() -> str:
     return request.remote_addr or "unknown"
 
 
-def csrf_token() -> str:
-    if "csrf" not in session:
-        session["csrf"] = secrets.token_urlsafe(32)
-    return session["csrf"]
-
-
 def organiser() -> str | None:
     """The organiser logged in on this session, or None."""
     name = session.get("organiser")
@@ -139,9 +134,7 @@ def init_app(app) -> None:
     def _guard():
         if request.endpoint in STATION_ENDPOINTS or request.method in SAFE_METHODS:
             return None
-        sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token") or ""
-        expected = session.get("csrf")
-        if not expected or not hmac.compare_digest(sent, expected):
+        if not csrf_ok():
             return error("csrf", "this form has expired: reload the page and try again", 403)
         if request.endpoint in OPEN_FORMS:
             return None

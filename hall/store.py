@@ -23,7 +23,7 @@ from sqlalchemy.exc import IntegrityError
 
 import tournament
 from hall.db import reflect
-from tournament.errors import InvalidEventError
+from tournament.errors import InvalidEventError, waiting_text
 
 #: Minutes a pairing code stays valid.
 PAIRING_TTL_MIN = 15
@@ -341,17 +341,22 @@ class HallStore:
         """Seat the next round (``tournament.seat``) and open it; returns its number.
 
         Raises:
-            HallError: ``round-open`` while a round is being played; ``no-players`` when nobody can be seated.
+            HallError: ``round-open`` while a round is being played (the message names it; the same refusal
+                as ``beachscore seat`` on the event file); ``no-players`` when nobody can be seated.
         """
         event = self.model(event_id)
-        nxt = tournament.seat(event, seed=secrets.randbits(32) if seed is None else seed)
+        try:
+            nxt = tournament.seat(event, seed=secrets.randbits(32) if seed is None else seed)
+        except tournament.RoundOpenError as err:
+            raise HallError("round-open", _round_open_message(err.number, err.waiting), 409) from None
         if not nxt.tables:
             raise HallError("no-players", "not enough players to seat a table: add players first", 409)
         r, et = self.t["rounds"], self.t["event_tables"]
         with self._write() as conn:
             self._lock_event(conn, event_id)
-            if self.round_row(conn, event_id) is not None:
-                raise HallError("round-open", "close the current round before starting the next", 409)
+            still = self.round_row(conn, event_id)
+            if still is not None:  # opened meanwhile (another organiser's page)
+                raise HallError("round-open", _round_open_message(still["number"], ()), 409)
             last = conn.execute(select(func.max(r.c.number)).where(r.c.event_id == event_id)).scalar() or 0
             if last + 1 != nxt.number:
                 raise HallError("conflict", "the event changed meanwhile: try again", 409)
@@ -364,19 +369,30 @@ class HallStore:
         return nxt.number
 
     def close_round(self, event_id: int, number: int) -> None:
-        """Close a round once every table has a result. Raises HallError ``round-incomplete``."""
-        doc = self.event_doc(event_id)
-        rnd = next((x for x in doc["rounds"] if x["number"] == number), None)
-        if rnd is None:
-            raise HallError("not-found", f"no round {number}", 404)
-        waiting = [str(t["table"]) for t in rnd["tables"] if "result" not in t]
-        if waiting:
-            raise HallError("round-incomplete", f"table{'s' if len(waiting) > 1 else ''} {', '.join(waiting)} "
-                            "still without a result: enter it by hand or wait for the station", 409)
-        r = self.t["rounds"]
+        """Close a round once every table has a result.
+
+        The checks run under the event's row lock, in the transaction that closes: a station's
+        result is either in before the close (and in the standings it closes with) or refused
+        after it (``round-closed``), never accepted into a closed round.
+
+        Raises HallError ``not-found``, ``round-closed`` (closed already), ``round-incomplete``.
+        """
+        r, et, res = self.t["rounds"], self.t["event_tables"], self.t["results"]
         with self._write() as conn:
-            conn.execute(r.update().where(r.c.event_id == event_id, r.c.number == number)
-                         .values(status="closed", closed_at=now_iso()))
+            self._lock_event(conn, event_id)
+            rnd = self.round_row(conn, event_id, number)
+            if rnd is None:
+                raise HallError("not-found", f"no round {number}", 404)
+            if rnd["status"] != "open":
+                raise HallError("round-closed", f"round {number} is already closed", 409)
+            scored = select(res.c.id).where(res.c.round_id == rnd["id"], res.c.table_no == et.c.table_no,
+                                            res.c.game_points_json.is_not(None)).exists()
+            waiting = [str(n) for n in conn.execute(select(et.c.table_no).where(et.c.round_id == rnd["id"], ~scored)
+                                                    .order_by(et.c.table_no)).scalars()]
+            if waiting:
+                raise HallError("round-incomplete", f"table{'s' if len(waiting) > 1 else ''} {', '.join(waiting)} "
+                                "still without a result: enter it by hand or wait for the station", 409)
+            conn.execute(r.update().where(r.c.id == rnd["id"]).values(status="closed", closed_at=now_iso()))
             self._bump(conn, event_id)
 
     def table(self, event_id: int, number: int, table_no: int) -> dict:
@@ -586,8 +602,16 @@ class HallStore:
             raise HallError("report-too-large", f"this result is {len(kept_json)} bytes of JSON, more than a score "
                             "needs: enter it by hand", 413)
         def insert(conn) -> int:
-            if conn.execute(_SQL_ROUND_STATUS, {"id": rnd["id"]}).scalar() != "open":
-                raise HallError("round-closed", f"round {number} was closed meanwhile", 409)
+            # The event's row lock first (the version bump takes it), then the checks: at READ COMMITTED
+            # they then see every close committed before, and a close waits until this one commits.
+            conn.execute(_SQL_BUMP, {"e": event["id"]})
+            status, confirmed = conn.execute(_SQL_ROUND_STATE, {"id": rnd["id"], "t": station["table_no"]}).one()
+            if status != "open":
+                raise HallError("round-closed", f"round {number} was closed before this result arrived: the "
+                                f"organiser corrects table {station['table_no']}'s result by hand if needed", 409)
+            if confirmed:
+                raise HallError("confirmed", f"the organiser has already confirmed table {station['table_no']}'s "
+                                "result", 409)
             rid = conn.execute(res.insert().values(
                 round_id=rnd["id"], table_no=station["table_no"], source="station", kind="report",
                 game_points_json=None if result is None else json.dumps(result.game_points),
@@ -595,7 +619,6 @@ class HallStore:
                 station_id=station["id"], scan_id=scan_id, scan_revision=revision, photo_sha256=photo,
                 explanation=(explanation or "")[:20000], report_json=kept_json, problem=problem,
                 created_by=station["name"], created_at=now_iso())).inserted_primary_key[0]
-            conn.execute(_SQL_BUMP, {"e": event["id"]})
             return rid
 
         try:
@@ -647,8 +670,24 @@ _SQL_OPEN_TABLE = text(
     "WHERE r.event_id = :e AND r.status = 'open' ORDER BY r.number DESC LIMIT 1")
 _SQL_NAMES = text("SELECT pid, name FROM players WHERE event_id = :e AND pid IN :ids").bindparams(
     bindparam("ids", expanding=True))
-_SQL_ROUND_STATUS = text("SELECT status FROM rounds WHERE id = :id")
+_SQL_ROUND_STATE = text(
+    "SELECT r.status, (SELECT COUNT(*) FROM results x WHERE x.round_id = r.id AND x.table_no = :t "
+    "AND x.source = 'organiser') AS confirmed FROM rounds r WHERE r.id = :id")
 _SQL_BUMP = text("UPDATE events SET version = version + 1 WHERE id = :e")
+
+
+def _round_open_message(number: int, waiting) -> str:
+    """Why the next round cannot be seated yet, naming the round being played.
+
+    >>> _round_open_message(2, (4,))
+    'round 2 is still being played (table 4 has no result yet): enter the missing results and close round 2, then seat round 3'
+    >>> _round_open_message(1, ())
+    'round 1 is still open: close it, then seat round 2'
+    """
+    if waiting:
+        return (f"round {number} is still being played ({waiting_text(waiting)}): enter the missing results and "
+                f"close round {number}, then seat round {number + 1}")
+    return f"round {number} is still open: close it, then seat round {number + 1}"
 
 
 def current_result(rows: list) -> dict | None:

@@ -14,12 +14,12 @@ round, :func:`table_result` turns the rules engine's score of a table into its r
 0
 """
 
-from tournament.errors import InvalidEventError
+from tournament.errors import InvalidEventError, RoundOpenError
 from tournament.event import Event, Player, Result, Round, Scoring, Seating, Table, read_result
 from tournament.results import match_seats, seashells_result, table_result
 from tournament.seating import NextRound, seat, table_sizes
 from tournament.standings import Standing, rounds_played, split_places, standings, standings_json
 
-__all__ = ["Event", "InvalidEventError", "NextRound", "Player", "Result", "Round", "Scoring", "Seating", "Standing",
-           "Table", "match_seats", "read_result", "rounds_played", "seashells_result", "seat", "split_places",
-           "standings", "standings_json", "table_result", "table_sizes"]
+__all__ = ["Event", "InvalidEventError", "NextRound", "Player", "Result", "Round", "RoundOpenError", "Scoring",
+           "Seating", "Standing", "Table", "match_seats", "read_result", "rounds_played", "seashells_result", "seat",
+           "split_places", "standings", "standings_json", "table_result", "table_sizes"]

@@ -86,13 +86,36 @@ class Table:
         return out
 
 
+#: A round's ``status`` as the hall's export writes it (an extra field of EVENT.json).
+ROUND_STATUSES = ("open", "closed")
+
+
 @dataclass(frozen=True)
 class Round:
-    """A round: its number (1, 2, …), its tables and the players who sat it out (``byes``)."""
+    """A round: its number (1, 2, …), its tables and the players who sat it out (``byes``).
+
+    ``status`` is the hall's ``open``/``closed`` when the file says it, else None.
+    """
 
     number: int
     tables: tuple[Table, ...]
     byes: tuple[str, ...] = ()
+    status: str | None = None
+
+    @property
+    def waiting(self) -> tuple[int, ...]:
+        """The numbers of its tables without a result."""
+        return tuple(t.number for t in self.tables if not t.is_played)
+
+    @property
+    def is_open(self) -> bool:
+        """Still being played: marked ``open``, or (unmarked) some table has no result yet.
+
+        >>> t = Table(1, ("a", "b"))
+        >>> Round(1, (t,)).is_open, Round(1, (t,), status="closed").is_open
+        (True, False)
+        """
+        return self.status == "open" or (self.status is None and bool(self.waiting))
 
     @property
     def is_played(self) -> bool:
@@ -107,6 +130,8 @@ class Round:
         out: dict = {"number": self.number, "tables": [t.to_json() for t in self.tables]}
         if self.byes:
             out["byes"] = list(self.byes)
+        if self.status is not None:
+            out["status"] = self.status
         return out
 
 
@@ -391,7 +416,11 @@ class _Reader:
                 seated.add(b)
             if game in games.CO_OP:
                 self.co_op_ranks(tables, where)
-            out.append(Round(number, tuple(tables), tuple(byes)))
+            status = r.get("status")
+            if status is not None and status not in ROUND_STATUSES:
+                self.bad(f"{where}.status: expected one of {', '.join(ROUND_STATUSES)} (or none), got {_show(status)}")
+                status = None
+            out.append(Round(number, tuple(tables), tuple(byes), status))
         return tuple(sorted(out, key=lambda r: r.number))
 
     def table(self, t, where: str, known: set[str], seated: set[str], game: str) -> Table | None:

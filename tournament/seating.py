@@ -26,6 +26,7 @@ import random
 from dataclasses import dataclass
 from itertools import combinations
 
+from tournament.errors import RoundOpenError
 from tournament.event import Event, Round, Table
 from tournament.standings import standings
 
@@ -88,6 +89,10 @@ def seat(event: Event, seed: int | None = None) -> NextRound:
     Every player who has not dropped is seated once or has a bye; table sizes stay within the
     game's range. With no result yet the draw is random (``seed`` makes it repeatable).
 
+    Raises:
+        RoundOpenError: the last round is still being played (a table without a result, or marked
+            ``open`` by the hall): its standings are not final, so the next round waits for it.
+
     >>> from tournament.event import Event
     >>> ev = Event.from_json({"game": "strand-unter", "players": [{"id": f"p{i}", "name": f"P{i}"} for i in range(1, 10)]})
     >>> nxt = seat(ev, seed=1)
@@ -96,6 +101,8 @@ def seat(event: Event, seed: int | None = None) -> NextRound:
     >>> sorted(p for t in nxt.tables for p in t.players) == sorted(p.id for p in ev.players)
     True
     """
+    if event.rounds and event.rounds[-1].is_open:
+        raise RoundOpenError(event.rounds[-1].number, event.rounds[-1].waiting)
     number = 1 + max((r.number for r in event.rounds), default=0)
     rules = event.seating_rules
     low, _ = event.player_range

@@ -30,6 +30,7 @@ import unicodedata
 
 from flask import Blueprint, current_app, flash, jsonify, redirect, render_template, request, session, url_for
 
+from beachscore.csrf import csrf_ok, csrf_token
 from beachscore.errors import BeachscoreError
 from web.errors import error_response
 from web.inputs import json_body
@@ -79,13 +80,6 @@ def verify_pin(pin: str, stored: str) -> bool:
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(digest.hex(), digest_hex)
-
-
-def csrf_token() -> str:
-    """The session's CSRF token (made on first use)."""
-    if "csrf" not in session:
-        session["csrf"] = secrets.token_urlsafe(32)
-    return session["csrf"]
 
 
 def _store():
@@ -199,10 +193,7 @@ def init_app(app) -> None:
     def _guard():
         if request.method in SAFE_METHODS:
             return None
-        sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token") or ""
-        expected = session.get("csrf")
-        # as bytes: compare_digest refuses non-ASCII text (a TypeError, a 500) and any odd token is just wrong
-        if not expected or not hmac.compare_digest(sent.encode("utf-8", "surrogateescape"), expected.encode()):
+        if not csrf_ok():
             return error_response("csrf", "missing or wrong CSRF token: reload the page", 403)
         if request.endpoint in PIN_ENDPOINTS:
             return None

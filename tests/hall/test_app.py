@@ -3,6 +3,10 @@
 import hashlib
 import re
 
+import pytest
+
+from tournament import Event, RoundOpenError, seat
+
 NAMES = ["Ana", "Bo", "Cy", "Di", "Ed", "Fay", "Gus", "Hal"]
 
 
@@ -118,3 +122,41 @@ def test_wrong_pairing_codes_are_rate_limited(app):
     station = app.test_client()
     codes = [station.post("/api/pair", json={"code": f"WRONG{i}"}).status_code for i in range(11)]
     assert codes[:10] == [401] * 10 and codes[10] == 429
+
+
+def test_seat_while_a_round_is_open_is_refused_naming_it(organiser, app):
+    """The page offers *Seat round 2* only once round 1 is closed; a seat request meanwhile (another tab,
+    the API) is refused in one line naming the open round, as ``beachscore seat`` on the export is."""
+    org = organiser
+    eid = new_event(org)
+    assert org.post(f"/events/{eid}/rounds").status_code == 302
+    page = org.get(f"/events/{eid}/manage").get_data(as_text=True)
+    assert 'id="start-round"' not in page and "Round 2 is seated once round 1 is closed." in page
+    r = org.post(f"/events/{eid}/rounds", follow_redirects=True)
+    assert "round 1 is still being played (tables 1, 2, 3 have no result yet)" in r.get_data(as_text=True)
+    r = org.post(f"/events/{eid}/rounds", headers={"Accept": "application/json"})
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "round-open"
+    assert "round 1" in r.get_json()["error"]["message"]
+    doc = org.get(f"/events/{eid}/export/event.json").get_json()
+    for t in doc["rounds"][0]["tables"]:
+        org.post(f"/events/{eid}/rounds/1/tables/{t['table']}", {f"gp_{p}": str(i) for i, p in enumerate(t["players"])})
+    r = org.post(f"/events/{eid}/rounds", follow_redirects=True)  # every result in, the round not closed yet
+    assert "round 1 is still open: close it, then seat round 2" in r.get_data(as_text=True)
+    assert [x["number"] for x in org.get(f"/events/{eid}/export/event.json").get_json()["rounds"]] == [1]
+    # the export says the round is open: the command line refuses it the same way
+    with pytest.raises(RoundOpenError, match="round 1 is still open"):
+        seat(Event.from_json(org.get(f"/events/{eid}/export/event.json").get_json()))
+    assert org.post(f"/events/{eid}/rounds/1/close").status_code == 302
+    assert org.post(f"/events/{eid}/rounds").status_code == 302
+    assert app.test_client().get(f"/api/events/{eid}/seating").get_json()["round"] == 2
+
+
+def test_an_odd_csrf_token_is_just_wrong(app):
+    """Non-ASCII in the CSRF field or header is a wrong token (403), not a crash: the hall checks it with
+    the station's own code (beachscore.csrf)."""
+    c = app.test_client()
+    token_of(c, "/setup")
+    form = {"code": "setup-code", "username": "org", "password": "long-enough", "password2": "long-enough"}
+    assert c.post("/setup", data={**form, "csrf_token": "é"}).status_code == 403
+    assert c.post("/setup", data=form, headers={"X-CSRF-Token": "é".encode().decode("latin-1")}).status_code == 403
+    assert app.extensions["hall_store"].organiser_count() == 0

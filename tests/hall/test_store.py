@@ -61,6 +61,9 @@ def test_round_seating_and_standings(store):
     for t in tables:
         store.enter_result(eid, 1, t["table"], {"game_points": {p: 10 * i for i, p in enumerate(t["players"])}})
     store.close_round(eid, 1)
+    with pytest.raises(HallError) as err:
+        store.close_round(eid, 1)
+    assert err.value.code == "round-closed" and err.value.message == "round 1 is already closed"
     model = store.model(eid)
     assert model.rounds[0].is_complete
     assert store.start_round(eid) == 2

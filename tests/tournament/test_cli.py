@@ -94,3 +94,38 @@ def test_invalid_event_files_exit_2_with_one_line(tmp_path, doc, words):
         assert out.returncode == 2, out.stderr
         assert words in json.loads(out.stdout)["error"]["message"]
         assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+
+
+def _half_played(status=None):
+    doc = dict(EVENT, players=EVENT["players"] + [{"id": f"x{i}", "name": f"X{i}"} for i in range(4)])
+    doc["rounds"] = [{"number": 1, "tables": [EVENT["rounds"][0]["tables"][0],
+                                              {"table": 2, "players": ["x0", "x1", "x2", "x3"]}]}]
+    if status:
+        doc["rounds"][0]["status"] = status
+    return doc
+
+
+def test_seat_while_a_round_is_being_played_names_it_and_exits_2(tmp_path):
+    """The next round is seated by final standings: while a table of the last round has no result (or
+    the hall's export marks the round open) ``seat`` refuses in one line naming the round, as the hall does."""
+    for args in (("seat", "--json"), ("seat",)):
+        out = run(tmp_path, _half_played(), *args)
+        assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
+        assert "round 1 is still being played (table 2 has no result yet)" in out.stderr
+        assert "then seat round 2" in out.stderr
+    assert json.loads(run(tmp_path, _half_played(), "seat", "--json").stdout)["error"]["code"] == "round-open"
+    doc = dict(EVENT, rounds=[dict(EVENT["rounds"][0], status="open")])  # every result in, not closed
+    out = run(tmp_path, doc, "seat")
+    assert out.returncode == 2 and "round 1 is still open" in out.stderr
+    # standings still print what has been played
+    assert run(tmp_path, _half_played(), "standings").returncode == 0
+
+
+def test_seat_after_a_round_closed_with_a_table_unplayed(tmp_path, capsys):
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps(_half_played("closed")))
+    assert main(["seat", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["round"] == 2
+    path.write_text(json.dumps(_half_played("paused")))
+    assert main(["seat", str(path), "--json"]) == 2
+    assert "rounds[0].status" in json.loads(capsys.readouterr().out)["error"]["message"]
