@@ -38,6 +38,8 @@ class Assets:
                                        "the calibration has no empty-board picture; recalibrate")
         self.empty = empty
         self.empty_gray = cv2.cvtColor(empty, cv2.COLOR_BGR2GRAY)
+        # the empty board at half size (the weak colour change's scale, :func:`~vision.strand_unter.blobs.weak_change`)
+        self.empty_half = cv2.resize(empty, (empty.shape[1] // 2, empty.shape[0] // 2), interpolation=cv2.INTER_AREA)
         self.polygons = groove_polygons(cal.profile)
         self.numbers = list(self.polygons)
         self.gmap = groove_map(cal.profile, self.ppm)
@@ -63,6 +65,8 @@ class Assets:
         self.shell_k = [self.names.index(f"shell/{c}") for c in self.shell_colours]
         self.players = list(m["players"])
         self.player_k = {p: self.names.index(f"castle/{p}") for p in self.players}
+        self.is_player = np.zeros(256, bool)          # class index → is it a player's colour (a lookup, not np.isin)
+        self.is_player[list(self.player_k.values())] = True
         self.gauss = {k: (np.asarray(v["mean"], np.float64), np.linalg.inv(np.asarray(v["cov"], np.float64)),
                           float(np.linalg.slogdet(np.asarray(v["cov"], np.float64))[1]))
                       for k, v in m["classes"].items()}

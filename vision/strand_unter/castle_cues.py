@@ -19,6 +19,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.strand_unter import stats
 from vision.strand_unter.config import CASTLES
 
 
@@ -45,7 +46,7 @@ def count_towers(gray: np.ndarray, core: np.ndarray, cfg=CASTLES) -> int:
     w = cfg.tower_window_px
     low = cv2.erode(g, np.ones((w, w), np.uint8))
     on = cv2.dilate(core.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    peaks = (g <= low) & on & (g < float(np.median(g[core])) - cfg.tower_depth)
+    peaks = (g <= low) & on & (g < stats.median(g[core]) - cfg.tower_depth)
     n, _ = cv2.connectedComponents(peaks.astype(np.uint8), connectivity=8)
     return int(n - 1)
 

@@ -66,7 +66,7 @@ class Castle:
 
 def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residual_ab: float = 0.0,
                  stick: np.ndarray | None = None, fg: np.ndarray | None = None,
-                 cfg=CASTLES) -> tuple[list, np.ndarray, list]:
+                 cfg=CASTLES, gray: np.ndarray | None = None) -> tuple[list, np.ndarray, list]:
     """Castles on the corrected board.
 
     A castle is a connected part of a blob in one player's learned colour (joined by a closing of
@@ -87,6 +87,7 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
         stick: bool (H, W) the band of the sea's stick under the cloth's edge, or None: a coloured
             part lying mostly in it is the stick (a castle in front of it stands mostly below).
         fg: bool (H, W) the foreground (the footprints are measured on it); None: the blobs'.
+        gray: ``image``'s grey image (uint8 (H, W)) when the caller has it, else None (computed here).
     Returns:
         (castles — those read as no castle with value None, and ``shell`` the shell colour they
         look like when that is likelier than a castle —, owned bool (H, W): blob pixels within each castle's learned footprint,
@@ -100,7 +101,7 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
     max_core = cfg.max_core_ratio * max(cm["core_px2"].values()) * max(
         sc["core_px2"] for sc in cm["scale"].values())
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.close_px + 1,) * 2)
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if gray is None else gray
     stacked = _Classes(player_models(A, residual_ab))
     shells = shells_models_cache(A, residual_ab)
     owned = np.zeros(cls.shape, bool)

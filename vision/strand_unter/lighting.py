@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from beachscore.errors import UnreadableBoardError
-from vision.strand_unter import colour
+from vision.strand_unter import colour, stats
 from vision.strand_unter.config import READING, REGISTRATION
 from vision.strand_unter.geometry import warp_board
 from vision.strand_unter.registration import _reference, surround_pixels
@@ -316,7 +316,7 @@ def chroma_field(image: np.ndarray, raw_image: np.ndarray, A, cfg=READING,
     mean = np.stack([np.bincount(key, weights=lr[:, c], minlength=nk) for c in range(3)], -1) / \
         np.maximum(cnt, 1)[:, None]
     dev = max3(np.abs(lr - mean[key]))
-    near = dev < 2.5 * 1.4826 * float(np.median(dev)) + 1e-3
+    near = dev < 2.5 * 1.4826 * stats.median(dev) + 1e-3
     cnt = np.bincount(key[near], minlength=nk).astype(np.float64)
     mean = np.stack([np.bincount(key[near], weights=lr[near, c], minlength=nk) for c in range(3)], -1) / \
         np.maximum(cnt, 1)[:, None]
