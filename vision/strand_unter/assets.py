@@ -49,6 +49,9 @@ class Assets:
         self.board_px = float(self.on_grooves.sum())
         self.sand_idx = np.nonzero(self.on_grooves[::3, ::3].ravel())[0]      # a sample grid of the grooves
         self.empty_sand = empty[::3, ::3].reshape(-1, 3)[self.sand_idx]
+        # the same samples as indices into the full-resolution image's pixels (one gather, no strided copy)
+        r3, c3 = np.divmod(self.sand_idx, len(range(0, empty.shape[1], 3)))
+        self.sand_flat = 3 * r3 * empty.shape[1] + 3 * c3
         g3 = self.gmap[::3, ::3].reshape(-1)[self.sand_idx]       # the groove of each sample
         self.groove_idx3 = {n: np.nonzero(g3 == n)[0] for n in self.numbers}
         self.sand_idx6 = np.nonzero(self.on_grooves[::6, ::6].ravel())[0]    # a coarser one (the light's colour)

@@ -292,9 +292,7 @@ def illumination_field(log_ratio: np.ndarray, valid: np.ndarray, out_shape, tile
     share = cv2.resize(v, (tw, th), interpolation=cv2.INTER_AREA)
     mean = cv2.resize(lr, (tw, th), interpolation=cv2.INTER_AREA) / np.maximum(share, 1e-6)
     ok = share >= min_share
-    yy, xx = np.mgrid[0:th, 0:tw].astype(np.float64)
-    xs, ys = (xx + 0.5) / tw - 0.5, (yy + 0.5) / th - 0.5
-    X = np.stack([np.ones_like(xs), xs, ys, xs * xs, xs * ys, ys * ys], -1).reshape(-1, 6)
+    X = _quadratic_design(th, tw)
     y = mean.reshape(-1).astype(np.float64)
     okf = ok.reshape(-1)
     w = okf.astype(np.float64)
@@ -328,15 +326,42 @@ def illumination_field(log_ratio: np.ndarray, valid: np.ndarray, out_shape, tile
         corr = (1 - a) * corr + a * (num / np.maximum(den, 1e-4))
     logf = (poly + corr).astype(np.float32)
     # resample onto the output grid (tile centres → pixels)
-    oh, ow = out_shape
-    sy, sx = hh / oh, ww / ow
-    mapx = np.repeat(((np.arange(ow, dtype=np.float32) + 0.5) * sx / tile_px - 0.5)[None, :], oh, 0)
-    mapy = np.repeat(((np.arange(oh, dtype=np.float32) + 0.5) * sy / tile_px - 0.5)[:, None], ow, 1)
+    mapx, mapy = _tile_maps(hh, ww, tuple(out_shape), tile_px)
     field = np.exp(cv2.remap(logf, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
     used = inl > 0
     rng = float(np.exp(logf[used].max() - logf[used].min())) if used.any() else 1.0
     rms = float(np.sqrt(np.mean(((mean - poly - corr)[used]) ** 2))) if used.any() else 0.0
     return field.astype(np.float32), {"range": rng, "tiles": int(used.sum()), "rms": rms}
+
+
+_GRIDS: dict = {}
+
+
+def _quadratic_design(th: int, tw: int) -> np.ndarray:
+    """The tiles' quadratic terms (1, x, y, x², xy, y²) float64 (th·tw, 6), x, y the tile centres in
+    [−½, ½]; a function of the grid's size only, built once per size (read-only)."""
+    key = ("X", th, tw)
+    if key not in _GRIDS:
+        yy, xx = np.mgrid[0:th, 0:tw].astype(np.float64)
+        xs, ys = (xx + 0.5) / tw - 0.5, (yy + 0.5) / th - 0.5
+        X = np.stack([np.ones_like(xs), xs, ys, xs * xs, xs * ys, ys * ys], -1).reshape(-1, 6)
+        X.flags.writeable = False
+        _GRIDS[key] = X
+    return _GRIDS[key]
+
+
+def _tile_maps(hh: int, ww: int, out_shape: tuple, tile_px: int) -> tuple[np.ndarray, np.ndarray]:
+    """``cv2.remap`` maps float32 ``out_shape`` from the output pixels to the tile grid (tile centres
+    → pixels) of a ``hh`` × ``ww`` region; a function of the sizes only, built once per size."""
+    key = ("maps", hh, ww, out_shape, tile_px)
+    if key not in _GRIDS:
+        oh, ow = out_shape
+        sy, sx = hh / oh, ww / ow
+        mapx = np.repeat(((np.arange(ow, dtype=np.float32) + 0.5) * sx / tile_px - 0.5)[None, :], oh, 0)
+        mapy = np.repeat(((np.arange(oh, dtype=np.float32) + 0.5) * sy / tile_px - 0.5)[:, None], ow, 1)
+        mapx.flags.writeable = mapy.flags.writeable = False
+        _GRIDS[key] = (mapx, mapy)
+    return _GRIDS[key]
 
 
 def apply_field(image_bgr: np.ndarray, field: np.ndarray, gains) -> np.ndarray:

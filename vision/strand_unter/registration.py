@@ -58,10 +58,12 @@ class StrandRegistration(Registration):
         gains: per-channel BGR gains (3,) mapping this photo's lighting onto the calibration's.
         extended: the photo rectified with the *calibrated* homography, board + margin, BGR uint8.
         detail: :func:`surround_detail` of the photo (fine detail of the board's surround), or None.
+        extended_gray: ``extended``'s grey image (uint8), or None.
     """
 
     gains: np.ndarray | None = None
     extended: np.ndarray | None = field(default=None, repr=False)
+    extended_gray: np.ndarray | None = field(default=None, repr=False)
     detail: float | None = None
     noise: float | None = None
 
@@ -328,7 +330,7 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     explained = still is not None and T is still.T and still.gain < cfg.moved_gain
     if explained or (shift_mm < cfg.moved_mm and abs(rotation) < cfg.moved_deg):
         return StrandRegistration(H0, "corners", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
-                                  gains=gains, extended=ext, detail=detail, noise=noise)
+                                  gains=gains, extended=ext, extended_gray=gray, detail=detail, noise=noise)
     reg = StrandRegistration(H0 @ T, "refined", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
                              gains=gains, extended=None, detail=detail, noise=noise)
     turned = f" and turned {abs(rotation):.1f}°" if abs(rotation) >= 0.1 else ""
