@@ -45,6 +45,11 @@ class Assets:
         self.gmap = groove_map(cal.profile, self.ppm)
         self.gcore = groove_map(cal.profile, self.ppm, shrink_mm=READING.sea_band_margin_mm)
         self.core_idx = {n: np.nonzero((self.gcore == n).ravel())[0] for n in self.numbers}
+        # per groove and column, how many of its core pixels lie above each row (int16 (n, H + 1, W)):
+        # the share of a groove a cloth hanging down to a row per column covers, without a mask
+        cores = np.stack([(self.gcore == n) for n in self.numbers]).astype(np.int16)
+        self.core_above = np.concatenate([np.zeros_like(cores[:, :1]), np.cumsum(cores, axis=1, dtype=np.int16)], 1)
+        self.core_len = np.array([len(self.core_idx[n]) for n in self.numbers])
         self.on_grooves = self.gmap > 0
         self.board_px = float(self.on_grooves.sum())
         self.sand_idx = np.nonzero(self.on_grooves[::3, ::3].ravel())[0]      # a sample grid of the grooves

@@ -91,10 +91,10 @@ def find_blobs(fg: np.ndarray, classes: np.ndarray, n_classes: int) -> Blobs:
         n_classes: K.
     """
     n, labels, stats, cent = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
-    cls = np.minimum(classes, n_classes).astype(np.int32)
+    sel = np.flatnonzero(labels)              # the blobs' pixels, gathered once
+    cls = np.minimum(classes.reshape(-1)[sel], n_classes).astype(np.int32)
     K = n_classes + 1
-    sel = labels > 0
-    counts = np.bincount(labels[sel] * K + cls[sel], minlength=n * K).reshape(n, K).astype(np.int32)
+    counts = np.bincount(labels.reshape(-1)[sel] * K + cls, minlength=n * K).reshape(n, K).astype(np.int32)
     return Blobs(labels, stats, cent, counts)
 
 

@@ -179,9 +179,10 @@ def measure(image: np.ndarray, gray: np.ndarray, fg: np.ndarray, core: np.ndarra
     ys, xs = np.nonzero(core)
     oy, ox = origin
     cx, cy = float(xs.mean()) + ox, float(ys.mean()) + oy
-    area = float(core.sum())
+    area = float(len(xs))
     rows, cols = slice(oy, oy + core.shape[0]), slice(ox, ox + core.shape[1])
-    out = {"core_px2": area, "spread_px": tower_spread(core), "area_px2": blob_area_px2,
+    spread = float(np.sqrt(xs.var() + ys.var()))          # tower_spread(core), its pixels already found
+    out = {"core_px2": area, "spread_px": spread, "area_px2": blob_area_px2,
            "towers": count_towers(gray[rows, cols], core, cfg), "x": cx, "y": cy}
     out.update(radial_sizes(image, fg, cx, cy, float(np.sqrt(area / np.pi)), sand_lab, player_lab, cfg))
     return out

@@ -162,7 +162,11 @@ def cloth_edge_mm(ext_bgr: np.ndarray, gains, lut: np.ndarray, sea_index: int, b
     w, h = board_mm
     m, ppm = cfg.margin_mm, cfg.ppm
     # every other row and column: only the strips next to the cloth are left out by it (± 2 mm is plenty)
-    inner = ext_bgr[::2, int(m * ppm):int((m + w) * ppm):2]
+    crop = ext_bgr[:, int(m * ppm):int((m + w) * ppm)]
+    ch, cw = crop.shape[:2]
+    # (crop[::2, ::2]: for even sizes a nearest-neighbour halving picks exactly those pixels, without a strided copy)
+    inner = cv2.resize(crop, (cw // 2, ch // 2), interpolation=cv2.INTER_NEAREST) if ch % 2 == 0 and cw % 2 == 0 \
+        else crop[::2, ::2]
     sea = colour.sea_pixels(colour.apply_gains(inner, gains), lut, bits, sea_index, READING.sea_smooth_px // 2 + 1)
     edge = 2.0 * colour.cloth_edge(sea, READING.cloth_edge_window_px // 2)
     depth = np.repeat(np.minimum(edge, 2 * sea.shape[0]), 2)[:int(w * ppm)] / ppm - m   # cloth edge per column, mm
