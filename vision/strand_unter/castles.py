@@ -102,7 +102,7 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
         sc["core_px2"] for sc in cm["scale"].values())
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.close_px + 1,) * 2)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if gray is None else gray
-    stacked = _Classes(player_models(A, residual_ab))
+    stacked = _Classes.widened(A, [f"castle/{q}" for q in A.players], A.players, residual_ab)
     shells = shells_models_cache(A, residual_ab)
     owned = np.zeros(cls.shape, bool)
     found: dict[str, list] = {p: [] for p in A.players}
@@ -238,7 +238,7 @@ def shells_models_cache(A, residual_ab: float) -> "_Classes":
     key = (id(A), float(residual_ab))
     if key not in _SHELL_CACHE:
         _SHELL_CACHE.clear()
-        _SHELL_CACHE[key] = _Classes(shell_models(A, residual_ab))
+        _SHELL_CACHE[key] = _Classes.widened(A, [f"shell/{c}" for c in A.shell_colours], A.shell_colours, residual_ab)
     return _SHELL_CACHE[key]
 
 
@@ -257,11 +257,28 @@ class _Classes:
     """Lab Gaussians stacked for one call per colour: names, means (K, 3), inverse covariances
     (K, 3, 3), log determinants (K,)."""
 
-    def __init__(self, models: dict):
-        self.names = list(models)
-        self.mu = np.array([g[0] for g in models.values()])
-        self.inv = np.array([g[1] for g in models.values()])
-        self.logdet = np.array([g[2] for g in models.values()])
+    def __init__(self, models: dict | None = None):
+        if models is not None:
+            self.names = list(models)
+            self.mu = np.array([g[0] for g in models.values()])
+            self.inv = np.array([g[1] for g in models.values()])
+            self.logdet = np.array([g[2] for g in models.values()])
+
+    @classmethod
+    def widened(cls, A, classes: list, names: list, residual_ab: float) -> "_Classes":
+        """``_Classes({name: _widened(model class, residual_ab)})`` of the learned ``classes``, the
+        covariances inverted in one batched call (the same LAPACK routine per matrix: the same values)."""
+        cache = A.__dict__.setdefault("_class_stacks", {})
+        key = tuple(classes)
+        if key not in cache:            # the learned means and covariances, once per calibration
+            cache[key] = (np.array([np.asarray(A.model["classes"][k]["mean"], np.float64) for k in classes]),
+                          np.array([np.asarray(A.model["classes"][k]["cov"], np.float64) for k in classes]))
+        mu, cov = cache[key]
+        cov = cov + np.diag([0.0, residual_ab ** 2, residual_ab ** 2])[None]
+        out = cls()
+        out.names, out.mu, out.inv = list(names), mu, np.linalg.inv(cov)
+        out.logdet = np.linalg.slogdet(cov)[1]
+        return out
 
     def loglik(self, lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(Gaussian log densities without the 2π term (K,), squared Mahalanobis distances (K,))."""
