@@ -107,11 +107,15 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
     owned = np.zeros(cls.shape, bool)
     found: dict[str, list] = {p: [] for p in A.players}
     min_area = READING.min_blob_fraction * min(model["shell_area_px2"].values())
-    for i in range(1, blobs.n):
-        if blobs.stats[i, cv2.CC_STAT_AREA] < min_area:
-            continue
-        for p, k in A.player_k.items():
-            if blobs.counts[i, k] < min_core:
+    players = list(A.player_k.items())
+    # the (blob, player) pairs worth a look, in the order of the loops below, found in one pass
+    enough = (blobs.counts[:, [k for _, k in players]] >= min_core) & \
+        (blobs.stats[:, cv2.CC_STAT_AREA] >= min_area)[:, None]
+    enough[0] = False
+    for i in np.nonzero(enough.any(axis=1))[0]:
+        i = int(i)
+        for (p, k), look in zip(players, enough[i]):
+            if not look:
                 continue
             rs, cs = blob_box(blobs, i, pad=2)
             parts = cv2.morphologyEx(((blobs.labels[rs, cs] == i) & (cls[rs, cs] == k)).astype(np.uint8),
