@@ -39,7 +39,8 @@ def foreground(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, *,
         pixels the thresholds left as background).
     """
     par, chroma = colour.change(now_bgr, empty_bgr, basis)
-    sub_p, sub_c = np.abs(par[::4, ::4]), chroma[::4, ::4]
+    abs_p = np.abs(par)
+    sub_p, sub_c = abs_p[::4, ::4], chroma[::4, ::4]
     sample = valid if sample is None else sample
     if sample is not None:
         v = sample[::4, ::4]
@@ -50,7 +51,7 @@ def foreground(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, *,
     noise_c = stats.percentile(sub_c, 25) / 0.319 if sub_c.size else 0.0
     t_p = max(cfg.fg_brightness, cfg.fg_noise_k * noise_p)
     t_c = max(cfg.fg_chroma, cfg.fg_noise_k * noise_c)
-    fg = ((np.abs(par) > t_p) | (chroma > t_c)).astype(np.uint8)
+    fg = ((abs_p > t_p) | (chroma > t_c)).astype(np.uint8)
     if valid is not None:
         fg &= valid.astype(np.uint8)
     if cfg.open_px:

@@ -375,9 +375,15 @@ def sample_board(image: np.ndarray, H_px_from_mm: np.ndarray, pts_mm: np.ndarray
         np.float32)
 
 
+_SIDE_POINTS: dict = {}
+
+
 def side_points(board_mm) -> dict:
     """Board-mm sample points (N, 2) of the piece-free surround: beside the rails' lower halves
     (``left``, ``right``) and the table below the land-side edge (``bottom``)."""
+    key = tuple(float(v) for v in board_mm)
+    if key in _SIDE_POINTS:                 # (a function of the board's size only: built once per size)
+        return _SIDE_POINTS[key]
     w, h = board_mm
     ys = np.arange(0.55 * h, h - 10.0, 8.0)
     xs = np.arange(20.0, w - 20.0, 12.0)
@@ -385,6 +391,9 @@ def side_points(board_mm) -> dict:
     for name, cols in (("left", (-22.0, -16.0, -10.0)), ("right", (w + 10.0, w + 16.0, w + 22.0))):
         out[name] = np.array([(x, y) for x in cols for y in ys])
     out["bottom"] = np.array([(x, y) for x in xs for y in (h + 22.0, h + 32.0, h + 42.0)])
+    for v in out.values():
+        v.flags.writeable = False
+    _SIDE_POINTS[key] = out
     return out
 
 

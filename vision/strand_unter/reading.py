@@ -105,7 +105,7 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     stick = below & (rows < (edge + stick_px)[None, :])      # the stick's band under the cloth's edge
     valid = A.on_grooves & below
     if edge.max() > 0:          # (before the foreground's opening: no sliver of the stick is left)
-        valid &= ~stick | A.is_player[cls]
+        valid &= ~stick | np.take(A.is_player, cls)
     beyond = A.on_grooves & (rows >= (edge + stick_px)[None, :])     # the grooves beyond the stick's band
     fg, noise = foreground(Bc, A.empty, A.basis, valid=valid, cfg=cfg, sample=beyond)
     blobs = find_blobs(fg, cls, A.K)
