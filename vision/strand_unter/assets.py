@@ -38,15 +38,25 @@ class Assets:
                                        "the calibration has no empty-board picture; recalibrate")
         self.empty = empty
         self.empty_gray = cv2.cvtColor(empty, cv2.COLOR_BGR2GRAY)
+        # the empty board at half size (the weak colour change's scale, :func:`~vision.strand_unter.blobs.weak_change`)
+        self.empty_half = cv2.resize(empty, (empty.shape[1] // 2, empty.shape[0] // 2), interpolation=cv2.INTER_AREA)
         self.polygons = groove_polygons(cal.profile)
         self.numbers = list(self.polygons)
         self.gmap = groove_map(cal.profile, self.ppm)
         self.gcore = groove_map(cal.profile, self.ppm, shrink_mm=READING.sea_band_margin_mm)
         self.core_idx = {n: np.nonzero((self.gcore == n).ravel())[0] for n in self.numbers}
+        # per groove and column, how many of its core pixels lie above each row (int16 (n, H + 1, W)):
+        # the share of a groove a cloth hanging down to a row per column covers, without a mask
+        cores = np.stack([(self.gcore == n) for n in self.numbers]).astype(np.int16)
+        self.core_above = np.concatenate([np.zeros_like(cores[:, :1]), np.cumsum(cores, axis=1, dtype=np.int16)], 1)
+        self.core_len = np.array([len(self.core_idx[n]) for n in self.numbers])
         self.on_grooves = self.gmap > 0
         self.board_px = float(self.on_grooves.sum())
         self.sand_idx = np.nonzero(self.on_grooves[::3, ::3].ravel())[0]      # a sample grid of the grooves
         self.empty_sand = empty[::3, ::3].reshape(-1, 3)[self.sand_idx]
+        # the same samples as indices into the full-resolution image's pixels (one gather, no strided copy)
+        r3, c3 = np.divmod(self.sand_idx, len(range(0, empty.shape[1], 3)))
+        self.sand_flat = 3 * r3 * empty.shape[1] + 3 * c3
         g3 = self.gmap[::3, ::3].reshape(-1)[self.sand_idx]       # the groove of each sample
         self.groove_idx3 = {n: np.nonzero(g3 == n)[0] for n in self.numbers}
         self.sand_idx6 = np.nonzero(self.on_grooves[::6, ::6].ravel())[0]    # a coarser one (the light's colour)
@@ -63,6 +73,8 @@ class Assets:
         self.shell_k = [self.names.index(f"shell/{c}") for c in self.shell_colours]
         self.players = list(m["players"])
         self.player_k = {p: self.names.index(f"castle/{p}") for p in self.players}
+        self.is_player = np.zeros(256, bool)          # class index → is it a player's colour (a lookup, not np.isin)
+        self.is_player[list(self.player_k.values())] = True
         self.gauss = {k: (np.asarray(v["mean"], np.float64), np.linalg.inv(np.asarray(v["cov"], np.float64)),
                           float(np.linalg.slogdet(np.asarray(v["cov"], np.float64))[1]))
                       for k, v in m["classes"].items()}

@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from vision.strand_unter import colour as colour
+from vision.strand_unter import stats
 from vision.strand_unter.config import READING
 
 
@@ -38,18 +39,19 @@ def foreground(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, *,
         pixels the thresholds left as background).
     """
     par, chroma = colour.change(now_bgr, empty_bgr, basis)
-    sub_p, sub_c = np.abs(par[::4, ::4]), chroma[::4, ::4]
+    abs_p = np.abs(par)
+    sub_p, sub_c = abs_p[::4, ::4], chroma[::4, ::4]
     sample = valid if sample is None else sample
     if sample is not None:
         v = sample[::4, ::4]
         sub_p, sub_c = sub_p[v], sub_c[v]
     # robust spread of the background part: the lower quartile of |change| is bare sand even when
     # pieces cover half of what is visible (|N(0, σ)| has its 25th percentile at 0.319 σ)
-    noise_p = float(np.percentile(sub_p, 25)) / 0.319 if sub_p.size else 0.0
-    noise_c = float(np.percentile(sub_c, 25)) / 0.319 if sub_c.size else 0.0
+    noise_p = stats.percentile(sub_p, 25) / 0.319 if sub_p.size else 0.0
+    noise_c = stats.percentile(sub_c, 25) / 0.319 if sub_c.size else 0.0
     t_p = max(cfg.fg_brightness, cfg.fg_noise_k * noise_p)
     t_c = max(cfg.fg_chroma, cfg.fg_noise_k * noise_c)
-    fg = ((np.abs(par) > t_p) | (chroma > t_c)).astype(np.uint8)
+    fg = ((abs_p > t_p) | (chroma > t_c)).astype(np.uint8)
     if valid is not None:
         fg &= valid.astype(np.uint8)
     if cfg.open_px:
@@ -90,10 +92,10 @@ def find_blobs(fg: np.ndarray, classes: np.ndarray, n_classes: int) -> Blobs:
         n_classes: K.
     """
     n, labels, stats, cent = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
-    cls = np.minimum(classes, n_classes).astype(np.int32)
+    sel = np.flatnonzero(labels)              # the blobs' pixels, gathered once
+    cls = np.minimum(classes.reshape(-1)[sel], n_classes).astype(np.int32)
     K = n_classes + 1
-    sel = labels > 0
-    counts = np.bincount(labels[sel] * K + cls[sel], minlength=n * K).reshape(n, K).astype(np.int32)
+    counts = np.bincount(labels.reshape(-1)[sel] * K + cls, minlength=n * K).reshape(n, K).astype(np.int32)
     return Blobs(labels, stats, cent, counts)
 
 
@@ -105,7 +107,7 @@ def blob_box(blobs: Blobs, i: int, pad: int = 0) -> tuple[slice, slice]:
 
 
 def weak_change(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, valid: np.ndarray,
-                cfg=READING) -> np.ndarray:
+                cfg=READING, empty_half: np.ndarray | None = None) -> np.ndarray:
     """Where the sand's colour changed a little but consistently: something sand-like lies there.
 
     A hand or an arm can look much like the sand (a lit skin top against warm sand): pixel by pixel
@@ -117,19 +119,22 @@ def weak_change(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, v
     Args:
         now_bgr, empty_bgr: aligned corrected scan and empty board, BGR uint8 (H, W, 3).
         basis: :func:`vision.strand_unter.colour.change_basis`; valid: bool (H, W) pixels to judge.
+        empty_half: ``empty_bgr`` already shrunk to half size (INTER_AREA; once per calibration), or None.
     Returns:
         bool (H, W).
     """
     h, w = valid.shape
     half = (w // 2, h // 2)                       # a smooth average: computed at half resolution
-    d = cv2.subtract(cv2.resize(now_bgr, half, interpolation=cv2.INTER_AREA),
-                     cv2.resize(empty_bgr, half, interpolation=cv2.INTER_AREA), dtype=cv2.CV_16S).astype(np.float32)
+    if empty_half is None or empty_half.shape[:2] != half[::-1]:
+        empty_half = cv2.resize(empty_bgr, half, interpolation=cv2.INTER_AREA)
+    d = cv2.subtract(cv2.resize(now_bgr, half, interpolation=cv2.INTER_AREA), empty_half,
+                     dtype=cv2.CV_16S).astype(np.float32)
     k = (max(3, cfg.weak_window_px // 2) | 1,) * 2
     m = cv2.magnitude(cv2.blur(cv2.transform(d, basis[1:2]), k), cv2.blur(cv2.transform(d, basis[2:3]), k))
     v2 = cv2.resize(valid.astype(np.uint8), half, interpolation=cv2.INTER_NEAREST) > 0
     sub = m[::2, ::2][v2[::2, ::2]]
     t = cfg.weak_chroma
     if sub.size:
-        med = float(np.median(sub))
-        t = max(t, med + cfg.fg_noise_k * 1.4826 * float(np.median(np.abs(sub - med))))
+        med = stats.median(sub)
+        t = max(t, med + cfg.fg_noise_k * 1.4826 * stats.median(np.abs(sub - med)))
     return cv2.resize((m > t).astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST).astype(bool) & valid

@@ -19,6 +19,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.strand_unter import stats
 from vision.strand_unter.config import CASTLES
 
 
@@ -45,7 +46,7 @@ def count_towers(gray: np.ndarray, core: np.ndarray, cfg=CASTLES) -> int:
     w = cfg.tower_window_px
     low = cv2.erode(g, np.ones((w, w), np.uint8))
     on = cv2.dilate(core.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    peaks = (g <= low) & on & (g < float(np.median(g[core])) - cfg.tower_depth)
+    peaks = (g <= low) & on & (g < stats.median(g[core]) - cfg.tower_depth)
     n, _ = cv2.connectedComponents(peaks.astype(np.uint8), connectivity=8)
     return int(n - 1)
 
@@ -178,9 +179,10 @@ def measure(image: np.ndarray, gray: np.ndarray, fg: np.ndarray, core: np.ndarra
     ys, xs = np.nonzero(core)
     oy, ox = origin
     cx, cy = float(xs.mean()) + ox, float(ys.mean()) + oy
-    area = float(core.sum())
+    area = float(len(xs))
     rows, cols = slice(oy, oy + core.shape[0]), slice(ox, ox + core.shape[1])
-    out = {"core_px2": area, "spread_px": tower_spread(core), "area_px2": blob_area_px2,
+    spread = float(np.sqrt(xs.var() + ys.var()))          # tower_spread(core), its pixels already found
+    out = {"core_px2": area, "spread_px": spread, "area_px2": blob_area_px2,
            "towers": count_towers(gray[rows, cols], core, cfg), "x": cx, "y": cy}
     out.update(radial_sizes(image, fg, cx, cy, float(np.sqrt(area / np.pi)), sand_lab, player_lab, cfg))
     return out

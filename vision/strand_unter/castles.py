@@ -66,7 +66,7 @@ class Castle:
 
 def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residual_ab: float = 0.0,
                  stick: np.ndarray | None = None, fg: np.ndarray | None = None,
-                 cfg=CASTLES) -> tuple[list, np.ndarray, list]:
+                 cfg=CASTLES, gray: np.ndarray | None = None) -> tuple[list, np.ndarray, list]:
     """Castles on the corrected board.
 
     A castle is a connected part of a blob in one player's learned colour (joined by a closing of
@@ -87,6 +87,7 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
         stick: bool (H, W) the band of the sea's stick under the cloth's edge, or None: a coloured
             part lying mostly in it is the stick (a castle in front of it stands mostly below).
         fg: bool (H, W) the foreground (the footprints are measured on it); None: the blobs'.
+        gray: ``image``'s grey image (uint8 (H, W)) when the caller has it, else None (computed here).
     Returns:
         (castles — those read as no castle with value None, and ``shell`` the shell colour they
         look like when that is likelier than a castle —, owned bool (H, W): blob pixels within each castle's learned footprint,
@@ -100,17 +101,21 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
     max_core = cfg.max_core_ratio * max(cm["core_px2"].values()) * max(
         sc["core_px2"] for sc in cm["scale"].values())
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.close_px + 1,) * 2)
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    stacked = _Classes(player_models(A, residual_ab))
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if gray is None else gray
+    stacked = _Classes.widened(A, [f"castle/{q}" for q in A.players], A.players, residual_ab)
     shells = shells_models_cache(A, residual_ab)
     owned = np.zeros(cls.shape, bool)
     found: dict[str, list] = {p: [] for p in A.players}
     min_area = READING.min_blob_fraction * min(model["shell_area_px2"].values())
-    for i in range(1, blobs.n):
-        if blobs.stats[i, cv2.CC_STAT_AREA] < min_area:
-            continue
-        for p, k in A.player_k.items():
-            if blobs.counts[i, k] < min_core:
+    players = list(A.player_k.items())
+    # the (blob, player) pairs worth a look, in the order of the loops below, found in one pass
+    enough = (blobs.counts[:, [k for _, k in players]] >= min_core) & \
+        (blobs.stats[:, cv2.CC_STAT_AREA] >= min_area)[:, None]
+    enough[0] = False
+    for i in np.nonzero(enough.any(axis=1))[0]:
+        i = int(i)
+        for (p, k), look in zip(players, enough[i]):
+            if not look:
                 continue
             rs, cs = blob_box(blobs, i, pad=2)
             parts = cv2.morphologyEx(((blobs.labels[rs, cs] == i) & (cls[rs, cs] == k)).astype(np.uint8),
@@ -237,7 +242,7 @@ def shells_models_cache(A, residual_ab: float) -> "_Classes":
     key = (id(A), float(residual_ab))
     if key not in _SHELL_CACHE:
         _SHELL_CACHE.clear()
-        _SHELL_CACHE[key] = _Classes(shell_models(A, residual_ab))
+        _SHELL_CACHE[key] = _Classes.widened(A, [f"shell/{c}" for c in A.shell_colours], A.shell_colours, residual_ab)
     return _SHELL_CACHE[key]
 
 
@@ -256,11 +261,28 @@ class _Classes:
     """Lab Gaussians stacked for one call per colour: names, means (K, 3), inverse covariances
     (K, 3, 3), log determinants (K,)."""
 
-    def __init__(self, models: dict):
-        self.names = list(models)
-        self.mu = np.array([g[0] for g in models.values()])
-        self.inv = np.array([g[1] for g in models.values()])
-        self.logdet = np.array([g[2] for g in models.values()])
+    def __init__(self, models: dict | None = None):
+        if models is not None:
+            self.names = list(models)
+            self.mu = np.array([g[0] for g in models.values()])
+            self.inv = np.array([g[1] for g in models.values()])
+            self.logdet = np.array([g[2] for g in models.values()])
+
+    @classmethod
+    def widened(cls, A, classes: list, names: list, residual_ab: float) -> "_Classes":
+        """``_Classes({name: _widened(model class, residual_ab)})`` of the learned ``classes``, the
+        covariances inverted in one batched call (the same LAPACK routine per matrix: the same values)."""
+        cache = A.__dict__.setdefault("_class_stacks", {})
+        key = tuple(classes)
+        if key not in cache:            # the learned means and covariances, once per calibration
+            cache[key] = (np.array([np.asarray(A.model["classes"][k]["mean"], np.float64) for k in classes]),
+                          np.array([np.asarray(A.model["classes"][k]["cov"], np.float64) for k in classes]))
+        mu, cov = cache[key]
+        cov = cov + np.diag([0.0, residual_ab ** 2, residual_ab ** 2])[None]
+        out = cls()
+        out.names, out.mu, out.inv = list(names), mu, np.linalg.inv(cov)
+        out.logdet = np.linalg.slogdet(cov)[1]
+        return out
 
     def loglik(self, lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(Gaussian log densities without the 2π term (K,), squared Mahalanobis distances (K,))."""

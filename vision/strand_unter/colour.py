@@ -23,6 +23,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.strand_unter import stats
+
 #: class index of "no class" in a lookup table
 UNKNOWN = 255
 
@@ -110,7 +112,7 @@ def build_lut(models: list[dict], bits: int, max_dist: float) -> np.ndarray:
 
 def classify(image_bgr: np.ndarray, lut: np.ndarray, bits: int) -> np.ndarray:
     """Class index uint8 (H, W) of every pixel of a BGR uint8 (H, W, 3) image via :func:`build_lut`'s table."""
-    return lut[lut_index(image_bgr, bits)]
+    return np.take(lut, lut_index(image_bgr, bits))     # (np.take: the same lookup, twice as fast as lut[idx])
 
 
 def lut_to_image(lut: np.ndarray) -> np.ndarray:
@@ -166,7 +168,7 @@ def change(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray) -> tup
         rounded to whole grey levels (16-bit arithmetic is several times faster than float).
     """
     d = cv2.subtract(now_bgr, empty_bgr, dtype=cv2.CV_16S)
-    par, a, b = (cv2.transform(d, basis[k:k + 1]) for k in range(3))
+    par, a, b = cv2.split(cv2.transform(d, basis))         # the three projections in one pass
     return par, cv2.add(cv2.absdiff(a, 0), cv2.absdiff(b, 0))
 
 
@@ -196,7 +198,8 @@ def cloth_edge(sea_px: np.ndarray, window_px: int) -> np.ndarray:
     edge = np.where(score.max(axis=0) > 0, np.argmax(score, axis=0) + 1, 0).astype(np.float32)
     win = max(3, int(window_px) | 1)
     padded = np.pad(edge, win // 2, mode="edge")
-    smooth = np.median(np.lib.stride_tricks.sliding_window_view(padded, win), axis=1)
+    # (an odd window: the median is the middle element, np.partition finds it without np.median's overhead)
+    smooth = np.partition(np.lib.stride_tricks.sliding_window_view(padded, win), win // 2, axis=1)[:, win // 2]
     return straight_edge(edge, smooth)
 
 
@@ -216,19 +219,35 @@ def straight_edge(raw: np.ndarray, start: np.ndarray, floor_px: float = 1.5) -> 
         return start
     x = np.arange(w, dtype=np.float64)
     X = np.column_stack([np.ones(w), x / w])
-    coef, *_ = np.linalg.lstsq(X, start, rcond=None)
+    u = X[:, 1]
+    raw64 = np.asarray(raw, np.float64)
+    coef = _line_fit(u, np.asarray(start, np.float64), None)
     sigma = floor_px
     for _ in range(6):
-        r = raw - X @ coef
-        sigma = max(1.4826 * float(np.median(np.abs(r))), floor_px)
+        r = raw64 - X @ coef
+        sigma = max(1.4826 * stats.median(np.abs(r)), floor_px)
         z = r / (4.685 * sigma)
         wts = np.where(np.abs(z) < 1, (1 - z * z) ** 2, 0.0)
         if (wts > 0).sum() < w // 4:
             return start
-        sw = np.sqrt(wts)
-        coef, *_ = np.linalg.lstsq(X * sw[:, None], raw * sw, rcond=None)
+        coef = _line_fit(u, raw64, wts)
     line = X @ coef
     return np.where(start - line > 3 * sigma, start, line).astype(start.dtype)
+
+
+def _line_fit(u: np.ndarray, y: np.ndarray, wts: np.ndarray | None) -> np.ndarray:
+    """(a, b) of the (weighted) least-squares line ``y ≈ a + b·u`` (float64 (N,) each), by its 2 × 2
+    normal equations (what ``np.linalg.lstsq`` of ``[1, u]`` returns, without its SVD's overhead;
+    ``u`` spans [0, 1): well conditioned)."""
+    if wts is None:
+        s0, s1, s2 = float(len(u)), float(u.sum()), float(u @ u)
+        t0, t1 = float(y.sum()), float(u @ y)
+    else:
+        wu = wts * u
+        s0, s1, s2 = float(wts.sum()), float(wu.sum()), float(wu @ u)
+        t0, t1 = float(wts @ y), float(wu @ y)
+    det = s0 * s2 - s1 * s1
+    return np.array([(s2 * t0 - s1 * t1) / det, (s0 * t1 - s1 * t0) / det])
 
 
 def sea_pixels(image_bgr: np.ndarray, lut: np.ndarray, bits: int, sea_index: int, smooth_px: int) -> np.ndarray:
@@ -273,9 +292,7 @@ def illumination_field(log_ratio: np.ndarray, valid: np.ndarray, out_shape, tile
     share = cv2.resize(v, (tw, th), interpolation=cv2.INTER_AREA)
     mean = cv2.resize(lr, (tw, th), interpolation=cv2.INTER_AREA) / np.maximum(share, 1e-6)
     ok = share >= min_share
-    yy, xx = np.mgrid[0:th, 0:tw].astype(np.float64)
-    xs, ys = (xx + 0.5) / tw - 0.5, (yy + 0.5) / th - 0.5
-    X = np.stack([np.ones_like(xs), xs, ys, xs * xs, xs * ys, ys * ys], -1).reshape(-1, 6)
+    X = _quadratic_design(th, tw)
     y = mean.reshape(-1).astype(np.float64)
     okf = ok.reshape(-1)
     w = okf.astype(np.float64)
@@ -286,13 +303,13 @@ def illumination_field(log_ratio: np.ndarray, valid: np.ndarray, out_shape, tile
             Xi = X[idx]
             coef = np.linalg.solve(Xi.T @ Xi + 1e-6 * np.eye(6), Xi.T @ y[idx])   # normal equations (6 × 6)
             res = y - X @ coef
-            s = 1.4826 * float(np.median(np.abs(res[okf]))) + 0.01
+            s = 1.4826 * stats.median(np.abs(res[okf])) + 0.01
             w_new = okf & (np.abs(res) < 2.5 * max(s, 0.03))
             if w_new.sum() < 8:
                 break
             w = w_new.astype(np.float64)
     elif ok.any():
-        coef[0] = float(np.median(y[okf]))
+        coef[0] = stats.median(y[okf])
     poly = (X @ coef).reshape(th, tw).astype(np.float32)
     inl = w.reshape(th, tw).astype(np.float32)
     res = ((mean - poly) * inl).astype(np.float32)
@@ -309,15 +326,42 @@ def illumination_field(log_ratio: np.ndarray, valid: np.ndarray, out_shape, tile
         corr = (1 - a) * corr + a * (num / np.maximum(den, 1e-4))
     logf = (poly + corr).astype(np.float32)
     # resample onto the output grid (tile centres → pixels)
-    oh, ow = out_shape
-    sy, sx = hh / oh, ww / ow
-    mapx = np.repeat(((np.arange(ow, dtype=np.float32) + 0.5) * sx / tile_px - 0.5)[None, :], oh, 0)
-    mapy = np.repeat(((np.arange(oh, dtype=np.float32) + 0.5) * sy / tile_px - 0.5)[:, None], ow, 1)
+    mapx, mapy = _tile_maps(hh, ww, tuple(out_shape), tile_px)
     field = np.exp(cv2.remap(logf, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
     used = inl > 0
     rng = float(np.exp(logf[used].max() - logf[used].min())) if used.any() else 1.0
     rms = float(np.sqrt(np.mean(((mean - poly - corr)[used]) ** 2))) if used.any() else 0.0
     return field.astype(np.float32), {"range": rng, "tiles": int(used.sum()), "rms": rms}
+
+
+_GRIDS: dict = {}
+
+
+def _quadratic_design(th: int, tw: int) -> np.ndarray:
+    """The tiles' quadratic terms (1, x, y, x², xy, y²) float64 (th·tw, 6), x, y the tile centres in
+    [−½, ½]; a function of the grid's size only, built once per size (read-only)."""
+    key = ("X", th, tw)
+    if key not in _GRIDS:
+        yy, xx = np.mgrid[0:th, 0:tw].astype(np.float64)
+        xs, ys = (xx + 0.5) / tw - 0.5, (yy + 0.5) / th - 0.5
+        X = np.stack([np.ones_like(xs), xs, ys, xs * xs, xs * ys, ys * ys], -1).reshape(-1, 6)
+        X.flags.writeable = False
+        _GRIDS[key] = X
+    return _GRIDS[key]
+
+
+def _tile_maps(hh: int, ww: int, out_shape: tuple, tile_px: int) -> tuple[np.ndarray, np.ndarray]:
+    """``cv2.remap`` maps float32 ``out_shape`` from the output pixels to the tile grid (tile centres
+    → pixels) of a ``hh`` × ``ww`` region; a function of the sizes only, built once per size."""
+    key = ("maps", hh, ww, out_shape, tile_px)
+    if key not in _GRIDS:
+        oh, ow = out_shape
+        sy, sx = hh / oh, ww / ow
+        mapx = np.repeat(((np.arange(ow, dtype=np.float32) + 0.5) * sx / tile_px - 0.5)[None, :], oh, 0)
+        mapy = np.repeat(((np.arange(oh, dtype=np.float32) + 0.5) * sy / tile_px - 0.5)[:, None], ow, 1)
+        mapx.flags.writeable = mapy.flags.writeable = False
+        _GRIDS[key] = (mapx, mapy)
+    return _GRIDS[key]
 
 
 def apply_field(image_bgr: np.ndarray, field: np.ndarray, gains) -> np.ndarray:

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from beachscore.errors import UnreadableBoardError
-from vision.strand_unter import colour
+from vision.strand_unter import colour, stats
 from vision.strand_unter.config import READING, REGISTRATION
 from vision.strand_unter.geometry import warp_board
 from vision.strand_unter.registration import _reference, surround_pixels
@@ -126,7 +126,10 @@ def light_field(photo, B: np.ndarray, gains: np.ndarray, A, cfg=READING):
             if now_e.shape[::-1] != size:
                 now_e = cv2.resize(now_e, size, interpolation=cv2.INTER_AREA)
         else:
-            now_e = cv2.resize(cv2.cvtColor(ext, cv2.COLOR_BGR2GRAY), size, interpolation=cv2.INTER_AREA)
+            ext_g = getattr(reg, "extended_gray", None)           # (the registration's grey image of it, when it kept one)
+            if ext_g is None or ext_g.shape != ext.shape[:2]:
+                ext_g = cv2.cvtColor(ext, cv2.COLOR_BGR2GRAY)
+            now_e = cv2.resize(ext_g, size, interpolation=cv2.INTER_AREA)
         if A.small.get("ref_ext") is None:
             A.small["ref_ext"] = cv2.resize(ref, size, interpolation=cv2.INTER_AREA)
         ref_e = A.small["ref_ext"].copy()
@@ -179,15 +182,15 @@ def normalise(photo, A, cfg=READING) -> Lit:
         fld = None                                      # even light: the per-channel gains suffice
     else:
         gains = gains / float(np.exp(np.mean(np.log(np.maximum(gains, 1e-3)))))   # the strip's colour cast only
-    sand_now = (B[::3, ::3].reshape(-1, 3)[A.sand_idx] * gains[None, :]).astype(np.float32)
+    sand_now = (B.reshape(-1, 3)[A.sand_flat] * gains[None, :]).astype(np.float32)    # (B is contiguous)
     if fld is not None:
-        sand_now /= fld[::3, ::3].reshape(-1)[A.sand_idx][:, None]
+        sand_now /= fld.reshape(-1)[A.sand_flat][:, None]
     sand_ref = A.empty_sand
     bare = max3(np.abs(sand_now - sand_ref)) < cfg.fine_gain_max_change
     if bare.sum() > 100:
         # (a channel clipped on the sand still gets the gain that maps the sand as it looks onto the
         # empty board: the foreground is judged against it)
-        gains = gains * np.median(sand_ref[bare] / np.maximum(sand_now[bare], 1), axis=0)
+        gains = gains * median3(sand_ref[bare] / np.maximum(sand_now[bare], 1))
     Bc = colour.apply_gains(B, gains) if fld is None else colour.apply_field(B, fld, gains)
     if light["board_range"] > cfg.light_doubt_range:
         doubts.append(f"the light is uneven across the board (one part {light['board_range']:.1f}x brighter than "
@@ -211,7 +214,7 @@ def sand_gains(B: np.ndarray, gains: np.ndarray, A, cfg=READING) -> np.ndarray:
     few; the samples of the cloth's colour are left out). The strip's gains are kept while they
     explain at least half the samples.
     """
-    raw = B[::3, ::3].reshape(-1, 3)[A.sand_idx].astype(np.float32)
+    raw = B.reshape(-1, 3)[A.sand_flat].astype(np.float32)                 # (B is contiguous)
     ref = A.empty_sand.astype(np.float32)
     g32 = np.asarray(gains, np.float32)
     if (max3(np.abs(raw[::4] * g32[None, :] - ref[::4])) < cfg.fine_gain_max_change).mean() >= 0.5:
@@ -316,7 +319,7 @@ def chroma_field(image: np.ndarray, raw_image: np.ndarray, A, cfg=READING,
     mean = np.stack([np.bincount(key, weights=lr[:, c], minlength=nk) for c in range(3)], -1) / \
         np.maximum(cnt, 1)[:, None]
     dev = max3(np.abs(lr - mean[key]))
-    near = dev < 2.5 * 1.4826 * float(np.median(dev)) + 1e-3
+    near = dev < 2.5 * 1.4826 * stats.median(dev) + 1e-3
     cnt = np.bincount(key[near], minlength=nk).astype(np.float64)
     mean = np.stack([np.bincount(key[near], weights=lr[near, c], minlength=nk) for c in range(3)], -1) / \
         np.maximum(cnt, 1)[:, None]
@@ -351,6 +354,12 @@ def chroma_field(image: np.ndarray, raw_image: np.ndarray, A, cfg=READING,
     return fld if fld.range >= cfg.chroma_apply_range else None
 
 
+def median3(a: np.ndarray) -> np.ndarray:
+    """``np.median(a, axis=0)`` of an (N, 3) array, column by column (:func:`vision.strand_unter.stats.median`:
+    the same values, in the array's dtype)."""
+    return np.array([stats.median(a[:, c]) for c in range(3)], a.dtype)
+
+
 def max3(a: np.ndarray) -> np.ndarray:
     """Row-wise maximum of an (N, 3) array (three element-wise maxima: much faster than ``max(axis=1)``)."""
     return np.maximum(np.maximum(a[:, 0], a[:, 1]), a[:, 2])
@@ -366,9 +375,15 @@ def sample_board(image: np.ndarray, H_px_from_mm: np.ndarray, pts_mm: np.ndarray
         np.float32)
 
 
+_SIDE_POINTS: dict = {}
+
+
 def side_points(board_mm) -> dict:
     """Board-mm sample points (N, 2) of the piece-free surround: beside the rails' lower halves
     (``left``, ``right``) and the table below the land-side edge (``bottom``)."""
+    key = tuple(float(v) for v in board_mm)
+    if key in _SIDE_POINTS:                 # (a function of the board's size only: built once per size)
+        return _SIDE_POINTS[key]
     w, h = board_mm
     ys = np.arange(0.55 * h, h - 10.0, 8.0)
     xs = np.arange(20.0, w - 20.0, 12.0)
@@ -376,12 +391,15 @@ def side_points(board_mm) -> dict:
     for name, cols in (("left", (-22.0, -16.0, -10.0)), ("right", (w + 10.0, w + 16.0, w + 22.0))):
         out[name] = np.array([(x, y) for x in cols for y in ys])
     out["bottom"] = np.array([(x, y) for x in xs for y in (h + 22.0, h + 32.0, h + 42.0)])
+    for v in out.values():
+        v.flags.writeable = False
+    _SIDE_POINTS[key] = out
     return out
 
 
 def side_colours(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm) -> dict:
     """Median BGR (3,) of each :func:`side_points` strip of a photo."""
-    return {k: np.median(sample_board(image, H_px_from_mm, p), axis=0) for k, p in side_points(board_mm).items()}
+    return {k: median3(sample_board(image, H_px_from_mm, p)) for k, p in side_points(board_mm).items()}
 
 
 def surround_residual(photo, A, gains: np.ndarray, cfield: ChromaField | None) -> float:

@@ -105,14 +105,15 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     stick = below & (rows < (edge + stick_px)[None, :])      # the stick's band under the cloth's edge
     valid = A.on_grooves & below
     if edge.max() > 0:          # (before the foreground's opening: no sliver of the stick is left)
-        valid &= ~stick | np.isin(cls, list(A.player_k.values()))
-    fg, noise = foreground(Bc, A.empty, A.basis, valid=valid, cfg=cfg,
-                           sample=A.on_grooves & (rows >= (edge + stick_px)[None, :]))
+        valid &= ~stick | np.take(A.is_player, cls)
+    beyond = A.on_grooves & (rows >= (edge + stick_px)[None, :])     # the grooves beyond the stick's band
+    fg, noise = foreground(Bc, A.empty, A.basis, valid=valid, cfg=cfg, sample=beyond)
     blobs = find_blobs(fg, cls, A.K)
 
     # 5. castles
     nadir = _nadir_px(photo, A)
-    castles, owned, doubts = find_castles(blobs, cls, Bc, A, nadir, lit.residual_ab, stick=stick, fg=fg)
+    gray = cv2.cvtColor(Bc, cv2.COLOR_BGR2GRAY)
+    castles, owned, doubts = find_castles(blobs, cls, Bc, A, nadir, lit.residual_ab, stick=stick, fg=fg, gray=gray)
     decisions.doubts += doubts
     visible = set(sea.visible)
     grooves = {n: {"number": n, "shells": {c: 0 for c in A.shell_colours}, "castles": []} for n in sea.visible}
@@ -151,7 +152,6 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     bird_groove = bird.groove if bird.groove in visible else None
 
     # 7. shells: the rest of every blob
-    gray = cv2.cvtColor(Bc, cv2.COLOR_BGR2GRAY)
     parts = read_shells(fg & ~owned, shell_cls, Bc, A, lit.residual_ab)
 
     # 8. a hand or an arm: changed pixels (strongly, or weakly but consistently) that no castle, the
@@ -162,10 +162,10 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     read_ = owned | (fg & ~owned & ~parts.unexplained & ~parts.specks)
     halo = cv2.dilate(read_.astype(np.uint8), cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (cfg.weak_window_px + 2,) * 2)) > 0
-    weak = weak_change(Bc, A.empty, A.basis, A.on_grooves & (rows >= (edge + stick_px)[None, :]), cfg)
+    weak = weak_change(Bc, A.empty, A.basis, beyond, cfg, empty_half=A.empty_half)
     weak_only = weak & ~halo & ~fg & (cls != A.sea)
     # … and a shell's colour where the foreground saw too little of it (a pale shell on pale sand)
-    weak_only |= _shell_coloured(cls, A, cfg) & A.on_grooves & (rows >= (edge + stick_px)[None, :]) & ~halo
+    weak_only |= _shell_coloured(cls, A, cfg) & beyond & ~halo
     occluder = check_patch(((fg & ~explained) & (cls != A.sea)) | weak_only, gray, A, lit.figures, cfg)
     doubts, p_clear = judge_parts(parts.parts, A, visible, cfg, conf_cfg)
     decisions.add("nothing unexplained", p_clear, doubts)

@@ -39,6 +39,7 @@ import numpy as np
 from beachscore.errors import UnreadableBoardError
 from vision import quality
 from vision.strand_unter import colour as colour
+from vision.strand_unter import stats
 from vision.registration import Registration
 from vision.strand_unter.config import READING, REGISTRATION
 from vision.strand_unter.geometry import (
@@ -57,10 +58,12 @@ class StrandRegistration(Registration):
         gains: per-channel BGR gains (3,) mapping this photo's lighting onto the calibration's.
         extended: the photo rectified with the *calibrated* homography, board + margin, BGR uint8.
         detail: :func:`surround_detail` of the photo (fine detail of the board's surround), or None.
+        extended_gray: ``extended``'s grey image (uint8), or None.
     """
 
     gains: np.ndarray | None = None
     extended: np.ndarray | None = field(default=None, repr=False)
+    extended_gray: np.ndarray | None = field(default=None, repr=False)
     detail: float | None = None
     noise: float | None = None
 
@@ -159,7 +162,11 @@ def cloth_edge_mm(ext_bgr: np.ndarray, gains, lut: np.ndarray, sea_index: int, b
     w, h = board_mm
     m, ppm = cfg.margin_mm, cfg.ppm
     # every other row and column: only the strips next to the cloth are left out by it (± 2 mm is plenty)
-    inner = ext_bgr[::2, int(m * ppm):int((m + w) * ppm):2]
+    crop = ext_bgr[:, int(m * ppm):int((m + w) * ppm)]
+    ch, cw = crop.shape[:2]
+    # (crop[::2, ::2]: for even sizes a nearest-neighbour halving picks exactly those pixels, without a strided copy)
+    inner = cv2.resize(crop, (cw // 2, ch // 2), interpolation=cv2.INTER_NEAREST) if ch % 2 == 0 and cw % 2 == 0 \
+        else crop[::2, ::2]
     sea = colour.sea_pixels(colour.apply_gains(inner, gains), lut, bits, sea_index, READING.sea_smooth_px // 2 + 1)
     edge = 2.0 * colour.cloth_edge(sea, READING.cloth_edge_window_px // 2)
     depth = np.repeat(np.minimum(edge, 2 * sea.shape[0]), 2)[:int(w * ppm)] / ppm - m   # cloth edge per column, mm
@@ -220,8 +227,17 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     quality.check_blur(detail, model.get("detail_ratio"), READING.min_detail_share)
     w, h = board
     T, ecc, zoom = None, 0.0, float("nan")
-    dx, dy, response = _coarse_shift(gray, cal, ref, board, edges, cfg)
     sea = model["class_names"].index("sea")
+    coarse_guess: list = []
+
+    def coarse_shift():
+        """(Tc, coarse): the coarse translation (:func:`_coarse_shift`) and whether it is trusted; measured
+        only when a branch below needs it (when nothing moved, none does)."""
+        if not coarse_guess:
+            dx, dy, response = _coarse_shift(gray, cal, ref, board, edges, cfg)
+            Tc = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
+            coarse_guess.extend([Tc, bool(np.hypot(dx, dy) > cfg.coarse_min_mm and response >= cfg.min_coarse_response)])
+        return coarse_guess
 
     def fit_from(T0):
         """Fine fit on the photo rectified with ``H0 @ T0`` (a coarse guess); (T, ecc, scale) or raises."""
@@ -240,9 +256,9 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
         first_error = err
     # 2. a push larger than the fine search range: a coarse translation by phase correlation of the
     # piece-free surround, then the fine fit around it (on the photo rectified with that offset)
-    Tc = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
-    coarse = np.hypot(dx, dy) > cfg.coarse_min_mm and response >= cfg.min_coarse_response
-    if coarse and (still is None or still.ecc < cfg.zoom_check_ecc or _shift(still.T, board) > cfg.coarse_min_mm):
+    if (still is None or still.ecc < cfg.zoom_check_ecc or _shift(still.T, board) > cfg.coarse_min_mm) and \
+            coarse_shift()[1]:
+        Tc = coarse_shift()[0]
         try:
             Tk, ek, zk = fit_from(Tc)
             if ek > ecc:
@@ -250,6 +266,7 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
         except UnreadableBoardError:            # the coarse offset misled
             pass
     if T is None or ecc < cfg.zoom_check_ecc:
+        Tc, coarse = coarse_shift()
         # a board turned further than the strips' search range: try turned starting points
         for deg in cfg.rotation_steps_deg:
             for T0 in ([Tc] if coarse else []) + [np.eye(3)]:
@@ -262,6 +279,7 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
             if T is not None and ecc >= cfg.zoom_check_ecc:
                 break
     if T is None:
+        Tc, coarse = coarse_shift()
         # the board larger or smaller than at calibration: the camera's height or zoom changed
         for sc in cfg.scale_steps:
             for T0 in ([Tc] if coarse else []) + [np.eye(3)]:
@@ -283,6 +301,7 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
         # where both rails can match, and read the change of scale off the 4-parameter fit (not
         # needed when the fit matched every side well and its own scale term says "no zoom")
         zoomed = []                               # (fit quality, change of scale) from zoomed starts
+        Tc = coarse_shift()[0]
         for sc in cfg.scale_steps[:2]:
             for T0 in (T, Tc, np.eye(3)):
                 try:
@@ -315,7 +334,7 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     explained = still is not None and T is still.T and still.gain < cfg.moved_gain
     if explained or (shift_mm < cfg.moved_mm and abs(rotation) < cfg.moved_deg):
         return StrandRegistration(H0, "corners", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
-                                  gains=gains, extended=ext, detail=detail, noise=noise)
+                                  gains=gains, extended=ext, extended_gray=gray, detail=detail, noise=noise)
     reg = StrandRegistration(H0 @ T, "refined", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
                              gains=gains, extended=None, detail=detail, noise=noise)
     turned = f" and turned {abs(rotation):.1f}°" if abs(rotation) >= 0.1 else ""
@@ -466,13 +485,13 @@ def robust_motion(rows: np.ndarray, rhs: np.ndarray, cfg=REGISTRATION) -> tuple[
     for _ in range(2):
         sol, *_ = np.linalg.lstsq(rows[keep], rhs[keep], rcond=None)
         res = np.abs(rows @ sol - rhs)
-        keep = res < max(cfg.max_residual_mm, 2.5 * float(np.median(res)))
+        keep = res < max(cfg.max_residual_mm, 2.5 * stats.median(res))
         if keep.sum() < 4:
             return sol, keep, cfg.shift_noise_floor_mm
     sigma = cfg.shift_noise_floor_mm
     for _ in range(5):
         r = rows @ sol - rhs
-        sigma = max(1.4826 * float(np.median(np.abs(r[keep]))), cfg.shift_noise_floor_mm)
+        sigma = max(1.4826 * stats.median(np.abs(r[keep])), cfg.shift_noise_floor_mm)
         z = r / (4.685 * sigma)
         w = np.where(np.abs(z) < 1, (1 - z * z) ** 2, 0.0)
         if (w > 0).sum() < 4:

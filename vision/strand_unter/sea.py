@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from math import erf, sqrt
 
+import cv2
 import numpy as np
 
 from vision.strand_unter import colour
@@ -49,12 +50,19 @@ def phi(z: float) -> float:
 
 def find_sea(image: np.ndarray, cls: np.ndarray, A, cfg=READING, conf=CONFIDENCE) -> Sea:
     """Find the cloth and the sea front on the corrected board ``image`` (BGR uint8 work px)."""
-    half = colour.sea_pixels(image[:, ::2], A.lut, A.bits, A.sea, cfg.sea_smooth_px)
+    h, w = image.shape[:2]
+    # every other column (image[:, ::2]; for an even width a nearest-neighbour halving picks exactly those,
+    # without the strided copy)
+    cols = cv2.resize(image, (w // 2, h), interpolation=cv2.INTER_NEAREST) if w % 2 == 0 else image[:, ::2]
+    half = colour.sea_pixels(cols, A.lut, A.bits, A.sea, cfg.sea_smooth_px)
     edge = np.repeat(colour.cloth_edge(half, cfg.cloth_edge_window_px // 2), 2)[:image.shape[1]]
     rows = np.arange(image.shape[0])[:, None]
     mask = rows < edge[None, :]
-    flat = mask.ravel()
-    coverage = {n: float(flat[idx].mean()) if len(idx) else 0.0 for n, idx in A.core_idx.items()}
+    # each groove's core pixels above the edge (rows < edge: the first ceil(edge) rows of a column)
+    reach = np.clip(np.ceil(edge), 0, image.shape[0]).astype(np.intp)
+    covered_px = A.core_above[:, reach, np.arange(len(reach))].sum(axis=1)
+    coverage = {n: float(int(covered_px[j]) / int(A.core_len[j])) if A.core_len[j] else 0.0
+                for j, n in enumerate(A.numbers)}
     covered = [n for n in A.numbers if coverage[n] > cfg.sea_coverage]
     front = min(covered) if covered else max(A.numbers) + 1
     doubts: list[str] = []

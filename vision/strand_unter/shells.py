@@ -154,12 +154,14 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
         for j in small:
             x, y, w, h, _ = st[j]
             out.specks[y:y + h, x:x + w] |= lab_img[y:y + h, x:x + w] == j
-    cl = np.minimum(cls, A.K).astype(np.int32)
-    sel = lab_img > 0
-    counts = np.bincount(lab_img[sel] * (A.K + 1) + cl[sel], minlength=n * (A.K + 1)).reshape(n, A.K + 1)
-    means = _mean_lab(lab_img, sel, n, image)
+    sel = np.flatnonzero(lab_img)             # the parts' pixels (raster order), gathered once
+    lab_ = lab_img.reshape(-1)[sel]
+    cl = np.minimum(cls.reshape(-1)[sel], A.K).astype(np.int32)
+    counts = np.bincount(lab_ * (A.K + 1) + cl, minlength=n * (A.K + 1)).reshape(n, A.K + 1)
+    means = _mean_lab(lab_, np.ascontiguousarray(image).reshape(-1, 3)[sel], n)
     post, dist = colour_posterior(means, A, residual_ab, cfg)
     model = {"base_sigma_mm": cfg.centre_sigma_mm}
+    one = float(np.median(list(areas.values())))        # one shell's area (any colour)
     todo, leftovers = [], []
     for j in range(1, n):
         area = int(st[j, cv2.CC_STAT_AREA])
@@ -210,7 +212,6 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
         c = A.shell_colours[k]
         part.colour_distance = float(d[k])
         part.groove = A.groove_at(cx, cy)
-        one = float(np.median(list(areas.values())))
         big = area >= 1.5 * one                 # a part of about one shell holds no hole or arc worth a look
         filled = fill_holes(mask) if big else mask
         part.thickness = thickness(filled, one) if big or not shell_like else 1.0
@@ -258,11 +259,14 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
     return out
 
 
-def _mean_lab(labels: np.ndarray, sel: np.ndarray, n: int, image_bgr: np.ndarray) -> np.ndarray:
-    """Mean Lab float (n, 3) of every label's pixels (the mean taken in BGR, then converted)."""
-    lab_ = labels[sel]
+def _mean_lab(lab_: np.ndarray, pixels_bgr: np.ndarray, n: int) -> np.ndarray:
+    """Mean Lab float (n, 3) of every label's pixels (the mean taken in BGR, then converted).
+
+    Args:
+        lab_: int (N,) the label of each pixel; pixels_bgr: uint8 (N, 3) their colours; n: labels.
+    """
     area = np.maximum(np.bincount(lab_, minlength=n), 1)
-    mean = np.stack([np.bincount(lab_, weights=image_bgr[..., ch][sel], minlength=n) / area for ch in range(3)], -1)
+    mean = np.stack([np.bincount(lab_, weights=pixels_bgr[:, ch], minlength=n) / area for ch in range(3)], -1)
     return cv2.cvtColor(np.clip(np.round(mean), 0, 255).astype(np.uint8)[None], cv2.COLOR_BGR2Lab).reshape(
         -1, 3).astype(np.float64)
 
