@@ -68,7 +68,7 @@ def _on_segment(pixels: np.ndarray, sand: np.ndarray, ink: np.ndarray, most: flo
 
 
 def flat_share(patch: np.ndarray, cfg: PrintConfig = PRINTS, sand: np.ndarray | None = None,
-               dev: np.ndarray | None = None) -> float | None:
+               dev: np.ndarray | None = None, ink: np.ndarray | None = None) -> float | None:
     """How much of what stands out in a cell is one flat ink: the share of the pixels that deviate
     from the cell's sand lying on the line from sand through their median colour.
 
@@ -77,7 +77,8 @@ def flat_share(patch: np.ndarray, cfg: PrintConfig = PRINTS, sand: np.ndarray | 
 
     Args:
         patch: the cell cut out of the normalised crop, BGR uint8 (h, w, 3).
-        sand, dev: the cell's :func:`cell_sand` and deviating pixels when the caller has them.
+        sand, dev: the cell's :func:`cell_sand` and deviating pixels when the caller has them;
+            ink: their median when the caller has it.
     Returns:
         the share in [0, 1], or None when too little deviates (bare sand).
     """
@@ -87,7 +88,9 @@ def flat_share(patch: np.ndarray, cfg: PrintConfig = PRINTS, sand: np.ndarray | 
         dev = _deviating(patch, sand, cfg)
     if len(dev) < cfg.min_ink_px:
         return None
-    _, off2 = _on_segment(dev, sand, np.median(dev, axis=0).astype(np.float32), cfg.max_alpha)
+    if ink is None:
+        ink = np.median(dev, axis=0)
+    _, off2 = _on_segment(dev, sand, ink.astype(np.float32), cfg.max_alpha)
     return float((off2 < cfg.noise_bgr ** 2).mean())
 
 
@@ -152,7 +155,8 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
             sands.append(sand)
             devs.append(dev)
             inks.append(np.median(dev, axis=0) if len(dev) >= cfg.min_ink_px else None)
-            flats.append(inks[-1] is not None and (flat_share(patch, cfg, sand, dev) or 0.0) >= cfg.flat_print_share)
+            flats.append(inks[-1] is not None
+                         and (flat_share(patch, cfg, sand, dev, inks[-1]) or 0.0) >= cfg.flat_print_share)
         seen = [k for k in inks if k is not None]
         if not seen:
             unseen += cells

@@ -362,13 +362,41 @@ def small_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.concatenate([a[i:i + rows] @ b for i in range(0, len(a), rows)])
 
 
-def _sq_distances(x: np.ndarray, centres: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Squared Mahalanobis distances |(x − c) W|², float64 (N, M), for x (N, F), centres (M, F)."""
+def _sq_distances(x: np.ndarray, centres: np.ndarray, W: np.ndarray, side=None) -> np.ndarray:
+    """Squared Mahalanobis distances |(x − c) W|², float64 (N, M), for x (N, F), centres (M, F).
+    ``side``: the centres' part (:func:`_centre_side`) when the caller has it."""
     if len(centres) == 0:
         return np.full((len(x), 0), np.inf)
-    a, b = small_matmul(x, W), small_matmul(centres, W)
-    return np.maximum((a * a).sum(1)[:, None] + (b * b).sum(1)[None] - 2 * small_matmul(a, np.ascontiguousarray(b.T)),
-                      0.0)
+    a = small_matmul(x, W)
+    bT, bb = side if side is not None else _centre_side(centres, W)
+    return np.maximum((a * a).sum(1)[:, None] + bb[None] - 2 * small_matmul(a, bT), 0.0)
+
+
+def _centre_side(centres: np.ndarray, W: np.ndarray):
+    """What :func:`_sq_distances` needs of the centres alone: (c W)ᵀ contiguous, |c W|² per centre."""
+    b = small_matmul(centres, W)
+    return np.ascontiguousarray(b.T), (b * b).sum(1)
+
+
+def _scan_constants(model: "TokenModel") -> dict:
+    """What every scan of one calibration needs of its token model alone, made on first use and
+    kept with it (made again if the model's arrays are replaced): the precision's Cholesky factor,
+    the bare cells' and prototypes' side of the distances, the strict metric's factor and all
+    references stacked."""
+    key = (model.precision, model.empties, model.protos, model.strict)
+    got = model.__dict__.get("_scan_constants")
+    if got is not None and all(a is b for a, b in zip(got[0], key)):
+        return got[1]
+    W = np.linalg.cholesky(model.precision)
+    c = {"W": W,
+         "empties": _centre_side(model.empties, W) if len(model.empties) else None,
+         "protos": _centre_side(model.protos, W) if len(model.protos) else None}
+    refs = [r for r in (model.empties, model.protos) if len(r)]
+    if refs:
+        c["Ws"] = np.linalg.cholesky(model.strict if model.strict is not None else model.precision)
+        c["allrefs"] = np.vstack(refs)
+    model.__dict__["_scan_constants"] = (key, c)
+    return c
 
 
 @dataclass
@@ -440,16 +468,18 @@ def token_distances(feats: np.ndarray, model: TokenModel, W: np.ndarray | None =
     class's nearest prototype: float64 (N,), float64 (N, K). ``W``: the precision's Cholesky factor
     when the caller has it; ``keep``: a dict that receives the distances to every bare cell and
     prototype (``"empties"`` (N, E), ``"protos"`` (N, M)) for :func:`odd_cells`."""
-    if W is None:
-        W = np.linalg.cholesky(model.precision)  # precision = W Wᵀ, so d² = |(x − m) W|²
+    sides = {}
+    if W is None:  # precision = W Wᵀ, so d² = |(x − m) W|²
+        sides = _scan_constants(model)
+        W = sides["W"]
     N = len(feats)
     K = len(model.classes)
-    da = _sq_distances(feats, model.empties, W) if len(model.empties) else np.full((N, 0), np.inf)
+    da = _sq_distances(feats, model.empties, W, sides.get("empties")) if len(model.empties) else np.full((N, 0), np.inf)
     de = da.min(axis=1, initial=np.inf)
     dk = np.full((N, K), np.inf)
     dp = np.full((N, 0), np.inf)
     if len(model.protos):
-        dp = _sq_distances(feats, model.protos, W)
+        dp = _sq_distances(feats, model.protos, W, sides.get("protos"))
         cls = model.proto_class
         if len(cls) and np.all(cls[1:] >= cls[:-1]):  # grouped by class (as learned): one pass
             starts = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]])
@@ -501,12 +531,11 @@ def odd_cells(feats: np.ndarray, model: TokenModel, limit: float, dists: dict | 
     Returns:
         bool (N,).
     """
-    refs = [r for r in (model.empties, model.protos) if len(r)]
-    if not refs:
+    if not (len(model.empties) or len(model.protos)):
         return np.zeros(len(feats), bool)
-    Ws = np.linalg.cholesky(model.strict if model.strict is not None else model.precision)
+    sc = _scan_constants(model)
+    Ws, allrefs = sc["Ws"], sc["allrefs"]
     lim2 = float(limit) ** 2
-    allrefs = np.vstack(refs)
     if dists is None:
         return _sq_distances(feats, allrefs, Ws).min(axis=1) > lim2
     base = np.hstack([dists["empties"], dists["protos"]])
