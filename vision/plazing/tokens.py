@@ -359,7 +359,10 @@ def small_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     rows = max(1, MAX_BLAS_MACS // max(a.shape[1] * b.shape[1], 1))
     if len(a) <= rows:
         return a @ b
-    return np.concatenate([a[i:i + rows] @ b for i in range(0, len(a), rows)])
+    out = np.empty((len(a), b.shape[1]), np.result_type(a.dtype, b.dtype))
+    for i in range(0, len(a), rows):  # each chunk's product written in place (no joining copy)
+        np.matmul(a[i:i + rows], b, out=out[i:i + rows])
+    return out
 
 
 def _sq_distances(x: np.ndarray, centres: np.ndarray, W: np.ndarray, side=None) -> np.ndarray:
@@ -369,7 +372,10 @@ def _sq_distances(x: np.ndarray, centres: np.ndarray, W: np.ndarray, side=None) 
         return np.full((len(x), 0), np.inf)
     a = small_matmul(x, W)
     bT, bb = side if side is not None else _centre_side(centres, W)
-    return np.maximum((a * a).sum(1)[:, None] + bb[None] - 2 * small_matmul(a, bT), 0.0)
+    # (|a|² + |b|²) − 2 a·b, with 2 a·b as (2a)·b (exact: doubling is) and the rest in place
+    d = np.add.outer((a * a).sum(1), bb)
+    d -= small_matmul(a * 2.0, bT)
+    return np.maximum(d, 0.0, out=d)
 
 
 def _centre_side(centres: np.ndarray, W: np.ndarray):
@@ -516,6 +522,20 @@ def token_posteriors(de: np.ndarray, dk: np.ndarray, model: TokenModel, F: int,
     return TokenPosteriors([names[b] for b in post.argmax(axis=1)], post, names)
 
 
+def _first_min(da: np.ndarray, dp: np.ndarray, rows: np.ndarray):
+    """``argmin`` and ``min`` per row of ``np.hstack([da, dp])`` (the first minimum; a NaN, as
+    numpy's, counts as the minimum), from the two halves."""
+    E = da.shape[1]
+    if not E or not dp.shape[1]:  # one half only: its own indices are the joined ones
+        base = da if E else dp
+        first = base.argmin(axis=1)
+        return first, base[rows, first]
+    ia, ip = da.argmin(axis=1), dp.argmin(axis=1)
+    va, vp = da[rows, ia], dp[rows, ip]
+    use_a = np.isnan(va) | ~((vp < va) | np.isnan(vp))
+    return np.where(use_a, ia, E + ip), np.where(use_a, va, vp)
+
+
 def odd_cells(feats: np.ndarray, model: TokenModel, limit: float, dists: dict | None = None) -> np.ndarray:
     """Which cells are unlike everything seen at calibration.
 
@@ -538,7 +558,7 @@ def odd_cells(feats: np.ndarray, model: TokenModel, limit: float, dists: dict | 
     lim2 = float(limit) ** 2
     if dists is None:
         return _sq_distances(feats, allrefs, Ws).min(axis=1) > lim2
-    base = np.hstack([dists["empties"], dists["protos"]])
+    da, dp = dists["empties"], dists["protos"]
 
     def within(i, j):  # strict d² ≤ lim² for the pairs (cell i, reference j)
         d = small_matmul(feats[i] - allrefs[j], Ws)
@@ -547,12 +567,12 @@ def odd_cells(feats: np.ndarray, model: TokenModel, limit: float, dists: dict | 
     # the nearest reference in the base metric settles almost every cell; the rest try all within reach
     near = np.zeros(len(feats), bool)
     rows = np.arange(len(feats))
-    first = base.argmin(axis=1)
-    reach = base[rows, first] <= lim2
+    first, nearest = _first_min(da, dp, rows)  # as over the two side by side, without joining them
+    reach = nearest <= lim2
     near[reach] = within(rows[reach], first[reach])
     left = reach & ~near
     if left.any():
-        i, j = np.nonzero(base[left] <= lim2)
+        i, j = np.nonzero(np.hstack([da[left], dp[left]]) <= lim2)
         i = np.flatnonzero(left)[i]
         near[i[within(i, j)]] = True
     return ~near
