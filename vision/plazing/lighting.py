@@ -165,7 +165,8 @@ def lighting_field(small: np.ndarray, reference: np.ndarray | None, frame: np.nd
     if keep.mean() < 1.0 - QUALITY.light_field_max_outliers or 1.4826 * mad > QUALITY.light_field_max_sd:
         return None  # not smooth light (a hard shadow, a flat patch over part of the board): not corrected
     fitted = _lin(A[keep], coef)
-    if float(np.percentile(fitted, 98) - np.percentile(fitted, 2)) < min_range:
+    lo, hi = np.percentile(fitted, [2, 98])  # both from one partition (fitted is float64: as two calls)
+    if float(hi - lo) < min_range:
         return None
     return coef
 
