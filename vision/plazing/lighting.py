@@ -272,7 +272,7 @@ def smooth_cells(values: np.ndarray, weight: np.ndarray, sigma_cells: float) -> 
 
 
 def sand_correction(sands: np.ndarray, candidates: np.ndarray, reference: np.ndarray, ref_bare: np.ndarray,
-                    cfg=QUALITY) -> np.ndarray | None:
+                    cfg=QUALITY, cache: dict | None = None) -> np.ndarray | None:
     """Per-cell B, G, R gains that bring this photo's bare sand to the calibration's, or None when
     the light already matches (every gain within ``cfg.sand_even_share`` of 1) or the change is no
     light at all (beyond ``cfg.sand_most_gain``: a shadow, a flat patch — the checks name those).
@@ -289,10 +289,20 @@ def sand_correction(sands: np.ndarray, candidates: np.ndarray, reference: np.nda
         sands: float32 (rows, cols, 3) this photo's :func:`cell_sands`; candidates: bool (rows, cols)
             cells that may show bare sand (no player colour on their ring, not closing terrain).
         reference, ref_bare: the calibration shot's cell sands and where they were bare.
+        cache: optional dict kept with the calibration (for this ``reference`` and ``ref_bare``):
+            their smoothed log, the calibration's alone, is made once.
     Returns:
         float32 (rows, cols, 3) gains, or None.
     """
-    ref = smooth_cells(np.log(np.maximum(reference, 1.0)), ref_bare, cfg.sand_sigma_cells)
+    key = ("sand_reference", cfg.sand_sigma_cells)
+    if cache is not None and key in cache:
+        ref = cache[key]
+    else:
+        ref = smooth_cells(np.log(np.maximum(reference, 1.0)), ref_bare, cfg.sand_sigma_cells)
+        if cache is not None:
+            if ref is not None:
+                ref.flags.writeable = False
+            cache[key] = ref
     if ref is None or candidates.sum() < cfg.sand_min_cells:
         return None
     ratio = (ref - np.log(np.maximum(sands, 1.0))).astype(np.float32)

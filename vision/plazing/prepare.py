@@ -139,7 +139,7 @@ def _sand_gains(sands: np.ndarray, model: ReaderModel, terrain: np.ndarray) -> n
     player's colour on their ring, or closing terrain, are no sand."""
     ring = np.take(model.table, lut_index(np.clip(sands, 0, 255).astype(np.uint8)))
     bare = (ring >= len(model.players)) & (terrain != "#")
-    return sand_correction(sands, bare, model.sand, model.sand_bare)
+    return sand_correction(sands, bare, model.sand, model.sand_bare, cache=model.derived)
 
 
 def even_on_sand(prep: Prepared, model: ReaderModel, terrain: np.ndarray) -> None:
