@@ -314,14 +314,14 @@ class CellBlocks:
         if integ.ndim == 2:
             integ = integ[..., None]
         out = []
+        k = self.k
         for share in shares:
             n = self.side(share)
-            a = (self.k - n) // 2
-            r0 = np.arange(g.rows) * self.k + a
-            c0 = np.arange(g.cols) * self.k + a
-            r1, c1 = r0 + n, c0 + n
-            tot = (integ[r1[:, None], c1[None]] - integ[r0[:, None], c1[None]] - integ[r1[:, None], c0[None]]
-                   + integ[r0[:, None], c0[None]]) / float(n * n)
+            a = (k - n) // 2
+            # corners of every cell's square: rows a, a + k, … (and + n) — strided views, no gather
+            r0, c0 = slice(a, a + g.rows * k, k), slice(a, a + g.cols * k, k)
+            r1, c1 = slice(a + n, a + n + g.rows * k, k), slice(a + n, a + n + g.cols * k, k)
+            tot = (integ[r1, c1] - integ[r0, c1] - integ[r1, c0] + integ[r0, c0]) / float(n * n)
             out.append(tot if blocks.ndim == 3 else tot[..., 0])
         return out
 

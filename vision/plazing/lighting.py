@@ -11,6 +11,8 @@ photo's sharpness, whatever lies on the grid.
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -21,12 +23,19 @@ from vision.plazing.config import QUALITY
 
 def frame_mask(shape, grid: Grid, scale_px_per_mm: float) -> np.ndarray:
     """bool (H, W): the board outside the grid (frame, sea, dunes) — the same in every game, so its
-    sharpness does not depend on how many pieces lie on the board."""
+    sharpness does not depend on how many pieces lie on the board. Read-only: one array per
+    (shape, grid, scale), made once."""
+    return _frame_mask(tuple(shape[:2]), grid, float(scale_px_per_mm))
+
+
+@functools.lru_cache(maxsize=16)
+def _frame_mask(shape, grid: Grid, scale_px_per_mm: float) -> np.ndarray:
     m = np.ones(shape[:2], bool)
     x0, y0 = (int(v * scale_px_per_mm) for v in grid.origin_mm)
     x1 = int((grid.origin_mm[0] + grid.cols * grid.cell_mm) * scale_px_per_mm)
     y1 = int((grid.origin_mm[1] + grid.rows * grid.cell_mm) * scale_px_per_mm)
     m[y0:y1, x0:x1] = False
+    m.flags.writeable = False
     return m
 
 
@@ -47,7 +56,8 @@ def median_bgr(small: np.ndarray) -> np.ndarray:
     return np.array(out, np.float32)
 
 
-def lighting_gains(small: np.ndarray, reference: np.ndarray | None, frame: np.ndarray, fallback_median=None):
+def lighting_gains(small: np.ndarray, reference: np.ndarray | None, frame: np.ndarray, fallback_median=None,
+                   cache: dict | None = None):
     """Per-channel gains that bring this photo's lighting to the calibration's.
 
     The board's frame (sea, dunes, score track: outside the grid) is printed artwork that no game
@@ -59,34 +69,55 @@ def lighting_gains(small: np.ndarray, reference: np.ndarray | None, frame: np.nd
         reference: the calibration's, same shape, or None (then the ratio of whole-board medians).
         frame: bool (h, w), the frame.
         fallback_median: (3,) the calibration's whole-board median BGR (used without reference).
+        cache: optional dict kept with the calibration (:func:`_frame_pairs`).
     Returns:
         float32 (3,) gains, clipped to [0.25, 4].
     """
     if reference is None or reference.shape != small.shape:
         gains = np.asarray(fallback_median, np.float32) / np.maximum(median_bgr(small), 1.0)
         return np.clip(gains, 0.25, 4.0).astype(np.float32)
-    _, a, b = _frame_pairs(small, reference, frame, QUALITY.lighting_stride)
-    ok = _unclipped(a, b)
+    _, a, b, a_ok = _frame_pairs(small, reference, frame, QUALITY.lighting_stride, cache)
+    ok = _unclipped(a, b, a_ok)
     if ok.sum() < 50:
         ok[:] = True
     gains = np.median(a[ok] / np.maximum(b[ok], 1.0), axis=0)
     return np.clip(gains, 0.25, 4.0).astype(np.float32)
 
 
-def _frame_pairs(small: np.ndarray, reference: np.ndarray, frame: np.ndarray, stride: int):
-    """Every ``stride``-th frame pixel: flat indices, and the calibration's and this photo's B, G, R
-    there, float32 (n, 3) each."""
-    idx = np.flatnonzero(frame.ravel())[::stride]
-    return idx, reference.reshape(-1, 3)[idx].astype(np.float32), small.reshape(-1, 3)[idx].astype(np.float32)
+def _frame_pairs(small: np.ndarray, reference: np.ndarray, frame: np.ndarray, stride: int,
+                 cache: dict | None = None):
+    """Every ``stride``-th frame pixel: flat indices, the calibration's and this photo's B, G, R
+    there, float32 (n, 3) each, and where the calibration's is unclipped (:func:`_unclipped`).
+
+    What depends on the calibration only (the indices, its colours, their clipping) is kept in
+    ``cache`` (a dict kept with the calibration, for one ``reference`` and ``frame``) when given;
+    the calibration's colours are then read-only."""
+    key = ("frame_pairs", stride, small.shape)
+    ref = cache.get(key) if cache is not None else None
+    if ref is None:
+        idx = np.flatnonzero(frame.ravel())[::stride]
+        a = reference.reshape(-1, 3)[idx].astype(np.float32)
+        ref = (idx, a, _ref_unclipped(a))
+        if cache is not None:
+            a.flags.writeable = False
+            cache[key] = ref
+    idx, a, a_ok = ref
+    return idx, a, small.reshape(-1, 3)[idx].astype(np.float32), a_ok
 
 
-def _unclipped(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """bool (n,): pixel pairs with no channel near black or white in either image."""
-    return (a.min(axis=1) > 15) & (a.max(axis=1) < 245) & (b.min(axis=1) > 5) & (b.max(axis=1) < 250)
+def _ref_unclipped(a: np.ndarray) -> np.ndarray:
+    """bool (n,): the calibration's pixels with no channel near black or white."""
+    return (a.min(axis=1) > 15) & (a.max(axis=1) < 245)
+
+
+def _unclipped(a: np.ndarray, b: np.ndarray, a_ok: np.ndarray | None = None) -> np.ndarray:
+    """bool (n,): pixel pairs with no channel near black or white in either image (``a_ok``:
+    :func:`_ref_unclipped` of ``a`` when the caller has it)."""
+    return (_ref_unclipped(a) if a_ok is None else a_ok) & (b.min(axis=1) > 5) & (b.max(axis=1) < 250)
 
 
 def lighting_field(small: np.ndarray, reference: np.ndarray | None, frame: np.ndarray, gains,
-                   min_range: float = 0.03) -> np.ndarray | None:
+                   min_range: float = 0.03, cache: dict | None = None) -> np.ndarray | None:
     """Quadratic log-brightness field (6 coefficients over the board, see :func:`field_at`) that
     evens out uneven light — a lamp to one side, a vignette, a soft shadow — or None when the light
     is even.
@@ -102,17 +133,26 @@ def lighting_field(small: np.ndarray, reference: np.ndarray | None, frame: np.nd
         reference: the calibration's, same shape, or None (no field then).
         frame: bool (h, w), the frame.
         gains: (3,) global gains from :func:`lighting_gains`.
+        cache: optional dict kept with the calibration (:func:`_frame_pairs`; the design matrix of
+            the frame's pixels too).
     """
     if reference is None or reference.shape != small.shape:
         return None
     h, w = small.shape[:2]
-    idx, a, b = _frame_pairs(small, reference, frame, QUALITY.light_field_stride)
+    idx, a, b, a_ok = _frame_pairs(small, reference, frame, QUALITY.light_field_stride, cache)
     b *= np.asarray(gains, np.float32)
-    ok = _unclipped(a, b)
+    ok = _unclipped(a, b, a_ok)
     if ok.sum() < 200:
         return None
-    y, x = np.divmod(idx[ok], w)
-    A = _design((x + 0.5) / w * 2 - 1, (y + 0.5) / h * 2 - 1)
+    key = ("design", QUALITY.light_field_stride, small.shape)
+    design = cache.get(key) if cache is not None else None
+    if design is None:  # the quadratic's terms at every frame pixel sampled: the calibration's alone
+        y, x = np.divmod(idx, w)
+        design = _design((x + 0.5) / w * 2 - 1, (y + 0.5) / h * 2 - 1)
+        if cache is not None:
+            design.flags.writeable = False
+            cache[key] = design
+    A = design[ok]
     r = np.log(a[ok].sum(axis=1) / np.maximum(b[ok].sum(axis=1), 1.0))
     keep = np.ones(len(r), bool)
     for _ in range(3):
@@ -125,7 +165,8 @@ def lighting_field(small: np.ndarray, reference: np.ndarray | None, frame: np.nd
     if keep.mean() < 1.0 - QUALITY.light_field_max_outliers or 1.4826 * mad > QUALITY.light_field_max_sd:
         return None  # not smooth light (a hard shadow, a flat patch over part of the board): not corrected
     fitted = _lin(A[keep], coef)
-    if float(np.percentile(fitted, 98) - np.percentile(fitted, 2)) < min_range:
+    lo, hi = np.percentile(fitted, [2, 98])  # both from one partition (fitted is float64: as two calls)
+    if float(hi - lo) < min_range:
         return None
     return coef
 
@@ -176,7 +217,7 @@ def uneven_light(small: np.ndarray, reference: np.ndarray | None, frame: np.ndar
     if reference is None or reference.shape != small.shape:
         return False
     h, w = small.shape[:2]
-    idx, a, b = _frame_pairs(small, reference, frame, max(QUALITY.lighting_stride // 2, 1))
+    idx, a, b, _ = _frame_pairs(small, reference, frame, max(QUALITY.lighting_stride // 2, 1))
     b *= np.asarray(gains, np.float32)
     if coef is not None:
         y, x = np.divmod(idx, w)
@@ -231,7 +272,7 @@ def smooth_cells(values: np.ndarray, weight: np.ndarray, sigma_cells: float) -> 
 
 
 def sand_correction(sands: np.ndarray, candidates: np.ndarray, reference: np.ndarray, ref_bare: np.ndarray,
-                    cfg=QUALITY) -> np.ndarray | None:
+                    cfg=QUALITY, cache: dict | None = None) -> np.ndarray | None:
     """Per-cell B, G, R gains that bring this photo's bare sand to the calibration's, or None when
     the light already matches (every gain within ``cfg.sand_even_share`` of 1) or the change is no
     light at all (beyond ``cfg.sand_most_gain``: a shadow, a flat patch — the checks name those).
@@ -248,10 +289,20 @@ def sand_correction(sands: np.ndarray, candidates: np.ndarray, reference: np.nda
         sands: float32 (rows, cols, 3) this photo's :func:`cell_sands`; candidates: bool (rows, cols)
             cells that may show bare sand (no player colour on their ring, not closing terrain).
         reference, ref_bare: the calibration shot's cell sands and where they were bare.
+        cache: optional dict kept with the calibration (for this ``reference`` and ``ref_bare``):
+            their smoothed log, the calibration's alone, is made once.
     Returns:
         float32 (rows, cols, 3) gains, or None.
     """
-    ref = smooth_cells(np.log(np.maximum(reference, 1.0)), ref_bare, cfg.sand_sigma_cells)
+    key = ("sand_reference", cfg.sand_sigma_cells)
+    if cache is not None and key in cache:
+        ref = cache[key]
+    else:
+        ref = smooth_cells(np.log(np.maximum(reference, 1.0)), ref_bare, cfg.sand_sigma_cells)
+        if cache is not None:
+            if ref is not None:
+                ref.flags.writeable = False
+            cache[key] = ref
     if ref is None or candidates.sum() < cfg.sand_min_cells:
         return None
     ratio = (ref - np.log(np.maximum(sands, 1.0))).astype(np.float32)

@@ -47,6 +47,8 @@ class ReaderModel:
         self.registration_levels: dict = {}
         self.last_refined: dict = {}  #: photo size → the last refined Registration
         self.reference_small = None
+        #: what a scan derives from the calibration alone (the frame's sampled pixels, …), made on first use
+        self.derived: dict = {}
 
     @classmethod
     def of(cls, cal) -> "ReaderModel":

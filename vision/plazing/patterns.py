@@ -127,10 +127,11 @@ def _shift_costs(windows: np.ndarray, means: np.ndarray, sds: np.ndarray, cfg: P
     # Σ((x − m)/s)² = x²·s⁻² − 2 x·m s⁻² + m²·s⁻²: small matrix products per shift
     W = np.ascontiguousarray(np.concatenate([inv, -2.0 * mw], axis=1).T)  # (2F, R)
     c = np.empty((ns, ns, len(flat), R), np.float64)
+    both = np.concatenate([flat * flat, flat], axis=1)  # x² and x of every window, squared once
     for dy in range(ns):
         for dx in range(ns):
-            x = flat[:, :, dy:dy + B, dx:dx + B].reshape(len(flat), -1)
-            c[dy, dx] = np.maximum(small_matmul(np.concatenate([x * x, x], axis=1), W) + const, 0.0)
+            x = both[:, :, dy:dy + B, dx:dx + B].reshape(len(flat), -1)
+            c[dy, dx] = np.maximum(small_matmul(x, W) + const, 0.0)
     c /= cfg.dependence
     d = np.arange(ns) - (ns - 1) // 2
     c += cfg.shift_cost * (d[:, None] ** 2 + d[None, :] ** 2)[:, :, None, None]

@@ -71,10 +71,11 @@ def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray, on_sand:
     scratch = scratch_arrays()
     rect = Rectified(photo.image, photo.registration.H_px_from_mm, profile, grid, scratch)
     frame = frame_mask(rect.small.shape, grid, QUALITY.px_per_mm)
-    gains = np.asarray(lighting_gains(rect.small, model.reference_small, frame, model.median), np.float32)
+    gains = np.asarray(lighting_gains(rect.small, model.reference_small, frame, model.median, cache=model.derived),
+                       np.float32)
     # uneven light (a lamp to one side, a vignette, a soft shadow): a smooth gain field fitted on
     # the printed frame evens it out before any cell is judged …
-    coef = lighting_field(rect.small, model.reference_small, frame, gains)
+    coef = lighting_field(rect.small, model.reference_small, frame, gains, cache=model.derived)
     hw = rect.crop.shape[:2]
     low = (max(2, hw[0] // FIELD_STEP), max(2, hw[1] // FIELD_STEP))
     field = np.broadcast_to(gains, low + (3,)).copy()
@@ -138,7 +139,7 @@ def _sand_gains(sands: np.ndarray, model: ReaderModel, terrain: np.ndarray) -> n
     player's colour on their ring, or closing terrain, are no sand."""
     ring = np.take(model.table, lut_index(np.clip(sands, 0, 255).astype(np.uint8)))
     bare = (ring >= len(model.players)) & (terrain != "#")
-    return sand_correction(sands, bare, model.sand, model.sand_bare)
+    return sand_correction(sands, bare, model.sand, model.sand_bare, cache=model.derived)
 
 
 def even_on_sand(prep: Prepared, model: ReaderModel, terrain: np.ndarray) -> None:

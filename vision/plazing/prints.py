@@ -43,6 +43,28 @@ def cell_sand(patch: np.ndarray, cfg: PrintConfig = PRINTS) -> np.ndarray:
     return np.median(ring, axis=0).astype(np.float32)
 
 
+def cell_sands_of(patches: list, cfg: PrintConfig = PRINTS) -> list:
+    """:func:`cell_sand` of each patch; patches of one size in one median (the same ring, the
+    same median per cell)."""
+    out = [None] * len(patches)
+    by_shape: dict = {}
+    for i, patch in enumerate(patches):
+        by_shape.setdefault(patch.shape, []).append(i)
+    for (h, w, _), idx in by_shape.items():
+        if len(idx) == 1:
+            out[idx[0]] = cell_sand(patches[idx[0]], cfg)
+            continue
+        a = max(1, int(round(cfg.ring_inset_share * h)))
+        b = max(a + 1, int(round((cfg.ring_inset_share + cfg.ring_width_share) * h)))
+        inner = np.stack([patches[i] for i in idx])[:, a:h - a, a:w - a]
+        n = len(idx)
+        ring = np.concatenate([inner[:, :b - a].reshape(n, -1, 3), inner[:, -(b - a):].reshape(n, -1, 3),
+                               inner[:, :, :b - a].reshape(n, -1, 3), inner[:, :, -(b - a):].reshape(n, -1, 3)], axis=1)
+        for i, sand in zip(idx, np.median(ring, axis=1).astype(np.float32)):
+            out[i] = sand
+    return out
+
+
 def _deviating(patch: np.ndarray, sand: np.ndarray, cfg: PrintConfig) -> np.ndarray:
     """Pixels (N, 3) of a cell's inner part farther than ``cfg.deviation_bgr`` from its sand."""
     h, w = patch.shape[:2]
@@ -68,7 +90,7 @@ def _on_segment(pixels: np.ndarray, sand: np.ndarray, ink: np.ndarray, most: flo
 
 
 def flat_share(patch: np.ndarray, cfg: PrintConfig = PRINTS, sand: np.ndarray | None = None,
-               dev: np.ndarray | None = None) -> float | None:
+               dev: np.ndarray | None = None, ink: np.ndarray | None = None) -> float | None:
     """How much of what stands out in a cell is one flat ink: the share of the pixels that deviate
     from the cell's sand lying on the line from sand through their median colour.
 
@@ -77,7 +99,8 @@ def flat_share(patch: np.ndarray, cfg: PrintConfig = PRINTS, sand: np.ndarray | 
 
     Args:
         patch: the cell cut out of the normalised crop, BGR uint8 (h, w, 3).
-        sand, dev: the cell's :func:`cell_sand` and deviating pixels when the caller has them.
+        sand, dev: the cell's :func:`cell_sand` and deviating pixels when the caller has them;
+            ink: their median when the caller has it.
     Returns:
         the share in [0, 1], or None when too little deviates (bare sand).
     """
@@ -87,7 +110,9 @@ def flat_share(patch: np.ndarray, cfg: PrintConfig = PRINTS, sand: np.ndarray | 
         dev = _deviating(patch, sand, cfg)
     if len(dev) < cfg.min_ink_px:
         return None
-    _, off2 = _on_segment(dev, sand, np.median(dev, axis=0).astype(np.float32), cfg.max_alpha)
+    if ink is None:
+        ink = np.median(dev, axis=0)
+    _, off2 = _on_segment(dev, sand, ink.astype(np.float32), cfg.max_alpha)
     return float((off2 < cfg.noise_bgr ** 2).mean())
 
 
@@ -142,17 +167,15 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
         cells = [tuple(rc) for rc in np.argwhere(free & (terrain == mark)).tolist()]
         if not cells:
             continue
-        patches, sands, inks, devs, flats = [], [], [], [], []
-        for r, c in cells:
-            u0, v0, u1, v1 = boxes[r, c]
-            patch = board[v0:v1, u0:u1]
-            sand = cell_sand(patch, cfg)
+        patches = [board[v0:v1, u0:u1] for u0, v0, u1, v1 in (boxes[r, c] for r, c in cells)]
+        sands = cell_sands_of(patches, cfg)
+        inks, devs, flats = [], [], []
+        for patch, sand in zip(patches, sands):
             dev = _deviating(patch, sand, cfg)
-            patches.append(patch)
-            sands.append(sand)
             devs.append(dev)
             inks.append(np.median(dev, axis=0) if len(dev) >= cfg.min_ink_px else None)
-            flats.append(inks[-1] is not None and (flat_share(patch, cfg, sand, dev) or 0.0) >= cfg.flat_print_share)
+            flats.append(inks[-1] is not None
+                         and (flat_share(patch, cfg, sand, dev, inks[-1]) or 0.0) >= cfg.flat_print_share)
         seen = [k for k in inks if k is not None]
         if not seen:
             unseen += cells

@@ -268,8 +268,9 @@ def read(photo: Photo) -> Reading:
     if doubts:
         warnings.append("not sure of " + "; ".join("{} (or {})".format(*d.words()) for d in doubts[:4])
                         + ("; …" if len(doubts) > 4 else ""))
-    confidence = ledger.confidence()
-    details = {"cell_conf": cell_conf, "grid": grid, "reader_confidence": confidence, "log_p": ledger.log_p(),
+    log_p = ledger.log_p()
+    confidence = calibrated(log_p, ledger.cfg)  # = ledger.confidence(), the sum taken once
+    details = {"cell_conf": cell_conf, "grid": grid, "reader_confidence": confidence, "log_p": log_p,
                "free": free_mask, "ledger": ledger}
     return Reading(state=state, confidence=confidence, warnings=warnings, details=details,
                    alternatives=Alternatives(state, ledger, warnings, details))

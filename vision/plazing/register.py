@@ -83,6 +83,18 @@ class _Reference:
         shifted = [cv2.warpAffine(self.edges, np.float32([[1, 0, dx], [0, 1, dy]]), (self.shape[1], self.shape[0]))
                    for dx, dy in ((moved_px, 0), (-moved_px, 0), (0, moved_px), (0, -moved_px))]
         self.unmoved_ecc = min(float(cv2.computeECC(self.edges, b, self.mask)) for b in shifted)
+        self._derived: dict = {}
+
+    def derived(self, name: str, make):
+        """What the alignment derives from the reference alone (its edges at half size, the mask
+        grown by the largest bump, …): ``make()`` on first use, then kept (read-only)."""
+        got = self._derived.get(name)
+        if got is None:
+            got = self._derived[name] = make()
+            for a in (got if isinstance(got, tuple) else (got,)):
+                if isinstance(a, np.ndarray):
+                    a.flags.writeable = False
+        return got
 
     def keypoints(self):
         """(ORB detector, keypoints, descriptors) of the fixed parts, found on first use."""
@@ -165,7 +177,7 @@ def _keypoint_motion(ref: _Reference, small: np.ndarray, ppm_ref: float, cfg: Re
         return unknown
     # the photo's fixed parts may have moved: look for keypoints in the mask grown by the largest bump
     grow = int(np.ceil(cfg.largest_bump_mm * ppm_ref))
-    mask = cv2.dilate(ref.mask, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+    mask = ref.derived(("grown", grow), lambda: cv2.dilate(ref.mask, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)))
     kp, desc = orb.detectAndCompute(small, mask)
     if desc is None or len(kp) < cfg.min_inliers:
         return unknown
@@ -206,9 +218,9 @@ def _robust_ecc(ref: _Reference, b: np.ndarray, init: np.ndarray, cfg: RegisterC
     """
     h, w = ref.shape
     half = (w // 2, h // 2)
-    a2 = cv2.resize(ref.edges, half, interpolation=cv2.INTER_AREA)
+    a2, m2 = ref.derived("half", lambda: (cv2.resize(ref.edges, half, interpolation=cv2.INTER_AREA),
+                                          cv2.resize(ref.mask, half, interpolation=cv2.INTER_NEAREST)))
     b2 = cv2.resize(b, half, interpolation=cv2.INTER_AREA)
-    m2 = cv2.resize(ref.mask, half, interpolation=cv2.INTER_NEAREST)
     warp = init.copy()
     warp[:, 2] *= 0.5
     try:
@@ -216,11 +228,12 @@ def _robust_ecc(ref: _Reference, b: np.ndarray, init: np.ndarray, cfg: RegisterC
                                        | cv2.TERM_CRITERIA_COUNT, cfg.iterations, cfg.epsilon), m2, 1)
         warp[:, 2] *= 2.0
         mask = ref.mask
+        inside, an = ref.derived("normalised", lambda: (
+            mask > 0, ref.edges / max(float(ref.edges[mask > 0].std()), 1e-6)))
         back = cv2.warpAffine(b, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-        an = ref.edges / max(float(ref.edges[mask > 0].std()), 1e-6)
-        bn = back / max(float(back[mask > 0].std()), 1e-6)
+        bn = back / max(float(back[inside].std()), 1e-6)
         res = np.abs(an - bn)
-        cut = float(np.quantile(res[mask > 0], 1.0 - cfg.trim_share))
+        cut = float(np.quantile(res[inside], 1.0 - cfg.trim_share))
         trimmed = np.where(res <= cut, mask, 0).astype(np.uint8)
         _, warp = cv2.findTransformECC(ref.edges, b, warp, cv2.MOTION_EUCLIDEAN, (cv2.TERM_CRITERIA_EPS
                                        | cv2.TERM_CRITERIA_COUNT, cfg.fine_iterations, cfg.epsilon), trimmed, 1)

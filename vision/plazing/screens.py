@@ -99,15 +99,35 @@ def _shifted_correlation(profs: np.ndarray, template: np.ndarray, max_shift: int
     Returns:
         float64 (K,) best correlation in [−1, 1] (−1 when undefined).
     """
-    W, T = _shift_tables(template, max_shift)
-    cnt = W.sum(axis=1)
+    W, cnt, yc, yy = _template_side(template, max_shift)
     xm = (profs[:, None, :] * W).sum(-1) / cnt
-    ym = (T * W).sum(-1) / cnt
     xc = (profs[:, None, :] - xm[..., None]) * W
-    yc = (T - ym[:, None]) * W
-    den = np.sqrt((xc ** 2).sum(-1) * (yc ** 2).sum(-1)[None])
+    den = np.sqrt((xc ** 2).sum(-1) * yy[None])
     corr = np.where(den > 1e-9, (xc * yc[None]).sum(-1) / np.maximum(den, 1e-12), -1.0)
     return corr.max(axis=1)
+
+
+_TEMPLATES: dict = {}  #: (template, max_shift) → its side of :func:`_shifted_correlation` (one per calibration)
+
+
+def _template_side(template: np.ndarray, max_shift: int):
+    """What :func:`_shifted_correlation` needs of the template alone, per shift: the overlap mask
+    W, its bin count, the template centred on the overlap and its squared norm (made once per
+    template)."""
+    key = (template.tobytes(), int(max_shift))
+    got = _TEMPLATES.get(key)
+    if got is None:
+        W, T = _shift_tables(template, max_shift)
+        cnt = W.sum(axis=1)
+        ym = (T * W).sum(-1) / cnt
+        yc = (T - ym[:, None]) * W
+        got = (W, cnt, yc, (yc ** 2).sum(-1))
+        for a in got:
+            a.flags.writeable = False
+        if len(_TEMPLATES) >= 8:
+            _TEMPLATES.pop(next(iter(_TEMPLATES)))
+        _TEMPLATES[key] = got
+    return got
 
 
 def facing_of(board_L: np.ndarray, cells, template: np.ndarray, grid: Grid, px_per_mm: float,

@@ -165,27 +165,40 @@ class TerrainModel:
         prob = prob.reshape(rows, cols)
         d_free = srt[:, 0].reshape(rows, cols)
         xg = x.reshape(rows, cols, F)
-        cands = []
+        # every object at every position at once (the same sums, in the same order, as one
+        # position at a time); a candidate neither accepted nor nearly so (p ≤ 0.02) changes
+        # nothing, so only the others are walked through, best first
+        ds, alts, spots, starts = [], [], [], [0]
         for offs, of in self.objects(cols):
             h = max(o[0] for o in offs) + 1
             w = max(o[1] for o in offs) + 1
             dr = np.array([o[0] for o in offs])
             dc = np.array([o[1] for o in offs])
-            for r0 in range(rows - h + 1):
-                for c0 in range(cols - w + 1):
-                    d = float(((xg[r0 + dr, c0 + dc] - of) ** 2).mean())
-                    alt = float(d_free[r0 + dr, c0 + dc].mean())
-                    ratio = np.log(max(alt, 1e-6) / max(d, 1e-6))
-                    cands.append((d, alt, ratio, [(int(r0 + a), int(c0 + b)) for a, b in zip(dr, dc)]))
-        cands.sort(key=lambda c: c[0])
+            r0, c0 = np.mgrid[0:rows - h + 1, 0:cols - w + 1]
+            r0, c0 = r0.ravel(), c0.ravel()
+            rr, cc = r0[:, None] + dr[None], c0[:, None] + dc[None]  # (positions, cells of the object)
+            ds.append(((xg[rr, cc] - of) ** 2).reshape(len(r0), -1).mean(axis=1))
+            alts.append(d_free[rr, cc].mean(axis=1))
+            spots.append((rr, cc))
+            starts.append(starts[-1] + len(r0))
+        d_all = np.concatenate(ds) if ds else np.zeros(0)
+        alt_all = np.concatenate(alts) if alts else np.zeros(0)
+        ratio_all = np.log(np.maximum(alt_all, 1e-6) / np.maximum(d_all, 1e-6))
+        p_all = 1.0 / (1.0 + np.exp(-TERRAIN.object_slope * (ratio_all - np.log(TERRAIN.object_ratio))))
+        accept = (d_all < TERRAIN.object_max) & (ratio_all > np.log(TERRAIN.object_ratio))
+        order = np.argsort(d_all, kind="stable")
+        order = order[(accept | (p_all > 0.02))[order]]
         wall = np.zeros((rows, cols), bool)
         found = 0
         near = []
-        for d, alt, ratio, cells in cands:
+        for i in order.tolist():
+            k = int(np.searchsorted(starts, i, side="right")) - 1
+            rr, cc = spots[k][0][i - starts[k]], spots[k][1][i - starts[k]]
+            cells = list(zip(rr.tolist(), cc.tolist()))
             if any(wall[c] for c in cells):
                 continue  # overlaps a better object
-            p = 1.0 / (1.0 + np.exp(-TERRAIN.object_slope * (ratio - np.log(TERRAIN.object_ratio))))
-            if d < TERRAIN.object_max and ratio > np.log(TERRAIN.object_ratio):
+            p = float(p_all[i])
+            if accept[i]:
                 for c in cells:
                     wall[c] = True
                 prob[cells[0]] *= p

@@ -359,16 +359,50 @@ def small_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     rows = max(1, MAX_BLAS_MACS // max(a.shape[1] * b.shape[1], 1))
     if len(a) <= rows:
         return a @ b
-    return np.concatenate([a[i:i + rows] @ b for i in range(0, len(a), rows)])
+    out = np.empty((len(a), b.shape[1]), np.result_type(a.dtype, b.dtype))
+    for i in range(0, len(a), rows):  # each chunk's product written in place (no joining copy)
+        np.matmul(a[i:i + rows], b, out=out[i:i + rows])
+    return out
 
 
-def _sq_distances(x: np.ndarray, centres: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Squared Mahalanobis distances |(x − c) W|², float64 (N, M), for x (N, F), centres (M, F)."""
+def _sq_distances(x: np.ndarray, centres: np.ndarray, W: np.ndarray, side=None) -> np.ndarray:
+    """Squared Mahalanobis distances |(x − c) W|², float64 (N, M), for x (N, F), centres (M, F).
+    ``side``: the centres' part (:func:`_centre_side`) when the caller has it."""
     if len(centres) == 0:
         return np.full((len(x), 0), np.inf)
-    a, b = small_matmul(x, W), small_matmul(centres, W)
-    return np.maximum((a * a).sum(1)[:, None] + (b * b).sum(1)[None] - 2 * small_matmul(a, np.ascontiguousarray(b.T)),
-                      0.0)
+    a = small_matmul(x, W)
+    bT, bb = side if side is not None else _centre_side(centres, W)
+    # (|a|² + |b|²) − 2 a·b, with 2 a·b as (2a)·b (exact: doubling is) and the rest in place
+    d = np.add.outer((a * a).sum(1), bb)
+    d -= small_matmul(a * 2.0, bT)
+    return np.maximum(d, 0.0, out=d)
+
+
+def _centre_side(centres: np.ndarray, W: np.ndarray):
+    """What :func:`_sq_distances` needs of the centres alone: (c W)ᵀ contiguous, |c W|² per centre."""
+    b = small_matmul(centres, W)
+    return np.ascontiguousarray(b.T), (b * b).sum(1)
+
+
+def _scan_constants(model: "TokenModel") -> dict:
+    """What every scan of one calibration needs of its token model alone, made on first use and
+    kept with it (made again if the model's arrays are replaced): the precision's Cholesky factor,
+    the bare cells' and prototypes' side of the distances, the strict metric's factor and all
+    references stacked."""
+    key = (model.precision, model.empties, model.protos, model.strict)
+    got = model.__dict__.get("_scan_constants")
+    if got is not None and all(a is b for a, b in zip(got[0], key)):
+        return got[1]
+    W = np.linalg.cholesky(model.precision)
+    c = {"W": W,
+         "empties": _centre_side(model.empties, W) if len(model.empties) else None,
+         "protos": _centre_side(model.protos, W) if len(model.protos) else None}
+    refs = [r for r in (model.empties, model.protos) if len(r)]
+    if refs:
+        c["Ws"] = np.linalg.cholesky(model.strict if model.strict is not None else model.precision)
+        c["allrefs"] = np.vstack(refs)
+    model.__dict__["_scan_constants"] = (key, c)
+    return c
 
 
 @dataclass
@@ -440,16 +474,18 @@ def token_distances(feats: np.ndarray, model: TokenModel, W: np.ndarray | None =
     class's nearest prototype: float64 (N,), float64 (N, K). ``W``: the precision's Cholesky factor
     when the caller has it; ``keep``: a dict that receives the distances to every bare cell and
     prototype (``"empties"`` (N, E), ``"protos"`` (N, M)) for :func:`odd_cells`."""
-    if W is None:
-        W = np.linalg.cholesky(model.precision)  # precision = W Wᵀ, so d² = |(x − m) W|²
+    sides = {}
+    if W is None:  # precision = W Wᵀ, so d² = |(x − m) W|²
+        sides = _scan_constants(model)
+        W = sides["W"]
     N = len(feats)
     K = len(model.classes)
-    da = _sq_distances(feats, model.empties, W) if len(model.empties) else np.full((N, 0), np.inf)
+    da = _sq_distances(feats, model.empties, W, sides.get("empties")) if len(model.empties) else np.full((N, 0), np.inf)
     de = da.min(axis=1, initial=np.inf)
     dk = np.full((N, K), np.inf)
     dp = np.full((N, 0), np.inf)
     if len(model.protos):
-        dp = _sq_distances(feats, model.protos, W)
+        dp = _sq_distances(feats, model.protos, W, sides.get("protos"))
         cls = model.proto_class
         if len(cls) and np.all(cls[1:] >= cls[:-1]):  # grouped by class (as learned): one pass
             starts = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]])
@@ -486,6 +522,20 @@ def token_posteriors(de: np.ndarray, dk: np.ndarray, model: TokenModel, F: int,
     return TokenPosteriors([names[b] for b in post.argmax(axis=1)], post, names)
 
 
+def _first_min(da: np.ndarray, dp: np.ndarray, rows: np.ndarray):
+    """``argmin`` and ``min`` per row of ``np.hstack([da, dp])`` (the first minimum; a NaN, as
+    numpy's, counts as the minimum), from the two halves."""
+    E = da.shape[1]
+    if not E or not dp.shape[1]:  # one half only: its own indices are the joined ones
+        base = da if E else dp
+        first = base.argmin(axis=1)
+        return first, base[rows, first]
+    ia, ip = da.argmin(axis=1), dp.argmin(axis=1)
+    va, vp = da[rows, ia], dp[rows, ip]
+    use_a = np.isnan(va) | ~((vp < va) | np.isnan(vp))
+    return np.where(use_a, ia, E + ip), np.where(use_a, va, vp)
+
+
 def odd_cells(feats: np.ndarray, model: TokenModel, limit: float, dists: dict | None = None) -> np.ndarray:
     """Which cells are unlike everything seen at calibration.
 
@@ -501,15 +551,14 @@ def odd_cells(feats: np.ndarray, model: TokenModel, limit: float, dists: dict | 
     Returns:
         bool (N,).
     """
-    refs = [r for r in (model.empties, model.protos) if len(r)]
-    if not refs:
+    if not (len(model.empties) or len(model.protos)):
         return np.zeros(len(feats), bool)
-    Ws = np.linalg.cholesky(model.strict if model.strict is not None else model.precision)
+    sc = _scan_constants(model)
+    Ws, allrefs = sc["Ws"], sc["allrefs"]
     lim2 = float(limit) ** 2
-    allrefs = np.vstack(refs)
     if dists is None:
         return _sq_distances(feats, allrefs, Ws).min(axis=1) > lim2
-    base = np.hstack([dists["empties"], dists["protos"]])
+    da, dp = dists["empties"], dists["protos"]
 
     def within(i, j):  # strict d² ≤ lim² for the pairs (cell i, reference j)
         d = small_matmul(feats[i] - allrefs[j], Ws)
@@ -518,12 +567,12 @@ def odd_cells(feats: np.ndarray, model: TokenModel, limit: float, dists: dict | 
     # the nearest reference in the base metric settles almost every cell; the rest try all within reach
     near = np.zeros(len(feats), bool)
     rows = np.arange(len(feats))
-    first = base.argmin(axis=1)
-    reach = base[rows, first] <= lim2
+    first, nearest = _first_min(da, dp, rows)  # as over the two side by side, without joining them
+    reach = nearest <= lim2
     near[reach] = within(rows[reach], first[reach])
     left = reach & ~near
     if left.any():
-        i, j = np.nonzero(base[left] <= lim2)
+        i, j = np.nonzero(np.hstack([da[left], dp[left]]) <= lim2)
         i = np.flatnonzero(left)[i]
         near[i[within(i, j)]] = True
     return ~near
