@@ -281,8 +281,9 @@ def read(photo: Photo) -> Reading:
     p_occ = occupancy.posterior(occ_feats)[:, occ_k]
     # every slot at once: a slot is strange when far from both classes, absolutely or against the
     # photo's typical slot (a global shift — blur, a colour cast — moves every slot alike)
-    slot_labels_all, slot_post_all, slot_d_all = _classify_slots(crop, crop_slots, slots)
-    slot_shift = _slot_misfit(crop, crop_slots, slots, slot_d_all, lanes)
+    crop_lab_grad = _lab_grad(crop)      # the slots, and the misfit search around them, read the same crop
+    slot_labels_all, slot_post_all, slot_d_all = _classify_slots(crop, crop_slots, slots, crop_lab_grad)
+    slot_shift = _slot_misfit(crop, crop_slots, slots, slot_d_all, lanes, crop_lab_grad)
     typical_d = float(np.median(slot_d_all)) if len(slot_d_all) else 0.0
     slot_strange_all = (slot_d_all > CFG.slot_max_d) | (slot_d_all - typical_d > CFG.slot_rel_d)
     slot_start = 0
@@ -385,13 +386,14 @@ def read(photo: Photo) -> Reading:
 
 
 def _slot_misfit(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel, slot_d: np.ndarray,
-                 lanes: list[dict]) -> list[tuple[float, float] | None]:
+                 lanes: list[dict], lab_grad=None) -> list[tuple[float, float] | None]:
     """Per lane, the shift (mm) at which its castle slots fit the learned looks much better, or None.
 
     When the registration leaves the slots a few mm off (a tilted camera, a bent board), pieces
     read as empty slots at full confidence. Slots that fit both classes poorly (median distance
     above ``slot_misfit_d``) are looked at ``slot_search_mm`` off in x and y: a fit better by
-    ``slot_misfit_gain`` says the slots are misplaced, not the light different.
+    ``slot_misfit_gain`` says the slots are misplaced, not the light different. ``lab_grad``:
+    :func:`_lab_grad` of ``board_bgr`` when already at hand (the eight shifted looks share it).
     """
     out: list[tuple[float, float] | None] = [None] * len(lanes)
     starts = np.cumsum([0] + [len(L["slots_mm"]) for L in lanes])
@@ -401,7 +403,10 @@ def _slot_misfit(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel,
         return out
     s = CFG.slot_search_mm
     offsets = [(dx, dy) for dx in (-s, 0.0, s) for dy in (-s, 0.0, s) if dx or dy]
-    shifted = [_classify_slots(board_bgr, slots_mm + np.array(o), model)[2] for o in offsets]
+    lab_grad = _lab_grad(board_bgr) if lab_grad is None else lab_grad
+    # every shifted look at once (one gather of the patches), split back per offset
+    every = np.concatenate([slots_mm + np.array(o) for o in offsets])
+    shifted = np.split(_classify_slots(board_bgr, every, model, lab_grad)[2], len(offsets))
     for i in weak:
         sl = slice(starts[i], starts[i + 1])
         here = float(np.median(slot_d[sl]))
@@ -411,9 +416,11 @@ def _slot_misfit(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel,
     return out
 
 
-def _classify_slots(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel):
-    """Labels, posteriors and distances of castle slots on an illumination-normalised board."""
-    feats = patch_features(*_lab_grad(board_bgr), slots_mm, model.px_per_mm, model.patch_mm).astype(np.float64)
+def _classify_slots(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel, lab_grad=None):
+    """Labels, posteriors and distances of castle slots on an illumination-normalised board
+    (``lab_grad``: its :func:`_lab_grad`, when already at hand)."""
+    lab_grad = _lab_grad(board_bgr) if lab_grad is None else lab_grad
+    feats = patch_features(*lab_grad, slots_mm, model.px_per_mm, model.patch_mm).astype(np.float64)
     keep = [model.classes.index(c) for c in SLOT_LABELS]
     d2 = np.stack([_d2(model, feats, model.classes[k]) for k in keep], axis=1)
     post = np.exp(-0.5 * (d2 - d2.min(axis=1, keepdims=True)))
