@@ -42,15 +42,24 @@ def normalise_illumination(board_bgr: np.ndarray, reference_median_bgr) -> np.nd
     Returns:
         BGR uint8 (H, W, 3).
     """
+    return apply_gains(board_bgr, illumination_gains(board_bgr, reference_median_bgr))
+
+
+def illumination_gains(board_bgr: np.ndarray, reference_median_bgr) -> np.ndarray:
+    """The channel gains of :func:`normalise_illumination`, float32 (3,)."""
     gain = np.asarray(reference_median_bgr, np.float32) / np.maximum(board_median_bgr(board_bgr), 1.0)
-    return apply_gains(board_bgr, np.clip(gain, 0.25, 4.0))
+    return np.clip(gain, 0.25, 4.0)
+
+
+def gain_table(gains) -> np.ndarray:
+    """The lookup table of :func:`apply_gains`: uint8 (256, 3), byte v of channel c → round(v · gains[c]) clipped."""
+    gains = np.asarray(gains, np.float32)
+    return np.clip(np.round(np.arange(256, dtype=np.float32)[:, None] * gains[None]), 0, 255).astype(np.uint8)
 
 
 def apply_gains(image_bgr: np.ndarray, gains) -> np.ndarray:
     """Multiply B, G, R by ``gains`` (3,) through a lookup table, rounding and clipping: BGR uint8."""
-    gains = np.asarray(gains, np.float32)
-    lut = np.clip(np.round(np.arange(256, dtype=np.float32)[:, None] * gains[None]), 0, 255).astype(np.uint8)
-    return cv2.LUT(image_bgr, lut.reshape(256, 1, 3))
+    return cv2.LUT(image_bgr, gain_table(gains).reshape(256, 1, 3))
 
 
 def bgr_to_lab(bgr: np.ndarray) -> np.ndarray:

@@ -30,12 +30,12 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.places import CORE_SHARE, normalise_illumination
+from vision.places import CORE_SHARE, gain_table, illumination_gains
 
 FEATURE_NAMES = ("log_mean_dE", "log_p90_dE", "log_texture_ratio")
 
 
-def board_lab(board_bgr: np.ndarray) -> np.ndarray:
+def board_lab(board_bgr: np.ndarray, gains=None) -> np.ndarray:
     """CIE Lab (D65, sRGB) of a BGR uint8 board as float32 (H, W, 3): L in 0–100, a and b centred on 0.
 
     Computed here rather than by ``cv2.cvtColor(COLOR_BGR2LAB)``, whose first call in a process
@@ -43,14 +43,22 @@ def board_lab(board_bgr: np.ndarray) -> np.ndarray:
     lookup table, the linear map to XYZ / white, the CIE cube root. Within 1.4 units of
     OpenCV's 8-bit result (which rounds Lab to bytes), about as fast once warm.
 
+    Args:
+        board_bgr: BGR uint8 (H, W, 3).
+        gains: optional (3,) B, G, R gains applied first as :func:`vision.places.apply_gains`
+            applies them (rounded and clipped to bytes): the same result, folded into the one
+            lookup table.
     Raises:
         ValueError: not a BGR uint8 image of shape (H, W, 3).
     """
     if board_bgr.dtype != np.uint8 or board_bgr.ndim != 3 or board_bgr.shape[2] != 3:
         raise ValueError("expected a BGR uint8 image of shape (H, W, 3)")
     linear_lut, xyz_from_bgr = _lab_tables()
+    if gains is not None:
+        scaled = gain_table(gains)                                       # (256, 3) bytes
+        linear_lut = np.ascontiguousarray(linear_lut[scaled, 0, np.arange(3)]).reshape(256, 1, 3)
     xyz = cv2.transform(cv2.LUT(board_bgr, linear_lut), xyz_from_bgr)      # X/Xn, Y/Yn, Z/Zn
-    f = cv2.pow(np.maximum(xyz, _LAB_EPS), 1.0 / 3.0)
+    f = np.cbrt(np.maximum(xyz, _LAB_EPS))                # float32; 4x faster than cv2.pow(·, 1/3), within 1 ulp
     low = xyz < _LAB_EPS
     if low.any():
         f[low] = 7.787 * xyz[low] + 16.0 / 116.0
@@ -89,9 +97,9 @@ def normalised_lab(board_bgr: np.ndarray, reference_median_bgr=None) -> np.ndarr
     """
     if board_bgr.dtype != np.uint8 or board_bgr.ndim != 3 or board_bgr.shape[2] != 3:
         raise ValueError("expected a BGR uint8 image of shape (H, W, 3)")
-    if reference_median_bgr is not None:
-        board_bgr = normalise_illumination(board_bgr, reference_median_bgr)
-    return board_lab(board_bgr)
+    if reference_median_bgr is None:
+        return board_lab(board_bgr)
+    return board_lab(board_bgr, illumination_gains(board_bgr, reference_median_bgr))
 
 
 def _quantile_last(x: np.ndarray, q: float) -> np.ndarray:

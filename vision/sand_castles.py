@@ -40,7 +40,7 @@ from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, chec
                                draw_caption, draw_label, draw_text_box, rectify_part, ring_change, text_scale)
 from vision.mats_config import SAND_CASTLES as CFG
 from vision.quality import check_blur, detail_ratio
-from vision.places import COVARIANCE_FLOOR, PlaceModel, apply_gains, learn_places, place_features
+from vision.places import COVARIANCE_FLOOR, PlaceModel, learn_places, place_features
 from vision.registration import project, rectify
 from vision.ring_contrast import (GaussianClasses, board_lab, gradient_magnitude, patch_features,
                                   ring_contrast_features, ring_medians)
@@ -226,9 +226,10 @@ def _gains(coarse_raw: np.ndarray, sparse_raw: np.ndarray, boxes_mm: np.ndarray,
     return np.clip(np.median(ratio, axis=0), 0.25, 4.0).astype(np.float32)
 
 
-def _lab_grad(board_bgr: np.ndarray):
-    """CIE Lab float32 (H, W, 3) and its lightness gradient magnitude float32 (H, W)."""
-    lab = board_lab(board_bgr)
+def _lab_grad(board_bgr: np.ndarray, gains=None):
+    """CIE Lab float32 (H, W, 3) and its lightness gradient magnitude float32 (H, W) (of the board
+    with ``gains`` applied first, as :func:`vision.places.apply_gains` does, when given)."""
+    lab = board_lab(board_bgr, gains)
     return lab, gradient_magnitude(np.ascontiguousarray(lab[..., 0]))
 
 
@@ -262,14 +263,12 @@ def read(photo: Photo) -> Reading:
     check_photo(raw, model["median_bgr"], min_L=CFG.min_board_L)
     all_boxes = np.concatenate([L["boxes_mm"] for L in lanes])
     gains = _gains(raw, sparse, all_boxes, model)
-    coarse = apply_gains(raw, gains)
-    crop = apply_gains(raw_crop, gains)
     occupancy = GaussianClasses.from_json(model["occupancy"])
     occ_k = occupancy.classes.index("occupied")
     has_wall = "wall" in spaces.classes
 
     centres = np.stack([(all_boxes[:, 0] + all_boxes[:, 2]) / 2, (all_boxes[:, 1] + all_boxes[:, 3]) / 2], axis=1)
-    lab, grad = _lab_grad(coarse)
+    lab, grad = _lab_grad(raw, gains)            # the gains folded into the Lab lookup table (apply_gains)
     check_blur(detail_ratio(lab[..., 0], CFG.detail_sigma_px, grad), model.get("detail_ratio"), CFG.min_detail_share)
     feats = patch_features(lab, grad, centres, spaces.px_per_mm, spaces.patch_mm).astype(np.float64)
     d2_wave = _d2(spaces, feats, "wave")
@@ -281,9 +280,9 @@ def read(photo: Photo) -> Reading:
     p_occ = occupancy.posterior(occ_feats)[:, occ_k]
     # every slot at once: a slot is strange when far from both classes, absolutely or against the
     # photo's typical slot (a global shift — blur, a colour cast — moves every slot alike)
-    crop_lab_grad = _lab_grad(crop)      # the slots, and the misfit search around them, read the same crop
-    slot_labels_all, slot_post_all, slot_d_all = _classify_slots(crop, crop_slots, slots, crop_lab_grad)
-    slot_shift = _slot_misfit(crop, crop_slots, slots, slot_d_all, lanes, crop_lab_grad)
+    crop_lab_grad = _lab_grad(raw_crop, gains)   # the slots, and the misfit search around them, read the same crop
+    slot_labels_all, slot_post_all, slot_d_all = _classify_slots(crop_lab_grad, crop_slots, slots)
+    slot_shift = _slot_misfit(crop_lab_grad, crop_slots, slots, slot_d_all, lanes)
     typical_d = float(np.median(slot_d_all)) if len(slot_d_all) else 0.0
     slot_strange_all = (slot_d_all > CFG.slot_max_d) | (slot_d_all - typical_d > CFG.slot_rel_d)
     slot_start = 0
@@ -385,15 +384,18 @@ def read(photo: Photo) -> Reading:
     return Reading(state=state, confidence=float(confidence), warnings=warnings, details=details)
 
 
-def _slot_misfit(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel, slot_d: np.ndarray,
-                 lanes: list[dict], lab_grad=None) -> list[tuple[float, float] | None]:
+def _slot_misfit(lab_grad, slots_mm: np.ndarray, model: PlaceModel, slot_d: np.ndarray,
+                 lanes: list[dict]) -> list[tuple[float, float] | None]:
     """Per lane, the shift (mm) at which its castle slots fit the learned looks much better, or None.
 
     When the registration leaves the slots a few mm off (a tilted camera, a bent board), pieces
     read as empty slots at full confidence. Slots that fit both classes poorly (median distance
     above ``slot_misfit_d``) are looked at ``slot_search_mm`` off in x and y: a fit better by
-    ``slot_misfit_gain`` says the slots are misplaced, not the light different. ``lab_grad``:
-    :func:`_lab_grad` of ``board_bgr`` when already at hand (the eight shifted looks share it).
+    ``slot_misfit_gain`` says the slots are misplaced, not the light different.
+
+    Args:
+        lab_grad: :func:`_lab_grad` of the illumination-normalised slot crop (every shifted look
+            reads it: the crop's Lab is computed once).
     """
     out: list[tuple[float, float] | None] = [None] * len(lanes)
     starts = np.cumsum([0] + [len(L["slots_mm"]) for L in lanes])
@@ -403,10 +405,9 @@ def _slot_misfit(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel,
         return out
     s = CFG.slot_search_mm
     offsets = [(dx, dy) for dx in (-s, 0.0, s) for dy in (-s, 0.0, s) if dx or dy]
-    lab_grad = _lab_grad(board_bgr) if lab_grad is None else lab_grad
     # every shifted look at once (one gather of the patches), split back per offset
     every = np.concatenate([slots_mm + np.array(o) for o in offsets])
-    shifted = np.split(_classify_slots(board_bgr, every, model, lab_grad)[2], len(offsets))
+    shifted = np.split(_classify_slots(lab_grad, every, model)[2], len(offsets))
     for i in weak:
         sl = slice(starts[i], starts[i + 1])
         here = float(np.median(slot_d[sl]))
@@ -416,10 +417,9 @@ def _slot_misfit(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel,
     return out
 
 
-def _classify_slots(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel, lab_grad=None):
-    """Labels, posteriors and distances of castle slots on an illumination-normalised board
-    (``lab_grad``: its :func:`_lab_grad`, when already at hand)."""
-    lab_grad = _lab_grad(board_bgr) if lab_grad is None else lab_grad
+def _classify_slots(lab_grad, slots_mm: np.ndarray, model: PlaceModel):
+    """Labels, posteriors and distances of castle slots on an illumination-normalised board, given
+    as its :func:`_lab_grad`."""
     feats = patch_features(*lab_grad, slots_mm, model.px_per_mm, model.patch_mm).astype(np.float64)
     keep = [model.classes.index(c) for c in SLOT_LABELS]
     d2 = np.stack([_d2(model, feats, model.classes[k]) for k in keep], axis=1)
