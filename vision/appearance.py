@@ -53,7 +53,9 @@ def blue_red_correlation(reference: np.ndarray, layout: np.ndarray) -> float:
     def chroma(bgr):
         return (bgr[:, 0] - bgr[:, 2]) / (bgr.sum(axis=1) + 1.0)
 
-    a, b = chroma(reference), chroma(adjusted)
-    if a.std() < 1e-6 or b.std() < 1e-6:
+    a, b = chroma(reference).astype(np.float64), chroma(adjusted).astype(np.float64)
+    a, b = a - a.mean(), b - b.mean()
+    sa, sb = float(np.sqrt(a @ a / len(a))), float(np.sqrt(b @ b / len(b)))    # standard deviations
+    if sa < 1e-6 or sb < 1e-6:
         return 0.0
-    return float(np.corrcoef(a, b)[0, 1])
+    return float(np.clip((a @ b) / len(a) / (sa * sb), -1.0, 1.0))             # Pearson, as np.corrcoef

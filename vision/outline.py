@@ -625,7 +625,7 @@ def strip_samples_mm(strips: Strips, step: int = 1) -> np.ndarray:
 
 
 def colour_profiles(bgr: np.ndarray, H_px_from_mm: np.ndarray, strips: Strips,
-                    samples_mm: np.ndarray | None = None) -> np.ndarray:
+                    samples_mm: np.ndarray | None = None, px: np.ndarray | None = None) -> np.ndarray:
     """Mean colour of each strip across the outline.
 
     Args:
@@ -633,17 +633,24 @@ def colour_profiles(bgr: np.ndarray, H_px_from_mm: np.ndarray, strips: Strips,
         H_px_from_mm: homography board mm → px of ``bgr``.
         strips: the layout (:func:`strip_layout`).
         samples_mm: :func:`strip_samples_mm` of ``strips``, when already at hand.
+        px: :func:`strip_samples_px` of them through ``H_px_from_mm``, when already at hand.
     Returns:
         float32 (n_strips, n_across, 3): mean B, G, R (grey levels) over each strip's width, from
         ``-(inside + search)`` mm (in) to ``outside + search`` mm (out).
     """
-    samples_mm = strip_samples_mm(strips) if samples_mm is None else samples_mm
-    flat = np.ascontiguousarray(samples_mm, np.float32).reshape(-1, 1, 2)   # float32: ample for 1/1000 px
-    px = cv2.perspectiveTransform(flat, np.asarray(H_px_from_mm, np.float64)).reshape(samples_mm.shape)
-    bands = cv2.remap(bgr, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if px is None:
+        px = strip_samples_px(strip_samples_mm(strips) if samples_mm is None else samples_mm, H_px_from_mm)
+    bands = cv2.remap(bgr, px, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)   # px: a 2-channel map
     # each strip's ``per`` columns averaged: an area resize by an integer factor is exactly that
     means = cv2.resize(bands.astype(np.float32), (len(strips.cols), bands.shape[0]), interpolation=cv2.INTER_AREA)
     return np.ascontiguousarray(means.transpose(1, 0, 2))
+
+
+def strip_samples_px(samples_mm: np.ndarray, H_px_from_mm: np.ndarray) -> np.ndarray:
+    """Where the samples (:func:`strip_samples_mm`) lie in a photo seen through ``H_px_from_mm``:
+    float32 (n_across, N, 2), contiguous (the map :func:`colour_profiles` remaps the photo by)."""
+    flat = np.ascontiguousarray(samples_mm, np.float32).reshape(-1, 1, 2)   # float32: ample for 1/1000 px
+    return cv2.perspectiveTransform(flat, np.asarray(H_px_from_mm, np.float64)).reshape(samples_mm.shape)
 
 
 def strips_in_view(H_px_from_mm: np.ndarray, strips: Strips, size: tuple[int, int]) -> np.ndarray:
@@ -777,6 +784,20 @@ class IdentityReference:
         blurred = _log_profiles(self.levels, cfg, cfg.blur_mm)[:, pad:n_across - pad].transpose(0, 2, 1)
         self.blurred_core = np.ascontiguousarray(blurred - blurred.mean(axis=2, keepdims=True))
         self.mean_levels = self.levels[:, pad:n_across - pad].mean(axis=1)        # (n, 3)
+        self._views: dict = {}      # (H, photo size) → (samples' px, strips in view): the calibrated homographies
+
+    def view(self, H_px_from_mm: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Where the strips' samples lie in a photo of ``size`` (w, h) seen through ``H_px_from_mm``
+        (:func:`strip_samples_px`) and which strips it shows (:func:`strips_in_view`); kept for a
+        few homographies (the calibrated one every photo of this size is first seen through)."""
+        key = (np.asarray(H_px_from_mm, np.float64).tobytes(), tuple(size))
+        got = self._views.get(key)
+        if got is None:
+            got = (strip_samples_px(self.samples_mm, H_px_from_mm), strips_in_view(H_px_from_mm, self.strips, size))
+            if len(self._views) >= 4:
+                self._views.clear()
+            self._views[key] = got
+        return got
 
     def exposure(self, profiles: np.ndarray, usable: np.ndarray | None = None) -> np.ndarray:
         """Per-channel gain (3,) that brings a photo's strips to the calibration's exposure: the
@@ -788,7 +809,7 @@ class IdentityReference:
         return self.mean_levels[use].mean(axis=0) / np.maximum(profiles[use].mean(axis=(0, 1)), 0.5)
 
     def residuals(self, profiles: np.ndarray, usable: np.ndarray | None = None,
-                  blurred: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                  blurred: bool = False, gain: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Best shift and RMS log residual of every strip of a photo's :func:`colour_profiles`.
 
         The photo is first brought to the calibration's exposure (:meth:`exposure`), so that
@@ -805,7 +826,8 @@ class IdentityReference:
             the smallest residual, NaN where it lies on the search range's end (the best match may
             be beyond it), and that residual (log units, each channel's mean removed).
         """
-        profiles = profiles * self.exposure(profiles, usable).astype(np.float32)
+        gain = self.exposure(profiles, usable) if gain is None else gain
+        profiles = profiles * gain.astype(np.float32)
         lg = np.ascontiguousarray(_log_profiles(profiles, self.cfg).transpose(0, 2, 1))      # (n, 3, A)
         lg -= lg.mean(axis=2, keepdims=True)           # centred: the window sums below stay exact in float32
         core, pad = (self.blurred_core if blurred else self.core), self.strips.pad
@@ -831,7 +853,7 @@ class IdentityReference:
         return shift, np.sqrt(b)
 
     def matches(self, profiles: np.ndarray, usable: np.ndarray | None = None,
-                blurred: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                blurred: bool = False, gain: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """How well every strip of a photo matches, at its best shift (``blurred``: as :meth:`residuals`).
 
         Returns:
@@ -843,7 +865,7 @@ class IdentityReference:
             match counts almost fully, a borderline one hardly.
         """
         cfg = self.cfg
-        shift, res = self.residuals(profiles, usable, blurred)
+        shift, res = self.residuals(profiles, usable, blurred, gain)
         u = np.maximum(res / cfg.max_residual, res / (cfg.max_relative_residual * np.maximum(self.contrast, 1e-9)))
         weight = np.where(u < 1, (1 - np.minimum(u, 1) ** 2) ** 2, 0.0)
         weight[~np.isfinite(shift) | ~self.structured] = 0.0
@@ -923,18 +945,23 @@ def board_identity(ref: IdentityReference, bgr: np.ndarray, H0: np.ndarray, usab
 
     def measure(T, fitted_only, blurred=False, swapped=False):
         H = board_H0 @ T @ ref.S
-        use = ref.structured & strips_in_view(H, ref.strips, size)   # strips off the photo tell nothing
+        if fitted_only:
+            px, in_view = strip_samples_px(ref.samples_mm, H), strips_in_view(H, ref.strips, size)
+        else:                                                          # the calibrated position: kept
+            px, in_view = ref.view(H, size)
+        use = ref.structured & in_view                                 # strips off the photo tell nothing
         if usable is not None:
             use &= usable
-        profiles = colour_profiles(bgr, H, ref.strips, ref.samples_mm)
+        profiles = colour_profiles(bgr, H, ref.strips, px=px)
         if swapped:
             profiles = np.ascontiguousarray(profiles[..., ::-1])
-        shift, weight = ref.matches(profiles, use, blurred)
+        gain = ref.exposure(profiles, use)
+        shift, weight = ref.matches(profiles, use, blurred, gain)
         weight = np.where(use, weight, 0.0)
         enough = np.inf if exhaustive else cfg.min_share * use.sum()
         evidence, moved, fitted, fewest = _agreeing(ref, shift, weight, fitted_only, enough)
         return (int(use.sum()), int((weight > 0).sum()), evidence, moved or fitted_only, fitted, fewest,
-                float(ref.exposure(profiles, use).min()))
+                float(gain.min()))
 
     n_use, matched, evidence, moved, fitted, fewest, gain = measure(np.eye(3), False)
     if n_use < cfg.min_usable or gain > cfg.max_exposure_gain:
