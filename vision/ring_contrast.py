@@ -108,11 +108,13 @@ def _quantile_last(x: np.ndarray, q: float) -> np.ndarray:
     pos = q * (n - 1)
     lo = int(np.floor(pos))
     hi = min(lo + 1, n - 1)
+    part = np.array(x, order="C")              # a C-ordered copy: the last axis contiguous (x may be a moved view)
     if hi == lo:
-        return np.partition(x, lo, axis=-1)[..., lo]
+        part.partition(lo, axis=-1)
+        return part[..., lo]
     # one order statistic partitioned (numpy's two-at-once selection is slower than that and a
     # max): below position hi lie the hi smallest values, whose largest is the lo-th
-    part = np.partition(x, hi, axis=-1)
+    part.partition(hi, axis=-1)
     upper, lower = part[..., hi], part[..., :hi].max(axis=-1)
     return lower + (pos - lo) * (upper - lower)
 
