@@ -292,6 +292,19 @@ def identity_reference(cal: store.Calibration) -> IdentityReference | None:
     return ref
 
 
+def fixed_sides(cal: store.Calibration, which: str, strips, module=None) -> np.ndarray:
+    """bool (n_strips,): the strips of a layout (``which``: ``"identity"`` or ``"outline"``) on the sides
+    the game keeps fixed (``REGISTRATION_SIDES``), once per loaded calibration (read-only)."""
+    sides = tuple(getattr(module, "REGISTRATION_SIDES", SIDES))
+    key = ("fixed-sides", which, sides)
+    usable = cal.cache.get(key)
+    if usable is None or len(usable) != len(strips.sides):
+        usable = np.isin(strips.sides, sides)
+        usable.setflags(write=False)
+        cal.cache[key] = usable
+    return usable
+
+
 def board_identity(image: np.ndarray, cal: store.Calibration, module=None, exhaustive: bool = False) -> Identity | None:
     """Is the board in this (undistorted, reader-scale) photo the calibrated one?
     (:func:`vision.outline.board_identity` on the sides the game keeps fixed, ``REGISTRATION_SIDES``.)
@@ -309,7 +322,7 @@ def board_identity(image: np.ndarray, cal: store.Calibration, module=None, exhau
     if ref is None or (markers and detect_markers(image, markers) is not None):
         return None
     H0 = photo_homography(cal, image)
-    usable = np.isin(ref.strips.sides, getattr(module, "REGISTRATION_SIDES", SIDES))
+    usable = fixed_sides(cal, "identity", ref.strips, module)
 
     def coarse_guess():
         return coarse_motion(outline_reference(cal), cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), H0)
@@ -344,7 +357,7 @@ def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registra
         return Registration(H0, "corners")
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     ref = outline_reference(cal)
-    usable = np.isin(ref.strips.sides, getattr(module, "REGISTRATION_SIDES", SIDES))
+    usable = fixed_sides(cal, "outline", ref.strips, module).copy()
     exclude_fn = getattr(module, "registration_exclude", None)
     exclude = exclude_fn(image, cal) if exclude_fn else None
     if exclude is not None:

@@ -783,6 +783,8 @@ class IdentityReference:
         self.structured = self.contrast >= cfg.min_contrast
         blurred = _log_profiles(self.levels, cfg, cfg.blur_mm)[:, pad:n_across - pad].transpose(0, 2, 1)
         self.blurred_core = np.ascontiguousarray(blurred - blurred.mean(axis=2, keepdims=True))
+        self._energy = {False: (self.core * self.core).sum(axis=(1, 2)),           # Σ core² per strip
+                        True: (self.blurred_core * self.blurred_core).sum(axis=(1, 2))}
         self.mean_levels = self.levels[:, pad:n_across - pad].mean(axis=1)        # (n, 3)
         self._views: dict = {}      # (H, photo size) → (samples' px, strips in view): the calibrated homographies
 
@@ -840,7 +842,7 @@ class IdentityReference:
         win = np.lib.stride_tricks.sliding_window_view(lg, K, axis=2)         # (n, 3, S, K)
         cross = np.einsum("ncsk,nck->ns", win, core)
         # Σ (w − mean(w) − core)² over the window, per channel mean removed (the core's mean is 0)
-        sq = (s2 - s1 * s1 / K).sum(axis=1) - 2 * cross + (core * core).sum(axis=(1, 2))[:, None]
+        sq = (s2 - s1 * s1 / K).sum(axis=1) - 2 * cross + self._energy[bool(blurred)][:, None]
         r2 = np.maximum(sq, 0) / (3 * K)
         best = r2.argmin(axis=1)
         n = np.arange(len(best))
