@@ -13,6 +13,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.quality import median_last
 from vision.registration import rectify
 
 #: Width of the layout grid in cells; the height follows the board's aspect.
@@ -47,7 +48,8 @@ def blue_red_correlation(reference: np.ndarray, layout: np.ndarray) -> float:
     Returns:
         correlation in [−1, 1]; 0 when either layout has no chroma variation.
     """
-    gains = np.median(reference, axis=0) / np.maximum(np.median(layout, axis=0), 1.0)
+    # np.median(·, axis=0), by one partition per channel
+    gains = median_last(np.asarray(reference).T) / np.maximum(median_last(np.asarray(layout).T), 1.0)
     adjusted = layout * gains
 
     def chroma(bgr):

@@ -25,6 +25,7 @@ import numpy as np
 
 from beachscore.errors import BadInputError
 from vision.mats_config import SEASHELLS, SeashellsConfig
+from vision.quality import median_last
 from vision.ring_contrast import GaussianClasses
 
 ITEM_FEATURES = ("L", "a", "b", "sd_L", "log_area_mm2", "log_elongation")
@@ -83,7 +84,7 @@ def _background(lab_blur: np.ndarray, inside: np.ndarray, bg_lab, thr: float) ->
     d = px - np.asarray(bg_lab, np.float32)
     near = np.einsum("nc,nc->n", d, d) < (2 * thr) ** 2
     if near.sum() > 0.1 * len(px):
-        return np.median(np.ascontiguousarray(px[near].T), axis=1).astype(np.float32)
+        return median_last(px[near].T).astype(np.float32)
     return np.asarray(bg_lab, np.float32)
 
 

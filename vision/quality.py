@@ -109,7 +109,8 @@ def check_blur(detail: float, detail_ref: float | None, min_share: float) -> Non
 
 
 def glare_fraction(bgr: np.ndarray, mask: np.ndarray | None, cfg: QualityConfig = QUALITY) -> float:
-    """Share of the masked pixels (bool (H, W); None: all) of a BGR uint8 image with every channel ≥ ``cfg.saturated``."""
+    """Share of the masked pixels (bool (H, W); None: all) of a BGR uint8 image with every channel
+    ≥ ``cfg.saturated``."""
     sat = cv2.inRange(bgr, (cfg.saturated,) * 3, (255, 255, 255))
     if mask is None:
         return float(cv2.countNonZero(sat)) / max(sat.size, 1)
@@ -173,6 +174,20 @@ def median_u8(values: np.ndarray) -> float:
     cum = np.cumsum(np.bincount(v, minlength=256))
     lo, hi = np.searchsorted(cum, [(n - 1) // 2, n // 2], side="right")   # the middle order statistics
     return (float(lo) + float(hi)) / 2.0
+
+
+def median_last(values: np.ndarray) -> np.ndarray:
+    """``np.median(values, axis=-1)`` for values without NaN, exactly (the same order statistics, the
+    same float arithmetic for the mean of the two middle ones), by one partition: numpy selects the
+    two middle values of an even count at once, several times slower than one and a max."""
+    x = np.array(values, order="C")            # a C-ordered copy, partitioned in place
+    n = x.shape[-1]
+    k = n // 2
+    x.partition(k, axis=-1)
+    upper = x[..., k]
+    if n % 2:
+        return upper
+    return (x[..., :k].max(axis=-1) + upper) / 2
 
 
 def check_occlusion(unknown: np.ndarray, *, area_mm2: float | None = None, px_per_mm: float = 1.0,
@@ -262,7 +277,7 @@ def board_noise_sigma(image: np.ndarray, mask: np.ndarray | None = None) -> floa
     r = np.abs(cv2.filter2D(g, cv2.CV_32F, k)[1:-1, 1:-1])
     # the median of every other response in x and y: as good an estimate, a quarter of the cost
     r = r[::2, ::2] if mask is None else r[np.asarray(mask, bool)[1:-1, 1:-1]]
-    return float(np.median(r)) * 1.4826 / 6.0 if r.size else 0.0
+    return float(median_last(r.reshape(-1))) * 1.4826 / 6.0 if r.size else 0.0
 
 
 def check_excess_noise(sigma: float, sigma_ref: float | None, max_excess: float) -> float:

@@ -39,7 +39,7 @@ from beachscore.errors import BadInputError, UnreadableBoardError
 from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, rectify_part, ring_change, text_scale)
 from vision.mats_config import SAND_CASTLES as CFG
-from vision.quality import check_blur, detail_ratio
+from vision.quality import check_blur, detail_ratio, median_last
 from vision.places import COVARIANCE_FLOOR, PlaceModel, learn_places, place_features
 from vision.registration import project, rectify
 from vision.ring_contrast import (GaussianClasses, board_lab, gradient_magnitude, patch_features,
@@ -223,7 +223,7 @@ def _gains(coarse_raw: np.ndarray, sparse_raw: np.ndarray, boxes_mm: np.ndarray,
         return np.clip(np.asarray(model["median_bgr"], np.float32) / np.maximum(now, 1.0), 0.25, 4.0)
     now = ring_medians(coarse_raw, boxes_mm, CFG.space_px_per_mm, CFG.ring_mm)
     ratio = np.asarray(model["ring_bgr"], np.float64) / np.maximum(now, 1.0)
-    return np.clip(np.median(ratio, axis=0), 0.25, 4.0).astype(np.float32)
+    return np.clip(median_last(ratio.T), 0.25, 4.0).astype(np.float32)          # np.median(ratio, axis=0)
 
 
 def _lab_grad(board_bgr: np.ndarray, gains=None):
@@ -283,7 +283,7 @@ def read(photo: Photo) -> Reading:
     crop_lab_grad = _lab_grad(raw_crop, gains)   # the slots, and the misfit search around them, read the same crop
     slot_labels_all, slot_post_all, slot_d_all = _classify_slots(crop_lab_grad, crop_slots, slots)
     slot_shift = _slot_misfit(crop_lab_grad, crop_slots, slots, slot_d_all, lanes)
-    typical_d = float(np.median(slot_d_all)) if len(slot_d_all) else 0.0
+    typical_d = float(median_last(slot_d_all)) if len(slot_d_all) else 0.0
     slot_strange_all = (slot_d_all > CFG.slot_max_d) | (slot_d_all - typical_d > CFG.slot_rel_d)
     slot_start = 0
 
@@ -400,7 +400,7 @@ def _slot_misfit(lab_grad, slots_mm: np.ndarray, model: PlaceModel, slot_d: np.n
     out: list[tuple[float, float] | None] = [None] * len(lanes)
     starts = np.cumsum([0] + [len(L["slots_mm"]) for L in lanes])
     weak = [i for i in range(len(lanes)) if starts[i + 1] > starts[i]
-            and np.median(slot_d[starts[i]:starts[i + 1]]) > CFG.slot_misfit_d]
+            and median_last(slot_d[starts[i]:starts[i + 1]]) > CFG.slot_misfit_d]
     if not weak:
         return out
     s = CFG.slot_search_mm
@@ -410,9 +410,9 @@ def _slot_misfit(lab_grad, slots_mm: np.ndarray, model: PlaceModel, slot_d: np.n
     shifted = np.split(_classify_slots(lab_grad, every, model)[2], len(offsets))
     for i in weak:
         sl = slice(starts[i], starts[i + 1])
-        here = float(np.median(slot_d[sl]))
-        best = min(range(len(offsets)), key=lambda j: float(np.median(shifted[j][sl])))
-        if float(np.median(shifted[best][sl])) < CFG.slot_misfit_gain * here:
+        here = float(median_last(slot_d[sl]))
+        best = min(range(len(offsets)), key=lambda j: float(median_last(shifted[j][sl])))
+        if float(median_last(shifted[best][sl])) < CFG.slot_misfit_gain * here:
             out[i] = offsets[best]
     return out
 
