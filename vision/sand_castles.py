@@ -405,14 +405,18 @@ def _slot_misfit(lab_grad, slots_mm: np.ndarray, model: PlaceModel, slot_d: np.n
         return out
     s = CFG.slot_search_mm
     offsets = [(dx, dy) for dx in (-s, 0.0, s) for dy in (-s, 0.0, s) if dx or dy]
-    # every shifted look at once (one gather of the patches), split back per offset
-    every = np.concatenate([slots_mm + np.array(o) for o in offsets])
+    # only the weak lanes' slots, every shifted look at once (one gather of the patches), split
+    # back per offset; each slot's distance is its own patch's, whatever else is looked at
+    mine = np.concatenate([np.arange(starts[i], starts[i + 1]) for i in weak])
+    every = np.concatenate([slots_mm[mine] + np.array(o) for o in offsets])
     shifted = np.split(_classify_slots(lab_grad, every, model)[2], len(offsets))
+    at = 0
     for i in weak:
-        sl = slice(starts[i], starts[i + 1])
+        sl, own = slice(starts[i], starts[i + 1]), slice(at, at + starts[i + 1] - starts[i])
+        at = own.stop
         here = float(median_last(slot_d[sl]))
-        best = min(range(len(offsets)), key=lambda j: float(median_last(shifted[j][sl])))
-        if float(median_last(shifted[best][sl])) < CFG.slot_misfit_gain * here:
+        best = min(range(len(offsets)), key=lambda j: float(median_last(shifted[j][own])))
+        if float(median_last(shifted[best][own])) < CFG.slot_misfit_gain * here:
             out[i] = offsets[best]
     return out
 
