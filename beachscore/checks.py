@@ -95,10 +95,10 @@ def check_photo(image: np.ndarray, cal: store.Calibration) -> None:
     if abs(w / h - cw / ch) > ASPECT_TOLERANCE * cw / ch:
         raise UnreadableBoardError("registration-lost", f"the photo's shape ({w / h:.3f}:1) differs from the calibration "
                             f"shot's ({cw}x{ch} px, {cw / ch:.3f}:1); use the same camera mode or recalibrate")
-    sample = image[::8, ::8].astype(np.int16)
-    lit = sample[sample.max(axis=2) >= LIT_LEVEL]  # a dark photo is the readers' "too dark", not grey
-    if len(lit) >= MIN_LIT_SHARE * sample.shape[0] * sample.shape[1] and \
-            np.abs(lit[:, 0] - lit[:, 1]).max() <= 2 and np.abs(lit[:, 1] - lit[:, 2]).max() <= 2:
+    b, g, r = cv2.split(np.ascontiguousarray(image[::8, ::8]))
+    lit = cv2.max(cv2.max(b, g), r) >= LIT_LEVEL  # a dark photo is the readers' "too dark", not grey
+    if np.count_nonzero(lit) >= MIN_LIT_SHARE * lit.size and \
+            cv2.absdiff(b, g)[lit].max() <= 2 and cv2.absdiff(g, r)[lit].max() <= 2:
         raise BadInputError("image-grayscale", "the photo has no colour; pieces are told apart by colour")
 
 
@@ -108,11 +108,13 @@ def check_colours(image: np.ndarray, reg: Registration, cal: store.Calibration) 
     Raises:
         UnreadableBoardError: ``colours-swapped``.
     """
-    reference = cal.extra.get("board_layout")
-    if not reference:
+    if "board_layout" not in cal.cache:          # the calibration's layout, as an array once per calibration
+        stored = cal.extra.get("board_layout")
+        cal.cache["board_layout"] = np.asarray(stored, np.float32) if stored else None
+    reference = cal.cache["board_layout"]
+    if reference is None:
         return
     layout = board_layout(image, reg.H_px_from_mm, cal.profile["board_mm"])
-    reference = np.asarray(reference, np.float32)
     if reference.shape != layout.shape:
         return
     r = blue_red_correlation(reference, layout)

@@ -292,24 +292,54 @@ def identity_reference(cal: store.Calibration) -> IdentityReference | None:
     return ref
 
 
-def board_identity(image: np.ndarray, cal: store.Calibration, module=None, exhaustive: bool = False) -> Identity | None:
+def fixed_sides(cal: store.Calibration, which: str, strips, module=None) -> np.ndarray:
+    """bool (n_strips,): the strips of a layout (``which``: ``"identity"`` or ``"outline"``) on the sides
+    the game keeps fixed (``REGISTRATION_SIDES``), once per loaded calibration (read-only)."""
+    sides = tuple(getattr(module, "REGISTRATION_SIDES", SIDES))
+    key = ("fixed-sides", which, sides)
+    usable = cal.cache.get(key)
+    if usable is None or len(usable) != len(strips.sides):
+        usable = np.isin(strips.sides, sides)
+        usable.setflags(write=False)
+        cal.cache[key] = usable
+    return usable
+
+
+#: ``markers_H`` of :func:`board_identity` and :func:`register` when the caller has not looked for
+#: the profile's markers yet (they look themselves).
+NOT_LOOKED = object()
+
+
+def markers_homography(image: np.ndarray, cal: store.Calibration):
+    """The homography from the profile's ArUco markers in this photo (:func:`detect_markers`), or None
+    (no markers declared, or too few seen): looked for once per scan by :func:`scan_image`, which
+    hands it to :func:`board_identity` and :func:`register` (a detection costs a few ms)."""
+    markers = cal.profile.get("markers") or []
+    return detect_markers(image, markers) if markers else None
+
+
+def board_identity(image: np.ndarray, cal: store.Calibration, module=None, exhaustive: bool = False,
+                   markers_H=NOT_LOOKED) -> Identity | None:
     """Is the board in this (undistorted, reader-scale) photo the calibrated one?
     (:func:`vision.outline.board_identity` on the sides the game keeps fixed, ``REGISTRATION_SIDES``.)
 
     A board whose profile declares ArUco markers is identified by them when they are seen (the
     registration then places it by them, however far it moved); only a photo without them is
     compared strip by strip. ``exhaustive``: as :func:`vision.outline.board_identity`.
+    ``markers_H``: :func:`markers_homography` of this photo, when already looked for.
 
     Returns:
         :class:`~vision.outline.Identity`, or None when the calibration has no colour strips or
         the board's markers are seen.
     """
     ref = identity_reference(cal)
-    markers = cal.profile.get("markers") or []
-    if ref is None or (markers and detect_markers(image, markers) is not None):
+    if ref is None:
         return None
+    if cal.profile.get("markers"):
+        if (markers_homography(image, cal) if markers_H is NOT_LOOKED else markers_H) is not None:
+            return None
     H0 = photo_homography(cal, image)
-    usable = np.isin(ref.strips.sides, getattr(module, "REGISTRATION_SIDES", SIDES))
+    usable = fixed_sides(cal, "identity", ref.strips, module)
 
     def coarse_guess():
         return coarse_motion(outline_reference(cal), cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), H0)
@@ -317,7 +347,7 @@ def board_identity(image: np.ndarray, cal: store.Calibration, module=None, exhau
     return outline_identity(ref, image, H0, usable, coarse_guess, exhaustive)
 
 
-def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registration:
+def register(image: np.ndarray, cal: store.Calibration, module=None, markers_H=NOT_LOOKED) -> Registration:
     """Find the board in a photo: markers, else the calibrated corners, moved only when the
     board's outline says so (:func:`vision.outline.measure_motion`).
 
@@ -329,11 +359,12 @@ def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registra
         image: photo, BGR uint8 (H, W, 3).
         cal: loaded calibration.
         module: the game's reader module (for its registration hints), optional.
+        markers_H: :func:`markers_homography` of this photo, when already looked for.
     Raises:
         UnreadableBoardError: ``registration-lost`` when the board's outline is found neither where
             it was calibrated nor moved.
     """
-    H = detect_markers(image, cal.profile.get("markers") or [])
+    H = markers_homography(image, cal) if markers_H is NOT_LOOKED else markers_H
     if H is not None:
         return Registration(H, "markers")
     own = getattr(module, "register", None)
@@ -344,7 +375,7 @@ def register(image: np.ndarray, cal: store.Calibration, module=None) -> Registra
         return Registration(H0, "corners")
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     ref = outline_reference(cal)
-    usable = np.isin(ref.strips.sides, getattr(module, "REGISTRATION_SIDES", SIDES))
+    usable = fixed_sides(cal, "outline", ref.strips, module).copy()
     exclude_fn = getattr(module, "registration_exclude", None)
     exclude = exclude_fn(image, cal) if exclude_fn else None
     if exclude is not None:
@@ -490,8 +521,11 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
         raise BadInputError("calibration-outdated", f"{cal.folder or 'the calibration'} was learned by another "
                             "version of the reader; recalibrate")
     t0 = time.perf_counter()
-    check_calibrated_board(board_identity(image, cal, module))  # before any game's own registration
-    reg = register(image, cal, module)
+    # a profile's markers are looked for once: the board check and the registration share them
+    looked = {"markers_H": markers_homography(image, cal)} if cal.profile.get("markers") else {}
+    # is this the calibrated board? before any game's own registration
+    check_calibrated_board(board_identity(image, cal, module, **looked))
+    reg = register(image, cal, module, **looked)
     check_board_in_view(reg.H_px_from_mm, cal.profile["board_mm"], (image.shape[1], image.shape[0]))
     check_colours(image, reg, cal)
     t1 = time.perf_counter()

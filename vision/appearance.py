@@ -13,6 +13,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.quality import median_last
 from vision.registration import rectify
 
 #: Width of the layout grid in cells; the height follows the board's aspect.
@@ -47,13 +48,16 @@ def blue_red_correlation(reference: np.ndarray, layout: np.ndarray) -> float:
     Returns:
         correlation in [−1, 1]; 0 when either layout has no chroma variation.
     """
-    gains = np.median(reference, axis=0) / np.maximum(np.median(layout, axis=0), 1.0)
+    # np.median(·, axis=0), by one partition per channel
+    gains = median_last(np.asarray(reference).T) / np.maximum(median_last(np.asarray(layout).T), 1.0)
     adjusted = layout * gains
 
     def chroma(bgr):
         return (bgr[:, 0] - bgr[:, 2]) / (bgr.sum(axis=1) + 1.0)
 
-    a, b = chroma(reference), chroma(adjusted)
-    if a.std() < 1e-6 or b.std() < 1e-6:
+    a, b = chroma(reference).astype(np.float64), chroma(adjusted).astype(np.float64)
+    a, b = a - a.mean(), b - b.mean()
+    sa, sb = float(np.sqrt(a @ a / len(a))), float(np.sqrt(b @ b / len(b)))    # standard deviations
+    if sa < 1e-6 or sb < 1e-6:
         return 0.0
-    return float(np.corrcoef(a, b)[0, 1])
+    return float(np.clip((a @ b) / len(a) / (sa * sb), -1.0, 1.0))             # Pearson, as np.corrcoef

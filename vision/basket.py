@@ -25,6 +25,7 @@ import numpy as np
 
 from beachscore.errors import BadInputError
 from vision.mats_config import SEASHELLS, SeashellsConfig
+from vision.quality import median_last
 from vision.ring_contrast import GaussianClasses
 
 ITEM_FEATURES = ("L", "a", "b", "sd_L", "log_area_mm2", "log_elongation")
@@ -76,18 +77,23 @@ def _disc(radius_px: int) -> np.ndarray:
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
 
 
+def _background(lab_blur: np.ndarray, inside: np.ndarray, bg_lab, thr: float) -> np.ndarray:
+    """The basket's background colour re-estimated from the photo: the median of the basket pixels
+    near the learned one (``bg_lab`` itself when too few are), float32 (3,)."""
+    px = lab_blur[inside]
+    d = px - np.asarray(bg_lab, np.float32)
+    near = np.einsum("nc,nc->n", d, d) < (2 * thr) ** 2
+    if near.sum() > 0.1 * len(px):
+        return median_last(px[near].T).astype(np.float32)
+    return np.asarray(bg_lab, np.float32)
+
+
 def _foreground(lab_blur: np.ndarray, mask: np.ndarray, bg_lab, bg_scale: float, px_per_mm: float,
                 cfg: SeashellsConfig) -> tuple[np.ndarray, np.ndarray]:
     """Foreground mask (uint8 0/1) and the background colour used, re-estimated from the photo."""
     inside = mask > 0
     thr = max(cfg.basket_k * bg_scale, cfg.basket_floor_de)
-    px = lab_blur[inside]
-    d = px - np.asarray(bg_lab, np.float32)
-    near = np.einsum("nc,nc->n", d, d) < (2 * thr) ** 2
-    if near.sum() > 0.1 * len(px):
-        bg = np.median(np.ascontiguousarray(px[near].T), axis=1).astype(np.float32)
-    else:
-        bg = np.asarray(bg_lab, np.float32)
+    bg = _background(lab_blur, inside, bg_lab, thr)
     d = lab_blur - bg
     fg = ((np.einsum("hwc,hwc->hw", d, d) > thr * thr) & inside).astype(np.uint8)
     fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, _disc(round(cfg.basket_open_mm * px_per_mm)))
@@ -128,7 +134,7 @@ def _foreground_local(lab_blur: np.ndarray, mask: np.ndarray, bg_lab, bg_scale: 
     """Foreground mask (uint8 0/1) against the local background (:func:`_local_background`) and that map."""
     inside = mask > 0
     thr = max(cfg.basket_k * bg_scale, cfg.basket_floor_de)
-    _, bg = _foreground(lab_blur, mask, bg_lab, bg_scale, px_per_mm, cfg)
+    bg = _background(lab_blur, inside, bg_lab, thr)     # (what _foreground re-estimates; its mask is not needed)
     local = _local_background(lab_blur, mask, bg, thr, px_per_mm, cfg)
     d = lab_blur - local
     fg = ((np.einsum("hwc,hwc->hw", d, d) > thr * thr) & inside).astype(np.uint8)
@@ -138,9 +144,10 @@ def _foreground_local(lab_blur: np.ndarray, mask: np.ndarray, bg_lab, bg_scale: 
 
 
 def _blobs(lab: np.ndarray, fg: np.ndarray, px_per_mm: float, min_area_px: int):
-    """Components of ``fg`` with their feature rows, float64 (M, 6), and centroids in mm (M, 2)."""
+    """Components of ``fg`` with their feature rows, float64 (M, 6), centroids in mm (M, 2), the
+    label image, the kept components' labels and their bounding boxes (x, y, w, h)."""
     n, lbl, stats, cent = cv2.connectedComponentsWithStats(fg, connectivity=8)
-    rows, centres, masks = [], [], []
+    rows, centres, masks, boxes = [], [], [], []
     for i in range(1, n):
         x, y, w, h, area = stats[i]
         if area < min_area_px:
@@ -154,7 +161,9 @@ def _blobs(lab: np.ndarray, fg: np.ndarray, px_per_mm: float, min_area_px: int):
         rows.append([*pix.mean(axis=0), pix[:, 0].std(), np.log(area / px_per_mm ** 2), elong])
         centres.append(((cent[i][0] + 0.5) / px_per_mm, (cent[i][1] + 0.5) / px_per_mm))
         masks.append(i)
-    return np.array(rows, np.float64).reshape(-1, len(ITEM_FEATURES)), np.array(centres).reshape(-1, 2), lbl, masks
+        boxes.append((x, y, w, h))
+    return (np.array(rows, np.float64).reshape(-1, len(ITEM_FEATURES)), np.array(centres).reshape(-1, 2), lbl, masks,
+            boxes)
 
 
 def learn_basket(lab: np.ndarray, polygon_mm, px_per_mm: float, samples, cfg: SeashellsConfig = SEASHELLS) -> dict:
@@ -181,7 +190,7 @@ def learn_basket(lab: np.ndarray, polygon_mm, px_per_mm: float, samples, cfg: Se
     bg = np.median(inside, axis=0)
     scale = float(np.median(np.sqrt(((inside - bg) ** 2).sum(axis=1))))
     fg, bg = _foreground(blur, mask, bg, scale, px_per_mm, cfg)
-    feats, centres, lbl, ids = _blobs(lab, fg, px_per_mm, min_area_px=4)
+    feats, centres, lbl, ids, _ = _blobs(lab, fg, px_per_mm, min_area_px=4)
     rows, labels = [], []
     for label, (x, y) in samples:
         x, y = x - offset[0], y - offset[1]
@@ -217,14 +226,15 @@ def find_items(lab: np.ndarray, model: dict, polygon_mm, px_per_mm: float,
     mask = polygon_mask(lab.shape, polygon_mm, px_per_mm, cfg.basket_inset_mm)
     blur = cv2.GaussianBlur(lab, (0, 0), max(cfg.basket_blur_mm * px_per_mm, 0.5))
     fg, local = _foreground_local(blur, mask, model["background_lab"], model["background_scale"], px_per_mm, cfg)
-    feats, centres, lbl, ids = _blobs(lab, fg, px_per_mm, min_area_px=int(model["min_area_mm2"] * px_per_mm ** 2))
+    feats, centres, lbl, ids, boxes = _blobs(lab, fg, px_per_mm,
+                                             min_area_px=int(model["min_area_mm2"] * px_per_mm ** 2))
     if len(feats) == 0:
         return []
     # an item's colour under the light where it lies: shift it by how far the background there is
     # from the calibration's (uneven light darkens items and background alike)
     learned_bg = np.asarray(model["background_lab"], np.float64)
-    for j, i in enumerate(ids):
-        feats[j, :3] -= local[lbl == i].mean(axis=0) - learned_bg
+    for j, (i, (x, y, w, h)) in enumerate(zip(ids, boxes)):   # a blob's pixels lie in its bounding box
+        feats[j, :3] -= local[y:y + h, x:x + w][lbl[y:y + h, x:x + w] == i].mean(axis=0) - learned_bg
     centres = centres + offset
     gc = GaussianClasses.from_json(model["items"])
     post = gc.posterior(feats)

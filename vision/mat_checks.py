@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 
 from beachscore.errors import BadInputError, UnreadableBoardError
+from vision.quality import median_last
 from vision.registration import project
 
 
@@ -114,7 +115,7 @@ def ring_change(ring_lab: np.ndarray, reference_lab) -> np.ndarray:
     if reference_lab is None:
         return np.zeros(len(ring_lab))
     diff = ring_lab - np.asarray(reference_lab, np.float64).reshape(ring_lab.shape)
-    return np.linalg.norm(diff - np.median(diff, axis=0), axis=1)
+    return np.linalg.norm(diff - median_last(diff.T), axis=1)        # np.median(diff, axis=0)
 
 
 def mean_lightness(board_bgr: np.ndarray) -> float:

@@ -153,17 +153,36 @@ def strip_layout(board_mm, ppm: float, sides=SIDES, cfg: OutlineConfig = OUTLINE
                   cols=np.array(cols, int).reshape(-1, 2), sides=np.array(names), pad=pad)
 
 
-def sample_bands(gray: np.ndarray, H_px_from_mm: np.ndarray, strips: Strips) -> np.ndarray:
-    """Resample the outline bands of a grey photo through ``H_px_from_mm``: float32 (n_across, n_along)."""
+def band_maps(H_px_from_mm: np.ndarray, strips: Strips) -> tuple[np.ndarray, np.ndarray]:
+    """Where every band sample lies in a photo seen through ``H_px_from_mm``: the x and y maps of
+    :func:`sample_bands`, float32 (n_across, n_along) each, contiguous."""
     px = project(H_px_from_mm, strips.grid_mm).astype(np.float32)
-    return cv2.remap(gray, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    return np.ascontiguousarray(px[..., 0]), np.ascontiguousarray(px[..., 1])
+
+
+def sample_bands(gray: np.ndarray, H_px_from_mm: np.ndarray, strips: Strips,
+                 maps: tuple[np.ndarray, np.ndarray] | None = None, as_float: bool = True) -> np.ndarray:
+    """Resample the outline bands of a grey photo through ``H_px_from_mm``: float32 (n_across, n_along)
+    (``as_float`` False: the photo's dtype, uint8 for a grey photo). ``maps``: :func:`band_maps` of
+    ``H_px_from_mm``, when already at hand."""
+    mx, my = band_maps(H_px_from_mm, strips) if maps is None else maps
+    bands = cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return bands.astype(np.float32) if as_float else bands
 
 
 def strip_profiles(bands: np.ndarray, strips: Strips) -> np.ndarray:
     """Derivative (across the outline, grey levels per sample) of each strip's mean profile:
-    float32 (n_strips, n_across − 1)."""
-    csum = np.concatenate([np.zeros((bands.shape[0], 1), np.float64), np.cumsum(bands, axis=1, dtype=np.float64)], 1)
-    means = (csum[:, strips.cols[:, 1]] - csum[:, strips.cols[:, 0]]) / (strips.cols[:, 1] - strips.cols[:, 0])
+    float32 (n_strips, n_across − 1). Bands of uint8 are summed in integers (one integral image:
+    the same sums, exactly, several times faster than a float64 running sum)."""
+    if bands.dtype == np.uint8 and bands.shape[0] * bands.shape[1] < 2 ** 23:   # sums stay below 2³¹
+        table = cv2.integral(bands, sdepth=cv2.CV_32S)
+        lo, hi = table[:, strips.cols[:, 0]], table[:, strips.cols[:, 1]]
+        sums = (hi[1:] - hi[:-1]) - (lo[1:] - lo[:-1])                     # each row's sum over each strip
+        means = sums / (strips.cols[:, 1] - strips.cols[:, 0])
+    else:
+        csum = np.concatenate([np.zeros((bands.shape[0], 1), np.float64),
+                               np.cumsum(bands, axis=1, dtype=np.float64)], 1)
+        means = (csum[:, strips.cols[:, 1]] - csum[:, strips.cols[:, 0]]) / (strips.cols[:, 1] - strips.cols[:, 0])
     prof = means.T
     prof = cv2.GaussianBlur(prof, (1, 5), 0, sigmaY=1.0) if prof.shape[1] >= 5 else prof
     return np.diff(prof, axis=1).astype(np.float32)
@@ -187,10 +206,18 @@ def strip_shifts(ref_profiles: np.ndarray, profiles: np.ndarray, pad: int) -> tu
     """
     core = ref_profiles[:, pad:ref_profiles.shape[1] - pad].astype(np.float64)
     core = core - core.mean(axis=1, keepdims=True)
-    win = np.lib.stride_tricks.sliding_window_view(profiles.astype(np.float64), core.shape[1], axis=1)
-    win = win - win.mean(axis=2, keepdims=True)
+    K = core.shape[1]
+    prof = profiles.astype(np.float64)
+    win = np.lib.stride_tricks.sliding_window_view(prof, K, axis=1)
+    # the core's mean is 0: its products with a window need not remove the window's mean; the
+    # windows' spreads come from running sums (no (n, S, K) copies)
     num = np.einsum("nk,nsk->ns", core, win)
-    den = np.sqrt((core ** 2).sum(axis=1))[:, None] * np.sqrt((win ** 2).sum(axis=2)) + 1e-9
+    c1 = np.zeros((prof.shape[0], prof.shape[1] + 1))
+    c2 = np.zeros_like(c1)
+    np.cumsum(prof, axis=1, out=c1[:, 1:])
+    np.cumsum(prof * prof, axis=1, out=c2[:, 1:])
+    s1, s2 = c1[:, K:] - c1[:, :-K], c2[:, K:] - c2[:, :-K]
+    den = np.sqrt((core ** 2).sum(axis=1))[:, None] * np.sqrt(np.maximum(s2 - s1 * s1 / K, 0.0)) + 1e-9
     ncc = num / den
     best = ncc.argmax(axis=1)
     n = np.arange(len(best))
@@ -217,6 +244,46 @@ def motion_matrix(params: np.ndarray, board_mm) -> np.ndarray:
     if len(p) == 8:
         M = M @ np.array([[1 + p[3], p[5], 0], [p[5], 1 + p[4], 0], [p[6] / 1000, p[7] / 1000, 1.0]])
     return C @ M @ np.linalg.inv(C)
+
+
+def _motion_matrices(params: np.ndarray, board_mm) -> np.ndarray:
+    """:func:`motion_matrix` of every row of ``params`` ((M, 3) or (M, 8)): float64 (M, 3, 3)."""
+    w, h = board_mm
+    p = np.asarray(params, float)
+    m = len(p)
+    c, s = np.cos(p[:, 2]), np.sin(p[:, 2])
+    M = np.zeros((m, 3, 3))
+    M[:, 0, 0], M[:, 0, 1], M[:, 0, 2] = c, -s, p[:, 0]
+    M[:, 1, 0], M[:, 1, 1], M[:, 1, 2] = s, c, p[:, 1]
+    M[:, 2, 2] = 1.0
+    if p.shape[1] == 8:
+        A = np.zeros((m, 3, 3))
+        A[:, 0, 0], A[:, 0, 1], A[:, 1, 0], A[:, 1, 1] = 1 + p[:, 3], p[:, 5], p[:, 5], 1 + p[:, 4]
+        A[:, 2, 0], A[:, 2, 1], A[:, 2, 2] = p[:, 6] / 1000, p[:, 7] / 1000, 1.0
+        M = M @ A
+    C = np.array([[1, 0, w / 2], [0, 1, h / 2], [0, 0, 1.0]])
+    return C @ M @ np.linalg.inv(C)
+
+
+def _project_many(Ts: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Points (N, 2) through every homography of ``Ts`` (M, 3, 3): float64 (M, N, 2), computed as
+    ``cv2.perspectiveTransform`` does (the reciprocal of w, then the products)."""
+    x, y = pts[:, 0], pts[:, 1]
+    T = Ts[:, :, :, None]                                         # (M, 3, 3, 1): broadcasts over the points
+    w = 1.0 / (x * T[:, 2, 0] + y * T[:, 2, 1] + T[:, 2, 2])
+    return np.stack([(x * T[:, 0, 0] + y * T[:, 0, 1] + T[:, 0, 2]) * w,
+                     (x * T[:, 1, 0] + y * T[:, 1, 1] + T[:, 1, 2]) * w], -1)
+
+
+def _predicted_shifts_many(Ts: np.ndarray, P: np.ndarray, n: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """:func:`predicted_shifts` under every motion of ``Ts`` (M, 3, 3) for strips at ``P`` with
+    normals ``n`` and tangents ``e`` (N, 2): float64 (M, N)."""
+    TP = _project_many(Ts, P)
+    TE = _project_many(Ts, P + e) - TP
+    n2 = np.stack([-TE[..., 1], TE[..., 0]], -1)
+    n2 /= np.linalg.norm(n2, axis=-1, keepdims=True)
+    n2 *= np.sign((n2 * n).sum(axis=-1, keepdims=True))
+    return ((TP - P) * n2).sum(axis=-1) / np.maximum((n2 * n).sum(axis=-1), 1e-6)
 
 
 def predicted_shifts(T: np.ndarray, strips: Strips, keep: np.ndarray) -> np.ndarray:
@@ -273,13 +340,16 @@ def fit_motion(shift_mm: np.ndarray, strips: Strips, keep: np.ndarray, board_mm,
     params = np.concatenate([start, np.zeros(n_params - 3)])
     c = 4.0 * tol_mm
     eps = np.eye(n_params) * 1e-4
+    e_idx = strips.tangents[idx]
     for _ in range(8):
-        r = d - predicted_shifts(motion_matrix(params, board_mm), strips, idx)
+        # the shifts under the motion and under each parameter nudged either way, all at once
+        pred = _predicted_shifts_many(_motion_matrices(np.concatenate([params[None], params + eps, params - eps]),
+                                                       board_mm), P, n, e_idx)
+        r = d - pred[0]
         wts = np.where(np.abs(r) < c, (1 - (r / c) ** 2) ** 2, 0.0)
         if (wts > 0).sum() < 6:
             return None
-        J = np.stack([(predicted_shifts(motion_matrix(params + e, board_mm), strips, idx)
-                       - predicted_shifts(motion_matrix(params - e, board_mm), strips, idx)) / 2e-4 for e in eps], -1)
+        J = ((pred[1:1 + n_params] - pred[1 + n_params:]) / 2e-4).T
         sw = np.sqrt(wts)[:, None]
         step, *_ = np.linalg.lstsq(J * sw, r * sw[:, 0], rcond=None)
         params = params + step
@@ -330,15 +400,29 @@ class OutlineReference:
         self.profiles = strip_profiles(bands.astype(np.float32), self.strips)
         self.structured = structure(self.profiles, self.strips) >= cfg.min_structure
         self.coarse = _coarse_view(coarse_gray, H_coarse, board_mm, cfg)
+        self._maps: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}   # band_maps of the calibrated homographies
 
     @classmethod
     def from_image(cls, gray: np.ndarray, H: np.ndarray, board_mm, ppm: float, cfg: OutlineConfig = OUTLINE):
         """Reference from one grey calibration picture and its homography (board mm → its px)."""
         return cls(sample_bands(gray, H, strip_layout(board_mm, ppm, SIDES, cfg)), gray, H, board_mm, ppm, cfg)
 
-    def shifts(self, gray: np.ndarray, H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Shifts (mm, + outward) and NCC peaks of every strip in a photo seen through ``H``."""
-        prof = strip_profiles(sample_bands(gray, H, self.strips), self.strips)
+    def shifts(self, gray: np.ndarray, H: np.ndarray, keep_maps: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Shifts (mm, + outward) and NCC peaks of every strip in a photo seen through ``H``.
+
+        ``keep_maps``: ``H`` is one every photo of this size is first seen through (the calibrated
+        homography): where the strips' samples lie in it is kept (a few, per photo size)."""
+        maps = None
+        if keep_maps:
+            key = np.asarray(H, np.float64).tobytes()
+            maps = self._maps.get(key)
+            if maps is None:
+                maps = band_maps(H, self.strips)
+                if len(self._maps) >= 4:
+                    self._maps.clear()
+                self._maps[key] = maps
+        bands = sample_bands(gray, H, self.strips, maps, as_float=gray.dtype != np.uint8)
+        prof = strip_profiles(bands, self.strips)
         s, peak = strip_shifts(self.profiles, prof, self.strips.pad)
         return s / self.strips.ppm, peak
 
@@ -362,7 +446,7 @@ def measure_motion(ref: OutlineReference, gray: np.ndarray, H0: np.ndarray, usab
     use = ref.structured.copy() if usable is None else ref.structured & usable
     n_use = int(use.sum())
     tol = max(cfg.tolerance_mm, 1.0 / ref.strips.ppm)
-    shift, peak = ref.shifts(gray, H0)
+    shift, peak = ref.shifts(gray, H0, keep_maps=True)
     still = ref.explained(shift, peak, use, tol)
     n0 = int(still.sum())
     eye = np.eye(3)
@@ -541,7 +625,7 @@ def strip_samples_mm(strips: Strips, step: int = 1) -> np.ndarray:
 
 
 def colour_profiles(bgr: np.ndarray, H_px_from_mm: np.ndarray, strips: Strips,
-                    samples_mm: np.ndarray | None = None) -> np.ndarray:
+                    samples_mm: np.ndarray | None = None, px: np.ndarray | None = None) -> np.ndarray:
     """Mean colour of each strip across the outline.
 
     Args:
@@ -549,17 +633,24 @@ def colour_profiles(bgr: np.ndarray, H_px_from_mm: np.ndarray, strips: Strips,
         H_px_from_mm: homography board mm → px of ``bgr``.
         strips: the layout (:func:`strip_layout`).
         samples_mm: :func:`strip_samples_mm` of ``strips``, when already at hand.
+        px: :func:`strip_samples_px` of them through ``H_px_from_mm``, when already at hand.
     Returns:
         float32 (n_strips, n_across, 3): mean B, G, R (grey levels) over each strip's width, from
         ``-(inside + search)`` mm (in) to ``outside + search`` mm (out).
     """
-    samples_mm = strip_samples_mm(strips) if samples_mm is None else samples_mm
-    flat = np.ascontiguousarray(samples_mm, np.float32).reshape(-1, 1, 2)   # float32: ample for 1/1000 px
-    px = cv2.perspectiveTransform(flat, np.asarray(H_px_from_mm, np.float64)).reshape(samples_mm.shape)
-    bands = cv2.remap(bgr, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if px is None:
+        px = strip_samples_px(strip_samples_mm(strips) if samples_mm is None else samples_mm, H_px_from_mm)
+    bands = cv2.remap(bgr, px, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)   # px: a 2-channel map
     # each strip's ``per`` columns averaged: an area resize by an integer factor is exactly that
     means = cv2.resize(bands.astype(np.float32), (len(strips.cols), bands.shape[0]), interpolation=cv2.INTER_AREA)
     return np.ascontiguousarray(means.transpose(1, 0, 2))
+
+
+def strip_samples_px(samples_mm: np.ndarray, H_px_from_mm: np.ndarray) -> np.ndarray:
+    """Where the samples (:func:`strip_samples_mm`) lie in a photo seen through ``H_px_from_mm``:
+    float32 (n_across, N, 2), contiguous (the map :func:`colour_profiles` remaps the photo by)."""
+    flat = np.ascontiguousarray(samples_mm, np.float32).reshape(-1, 1, 2)   # float32: ample for 1/1000 px
+    return cv2.perspectiveTransform(flat, np.asarray(H_px_from_mm, np.float64)).reshape(samples_mm.shape)
 
 
 def strips_in_view(H_px_from_mm: np.ndarray, strips: Strips, size: tuple[int, int]) -> np.ndarray:
@@ -692,7 +783,23 @@ class IdentityReference:
         self.structured = self.contrast >= cfg.min_contrast
         blurred = _log_profiles(self.levels, cfg, cfg.blur_mm)[:, pad:n_across - pad].transpose(0, 2, 1)
         self.blurred_core = np.ascontiguousarray(blurred - blurred.mean(axis=2, keepdims=True))
+        self._energy = {False: (self.core * self.core).sum(axis=(1, 2)),           # Σ core² per strip
+                        True: (self.blurred_core * self.blurred_core).sum(axis=(1, 2))}
         self.mean_levels = self.levels[:, pad:n_across - pad].mean(axis=1)        # (n, 3)
+        self._views: dict = {}      # (H, photo size) → (samples' px, strips in view): the calibrated homographies
+
+    def view(self, H_px_from_mm: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Where the strips' samples lie in a photo of ``size`` (w, h) seen through ``H_px_from_mm``
+        (:func:`strip_samples_px`) and which strips it shows (:func:`strips_in_view`); kept for a
+        few homographies (the calibrated one every photo of this size is first seen through)."""
+        key = (np.asarray(H_px_from_mm, np.float64).tobytes(), tuple(size))
+        got = self._views.get(key)
+        if got is None:
+            got = (strip_samples_px(self.samples_mm, H_px_from_mm), strips_in_view(H_px_from_mm, self.strips, size))
+            if len(self._views) >= 4:
+                self._views.clear()
+            self._views[key] = got
+        return got
 
     def exposure(self, profiles: np.ndarray, usable: np.ndarray | None = None) -> np.ndarray:
         """Per-channel gain (3,) that brings a photo's strips to the calibration's exposure: the
@@ -704,7 +811,7 @@ class IdentityReference:
         return self.mean_levels[use].mean(axis=0) / np.maximum(profiles[use].mean(axis=(0, 1)), 0.5)
 
     def residuals(self, profiles: np.ndarray, usable: np.ndarray | None = None,
-                  blurred: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                  blurred: bool = False, gain: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Best shift and RMS log residual of every strip of a photo's :func:`colour_profiles`.
 
         The photo is first brought to the calibration's exposure (:meth:`exposure`), so that
@@ -721,7 +828,8 @@ class IdentityReference:
             the smallest residual, NaN where it lies on the search range's end (the best match may
             be beyond it), and that residual (log units, each channel's mean removed).
         """
-        profiles = profiles * self.exposure(profiles, usable).astype(np.float32)
+        gain = self.exposure(profiles, usable) if gain is None else gain
+        profiles = profiles * gain.astype(np.float32)
         lg = np.ascontiguousarray(_log_profiles(profiles, self.cfg).transpose(0, 2, 1))      # (n, 3, A)
         lg -= lg.mean(axis=2, keepdims=True)           # centred: the window sums below stay exact in float32
         core, pad = (self.blurred_core if blurred else self.core), self.strips.pad
@@ -734,7 +842,7 @@ class IdentityReference:
         win = np.lib.stride_tricks.sliding_window_view(lg, K, axis=2)         # (n, 3, S, K)
         cross = np.einsum("ncsk,nck->ns", win, core)
         # Σ (w − mean(w) − core)² over the window, per channel mean removed (the core's mean is 0)
-        sq = (s2 - s1 * s1 / K).sum(axis=1) - 2 * cross + (core * core).sum(axis=(1, 2))[:, None]
+        sq = (s2 - s1 * s1 / K).sum(axis=1) - 2 * cross + self._energy[bool(blurred)][:, None]
         r2 = np.maximum(sq, 0) / (3 * K)
         best = r2.argmin(axis=1)
         n = np.arange(len(best))
@@ -747,7 +855,7 @@ class IdentityReference:
         return shift, np.sqrt(b)
 
     def matches(self, profiles: np.ndarray, usable: np.ndarray | None = None,
-                blurred: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                blurred: bool = False, gain: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """How well every strip of a photo matches, at its best shift (``blurred``: as :meth:`residuals`).
 
         Returns:
@@ -759,7 +867,7 @@ class IdentityReference:
             match counts almost fully, a borderline one hardly.
         """
         cfg = self.cfg
-        shift, res = self.residuals(profiles, usable, blurred)
+        shift, res = self.residuals(profiles, usable, blurred, gain)
         u = np.maximum(res / cfg.max_residual, res / (cfg.max_relative_residual * np.maximum(self.contrast, 1e-9)))
         weight = np.where(u < 1, (1 - np.minimum(u, 1) ** 2) ** 2, 0.0)
         weight[~np.isfinite(shift) | ~self.structured] = 0.0
@@ -839,18 +947,23 @@ def board_identity(ref: IdentityReference, bgr: np.ndarray, H0: np.ndarray, usab
 
     def measure(T, fitted_only, blurred=False, swapped=False):
         H = board_H0 @ T @ ref.S
-        use = ref.structured & strips_in_view(H, ref.strips, size)   # strips off the photo tell nothing
+        if fitted_only:
+            px, in_view = strip_samples_px(ref.samples_mm, H), strips_in_view(H, ref.strips, size)
+        else:                                                          # the calibrated position: kept
+            px, in_view = ref.view(H, size)
+        use = ref.structured & in_view                                 # strips off the photo tell nothing
         if usable is not None:
             use &= usable
-        profiles = colour_profiles(bgr, H, ref.strips, ref.samples_mm)
+        profiles = colour_profiles(bgr, H, ref.strips, px=px)
         if swapped:
             profiles = np.ascontiguousarray(profiles[..., ::-1])
-        shift, weight = ref.matches(profiles, use, blurred)
+        gain = ref.exposure(profiles, use)
+        shift, weight = ref.matches(profiles, use, blurred, gain)
         weight = np.where(use, weight, 0.0)
         enough = np.inf if exhaustive else cfg.min_share * use.sum()
         evidence, moved, fitted, fewest = _agreeing(ref, shift, weight, fitted_only, enough)
         return (int(use.sum()), int((weight > 0).sum()), evidence, moved or fitted_only, fitted, fewest,
-                float(ref.exposure(profiles, use).min()))
+                float(gain.min()))
 
     n_use, matched, evidence, moved, fitted, fewest, gain = measure(np.eye(3), False)
     if n_use < cfg.min_usable or gain > cfg.max_exposure_gain:

@@ -39,8 +39,8 @@ from beachscore.errors import BadInputError, UnreadableBoardError
 from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, rectify_part, ring_change, text_scale)
 from vision.mats_config import SAND_CASTLES as CFG
-from vision.quality import check_blur, detail_ratio
-from vision.places import COVARIANCE_FLOOR, PlaceModel, apply_gains, learn_places, place_features
+from vision.quality import check_blur, detail_ratio, median_last
+from vision.places import COVARIANCE_FLOOR, PlaceModel, learn_places, place_features
 from vision.registration import project, rectify
 from vision.ring_contrast import (GaussianClasses, board_lab, gradient_magnitude, patch_features,
                                   ring_contrast_features, ring_medians)
@@ -223,12 +223,13 @@ def _gains(coarse_raw: np.ndarray, sparse_raw: np.ndarray, boxes_mm: np.ndarray,
         return np.clip(np.asarray(model["median_bgr"], np.float32) / np.maximum(now, 1.0), 0.25, 4.0)
     now = ring_medians(coarse_raw, boxes_mm, CFG.space_px_per_mm, CFG.ring_mm)
     ratio = np.asarray(model["ring_bgr"], np.float64) / np.maximum(now, 1.0)
-    return np.clip(np.median(ratio, axis=0), 0.25, 4.0).astype(np.float32)
+    return np.clip(median_last(ratio.T), 0.25, 4.0).astype(np.float32)          # np.median(ratio, axis=0)
 
 
-def _lab_grad(board_bgr: np.ndarray):
-    """CIE Lab float32 (H, W, 3) and its lightness gradient magnitude float32 (H, W)."""
-    lab = board_lab(board_bgr)
+def _lab_grad(board_bgr: np.ndarray, gains=None):
+    """CIE Lab float32 (H, W, 3) and its lightness gradient magnitude float32 (H, W) (of the board
+    with ``gains`` applied first, as :func:`vision.places.apply_gains` does, when given)."""
+    lab = board_lab(board_bgr, gains)
     return lab, gradient_magnitude(np.ascontiguousarray(lab[..., 0]))
 
 
@@ -262,14 +263,12 @@ def read(photo: Photo) -> Reading:
     check_photo(raw, model["median_bgr"], min_L=CFG.min_board_L)
     all_boxes = np.concatenate([L["boxes_mm"] for L in lanes])
     gains = _gains(raw, sparse, all_boxes, model)
-    coarse = apply_gains(raw, gains)
-    crop = apply_gains(raw_crop, gains)
     occupancy = GaussianClasses.from_json(model["occupancy"])
     occ_k = occupancy.classes.index("occupied")
     has_wall = "wall" in spaces.classes
 
     centres = np.stack([(all_boxes[:, 0] + all_boxes[:, 2]) / 2, (all_boxes[:, 1] + all_boxes[:, 3]) / 2], axis=1)
-    lab, grad = _lab_grad(coarse)
+    lab, grad = _lab_grad(raw, gains)            # the gains folded into the Lab lookup table (apply_gains)
     check_blur(detail_ratio(lab[..., 0], CFG.detail_sigma_px, grad), model.get("detail_ratio"), CFG.min_detail_share)
     feats = patch_features(lab, grad, centres, spaces.px_per_mm, spaces.patch_mm).astype(np.float64)
     d2_wave = _d2(spaces, feats, "wave")
@@ -281,9 +280,10 @@ def read(photo: Photo) -> Reading:
     p_occ = occupancy.posterior(occ_feats)[:, occ_k]
     # every slot at once: a slot is strange when far from both classes, absolutely or against the
     # photo's typical slot (a global shift — blur, a colour cast — moves every slot alike)
-    slot_labels_all, slot_post_all, slot_d_all = _classify_slots(crop, crop_slots, slots)
-    slot_shift = _slot_misfit(crop, crop_slots, slots, slot_d_all, lanes)
-    typical_d = float(np.median(slot_d_all)) if len(slot_d_all) else 0.0
+    crop_lab_grad = _lab_grad(raw_crop, gains)   # the slots, and the misfit search around them, read the same crop
+    slot_labels_all, slot_post_all, slot_d_all = _classify_slots(crop_lab_grad, crop_slots, slots)
+    slot_shift = _slot_misfit(crop_lab_grad, crop_slots, slots, slot_d_all, lanes)
+    typical_d = float(median_last(slot_d_all)) if len(slot_d_all) else 0.0
     slot_strange_all = (slot_d_all > CFG.slot_max_d) | (slot_d_all - typical_d > CFG.slot_rel_d)
     slot_start = 0
 
@@ -384,7 +384,7 @@ def read(photo: Photo) -> Reading:
     return Reading(state=state, confidence=float(confidence), warnings=warnings, details=details)
 
 
-def _slot_misfit(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel, slot_d: np.ndarray,
+def _slot_misfit(lab_grad, slots_mm: np.ndarray, model: PlaceModel, slot_d: np.ndarray,
                  lanes: list[dict]) -> list[tuple[float, float] | None]:
     """Per lane, the shift (mm) at which its castle slots fit the learned looks much better, or None.
 
@@ -392,28 +392,39 @@ def _slot_misfit(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel,
     read as empty slots at full confidence. Slots that fit both classes poorly (median distance
     above ``slot_misfit_d``) are looked at ``slot_search_mm`` off in x and y: a fit better by
     ``slot_misfit_gain`` says the slots are misplaced, not the light different.
+
+    Args:
+        lab_grad: :func:`_lab_grad` of the illumination-normalised slot crop (every shifted look
+            reads it: the crop's Lab is computed once).
     """
     out: list[tuple[float, float] | None] = [None] * len(lanes)
     starts = np.cumsum([0] + [len(L["slots_mm"]) for L in lanes])
     weak = [i for i in range(len(lanes)) if starts[i + 1] > starts[i]
-            and np.median(slot_d[starts[i]:starts[i + 1]]) > CFG.slot_misfit_d]
+            and median_last(slot_d[starts[i]:starts[i + 1]]) > CFG.slot_misfit_d]
     if not weak:
         return out
     s = CFG.slot_search_mm
     offsets = [(dx, dy) for dx in (-s, 0.0, s) for dy in (-s, 0.0, s) if dx or dy]
-    shifted = [_classify_slots(board_bgr, slots_mm + np.array(o), model)[2] for o in offsets]
+    # only the weak lanes' slots, every shifted look at once (one gather of the patches), split
+    # back per offset; each slot's distance is its own patch's, whatever else is looked at
+    mine = np.concatenate([np.arange(starts[i], starts[i + 1]) for i in weak])
+    every = np.concatenate([slots_mm[mine] + np.array(o) for o in offsets])
+    shifted = np.split(_classify_slots(lab_grad, every, model)[2], len(offsets))
+    at = 0
     for i in weak:
-        sl = slice(starts[i], starts[i + 1])
-        here = float(np.median(slot_d[sl]))
-        best = min(range(len(offsets)), key=lambda j: float(np.median(shifted[j][sl])))
-        if float(np.median(shifted[best][sl])) < CFG.slot_misfit_gain * here:
+        sl, own = slice(starts[i], starts[i + 1]), slice(at, at + starts[i + 1] - starts[i])
+        at = own.stop
+        here = float(median_last(slot_d[sl]))
+        best = min(range(len(offsets)), key=lambda j: float(median_last(shifted[j][own])))
+        if float(median_last(shifted[best][own])) < CFG.slot_misfit_gain * here:
             out[i] = offsets[best]
     return out
 
 
-def _classify_slots(board_bgr: np.ndarray, slots_mm: np.ndarray, model: PlaceModel):
-    """Labels, posteriors and distances of castle slots on an illumination-normalised board."""
-    feats = patch_features(*_lab_grad(board_bgr), slots_mm, model.px_per_mm, model.patch_mm).astype(np.float64)
+def _classify_slots(lab_grad, slots_mm: np.ndarray, model: PlaceModel):
+    """Labels, posteriors and distances of castle slots on an illumination-normalised board, given
+    as its :func:`_lab_grad`."""
+    feats = patch_features(*lab_grad, slots_mm, model.px_per_mm, model.patch_mm).astype(np.float64)
     keep = [model.classes.index(c) for c in SLOT_LABELS]
     d2 = np.stack([_d2(model, feats, model.classes[k]) for k in keep], axis=1)
     post = np.exp(-0.5 * (d2 - d2.min(axis=1, keepdims=True)))

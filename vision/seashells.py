@@ -43,7 +43,7 @@ from vision.basket import find_items, learn_basket
 from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, ring_change, text_scale)
 from vision.mats_config import SEASHELLS as CFG
-from vision.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio
+from vision.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
 from vision.registration import project, rectify
 from vision.ring_contrast import (GaussianClasses, board_lab, denoised_contrast_features, gradient_magnitude,
@@ -157,8 +157,9 @@ def _light_field(lab: np.ndarray, boxes: np.ndarray, cal_ring_lab) -> np.ndarray
     for _ in range(3):
         coef = np.linalg.lstsq(A[keep], log_gain[keep], rcond=None)[0]
         res = log_gain - A @ coef
-        mad = float(np.median(np.abs(res[keep] - np.median(res[keep]))))
-        keep = np.abs(res - np.median(res[keep])) < max(4.0 * 1.4826 * mad, CFG.light_field_tol)
+        centre = float(median_last(res[keep]))
+        mad = float(median_last(np.abs(res[keep] - centre)))
+        keep = np.abs(res - centre) < max(4.0 * 1.4826 * mad, CFG.light_field_tol)
         if keep.sum() < 12:
             return None
     fitted = A @ coef
@@ -167,7 +168,7 @@ def _light_field(lab: np.ndarray, boxes: np.ndarray, cal_ring_lab) -> np.ndarray
     h, w = lab.shape[:2]
     ys, xs = (np.arange(h) + 0.5) / CFG.px_per_mm, (np.arange(w) + 0.5) / CFG.px_per_mm
     X, Y = np.meshgrid(xs, ys)
-    g = np.exp((design(X, Y) @ coef) - np.median(fitted))
+    g = np.exp((design(X, Y) @ coef) - float(median_last(fitted)))
     return np.clip(g, 0.4, 2.5).astype(np.float32)
 
 
@@ -327,7 +328,7 @@ def _unlike_shells(contrast, occupied: np.ndarray, shell_colours, n_cols: int) -
     # grey-world correction left over): with enough shells, their median shift is taken off
     # (a hand over one or two cells does not move it; a mirrored photo's mismatches differ per shell)
     if len(judged) >= CFG.colour_shift_min_shells:
-        offsets = offsets - np.median(offsets, axis=0)
+        offsets = offsets - median_last(offsets.T)            # np.median(offsets, axis=0)
     dist[judged] = np.sqrt((offsets ** 2).sum(axis=1))
     return dist > CFG.shell_colour_de, dist
 
