@@ -29,7 +29,7 @@ from vision.outline import (IDENTITY, OUTLINE, Identity, IdentityReference, Outl
                             identity_layout, identity_profiles, measure_motion, sample_bands, strip_layout)
 from vision.outline import board_identity as outline_identity
 from vision.quality import check_board_in_view
-from vision.registration import (Registration, board_corners_mm, board_px_per_mm, detect_markers,
+from vision.registration import (Registration, board_corners_mm, board_motion, board_px_per_mm, detect_markers,
                                  homography_from_corners, project, reference_image, SIDES)
 
 from vision.types import CalibrationShot, Photo, Reading
@@ -399,17 +399,6 @@ def register(image: np.ndarray, cal: store.Calibration, module=None, markers_H=N
     reg.warnings.append(f"the board moved {shift_mm:.1f} mm / {rotation:+.1f}° since calibration; "
                         "registration corrected from the photo")
     return reg
-
-
-def board_motion(H0: np.ndarray, H: np.ndarray, board_mm) -> tuple[float, float]:
-    """How far (mm) the board's centre moved and how much it turned (degrees) from ``H0`` to ``H``."""
-    w, h = board_mm
-    centre = np.array([[w / 2, h / 2], [w / 2 + 100, h / 2]])
-    before, after = project(H0, centre), project(H, centre)
-    px_per_mm = np.linalg.norm(before[1] - before[0]) / 100
-    shift_mm = float(np.linalg.norm(after[0] - before[0]) / px_per_mm)
-    ang = lambda p: np.degrees(np.arctan2(p[1, 1] - p[0, 1], p[1, 0] - p[0, 0]))  # noqa: E731
-    return shift_mm, float(ang(after) - ang(before))
 
 
 #: How many of the rules engine's problems a refusal lists.

@@ -279,16 +279,27 @@ def align_to_reference(photo_gray: np.ndarray, ref_small: np.ndarray, H_ref: np.
                                    "put it back or recalibrate") from None
     W = np.linalg.inv(S) @ warp @ S
     H = W @ H_ref
-    w, h = board_mm
-    centre = np.array([[w / 2, h / 2], [w / 2 + 100, h / 2]])
-    before, after = project(H_ref, centre), project(H, centre)
-    px_per_mm = np.linalg.norm(before[1] - before[0]) / 100
-    shift_mm = float(np.linalg.norm(after[0] - before[0]) / px_per_mm)
-    ang = lambda p: np.degrees(np.arctan2(p[1, 1] - p[0, 1], p[1, 0] - p[0, 0]))  # noqa: E731
-    rotation = float(ang(after) - ang(before))
+    shift_mm, rotation = board_motion(H_ref, H, board_mm)
     reg = Registration(H, "refined", shift_mm=shift_mm, rotation_deg=rotation, score=float(score))
     if score < min_score:
         raise UnreadableBoardError("registration-lost",
                                    "the board is not where it was calibrated and could not be found again: is it "
                                    "in view, unobstructed, and the board this calibration is for?")
     return reg
+
+
+def board_motion(H0: np.ndarray, H: np.ndarray, board_mm) -> tuple[float, float]:
+    """How far the board's centre moved (mm) and how much it turned (degrees, counter-clockwise in
+    the photo) from homography ``H0`` to ``H`` (both board mm → photo px, (3, 3)), measured with
+    ``H0``'s px per mm at the centre.
+
+    >>> board_motion(np.eye(3), np.array([[1, 0, 3.0], [0, 1, 4.0], [0, 0, 1]]), (100, 50))
+    (5.0, 0.0)
+    """
+    w, h = board_mm
+    centre = np.array([[w / 2, h / 2], [w / 2 + 100, h / 2]])
+    before, after = project(H0, centre), project(H, centre)
+    px_per_mm = np.linalg.norm(before[1] - before[0]) / 100
+    shift_mm = float(np.linalg.norm(after[0] - before[0]) / px_per_mm)
+    ang = lambda p: np.degrees(np.arctan2(p[1, 1] - p[0, 1], p[1, 0] - p[0, 0]))  # noqa: E731
+    return shift_mm, float(ang(after) - ang(before))

@@ -34,7 +34,7 @@ from beachscore.errors import UnreadableBoardError
 from vision.plazing.cells import Grid
 from vision.plazing.config import REGISTER, RegisterConfig
 from vision.plazing.model import ReaderModel
-from vision.registration import Registration, project
+from vision.registration import Registration, board_motion, project
 
 
 def fixed_parts(shape, H_px_from_mm: np.ndarray, profile: dict, cfg: RegisterConfig = REGISTER) -> np.ndarray:
@@ -247,10 +247,4 @@ def _robust_ecc(ref: _Reference, b: np.ndarray, init: np.ndarray, cfg: RegisterC
 def _moved_by(warp: np.ndarray, S: np.ndarray, H0: np.ndarray, board_mm) -> tuple[float, float]:
     """How far a warp (reference px) moves the board's centre (mm) and turns it (degrees)."""
     H = np.linalg.inv(S) @ np.vstack([warp, [0, 0, 1]]).astype(np.float64) @ S @ H0
-    w, h = board_mm
-    centre = np.array([[w / 2, h / 2], [w / 2 + 100, h / 2]])
-    before, after = project(H0, centre), project(H, centre)
-    ppm = np.linalg.norm(before[1] - before[0]) / 100
-    shift = float(np.linalg.norm(after[0] - before[0]) / ppm)
-    ang = lambda p: np.degrees(np.arctan2(p[1, 1] - p[0, 1], p[1, 0] - p[0, 0]))  # noqa: E731
-    return shift, float(ang(after) - ang(before))
+    return board_motion(H0, H, board_mm)
