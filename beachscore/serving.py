@@ -18,7 +18,6 @@ import ctypes.util
 import errno
 import logging
 import os
-import signal
 import sys
 import time
 import warnings
@@ -26,6 +25,7 @@ import warnings
 from waitress.channel import HTTPChannel
 
 from beachscore.inputs import check_calibration_dir
+from beachscore.run_server import run_until_stopped
 from beachscore.station import CALIBRATION_SETTING, Station
 from beachscore.store import Store, StoreError
 
@@ -296,18 +296,12 @@ def run(args) -> int:
         return 2
     hall_link = attach_hall_link(server.flask_app, station)
 
-    def stop(signum, frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
     log.info("station on http://%s:%s/ (camera: %s)%s", args.host, server.effective_port,
              station.camera.name if station.camera else station.camera_problem,
              f" — viewing only: {station.store.read_only}" if station.store.read_only else "")
     station.after_scan = trim_memory
     try:
-        server.run()
-    except KeyboardInterrupt:
-        pass
+        run_until_stopped(server)
     finally:
         server.close()
         if hall_link is not None:

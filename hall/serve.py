@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-import signal
 
 from beachscore.errors import BadInputError
+from beachscore.run_server import run_until_stopped
 
 log = logging.getLogger("beachscore.hall")
 
@@ -66,14 +66,8 @@ def run(args) -> int:
     if not store.organiser_count():
         print(f"First run: create the organiser account at {base}/setup?code={app.config['SETUP_CODE']}", flush=True)
 
-    def stop(signum, frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
     try:
-        server.run()
-    except KeyboardInterrupt:
-        pass
+        run_until_stopped(server)
     finally:
         server.close()
         store.close()
