@@ -146,3 +146,37 @@ def test_confidence_is_the_product_and_names_the_weakest_first():
     assert conf == pytest.approx(0.475) and warnings == ["b is unsure"]
     d.cap = 0.2
     assert d.result()[0] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("sigma_px", [0.6, 1.2])
+def test_a_shells_colour_is_its_core_not_the_rim_the_blur_mixes_with_the_sand(sigma_px):
+    """A dark shell (14 px across at the work scale) on pale sand, softened by a lens: its outer ring
+    mixes with the sand, so the whole part's mean comes out far lighter than the shell, and the
+    softer the photo the lighter; the core (one pixel inside the outline, the pixels the classes
+    are learned from) stays near the shell's colour."""
+    sand, dark = (120, 170, 200), (40, 42, 45)
+    img = np.zeros((60, 60, 3), np.uint8)
+    img[:] = sand
+    cv2.circle(img, (30, 30), 7, dark, -1)
+    img = cv2.GaussianBlur(img, (0, 0), sigma_px)
+    lab_img = cv2.cvtColor(img, cv2.COLOR_BGR2Lab).astype(np.float64)
+    rest = (np.abs(lab_img[..., 0] - lab_img[5, 5, 0]) > 30)          # the foreground: changed by > 30 levels
+    n, labels = cv2.connectedComponents(rest.astype(np.uint8), connectivity=8)
+    sel = np.flatnonzero(labels)
+    lab_ = labels.reshape(-1)[sel]
+    core = shells._core_mean_lab(rest, labels, sel, lab_, img, n)[1]
+    whole = shells._mean_lab(lab_, img.reshape(-1, 3)[sel], n)[1]
+    shell_l = cv2.cvtColor(np.uint8([[dark]]), cv2.COLOR_BGR2Lab)[0, 0, 0]
+    assert whole[0] - shell_l > 8                   # the rim lightens the whole part's mean …
+    assert core[0] - shell_l < 0.5 * (whole[0] - shell_l)   # … its core far less
+
+
+def test_a_part_too_thin_for_a_core_keeps_the_mean_of_all_its_pixels():
+    img = np.full((20, 20, 3), 200, np.uint8)
+    img[10, 3:15] = (30, 30, 30)                    # a one-pixel line: no pixel has all 8 neighbours in it
+    rest = img[..., 0] < 100
+    n, labels = cv2.connectedComponents(rest.astype(np.uint8), connectivity=8)
+    sel = np.flatnonzero(labels)
+    lab_ = labels.reshape(-1)[sel]
+    got = shells._core_mean_lab(rest, labels, sel, lab_, img, n)
+    assert np.allclose(got, shells._mean_lab(lab_, img.reshape(-1, 3)[sel], n))

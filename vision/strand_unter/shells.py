@@ -10,11 +10,12 @@ shells thick: a hand, a card, a phone) with their size, for the occlusion check.
 Models (all learned at calibration except the documented statistical constants in
 :class:`~vision.strand_unter.config.ShellConfig`):
 
-- colour: the part's mean Lab against each shell class, a Gaussian with the class's pixel
-  covariance widened by the scan's colour error, against an *unknown* outlier density uniform
-  over the Lab cube (prior ``unknown_prior``): a part of a colour no shell has is not forced into
-  a class. A part whose pixels split between shell colours (two shells touching) is read colour
-  by colour.
+- colour: the mean Lab of the part's core (one pixel inside its outline, as the classes were
+  learned: the rim mixes in the sand's colour, the more the softer the photo) against each shell
+  class, a Gaussian with the class's pixel covariance widened by the scan's colour error, against
+  an *unknown* outlier density uniform over the Lab cube (prior ``unknown_prior``): a part of a
+  colour no shell has is not forced into a class. A part whose pixels split between shell
+  colours (two shells touching) is read colour by colour.
 - count: area / the area one shell of that colour covers in this photo (the learned area × the
   median ratio of this photo's clear single shells of that colour, when there are two), Gaussian
   around n with a relative spread ``area_sigma``·√n, or partly seen (:func:`count_posterior`);
@@ -158,7 +159,7 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
     lab_ = lab_img.reshape(-1)[sel]
     cl = np.minimum(cls.reshape(-1)[sel], A.K).astype(np.int32)
     counts = np.bincount(lab_ * (A.K + 1) + cl, minlength=n * (A.K + 1)).reshape(n, A.K + 1)
-    means = _mean_lab(lab_, np.ascontiguousarray(image).reshape(-1, 3)[sel], n)
+    means = _core_mean_lab(rest, lab_img, sel, lab_, image, n)
     post, dist = colour_posterior(means, A, residual_ab, cfg)
     model = {"base_sigma_mm": cfg.centre_sigma_mm}
     one = float(np.median(list(areas.values())))        # one shell's area (any colour)
@@ -257,6 +258,30 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
         if part.count > 0:
             part.p_groove = groove_posterior((part.y + 0.5) / A.ppm, part.groove, A, model)
     return out
+
+
+def _core_mean_lab(rest: np.ndarray, lab_img: np.ndarray, sel: np.ndarray, lab_: np.ndarray,
+                   image: np.ndarray, n: int) -> np.ndarray:
+    """Mean Lab float (n, 3) of every part's core: its pixels one pixel inside its outline.
+
+    A part's outer ring of pixels mixes the piece's colour with the sand's, the more the softer
+    the photo (a lens, the undistortion's interpolation, JPEG): a black shell's whole-part mean
+    moves by a quarter of the way to the sand between a sharp and a softened photo. The shell
+    classes are learned from the calibration's blobs eroded by one pixel
+    (:func:`vision.strand_unter.calibrate.learn`), so the scan measures the same core; a part
+    with no core (thinner than 3 px) keeps the mean of all its pixels.
+
+    Args:
+        rest: bool (H, W), the parts; lab_img: int (H, W) their labels (0: none);
+        sel: flat indices of the parts' pixels; lab_: their labels; image: BGR uint8 (H, W, 3).
+    """
+    flat = np.ascontiguousarray(image).reshape(-1, 3)
+    # (a pixel whose 8 neighbours are all in ``rest`` has them all in its own 8-connected part)
+    core = cv2.erode(rest.astype(np.uint8), np.ones((3, 3), np.uint8), borderValue=0).reshape(-1)[sel] > 0
+    whole = _mean_lab(lab_, flat[sel], n)
+    inner = _mean_lab(lab_[core], flat[sel[core]], n)
+    has_core = np.bincount(lab_[core], minlength=n) > 0
+    return np.where(has_core[:, None], inner, whole)
 
 
 def _mean_lab(lab_: np.ndarray, pixels_bgr: np.ndarray, n: int) -> np.ndarray:
