@@ -7,6 +7,7 @@ photo whose board cannot be read as calibrated.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 
@@ -127,8 +128,10 @@ def check_colours(image: np.ndarray, reg: Registration, cal: store.Calibration) 
 def check_calibrated_board(identity) -> None:
     """Refuse a photo that does not show the calibrated board (:func:`vision.outline.board_identity`):
     another game's board, or a camera that moved so far the board is not where it was calibrated.
-    Run before any game's own registration, so such a photo gets this one reason on every path
-    instead of whatever a game's reader makes of a board it does not know.
+    Called when the game's reader refused the photo, so that such a photo gets this one reason on
+    every path instead of whatever a game's reader makes of a board it does not know; a photo the
+    reader reads is kept, unsure (:func:`doubt_unrecognised_board`): the check's statistic overlaps
+    on right boards it was not measured on (a sea cloth and a lamp over a Strand unter board).
 
     Args:
         identity: a :class:`vision.outline.Identity`, or None (no verdict: nothing is refused).
@@ -140,6 +143,49 @@ def check_calibrated_board(identity) -> None:
     raise UnreadableBoardError("board-not-found", "this photo does not show the board this calibration was made for "
                                "(another game's board, or the camera moved); put that board under the camera, "
                                "or calibrate for this one")
+
+
+#: The most a reading may be trusted when the board check did not recognise the board (below the
+#: 0.5 from which a player trusts a reading): the game's reader read it, the surroundings did not match.
+UNRECOGNISED_BOARD_CONFIDENCE = 0.4
+UNRECOGNISED_BOARD_WARNING = ("the board's surroundings do not look as in the calibration shot (another board, or "
+                              "the camera moved?): check this reading")
+
+
+def doubt_unrecognised_board(reading, identity):
+    """A reading of a photo whose board :func:`check_calibrated_board` would refuse, when the game's
+    own reader read it all the same: kept, with a warning, its confidence at most
+    :data:`UNRECOGNISED_BOARD_CONFIDENCE` (unsure, never silently trusted).
+
+    Args:
+        reading: a :class:`vision.types.Reading`.
+        identity: a :class:`vision.outline.Identity`, or None (no verdict).
+    Returns:
+        The reading, or a copy with the warning and the lowered confidence.
+    """
+    if identity is None or identity.verdict is not False:
+        return reading
+    return dataclasses.replace(reading, confidence=min(float(reading.confidence), UNRECOGNISED_BOARD_CONFIDENCE),
+                               warnings=[UNRECOGNISED_BOARD_WARNING, *reading.warnings])
+
+
+def unlearned_players(setup: dict, cal) -> list[str]:
+    """Problems for setup players named by a colour the calibration learned no pieces of (``"Red"``
+    for ``red``, a colour the game does not have): such a player would be scored as a player with
+    nothing on the board while the real one's facts went missing. Games whose players are not
+    piece colours (no ``players`` in the learned model) are not checked.
+
+    Args:
+        setup: a setup.json dict; cal: the calibration (anything with a ``model`` dict).
+    """
+    model = getattr(cal, "model", None)
+    learned = model.get("players") if isinstance(model, dict) else None
+    players = setup.get("players")
+    if not learned or not players:
+        return []
+    named = list(players) if isinstance(players, (dict, list)) else []
+    return [f"players.{who}: not a player colour this calibration knows ({', '.join(learned)})"
+            for who in named if isinstance(who, str) and who not in learned]
 
 
 def _names_setup_field(problem: str, state: dict, setup: dict | None) -> bool:
@@ -163,6 +209,7 @@ def check_setup(setup: dict | None, cal: store.Calibration) -> None:
     if isinstance(grid, dict):
         probe.update(rows=grid.get("rows"), cols=grid.get("cols"))
     bad = [p for p in scoring.problems(probe, setup) if _names_setup_field(p, probe, setup)]
+    bad += unlearned_players(setup, cal)
     if bad:
         shown = "; ".join(bad[:MAX_PROBLEMS_SHOWN]) + (f"; … {len(bad) - MAX_PROBLEMS_SHOWN} more"
                                                          if len(bad) > MAX_PROBLEMS_SHOWN else "")

@@ -19,7 +19,7 @@ from beachscore.games import reader
 from calibration import store
 from calibration.files import load_calibration_request
 from beachscore.checks import (check_calibrated_board, check_colours, check_corners, check_output_folder, check_photo,
-                               check_setup)
+                               check_setup, doubt_unrecognised_board)
 from vision.appearance import board_layout
 from vision.image_io import read_image, decode_image
 from vision.charuco import lens_from_charuco
@@ -494,7 +494,8 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
             photo shows the calibrated board).
     Raises:
         UnreadableBoardError: the board cannot be read reliably (exit 3); ``board-not-found`` when
-            the photo does not show the calibrated board (another game's, or the camera moved).
+            the game's reader cannot read the photo and the board check does not recognise the
+            calibrated board in it (another game's, or the camera moved): one reason on every path.
         BadInputError: the setup does not fit the game (exit 2).
     """
     check_photo(image, cal)
@@ -512,16 +513,23 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     t0 = time.perf_counter()
     # a profile's markers are looked for once: the board check and the registration share them
     looked = {"markers_H": markers_homography(image, cal)} if cal.profile.get("markers") else {}
-    # is this the calibrated board? before any game's own registration
-    check_calibrated_board(board_identity(image, cal, module, **looked))
-    reg = register(image, cal, module, **looked)
-    check_board_in_view(reg.H_px_from_mm, cal.profile["board_mm"], (image.shape[1], image.shape[0]))
-    check_colours(image, reg, cal)
-    t1 = time.perf_counter()
-    photo = Photo(image=image, registration=reg, calibration=cal, setup=setup)
-    reading = module.read(photo)
+    # is this the calibrated board? Measured before any game's own registration; it names the
+    # reason when the game's reader cannot read the photo (the same on every path), and makes a
+    # reading of a board it does not recognise unsure
+    identity = board_identity(image, cal, module, **looked)
+    try:
+        reg = register(image, cal, module, **looked)
+        check_board_in_view(reg.H_px_from_mm, cal.profile["board_mm"], (image.shape[1], image.shape[0]))
+        check_colours(image, reg, cal)
+        t1 = time.perf_counter()
+        photo = Photo(image=image, registration=reg, calibration=cal, setup=setup)
+        reading = module.read(photo)
+    except UnreadableBoardError:
+        check_calibrated_board(identity)
+        raise
     t2 = time.perf_counter()
     reading, result = _score_lawful(reading, setup)
+    reading = doubt_unrecognised_board(reading, identity)
     state = scoring.complete_state(reading.state, setup)
     t3 = time.perf_counter()
     timing = {"decode": round(decode_ms, 1), "register": round((t1 - t0) * 1e3, 1),

@@ -542,7 +542,13 @@ class Station:
             players = setup.get("players") if isinstance(setup.get("players"), list) else []
             state["players"] = [{"player": p, "shells": []} for p in players if isinstance(p, str) and p]
         known = set(scoring.problems(state))
-        return [p for p in scoring.problems(state, setup) if p not in known]
+        problems = [p for p in scoring.problems(state, setup) if p not in known]
+        cal = self.calibration
+        if cal is not None and cal.game == game:  # players named by colours the calibration learned
+            from beachscore.checks import unlearned_players
+
+            problems += unlearned_players(setup, cal)
+        return problems
 
     def setup_of_scan(self, scan: dict) -> dict | None:
         if scan.get("game_id") is None:

@@ -259,3 +259,21 @@ def test_nan_in_a_state_file_is_bad_input_not_printed(tmp_path, capsys, number):
     for setup in ('{"note": %s}' % number,):
         assert main(["score", str(tmp_path / "state.json"), "--setup", setup, "--json"]) == 2
         capsys.readouterr()
+
+
+def test_a_setup_player_the_calibration_has_no_colour_for_is_refused(tmp_path, capsys):
+    """"Red" for "red" (or a colour the board does not have) was scored as a made-up player with
+    nothing on the board, and the real red's beach points became unknown: now exit 2 naming it."""
+    from beachscore.cli import main
+
+    example = os.path.join(os.path.dirname(__file__), "..", "examples", "strand-unter")
+    cal = str(tmp_path / "cal")
+    assert main(["calibrate", os.path.join(example, "calibration.json"), "--out", cal]) == 0
+    setup = json.load(open(os.path.join(example, "setup.json")))
+    setup["players"]["Red"] = setup["players"].pop("red")
+    (tmp_path / "setup.json").write_text(json.dumps(setup))
+    capsys.readouterr()
+    code = main(["scan", os.path.join(example, "scene_05.jpg"), "--calibration", cal, "--setup",
+                 str(tmp_path / "setup.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and "players.Red: not a player colour" in err and "[invalid-setup]" in err

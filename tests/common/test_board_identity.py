@@ -174,3 +174,21 @@ def test_board_identity_needs_enough_strips():
     none = np.zeros(len(ref.strips.cols), bool)
     assert board_identity(ref, photo, H, usable=none).verdict is None
     assert board_identity(ref, photo, H).verdict is True
+
+
+def test_a_board_the_check_does_not_recognise_but_the_reader_reads_is_kept_unsure(board, monkeypatch):
+    """The check's statistic overlaps on right boards it was never measured on (a sea cloth down
+    both sides and a lamp): when the game's reader reads the photo all the same, the reading is
+    kept, with a warning, below the confidence a player trusts; never refused for that alone."""
+    from beachscore.checks import UNRECOGNISED_BOARD_CONFIDENCE, UNRECOGNISED_BOARD_WARNING
+    from vision.outline import Identity
+
+    profile, cal = board
+    photo = _photo(_board(profile))
+    trusted = pipeline.scan_image(photo, cal)
+    assert trusted.confidence > UNRECOGNISED_BOARD_CONFIDENCE and UNRECOGNISED_BOARD_WARNING not in trusted.warnings
+    monkeypatch.setattr(pipeline, "board_identity", lambda *a, **k: Identity(60, 3, 2.0, False, 0.03, False))
+    unsure = pipeline.scan_image(photo, cal)
+    assert unsure.state == trusted.state
+    assert unsure.confidence <= UNRECOGNISED_BOARD_CONFIDENCE < 0.5
+    assert unsure.warnings[0] == UNRECOGNISED_BOARD_WARNING

@@ -299,3 +299,17 @@ def test_a_scan_through_a_lens_keeps_the_lens_with_its_homography(tmp_path):
     assert scan["status"] == "ok", scan["error"]
     assert scan["extra"]["H_px_from_mm"] and scan["extra"]["lens"]["k1"] == pytest.approx(-0.12, abs=0.02)
     assert Lens.from_json(scan["extra"]["lens"]).size == cal.lens.size
+
+
+def test_a_new_game_naming_a_colour_the_calibration_has_not_learned_is_refused(tmp_path):
+    from beachscore.errors import BadInputError
+
+    cal = FakeCalibration(model={"players": ["red", "yellow"]})
+    st = Station(Store(str(tmp_path / "data")), camera=MockCamera(), calibration=cal, scanner=FakeScanner())
+    try:
+        with pytest.raises(BadInputError) as err:
+            st.new_game("strand-unter", {"players": {"Red": {"bucket": {"white": 1}}}})
+        assert err.value.code == "invalid-setup" and "players.Red: not a player colour" in err.value.message
+        assert st.new_game("strand-unter", {"players": {"red": {"bucket": {"white": 1}}}})
+    finally:
+        st.close()
