@@ -144,14 +144,18 @@ def _state(table: dict) -> str:
 def add_players(event_id: int):
     """One player a line: ``name`` or ``name, club`` (or ``id; name, club``)."""
     entries = []
-    for line in request.form.get("players", "").splitlines():
+    for number, line in enumerate(request.form.get("players", "").splitlines(), 1):
         if not line.strip():
             continue
-        pid = ""
+        pid, typed = "", line.strip()
         if ";" in line:
             pid, line = (part.strip() for part in line.split(";", 1))
-        name, _, club = line.partition(",")
-        entries.append({"id": pid, "name": name.strip(), "club": club.strip()})
+        fields = [f.strip() for f in line.split(",")]
+        if len(fields) > 2:
+            raise HallError("invalid-player", f"line {number} ({typed[:60]}) has more than a name and a club, so "
+                            "nothing was added: write it as name, club (a club without commas)")
+        name, club = fields[0], (fields[1] if len(fields) > 1 else "")
+        entries.append({"id": pid, "name": name, "club": club})
     if not entries:
         raise HallError("invalid-player", "type one player a line: name, club")
     added = store().add_players(event_id, entries)

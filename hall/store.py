@@ -215,20 +215,30 @@ class HallStore:
     def add_players(self, event_id: int, players: list[dict]) -> list[str]:
         """Add players ``{"name", "club"?, "id"?}``; ids are made (``p1``, ``p2`` …) when not given.
 
-        Returns the new players' ids. Raises HallError ``invalid-player`` (empty name, id taken).
+        Returns the new players' ids. Raises HallError ``invalid-player`` (empty name, id taken),
+        ``player-exists`` (a name already registered, :func:`same_player`); then none is added.
         """
         p = self.t["players"]
         self.event(event_id)
         with self._write() as conn:
             self._lock_event(conn, event_id)
-            rows = conn.execute(select(p.c.pid, p.c.position).where(p.c.event_id == event_id)).all()
+            rows = conn.execute(select(p.c.pid, p.c.position, p.c.name, p.c.club).where(p.c.event_id == event_id)).all()
             taken = {r.pid for r in rows}
             position = max((r.position for r in rows), default=0)
+            registered = [(r.name, r.club) for r in rows]
             new = []
             for entry in players:
                 name = " ".join(str(entry.get("name") or "").split())
                 if not name or len(name) > 200:
                     raise HallError("invalid-player", "every player needs a name (at most 200 characters)")
+                club_ = " ".join(str(entry.get("club") or "").split()) or None
+                same = same_player(name, club_, registered)
+                if same is not None:
+                    shown = f"{same[0]} ({same[1]})" if same[1] else same[0]
+                    raise HallError("player-exists", f"{shown} is already registered in this event, so nothing was "
+                                    f"added: remove that line (another player called {name} needs a club that "
+                                    "tells them apart)")
+                registered.append((name, club_))
                 pid = str(entry.get("id") or "").strip()
                 if not pid:
                     n = position + 1
@@ -239,8 +249,7 @@ class HallStore:
                     raise HallError("invalid-player", f"player id {pid[:40]!r} is already used in this event")
                 position += 1
                 taken.add(pid)
-                club = " ".join(str(entry.get("club") or "").split()) or None
-                conn.execute(p.insert().values(event_id=event_id, pid=pid, name=name, club=club, dropped=False,
+                conn.execute(p.insert().values(event_id=event_id, pid=pid, name=name, club=club_, dropped=False,
                                                position=position))
                 new.append(pid)
             self._bump(conn, event_id)
@@ -710,6 +719,29 @@ def current_result(rows: list) -> dict | None:
         if r["station_id"] not in best or key >= best[r["station_id"]][0]:
             best[r["station_id"]] = (key, r)
     return max((r for _, r in best.values()), key=lambda r: r["id"], default=None)
+
+
+def same_player(name: str, club: str | None, registered: list[tuple[str, str | None]]):
+    """The registered ``(name, club)`` that ``name, club`` would repeat, or None.
+
+    Names compare trimmed and case-insensitively. Two players of one name are told apart only by
+    their clubs (the room's pages show "Tom (Sopot)", "Tom (Hel)"), so the same name is refused
+    unless both have a club and the clubs differ.
+
+    >>> same_player(" anna ", "Sandbank", [("Anna", "Sandbank")])
+    ('Anna', 'Sandbank')
+    >>> same_player("Tom", "Hel", [("Tom", "Sopot")]) is None
+    True
+    >>> same_player("Tom", None, [("Tom", "Sopot")])
+    ('Tom', 'Sopot')
+    """
+    def key(text: str | None) -> str:
+        return " ".join(str(text or "").split()).casefold()
+
+    for other in registered:
+        if key(other[0]) == key(name) and (not club or not other[1] or key(club) == key(other[1])):
+            return other
+    return None
 
 
 def _str_map(value) -> dict[str, str] | None:
