@@ -377,8 +377,9 @@ class HallStore:
             self._bump(conn, event_id)
         return nxt.number
 
-    def close_round(self, event_id: int, number: int) -> None:
-        """Close a round once every table has a result.
+    def close_round(self, event_id: int, number: int) -> list[int]:
+        """Close a round once every table has a result; returns the tables whose result is a station's
+        report the organiser has not accepted or corrected (it counts as sent).
 
         The checks run under the event's row lock, in the transaction that closes: a station's
         result is either in before the close (and in the standings it closes with) or refused
@@ -399,10 +400,18 @@ class HallStore:
             waiting = [str(n) for n in conn.execute(select(et.c.table_no).where(et.c.round_id == rnd["id"], ~scored)
                                                     .order_by(et.c.table_no)).scalars()]
             if waiting:
-                raise HallError("round-incomplete", f"table{'s' if len(waiting) > 1 else ''} {', '.join(waiting)} "
-                                "still without a result: enter it by hand or wait for the station", 409)
+                reported = {str(n) for n in conn.execute(
+                    select(res.c.table_no).where(res.c.round_id == rnd["id"], res.c.source == "station",
+                                                 res.c.table_no.in_([int(w) for w in waiting]))).scalars()}
+                raise HallError("round-incomplete", _round_incomplete_message(
+                    [w for w in waiting if w not in reported], [w for w in waiting if w in reported]), 409)
+            by_organiser = select(res.c.id).where(res.c.round_id == rnd["id"], res.c.table_no == et.c.table_no,
+                                                  res.c.source == "organiser").exists()
+            as_sent = list(conn.execute(select(et.c.table_no).where(et.c.round_id == rnd["id"], ~by_organiser)
+                                        .order_by(et.c.table_no)).scalars())
             conn.execute(r.update().where(r.c.id == rnd["id"]).values(status="closed", closed_at=now_iso()))
             self._bump(conn, event_id)
+        return as_sent
 
     def table(self, event_id: int, number: int, table_no: int) -> dict:
         """One table of a round: ``players`` [{id, name}], ``revisions`` (oldest first), ``current`` (or None),
@@ -442,7 +451,7 @@ class HallStore:
             result = tournament.read_result(raw, ids, co_op=tournament.games.is_co_op(game))
         except InvalidEventError as err:
             raise HallError("invalid-result", "; ".join(err.problems)) from None
-        source = table["revisions"][-1] if kind == "accept" and table["revisions"] else None
+        source = table["revisions"][-1] if kind in ("accept", "assign") and table["revisions"] else None
         with self._write() as conn:
             rnd = self.round_row(conn, event_id, number)
             rid = conn.execute(self.t["results"].insert().values(
@@ -491,6 +500,17 @@ class HallStore:
         event = self.event(row["event_id"])
         return {"token": token, "station_id": sid, "event_id": row["event_id"], "event": event["name"],
                 "game": event["game"], "table": row["table_no"]}
+
+    def used_pairing_codes(self, codes: list[str]) -> set[str]:
+        """Those of ``codes`` (as shown) that a station has already used."""
+        pc = self.t["pairing_codes"]
+        digests = {sha256_hex(normalise_code(c)): c for c in codes}
+        if not digests:
+            return set()
+        with self._read() as conn:
+            used = conn.execute(select(pc.c.code_sha256).where(pc.c.code_sha256.in_(list(digests)),
+                                                               pc.c.used_at.is_not(None))).scalars()
+            return {digests[d] for d in used}
 
     def station_by_token(self, token: str) -> dict | None:
         """The station a token belongs to; None for an unknown or revoked token.
@@ -697,6 +717,25 @@ def _round_open_message(number: int, waiting) -> str:
         return (f"round {number} is still being played ({waiting_text(waiting)}): enter the missing results and "
                 f"close round {number}, then seat round {number + 1}")
     return f"round {number} is still open: close it, then seat round {number + 1}"
+
+
+def _round_incomplete_message(without: list[str], unmatched: list[str]) -> str:
+    """Why a round cannot be closed: tables without any result, tables whose station result waits
+    for its colours to be matched to the seated players.
+
+    >>> _round_incomplete_message(["3"], ["1"])
+    'table 1 has a station result waiting for its colours to be matched to the players: open the table and choose who played which colour; table 3 still without a result: enter it by hand or wait for the station'
+    """
+    def tables(ns: list[str]) -> str:
+        return f"table{'s' if len(ns) > 1 else ''} {', '.join(ns)}"
+
+    parts = []
+    if unmatched:
+        parts.append(f"{tables(unmatched)} {'have' if len(unmatched) > 1 else 'has'} a station result waiting for its "
+                     "colours to be matched to the players: open the table and choose who played which colour")
+    if without:
+        parts.append(f"{tables(without)} still without a result: enter it by hand or wait for the station")
+    return "; ".join(parts)
 
 
 def current_result(rows: list) -> dict | None:
