@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import secrets
@@ -42,6 +43,9 @@ def prepare_data_dir(data: str) -> str:
             raise NotADirectoryError(20, os.strerror(20), data)
         os.makedirs(os.path.join(data, "photos"), exist_ok=True)
     except OSError as err:
+        if err.errno == errno.EROFS:  # the same words as the SQLite check (hall.db.open_engine)
+            raise BadInputError("db-read-only", f"the hall's data folder {data} is on a read-only disk: make it "
+                                "writable (or choose another --data) and start again") from None
         raise BadInputError("store-unreadable", f"hall: cannot create the data folder {data}: "
                             f"{err.strerror or err}: choose another --data") from None
     return data
