@@ -29,6 +29,51 @@ log = logging.getLogger("beachscore.hall_link")
 RECONCILE_GAMES = 50
 
 
+#: Error codes of the hall's ``POST /api/pair`` whose message is meant for the station's page.
+PAIRING_ERRORS = frozenset({"pairing-code", "pairing-locked-out", "invalid-json", "disk-full", "read-only"})
+
+
+def hall_address(typed: str) -> str:
+    """The hall's base address (``scheme://host:port``) from what was typed on the *Hall* page.
+
+    A path, query or fragment (e.g. the organiser's page address pasted whole) is dropped; an
+    address that is not one raises :class:`HallLinkError` (400) saying what to type.
+
+    >>> hall_address(" 192.168.1.20:8090/ ")
+    'http://192.168.1.20:8090'
+    >>> hall_address("http://127.0.0.1:8090/events/1/manage")
+    'http://127.0.0.1:8090'
+    >>> hall_address("192.168.1.20:8090x")
+    Traceback (most recent call last):
+    ...
+    beachscore.hall_link.HallLinkError: the hall address 192.168.1.20:8090x has a port that is not a number from 1 to 65535: type it as http://192.168.1.20:8090
+    """
+    from urllib.parse import urlsplit
+
+    text = " ".join(str(typed).split())
+    example = "type it as http://192.168.1.20:8090"
+    if not text:
+        raise HallLinkError("type the hall's address, e.g. http://192.168.1.20:8090")
+    shown = text[:80]
+    if "://" not in text:
+        text = "http://" + text
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+        host = parts.hostname
+    except ValueError:
+        port, host, parts = -1, None, None
+    if parts is not None and parts.scheme not in ("http", "https"):
+        raise HallLinkError(f"the hall address {shown} is not a web address: {example}")
+    if port == -1 or (port is not None and not 1 <= port <= 65535):
+        raise HallLinkError(f"the hall address {shown} has a port that is not a number from 1 to 65535: {example}")
+    if not host or " " in text or any(c in host for c in "[]@") or not all(
+            ch.isalnum() or ch in ".-:_%" for ch in host):
+        raise HallLinkError(f"the hall address {shown} is not an address: {example}")
+    netloc = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{netloc}" + (f":{port}" if port is not None else "")
+
+
 class HallLinkError(Exception):
     """Pairing or asking the hall failed: ``message`` is one line for the page."""
 
@@ -74,15 +119,17 @@ class HallLink:
     # -- pairing -----------------------------------------------------------------------------
     def pair(self, hall_url: str, code: str, name: str = "station") -> dict:
         """Trade the organiser's one-time code for this station's token; returns the link."""
-        hall_url = hall_url.strip().rstrip("/")
-        if not hall_url.startswith(("http://", "https://")):
-            hall_url = "http://" + hall_url
+        hall_url = hall_address(hall_url)
         try:
             status, answer = self.client_for(hall_url).request("POST", "/api/pair", body={"code": code, "name": name})
         except HallUnreachable as err:
             raise HallLinkError(f"cannot reach the hall at {hall_url} ({err}): check the address and the Wi-Fi") \
                 from None
         if status != 201 or "token" not in answer:
+            code_ = (answer.get("error") or {}).get("code") if isinstance(answer.get("error"), dict) else None
+            if code_ not in PAIRING_ERRORS:  # not the hall's pairing answer: an HTML page, another server, a CSRF guard
+                raise HallLinkError(f"{hall_url} answered {status}, not as a beachscore hall: check the hall's address "
+                                    "(the one `beachscore hall` runs at, e.g. http://192.168.1.20:8090)", 502)
             raise HallLinkError(error_message(answer, status), status if status >= 400 else 502)
         self.outbox.set_link(hall_url, answer)
         self.refresh_assignment()

@@ -14,6 +14,7 @@ HTTP: the standard library's ``urllib`` (:class:`HallClient`), no extra dependen
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import logging
 import random
@@ -269,6 +270,8 @@ class HallClient:
             return err.code, _json_of(err.read())
         except (urllib.error.URLError, OSError, TimeoutError) as err:
             raise HallUnreachable(str(getattr(err, "reason", err))) from None
+        except http.client.InvalidURL as err:  # a ValueError: an address urllib cannot even send to
+            raise HallUnreachable(f"not an address: {err}") from None
 
 
 def _json_of(raw: bytes) -> dict:

@@ -32,14 +32,56 @@ def default_url(data_dir: str) -> str:
     return "sqlite:///" + os.path.join(os.path.abspath(data_dir), DB_NAME)
 
 
+#: How ``--db`` may be written (for the message that refuses anything else).
+ACCEPTED_URLS = "sqlite:///PATH or postgresql+psycopg://user:password@host/database (postgres:// and postgresql:// too)"
+
+
+def database_url(url: str) -> str:
+    """``url`` as SQLAlchemy takes it: ``postgres://`` and ``postgresql://`` (as Heroku and psql write
+    them) become ``postgresql+psycopg://`` (the driver the ``postgres`` extra installs).
+
+    Raises:
+        DatabaseError: ``db-url`` for a URL that is not one of :data:`ACCEPTED_URLS`.
+
+    >>> database_url("postgres://hall:pw@db.example:5432/hall")
+    'postgresql+psycopg://hall:pw@db.example:5432/hall'
+    >>> database_url("sqlite:////tmp/hall.sqlite3")
+    'sqlite:////tmp/hall.sqlite3'
+    >>> database_url("mysql://hall@db/hall")
+    Traceback (most recent call last):
+    ...
+    hall.db.DatabaseError: --db mysql://…: the hall stores its data in SQLite or PostgreSQL only; write sqlite:///PATH or postgresql+psycopg://user:password@host/database (postgres:// and postgresql:// too)
+    """
+    text_ = str(url).strip()
+    scheme, sep, rest = text_.partition("://")
+    if scheme in ("postgres", "postgresql"):
+        text_ = "postgresql+psycopg://" + rest
+    try:
+        parsed = make_url(text_)
+    except Exception:  # noqa: BLE001 - sqlalchemy.exc.ArgumentError, or a ValueError from a bad port
+        shown = f"--db {scheme[:40]}://…" if sep else "the --db value"
+        raise DatabaseError("db-url", f"{shown} is not a database URL (a port must be a number): write "
+                            f"{ACCEPTED_URLS}") from None
+    if parsed.get_backend_name() not in ("sqlite", "postgresql"):
+        raise DatabaseError("db-url", f"--db {scheme[:40]}://…: the hall stores its data in SQLite or PostgreSQL "
+                            f"only; write {ACCEPTED_URLS}")
+    try:
+        parsed.get_dialect()
+    except Exception:  # noqa: BLE001 - NoSuchModuleError: a driver name SQLAlchemy does not know (postgresql+foo)
+        raise DatabaseError("db-url", f"--db {scheme[:40]}://…: unknown database driver; write {ACCEPTED_URLS}") \
+            from None
+    return text_
+
+
 def open_engine(url: str, *, pool_size: int = 16) -> Engine:
     """An engine for ``url`` with the settings above; the schema is migrated to the latest version.
 
     Raises:
-        DatabaseError: ``db-driver`` when the PostgreSQL driver is not installed, ``db-unreachable``,
+        DatabaseError: ``db-url`` for a URL of another database or none (:func:`database_url`), ``db-driver`` when the PostgreSQL driver is not installed, ``db-unreachable``,
             ``db-version`` when the database was written by a newer beachscore, ``db-read-only`` when the
             SQLite file's folder is on a read-only disk.
     """
+    url = database_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":

@@ -123,6 +123,8 @@ def manage(event_id: int):
             info = st.table(event_id, current["number"], t["table"])
             tables.append({**info, "state": _state(info)})
     codes = {int(k): v for k, v in session.get("codes", {}).get(str(event_id), {}).items() if v["until"] > time.time()}
+    used = st.used_pairing_codes([c["code"] for c in codes.values()])
+    codes = {t: c for t, c in codes.items() if c["code"] not in used}  # a used code pairs nothing any more
     template = "manage_tables.html" if request.args.get("part") == "tables" else "manage.html"
     return render_template(template, event=event, doc=doc, current=current, tables=tables,
                            players=st.players(event_id), stations=st.stations(event_id), codes=codes,
@@ -144,14 +146,18 @@ def _state(table: dict) -> str:
 def add_players(event_id: int):
     """One player a line: ``name`` or ``name, club`` (or ``id; name, club``)."""
     entries = []
-    for line in request.form.get("players", "").splitlines():
+    for number, line in enumerate(request.form.get("players", "").splitlines(), 1):
         if not line.strip():
             continue
-        pid = ""
+        pid, typed = "", line.strip()
         if ";" in line:
             pid, line = (part.strip() for part in line.split(";", 1))
-        name, _, club = line.partition(",")
-        entries.append({"id": pid, "name": name.strip(), "club": club.strip()})
+        fields = [f.strip() for f in line.split(",")]
+        if len(fields) > 2:
+            raise HallError("invalid-player", f"line {number} ({typed[:60]}) has more than a name and a club, so "
+                            "nothing was added: write it as name, club (a club without commas)")
+        name, club = fields[0], (fields[1] if len(fields) > 1 else "")
+        entries.append({"id": pid, "name": name, "club": club})
     if not entries:
         raise HallError("invalid-player", "type one player a line: name, club")
     added = store().add_players(event_id, entries)
@@ -174,8 +180,13 @@ def start_round(event_id: int):
 
 @bp.post("/events/<int:event_id>/rounds/<int:number>/close")
 def close_round(event_id: int, number: int):
-    store().close_round(event_id, number)
-    flash(f"Round {number} closed.")
+    as_sent = store().close_round(event_id, number)
+    if as_sent:
+        tables = f"table{'s' if len(as_sent) > 1 else ''} {', '.join(map(str, as_sent))}"
+        flash(f"Round {number} closed; the station result{'s' if len(as_sent) > 1 else ''} of {tables} "
+              f"{'were' if len(as_sent) > 1 else 'was'} counted as sent, without review: open a table to correct it.")
+    else:
+        flash(f"Round {number} closed.")
     return redirect(url_for("organiser.manage", event_id=event_id))
 
 
@@ -205,6 +216,11 @@ def table(event_id: int, number: int, table_no: int):
             raw = {"game_points": last["game_points"], **({"ranks": last["ranks"]} if last["ranks"] else {})}
             st.enter_result(event_id, number, table_no, raw, kind="accept", by=organiser(), note="accepted")
             flash(f"Table {table_no}: the station's result is accepted.")
+        elif action == "assign":
+            raw = _assigned_result(event["game"], info)
+            st.enter_result(event_id, number, table_no, raw, kind="assign", by=organiser(),
+                            note="station's points, colours chosen by the organiser")
+            flash(f"Table {table_no}: the station's result is counted with the players you chose.")
         else:
             raw = _typed_result(info, is_co_op(event["game"]))
             kind = "correct" if info["revisions"] else "entry"
@@ -213,7 +229,45 @@ def table(event_id: int, number: int, table_no: int):
             flash(f"Table {table_no}: result saved.")
         return redirect(url_for("organiser.manage", event_id=event_id))
     info = st.table(event_id, number, table_no)
-    return render_template("table.html", event=event, info=info, co_op=is_co_op(event["game"]), state=_state(info))
+    return render_template("table.html", event=event, info=info, co_op=is_co_op(event["game"]), state=_state(info),
+                           unmatched=unmatched_colours(info), names={p["id"]: p["name"] for p in info["players"]})
+
+
+def unmatched_colours(info: dict) -> list[str]:
+    """The game's players (colours) of the table's latest station report when it could not be matched
+    to the seated players (no points), else []."""
+    reports = [r for r in info["revisions"] if r["source"] == "station"]
+    last = reports[-1] if reports else None
+    if last is None or last["game_points"] is not None or not last["report"] or last is not info["revisions"][-1]:
+        return []  # matched, or the organiser has typed or corrected the result since
+    rows = (last["report"].get("score") or {}).get("players") or []
+    return [str(r["player"]) for r in rows if isinstance(r, dict) and isinstance(r.get("player"), str)]
+
+
+def _assigned_result(game: str, info: dict) -> dict:
+    """The latest station report's points with the colours the organiser assigned (``seat_<colour>``)."""
+    import tournament
+    from tournament.errors import InvalidEventError
+
+    colours = unmatched_colours(info)
+    if not colours:
+        raise HallError("nothing-to-assign", "this table has no station result waiting for its colours")
+    names = {p["id"]: p["name"] for p in info["players"]}
+    seats = {c: request.form.get(f"seat_{c}", "") for c in colours}
+    missing = [c for c, pid in seats.items() if pid not in names]
+    if missing:
+        raise HallError("invalid-result", f"choose who played {', '.join(missing)}")
+    chosen = list(seats.values())
+    twice = sorted({names[pid] for pid in chosen if chosen.count(pid) > 1})
+    if twice:
+        raise HallError("invalid-result", f"{', '.join(twice)} chosen for more than one colour: choose each player "
+                        "once")
+    report = next(r for r in reversed(info["revisions"]) if r["source"] == "station")
+    try:
+        result = tournament.table_result(game, report["report"]["score"], list(names), seats)
+    except InvalidEventError as err:
+        raise HallError("invalid-result", "; ".join(err.problems)) from None
+    return {"game_points": result.game_points, **({"ranks": result.ranks} if result.ranks else {})}
 
 
 def _typed_result(info: dict, co_op: bool) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import secrets
@@ -26,13 +27,80 @@ def default_data_dir() -> str:
                                                                   "beachscore-hall")
 
 
+#: The file in the data folder that one running hall holds locked (its pid inside).
+LOCK_NAME = "hall.lock"
+
+
+def prepare_data_dir(data: str) -> str:
+    """Create the data folder (and its ``photos``) if needed; returns its absolute path.
+
+    Raises:
+        BadInputError: ``store-unreadable`` when it cannot be created (a file of that name, no permission).
+    """
+    data = os.path.abspath(os.path.expanduser(data))
+    try:
+        if os.path.exists(data) and not os.path.isdir(data):
+            raise NotADirectoryError(20, os.strerror(20), data)
+        os.makedirs(os.path.join(data, "photos"), exist_ok=True)
+    except OSError as err:
+        if err.errno == errno.EROFS:  # the same words as the SQLite check (hall.db.open_engine)
+            raise BadInputError("db-read-only", f"the hall's data folder {data} is on a read-only disk: make it "
+                                "writable (or choose another --data) and start again") from None
+        raise BadInputError("store-unreadable", f"hall: cannot create the data folder {data}: "
+                            f"{err.strerror or err}: choose another --data") from None
+    return data
+
+
+class DataLock:
+    """Hold ``DIR/hall.lock`` locked (``flock``) while a hall runs on the data folder ``DIR``.
+
+    The kernel drops the lock when the process ends, however it ends (kill -9 too), so a stale
+    file never blocks the next start; the file keeps the pid of the hall that holds it.
+
+    Raises:
+        BadInputError: ``data-folder-in-use`` while another hall holds it.
+    """
+
+    def __init__(self, data: str):
+        import fcntl
+
+        self.path = os.path.join(data, LOCK_NAME)
+        try:
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:  # a read-only folder: the database's own check then says what to do
+            self._fd = None
+            return
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                pid = os.pread(self._fd, 32, 0).decode(errors="replace").strip() or "?"
+            except OSError:
+                pid = "?"
+            os.close(self._fd)
+            raise BadInputError("data-folder-in-use", f"hall: another hall (pid {pid}) is running on the data "
+                                f"folder {data}: stop it first, or choose another --data") from None
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, f"{os.getpid()}\n".encode(), 0)
+
+    def release(self) -> None:
+        """Let go of the lock (the file stays; an unlocked file means no hall runs). Safe twice."""
+        if self._fd is not None:
+            try:
+                os.ftruncate(self._fd, 0)
+            except OSError:
+                pass
+            os.close(self._fd)
+            self._fd = None
+
+
 def build_app(db: str | None, data: str | None, **config):
     """The hall's app for ``--db`` / ``--data``; a database that cannot be opened is bad input (exit 2)."""
     from hall import create_app
     from hall.db import DatabaseError, default_url, open_engine
     from hall.store import HallStore
 
-    data = data or default_data_dir()
+    data = prepare_data_dir(data or default_data_dir())
     url = db or os.environ.get("BEACHSCORE_HALL_DB") or default_url(data)
     try:
         store = HallStore(open_engine(url), photo_dir=os.path.join(data, "photos"))
@@ -51,12 +119,19 @@ def create_server(app, host: str, port: int, **overrides):
 def run(args) -> int:
     """Run until SIGINT/SIGTERM; returns the exit code."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    app = build_app(args.db, args.data, SETUP_CODE=secrets.token_urlsafe(9))
+    data = prepare_data_dir(args.data or default_data_dir())
+    lock = DataLock(data)  # before the database: two halls on one SQLite file would both write it
+    try:
+        app = build_app(args.db, data, SETUP_CODE=secrets.token_urlsafe(9))
+    except BaseException:
+        lock.release()
+        raise
     store = app.extensions["hall_store"]
     try:
         server = create_server(app, args.host, args.port)
     except OSError as err:
         store.close()
+        lock.release()
         raise BadInputError("port-unavailable", f"hall: cannot listen on {args.host}:{args.port} ({err.strerror}): "
                             "is another hall running? choose another --port") from None
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
@@ -71,4 +146,5 @@ def run(args) -> int:
     finally:
         server.close()
         store.close()
+        lock.release()
     return 0

@@ -215,20 +215,30 @@ class HallStore:
     def add_players(self, event_id: int, players: list[dict]) -> list[str]:
         """Add players ``{"name", "club"?, "id"?}``; ids are made (``p1``, ``p2`` …) when not given.
 
-        Returns the new players' ids. Raises HallError ``invalid-player`` (empty name, id taken).
+        Returns the new players' ids. Raises HallError ``invalid-player`` (empty name, id taken),
+        ``player-exists`` (a name already registered, :func:`same_player`); then none is added.
         """
         p = self.t["players"]
         self.event(event_id)
         with self._write() as conn:
             self._lock_event(conn, event_id)
-            rows = conn.execute(select(p.c.pid, p.c.position).where(p.c.event_id == event_id)).all()
+            rows = conn.execute(select(p.c.pid, p.c.position, p.c.name, p.c.club).where(p.c.event_id == event_id)).all()
             taken = {r.pid for r in rows}
             position = max((r.position for r in rows), default=0)
+            registered = [(r.name, r.club) for r in rows]
             new = []
             for entry in players:
                 name = " ".join(str(entry.get("name") or "").split())
                 if not name or len(name) > 200:
                     raise HallError("invalid-player", "every player needs a name (at most 200 characters)")
+                club_ = " ".join(str(entry.get("club") or "").split()) or None
+                same = same_player(name, club_, registered)
+                if same is not None:
+                    shown = f"{same[0]} ({same[1]})" if same[1] else same[0]
+                    raise HallError("player-exists", f"{shown} is already registered in this event, so nothing was "
+                                    f"added: remove that line (another player called {name} needs a club that "
+                                    "tells them apart)")
+                registered.append((name, club_))
                 pid = str(entry.get("id") or "").strip()
                 if not pid:
                     n = position + 1
@@ -239,8 +249,7 @@ class HallStore:
                     raise HallError("invalid-player", f"player id {pid[:40]!r} is already used in this event")
                 position += 1
                 taken.add(pid)
-                club = " ".join(str(entry.get("club") or "").split()) or None
-                conn.execute(p.insert().values(event_id=event_id, pid=pid, name=name, club=club, dropped=False,
+                conn.execute(p.insert().values(event_id=event_id, pid=pid, name=name, club=club_, dropped=False,
                                                position=position))
                 new.append(pid)
             self._bump(conn, event_id)
@@ -368,8 +377,9 @@ class HallStore:
             self._bump(conn, event_id)
         return nxt.number
 
-    def close_round(self, event_id: int, number: int) -> None:
-        """Close a round once every table has a result.
+    def close_round(self, event_id: int, number: int) -> list[int]:
+        """Close a round once every table has a result; returns the tables whose result is a station's
+        report the organiser has not accepted or corrected (it counts as sent).
 
         The checks run under the event's row lock, in the transaction that closes: a station's
         result is either in before the close (and in the standings it closes with) or refused
@@ -390,10 +400,18 @@ class HallStore:
             waiting = [str(n) for n in conn.execute(select(et.c.table_no).where(et.c.round_id == rnd["id"], ~scored)
                                                     .order_by(et.c.table_no)).scalars()]
             if waiting:
-                raise HallError("round-incomplete", f"table{'s' if len(waiting) > 1 else ''} {', '.join(waiting)} "
-                                "still without a result: enter it by hand or wait for the station", 409)
+                reported = {str(n) for n in conn.execute(
+                    select(res.c.table_no).where(res.c.round_id == rnd["id"], res.c.source == "station",
+                                                 res.c.table_no.in_([int(w) for w in waiting]))).scalars()}
+                raise HallError("round-incomplete", _round_incomplete_message(
+                    [w for w in waiting if w not in reported], [w for w in waiting if w in reported]), 409)
+            by_organiser = select(res.c.id).where(res.c.round_id == rnd["id"], res.c.table_no == et.c.table_no,
+                                                  res.c.source == "organiser").exists()
+            as_sent = list(conn.execute(select(et.c.table_no).where(et.c.round_id == rnd["id"], ~by_organiser)
+                                        .order_by(et.c.table_no)).scalars())
             conn.execute(r.update().where(r.c.id == rnd["id"]).values(status="closed", closed_at=now_iso()))
             self._bump(conn, event_id)
+        return as_sent
 
     def table(self, event_id: int, number: int, table_no: int) -> dict:
         """One table of a round: ``players`` [{id, name}], ``revisions`` (oldest first), ``current`` (or None),
@@ -433,7 +451,7 @@ class HallStore:
             result = tournament.read_result(raw, ids, co_op=tournament.games.is_co_op(game))
         except InvalidEventError as err:
             raise HallError("invalid-result", "; ".join(err.problems)) from None
-        source = table["revisions"][-1] if kind == "accept" and table["revisions"] else None
+        source = table["revisions"][-1] if kind in ("accept", "assign") and table["revisions"] else None
         with self._write() as conn:
             rnd = self.round_row(conn, event_id, number)
             rid = conn.execute(self.t["results"].insert().values(
@@ -482,6 +500,17 @@ class HallStore:
         event = self.event(row["event_id"])
         return {"token": token, "station_id": sid, "event_id": row["event_id"], "event": event["name"],
                 "game": event["game"], "table": row["table_no"]}
+
+    def used_pairing_codes(self, codes: list[str]) -> set[str]:
+        """Those of ``codes`` (as shown) that a station has already used."""
+        pc = self.t["pairing_codes"]
+        digests = {sha256_hex(normalise_code(c)): c for c in codes}
+        if not digests:
+            return set()
+        with self._read() as conn:
+            used = conn.execute(select(pc.c.code_sha256).where(pc.c.code_sha256.in_(list(digests)),
+                                                               pc.c.used_at.is_not(None))).scalars()
+            return {digests[d] for d in used}
 
     def station_by_token(self, token: str) -> dict | None:
         """The station a token belongs to; None for an unknown or revoked token.
@@ -690,6 +719,25 @@ def _round_open_message(number: int, waiting) -> str:
     return f"round {number} is still open: close it, then seat round {number + 1}"
 
 
+def _round_incomplete_message(without: list[str], unmatched: list[str]) -> str:
+    """Why a round cannot be closed: tables without any result, tables whose station result waits
+    for its colours to be matched to the seated players.
+
+    >>> _round_incomplete_message(["3"], ["1"])
+    'table 1 has a station result waiting for its colours to be matched to the players: open the table and choose who played which colour; table 3 still without a result: enter it by hand or wait for the station'
+    """
+    def tables(ns: list[str]) -> str:
+        return f"table{'s' if len(ns) > 1 else ''} {', '.join(ns)}"
+
+    parts = []
+    if unmatched:
+        parts.append(f"{tables(unmatched)} {'have' if len(unmatched) > 1 else 'has'} a station result waiting for its "
+                     "colours to be matched to the players: open the table and choose who played which colour")
+    if without:
+        parts.append(f"{tables(without)} still without a result: enter it by hand or wait for the station")
+    return "; ".join(parts)
+
+
 def current_result(rows: list) -> dict | None:
     """A table's result among its revisions (rows in id order): the organiser's latest when there is
     one; else the latest station report with points, where one station's reports count in scan and
@@ -710,6 +758,29 @@ def current_result(rows: list) -> dict | None:
         if r["station_id"] not in best or key >= best[r["station_id"]][0]:
             best[r["station_id"]] = (key, r)
     return max((r for _, r in best.values()), key=lambda r: r["id"], default=None)
+
+
+def same_player(name: str, club: str | None, registered: list[tuple[str, str | None]]):
+    """The registered ``(name, club)`` that ``name, club`` would repeat, or None.
+
+    Names compare trimmed and case-insensitively. Two players of one name are told apart only by
+    their clubs (the room's pages show "Tom (Sopot)", "Tom (Hel)"), so the same name is refused
+    unless both have a club and the clubs differ.
+
+    >>> same_player(" anna ", "Sandbank", [("Anna", "Sandbank")])
+    ('Anna', 'Sandbank')
+    >>> same_player("Tom", "Hel", [("Tom", "Sopot")]) is None
+    True
+    >>> same_player("Tom", None, [("Tom", "Sopot")])
+    ('Tom', 'Sopot')
+    """
+    def key(text: str | None) -> str:
+        return " ".join(str(text or "").split()).casefold()
+
+    for other in registered:
+        if key(other[0]) == key(name) and (not club or not other[1] or key(club) == key(other[1])):
+            return other
+    return None
 
 
 def _str_map(value) -> dict[str, str] | None:

@@ -212,3 +212,68 @@ def test_a_game_started_in_an_earlier_round_is_not_counted_in_the_next(hall, tmp
     finally:
         link.close()
         station.close()
+
+
+def _hall_page_client(station):
+    """The station's web app with its *Hall* page, as a test client that set the PIN (CSRF token kept)."""
+    import re
+
+    from beachscore.hall_link import attach
+    from web import create_app as station_app
+
+    app = station_app({"TESTING": True}, station=station)
+    link = attach(app, station, backoff_s=(0.05, 0.3))
+    client = app.test_client()
+    csrf = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/pin").get_data(as_text=True)).group(1)
+    assert client.post("/pin", data={"pin": "2468", "pin2": "2468", "csrf_token": csrf}).status_code == 302
+    return client, csrf, link
+
+
+@pytest.mark.parametrize("address", ["192.168.1.20:8090x", "http://[::1", "ftp://192.168.1.20:8090",
+                                     "192.168.1.20:99999", "http://", "hall laptop:8090"])
+def test_a_malformed_hall_address_is_told_on_the_page(tmp_path, address):
+    station = make_station(tmp_path / "st")
+    client, csrf, link = _hall_page_client(station)
+    try:
+        r = client.post("/hall/pair", data={"hall_url": address, "code": "ABCD-2345", "csrf_token": csrf},
+                        follow_redirects=True)
+        page = r.get_data(as_text=True)
+        assert r.status_code == 200, page[:300]
+        assert "the hall address" in page and "http://192.168.1.20:8090" in page
+        assert link.status()["link"] is None
+    finally:
+        link.close()
+        station.close()
+
+
+def test_the_organisers_page_address_pasted_whole_still_pairs(hall, tmp_path):
+    station = make_station(tmp_path / "st")
+    client, csrf, link = _hall_page_client(station)
+    try:
+        code = hall.store.new_pairing_code(hall.event_id, 1)
+        r = client.post("/hall/pair", data={"hall_url": f"{hall.url}/events/{hall.event_id}/manage", "code": code,
+                                            "csrf_token": csrf}, follow_redirects=True)
+        assert "Paired with the hall." in r.get_data(as_text=True)
+        assert link.status()["link"]["hall_url"] == hall.url
+    finally:
+        link.close()
+        station.close()
+
+
+def test_an_answer_that_is_not_the_halls_pairing_api_is_not_relayed(tmp_path):
+    """A server at the address that is not a hall (or a hall page's CSRF guard) is named as such."""
+    from beachscore.outbox import HallClient
+
+    class NotAHall(HallClient):
+        def request(self, method, path, **kw):
+            return 403, {"error": {"code": "csrf", "message": "this form has expired: reload the page and try again"}}
+
+    station = make_station(tmp_path / "st")
+    link = HallLink(station, client_for=NotAHall).start()
+    try:
+        with pytest.raises(HallLinkError) as err:
+            link.pair("192.168.1.20:8090", "ABCD-2345")
+        assert "expired" not in err.value.message and "not as a beachscore hall" in err.value.message
+    finally:
+        link.close()
+        station.close()
