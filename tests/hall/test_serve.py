@@ -108,3 +108,12 @@ def test_a_scheme_in_capitals_is_read_as_the_same_scheme():
 
     assert database_url("POSTGRES://hall:pw@db.example/hall") == "postgresql+psycopg://hall:pw@db.example/hall"
     assert database_url("SQLite:////tmp/h.sqlite3") == "sqlite:////tmp/h.sqlite3"
+
+
+def test_a_lock_file_that_is_a_folder_is_one_line_not_a_hall_without_its_lock(tmp_path):
+    """``hall.lock`` as a folder made ``os.open`` fail with EISDIR, taken for a read-only folder:
+    the hall ran with no lock at all, so a second hall on the same data folder started too."""
+    data = str(tmp_path / "hall")
+    os.makedirs(os.path.join(data, "hall.lock"))
+    line = _second_hall(data)
+    assert os.path.join(data, "hall.lock") in line and "is a folder" in line, line
