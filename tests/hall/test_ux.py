@@ -136,3 +136,14 @@ def test_the_table_page_names_players_and_stations_and_used_codes_go(organiser, 
     names2 = dict(zip(("red", "yellow"), (p["name"] for p in assignment2["players"])))
     station2.post("/api/station/results", json=colour_report(7, names=names2), headers=auth2)
     assert "From station “window table”" in organiser.get(f"/events/{eid}/rounds/1/tables/2").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("again", ["A\u0308nna, Sandbank", "ÄNNA", "Ｂｏ"])
+def test_a_name_written_with_other_unicode_code_points_is_the_same_player(organiser, store, again):
+    """``Änna`` typed (one code point Ä) and ``Änna`` pasted from a Mac (A + combining diaeresis)
+    look the same on every page but compared different, so the same player was added twice."""
+    eid = new_event(organiser, players="Änna, Sandbank\nBo")
+    page = flashed(organiser, organiser.post(f"/events/{eid}/players", {"players": again},
+                                             headers={"Referer": f"/events/{eid}/manage"}))
+    assert "is already registered in this event, so nothing was added" in page
+    assert [p["name"] for p in store.players(eid)] == ["Änna", "Bo"]
