@@ -130,6 +130,9 @@ class HallLink:
         try:
             status, answer = self.client_for(hall_url).request("POST", "/api/pair", body={"code": code, "name": name})
         except HallUnreachable as err:
+            if hall_url.startswith("https://") and "ssl" in str(err).lower():  # a hall serves plain http
+                raise HallLinkError(f"the hall at {hall_url} does not answer https: type its address with http://, "
+                                    f"e.g. http://{hall_url[len('https://'):]}") from None
             raise HallLinkError(f"cannot reach the hall at {hall_url} ({err}): check the address and the Wi-Fi") \
                 from None
         if status != 201 or "token" not in answer:

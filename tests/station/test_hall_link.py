@@ -313,3 +313,18 @@ def test_the_hall_client_says_unreachable_for_an_address_it_cannot_encode():
     for url in ("http://" + "x" * 300 + ":8090", "http://ſ:8090"):
         with pytest.raises(HallUnreachable):
             HallClient(url, timeout_s=2).request("POST", "/api/pair", body={})
+
+
+def test_https_to_a_hall_that_serves_http_says_to_type_http(hall, tmp_path):
+    """``https://`` said "cannot reach the hall … ([SSL: WRONG_VERSION_NUMBER] wrong version number
+    (_ssl.c:1006)): check the address and the Wi-Fi", though the address and the Wi-Fi were right."""
+    station = make_station(tmp_path / "st")
+    link = HallLink(station).start()
+    try:
+        with pytest.raises(HallLinkError) as err:
+            link.pair(hall.url.replace("http://", "https://"), "ABCD-2345")
+        assert err.value.message == (f"the hall at {hall.url.replace('http://', 'https://')} does not answer https: "
+                                     f"type its address with http://, e.g. {hall.url}")
+    finally:
+        link.close()
+        station.close()
