@@ -70,6 +70,13 @@ def hall_address(typed: str) -> str:
     if not host or " " in text or any(c in host for c in "[]@") or not all(
             ch.isalnum() or ch in ".-:_%" for ch in host):
         raise HallLinkError(f"the hall address {shown} is not an address: {example}")
+    if ":" not in host:  # a name: as DNS takes it (IDN to punycode), at most 253 characters, labels 1-63
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            host = ""
+        if not host or len(host) > 253 or any(not 1 <= len(label) <= 63 for label in host.rstrip(".").split(".")):
+            raise HallLinkError(f"the hall address {shown} is not an address: {example}")
     netloc = f"[{host}]" if ":" in host else host
     return f"{parts.scheme}://{netloc}" + (f":{port}" if port is not None else "")
 
@@ -123,6 +130,9 @@ class HallLink:
         try:
             status, answer = self.client_for(hall_url).request("POST", "/api/pair", body={"code": code, "name": name})
         except HallUnreachable as err:
+            if hall_url.startswith("https://") and "ssl" in str(err).lower():  # a hall serves plain http
+                raise HallLinkError(f"the hall at {hall_url} does not answer https: type its address with http://, "
+                                    f"e.g. http://{hall_url[len('https://'):]}") from None
             raise HallLinkError(f"cannot reach the hall at {hall_url} ({err}): check the address and the Wi-Fi") \
                 from None
         if status != 201 or "token" not in answer:

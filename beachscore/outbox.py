@@ -270,7 +270,7 @@ class HallClient:
             return err.code, _json_of(err.read())
         except (urllib.error.URLError, OSError, TimeoutError) as err:
             raise HallUnreachable(str(getattr(err, "reason", err))) from None
-        except http.client.InvalidURL as err:  # a ValueError: an address urllib cannot even send to
+        except (http.client.InvalidURL, UnicodeError) as err:  # ValueErrors: an address urllib cannot even send to
             raise HallUnreachable(f"not an address: {err}") from None
 
 

@@ -62,6 +62,26 @@ def create_app(test_config: dict | None = None, *, store=None) -> Flask:
     from hall.db import storage_problem
     from hall.store import HallError
 
+    @app.before_request
+    def _no_nul_characters():
+        """PostgreSQL cannot store U+0000 in text (a 500 a station would send again for ever): refuse it."""
+        from flask import request
+
+        if request.method in auth.SAFE_METHODS:
+            return
+        if request.mimetype == "application/json":
+            try:
+                body = request.get_json(silent=True)
+            except RecursionError:  # nested too deeply: the route says so
+                return
+            if _has_nul(body):
+                raise HallError("invalid-text", "the request has text with a NUL character, which the hall cannot "
+                                "store: remove it and send again")
+        elif request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            if any("\x00" in value for values in request.form.listvalues() for value in values):
+                raise HallError("invalid-text", "the form has text with a NUL character, which the hall cannot "
+                                "store: remove it and try again")
+
     @app.errorhandler(HallError)
     def _hall_error(err: HallError):
         from flask import flash, redirect, request
@@ -94,3 +114,16 @@ def create_app(test_config: dict | None = None, *, store=None) -> Flask:
     app.register_error_handler(DBAPIError, _storage_error)
     app.register_error_handler(OSError, _storage_error)
     return app
+
+
+def _has_nul(value, depth: int = 0) -> bool:
+    """Whether a parsed JSON value holds U+0000 in any string (keys too)."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if depth > 64:
+        return False
+    if isinstance(value, dict):
+        return any(_has_nul(k, depth + 1) or _has_nul(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(v, depth + 1) for v in value)
+    return False

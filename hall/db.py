@@ -54,6 +54,9 @@ def database_url(url: str) -> str:
     """
     text_ = str(url).strip()
     scheme, sep, rest = text_.partition("://")
+    if sep:  # a scheme is case-insensitive (POSTGRES://, SQLite://)
+        scheme = scheme.lower()
+        text_ = scheme + sep + rest
     if scheme in ("postgres", "postgresql"):
         text_ = "postgresql+psycopg://" + rest
     try:
@@ -70,6 +73,12 @@ def database_url(url: str) -> str:
     except Exception:  # noqa: BLE001 - NoSuchModuleError: a driver name SQLAlchemy does not know (postgresql+foo)
         raise DatabaseError("db-url", f"--db {scheme[:40]}://…: unknown database driver; write {ACCEPTED_URLS}") \
             from None
+    if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
+        raise DatabaseError("db-url", f"--db {scheme[:40]}://…: a database in memory loses every result when the "
+                            f"hall stops; write sqlite:///PATH (or leave --db out for the data folder's file)")
+    if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() != "psycopg":
+        raise DatabaseError("db-url", f"--db {scheme[:40]}://…: the hall talks to PostgreSQL through psycopg only; "
+                            "write postgresql+psycopg://user:password@host/database")
     return text_
 
 

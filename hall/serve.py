@@ -67,8 +67,11 @@ class DataLock:
         self.path = os.path.join(data, LOCK_NAME)
         try:
             self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError:  # a read-only folder: the database's own check then says what to do
-            self._fd = None
+        except OSError as err:
+            if err.errno == errno.EISDIR:  # else two halls would run on the folder, neither holding a lock
+                raise BadInputError("data-folder-in-use", f"hall: {self.path} is a folder, not the hall's lock "
+                                    "file: remove it (no hall uses it) and start again") from None
+            self._fd = None  # a read-only folder: the database's own check then says what to do
             return
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

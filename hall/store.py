@@ -15,6 +15,7 @@ import os
 import secrets
 import threading
 import time
+import unicodedata
 from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import bindparam, func, select, text
@@ -763,7 +764,7 @@ def current_result(rows: list) -> dict | None:
 def same_player(name: str, club: str | None, registered: list[tuple[str, str | None]]):
     """The registered ``(name, club)`` that ``name, club`` would repeat, or None.
 
-    Names compare trimmed and case-insensitively. Two players of one name are told apart only by
+    Names compare trimmed, case-insensitively and Unicode-normalised (NFKC). Two players of one name are told apart only by
     their clubs (the room's pages show "Tom (Sopot)", "Tom (Hel)"), so the same name is refused
     unless both have a club and the clubs differ.
 
@@ -774,8 +775,8 @@ def same_player(name: str, club: str | None, registered: list[tuple[str, str | N
     >>> same_player("Tom", None, [("Tom", "Sopot")])
     ('Tom', 'Sopot')
     """
-    def key(text: str | None) -> str:
-        return " ".join(str(text or "").split()).casefold()
+    def key(text: str | None) -> str:  # NFKC: "Ä" typed and "A" + combining diaeresis pasted are one name
+        return unicodedata.normalize("NFKC", " ".join(str(text or "").split())).casefold()
 
     for other in registered:
         if key(other[0]) == key(name) and (not club or not other[1] or key(club) == key(other[1])):

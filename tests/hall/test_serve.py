@@ -85,3 +85,35 @@ def test_a_second_hall_on_the_same_data_folder_is_refused_until_the_first_is_gon
     again = HallProcess(data_dir=data).start()
     again.stop()
     assert again.proc.returncode == 0
+
+
+@pytest.mark.parametrize("url, words", [
+    ("sqlite://", "in memory"),
+    ("sqlite:///:memory:", "in memory"),
+    ("postgresql+psycopg2://hall:s3cr%40t@db.example/hall", "postgresql+psycopg://"),
+    ("postgresql+asyncpg://hall:s3cr%40t@db.example/hall", "postgresql+psycopg://"),
+])
+def test_a_database_the_hall_cannot_keep_or_a_driver_it_does_not_install_is_one_line(tmp_path, capsys, url, words):
+    """``sqlite://`` crashed with ``TypeError: Invalid argument(s) 'max_overflow'`` (and an in-memory
+    hall would lose every result at its stop); ``postgresql+psycopg2://`` told to install the
+    postgres extra, which installs psycopg (3), not psycopg2."""
+    assert main(["hall", "--db", url, "--data", str(tmp_path / "d"), "--host", "127.0.0.1", "--port", "0"]) == 2
+    line = _one_line(capsys)
+    assert words in line, line
+    assert "s3cr" not in line
+
+
+def test_a_scheme_in_capitals_is_read_as_the_same_scheme():
+    from hall.db import database_url
+
+    assert database_url("POSTGRES://hall:pw@db.example/hall") == "postgresql+psycopg://hall:pw@db.example/hall"
+    assert database_url("SQLite:////tmp/h.sqlite3") == "sqlite:////tmp/h.sqlite3"
+
+
+def test_a_lock_file_that_is_a_folder_is_one_line_not_a_hall_without_its_lock(tmp_path):
+    """``hall.lock`` as a folder made ``os.open`` fail with EISDIR, taken for a read-only folder:
+    the hall ran with no lock at all, so a second hall on the same data folder started too."""
+    data = str(tmp_path / "hall")
+    os.makedirs(os.path.join(data, "hall.lock"))
+    line = _second_hall(data)
+    assert os.path.join(data, "hall.lock") in line and "is a folder" in line, line

@@ -136,3 +136,31 @@ def test_the_table_page_names_players_and_stations_and_used_codes_go(organiser, 
     names2 = dict(zip(("red", "yellow"), (p["name"] for p in assignment2["players"])))
     station2.post("/api/station/results", json=colour_report(7, names=names2), headers=auth2)
     assert "From station “window table”" in organiser.get(f"/events/{eid}/rounds/1/tables/2").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("again", ["A\u0308nna, Sandbank", "ÄNNA", "Ｂｏ"])
+def test_a_name_written_with_other_unicode_code_points_is_the_same_player(organiser, store, again):
+    """``Änna`` typed (one code point Ä) and ``Änna`` pasted from a Mac (A + combining diaeresis)
+    look the same on every page but compared different, so the same player was added twice."""
+    eid = new_event(organiser, players="Änna, Sandbank\nBo")
+    page = flashed(organiser, organiser.post(f"/events/{eid}/players", {"players": again},
+                                             headers={"Referer": f"/events/{eid}/manage"}))
+    assert "is already registered in this event, so nothing was added" in page
+    assert [p["name"] for p in store.players(eid)] == ["Änna", "Bo"]
+
+
+def test_text_with_a_nul_character_is_refused_in_one_line_not_a_500(organiser, app, store):
+    """PostgreSQL cannot store U+0000 in text: a station report naming a player ``"red\\u0000"`` (or
+    a player typed with one) was a 500, which a station sends again for ever."""
+    eid = new_event(organiser)
+    organiser.post(f"/events/{eid}/rounds")
+    station, auth, _, _ = pair(organiser, app, eid)
+    report = colour_report(names={"red": "Zed\u0000", "yellow": "Yan"})
+    r = station.post("/api/station/results", json=report, headers=auth)
+    assert r.status_code == 400, r.get_data(as_text=True)[:300]
+    assert r.get_json()["error"]["code"] == "invalid-text" and "\n" not in r.get_json()["error"]["message"]
+    page = flashed(organiser, organiser.post(f"/events/{eid}/players", {"players": "Fay\u0000"},
+                                             headers={"Referer": f"/events/{eid}/manage"}))
+    assert "NUL" in page
+    assert "Fay" not in [p["name"] for p in store.players(eid)]
+    assert station.post("/api/station/results", json=colour_report(), headers=auth).status_code == 201

@@ -277,3 +277,54 @@ def test_an_answer_that_is_not_the_halls_pairing_api_is_not_relayed(tmp_path):
     finally:
         link.close()
         station.close()
+
+
+@pytest.mark.parametrize("address", ["x" * 300 + ":8090", "http://example.com..:8090",
+                                     "http://" + "a" * 64 + ".lan:8090", "http://.:8090"])
+def test_a_hall_name_dns_cannot_take_is_told_on_the_page(tmp_path, address):
+    """A name too long, or with an empty or 64-character label, was sent to urllib, whose idna
+    encoding raised a UnicodeError (not an OSError) through the page: a 500."""
+    station = make_station(tmp_path / "st")
+    client, csrf, link = _hall_page_client(station)
+    try:
+        r = client.post("/hall/pair", data={"hall_url": address, "code": "ABCD-2345", "csrf_token": csrf},
+                        follow_redirects=True)
+        page = r.get_data(as_text=True)
+        assert r.status_code == 200, page[:300]
+        assert "the hall address" in page and "is not an address" in page
+        assert link.status()["link"] is None
+    finally:
+        link.close()
+        station.close()
+
+
+def test_an_international_hall_name_is_sent_as_dns_writes_it():
+    """``bücher.de`` went to urllib as typed: the Host header's latin-1 encoding raised through the page."""
+    from beachscore.hall_link import hall_address
+
+    assert hall_address("http://Bücher.de:8090/") == "http://xn--bcher-kva.de:8090"
+    assert hall_address("[fe80::1%eth0]:8090") == "http://[fe80::1%eth0]:8090"
+    assert hall_address("HTTP://[::1]:8090/events/1") == "http://[::1]:8090"
+
+
+def test_the_hall_client_says_unreachable_for_an_address_it_cannot_encode():
+    from beachscore.outbox import HallClient, HallUnreachable
+
+    for url in ("http://" + "x" * 300 + ":8090", "http://ſ:8090"):
+        with pytest.raises(HallUnreachable):
+            HallClient(url, timeout_s=2).request("POST", "/api/pair", body={})
+
+
+def test_https_to_a_hall_that_serves_http_says_to_type_http(hall, tmp_path):
+    """``https://`` said "cannot reach the hall … ([SSL: WRONG_VERSION_NUMBER] wrong version number
+    (_ssl.c:1006)): check the address and the Wi-Fi", though the address and the Wi-Fi were right."""
+    station = make_station(tmp_path / "st")
+    link = HallLink(station).start()
+    try:
+        with pytest.raises(HallLinkError) as err:
+            link.pair(hall.url.replace("http://", "https://"), "ABCD-2345")
+        assert err.value.message == (f"the hall at {hall.url.replace('http://', 'https://')} does not answer https: "
+                                     f"type its address with http://, e.g. {hall.url}")
+    finally:
+        link.close()
+        station.close()
