@@ -232,6 +232,12 @@ def _hall_page_client(station):
 @pytest.mark.parametrize("address", ["192.168.1.20:8090x", "http://[::1", "ftp://192.168.1.20:8090",
                                      "192.168.1.20:99999", "http://", "hall laptop:8090"])
 def test_a_malformed_hall_address_is_told_on_the_page(tmp_path, address):
+    page = _pair_on_the_page(tmp_path, address)
+    assert "the hall address" in page and "http://192.168.1.20:8090" in page
+
+
+def _pair_on_the_page(tmp_path, address: str) -> str:
+    """The Hall page after pairing with ``address`` was tried (a 200 page, the station left unpaired)."""
     station = make_station(tmp_path / "st")
     client, csrf, link = _hall_page_client(station)
     try:
@@ -239,8 +245,8 @@ def test_a_malformed_hall_address_is_told_on_the_page(tmp_path, address):
                         follow_redirects=True)
         page = r.get_data(as_text=True)
         assert r.status_code == 200, page[:300]
-        assert "the hall address" in page and "http://192.168.1.20:8090" in page
         assert link.status()["link"] is None
+        return page
     finally:
         link.close()
         station.close()
@@ -284,18 +290,8 @@ def test_an_answer_that_is_not_the_halls_pairing_api_is_not_relayed(tmp_path):
 def test_a_hall_name_dns_cannot_take_is_told_on_the_page(tmp_path, address):
     """A name too long, or with an empty or 64-character label, was sent to urllib, whose idna
     encoding raised a UnicodeError (not an OSError) through the page: a 500."""
-    station = make_station(tmp_path / "st")
-    client, csrf, link = _hall_page_client(station)
-    try:
-        r = client.post("/hall/pair", data={"hall_url": address, "code": "ABCD-2345", "csrf_token": csrf},
-                        follow_redirects=True)
-        page = r.get_data(as_text=True)
-        assert r.status_code == 200, page[:300]
-        assert "the hall address" in page and "is not an address" in page
-        assert link.status()["link"] is None
-    finally:
-        link.close()
-        station.close()
+    page = _pair_on_the_page(tmp_path, address)
+    assert "the hall address" in page and "is not an address" in page
 
 
 def test_an_international_hall_name_is_sent_as_dns_writes_it():
