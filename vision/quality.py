@@ -184,15 +184,24 @@ def median_u8(values: np.ndarray) -> float:
 def median_last(values: np.ndarray) -> np.ndarray:
     """``np.median(values, axis=-1)`` for values without NaN, exactly (the same order statistics, the
     same float arithmetic for the mean of the two middle ones), by one partition: numpy selects the
-    two middle values of an even count at once, several times slower than one and a max."""
+    two middle values of an even count at once, several times slower than one and a max. Integer
+    values give float64, as numpy's median does (their middle pair is not summed in the integer type).
+
+    >>> median_last(np.array([[200, 250, 10, 220]], np.uint8)), float(median_last(np.array([3.0, 1.0, 2.0])))
+    (array([210.]), 2.0)
+    """
     x = np.array(values, order="C")            # a C-ordered copy, partitioned in place
     n = x.shape[-1]
     k = n // 2
     x.partition(k, axis=-1)
     upper = x[..., k]
+    as_float = x.dtype.kind != "f"
     if n % 2:
-        return upper
-    return (x[..., :k].max(axis=-1) + upper) / 2
+        return upper.astype(np.float64) if as_float else upper
+    lower = x[..., :k].max(axis=-1)
+    if as_float:
+        lower, upper = lower.astype(np.float64), upper.astype(np.float64)
+    return (lower + upper) / 2
 
 
 def check_occlusion(unknown: np.ndarray, *, area_mm2: float | None = None, px_per_mm: float = 1.0,

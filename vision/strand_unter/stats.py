@@ -10,20 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from vision.quality import median_last
+
 
 def median(a: np.ndarray) -> float:
-    """``float(np.median(a))`` of a non-empty finite array, flattened (the middle element, or the mean
-    of the middle pair computed in the array's own float type, in float64 for integers)."""
-    a = np.asarray(a).ravel()
-    n = a.shape[0]
-    h = n // 2
-    if n % 2:
-        return float(np.partition(a, h)[h])
-    p = np.partition(a, (h - 1, h))
-    lo, hi = p[h - 1], p[h]
-    if a.dtype.kind != "f":
-        return (float(lo) + float(hi)) / 2.0
-    return float((lo + hi) / a.dtype.type(2))
+    """``float(np.median(a))`` of a non-empty finite array, flattened (:func:`vision.quality.median_last`)."""
+    return float(median_last(np.asarray(a).ravel()))
 
 
 def percentile(a: np.ndarray, q: float) -> float:
