@@ -347,6 +347,20 @@ def board_identity(image: np.ndarray, cal: store.Calibration, module=None, exhau
     return outline_identity(ref, image, H0, usable, coarse_guess, exhaustive)
 
 
+def registration_matches_board(reg: Registration, cal: store.Calibration, module=None) -> bool:
+    """Whether the game's own registration already showed that the photo holds the calibrated
+    board, so that :func:`board_identity` would add nothing (the game's ``registration_matches_board``
+    hook; games without one: False, the board check is made).
+
+    Args:
+        reg: the photo's registration; cal: its calibration; module: the game's reader module.
+    Returns:
+        bool.
+    """
+    hook = getattr(module, "registration_matches_board", None)
+    return bool(hook(reg, cal)) if hook is not None and reg is not None else False
+
+
 def register(image: np.ndarray, cal: store.Calibration, module=None, markers_H=NOT_LOOKED) -> Registration:
     """Find the board in a photo: markers, else the calibrated corners, moved only when the
     board's outline says so (:func:`vision.outline.measure_motion`).
@@ -513,10 +527,6 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     t0 = time.perf_counter()
     # a profile's markers are looked for once: the board check and the registration share them
     looked = {"markers_H": markers_homography(image, cal)} if cal.profile.get("markers") else {}
-    # is this the calibrated board? Measured before any game's own registration; it names the
-    # reason when the game's reader cannot read the photo (the same on every path), and makes a
-    # reading of a board it does not recognise unsure
-    identity = board_identity(image, cal, module, **looked)
     try:
         reg = register(image, cal, module, **looked)
         check_board_in_view(reg.H_px_from_mm, cal.profile["board_mm"], (image.shape[1], image.shape[0]))
@@ -525,15 +535,21 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
         photo = Photo(image=image, registration=reg, calibration=cal, setup=setup)
         reading = module.read(photo)
     except UnreadableBoardError:
-        check_calibrated_board(identity)
+        # is this the calibrated board? It names the reason when the game's reader cannot read the
+        # photo (the same on every path) …
+        check_calibrated_board(board_identity(image, cal, module, **looked))
         raise
     t2 = time.perf_counter()
+    # … and makes a reading of a board it does not recognise unsure, unless the game's own
+    # registration already matched the calibrated board's fixed parts (then it would add nothing)
+    identity = None if registration_matches_board(reg, cal, module) else board_identity(image, cal, module, **looked)
+    t_identity = time.perf_counter()
     reading, result = _score_lawful(reading, setup)
     reading = doubt_unrecognised_board(reading, identity)
     state = scoring.complete_state(reading.state, setup)
     t3 = time.perf_counter()
-    timing = {"decode": round(decode_ms, 1), "register": round((t1 - t0) * 1e3, 1),
-              "detect": round((t2 - t1) * 1e3, 1), "score": round((t3 - t2) * 1e3, 1)}
+    timing = {"decode": round(decode_ms, 1), "register": round((t1 - t0 + t_identity - t2) * 1e3, 1),
+              "detect": round((t2 - t1) * 1e3, 1), "score": round((t3 - t_identity) * 1e3, 1)}
     if cal.lens is not None:
         timing["undistort"] = round(undistort_ms, 1)
     return ScanResult(game=cal.game, state=state, score=result, confidence=reading.confidence,

@@ -28,7 +28,25 @@ from vision.plazing.register import register
 from vision.types import Photo, Reading
 
 __all__ = ["DECODE_REDUCE", "MODEL_VERSION", "annotate", "learn", "lighting_gains", "parse_label", "read",
-           "register"]
+           "register", "registration_matches_board"]
+
+
+def registration_matches_board(registration, cal) -> bool:
+    """Whether :func:`register` already matched this photo's printed frame to the calibrated
+    board's: the ECC correlation of the fixed parts' edges (unmoved, or after the fitted bump) at
+    least as high as the calibration's own edges reach shifted by ``pipeline.MOVED_MM``. The
+    pipeline's board check (:func:`beachscore.pipeline.board_identity`) is then not made: another
+    game's board under a Plażing calibration correlates at most 0.11, a right board at least 0.96
+    (every pair of the shared samples' and new set-ups' boards, README "Is this the calibrated board?").
+
+    Args:
+        registration: a :class:`~vision.registration.Registration` of this photo; cal: its calibration.
+    """
+    from vision.plazing.model import ReaderModel
+
+    ref = ReaderModel.of(cal).registration_levels.get("reference")
+    return ref is not None and registration.source in ("corners", "refined") and registration.score is not None \
+        and float(registration.score) >= ref.unmoved_ecc
 
 
 def annotate(photo: Photo, reading: Reading) -> np.ndarray:

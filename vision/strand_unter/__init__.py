@@ -46,13 +46,30 @@ DECODE_REDUCE = REGISTRATION.decode_reduce
 #: for the generic ECC refinement, should it ever be used: the sea side changes between shots
 REGISTRATION_SIDES = tuple(s for s in SIDES if s != "top")
 
-__all__ = ["learn", "read", "annotate", "register", "registration_exclude", "parse_label",
+__all__ = ["learn", "read", "annotate", "register", "registration_exclude", "registration_matches_board", "parse_label",
            "DECODE_REDUCE", "REGISTRATION_SIDES", "MODEL_VERSION"]
 
 
 def register(image: np.ndarray, cal):
     """Registration hook used by :func:`beachscore.pipeline.register`; see :func:`vision.strand_unter.registration.register`."""
     return _register(image, cal)
+
+
+def registration_matches_board(registration, cal) -> bool:
+    """Whether :func:`register` already matched this photo's outline to the calibrated board's: its
+    strips across the rails, the front edge and the table edge fitted with quality at least
+    ``REGISTRATION.zoom_check_ecc`` (0.9: every side matched), unmoved or bumped. The pipeline's
+    board check (:func:`beachscore.pipeline.board_identity`) is then not made: another game's
+    board under a Strand unter calibration fits at most 0.78, a right board at least 0.83 (every
+    pair of the shared samples' and new set-ups' boards, README "Is this the calibrated board?").
+
+    Args:
+        registration: a :class:`~vision.strand_unter.registration.StrandRegistration`; one that
+            made no fit (no reference picture at this resolution: it carries no noise figure
+            either) or a marker registration gives False; cal: its calibration.
+    """
+    fitted = registration.source in ("corners", "refined") and getattr(registration, "noise", None) is not None
+    return fitted and float(registration.score) >= REGISTRATION.zoom_check_ecc
 
 
 def registration_exclude(image_bgr: np.ndarray, cal) -> np.ndarray | None:
