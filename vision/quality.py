@@ -337,6 +337,15 @@ def board_outside_share(H_px_from_mm, board_mm, image_size, step_mm: float = 5.0
         The share in [0, 1].
     """
     w, h = (float(v) for v in board_mm)
+    W, Hh = image_size
+    # the board is convex and a homography keeps a quad in front of the camera convex: its four
+    # corners in view (one px of slack: a board that exactly fills the frame, pixel-corner or
+    # pixel-centre conventions) put every sample in view
+    c = np.asarray(H_px_from_mm, np.float64) @ np.array([[0.0, w, w, 0.0], [0.0, 0.0, h, h], [1.0] * 4])
+    if (c[2] > 1e-9).all():
+        cu, cv = c[0] / c[2], c[1] / c[2]
+        if ((cu >= -1.0) & (cu <= W) & (cv >= -1.0) & (cv <= Hh)).all():
+            return 0.0
     xs = np.linspace(0.0, w, max(int(w / step_mm), 1) + 1)
     ys = np.linspace(0.0, h, max(int(h / step_mm), 1) + 1)
     gx, gy = np.meshgrid(xs, ys)
@@ -346,9 +355,6 @@ def board_outside_share(H_px_from_mm, board_mm, image_size, step_mm: float = 5.0
     ok = z > 1e-9
     u = np.where(ok, q[0] / np.where(ok, z, 1.0), -1.0)
     v = np.where(ok, q[1] / np.where(ok, z, 1.0), -1.0)
-    W, Hh = image_size
-    # one px of slack: a board that exactly fills the frame (pixel-corner or pixel-centre
-    # conventions) is in view
     inside = ok & (u >= -1.0) & (u <= W) & (v >= -1.0) & (v <= Hh)
     return float(1.0 - inside.mean())
 
