@@ -527,6 +527,7 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     t0 = time.perf_counter()
     # a profile's markers are looked for once: the board check and the registration share them
     looked = {"markers_H": markers_homography(image, cal)} if cal.profile.get("markers") else {}
+    reg = None
     try:
         reg = register(image, cal, module, **looked)
         check_board_in_view(reg.H_px_from_mm, cal.profile["board_mm"], (image.shape[1], image.shape[0]))
@@ -536,8 +537,9 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
         reading = module.read(photo)
     except UnreadableBoardError:
         # is this the calibrated board? It names the reason when the game's reader cannot read the
-        # photo (the same on every path) …
-        check_calibrated_board(board_identity(image, cal, module, **looked))
+        # photo (the same on every path), unless the registration already matched it …
+        if not registration_matches_board(reg, cal, module):
+            check_calibrated_board(board_identity(image, cal, module, **looked))
         raise
     t2 = time.perf_counter()
     # … and makes a reading of a board it does not recognise unsure, unless the game's own

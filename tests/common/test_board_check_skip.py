@@ -78,3 +78,17 @@ def test_a_strand_registration_without_a_fit_claims_nothing(cals):
                                                    cals["strand-unter"])
     assert not strand_unter.registration_matches_board(StrandRegistration(H, "corners", score=0.85, noise=1.0),
                                                        cals["strand-unter"])
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_refusal_after_a_matched_registration_keeps_the_readers_reason(cals, game, monkeypatch):
+    from beachscore.errors import UnreadableBoardError
+
+    def occluded(photo):
+        raise UnreadableBoardError("occluded", "something lies over groove 3")
+
+    monkeypatch.setattr(GAMES[game], "read", occluded)
+    monkeypatch.setattr(pipeline, "board_identity", _refuse_check)
+    with pytest.raises(UnreadableBoardError) as err:
+        pipeline.scan_file(_scene(game), cals[game])
+    assert err.value.code == "occluded"
