@@ -305,6 +305,7 @@ def piece_scorer(model: PatternModel, cells, windows):
     costs = model.cell_costs(windows) if len(cells) else {}
     untaught = model.untaught_cost()
     layouts: dict = {}
+    best_rows: dict = {}
 
     def score(kind, placed):
         if kind in model.pooled:  # every cell of the kind looks alike, whatever the shape
@@ -319,14 +320,21 @@ def piece_scorer(model: PatternModel, cells, windows):
         if not opts:
             return -0.5 * untaught * len(placed), None, 1.0
         ll = []
+        rows = []
         for k, idx in opts:
             c = 0.0
+            row = []
             for cell, i in zip(placed, idx):
                 role = model.role(kind, i)
-                c += costs[role][index[cell], k] if role in costs else untaught
+                v = costs[role][index[cell], k] if role in costs else untaught
+                row.append(v)
+                c += v
             ll.append(-0.5 * c)
+            rows.append(row)
         ll = np.array(ll)
         best = int(ll.argmax())
+        # the print cost of each cell in the best rotation, for per_cell (the same sums, the same first best)
+        best_rows[kind, tuple(placed)] = rows[best]
         post = np.exp(ll - ll.max())
         m = float(ll.max() + np.log(post.mean()))  # log of the mean over rotations: the rotation is unknown
         face = FACINGS[opts[best][0]] if kind == "screen" else None
@@ -336,6 +344,9 @@ def piece_scorer(model: PatternModel, cells, windows):
         """Print cost of each of ``placed`` (its best rotation for the whole piece), float64 (n,)."""
         if kind in model.pooled:
             return np.array([costs[kind][index[cell], 0] if kind in costs else untaught for cell in placed])
+        known = best_rows.get((kind, tuple(placed)))
+        if known is not None:
+            return np.array(known, np.float64)
         opts = model.placements(kind, placed)
         if not opts:
             return np.full(len(placed), untaught)

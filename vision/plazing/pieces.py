@@ -143,6 +143,11 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
     order = sorted(cells)
     if len(order) > cfg.max_exact_cells:
         return Split(pieces=[("unknown", order, None, 1.0)], posterior=0.0, exact=False)
+    table = _placement_table(order, shapes)
+    if sum(len(row) for row in table) == 1:  # one way only (e.g. a lone cell): nothing to weigh
+        (mask, kind, placed), = [x for row in table for x in row]
+        face, pf = (piece_score(kind, placed)[1:] if piece_score is not None else (None, 1.0))
+        return Split(pieces=[(kind, placed, face, pf)], posterior=1.0, kinds=frozenset([kind]))
     sd = cfg.default_joined_sd_bgr if joined_sd_bgr is None else joined_sd_bgr
     inner = [(e, seams[e]) for e in (((r, c), n) for r, c in order for n in ((r, c + 1), (r + 1, c)) if n in cells)
              if e in seams]
@@ -156,11 +161,6 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
                 lj[i] += j2
     gain = {e: float(j - c) for (e, _), c, j in zip(inner, lc, lj)}  # log LR of "joined" per edge
     base = float(np.sum(lc))
-    table = _placement_table(order, shapes)
-    if sum(len(row) for row in table) == 1:  # one way only (e.g. a lone cell): nothing to weigh
-        (mask, kind, placed), = [x for row in table for x in row]
-        face, pf = (piece_score(kind, placed)[1:] if piece_score is not None else (None, 1.0))
-        return Split(pieces=[(kind, placed, face, pf)], posterior=1.0, kinds=frozenset([kind]))
     # score every placement once: seams joined inside it, and its print
     info = {}
     for row in table:

@@ -197,26 +197,24 @@ def read(photo: Photo) -> Reading:
     pieces = []
     for pi, cells in groups(owner):
         player = model.players[pi]
-        where = cells_text(cells)
         split = split_group(cells, seams, shapes, scorer, joined_sd_bgr=model.seam_sd, jogs=jogs,
                             jog_sd_mm=model.jog_sd)
         if not split.exact:
-            warnings.append(f"{player} cells {where} fit no piece of the catalogue")
+            warnings.append(f"{player} cells {cells_text(cells)} fit no piece of the catalogue")
         if split.exact and split.runner_up is not None and split.kinds & untaught:
             # a kind whose print was never seen could explain these cells: as likely as not
             split.posterior = min(split.posterior, 0.5)
-            warnings.append(f"{player} cells {where}: no {'/'.join(sorted(split.kinds & untaught))} was labelled "
+            warnings.append(f"{player} cells {cells_text(cells)}: no {'/'.join(sorted(split.kinds & untaught))} was labelled "
                             "at calibration, so its print is unknown; add one to the calibration shot")
         elif split.posterior <= 0.5 and split.runner_up is not None:
-            warnings.append(f"{player} cells {where}: the split into pieces is ambiguous "
+            warnings.append(f"{player} cells {cells_text(cells)}: the split into pieces is ambiguous "
                             f"(p = {split.posterior:.2f}); check them")
         mine = []
         for kind, cs, _, _ in split.pieces:
             piece = {"player": player, "kind": kind, "cells": [list(c) for c in cs]}
             if kind == "screen":
                 piece["facing"], p_face = facing_of(view.gray, cs, model.template, local, ppm)
-                ledger.add(Decision("facing", list(cs), p_face, f"the {player} screen on {cells_text(cs)} facing "
-                                    f"{piece['facing']}", 1.0 - p_face,
+                ledger.add(Decision("facing", list(cs), p_face, _facing_words(player, cs, piece["facing"]), 1.0 - p_face,
                                     f"facing {OPPOSITE[piece['facing']]}", _flip_facing(list(cs)),
                                     claim=(sorted(cs), piece["facing"])))
             mine.append(piece)
@@ -234,7 +232,8 @@ def read(photo: Photo) -> Reading:
             return out
 
         ledger.add(Decision("split", sorted(cells), split.posterior,
-                            f"{player} cells {where} split as " + _pieces_words(mine), alt_p,
+                            lambda cells=cells, player=player, mine=mine:
+                            f"{player} cells {cells_text(cells)} split as " + _pieces_words(mine), alt_p,
                             lambda runner=runner: _pieces_words([{"kind": k} for k, _ in runner]),
                             _replace_pieces(mine, alt_pieces) if runner else None,
                             claim=[(p["kind"], sorted(map(tuple, p["cells"]))) for p in mine]))
@@ -355,6 +354,11 @@ def _hidden_prints(pieces: list, scorer, ledger: Ledger, warnings: list) -> None
         if hidden > 0.5:
             warnings.append(f"the print of the {p['player']} {p['kind']} on {cells_text(cells)} is hidden in part: "
                             "is a meeple or a token standing on it? Check it and the cells around it")
+
+
+def _facing_words(player: str, cells, facing: str):
+    """A function giving a screen's facing in words (written only when someone reads it)."""
+    return lambda: f"the {player} screen on {cells_text(cells)} facing {facing}"
 
 
 def _words(name: str, cell):
