@@ -82,6 +82,22 @@ class Blobs:
         return len(self.stats)
 
 
+def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """``cv2.connectedComponentsWithStats(mask, connectivity=8)`` of a bool or uint8 (H, W) mask:
+    (n, labels int32 (H, W), stats int32 (n, 5), centroids float64 (n, 2)), the same values.
+
+    (Labelled in 16 bits when every possible label fits, at most one 8-connected part per 2 × 2
+    pixels: several times faster than OpenCV's 32-bit labelling with statistics; then widened.)
+    """
+    m = mask.view(np.uint8) if mask.dtype == bool and mask.flags.c_contiguous else \
+        np.ascontiguousarray(mask, dtype=np.uint8)
+    h, w = m.shape
+    if ((h + 1) // 2) * ((w + 1) // 2) < 65535:
+        n, labels, st, ce = cv2.connectedComponentsWithStats(m, connectivity=8, ltype=cv2.CV_16U)
+        return n, labels.astype(np.int32), st, ce
+    return cv2.connectedComponentsWithStats(m, connectivity=8)
+
+
 def find_blobs(fg: np.ndarray, classes: np.ndarray, n_classes: int) -> Blobs:
     """Blobs of a foreground mask with their class histograms.
 
@@ -91,8 +107,8 @@ def find_blobs(fg: np.ndarray, classes: np.ndarray, n_classes: int) -> Blobs:
             :data:`~vision.strand_unter.colour.UNKNOWN` counts in the last column.
         n_classes: K.
     """
-    n, labels, stats, cent = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
-    sel = np.flatnonzero(labels)              # the blobs' pixels, gathered once
+    n, labels, stats, cent = components(fg)
+    sel = np.flatnonzero(fg)                  # the blobs' pixels, gathered once (those of a label > 0)
     cls = np.minimum(classes.reshape(-1)[sel], n_classes).astype(np.int32)
     K = n_classes + 1
     counts = np.bincount(labels.reshape(-1)[sel] * K + cls, minlength=n * K).reshape(n, K).astype(np.int32)

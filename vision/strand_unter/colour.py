@@ -72,8 +72,12 @@ def lut_index(image_bgr: np.ndarray, bits: int) -> np.ndarray:
 
     Index = ``b' << 2·bits | g' << bits | r'`` with ``x' = x >> (8 − bits)``; ``bits`` ≤ 5.
     """
-    parts = _index_parts(bits)
-    return cv2.transform(cv2.LUT(image_bgr, parts), np.ones((1, 3), np.float32))
+    # (integer shifts in numpy: the same index as summing :func:`_index_parts`' shares, about twice as fast
+    # as ``cv2.transform`` of the uint16 shares, which converts through float)
+    if not 1 <= bits <= 5:
+        raise ValueError("lut bits must be 1…5")
+    q = (image_bgr >> (8 - bits)).astype(np.uint16)
+    return (q[..., 0] << (2 * bits)) | (q[..., 1] << bits) | q[..., 2]
 
 
 _PARTS: dict = {}
@@ -168,7 +172,8 @@ def change(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray) -> tup
         rounded to whole grey levels (16-bit arithmetic is several times faster than float).
     """
     d = cv2.subtract(now_bgr, empty_bgr, dtype=cv2.CV_16S)
-    par, a, b = cv2.split(cv2.transform(d, basis))         # the three projections in one pass
+    # (one projection per call: three single-channel results cost less than one 3-channel result and its split)
+    par, a, b = (cv2.transform(d, basis[k:k + 1]) for k in range(3))
     return par, cv2.add(cv2.absdiff(a, 0), cv2.absdiff(b, 0))
 
 
@@ -192,12 +197,13 @@ def cloth_edge(sea_px: np.ndarray, window_px: int) -> np.ndarray:
     gets 0. The edge is then median-filtered across ``window_px`` columns.
     """
     h = sea_px.shape[0]
-    S = cv2.integral(sea_px.astype(np.uint8), sdepth=cv2.CV_32S)            # (h+1, w+1) summed-area table
-    above = np.diff(S[1:], axis=1)                                          # sea pixels in rows 0…y of each column
+    above = np.cumsum(sea_px, axis=0, dtype=np.int32)                       # sea pixels in rows 0…y of each column
     score = 2 * above - np.arange(1, h + 1, dtype=np.int32)[:, None]        # Σ_{rows ≤ y} (+1 sea, −1 not)
-    edge = np.where(score.max(axis=0) > 0, np.argmax(score, axis=0) + 1, 0).astype(np.float32)
+    best = np.argmax(score, axis=0)
+    edge = np.where(score[best, np.arange(score.shape[1])] > 0, best + 1, 0).astype(np.float32)
     win = max(3, int(window_px) | 1)
-    padded = np.pad(edge, win // 2, mode="edge")
+    r = win // 2                                                            # (the edge values repeated at both ends)
+    padded = np.concatenate([np.full(r, edge[0], edge.dtype), edge, np.full(r, edge[-1], edge.dtype)])
     # (an odd window: the median is the middle element, np.partition finds it without np.median's overhead)
     smooth = np.partition(np.lib.stride_tricks.sliding_window_view(padded, win), win // 2, axis=1)[:, win // 2]
     return straight_edge(edge, smooth)

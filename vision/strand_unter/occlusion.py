@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from beachscore.errors import UnreadableBoardError
+from vision.strand_unter.blobs import components
 from vision.strand_unter.config import CONFIDENCE, READING, SHELLS
 
 
@@ -35,7 +36,7 @@ def occluder_fraction(unexplained: np.ndarray, A, cfg=READING) -> tuple[float, t
     total = int(cv2.countNonZero(thick))
     if total == 0:
         return 0.0, ()
-    n, lab, st, ce = cv2.connectedComponentsWithStats(unexplained.astype(np.uint8), connectivity=8)
+    n, lab, st, ce = components(unexplained)
     counts = np.bincount(lab[thick > 0], minlength=n)
     i = 1 + int(np.argmax(counts[1:]))
     return float(counts[i]) / A.board_px, (tuple(int(v) for v in st[i, :4]), tuple(float(v) for v in ce[i]), lab == i)
@@ -82,7 +83,7 @@ def faint_things(weak_only: np.ndarray, A, visible, cfg=READING, conf=CONFIDENCE
     one = float(np.median(list(A.model["shell_area_px2"].values())))
     if cv2.countNonZero(weak_only.view(np.uint8)) < 0.5 * one:
         return [], 1.0
-    n, lab, st, ce = cv2.connectedComponentsWithStats(weak_only.astype(np.uint8), connectivity=8)
+    n, lab, st, ce = components(weak_only)
     r_shell = np.sqrt(one / np.pi)
     doubts, post = [], 1.0
     for j in range(1, n):
