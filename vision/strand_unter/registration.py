@@ -44,6 +44,7 @@ from vision.registration import Registration
 from vision.strand_unter.config import READING, REGISTRATION
 from vision.strand_unter.geometry import (
     board_px_per_mm,
+    mm_to_work,
     reduce_homography,
     scale_homography,
     warp_board,
@@ -167,6 +168,50 @@ def cloth_edge_mm(ext_bgr: np.ndarray, gains, lut: np.ndarray, sea_index: int, b
     # (crop[::2, ::2]: for even sizes a nearest-neighbour halving picks exactly those pixels, without a strided copy)
     inner = cv2.resize(crop, (cw // 2, ch // 2), interpolation=cv2.INTER_NEAREST) if ch % 2 == 0 and cw % 2 == 0 \
         else crop[::2, ::2]
+    return _cloth_edge_inner(inner, gains, lut, sea_index, bits, board_mm, cfg)
+
+
+def _cloth_inner(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, cfg=REGISTRATION) -> np.ndarray:
+    """What :func:`cloth_edge_mm` looks at, straight from the photo: the extended image's board columns
+    at every other row and column (its pixels (2i, m·ppm + 2j)), warped alone (a quarter of the pixels)."""
+    w, h = board_mm
+    m, ppm = cfg.margin_mm, cfg.ppm
+    W, Hh = int(round((w + 2 * m) * ppm)), int(round((h + 2 * m) * ppm))
+    x0, x1 = int(m * ppm), int((m + w) * ppm)
+    size = ((min(x1, W) - x0 + 1) // 2, (Hh + 1) // 2)
+    S = np.array([[2.0, 0.0, float(x0)], [0.0, 2.0, 0.0], [0.0, 0.0, 1.0]])     # half-size px → extended px
+    M = np.asarray(H_px_from_mm, np.float64) @ np.linalg.inv(mm_to_work(ppm, m)) @ S
+    return cv2.warpPerspective(image, M, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _warp_strips(image: np.ndarray, H_px_from_mm: np.ndarray, shape, board_mm, cfg=REGISTRATION) -> np.ndarray:
+    """The extended rectified grey image (uint8 ``shape``) of a BGR photo where :func:`_fine_fit` reads
+    it, the regions of its strips (:func:`_bands`: along each rail and the land-side edge), 0 elsewhere;
+    each region warped on its own, then made grey (a fifth of the pixels of the whole extended image)."""
+    out = np.zeros(shape, np.uint8)
+    M = np.asarray(H_px_from_mm, np.float64) @ np.linalg.inv(mm_to_work(cfg.ppm, cfg.margin_mm))
+    for side in ("left", "right", "bottom"):
+        regs = [b[2] for b in _bands(shape, board_mm, cfg) if b[0] == side]
+        if not regs:
+            continue
+        r0, r1 = min(r[0].start for r in regs), max(r[0].stop for r in regs)
+        c0, c1 = min(r[1].start for r in regs), max(r[1].stop for r in regs)
+        r0, c0, r1, c1 = max(r0, 0), max(c0, 0), min(r1, shape[0]), min(c1, shape[1])
+        if r1 <= r0 or c1 <= c0:
+            continue
+        Mt = M @ np.array([[1.0, 0.0, c0], [0.0, 1.0, r0], [0.0, 0.0, 1.0]])
+        out[r0:r1, c0:c1] = cv2.cvtColor(cv2.warpPerspective(image, Mt, (c1 - c0, r1 - r0), flags=cv2.INTER_LINEAR |
+                                                             cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE),
+                                         cv2.COLOR_BGR2GRAY)
+    return out
+
+
+def _cloth_edge_inner(inner: np.ndarray, gains, lut: np.ndarray, sea_index: int, bits: int, board_mm,
+                      cfg=REGISTRATION) -> tuple[float, float, float]:
+    """:func:`cloth_edge_mm` of its half-size view of the board's columns (:func:`_cloth_inner`)."""
+    w, h = board_mm
+    m, ppm = cfg.margin_mm, cfg.ppm
     sea = colour.sea_pixels(colour.apply_gains(inner, gains), lut, bits, sea_index, READING.sea_smooth_px // 2 + 1)
     edge = 2.0 * colour.cloth_edge(sea, READING.cloth_edge_window_px // 2)
     depth = np.repeat(np.minimum(edge, 2 * sea.shape[0]), 2)[:int(w * ppm)] / ppm - m   # cloth edge per column, mm
@@ -240,11 +285,15 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
         return coarse_guess
 
     def fit_from(T0):
-        """Fine fit on the photo rectified with ``H0 @ T0`` (a coarse guess); (T, ecc, scale) or raises."""
-        ext1 = warp_board(image, H0 @ T0, board, cfg.ppm, cfg.margin_mm)
-        edges1 = np.maximum(cloth_edge_mm(ext1, gains, lut, sea, model["lut_bits"], board, cfg),
-                            _ref_cloth_edge(cal, cfg))
-        Tf, e, sc = _fine_fit(cv2.cvtColor(ext1, cv2.COLOR_BGR2GRAY), cal, ref, board, edges1 + cfg.sea_dilate_mm, cfg)
+        """Fine fit on the photo rectified with ``H0 @ T0`` (a coarse guess); (T, ecc, scale) or raises.
+
+        Only what the fit looks at is rectified: the strips' regions (:func:`_warp_strips`) and the
+        cloth's half-size view (:func:`_cloth_inner`) for the strips the cloth may cover."""
+        H1 = H0 @ T0
+        edges1 = np.maximum(_cloth_edge_inner(_cloth_inner(image, H1, board, cfg), gains, lut, sea,
+                                              model["lut_bits"], board, cfg), _ref_cloth_edge(cal, cfg))
+        Tf, e, sc = _fine_fit(_warp_strips(image, H1, ref.shape, board, cfg), cal, ref, board,
+                              edges1 + cfg.sea_dilate_mm, cfg)
         return T0 @ Tf, e, sc
 
     # 1. nothing moved? the strips across the outline at the calibrated place, and the motion they ask for
