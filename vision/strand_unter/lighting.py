@@ -157,8 +157,8 @@ def light_field(photo, B: np.ndarray, gains: np.ndarray, A, cfg=READING):
             # second pass without whatever the first field does not explain (pieces of sand's hue)
             off = np.abs(lr - np.log(F)) > cfg.light_residual_tol
             valid &= cv2.dilate(off.astype(np.uint8), k) == 0
-    fld = cv2.resize(np.ascontiguousarray(F[crop]), (w, h), interpolation=cv2.INTER_LINEAR)
-    return np.maximum(fld, 1e-3).astype(np.float32), fig
+    fld = cv2.resize(np.ascontiguousarray(F[crop], dtype=np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    return np.maximum(fld, np.float32(1e-3), out=fld), fig        # (in place: the field is float32 already)
 
 
 def normalise(photo, A, cfg=READING) -> Lit:

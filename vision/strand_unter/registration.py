@@ -140,12 +140,37 @@ def surround_detail(ext: np.ndarray, board_mm, cloth_mm: float = 0.0, reg=REGIST
     top = min(max(0.55 * h, cloth_mm + reg.sea_dilate_mm), h - 2 * b)
     y0, y1 = int((m + top) * ppm), min(int((m + h + 0.85 * m) * ppm), ext.shape[0])
     sub = ext[y0:y1]
-    mask = np.zeros(sub.shape[:2], bool)
-    x0, x1 = int((m - reg.rail_mm) * ppm), int((m + w + reg.rail_mm) * ppm)
-    mask[:, x0:int((m + b) * ppm)] = True
-    mask[:, int((m + w - b) * ppm):x1] = True
-    mask[max(int((m + h - 2 * b) * ppm) - y0, 0):, x0:x1] = True
-    return quality.detail_ratio(sub, cfg.detail_sigma_px, mask=mask)
+    if sub.ndim == 3:
+        sub = cv2.cvtColor(np.ascontiguousarray(sub), cv2.COLOR_BGR2GRAY)
+    H, W = sub.shape
+    x0, x1 = int((m - reg.rail_mm) * ppm), min(int((m + w + reg.rail_mm) * ppm), W)
+    xl, xr = int((m + b) * ppm), int((m + w - b) * ppm)
+    rb = min(max(int((m + h - 2 * b) * ppm) - y0, 0), H)
+    # :func:`vision.quality.detail_ratio` over the masked strips (both rails above ``rb``, the land-side
+    # edge below it), each computed on its own crop with a halo wider than the filters reach (the
+    # blur's 4 σ and the Sobel's pixel): the same energies as on the whole image, for half its pixels
+    pad = int(np.ceil(4 * cfg.detail_sigma_px)) + 2
+    parts = [((0, min(rb + pad, H)), (0, min(xl + pad, W)), (0, rb), (x0, xl)),
+             ((0, min(rb + pad, H)), (max(xr - pad, 0), W), (0, rb), (xr, x1)),
+             ((max(rb - pad, 0), H), (0, W), (rb, H), (x0, x1))]
+    fine = coarse = 0.0
+    count = 0
+    for (r0, r1), (c0, c1), (m0, m1), (k0, k1) in parts:
+        if m1 <= m0 or k1 <= k0:
+            continue
+        g = sub[r0:r1, c0:c1].astype(np.float32)
+        for e, blur in ((g, False), (cv2.GaussianBlur(g, (0, 0), cfg.detail_sigma_px), True)):
+            gx, gy = cv2.Sobel(e, cv2.CV_32F, 1, 0), cv2.Sobel(e, cv2.CV_32F, 0, 1)
+            en = float((cv2.multiply(gx, gx) + cv2.multiply(gy, gy))[m0 - r0:m1 - r0, k0 - c0:k1 - c0].sum(
+                dtype=np.float64))
+            if blur:
+                coarse += en
+            else:
+                fine += en
+        count += (m1 - m0) * (k1 - k0)
+    if count == 0:
+        return 1.0
+    return fine / coarse if coarse / count > 1e-9 else 1.0
 
 
 def cloth_edge_mm(ext_bgr: np.ndarray, gains, lut: np.ndarray, sea_index: int, bits: int, board_mm,
@@ -439,13 +464,20 @@ def _fine_fit(gray: np.ndarray, cal, ref: np.ndarray, board_mm, edges, cfg) -> t
                 or (side == "bottom" and edges[2] > h - cfg.inner_band_mm)) for side, c, _, _ in bands]
     profiles = _band_profiles(gray, bands, cfg)
     number = [j for *_, j in _numbered(bands)]
-    for group in ("left", "right", "bottom"):      # profiles of equal length, shifted in one batch
-        idx = [k for k, b in enumerate(bands) if use[k] and b[0] == group]
+    found: dict = {}
+    same = "left" in profiles and "right" in profiles and profiles["left"].shape[1] == profiles["right"].shape[1]
+    # profiles of equal length (each side's strips; both rails' when they are alike) shifted at once
+    for batch in ((("left", "right"),) if same else (("left",), ("right",))) + (("bottom",),):
+        idx = [k for k, b in enumerate(bands) if use[k] and b[0] in batch]
         if not idx:
             continue
         shifts, corrs = _profile_shifts(np.stack([bands[k][3] for k in idx]),
-                                        profiles[group][[number[k] for k in idx]], cfg)
-        for k, shift, corr in zip(idx, shifts, corrs):
+                                        np.stack([profiles[bands[k][0]][number[k]] for k in idx]), cfg)
+        found.update(zip(idx, zip(shifts, corrs)))
+    for group in ("left", "right", "bottom"):
+        idx = [k for k, b in enumerate(bands) if use[k] and b[0] == group]
+        for k in idx:
+            shift, corr = found[k]
             if not np.isfinite(shift) or corr < cfg.min_profile_corr:
                 continue
             side, centre_mm = bands[k][0], bands[k][1]
