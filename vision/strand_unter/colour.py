@@ -138,7 +138,8 @@ def channel_gains(now_bgr: np.ndarray, ref_bgr: np.ndarray) -> np.ndarray:
         now_bgr: pixels (N, 3) of the scan, uint8 or float.
         ref_bgr: the same scene parts in the calibration, (3,) median BGR.
     """
-    now = np.median(np.asarray(now_bgr).reshape(-1, 3), axis=0).astype(np.float64)
+    now = np.asarray(now_bgr).reshape(-1, 3)
+    now = np.array([stats.median(now[:, c]) for c in range(3)], np.float64)   # (np.median(axis=0), the same values)
     return np.asarray(ref_bgr, np.float64) / np.maximum(now, 1.0)
 
 

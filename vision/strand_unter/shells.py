@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.strand_unter import stats
 from vision.strand_unter.blobs import components
 from vision.strand_unter.config import READING, SHELLS
 
@@ -163,7 +164,7 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
     means = _core_mean_lab(rest, lab_img, sel, lab_, image, n)
     post, dist = colour_posterior(means, A, residual_ab, cfg)
     model = {"base_sigma_mm": cfg.centre_sigma_mm}
-    one = float(np.median(list(areas.values())))        # one shell's area (any colour)
+    one = stats.median(np.array(list(areas.values())))        # one shell's area (any colour)
     todo, leftovers = [], []
     for j in range(1, n):
         area = int(st[j, cv2.CC_STAT_AREA])
@@ -249,7 +250,7 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
     scale = {}
     for c in A.shell_colours:
         singles = [q.ratio for q in out.parts if q.colour == c and 0.6 <= q.ratio <= 1.35]
-        scale[c] = float(np.clip(np.median(singles), *cfg.area_scale_range)) if len(singles) >= 2 else 1.0
+        scale[c] = float(np.clip(stats.median(np.array(singles)), *cfg.area_scale_range)) if len(singles) >= 2 else 1.0
     for part in out.parts:
         if part.colour is None:
             continue
