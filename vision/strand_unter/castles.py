@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.strand_unter.blobs import blob_box
+from vision.strand_unter.blobs import blob_box, components
 from vision.strand_unter.castle_cues import measure
 from vision.strand_unter.castle_values import assignment_posterior, shell_loglik, value_loglik
 from vision.strand_unter.config import CASTLES, READING
@@ -120,7 +120,7 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
             rs, cs = blob_box(blobs, i, pad=2)
             parts = cv2.morphologyEx(((blobs.labels[rs, cs] == i) & (cls[rs, cs] == k)).astype(np.uint8),
                                      cv2.MORPH_CLOSE, kernel)
-            n, lab_img, st, ce = cv2.connectedComponentsWithStats(parts, connectivity=8)
+            n, lab_img, st, ce = components(parts)
             for j in range(1, n):
                 area = st[j, cv2.CC_STAT_AREA]
                 if area < min_core:

@@ -76,8 +76,14 @@ def lut_index(image_bgr: np.ndarray, bits: int) -> np.ndarray:
     # as ``cv2.transform`` of the uint16 shares, which converts through float)
     if not 1 <= bits <= 5:
         raise ValueError("lut bits must be 1…5")
-    q = (image_bgr >> (8 - bits)).astype(np.uint16)
-    return (q[..., 0] << (2 * bits)) | (q[..., 1] << bits) | q[..., 2]
+    q = image_bgr >> (8 - bits)
+    idx = q[..., 0].astype(np.uint16)
+    idx <<= 2 * bits                                      # (in place: fewer temporaries)
+    g = q[..., 1].astype(np.uint16)
+    g <<= bits
+    idx |= g
+    idx |= q[..., 2]
+    return idx
 
 
 _PARTS: dict = {}
