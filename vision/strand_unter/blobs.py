@@ -14,6 +14,7 @@ of the learned pixel classes inside it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -38,8 +39,7 @@ def foreground(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, *,
         (bool (H, W) foreground, noise scale: the robust spread (grey levels) of the change on the
         pixels the thresholds left as background).
     """
-    par, chroma = colour.change(now_bgr, empty_bgr, basis)
-    abs_p = np.abs(par)
+    abs_p, chroma = colour.change_magnitudes(now_bgr, empty_bgr, basis)
     sub_p, sub_c = abs_p[::4, ::4], chroma[::4, ::4]
     sample = valid if sample is None else sample
     if sample is not None:
@@ -51,7 +51,8 @@ def foreground(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, *,
     noise_c = stats.percentile(sub_c, 25) / 0.319 if sub_c.size else 0.0
     t_p = max(cfg.fg_brightness, cfg.fg_noise_k * noise_p)
     t_c = max(cfg.fg_chroma, cfg.fg_noise_k * noise_c)
-    fg = ((abs_p > t_p) | (chroma > t_c)).astype(np.uint8)
+    # (the changes are whole grey levels, int16: "> t" is "> floor(t)", compared without a cast to float64)
+    fg = ((abs_p > min(math.floor(t_p), 32767)) | (chroma > min(math.floor(t_c), 32767))).astype(np.uint8)
     if valid is not None:
         fg &= valid.astype(np.uint8)
     if cfg.open_px:
@@ -153,4 +154,4 @@ def weak_change(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, v
     if sub.size:
         med = stats.median(sub)
         t = max(t, med + cfg.fg_noise_k * 1.4826 * stats.median(np.abs(sub - med)))
-    return cv2.resize((m > t).astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST).astype(bool) & valid
+    return cv2.resize((m > t).view(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST).view(bool) & valid
