@@ -71,8 +71,8 @@ def polar(image: np.ndarray, cx: float, cy: float, r_max: float, cfg=CASTLES) ->
         (n_rays, n_r), bilinear, the border replicated).
     """
     rs, dx, dy = _ray_offsets(cfg.radial_rays, float(r_max), float(cfg.radial_step_px))
-    mx = (np.float32(cx) + dx).astype(np.float32)
-    my = (np.float32(cy) + dy).astype(np.float32)
+    mx = np.float32(cx) + dx                                  # (float32 already)
+    my = np.float32(cy) + dy
     return rs, cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
@@ -160,7 +160,8 @@ def radial_sizes(image: np.ndarray, fg: np.ndarray, cx: float, cy: float, r_core
     i0 = int(np.searchsorted(rs, r0))
     n = len(P)
     levels = np.concatenate([np.full(n, 0.5 * (inner + outer), np.float32), np.full(n, 0.5, np.float32)])[:, None]
-    r = _crossings(rs, np.concatenate([P, F]), levels, i0, cfg.radial_step_px)
+    # (P's rows then F's: the samples' channels made rows in one copy)
+    r = _crossings(rs, PF.transpose(2, 0, 1).reshape(2 * n, PF.shape[1]), levels, i0, cfg.radial_step_px)
     rp, rp_se = _median_se(r[:n], cfg)
     rf, rf_se = _median_se(r[n:], cfg)
     return {"platform_px": rp, "platform_se_px": rp_se, "footprint_px": rf, "footprint_se_px": rf_se}

@@ -444,7 +444,7 @@ def _fine_fit(gray: np.ndarray, cal, ref: np.ndarray, board_mm, edges, cfg) -> t
 
     Args:
         gray: extended rectified photo, grey uint8 (H, W), rectified with the homography the
-            motion is measured from.
+            motion is measured from (only its strips' regions are read: :func:`_warp_strips`).
         ref: the calibration's registration reference (same frame and size).
         edges: (3,) cloth reach (board mm, y) near the left rail, the right rail and anywhere,
             already grown by the safety margin: strips the cloth may cover are not used.
