@@ -25,6 +25,15 @@ from vision.strand_unter import stats
 from vision.strand_unter.config import CASTLES
 
 
+def _mean_var(a: np.ndarray) -> tuple[float, float]:
+    """``(a.mean(), a.var())`` of a non-empty 1-D integer array, the same float64 arithmetic (the mean
+    taken once for both)."""
+    n = a.shape[0]
+    m = a.sum(dtype=np.float64) / n
+    d = a - m
+    return m, (d * d).sum() / n
+
+
 def tower_spread(core: np.ndarray) -> float:
     """Spread of a castle's towers: sqrt(var x + var y) (px) of the bool (H, W) tower pixels."""
     ys, xs = np.nonzero(core)
@@ -212,10 +221,11 @@ def measure(image: np.ndarray, gray: np.ndarray, fg: np.ndarray, core: np.ndarra
     """
     ys, xs = np.nonzero(core)
     oy, ox = origin
-    cx, cy = float(xs.mean()) + ox, float(ys.mean()) + oy
+    (mx, vx), (my, vy) = _mean_var(xs), _mean_var(ys)
+    cx, cy = float(mx) + ox, float(my) + oy
     area = float(len(xs))
     rows, cols = slice(oy, oy + core.shape[0]), slice(ox, ox + core.shape[1])
-    spread = float(np.sqrt(xs.var() + ys.var()))          # tower_spread(core), its pixels already found
+    spread = float(np.sqrt(vx + vy))                      # tower_spread(core), its pixels already found
     out = {"core_px2": area, "spread_px": spread, "area_px2": blob_area_px2,
            "towers": count_towers(gray[rows, cols], core, cfg), "x": cx, "y": cy}
     out.update(radial_sizes(image, fg, cx, cy, float(np.sqrt(area / np.pi)), sand_lab, player_lab, cfg))
