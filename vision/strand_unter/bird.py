@@ -63,6 +63,9 @@ def shell_models(A, residual_ab: float) -> list:
     return out
 
 
+_LOG_N = tuple(np.log(n) for n in (1, 2, 3))        # (log n shells, n = 1 … 3: computed once)
+
+
 def shell_d2(f: np.ndarray, models: list, cfg=BIRD) -> float:
     """Squared distance of a blob's :func:`features` from the best "n shells of one colour" reading:
     mean colour against the shell class (its pixel spread, widened by the scan's colour error),
@@ -71,7 +74,7 @@ def shell_d2(f: np.ndarray, models: list, cfg=BIRD) -> float:
     for mu, inv, log_l, a1 in models:
         d = f[:3] - mu
         spread_d2 = ((f[3] - log_l) / cfg.log_l_std_sigma) ** 2 if log_l is not None else 0.0
-        area_d2 = min(((f[4] - a1 - np.log(n)) / cfg.log_area_sigma) ** 2 for n in (1, 2, 3))
+        area_d2 = min(((f[4] - a1 - log_n) / cfg.log_area_sigma) ** 2 for log_n in _LOG_N)
         best = min(best, float(d @ inv @ d) + spread_d2 + area_d2)
     return best
 

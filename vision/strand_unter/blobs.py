@@ -14,6 +14,7 @@ of the learned pixel classes inside it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -38,8 +39,7 @@ def foreground(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, *,
         (bool (H, W) foreground, noise scale: the robust spread (grey levels) of the change on the
         pixels the thresholds left as background).
     """
-    par, chroma = colour.change(now_bgr, empty_bgr, basis)
-    abs_p = np.abs(par)
+    abs_p, chroma = colour.change_magnitudes(now_bgr, empty_bgr, basis)
     sub_p, sub_c = abs_p[::4, ::4], chroma[::4, ::4]
     sample = valid if sample is None else sample
     if sample is not None:
@@ -51,7 +51,8 @@ def foreground(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, *,
     noise_c = stats.percentile(sub_c, 25) / 0.319 if sub_c.size else 0.0
     t_p = max(cfg.fg_brightness, cfg.fg_noise_k * noise_p)
     t_c = max(cfg.fg_chroma, cfg.fg_noise_k * noise_c)
-    fg = ((abs_p > t_p) | (chroma > t_c)).astype(np.uint8)
+    # (the changes are whole grey levels, int16: "> t" is "> floor(t)", compared without a cast to float64)
+    fg = ((abs_p > min(math.floor(t_p), 32767)) | (chroma > min(math.floor(t_c), 32767))).astype(np.uint8)
     if valid is not None:
         fg &= valid.astype(np.uint8)
     if cfg.open_px:
@@ -82,6 +83,22 @@ class Blobs:
         return len(self.stats)
 
 
+def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """``cv2.connectedComponentsWithStats(mask, connectivity=8)`` of a bool or uint8 (H, W) mask:
+    (n, labels int32 (H, W), stats int32 (n, 5), centroids float64 (n, 2)), the same values.
+
+    (Labelled in 16 bits when every possible label fits, at most one 8-connected part per 2 × 2
+    pixels: several times faster than OpenCV's 32-bit labelling with statistics; then widened.)
+    """
+    m = mask.view(np.uint8) if mask.dtype == bool and mask.flags.c_contiguous else \
+        np.ascontiguousarray(mask, dtype=np.uint8)
+    h, w = m.shape
+    if ((h + 1) // 2) * ((w + 1) // 2) < 65535:
+        n, labels, st, ce = cv2.connectedComponentsWithStats(m, connectivity=8, ltype=cv2.CV_16U)
+        return n, labels.astype(np.int32), st, ce
+    return cv2.connectedComponentsWithStats(m, connectivity=8)
+
+
 def find_blobs(fg: np.ndarray, classes: np.ndarray, n_classes: int) -> Blobs:
     """Blobs of a foreground mask with their class histograms.
 
@@ -91,8 +108,8 @@ def find_blobs(fg: np.ndarray, classes: np.ndarray, n_classes: int) -> Blobs:
             :data:`~vision.strand_unter.colour.UNKNOWN` counts in the last column.
         n_classes: K.
     """
-    n, labels, stats, cent = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
-    sel = np.flatnonzero(labels)              # the blobs' pixels, gathered once
+    n, labels, stats, cent = components(fg)
+    sel = np.flatnonzero(fg)                  # the blobs' pixels, gathered once (those of a label > 0)
     cls = np.minimum(classes.reshape(-1)[sel], n_classes).astype(np.int32)
     K = n_classes + 1
     counts = np.bincount(labels.reshape(-1)[sel] * K + cls, minlength=n * K).reshape(n, K).astype(np.int32)
@@ -137,4 +154,4 @@ def weak_change(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, v
     if sub.size:
         med = stats.median(sub)
         t = max(t, med + cfg.fg_noise_k * 1.4826 * stats.median(np.abs(sub - med)))
-    return cv2.resize((m > t).astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST).astype(bool) & valid
+    return cv2.resize((m > t).view(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST).view(bool) & valid

@@ -16,11 +16,22 @@ tower shadows, and the radii of the platform and of the footprint with their sta
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
 from vision.strand_unter import stats
 from vision.strand_unter.config import CASTLES
+
+
+def _mean_var(a: np.ndarray) -> tuple[float, float]:
+    """``(a.mean(), a.var())`` of a non-empty 1-D integer array, the same float64 arithmetic (the mean
+    taken once for both)."""
+    n = a.shape[0]
+    m = a.sum(dtype=np.float64) / n
+    d = a - m
+    return m, (d * d).sum() / n
 
 
 def tower_spread(core: np.ndarray) -> float:
@@ -68,11 +79,28 @@ def polar(image: np.ndarray, cx: float, cy: float, r_max: float, cfg=CASTLES) ->
         (radii (n_r,) px, every ``cfg.radial_step_px``, up to ``r_max``; samples float32
         (n_rays, n_r), bilinear, the border replicated).
     """
-    rs = np.arange(0.0, r_max, cfg.radial_step_px, dtype=np.float32)
-    c, s = _rays(cfg.radial_rays)
-    mx = (np.float32(cx) + c[:, None] * rs[None, :]).astype(np.float32)
-    my = (np.float32(cy) + s[:, None] * rs[None, :]).astype(np.float32)
+    rs, dx, dy = _ray_offsets(cfg.radial_rays, float(r_max), float(cfg.radial_step_px))
+    mx = np.float32(cx) + dx                                  # (float32 already)
+    my = np.float32(cy) + dy
     return rs, cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+_OFFSETS: dict = {}
+
+
+def _ray_offsets(n_rays: int, r_max: float, step: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`polar`'s radii (n_r,) and the rays' x and y offsets (n_rays, n_r), float32; a function of
+    the number of samples only (the radii are ``step`` apart from 0), built once per count (read-only)."""
+    n = max(int(math.ceil(r_max / step)), 0)                # (the length np.arange(0, r_max, step) has)
+    key = (n_rays, n, step)
+    if key not in _OFFSETS:
+        rs = np.arange(0.0, r_max, step, dtype=np.float32)
+        c, s = _rays(n_rays)
+        out = (rs, c[:, None] * rs[None, :], s[:, None] * rs[None, :])
+        for a in out:
+            a.flags.writeable = False
+        _OFFSETS[key] = out
+    return _OFFSETS[key]
 
 
 def _crossings(rs: np.ndarray, P: np.ndarray, level, i0: int, step: float) -> np.ndarray:
@@ -131,12 +159,7 @@ def radial_sizes(image: np.ndarray, fg: np.ndarray, cx: float, cy: float, r_core
     x0, y0 = max(0, int(cx - r_max - 2)), max(0, int(cy - r_max - 2))
     x1, y1 = min(w, int(cx + r_max + 3)), min(h, int(cy + r_max + 3))
     lab = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2Lab).astype(np.float32)
-    u = np.asarray(player_lab, np.float64)[1:] - np.asarray(sand_lab, np.float64)[1:]
-    u = u / max(float(np.hypot(*u)), 1e-6)
-    # channel 0: the colour's projection on sand → player in (a, b); channel 1: the filled foreground
-    m = np.array([[0.0, u[0], u[1], -(u[0] * sand_lab[1] + u[1] * sand_lab[2])],
-                  [0.0, 0.0, 0.0, 0.0]], np.float32)
-    two = cv2.transform(lab, m)
+    two = cv2.transform(lab, _projection(sand_lab, player_lab))
     two[..., 1] = _filled(fg[y0:y1, x0:x1])
     rs, PF = polar(two, cx - x0, cy - y0, r_max, cfg)
     P, F = PF[..., 0], PF[..., 1]
@@ -146,10 +169,30 @@ def radial_sizes(image: np.ndarray, fg: np.ndarray, cx: float, cy: float, r_core
     i0 = int(np.searchsorted(rs, r0))
     n = len(P)
     levels = np.concatenate([np.full(n, 0.5 * (inner + outer), np.float32), np.full(n, 0.5, np.float32)])[:, None]
-    r = _crossings(rs, np.concatenate([P, F]), levels, i0, cfg.radial_step_px)
+    # (P's rows then F's: the samples' channels made rows in one copy)
+    r = _crossings(rs, PF.transpose(2, 0, 1).reshape(2 * n, PF.shape[1]), levels, i0, cfg.radial_step_px)
     rp, rp_se = _median_se(r[:n], cfg)
     rf, rf_se = _median_se(r[n:], cfg)
     return {"platform_px": rp, "platform_se_px": rp_se, "footprint_px": rf, "footprint_se_px": rf_se}
+
+
+_PROJECTIONS: dict = {}
+
+
+def _projection(sand_lab, player_lab) -> np.ndarray:
+    """:func:`radial_sizes`' ``cv2.transform`` matrix float32 (2, 4): channel 0 the colour's projection
+    on sand → player in (a, b), channel 1 zero (the filled foreground goes there); once per colour pair."""
+    key = (tuple(float(v) for v in sand_lab), tuple(float(v) for v in player_lab))
+    if key not in _PROJECTIONS:
+        u = np.asarray(player_lab, np.float64)[1:] - np.asarray(sand_lab, np.float64)[1:]
+        u = u / max(float(np.hypot(*u)), 1e-6)
+        m = np.array([[0.0, u[0], u[1], -(u[0] * sand_lab[1] + u[1] * sand_lab[2])],
+                      [0.0, 0.0, 0.0, 0.0]], np.float32)
+        m.flags.writeable = False
+        if len(_PROJECTIONS) > 256:                # (a long-running station meets few calibrations)
+            _PROJECTIONS.clear()
+        _PROJECTIONS[key] = m
+    return _PROJECTIONS[key]
 
 
 def _filled(mask: np.ndarray) -> np.ndarray:
@@ -178,10 +221,11 @@ def measure(image: np.ndarray, gray: np.ndarray, fg: np.ndarray, core: np.ndarra
     """
     ys, xs = np.nonzero(core)
     oy, ox = origin
-    cx, cy = float(xs.mean()) + ox, float(ys.mean()) + oy
+    (mx, vx), (my, vy) = _mean_var(xs), _mean_var(ys)
+    cx, cy = float(mx) + ox, float(my) + oy
     area = float(len(xs))
     rows, cols = slice(oy, oy + core.shape[0]), slice(ox, ox + core.shape[1])
-    spread = float(np.sqrt(xs.var() + ys.var()))          # tower_spread(core), its pixels already found
+    spread = float(np.sqrt(vx + vy))                      # tower_spread(core), its pixels already found
     out = {"core_px2": area, "spread_px": spread, "area_px2": blob_area_px2,
            "towers": count_towers(gray[rows, cols], core, cfg), "x": cx, "y": cy}
     out.update(radial_sizes(image, fg, cx, cy, float(np.sqrt(area / np.pi)), sand_lab, player_lab, cfg))

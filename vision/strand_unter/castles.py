@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.strand_unter.blobs import blob_box
+from vision.strand_unter.blobs import blob_box, components
 from vision.strand_unter.castle_cues import measure
 from vision.strand_unter.castle_values import assignment_posterior, shell_loglik, value_loglik
 from vision.strand_unter.config import CASTLES, READING
@@ -120,7 +120,7 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
             rs, cs = blob_box(blobs, i, pad=2)
             parts = cv2.morphologyEx(((blobs.labels[rs, cs] == i) & (cls[rs, cs] == k)).astype(np.uint8),
                                      cv2.MORPH_CLOSE, kernel)
-            n, lab_img, st, ce = cv2.connectedComponentsWithStats(parts, connectivity=8)
+            n, lab_img, st, ce = components(parts)
             for j in range(1, n):
                 area = st[j, cv2.CC_STAT_AREA]
                 if area < min_core:
@@ -129,7 +129,8 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
                 if area > max_core:         # castles of one player touching: split by where their pixels lie
                     cores = split_core(cores[0], area, min_core, max_core)
                 for core in cores:
-                    if stick is not None and (core & stick[rs, cs]).sum() > cfg.max_stick_share * core.sum():
+                    if stick is not None and np.count_nonzero(core & stick[rs, cs]) > \
+                            cfg.max_stick_share * np.count_nonzero(core):
                         continue            # the sea's stick (wood of a player's hue), not a castle in front of it
                     sub = image[rs, cs][core & (cls[rs, cs] == k)]
                     lab = _mean_lab(sub)
@@ -185,7 +186,7 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
             v = str(value)
             bx, by = castle_base(tx, ty, v, model, nadir_px)
             rs, cs = blob_box(blobs, i)
-            yy, xx = np.ogrid[rs, cs]
+            yy, xx = np.arange(rs.start, rs.stop)[:, None], np.arange(cs.start, cs.stop)[None, :]   # (np.ogrid[rs, cs])
             owned[rs, cs] |= (blobs.labels[rs, cs] == i) & \
                 ((xx - bx) ** 2 + (yy - by) ** 2 <= (cfg.radius_slack * cm["radius_px"][v]) ** 2)
             g = A.groove_at(bx, by)

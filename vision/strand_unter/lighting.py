@@ -157,8 +157,8 @@ def light_field(photo, B: np.ndarray, gains: np.ndarray, A, cfg=READING):
             # second pass without whatever the first field does not explain (pieces of sand's hue)
             off = np.abs(lr - np.log(F)) > cfg.light_residual_tol
             valid &= cv2.dilate(off.astype(np.uint8), k) == 0
-    fld = cv2.resize(np.ascontiguousarray(F[crop]), (w, h), interpolation=cv2.INTER_LINEAR)
-    return np.maximum(fld, 1e-3).astype(np.float32), fig
+    fld = cv2.resize(np.ascontiguousarray(F[crop], dtype=np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    return np.maximum(fld, np.float32(1e-3), out=fld), fig        # (in place: the field is float32 already)
 
 
 def normalise(photo, A, cfg=READING) -> Lit:
@@ -169,7 +169,8 @@ def normalise(photo, A, cfg=READING) -> Lit:
             ``cfg.light_max_range``.
     """
     B, gains = work_image(photo, A)
-    gains = sand_gains(B, gains, A, cfg)
+    sand_raw = B.reshape(-1, 3)[A.sand_flat]                  # the sand samples' pixels, gathered once (B is contiguous)
+    gains = sand_gains(B, gains, A, cfg, sand_raw=sand_raw)
     doubts: list[str] = []
     fld, light = light_field(photo, B, gains, A, cfg)
     light["board_range"] = float(fld.max() / max(float(fld.min()), 1e-3))
@@ -182,7 +183,7 @@ def normalise(photo, A, cfg=READING) -> Lit:
         fld = None                                      # even light: the per-channel gains suffice
     else:
         gains = gains / float(np.exp(np.mean(np.log(np.maximum(gains, 1e-3)))))   # the strip's colour cast only
-    sand_now = (B.reshape(-1, 3)[A.sand_flat] * gains[None, :]).astype(np.float32)    # (B is contiguous)
+    sand_now = (sand_raw * gains[None, :]).astype(np.float32)
     if fld is not None:
         sand_now /= fld.reshape(-1)[A.sand_flat][:, None]
     sand_ref = A.empty_sand
@@ -203,7 +204,7 @@ def normalise(photo, A, cfg=READING) -> Lit:
                chroma=cfield)
 
 
-def sand_gains(B: np.ndarray, gains: np.ndarray, A, cfg=READING) -> np.ndarray:
+def sand_gains(B: np.ndarray, gains: np.ndarray, A, cfg=READING, sand_raw: np.ndarray | None = None) -> np.ndarray:
     """The table strip's gains (3,), or the bare sand's when those explain the sand better.
 
     A lamp over the table beside the board lights the strip, not the board, as the room light
@@ -214,7 +215,7 @@ def sand_gains(B: np.ndarray, gains: np.ndarray, A, cfg=READING) -> np.ndarray:
     few; the samples of the cloth's colour are left out). The strip's gains are kept while they
     explain at least half the samples.
     """
-    raw = B.reshape(-1, 3)[A.sand_flat].astype(np.float32)                 # (B is contiguous)
+    raw = (B.reshape(-1, 3)[A.sand_flat] if sand_raw is None else sand_raw).astype(np.float32)   # (B is contiguous)
     ref = A.empty_sand.astype(np.float32)
     g32 = np.asarray(gains, np.float32)
     if (max3(np.abs(raw[::4] * g32[None, :] - ref[::4])) < cfg.fine_gain_max_change).mean() >= 0.5:
@@ -344,7 +345,7 @@ def chroma_field(image: np.ndarray, raw_image: np.ndarray, A, cfg=READING,
     for _ in range(2):
         coef, *_ = np.linalg.lstsq(X[keep], tiles[keep], rcond=None)          # (terms, 3)
         res = tiles - X @ coef
-        s = 1.4826 * np.median(np.abs(res[keep]), axis=0) + 1e-3
+        s = 1.4826 * median3(np.abs(res[keep])) + 1e-3                        # (np.median(axis=0)'s values)
         keep = (np.abs(res) < 2.5 * s).all(axis=1)
         if keep.sum() < 6:
             break

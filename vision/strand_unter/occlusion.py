@@ -18,6 +18,8 @@ import cv2
 import numpy as np
 
 from beachscore.errors import UnreadableBoardError
+from vision.strand_unter import stats
+from vision.strand_unter.blobs import components
 from vision.strand_unter.config import CONFIDENCE, READING, SHELLS
 
 
@@ -35,7 +37,7 @@ def occluder_fraction(unexplained: np.ndarray, A, cfg=READING) -> tuple[float, t
     total = int(cv2.countNonZero(thick))
     if total == 0:
         return 0.0, ()
-    n, lab, st, ce = cv2.connectedComponentsWithStats(unexplained.astype(np.uint8), connectivity=8)
+    n, lab, st, ce = components(unexplained)
     counts = np.bincount(lab[thick > 0], minlength=n)
     i = 1 + int(np.argmax(counts[1:]))
     return float(counts[i]) / A.board_px, (tuple(int(v) for v in st[i, :4]), tuple(float(v) for v in ce[i]), lab == i)
@@ -48,12 +50,12 @@ def check_patch(unexplained: np.ndarray, gray: np.ndarray, A, light: dict, cfg=R
         UnreadableBoardError: ``occluded`` (or ``uneven-light`` when the patch is much darker or
             brighter than the empty board while the light is uneven), naming its size and place.
     """
-    one = float(np.median(list(A.model["shell_area_px2"].values())))
+    one = stats.median(np.array(list(A.model["shell_area_px2"].values())))
     frac, patch = occluder_fraction(unexplained, A, cfg)
     if frac * A.board_px < cfg.occluder_min_shells * one:
         return frac
     (x, y, w, h), centre, region = patch
-    bright = float(np.median(gray[region])) - float(np.median(A.empty_gray[region]))
+    bright = stats.median(gray[region]) - stats.median(A.empty_gray[region])
     tone, cause = ("darker than", " or a shadow falls on it") if bright < -cfg.fg_brightness else \
         (("brighter than", " or a lamp's glare falls on it") if bright > cfg.fg_brightness
          else ("differently coloured from", ""))
@@ -79,10 +81,10 @@ def faint_things(weak_only: np.ndarray, A, visible, cfg=READING, conf=CONFIDENCE
     Returns:
         (doubts, posterior that none of them is a piece).
     """
-    one = float(np.median(list(A.model["shell_area_px2"].values())))
+    one = stats.median(np.array(list(A.model["shell_area_px2"].values())))
     if cv2.countNonZero(weak_only.view(np.uint8)) < 0.5 * one:
         return [], 1.0
-    n, lab, st, ce = cv2.connectedComponentsWithStats(weak_only.astype(np.uint8), connectivity=8)
+    n, lab, st, ce = components(weak_only)
     r_shell = np.sqrt(one / np.pi)
     doubts, post = [], 1.0
     for j in range(1, n):
@@ -117,7 +119,7 @@ def judge_parts(parts, A, visible, cfg=READING, conf=CONFIDENCE) -> tuple[list[s
         UnreadableBoardError: ``occluded`` for a thick part ≥ ``cfg.max_unexplained_shells`` shells large.
     """
     doubts, post = [], 1.0
-    one = float(np.median(list(A.model["shell_area_px2"].values())))
+    one = stats.median(np.array(list(A.model["shell_area_px2"].values())))
     for part in parts:
         if part.colour is not None or part.groove not in visible or part.why == "cloth":
             continue

@@ -99,14 +99,16 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     # 4. foreground blobs below the cloth and its stick
     # (a castle standing just in front of the stick rises into its band: only player colours count there)
     edge = sea.edge
-    rows = np.arange(cls.shape[0])[:, None]
+    # (row numbers as float32: the same comparisons with the float32 edge, several times faster than int64's)
+    rows = np.arange(cls.shape[0], dtype=np.float32)[:, None]
     below = rows >= edge[None, :]
     stick_px = (float(model.get("stick_mm", 0.0)) + cfg.stick_extra_mm) * A.ppm
-    stick = below & (rows < (edge + stick_px)[None, :])      # the stick's band under the cloth's edge
+    stick_end = (edge + stick_px)[None, :]
+    stick = below & (rows < stick_end)                       # the stick's band under the cloth's edge
     valid = A.on_grooves & below
     if edge.max() > 0:          # (before the foreground's opening: no sliver of the stick is left)
-        valid &= ~stick | np.take(A.is_player, cls)
-    beyond = A.on_grooves & (rows >= (edge + stick_px)[None, :])     # the grooves beyond the stick's band
+        valid &= ~stick | cv2.LUT(cls, A.is_player.view(np.uint8)).view(bool)   # (a table lookup: cv2.LUT beats np.take)
+    beyond = A.on_grooves & (rows >= stick_end)              # the grooves beyond the stick's band
     fg, noise = foreground(Bc, A.empty, A.basis, valid=valid, cfg=cfg, sample=beyond)
     blobs = find_blobs(fg, cls, A.K)
 

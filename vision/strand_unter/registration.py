@@ -44,6 +44,7 @@ from vision.registration import Registration
 from vision.strand_unter.config import READING, REGISTRATION
 from vision.strand_unter.geometry import (
     board_px_per_mm,
+    mm_to_work,
     reduce_homography,
     scale_homography,
     warp_board,
@@ -139,12 +140,37 @@ def surround_detail(ext: np.ndarray, board_mm, cloth_mm: float = 0.0, reg=REGIST
     top = min(max(0.55 * h, cloth_mm + reg.sea_dilate_mm), h - 2 * b)
     y0, y1 = int((m + top) * ppm), min(int((m + h + 0.85 * m) * ppm), ext.shape[0])
     sub = ext[y0:y1]
-    mask = np.zeros(sub.shape[:2], bool)
-    x0, x1 = int((m - reg.rail_mm) * ppm), int((m + w + reg.rail_mm) * ppm)
-    mask[:, x0:int((m + b) * ppm)] = True
-    mask[:, int((m + w - b) * ppm):x1] = True
-    mask[max(int((m + h - 2 * b) * ppm) - y0, 0):, x0:x1] = True
-    return quality.detail_ratio(sub, cfg.detail_sigma_px, mask=mask)
+    if sub.ndim == 3:
+        sub = cv2.cvtColor(np.ascontiguousarray(sub), cv2.COLOR_BGR2GRAY)
+    H, W = sub.shape
+    x0, x1 = int((m - reg.rail_mm) * ppm), min(int((m + w + reg.rail_mm) * ppm), W)
+    xl, xr = int((m + b) * ppm), int((m + w - b) * ppm)
+    rb = min(max(int((m + h - 2 * b) * ppm) - y0, 0), H)
+    # :func:`vision.quality.detail_ratio` over the masked strips (both rails above ``rb``, the land-side
+    # edge below it), each computed on its own crop with a halo wider than the filters reach (the
+    # blur's 4 σ and the Sobel's pixel): the same energies as on the whole image, for half its pixels
+    pad = int(np.ceil(4 * cfg.detail_sigma_px)) + 2
+    parts = [((0, min(rb + pad, H)), (0, min(xl + pad, W)), (0, rb), (x0, xl)),
+             ((0, min(rb + pad, H)), (max(xr - pad, 0), W), (0, rb), (xr, x1)),
+             ((max(rb - pad, 0), H), (0, W), (rb, H), (x0, x1))]
+    fine = coarse = 0.0
+    count = 0
+    for (r0, r1), (c0, c1), (m0, m1), (k0, k1) in parts:
+        if m1 <= m0 or k1 <= k0:
+            continue
+        g = sub[r0:r1, c0:c1].astype(np.float32)
+        for e, blur in ((g, False), (cv2.GaussianBlur(g, (0, 0), cfg.detail_sigma_px), True)):
+            gx, gy = cv2.Sobel(e, cv2.CV_32F, 1, 0), cv2.Sobel(e, cv2.CV_32F, 0, 1)
+            en = float((cv2.multiply(gx, gx) + cv2.multiply(gy, gy))[m0 - r0:m1 - r0, k0 - c0:k1 - c0].sum(
+                dtype=np.float64))
+            if blur:
+                coarse += en
+            else:
+                fine += en
+        count += (m1 - m0) * (k1 - k0)
+    if count == 0:
+        return 1.0
+    return fine / coarse if coarse / count > 1e-9 else 1.0
 
 
 def cloth_edge_mm(ext_bgr: np.ndarray, gains, lut: np.ndarray, sea_index: int, bits: int, board_mm,
@@ -167,6 +193,50 @@ def cloth_edge_mm(ext_bgr: np.ndarray, gains, lut: np.ndarray, sea_index: int, b
     # (crop[::2, ::2]: for even sizes a nearest-neighbour halving picks exactly those pixels, without a strided copy)
     inner = cv2.resize(crop, (cw // 2, ch // 2), interpolation=cv2.INTER_NEAREST) if ch % 2 == 0 and cw % 2 == 0 \
         else crop[::2, ::2]
+    return _cloth_edge_inner(inner, gains, lut, sea_index, bits, board_mm, cfg)
+
+
+def _cloth_inner(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, cfg=REGISTRATION) -> np.ndarray:
+    """What :func:`cloth_edge_mm` looks at, straight from the photo: the extended image's board columns
+    at every other row and column (its pixels (2i, m·ppm + 2j)), warped alone (a quarter of the pixels)."""
+    w, h = board_mm
+    m, ppm = cfg.margin_mm, cfg.ppm
+    W, Hh = int(round((w + 2 * m) * ppm)), int(round((h + 2 * m) * ppm))
+    x0, x1 = int(m * ppm), int((m + w) * ppm)
+    size = ((min(x1, W) - x0 + 1) // 2, (Hh + 1) // 2)
+    S = np.array([[2.0, 0.0, float(x0)], [0.0, 2.0, 0.0], [0.0, 0.0, 1.0]])     # half-size px → extended px
+    M = np.asarray(H_px_from_mm, np.float64) @ np.linalg.inv(mm_to_work(ppm, m)) @ S
+    return cv2.warpPerspective(image, M, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _warp_strips(image: np.ndarray, H_px_from_mm: np.ndarray, shape, board_mm, cfg=REGISTRATION) -> np.ndarray:
+    """The extended rectified grey image (uint8 ``shape``) of a BGR photo where :func:`_fine_fit` reads
+    it, the regions of its strips (:func:`_bands`: along each rail and the land-side edge), 0 elsewhere;
+    each region warped on its own, then made grey (a fifth of the pixels of the whole extended image)."""
+    out = np.zeros(shape, np.uint8)
+    M = np.asarray(H_px_from_mm, np.float64) @ np.linalg.inv(mm_to_work(cfg.ppm, cfg.margin_mm))
+    for side in ("left", "right", "bottom"):
+        regs = [b[2] for b in _bands(shape, board_mm, cfg) if b[0] == side]
+        if not regs:
+            continue
+        r0, r1 = min(r[0].start for r in regs), max(r[0].stop for r in regs)
+        c0, c1 = min(r[1].start for r in regs), max(r[1].stop for r in regs)
+        r0, c0, r1, c1 = max(r0, 0), max(c0, 0), min(r1, shape[0]), min(c1, shape[1])
+        if r1 <= r0 or c1 <= c0:
+            continue
+        Mt = M @ np.array([[1.0, 0.0, c0], [0.0, 1.0, r0], [0.0, 0.0, 1.0]])
+        out[r0:r1, c0:c1] = cv2.cvtColor(cv2.warpPerspective(image, Mt, (c1 - c0, r1 - r0), flags=cv2.INTER_LINEAR |
+                                                             cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE),
+                                         cv2.COLOR_BGR2GRAY)
+    return out
+
+
+def _cloth_edge_inner(inner: np.ndarray, gains, lut: np.ndarray, sea_index: int, bits: int, board_mm,
+                      cfg=REGISTRATION) -> tuple[float, float, float]:
+    """:func:`cloth_edge_mm` of its half-size view of the board's columns (:func:`_cloth_inner`)."""
+    w, h = board_mm
+    m, ppm = cfg.margin_mm, cfg.ppm
     sea = colour.sea_pixels(colour.apply_gains(inner, gains), lut, bits, sea_index, READING.sea_smooth_px // 2 + 1)
     edge = 2.0 * colour.cloth_edge(sea, READING.cloth_edge_window_px // 2)
     depth = np.repeat(np.minimum(edge, 2 * sea.shape[0]), 2)[:int(w * ppm)] / ppm - m   # cloth edge per column, mm
@@ -240,11 +310,15 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
         return coarse_guess
 
     def fit_from(T0):
-        """Fine fit on the photo rectified with ``H0 @ T0`` (a coarse guess); (T, ecc, scale) or raises."""
-        ext1 = warp_board(image, H0 @ T0, board, cfg.ppm, cfg.margin_mm)
-        edges1 = np.maximum(cloth_edge_mm(ext1, gains, lut, sea, model["lut_bits"], board, cfg),
-                            _ref_cloth_edge(cal, cfg))
-        Tf, e, sc = _fine_fit(cv2.cvtColor(ext1, cv2.COLOR_BGR2GRAY), cal, ref, board, edges1 + cfg.sea_dilate_mm, cfg)
+        """Fine fit on the photo rectified with ``H0 @ T0`` (a coarse guess); (T, ecc, scale) or raises.
+
+        Only what the fit looks at is rectified: the strips' regions (:func:`_warp_strips`) and the
+        cloth's half-size view (:func:`_cloth_inner`) for the strips the cloth may cover."""
+        H1 = H0 @ T0
+        edges1 = np.maximum(_cloth_edge_inner(_cloth_inner(image, H1, board, cfg), gains, lut, sea,
+                                              model["lut_bits"], board, cfg), _ref_cloth_edge(cal, cfg))
+        Tf, e, sc = _fine_fit(_warp_strips(image, H1, ref.shape, board, cfg), cal, ref, board,
+                              edges1 + cfg.sea_dilate_mm, cfg)
         return T0 @ Tf, e, sc
 
     # 1. nothing moved? the strips across the outline at the calibrated place, and the motion they ask for
@@ -370,7 +444,7 @@ def _fine_fit(gray: np.ndarray, cal, ref: np.ndarray, board_mm, edges, cfg) -> t
 
     Args:
         gray: extended rectified photo, grey uint8 (H, W), rectified with the homography the
-            motion is measured from.
+            motion is measured from (only its strips' regions are read: :func:`_warp_strips`).
         ref: the calibration's registration reference (same frame and size).
         edges: (3,) cloth reach (board mm, y) near the left rail, the right rail and anywhere,
             already grown by the safety margin: strips the cloth may cover are not used.
@@ -390,13 +464,20 @@ def _fine_fit(gray: np.ndarray, cal, ref: np.ndarray, board_mm, edges, cfg) -> t
                 or (side == "bottom" and edges[2] > h - cfg.inner_band_mm)) for side, c, _, _ in bands]
     profiles = _band_profiles(gray, bands, cfg)
     number = [j for *_, j in _numbered(bands)]
-    for group in ("left", "right", "bottom"):      # profiles of equal length, shifted in one batch
-        idx = [k for k, b in enumerate(bands) if use[k] and b[0] == group]
+    found: dict = {}
+    same = "left" in profiles and "right" in profiles and profiles["left"].shape[1] == profiles["right"].shape[1]
+    # profiles of equal length (each side's strips; both rails' when they are alike) shifted at once
+    for batch in ((("left", "right"),) if same else (("left",), ("right",))) + (("bottom",),):
+        idx = [k for k, b in enumerate(bands) if use[k] and b[0] in batch]
         if not idx:
             continue
         shifts, corrs = _profile_shifts(np.stack([bands[k][3] for k in idx]),
-                                        profiles[group][[number[k] for k in idx]], cfg)
-        for k, shift, corr in zip(idx, shifts, corrs):
+                                        np.stack([profiles[bands[k][0]][number[k]] for k in idx]), cfg)
+        found.update(zip(idx, zip(shifts, corrs)))
+    for group in ("left", "right", "bottom"):
+        idx = [k for k, b in enumerate(bands) if use[k] and b[0] == group]
+        for k in idx:
+            shift, corr = found[k]
             if not np.isfinite(shift) or corr < cfg.min_profile_corr:
                 continue
             side, centre_mm = bands[k][0], bands[k][1]

@@ -56,7 +56,7 @@ def find_sea(image: np.ndarray, cls: np.ndarray, A, cfg=READING, conf=CONFIDENCE
     cols = cv2.resize(image, (w // 2, h), interpolation=cv2.INTER_NEAREST) if w % 2 == 0 else image[:, ::2]
     half = colour.sea_pixels(cols, A.lut, A.bits, A.sea, cfg.sea_smooth_px)
     edge = np.repeat(colour.cloth_edge(half, cfg.cloth_edge_window_px // 2), 2)[:image.shape[1]]
-    rows = np.arange(image.shape[0])[:, None]
+    rows = np.arange(image.shape[0], dtype=np.float32)[:, None]     # (float32: the same comparison, faster)
     mask = rows < edge[None, :]
     # each groove's core pixels above the edge (rows < edge: the first ceil(edge) rows of a column)
     reach = np.clip(np.ceil(edge), 0, image.shape[0]).astype(np.intp)

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.strand_unter import stats
+from vision.strand_unter.blobs import components
 from vision.strand_unter.config import READING, SHELLS
 
 LOG_UNIFORM_LAB = -3.0 * np.log(256.0)     # log density of a colour uniform over the 8-bit Lab cube
@@ -143,7 +145,7 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
     out = ShellParts(unexplained=np.zeros(rest.shape, bool), specks=np.zeros(rest.shape, bool))
     areas = A.model["shell_area_px2"]
     min_area = rcfg.min_blob_fraction * min(areas.values())
-    n, lab_img, st, ce = cv2.connectedComponentsWithStats(rest.astype(np.uint8), connectivity=8)
+    n, lab_img, st, ce = components(rest)
     if n <= 1:
         return out
     small = np.nonzero(st[1:, cv2.CC_STAT_AREA] < min_area)[0] + 1
@@ -155,14 +157,14 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
         for j in small:
             x, y, w, h, _ = st[j]
             out.specks[y:y + h, x:x + w] |= lab_img[y:y + h, x:x + w] == j
-    sel = np.flatnonzero(lab_img)             # the parts' pixels (raster order), gathered once
+    sel = np.flatnonzero(rest)                # the parts' pixels (raster order, those of a label > 0), gathered once
     lab_ = lab_img.reshape(-1)[sel]
     cl = np.minimum(cls.reshape(-1)[sel], A.K).astype(np.int32)
     counts = np.bincount(lab_ * (A.K + 1) + cl, minlength=n * (A.K + 1)).reshape(n, A.K + 1)
     means = _core_mean_lab(rest, lab_img, sel, lab_, image, n)
     post, dist = colour_posterior(means, A, residual_ab, cfg)
     model = {"base_sigma_mm": cfg.centre_sigma_mm}
-    one = float(np.median(list(areas.values())))        # one shell's area (any colour)
+    one = stats.median(np.array(list(areas.values())))        # one shell's area (any colour)
     todo, leftovers = [], []
     for j in range(1, n):
         area = int(st[j, cv2.CC_STAT_AREA])
@@ -248,7 +250,7 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
     scale = {}
     for c in A.shell_colours:
         singles = [q.ratio for q in out.parts if q.colour == c and 0.6 <= q.ratio <= 1.35]
-        scale[c] = float(np.clip(np.median(singles), *cfg.area_scale_range)) if len(singles) >= 2 else 1.0
+        scale[c] = float(np.clip(stats.median(np.array(singles)), *cfg.area_scale_range)) if len(singles) >= 2 else 1.0
     for part in out.parts:
         if part.colour is None:
             continue
