@@ -5,7 +5,8 @@
 
 For Strand unter and Plażing (the games whose registration matches the board's fixed parts, and
 so answers ``registration_matches_board``), each set-up's calibration registers every photo of its
-own folder (right boards) and every photo of the other games' set-ups (other boards); prints
+own folder (right boards), of the same game's other set-ups (as if the camera had moved since
+calibration) and of the other games' set-ups (other boards); prints
 the registration score's range on each side and how many of each the game's hook calls a match.
 A measurement, not a test: it prints.
 """
@@ -46,16 +47,19 @@ def main() -> int:
     a = ap.parse_args()
     for game in HOOKED:
         module = pipeline.reader(game)
-        own, other = [], []                 # (score, matched) of right boards / other games' boards
-        for setup in sorted(s for r in a.roots for s in glob.glob(os.path.join(r, game, "setup*"))):
+        own, moved, other = [], [], []      # (score, matched): right boards / cameras moved / other games
+        setups = sorted(s for r in a.roots for s in glob.glob(os.path.join(r, game, "setup*")))
+        for setup in setups:
             cal = pipeline.calibrate(os.path.join(setup, "calibration.json"), tempfile.mkdtemp(prefix="match-"))
-            for photos, out in ((sorted(glob.glob(os.path.join(setup, "scene_*.jpg"))), own),
+            elsewhere = [p for s in setups if s != setup for p in sorted(glob.glob(os.path.join(s, "scene_*.jpg")))]
+            for photos, out in ((sorted(glob.glob(os.path.join(setup, "scene_*.jpg"))), own), (elsewhere, moved),
                                 ([p for g in GAMES if g != game for p in _photos(a.roots, g)], other)):
                 for photo in photos:
                     reg = _register(photo, cal, module)
                     if reg is not None:
                         out.append((float(reg.score), bool(module.registration_matches_board(reg, cal))))
-        for name, rows in (("right boards", own), ("other games' boards", other)):
+        for name, rows in (("right boards", own), ("the same game from another set-up's camera", moved),
+                           ("other games' boards", other)):
             if not rows:
                 print(f"{game}: {name}: none registered")
                 continue

@@ -26,7 +26,7 @@ def cals(tmp_path_factory):
                                   str(tmp_path_factory.mktemp(g))) for g in GAMES}
 
 
-def _scene(game, n=1):
+def _scene(game, n=2):
     return os.path.join(SHARED, game, "setup0", f"scene_{n:02d}.jpg")
 
 
@@ -92,3 +92,33 @@ def test_a_refusal_after_a_matched_registration_keeps_the_readers_reason(cals, g
     with pytest.raises(UnreadableBoardError) as err:
         pipeline.scan_file(_scene(game), cals[game])
     assert err.value.code == "occluded"
+
+
+NEW_SETUPS = os.path.join(os.path.dirname(SHARED), "samples-new-setups", "strand-unter")
+
+
+@pytest.mark.skipif(not os.path.isdir(NEW_SETUPS), reason="new set-ups absent")
+def test_a_camera_moved_since_calibration_still_gets_the_check(tmp_path):
+    """Set-up 0's photo, nudged as a slightly moved camera would see it, under set-up 2's
+    calibration: Strand unter's registration fits it as a bump (quality ≈ 0.92), which is no match;
+    the board check then doubts the (wrong) reading."""
+    import cv2
+
+    cal = pipeline.calibrate(os.path.join(NEW_SETUPS, "setup2", "calibration.json"), str(tmp_path))
+    module = pipeline.reader("strand-unter")
+    img = pipeline.read_image(os.path.join(NEW_SETUPS, "setup0", "scene_02.jpg"), reduce=module.DECODE_REDUCE)
+    h, w = img.shape[:2]
+    M = cv2.getRotationMatrix2D((w / 2, h / 2), 0, 0.97)
+    M[0, 2] -= 0.02 * w
+    M[1, 2] += 0.06 * h
+    img = cv2.warpAffine(img, M, (w, h), borderMode=cv2.BORDER_REFLECT)
+    reg = pipeline.register(img, cal, module)
+    assert reg.source == "refined" and not module.registration_matches_board(reg, cal)
+    assert pipeline.scan_image(img, cal).confidence <= UNRECOGNISED_BOARD_CONFIDENCE
+
+
+def test_a_bumped_strand_board_still_gets_the_check(cals, monkeypatch):
+    """Sample scene 1: the board was bumped since calibration (the registration moved it)."""
+    result = pipeline.scan_file(_scene("strand-unter", 1), cals["strand-unter"])
+    assert result.registration.source == "refined"
+    assert not strand_unter.registration_matches_board(result.registration, cals["strand-unter"])

@@ -56,19 +56,21 @@ def register(image: np.ndarray, cal):
 
 
 def registration_matches_board(registration, cal) -> bool:
-    """Whether :func:`register` already matched this photo's outline to the calibrated board's: its
-    strips across the rails, the front edge and the table edge fitted with quality at least
-    ``REGISTRATION.zoom_check_ecc`` (0.9: every side matched), unmoved or bumped. The pipeline's
-    board check (:func:`beachscore.pipeline.board_identity`) is then not made: another game's
-    board under a Strand unter calibration fits at most 0.78, a right board at least 0.83 (every
-    pair of the shared samples' and new set-ups' boards, README "Is this the calibrated board?").
+    """Whether :func:`register` already matched this photo's outline to the calibrated board's: the
+    board did not move (source ``"corners"``) and its strips across the rails, the front edge and
+    the table edge fitted with quality at least ``REGISTRATION.zoom_check_ecc`` (0.9: every side
+    matched). The pipeline's board check (:func:`beachscore.pipeline.board_identity`) is then not
+    made: another game's board under a Strand unter calibration fits at most 0.852, a right board
+    at least 0.945 (``scripts/registration_match_stats.py``). A board the registration had to move
+    still gets the check: a camera moved since calibration (the same game's board seen from another
+    set-up) is fitted as a bump with quality up to 0.98, where only the check tells it apart.
 
     Args:
         registration: a :class:`~vision.strand_unter.registration.StrandRegistration`; one that
             made no fit (no reference picture at this resolution: it carries no noise figure
             either) or a marker registration gives False; cal: its calibration.
     """
-    fitted = registration.source in ("corners", "refined") and getattr(registration, "noise", None) is not None
+    fitted = registration.source == "corners" and getattr(registration, "noise", None) is not None
     return fitted and float(registration.score) >= REGISTRATION.zoom_check_ecc
 
 
