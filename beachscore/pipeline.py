@@ -361,6 +361,14 @@ def registration_matches_board(reg: Registration, cal: store.Calibration, module
     return bool(hook(reg, cal)) if hook is not None and reg is not None else False
 
 
+def identity_unless_matched(image: np.ndarray, cal: store.Calibration, module, reg: Registration | None,
+                            looked: dict) -> Identity | None:
+    """:func:`board_identity` of the photo, or None (no verdict) when its registration ``reg``
+    already matched the calibrated board (:func:`registration_matches_board`). ``looked``: the
+    markers already looked for (:func:`scan_image`)."""
+    return None if registration_matches_board(reg, cal, module) else board_identity(image, cal, module, **looked)
+
+
 def register(image: np.ndarray, cal: store.Calibration, module=None, markers_H=NOT_LOOKED) -> Registration:
     """Find the board in a photo: markers, else the calibrated corners, moved only when the
     board's outline says so (:func:`vision.outline.measure_motion`).
@@ -536,15 +544,13 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
         photo = Photo(image=image, registration=reg, calibration=cal, setup=setup)
         reading = module.read(photo)
     except UnreadableBoardError:
-        # is this the calibrated board? It names the reason when the game's reader cannot read the
-        # photo (the same on every path), unless the registration already matched it …
-        if not registration_matches_board(reg, cal, module):
-            check_calibrated_board(board_identity(image, cal, module, **looked))
+        # is this the calibrated board (unless the registration already matched it)? It names the
+        # reason when the game's reader cannot read the photo (the same on every path) …
+        check_calibrated_board(identity_unless_matched(image, cal, module, reg, looked))
         raise
     t2 = time.perf_counter()
-    # … and makes a reading of a board it does not recognise unsure, unless the game's own
-    # registration already matched the calibrated board's fixed parts (then it would add nothing)
-    identity = None if registration_matches_board(reg, cal, module) else board_identity(image, cal, module, **looked)
+    # … and makes a reading of a board it does not recognise unsure
+    identity = identity_unless_matched(image, cal, module, reg, looked)
     t_identity = time.perf_counter()
     reading, result = _score_lawful(reading, setup)
     reading = doubt_unrecognised_board(reading, identity)

@@ -6,11 +6,13 @@ match, and a reading whose registration did not match still gets the check and i
 import glob
 import os
 
+import cv2
 import numpy as np
 import pytest
 
 from beachscore import pipeline
 from beachscore.checks import UNRECOGNISED_BOARD_CONFIDENCE
+from beachscore.errors import UnreadableBoardError
 from vision import plazing, strand_unter
 from vision.outline import Identity
 from vision.strand_unter.registration import StrandRegistration
@@ -82,8 +84,6 @@ def test_a_strand_registration_without_a_fit_claims_nothing(cals):
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_refusal_after_a_matched_registration_keeps_the_readers_reason(cals, game, monkeypatch):
-    from beachscore.errors import UnreadableBoardError
-
     def occluded(photo):
         raise UnreadableBoardError("occluded", "something lies over groove 3")
 
@@ -102,8 +102,6 @@ def test_a_camera_moved_since_calibration_still_gets_the_check(tmp_path):
     """Set-up 0's photo, nudged as a slightly moved camera would see it, under set-up 2's
     calibration: Strand unter's registration fits it as a bump (quality ≈ 0.92), which is no match;
     the board check then doubts the (wrong) reading."""
-    import cv2
-
     cal = pipeline.calibrate(os.path.join(NEW_SETUPS, "setup2", "calibration.json"), str(tmp_path))
     module = pipeline.reader("strand-unter")
     img = pipeline.read_image(os.path.join(NEW_SETUPS, "setup0", "scene_02.jpg"), reduce=module.DECODE_REDUCE)

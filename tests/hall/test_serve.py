@@ -31,6 +31,12 @@ def test_a_data_folder_that_is_a_file_is_one_clear_line(tmp_path, capsys, below)
     assert f"hall: cannot create the data folder {data}: Not a directory" in line and "--data" in line, line
 
 
+def _refused_db(tmp_path, capsys, url: str) -> str:
+    """``beachscore hall --db url`` refused (exit 2): its one line."""
+    assert main(["hall", "--db", url, "--data", str(tmp_path / "d"), "--host", "127.0.0.1", "--port", "0"]) == 2
+    return _one_line(capsys)
+
+
 @pytest.mark.parametrize("url, words", [
     ("mysql://hall:secret@db.example/hall", "SQLite or PostgreSQL only"),
     ("nonsense", "not a database URL"),
@@ -39,8 +45,7 @@ def test_a_data_folder_that_is_a_file_is_one_clear_line(tmp_path, capsys, below)
 ])
 def test_an_unknown_database_url_is_one_clear_line_naming_the_accepted_forms(tmp_path, capsys, url, words):
     """Any other scheme said ``NoSuchModuleError: Can't load plugin … [internal-error]``."""
-    assert main(["hall", "--db", url, "--data", str(tmp_path / "d"), "--host", "127.0.0.1", "--port", "0"]) == 2
-    line = _one_line(capsys)
+    line = _refused_db(tmp_path, capsys, url)
     assert words in line and "sqlite:///" in line and "postgresql+psycopg://" in line and "[db-url]" in line, line
     assert "secret" not in line and "pw" not in line
 
@@ -97,8 +102,7 @@ def test_a_database_the_hall_cannot_keep_or_a_driver_it_does_not_install_is_one_
     """``sqlite://`` crashed with ``TypeError: Invalid argument(s) 'max_overflow'`` (and an in-memory
     hall would lose every result at its stop); ``postgresql+psycopg2://`` told to install the
     postgres extra, which installs psycopg (3), not psycopg2."""
-    assert main(["hall", "--db", url, "--data", str(tmp_path / "d"), "--host", "127.0.0.1", "--port", "0"]) == 2
-    line = _one_line(capsys)
+    line = _refused_db(tmp_path, capsys, url)
     assert words in line, line
     assert "s3cr" not in line
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from vision.plazing.learn import learn, parse_label
 from vision.plazing.lighting import lighting_gains
-from vision.plazing.model import MODEL_VERSION
+from vision.plazing.model import MODEL_VERSION, ReaderModel
 from vision.plazing.reader import read
 from vision.plazing.rectify import DECODE_REDUCE
 from vision.plazing.register import register
@@ -36,17 +36,16 @@ def registration_matches_board(registration, cal) -> bool:
     board's: the ECC correlation of the fixed parts' edges (unmoved, or after the fitted bump) at
     least as high as the calibration's own edges reach shifted by ``pipeline.MOVED_MM``. The
     pipeline's board check (:func:`beachscore.pipeline.board_identity`) is then not made: another
-    game's board under a Plażing calibration correlates at most 0.11, a right board at least 0.96
-    (every pair of the shared samples' and new set-ups' boards, README "Is this the calibrated board?").
+    game's board under a Plażing calibration correlates at most 0.290, the same game's board seen
+    from another set-up's camera 0.917, a right board at least 0.979
+    (``scripts/registration_match_stats.py``, README "Is this the calibrated board?").
 
     Args:
         registration: a :class:`~vision.registration.Registration` of this photo; cal: its calibration.
     """
-    from vision.plazing.model import ReaderModel
-
     ref = ReaderModel.of(cal).registration_levels.get("reference")
-    return ref is not None and registration.source in ("corners", "refined") and registration.score is not None \
-        and float(registration.score) >= ref.unmoved_ecc
+    return ref is not None and registration.source in ("corners", "refined") and \
+        float(registration.score) >= ref.unmoved_ecc
 
 
 def annotate(photo: Photo, reading: Reading) -> np.ndarray:
