@@ -2,9 +2,10 @@
 light calibrated on its own shot, then scenes dealt at random (:mod:`vision.synthetic_plazing`).
 
 A camera 30 % higher (cells fewer pixels wide), a 12 MP camera, the light changed since
-calibration (a warm lamp to one side, its hot spot), a hand over the board (exit 3 naming the
-cells under it), a board full of new pieces under a fixed camera (never "moved"), a bumped board
-(found again), and warnings naming cells as the text map does.
+calibration (a warm lamp to one side, its hot spot; a known gap: a token lost in it), a hand
+over the board (exit 3 naming the cells under it), a board full of new pieces under a fixed
+camera (never "moved"), a bumped board (found again, and kept for the next photos), and warnings
+naming cells as the text map does.
 """
 
 from __future__ import annotations
@@ -117,6 +118,18 @@ def test_an_overexposed_token_is_doubted_not_guessed(tmp_path):
     assert _exact(res.state, state_of(PROFILE, lay["pieces"], lay["tokens"])) or res.confidence < 0.5
 
 
+@pytest.mark.xfail(strict=True, reason="known gap: bare sand on clipped cells is not doubted (doubting it "
+                   "everywhere cost a trusted scene of samples-new-setups/plazing setup3 and of the 3000 K copy)")
+def test_a_light_token_lost_in_a_hot_spot_is_doubted_not_read_as_sand(tmp_path):
+    """A strong lamp (its hot spot 1.8 × as bright) clips a shell and a neutral marker near the
+    sand's colour: read as bare sand they are silently wrong (confidence 0.97) — a token there is
+    doubted, bare sand there is not yet."""
+    setup = SetUp(tmp_path, CAMERAS["samples"], seed=21)
+    lay = setup.deal()
+    res, _ = setup.scan(lay, lamp=(0.3, 0.4, 0.8, 0.25), light_ramp=(1.0, 0.7))
+    assert any("too bright" in w for w in res.warnings)
+    assert _exact(res.state, state_of(PROFILE, lay["pieces"], lay["tokens"])) or res.confidence < 0.5
+
 def test_a_hand_over_the_board_is_refused_naming_its_cells(samples_camera):
     """A hand (and its shadow) over the middle of the board: exit 3 ``occluded``, the message names
     the cells it covers the way the text map does (the cell under the hand's centre among them)."""
@@ -156,6 +169,28 @@ def test_a_bumped_board_is_found_again(samples_camera):
     px_per_mm = CAMERAS["samples"]["board_px_per_mm"]
     assert np.linalg.norm(got - corners, axis=1).max() / px_per_mm < 1.0
     assert _exact(res.state, state_of(PROFILE, lay["pieces"], lay["tokens"]))
+
+
+def test_a_bumped_board_stays_where_it_was_bumped(samples_camera):
+    """The next photos of a bumped board, under a lamp to one side (its frame's edges correlate
+    with the calibration's clearly less than unmoved edges would: 0.96 against 0.98): the same bump keeps the
+    last alignment (no new fit, the same homography), a further 3 mm slide is fitted again; all
+    read exactly."""
+    lay = samples_camera.deal()
+    lamp = {"lamp": (0.3, 0.4, 0.5, 0.25), "light_ramp": (1.0, 0.85), "rotation_deg": -0.6}
+    first, _ = samples_camera.scan(lay, "bump-1.jpg", shift_mm=(-5.0, 4.0), **lamp)
+    again, _ = samples_camera.scan(lay, "bump-2.jpg", shift_mm=(-5.0, 4.0), **lamp)
+    assert first.registration.source == again.registration.source == "refined"
+    assert np.array_equal(again.registration.H_px_from_mm, first.registration.H_px_from_mm)
+    further, corners = samples_camera.scan(lay, "bump-3.jpg", shift_mm=(-8.0, 4.0), **lamp)
+    assert further.registration.source == "refined"
+    w, h = PROFILE["board_mm"]
+    k = samples_camera.cal.image_size[0] / further.photo.image.shape[1]
+    got = cv2.perspectiveTransform(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float64),
+                                   np.diag([k, k, 1.0]) @ further.registration.H_px_from_mm)[0]
+    assert np.linalg.norm(got - corners, axis=1).max() / CAMERAS["samples"]["board_px_per_mm"] < 1.0
+    truth = state_of(PROFILE, lay["pieces"], lay["tokens"])
+    assert all(_exact(r.state, truth) for r in (first, again, further))
 
 
 def test_a_hand_on_the_frame_is_no_bump(samples_camera):

@@ -13,7 +13,9 @@ table around the board's outline (:func:`fixed_parts`).
    the calibration's (ECC correlation, Evangelidis & Psarakis 2008) at least as well as the
    calibration's own edges do with themselves shifted by ``pipeline.MOVED_MM`` (measured once per
    calibration): not moved — whatever lies on the grid.
-2. **The last bump** is checked next (a bumped board stays where it was bumped).
+2. **The last bump** is checked next (a bumped board stays where it was bumped): kept when the
+   edges correlate under it at least ``unmoved_ecc`` times as well as when it was fitted — the
+   board is within ``MOVED_MM`` of it — and clearly better than "nothing moved".
 3. **A motion hypothesis** from keypoints on the fixed parts (ORB, Rublee et al. 2011) matched to
    the calibration's, fitted with RANSAC (a rotation, a shift, a slight scale: a board slid on the
    table); the motion must explain clearly more of them than "nothing moved" does
@@ -140,7 +142,9 @@ def register(image: np.ndarray, cal, cfg: RegisterConfig = REGISTER) -> Registra
         W = S @ last.H_px_from_mm @ np.linalg.inv(S @ H0)
         back = cv2.warpPerspective(b, W, (ref.shape[1], ref.shape[0]), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         again = float(cv2.computeECC(ref.edges, back, ref.mask))
-        if again >= ref.unmoved_ecc and again > still + cfg.min_ecc_gain:
+        # within MOVED_MM of the last alignment: the correlation lost is at most what a MOVED_MM shift
+        # costs the reference's own edges (a factor ``unmoved_ecc``), from what that alignment scored
+        if again >= last.score * ref.unmoved_ecc and again > still + cfg.min_ecc_gain:
             return Registration(last.H_px_from_mm, "refined", shift_mm=last.shift_mm, rotation_deg=last.rotation_deg,
                                 score=again, warnings=list(last.warnings))
     verdict, init = _keypoint_motion(ref, small, ppm_ref, cfg)
