@@ -160,6 +160,13 @@ def read(photo: Photo) -> Reading:
                 clipped.append(cell)
                 p = min(p, 0.5)
                 alt, alt_p = EMPTY, max(alt_p, 1.0 - p) if alt == EMPTY else 1.0 - p
+            elif (name == EMPTY and two and prep.clipped is not None and prep.clipped[cell]
+                  and alt_p >= p * REVISIT.negligible_odds):
+                # bare sand, on clipped sand, with a token not ruled out: the colour that tells a light
+                # token (a shell, a marker) from sand is what the clipping lost
+                clipped.append(cell)
+                p = min(p, 0.5)
+                alt_p = max(alt_p, 1.0 - p)
             if unseen and name.startswith(SOLID):  # a solid object is shaded and casts a shadow
                 u0, v0, u1, v1 = boxes[cell]
                 f = flat_share(view.board[v0:v1, u0:u1])
