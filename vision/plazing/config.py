@@ -334,6 +334,12 @@ class QualityConfig:
     #: … and counts as overexposed from ``clipped_excess`` (a few percent over loses little colour;
     #: a lamp's hot spot much more) …
     clipped_excess: float = 1.15
+    #: Bare sand is doubted on a cell where at least this share of the pixels is white (every
+    #: channel at ``clipped_level``) though the sand around is not clipped: only something brighter
+    #: than sand, a light token clipped, turns white there (no cell read as bare sand had as much as
+    #: 0.5 % over 260 scenes of the new set-ups, the samples, their relit and lens copies and synthetic
+    #: seeds 200–207; a neutral marker in a strong lamp's hot spot: 28 %).
+    white_share: float = 0.02
     #: … and more than this share of the placeable cells overexposed refuses the photo (``glare``).
     max_clipped_share: float = 0.1
     #: Sharpness of the rectified board relative to the calibration's below which it is blurred.

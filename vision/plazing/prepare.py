@@ -42,6 +42,8 @@ class Prepared:
             correction brings it back; ``QUALITY.clipped_doubt``): tokens read there are doubted.
         overexposed: bool (rows, cols), the cells of ``clipped`` that lost much of it
             (``QUALITY.clipped_excess``): too many of them refuse the photo (glare).
+        white: float32 (rows, cols), the share of each cell's pixels at the sensor's top in every
+            channel (:func:`white_share`; zeros where the calibration's sand was itself so).
     """
 
     rect: Rectified
@@ -52,6 +54,7 @@ class Prepared:
     reference: np.ndarray | None
     clipped: np.ndarray | None = None
     overexposed: np.ndarray | None = None
+    white: np.ndarray | None = None
 
 
 def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray, on_sand: bool = True) -> Prepared:
@@ -96,6 +99,7 @@ def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray, on_sand:
         top = (raw >= QUALITY.clipped_level) & (model.sand < QUALITY.clipped_level)
         clipped = (top & (expected >= 255.0 * QUALITY.clipped_doubt)).any(axis=-1)
         overexposed = (top & (expected >= 255.0 * QUALITY.clipped_excess)).any(axis=-1)
+    white = white_share(rect.crop, CellBlocks(rect.local, ppm), model.sand)
     corr = None
     if on_sand and model.sand is not None:
         corr = _sand_gains(raw * at_cells, model, np.where(clipped, "#", terrain))  # no overexposed sand
@@ -109,7 +113,7 @@ def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray, on_sand:
                              dtype=cv2.CV_8U, dst=out)
     view = View(rect, gains, model.table, len(model.players), terrain, board=board, scratch=scratch)
     check_quality(small, view.gains, model, grid)
-    return Prepared(rect, view, gains, coef, frame, model.reference_small, clipped, overexposed)
+    return Prepared(rect, view, gains, coef, frame, model.reference_small, clipped, overexposed, white)
 
 
 #: The light's gain field is computed every this many pixels of the crop (it is smooth: a lamp's
@@ -155,3 +159,26 @@ def even_on_sand(prep: Prepared, model: ReaderModel, terrain: np.ndarray) -> Non
                          dtype=cv2.CV_8U)
     prep.view = View(prep.rect, prep.gains, model.table, len(model.players), terrain, board=board,
                      scratch=scratch_arrays())
+
+
+def white_share(crop: np.ndarray, cells: CellBlocks, calibration_sand: np.ndarray | None) -> np.ndarray:
+    """The share of each cell's pixels at or above ``QUALITY.clipped_level`` in all three channels:
+    white, no colour left (a light token in a lamp's hot spot, clipped even where the sand around
+    it is not). Zero for cells whose sand the calibration itself saw white.
+
+    Args:
+        crop: the rectified grid crop as photographed, BGR uint8 (H, W, 3).
+        cells: the crop's :class:`~vision.plazing.cells.CellBlocks`.
+        calibration_sand: float (rows, cols, 3), the calibration's sand per cell, or None.
+    Returns:
+        float32 (rows, cols) in [0, 1].
+    """
+    g = cells.grid
+    level = QUALITY.clipped_level
+    white = cv2.inRange(crop, (level, level, level), (255, 255, 255))
+    if not cv2.countNonZero(white):  # the usual photo: nothing white at all
+        return np.zeros((g.rows, g.cols), np.float32)
+    share = cells.blocks(white.astype(np.float32) / 255.0).reshape(g.rows, cells.k, g.cols, cells.k).mean(axis=(1, 3))
+    if calibration_sand is not None:
+        share[calibration_sand.min(axis=-1) >= level] = 0.0
+    return share.astype(np.float32)

@@ -160,10 +160,11 @@ def read(photo: Photo) -> Reading:
                 clipped.append(cell)
                 p = min(p, 0.5)
                 alt, alt_p = EMPTY, max(alt_p, 1.0 - p) if alt == EMPTY else 1.0 - p
-            elif (name == EMPTY and two and prep.clipped is not None and prep.clipped[cell]
-                  and alt_p >= p * REVISIT.negligible_odds):
-                # bare sand, on clipped sand, with a token not ruled out: the colour that tells a light
-                # token (a shell, a marker) from sand is what the clipping lost
+            elif name == EMPTY and two and ((prep.clipped is not None and prep.clipped[cell]
+                                             and alt_p >= p * REVISIT.negligible_odds)
+                                            or (prep.white is not None and prep.white[cell] >= QUALITY.white_share)):
+                # bare sand on clipped sand with a token not ruled out, or with white in it: the colour
+                # that tells a light token (a shell, a marker) from sand is what the clipping lost
                 clipped.append(cell)
                 p = min(p, 0.5)
                 alt_p = max(alt_p, 1.0 - p)
