@@ -214,12 +214,13 @@ def table(event_id: int, number: int, table_no: int):
             if last is None or last["game_points"] is None:
                 raise HallError("nothing-to-accept", "there is no station result with points to accept")
             raw = {"game_points": last["game_points"], **({"ranks": last["ranks"]} if last["ranks"] else {})}
-            st.enter_result(event_id, number, table_no, raw, kind="accept", by=organiser(), note="accepted")
+            st.enter_result(event_id, number, table_no, raw, kind="accept", by=organiser(), note="accepted",
+                            acting_on=last["id"])
             flash(f"Table {table_no}: the station's result is accepted.")
         elif action == "assign":
             raw = _assigned_result(event["game"], info)
             st.enter_result(event_id, number, table_no, raw, kind="assign", by=organiser(),
-                            note="station's points, colours chosen by the organiser")
+                            note="station's points, colours chosen by the organiser", acting_on=info["revisions"][-1]["id"])
             flash(f"Table {table_no}: the station's result is counted with the players you chose.")
         else:
             raw = _typed_result(info, is_co_op(event["game"]))

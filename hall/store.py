@@ -437,13 +437,19 @@ class HallStore:
                 "current": current}
 
     def enter_result(self, event_id: int, number: int, table_no: int, raw: dict, *, kind: str = "entry",
-                     by: str | None = None, note: str = "") -> int:
+                     by: str | None = None, note: str = "", acting_on: int | None = None) -> int:
         """The organiser's result for a table (typed by hand, a correction, or acceptance of a report).
 
         Args:
             raw: ``{"game_points": {id: n}, "ranks"?: {id: rank}}`` (co-operative: ``points``).
+            acting_on: for ``kind`` "accept" / "assign", the id of the revision the organiser decided
+                about (default: the table's latest now). When a newer revision has arrived since, the
+                decision is refused, unless that newer revision is this same decision (the form posted
+                twice at once), whose id is then returned and nothing is stored twice.
+        Returns:
+            The stored revision's id.
         Raises:
-            HallError: ``invalid-result`` (tournament's checks), ``not-found``.
+            HallError: ``invalid-result`` (tournament's checks), ``not-found``, ``result-changed`` (409).
         """
         game = self.event(event_id)["game"]
         table = self.table(event_id, number, table_no)
@@ -452,9 +458,19 @@ class HallStore:
             result = tournament.read_result(raw, ids, co_op=tournament.games.is_co_op(game))
         except InvalidEventError as err:
             raise HallError("invalid-result", "; ".join(err.problems)) from None
-        source = table["revisions"][-1] if kind in ("accept", "assign") and table["revisions"] else None
+        source = None
+        if kind in ("accept", "assign") and table["revisions"]:
+            source = next((r for r in table["revisions"] if r["id"] == acting_on), None) if acting_on is not None \
+                else table["revisions"][-1]
+            if source is None:
+                raise HallError("not-found", f"no such result at table {table_no}", 404)
         with self._write() as conn:
+            self._lock_event(conn, event_id)
             rnd = self.round_row(conn, event_id, number)
+            if kind in ("accept", "assign"):
+                same = self._acted_on_already(conn, rnd["id"], table_no, source, kind, result)
+                if same is not None:
+                    return same
             rid = conn.execute(self.t["results"].insert().values(
                 round_id=rnd["id"], table_no=table_no, source="organiser", kind=kind,
                 game_points_json=json.dumps(result.game_points),
@@ -463,6 +479,27 @@ class HallStore:
                 created_at=now_iso())).inserted_primary_key[0]
             self._bump(conn, event_id)
         return rid
+
+    def _acted_on_already(self, conn, round_id: int, table_no: int, source: dict | None, kind: str, result) -> int | None:
+        """Inside the write: has the table's latest revision moved on from ``source`` (the one the
+        organiser accepted or assigned colours to)? ``None`` when it has not; the id of the latest when
+        it is this very decision, already stored (the same form posted twice at once: one revision).
+
+        Raises:
+            HallError: ``result-changed`` (409) when another result arrived in between.
+        """
+        res = self.t["results"]
+        latest = conn.execute(select(res).where(res.c.round_id == round_id, res.c.table_no == table_no)
+                              .order_by(res.c.id.desc()).limit(1)).mappings().first()
+        if latest is None or (source is not None and latest["id"] == source["id"]):
+            return None
+        ranks = None if result.ranks is None else json.loads(json.dumps(result.ranks))
+        if (latest["source"] == "organiser" and latest["kind"] == kind
+                and json.loads(latest["game_points_json"]) == json.loads(json.dumps(result.game_points))
+                and (None if latest["ranks_json"] is None else json.loads(latest["ranks_json"])) == ranks):
+            return int(latest["id"])
+        raise HallError("result-changed", f"table {table_no}'s result changed while you were looking at it (a new "
+                        "station report or another organiser's entry): open the table again and check it", 409)
 
     # -- stations ----------------------------------------------------------------------------
     def new_pairing_code(self, event_id: int, table_no: int) -> str:

@@ -9,6 +9,9 @@ while another thread closes the round. Whatever the interleaving:
 - once anyone has seen the round closed, its results no longer change (nothing accepted after the
   close: the standings the next round is seated by are final);
 - a result that arrives after the close gets a clear refusal that says the round is over.
+
+And the organiser's decision about a station report posted twice at the same moment (a double
+click) is stored once; a different decision racing it is refused, never stored beside it.
 """
 
 import random
@@ -106,3 +109,46 @@ def test_results_racing_the_close_are_kept_or_refused_never_both(store):
     rng = random.Random(12)
     accepted = [_one_round(store, rng) for _ in range(REPETITIONS)]
     assert sum(accepted) > 0  # the stations did get results in before the close
+
+
+def _decide_at_once(store, eid, table_no, acting_on, decisions):
+    """Each decision ``(kind, raw)`` posted by its own thread at the same moment; (ids, HallError codes)."""
+    go = threading.Barrier(len(decisions))
+    ids, codes, errors = [], [], []
+
+    def decide(kind, raw):
+        go.wait()
+        try:
+            ids.append(store.enter_result(eid, 1, table_no, raw, kind=kind, acting_on=acting_on))
+        except HallError as err:
+            codes.append((err.code, err.status))
+        except BaseException as err:  # noqa: BLE001 - reported by the test's thread
+            errors.append(err)
+
+    threads = [threading.Thread(target=decide, args=d) for d in decisions]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    return ids, codes
+
+
+def test_the_same_decision_posted_twice_at_once_is_stored_once(store):
+    """An organiser's double click on "accept" (two posts of one form at the same moment): one
+    revision, both posts told its id; a different decision about the same station report at the
+    same moment is refused (409 ``result-changed``), never stored beside the first."""
+    for _ in range(5):
+        eid, codes = seed_event(store, 1)
+        station = store.station_by_token(store.pair(codes[0], "s")["token"])
+        assignment = store.assignment(station)
+        assert store.station_report(station, report_for(assignment, scan_id=1))[0] == 201
+        report = store.table(eid, 1, 1)["revisions"][-1]
+        same = {"game_points": report["game_points"]}
+        ids, refused = _decide_at_once(store, eid, 1, report["id"], [("accept", same)] * 3)
+        assert len(set(ids)) == 1 and not refused
+        assert [r["kind"] for r in store.table(eid, 1, 1)["revisions"]] == ["report", "accept"]
+        other = {"game_points": {p: 0 for p in report["game_points"]}}
+        ids, refused = _decide_at_once(store, eid, 1, ids[0], [("accept", same), ("accept", other)])
+        assert len(ids) == 1 and refused == [("result-changed", 409)]
+        assert [r["kind"] for r in store.table(eid, 1, 1)["revisions"]] == ["report", "accept", "accept"]
