@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.gradients import sobel_magnitude
+
 SIDES = ("top", "right", "bottom", "left")
 
 
@@ -508,7 +510,7 @@ def _coarse_view(gray, H, board_mm, cfg: OutlineConfig):
     view = cv2.warpPerspective(gray, H @ S, size, flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     view = cv2.GaussianBlur(view, (0, 0), 1.0)
-    mag = cv2.magnitude(cv2.Sobel(view, cv2.CV_32F, 1, 0), cv2.Sobel(view, cv2.CV_32F, 0, 1))
+    mag = sobel_magnitude(view)
     mask = np.zeros_like(mag)
     band = (cfg.inside_mm + cfg.outside_mm) * ppm
     x0, y0 = m * ppm, m * ppm

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.gradients import sobel_magnitude
 from vision.quality import median_u8
 
 FEATURE_NAMES = ("L", "a", "b", "sd_L", "sd_a", "sd_b", "texture", "core_L", "core_a", "core_b")
@@ -96,7 +97,7 @@ def place_features(board_bgr: np.ndarray, centres_mm, px_per_mm: float, patch_mm
     """
     lab = bgr_to_lab(board_bgr)
     gray = lab[..., 0]
-    grad = cv2.magnitude(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
+    grad = sobel_magnitude(gray)
     h, w = gray.shape
     half = max(1, int(round(patch_mm * px_per_mm / 2)))
     core = max(1, int(round(half * CORE_SHARE)))

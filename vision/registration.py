@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from beachscore.errors import UnreadableBoardError
+from vision.gradients import sobel_magnitude
 
 
 def board_corners_mm(board_mm: tuple[float, float]) -> np.ndarray:
@@ -162,9 +163,7 @@ def _outline_mask(shape, H_px_from_mm, board_mm, band_mm: float, sides=SIDES) ->
 
 def _edges(gray: np.ndarray) -> np.ndarray:
     g = cv2.GaussianBlur(gray, (0, 0), 1.5)
-    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0)
-    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1)
-    return cv2.magnitude(gx, gy)
+    return sobel_magnitude(g)
 
 
 #: ECC iterations and convergence threshold: a Euclidean fit at half the reference size, then a

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.gradients import sobel_magnitude
 from vision.places import CORE_SHARE, gain_table, illumination_gains
 
 FEATURE_NAMES = ("log_mean_dE", "log_p90_dE", "log_texture_ratio")
@@ -84,7 +85,7 @@ def _lab_tables() -> tuple[np.ndarray, np.ndarray]:
 
 def gradient_magnitude(L: np.ndarray) -> np.ndarray:
     """Sobel gradient magnitude of a float32 (H, W) lightness image, float32 (H, W)."""
-    return cv2.magnitude(cv2.Sobel(L, cv2.CV_32F, 1, 0), cv2.Sobel(L, cv2.CV_32F, 0, 1))
+    return sobel_magnitude(L)
 
 
 def normalised_lab(board_bgr: np.ndarray, reference_median_bgr=None) -> np.ndarray:

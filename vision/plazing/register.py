@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from beachscore.errors import UnreadableBoardError
+from vision.gradients import sobel_magnitude
 from vision.plazing.cells import Grid
 from vision.plazing.config import REGISTER, RegisterConfig
 from vision.plazing.model import ReaderModel
@@ -67,7 +68,7 @@ def edges(gray: np.ndarray) -> np.ndarray:
     """Gradient magnitude of a lightly blurred grey image, float32: what ECC aligns (edges do not
     change with the light's level)."""
     g = cv2.GaussianBlur(gray, (0, 0), 1.5)
-    return cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
+    return sobel_magnitude(g)
 
 
 class _Reference:

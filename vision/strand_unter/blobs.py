@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.gradients import magnitude
 from vision.strand_unter import colour as colour
 from vision.strand_unter import stats
 from vision.strand_unter.config import READING
@@ -147,7 +148,7 @@ def weak_change(now_bgr: np.ndarray, empty_bgr: np.ndarray, basis: np.ndarray, v
     d = cv2.subtract(cv2.resize(now_bgr, half, interpolation=cv2.INTER_AREA), empty_half,
                      dtype=cv2.CV_16S).astype(np.float32)
     k = (max(3, cfg.weak_window_px // 2) | 1,) * 2
-    m = cv2.magnitude(cv2.blur(cv2.transform(d, basis[1:2]), k), cv2.blur(cv2.transform(d, basis[2:3]), k))
+    m = magnitude(cv2.blur(cv2.transform(d, basis[1:2]), k), cv2.blur(cv2.transform(d, basis[2:3]), k))
     v2 = cv2.resize(valid.astype(np.uint8), half, interpolation=cv2.INTER_NEAREST) > 0
     sub = m[::2, ::2][v2[::2, ::2]]
     t = cfg.weak_chroma

@@ -38,6 +38,7 @@ import numpy as np
 
 from beachscore.errors import UnreadableBoardError
 from vision import quality
+from vision.gradients import sobel_magnitude
 from vision.strand_unter import colour as colour
 from vision.strand_unter import stats
 from vision.registration import Registration
@@ -623,7 +624,7 @@ def _edge_image(gray: np.ndarray, cfg) -> np.ndarray:
     k = cfg.coarse_ppm / cfg.ppm
     g = cv2.resize(cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 0.5 / k), None, fx=k, fy=k,
                    interpolation=cv2.INTER_AREA)
-    return cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
+    return sobel_magnitude(g)
 
 
 def _reference_bands(cal, ref: np.ndarray, board_mm, cfg):
