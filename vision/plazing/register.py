@@ -14,8 +14,10 @@ table around the board's outline (:func:`fixed_parts`).
    calibration's own edges do with themselves shifted by ``pipeline.MOVED_MM`` (measured once per
    calibration): not moved — whatever lies on the grid.
 2. **The last bump** is checked next (a bumped board stays where it was bumped): kept when the
-   edges correlate under it at least ``unmoved_ecc`` times as well as when it was fitted — the
-   board is within ``MOVED_MM`` of it — and clearly better than "nothing moved".
+   edges correlate under it clearly better than under "nothing moved" and better than under the
+   same alignment moved by ``MOVED_MM`` either way along either axis or turned by
+   ``REGISTER.moved_deg`` either way (the board is nearer to it than to any of those, whatever
+   the light: all six are measured on this photo).
 3. **A motion hypothesis** from keypoints on the fixed parts (ORB, Rublee et al. 2011) matched to
    the calibration's, fitted with RANSAC (a rotation, a shift, a slight scale: a board slid on the
    table); the motion must explain clearly more of them than "nothing moved" does
@@ -80,6 +82,7 @@ class _Reference:
         self.edges = edges(self.image)
         self.mask = fixed_parts(self.shape, H0_ref, cal.profile, cfg)
         self.cfg = cfg
+        self.moved_px = moved_px
         self._keypoints = None
         # what a shift of ``moved_px`` does to the correlation of these very edges: the smallest
         # move that counts (both ways, along both axes; the lowest of the four)
@@ -143,9 +146,9 @@ def register(image: np.ndarray, cal, cfg: RegisterConfig = REGISTER) -> Registra
         W = S @ last.H_px_from_mm @ np.linalg.inv(S @ H0)
         back = cv2.warpPerspective(b, W, (ref.shape[1], ref.shape[0]), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         again = float(cv2.computeECC(ref.edges, back, ref.mask))
-        # within MOVED_MM of the last alignment: the correlation lost is at most what a MOVED_MM shift
-        # costs the reference's own edges (a factor ``unmoved_ecc``), from what that alignment scored
-        if again >= last.score * ref.unmoved_ecc and again > still + cfg.min_ecc_gain:
+        bw, bh = cal.profile["board_mm"]
+        centre = project(S @ H0, np.array([[bw / 2, bh / 2]]))[0]
+        if again > still + cfg.min_ecc_gain and _best_nearby(ref, b, W, centre, again, cfg):
             return Registration(last.H_px_from_mm, "refined", shift_mm=last.shift_mm, rotation_deg=last.rotation_deg,
                                 score=again, warnings=list(last.warnings))
     verdict, init = _keypoint_motion(ref, small, ppm_ref, cfg)
@@ -170,6 +173,23 @@ def register(image: np.ndarray, cal, cfg: RegisterConfig = REGISTER) -> Registra
                                  "registration corrected from the photo"])
     model.last_refined[image.shape[:2]] = reg
     return reg
+
+
+def _best_nearby(ref: _Reference, b: np.ndarray, W: np.ndarray, centre, score: float, cfg: RegisterConfig) -> bool:
+    """Is the alignment ``W`` (3×3, reference px → photo px at the reference size), which scores
+    ``score`` on the photo's edges ``b``, better than itself moved by ``MOVED_MM`` (``ref.moved_px``)
+    either way along either axis, and turned by ``cfg.moved_deg`` either way about the board's
+    centre (reference px)? Then the board lies within about half a ``MOVED_MM`` of it."""
+    d, cx, cy = ref.moved_px, float(centre[0]), float(centre[1])
+    probes = [np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]]) for dx, dy in ((d, 0), (-d, 0), (0, d), (0, -d))]
+    for deg in (cfg.moved_deg, -cfg.moved_deg):
+        R = cv2.getRotationMatrix2D((cx, cy), deg, 1.0)
+        probes.append(np.vstack([R, [0.0, 0.0, 1.0]]))
+    for T in probes:
+        back = cv2.warpPerspective(b, W @ T, (ref.shape[1], ref.shape[0]), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        if float(cv2.computeECC(ref.edges, back, ref.mask)) >= score:
+            return False
+    return True
 
 
 def _keypoint_motion(ref: _Reference, small: np.ndarray, ppm_ref: float, cfg: RegisterConfig):
