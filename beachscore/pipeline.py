@@ -5,6 +5,7 @@ Vision never scores and scoring never sees pixels; this module is where the two 
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 import time
@@ -461,6 +462,17 @@ def _score_lawful(reading: Reading, setup: dict | None) -> tuple[Reading, dict]:
         raise err
 
 
+def shown_confidence(confidence: float, decimals: int = 3) -> float:
+    """A confidence as printed: cut to ``decimals``, never rounded up, so that a reading the
+    product doubts (below 0.5, the trust threshold) never shows as 0.5.
+
+    >>> shown_confidence(0.49972), shown_confidence(0.998), shown_confidence(1.0)
+    (0.499, 0.998, 1.0)
+    """
+    k = 10 ** decimals
+    return math.floor(float(confidence) * k + 1e-9) / k
+
+
 @dataclass
 class ScanResult:
     """One scanned photo: the contract's JSON plus what the annotator needs."""
@@ -480,7 +492,7 @@ class ScanResult:
     def to_json(self) -> dict:
         """The contract's scan object: game, state, score, confidence, warnings, timing_ms (+ registration)."""
         return {"game": self.game, "state": self.state, "score": self.score,
-                "confidence": round(float(self.confidence), 3), "warnings": self.warnings,
+                "confidence": shown_confidence(self.confidence), "warnings": self.warnings,
                 "timing_ms": self.timing_ms, "registration": self.registration.to_json()}
 
     def annotate(self) -> np.ndarray:

@@ -12,7 +12,9 @@ def scan_text(path: str, result) -> str:
         path: the photo's path, as given on the command line.
         result: a :class:`beachscore.pipeline.ScanResult`.
     """
-    lines = [f"{path}: {result.game}, confidence {result.confidence:.2f}"]
+    from beachscore.pipeline import shown_confidence
+
+    lines = [f"{path}: {result.game}, confidence {shown_confidence(result.confidence, 2):.2f}"]
     lines += [f"  warning: {w}" for w in result.warnings]
     if result.game != "grid" and result.score:
         lines += ["  " + line for line in scoring.explain(result.state, result.photo.setup).splitlines()]

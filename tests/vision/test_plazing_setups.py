@@ -118,34 +118,23 @@ def test_an_overexposed_token_is_doubted_not_guessed(tmp_path):
     assert _exact(res.state, state_of(PROFILE, lay["pieces"], lay["tokens"])) or res.confidence < 0.5
 
 
-def test_a_light_token_lost_in_a_hot_spot_is_doubted_not_read_as_sand(tmp_path):
-    """A strong lamp (its hot spot 1.8 × as bright) clips a shell on clipped sand and a neutral
-    marker white on sand that is not: both were read as bare sand, silently wrong at 0.97. Now
-    both cells are doubted and named with the token they may hold."""
+@pytest.mark.parametrize("lamp, ramp", [((0.3, 0.4, 0.8, 0.25), (1.0, 0.7)), ((0.6, 0.6, 0.6, 0.25), (1.0, 0.8))])
+def test_a_light_token_lost_in_a_hot_spot_is_doubted_not_read_as_sand(tmp_path, lamp, ramp):
+    """A strong lamp (its hot spot 1.6–1.8 × as bright) clips light tokens near the sand's colour:
+    a shell on clipped sand and a neutral marker white on sand that is not (the first lamp), a
+    neutral marker on sand clipped in two channels where the light field, fitted to that very
+    sand, sees no excess (the second). Read as bare sand they were silently wrong at 0.97–0.99; now
+    every such cell is doubted and named with the token it may hold, and the contract's confidence
+    stays under 0.5 (never rounded up to it)."""
     setup = SetUp(tmp_path, CAMERAS["samples"], seed=21)
     lay = setup.deal()
-    res, _ = setup.scan(lay, lamp=(0.3, 0.4, 0.8, 0.25), light_ramp=(1.0, 0.7))
+    res, _ = setup.scan(lay, lamp=lamp, light_ramp=ramp)
     truth = state_of(PROFILE, lay["pieces"], lay["tokens"])
-    assert _exact(res.state, truth) or res.confidence < 0.5
+    assert _exact(res.state, truth) or res.to_json()["confidence"] < 0.5
     doubted = " ".join(w for w in res.warnings if "not sure of bare sand" in w)
     lost = {cell_name(tuple(t["cell"])) for t in truth["resources"]} | {cell_name(tuple(c)) for c in truth["neutral"]}
     lost -= {cell_name(tuple(t["cell"])) for t in res.state["resources"]} | {cell_name(tuple(c)) for c in res.state["neutral"]}
     assert lost and all(re.search(rf"\b{c}\b", doubted) for c in lost), (lost, res.warnings)
-
-def test_a_hand_over_the_board_is_refused_naming_its_cells(samples_camera):
-    """A hand (and its shadow) over the middle of the board: exit 3 ``occluded``, the message names
-    the cells it covers the way the text map does (the cell under the hand's centre among them)."""
-    lay = samples_camera.deal()
-    g = PROFILE["grid"]
-    x, y = 230.0, 150.0
-    with pytest.raises(UnreadableBoardError) as err:
-        samples_camera.scan(lay, "hand.jpg", hand=((x, y), (110.0, 75.0), 30.0))
-    assert err.value.code == "occluded"
-    centre = (int((y - g["origin_mm"][1]) // g["cell_mm"]), int((x - g["origin_mm"][0]) // g["cell_mm"]))
-    named = set(re.findall(r"\b[A-T](?:1[0-2]|[1-9])\b", str(err.value)))
-    near = {cell_name((centre[0] + dr, centre[1] + dc)) for dr in (-1, 0, 1) for dc in (-1, 0, 1)}
-    assert named & near, str(err.value)
-    assert "[" not in str(err.value)
 
 
 def test_a_board_full_of_new_pieces_under_a_fixed_camera_never_moved(samples_camera):

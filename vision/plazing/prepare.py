@@ -42,6 +42,10 @@ class Prepared:
             correction brings it back; ``QUALITY.clipped_doubt``): tokens read there are doubted.
         overexposed: bool (rows, cols), the cells of ``clipped`` that lost much of it
             (``QUALITY.clipped_excess``): too many of them refuse the photo (glare).
+        at_top: bool (rows, cols), cells whose sand is at the sensor's top in a channel where the
+            calibration's was not, however little the light is thought to exceed it there (the light
+            field, fitted to that very sand, cannot see past the clip): bare sand read there with a
+            token not ruled out is doubted.
         white: float32 (rows, cols), the share of each cell's pixels at the sensor's top in every
             channel (:func:`white_share`; zeros where the calibration's sand was itself so).
     """
@@ -55,6 +59,7 @@ class Prepared:
     clipped: np.ndarray | None = None
     overexposed: np.ndarray | None = None
     white: np.ndarray | None = None
+    at_top: np.ndarray | None = None
 
 
 def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray, on_sand: bool = True) -> Prepared:
@@ -91,12 +96,13 @@ def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray, on_sand:
     # (each cell's sand measured on the crop and brought through the frame's field at its centre)
     raw = cell_sands(rect.crop, CellBlocks(rect.local, ppm))
     at_cells = cells_to_pixels_inverse(field, rect.local, hw, grid)
-    clipped = overexposed = np.zeros(raw.shape[:2], bool)
+    clipped = overexposed = at_top = np.zeros(raw.shape[:2], bool)
     if model.sand is not None:
         # overexposed: saturated in this photo where the calibration's sand, in this photo's light,
         # would lie well above the sensor's top (a channel the calibration had clipped was learned so)
         expected = model.sand / np.maximum(at_cells, 1e-3)
         top = (raw >= QUALITY.clipped_level) & (model.sand < QUALITY.clipped_level)
+        at_top = top.any(axis=-1)
         clipped = (top & (expected >= 255.0 * QUALITY.clipped_doubt)).any(axis=-1)
         overexposed = (top & (expected >= 255.0 * QUALITY.clipped_excess)).any(axis=-1)
     white = white_share(rect.crop, CellBlocks(rect.local, ppm), model.sand)
@@ -113,7 +119,7 @@ def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray, on_sand:
                              dtype=cv2.CV_8U, dst=out)
     view = View(rect, gains, model.table, len(model.players), terrain, board=board, scratch=scratch)
     check_quality(small, view.gains, model, grid)
-    return Prepared(rect, view, gains, coef, frame, model.reference_small, clipped, overexposed, white)
+    return Prepared(rect, view, gains, coef, frame, model.reference_small, clipped, overexposed, white, at_top)
 
 
 #: The light's gain field is computed every this many pixels of the crop (it is smooth: a lamp's

@@ -160,7 +160,7 @@ def read(photo: Photo) -> Reading:
                 clipped.append(cell)
                 p = min(p, 0.5)
                 alt, alt_p = EMPTY, max(alt_p, 1.0 - p) if alt == EMPTY else 1.0 - p
-            elif name == EMPTY and two and ((prep.clipped is not None and prep.clipped[cell]
+            elif name == EMPTY and two and ((prep.at_top is not None and prep.at_top[cell]
                                              and alt_p >= p * REVISIT.negligible_odds)
                                             or (prep.white is not None and prep.white[cell] >= QUALITY.white_share)):
                 # bare sand on clipped sand with a token not ruled out, or with white in it: the colour

@@ -202,7 +202,7 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
                "castles": [(c.player, c.value, c.x, c.y, c.cues, c.cost) for c in castles],
                "shells": shells, "bird": (bird.x, bird.y, bird.d2) if bird.groove is not None else None,
                "posteriors": decisions.table(), "labels": cls, "foreground": fg}
-    return Reading(state=state, confidence=round(confidence, 3), warnings=warnings, details=details)
+    return Reading(state=state, confidence=float(confidence), warnings=warnings, details=details)
 
 
 def _shell_coloured(cls: np.ndarray, A, cfg=READING) -> np.ndarray:
