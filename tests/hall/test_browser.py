@@ -152,8 +152,11 @@ def test_the_organisers_evening(browser, hall, tmp_path, db_url):
         d.find_element(By.NAME, "pin").send_keys(PIN)
         d.find_element(By.NAME, "pin2").send_keys(PIN)
         d.find_element(By.NAME, "pin2").submit()
+        # submit() does not wait for the PIN to be taken: the Hall page asked for before it would
+        # send this browser back to /pin; wait for the redirect to the live page
+        wait(d, lambda d: not d.current_url.split("?")[0].endswith("/pin"))
         d.get(f"{station_url}/hall")
-        d.find_element(By.ID, "hall-url").send_keys(url)
+        wait(d, lambda d: d.find_element(By.ID, "hall-url")).send_keys(url)
         d.find_element(By.ID, "pair-code").send_keys(codes[1].lower())
         d.find_element(By.ID, "station-name").send_keys("window table")
         click(d, By.ID, "pair")
