@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import scoring
+from beachscore.pipeline import shown_confidence
 
 
 def scan_text(path: str, result) -> str:
@@ -12,8 +13,6 @@ def scan_text(path: str, result) -> str:
         path: the photo's path, as given on the command line.
         result: a :class:`beachscore.pipeline.ScanResult`.
     """
-    from beachscore.pipeline import shown_confidence
-
     lines = [f"{path}: {result.game}, confidence {shown_confidence(result.confidence, 2):.2f}"]
     lines += [f"  warning: {w}" for w in result.warnings]
     if result.game != "grid" and result.score:

@@ -83,11 +83,6 @@ def _lab_tables() -> tuple[np.ndarray, np.ndarray]:
     return np.repeat(linear[:, None], 3, axis=1).reshape(256, 1, 3), rgb_to_xyz[:, ::-1].astype(np.float32)
 
 
-def gradient_magnitude(L: np.ndarray) -> np.ndarray:
-    """Sobel gradient magnitude of a float32 (H, W) lightness image, float32 (H, W)."""
-    return sobel_magnitude(L)
-
-
 def normalised_lab(board_bgr: np.ndarray, reference_median_bgr=None) -> np.ndarray:
     """Illumination-normalised CIE Lab of a rectified board, float32 (H, W, 3).
 
@@ -198,7 +193,7 @@ def ring_contrast_features(lab: np.ndarray, boxes_mm, px_per_mm: float, core_ins
         px_per_mm: resolution of ``lab``.
         core_inset_mm: core = pixels at least this far inside the box edge.
         ring_mm: (inner, outer) distance inside the box edge of the background ring, mm.
-        grad: optional precomputed :func:`gradient_magnitude` of ``lab[..., 0]``.
+        grad: optional precomputed :func:`~vision.gradients.sobel_magnitude` of ``lab[..., 0]``.
         with_background: also return every place's ring colour.
         step_px: look at every ``step_px``-th pixel of the core and ring in x and y (large
             places: the statistics barely change, the cost falls by ``step_px²``).
@@ -210,7 +205,7 @@ def ring_contrast_features(lab: np.ndarray, boxes_mm, px_per_mm: float, core_ins
         ValueError: a box is too small to hold both a ring and a core at this resolution.
     """
     if grad is None:
-        grad = gradient_magnitude(np.ascontiguousarray(lab[..., 0]))
+        grad = sobel_magnitude(np.ascontiguousarray(lab[..., 0]))
     boxes = np.asarray(boxes_mm, np.float64).reshape(-1, 4)
     out = np.zeros((len(boxes), len(FEATURE_NAMES)))
     ring_lab = np.zeros((len(boxes), 3))
@@ -302,7 +297,7 @@ def denoised_contrast_features(lab: np.ndarray, boxes_mm, px_per_mm: float, core
     """
     if smooth_px > 1:
         lab = cv2.blur(lab, (smooth_px, smooth_px))
-    grad = gradient_magnitude(np.ascontiguousarray(lab[..., 0]))
+    grad = sobel_magnitude(np.ascontiguousarray(lab[..., 0]))
     boxes = np.asarray(boxes_mm, np.float64).reshape(-1, 4)
     u0 = np.round(boxes[:, 0] * px_per_mm).astype(int)
     v0 = np.round(boxes[:, 1] * px_per_mm).astype(int)
@@ -346,7 +341,7 @@ def patch_features(lab: np.ndarray, grad: np.ndarray, centres_mm, px_per_mm: flo
     Args:
         lab: board in CIE Lab, float32 (H, W, 3) from :func:`board_lab` (already
             illumination-normalised); pixel (u, v) is at ((u + 0.5)/px_per_mm, (v + 0.5)/px_per_mm) mm.
-        grad: :func:`gradient_magnitude` of ``lab[..., 0]``, float32 (H, W).
+        grad: :func:`~vision.gradients.sobel_magnitude` of ``lab[..., 0]``, float32 (H, W).
         centres_mm: (N, 2) place centres in board mm.
         px_per_mm: resolution of ``lab``.
         patch_mm: side of the square patch around each centre (mm).

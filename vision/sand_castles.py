@@ -36,13 +36,14 @@ from __future__ import annotations
 import numpy as np
 
 from beachscore.errors import BadInputError, UnreadableBoardError
+from vision.gradients import sobel_magnitude
 from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, rectify_part, ring_change, text_scale)
 from vision.mats_config import SAND_CASTLES as CFG
 from vision.quality import check_blur, detail_ratio, median_last
 from vision.places import COVARIANCE_FLOOR, PlaceModel, learn_places, place_features
 from vision.registration import project, rectify
-from vision.ring_contrast import (GaussianClasses, board_lab, gradient_magnitude, patch_features,
+from vision.ring_contrast import (GaussianClasses, board_lab, patch_features,
                                   ring_contrast_features, ring_medians)
 from vision.types import CalibrationShot, Photo, Reading
 
@@ -230,7 +231,7 @@ def _lab_grad(board_bgr: np.ndarray, gains=None):
     """CIE Lab float32 (H, W, 3) and its lightness gradient magnitude float32 (H, W) (of the board
     with ``gains`` applied first, as :func:`vision.places.apply_gains` does, when given)."""
     lab = board_lab(board_bgr, gains)
-    return lab, gradient_magnitude(np.ascontiguousarray(lab[..., 0]))
+    return lab, sobel_magnitude(np.ascontiguousarray(lab[..., 0]))
 
 
 def _d2(model: PlaceModel, feats: np.ndarray, cls: str) -> np.ndarray:

@@ -46,8 +46,8 @@ from vision.mats_config import SEASHELLS as CFG
 from vision.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
 from vision.registration import project, rectify
-from vision.ring_contrast import (GaussianClasses, board_lab, denoised_contrast_features, gradient_magnitude,
-                                  ring_medians,
+from vision.gradients import sobel_magnitude
+from vision.ring_contrast import (GaussianClasses, board_lab, denoised_contrast_features, ring_medians,
                                   normalised_lab)
 from vision.types import CalibrationShot, Photo, Reading
 from scoring.seashells import BOX
@@ -363,7 +363,7 @@ def read(photo: Photo) -> Reading:
         board = np.clip(board.astype(np.float32) * field[..., None], 0, 255).astype(np.uint8)
         lab = normalised_lab(board, model["median_bgr"])
     L = np.ascontiguousarray(lab[..., 0])
-    grad = gradient_magnitude(L)
+    grad = sobel_magnitude(L)
     check_blur(detail_ratio(L, CFG.detail_sigma_px, grad), model.get("detail_ratio"), CFG.min_detail_share)
     sigma = board_noise_sigma(L)
     check_excess_noise(sigma, model.get("noise_sigma"), CFG.max_excess_noise)

@@ -94,7 +94,8 @@ def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray, on_sand:
         small = np.clip(rect.small * fq[..., None], 0, 255).astype(np.uint8)
     # … and then against what is bare at this moment inside the grid: the sand no piece covers
     # (each cell's sand measured on the crop and brought through the frame's field at its centre)
-    raw = cell_sands(rect.crop, CellBlocks(rect.local, ppm))
+    blocks = CellBlocks(rect.local, ppm)
+    raw = cell_sands(rect.crop, blocks)
     at_cells = cells_to_pixels_inverse(field, rect.local, hw, grid)
     clipped = overexposed = at_top = np.zeros(raw.shape[:2], bool)
     if model.sand is not None:
@@ -105,7 +106,7 @@ def prepare(photo, model: ReaderModel, grid: Grid, terrain: np.ndarray, on_sand:
         at_top = top.any(axis=-1)
         clipped = (top & (expected >= 255.0 * QUALITY.clipped_doubt)).any(axis=-1)
         overexposed = (top & (expected >= 255.0 * QUALITY.clipped_excess)).any(axis=-1)
-    white = white_share(rect.crop, CellBlocks(rect.local, ppm), model.sand)
+    white = white_share(rect.crop, blocks, model.sand)
     corr = None
     if on_sand and model.sand is not None:
         corr = _sand_gains(raw * at_cells, model, np.where(clipped, "#", terrain))  # no overexposed sand

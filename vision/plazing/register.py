@@ -82,13 +82,20 @@ class _Reference:
         self.edges = edges(self.image)
         self.mask = fixed_parts(self.shape, H0_ref, cal.profile, cfg)
         self.cfg = cfg
-        self.moved_px = moved_px
         self._keypoints = None
         # what a shift of ``moved_px`` does to the correlation of these very edges: the smallest
         # move that counts (both ways, along both axes; the lowest of the four)
         shifted = [cv2.warpAffine(self.edges, np.float32([[1, 0, dx], [0, 1, dy]]), (self.shape[1], self.shape[0]))
                    for dx, dy in ((moved_px, 0), (-moved_px, 0), (0, moved_px), (0, -moved_px))]
         self.unmoved_ecc = min(float(cv2.computeECC(self.edges, b, self.mask)) for b in shifted)
+        # the smallest moves that count, as motions of the reference (3×3): ``moved_px`` either way
+        # along either axis, ``cfg.moved_deg`` either way about the board's centre
+        w, h = cal.profile["board_mm"]
+        cx, cy = (float(v) for v in project(H0_ref, np.array([[w / 2, h / 2]]))[0])
+        self.nearby = [np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
+                       for dx, dy in ((moved_px, 0), (-moved_px, 0), (0, moved_px), (0, -moved_px))]
+        self.nearby += [np.vstack([cv2.getRotationMatrix2D((cx, cy), deg, 1.0), [0.0, 0.0, 1.0]])
+                        for deg in (cfg.moved_deg, -cfg.moved_deg)]
         self._derived: dict = {}
 
     def derived(self, name: str, make):
@@ -146,9 +153,7 @@ def register(image: np.ndarray, cal, cfg: RegisterConfig = REGISTER) -> Registra
         W = S @ last.H_px_from_mm @ np.linalg.inv(S @ H0)
         back = cv2.warpPerspective(b, W, (ref.shape[1], ref.shape[0]), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         again = float(cv2.computeECC(ref.edges, back, ref.mask))
-        bw, bh = cal.profile["board_mm"]
-        centre = project(S @ H0, np.array([[bw / 2, bh / 2]]))[0]
-        if again > still + cfg.min_ecc_gain and _best_nearby(ref, b, W, centre, again, cfg):
+        if again > still + cfg.min_ecc_gain and _best_nearby(ref, b, W, again):
             return Registration(last.H_px_from_mm, "refined", shift_mm=last.shift_mm, rotation_deg=last.rotation_deg,
                                 score=again, warnings=list(last.warnings))
     verdict, init = _keypoint_motion(ref, small, ppm_ref, cfg)
@@ -175,17 +180,11 @@ def register(image: np.ndarray, cal, cfg: RegisterConfig = REGISTER) -> Registra
     return reg
 
 
-def _best_nearby(ref: _Reference, b: np.ndarray, W: np.ndarray, centre, score: float, cfg: RegisterConfig) -> bool:
+def _best_nearby(ref: _Reference, b: np.ndarray, W: np.ndarray, score: float) -> bool:
     """Is the alignment ``W`` (3×3, reference px → photo px at the reference size), which scores
-    ``score`` on the photo's edges ``b``, better than itself moved by ``MOVED_MM`` (``ref.moved_px``)
-    either way along either axis, and turned by ``cfg.moved_deg`` either way about the board's
-    centre (reference px)? Then the board lies within about half a ``MOVED_MM`` of it."""
-    d, cx, cy = ref.moved_px, float(centre[0]), float(centre[1])
-    probes = [np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]]) for dx, dy in ((d, 0), (-d, 0), (0, d), (0, -d))]
-    for deg in (cfg.moved_deg, -cfg.moved_deg):
-        R = cv2.getRotationMatrix2D((cx, cy), deg, 1.0)
-        probes.append(np.vstack([R, [0.0, 0.0, 1.0]]))
-    for T in probes:
+    ``score`` on the photo's edges ``b``, better than itself moved by each of ``ref.nearby`` (the
+    smallest moves that count)? Then the board lies within about half a ``MOVED_MM`` of it."""
+    for T in ref.nearby:
         back = cv2.warpPerspective(b, W @ T, (ref.shape[1], ref.shape[0]), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         if float(cv2.computeECC(ref.edges, back, ref.mask)) >= score:
             return False
