@@ -24,7 +24,19 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHARED = os.path.join(HERE, "..", "..", "shared")
+REPO = os.path.dirname(HERE)
+
+
+def shared_folder() -> str:
+    """``shared/`` beside the repository (or beside the folder of its worktrees)."""
+    for up in ("..", os.path.join("..", "..")):
+        candidate = os.path.normpath(os.path.join(REPO, up, "shared"))
+        if os.path.isdir(candidate):
+            return candidate
+    raise SystemExit("no shared/ folder found beside the repository")
+
+
+SHARED = shared_folder()
 DEFAULT_ROOTS = ("samples", "samples-new-setups", "pool", "real")
 
 
@@ -48,25 +60,27 @@ def strip_timing(value):
     return value
 
 
-def run(cmd: list[str]) -> dict:
+def run(cmd: list[str], tmp: str) -> dict:
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    stdout = p.stdout.replace(tmp, "<CAL>")
     try:
-        out = strip_timing(json.loads(p.stdout)) if p.stdout.strip() else None
+        out = strip_timing(json.loads(stdout)) if stdout.strip() else None
     except json.JSONDecodeError:
-        out = p.stdout
-    return {"exit": p.returncode, "json": out, "stderr": (p.stderr.strip().splitlines() or [""])[-1]}
+        out = stdout
+    stderr = p.stderr.replace(tmp, "<CAL>").strip().splitlines()
+    return {"exit": p.returncode, "json": out, "stderr": (stderr or [""])[-1]}
 
 
 def record_setup(cmd: list[str], setup: str, tmp: str) -> dict[str, dict]:
-    cal = os.path.join(tmp, setup.replace(os.sep, "_"))
+    cal = os.path.join(tmp, os.path.relpath(setup, SHARED).replace(os.sep, "_"))
     records = {setup + "/calibrate": run(cmd + ["calibrate", os.path.join(setup, "calibration.json"),
-                                                 "--out", cal, "--json"])}
+                                                 "--out", cal, "--json"], tmp)}
     for img in sorted(glob.glob(os.path.join(setup, "scene_*.jpg"))):
         extra = []
         scene_setup = img[:-len(".jpg")] + ".setup.json"
         if os.path.exists(scene_setup):
             extra = ["--setup", scene_setup]
-        records[img] = run(cmd + ["scan", img, "--calibration", cal, "--json"] + extra)
+        records[img] = run(cmd + ["scan", img, "--calibration", cal, "--json"] + extra, tmp)
     return records
 
 
@@ -83,7 +97,7 @@ def record(cmd: list[str], folders: list[str], jobs: int) -> dict[str, dict]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", nargs="*")
-    ap.add_argument("--cmd", default=os.path.join(HERE, "..", ".venv", "bin", "beachscore"))
+    ap.add_argument("--cmd", default=os.path.join(REPO, ".venv", "bin", "beachscore"))
     ap.add_argument("--out", help="write the recording here")
     ap.add_argument("--compare", help="compare with this recording")
     ap.add_argument("--jobs", type=int, default=2)
