@@ -13,7 +13,7 @@ import sys
 import time
 
 from beachscore import __version__
-from beachscore.errors import BadInputError, BeachscoreError
+from beachscore.errors import CODED_ERRORS, BadInputError, BeachscoreError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_UNREADABLE = 0, 1, 2, 3
 
@@ -114,8 +114,8 @@ def load_setup(value: str | None) -> dict | None:
     Raises:
         BadInputError: missing file or invalid JSON.
     """
-    from beachscore.inputs import parse_json_text
-    from calibration.files import load_object
+    from vision.files import parse_json_text
+    from vision.files import load_object
 
     if value is None:
         return None
@@ -240,7 +240,7 @@ def cmd_score(args) -> int:
     merged or scored (another game, a player on two mats) → exit 2 ``invalid-state``.
     """
     import scoring
-    from calibration.files import load_object
+    from vision.files import load_object
 
     paths = args.state if isinstance(args.state, list) else [args.state]
     docs = [load_object(path, "state file") for path in paths]
@@ -276,7 +276,7 @@ def cmd_serve(args) -> int:
 
 def load_event(path: str):
     """Read EVENT.json as a :class:`tournament.Event`; a file that breaks the contract is bad input (exit 2)."""
-    from calibration.files import load_object
+    from vision.files import load_object
     from tournament import Event, InvalidEventError
 
     doc = load_object(path, "event file")
@@ -320,7 +320,8 @@ def cmd_hall(args) -> int:
 
 def cmd_markers(args) -> int:
     """``beachscore markers``: write the profile's ArUco markers at true size for printing."""
-    from calibration.files import load_object, validate_profile
+    from calibration.files import validate_profile
+    from vision.files import load_object
     from calibration.markers import write_charuco_sheet, write_marker_sheet
 
     if args.charuco:
@@ -350,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_INTERNAL
-    except BeachscoreError as err:
+    except CODED_ERRORS as err:
         _emit_error(err, as_json)
         return err.exit_code
     except Exception as err:  # noqa: BLE001 - the contract forbids tracebacks on the user's terminal

@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 
 import scoring
-from beachscore.errors import BadInputError, BeachscoreError
+from beachscore.errors import CODED_ERRORS, BadInputError, BeachscoreError
 from beachscore.events import EventBus
 from beachscore.store import Store, StoreError
 from beachscore.store.db import WRITE_PROBLEMS, write_problem
@@ -392,7 +392,7 @@ class Station:
         try:
             with self._camera_lock:
                 image = self.camera.capture()
-        except BeachscoreError as err:
+        except CODED_ERRORS as err:
             return self._failed(game_id, source, None, err, timing, mat), err.message
         timing["capture"] = _ms(t0)
         t1 = time.perf_counter()

@@ -21,19 +21,9 @@ import os
 
 import numpy as np
 
-from beachscore.errors import BeachscoreError
+from hardware.errors import CameraError
 
 ENV_VAR = "BEACHSCORE_CAMERA"
-
-
-class CameraError(BeachscoreError, RuntimeError):
-    """The camera cannot be opened or cannot take a photo.
-
-    Codes: ``camera-unavailable`` (no device / library), ``camera-failed`` (a capture failed),
-    ``camera-spec`` (the spec string is not understood).
-    """
-
-    exit_code = 2
 
 
 class Camera:

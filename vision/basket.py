@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from beachscore.errors import BadInputError
+from vision.errors import BadInputError
 from vision.mats_config import SEASHELLS, SeashellsConfig
 from vision.quality import median_last
 from vision.ring_contrast import GaussianClasses

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from beachscore.errors import UnreadableBoardError
+from vision.errors import UnreadableBoardError
 from vision.lens import MIN_DISPLACEMENT_PX, Lens, undistort_px
 
 

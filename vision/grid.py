@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from beachscore.errors import BadInputError
+from vision.errors import BadInputError
 from vision.places import PlaceModel, classify_places, learn_places
 from vision.registration import board_px_per_mm, rectify
 from vision.types import CalibrationShot, Photo, Reading

@@ -11,7 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from beachscore.errors import BadInputError, UnreadableBoardError
+from vision.errors import BadInputError, UnreadableBoardError
 from vision.quality import median_last
 from vision.registration import project
 

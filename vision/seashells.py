@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from beachscore.errors import BadInputError, UnreadableBoardError
+from vision.errors import BadInputError, UnreadableBoardError
 from vision.basket import find_items, learn_basket
 from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, ring_change, text_scale)

@@ -3,12 +3,65 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
-from calibration.files import CalibrationRequest
-from calibration.store import Calibration
+from vision.lens import Lens
 from vision.registration import Registration
+
+
+class CalibrationRequest(Protocol):
+    """What a reader's ``learn`` reads of a parsed calibration.json (``calibration.files.CalibrationRequest``).
+
+    Attributes:
+        game: game name from the contract.
+        profile: the board profile dict.
+        image_path: the calibration photo.
+        empty_image_path: optional photo of the empty board, same view.
+        corners_px: four board corners in image px (TL, TR, BR, BL) or None when markers give them.
+        samples: list of ``(label, (x_mm, y_mm))``.
+        charuco_image_path: optional photo of the printed ChArUco sheet, or None.
+    """
+
+    game: str
+    profile: dict
+    image_path: str
+    empty_image_path: str | None
+    corners_px: list[list[float]] | None
+    samples: list[tuple[str, tuple[float, float]]]
+    charuco_image_path: str | None
+
+
+class Calibration(Protocol):
+    """What the board stage and the readers read of a loaded calibration (``calibration.store.Calibration``).
+
+    Attributes:
+        game: game name.
+        profile: the board profile dict.
+        image_size: (width_px, height_px) of the calibration shot.
+        H_px_from_mm: (3, 3) homography board mm → calibration-shot px (undistorted when ``lens`` is set).
+        model: the game reader's learned appearance (JSON).
+        reference: the calibration shot, grey uint8 at 1/4 size, or None.
+        folder: the calibration folder.
+        extra: further saved fields (model version, board layout, outline …).
+        lens: the camera's lens distortion, or None for none.
+        cache: derived data the scans build once per process (never saved).
+    """
+
+    game: str
+    profile: dict
+    image_size: tuple[int, int]
+    H_px_from_mm: np.ndarray
+    model: dict
+    reference: np.ndarray | None
+    folder: str
+    extra: dict
+    lens: Lens | None
+    cache: dict
+
+    def image(self, name: str) -> np.ndarray | None:
+        """A picture the learner saved in the calibration folder (BGR or grey uint8), None if absent."""
 
 
 @dataclass

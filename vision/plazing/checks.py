@@ -15,7 +15,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from beachscore.errors import UnreadableBoardError
+from vision.errors import UnreadableBoardError
 from vision import quality
 from vision.plazing.cells import Grid
 from vision.plazing.config import QUALITY

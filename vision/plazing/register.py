@@ -34,7 +34,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from beachscore.errors import UnreadableBoardError
+from vision.errors import UnreadableBoardError
 from vision.gradients import sobel_magnitude
 from vision.plazing.cells import Grid
 from vision.plazing.config import REGISTER, RegisterConfig

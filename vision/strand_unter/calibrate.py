@@ -23,7 +23,7 @@ import warnings
 import cv2
 import numpy as np
 
-from beachscore.errors import BadInputError
+from vision.errors import BadInputError
 from vision.strand_unter import colour as colour
 from vision.image_io import read_image
 from vision.strand_unter.blobs import foreground

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from beachscore.errors import UnreadableBoardError
+from vision.errors import UnreadableBoardError
 from vision import quality
 from vision.gradients import sobel_magnitude
 from vision.strand_unter import colour as colour
