@@ -21,9 +21,9 @@ from beachscore.errors import BadInputError
 READERS = {
     "strand-unter": "vision.strand_unter",
     "plazing": "vision.plazing",
-    "grid": "vision.grid",
-    "seashells": "vision.seashells",
-    "sand-castles": "vision.sand_castles",
+    "grid": "vision.grid.reader",
+    "seashells": "vision.seashells.reader",
+    "sand-castles": "vision.sand_castles.reader",
 }
 
 

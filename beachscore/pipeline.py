@@ -22,14 +22,14 @@ from calibration.files import load_calibration_request
 from beachscore.checks import (check_calibrated_board, check_colours, check_corners, check_output_folder, check_photo,
                                check_setup, doubt_unrecognised_board)
 from vision.appearance import board_layout
-from vision.image_io import read_image, decode_image
-from vision.charuco import lens_from_charuco
-from vision.lens import Lens
-from vision.lens_lines import estimate_lens
+from vision.image.decode import read_image, decode_image
+from vision.lens.charuco import lens_from_charuco
+from vision.lens.model import Lens
+from vision.lens.lines import estimate_lens
 from vision.outline import (IDENTITY, OUTLINE, Identity, IdentityReference, OutlineReference, coarse_motion,
                             identity_layout, identity_profiles, measure_motion, sample_bands, strip_layout)
 from vision.outline import board_identity as outline_identity
-from vision.quality import check_board_in_view
+from vision.image.quality import check_board_in_view
 from vision.registration import (Registration, board_corners_mm, board_motion, board_px_per_mm, detect_markers,
                                  homography_from_corners, project, reference_image, SIDES)
 
@@ -538,7 +538,7 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     image = at_reader_scale(image, cal, module)
     taken = image
     t_lens = time.perf_counter()
-    if cal.lens is not None:  # the homography holds in the undistorted photo (vision.lens)
+    if cal.lens is not None:  # the homography holds in the undistorted photo (vision.lens.model)
         image = cal.lens.undistort_image(image)
     undistort_ms = (time.perf_counter() - t_lens) * 1e3
     if cal.extra.get("model_version") != model_version(module):

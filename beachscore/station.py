@@ -637,10 +637,10 @@ class Station:
         of the memory); other formats (BMP, TIFF, WebP) are decoded and kept as PNG.
 
         Raises:
-            BadInputError: not a readable photo (``vision.image_io.decode_image``), ``busy``.
+            BadInputError: not a readable photo (``vision.image.decode.decode_image``), ``busy``.
             StoreError: ``disk-full``, ``read-only``, ``data-folder-missing``.
         """
-        from vision.image_io import decode_image
+        from vision.image.decode import decode_image
 
         kept_as_sent = {b"\xff\xd8\xff": ".jpg", b"\x89PNG\r\n\x1a\n": ".png"}
         ext = next((e for magic, e in kept_as_sent.items() if data.startswith(magic)), None)

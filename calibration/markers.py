@@ -18,7 +18,7 @@ import numpy as np
 
 from calibration.errors import CalibrationError
 from calibration.store import atomic_write_bytes
-from vision.charuco import SHEET, sheet_image
+from vision.lens.charuco import SHEET, sheet_image
 
 MM_PER_INCH = 25.4
 
@@ -296,7 +296,7 @@ def _pdf(pages, dpi: int, sizes_mm=None) -> bytes:
 
 
 def render_charuco_page(dpi: int = 300, paper: str = "A4") -> np.ndarray:
-    """The ChArUco sheet (:data:`vision.charuco.SHEET`) on one landscape page at true size, with a
+    """The ChArUco sheet (:data:`vision.lens.charuco.SHEET`) on one landscape page at true size, with a
     header that says what it is for and a 50 mm scale bar; grey uint8 (H, W).
 
     Raises:

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from calibration.errors import CalibrationError
-from vision.lens import Lens
+from vision.lens.model import Lens
 
 FORMAT = "beachscore-calibration"
 _UMASK = os.umask(0o022)
@@ -50,7 +50,7 @@ class Calibration:
         reference: the calibration shot, grey uint8 at 1/4 size, or None.
         folder: CAL_DIR.
         extra: further saved fields (model version, board layout, outline …).
-        lens: the camera's lens distortion (:class:`vision.lens.Lens`), or None for none.
+        lens: the camera's lens distortion (:class:`vision.lens.model.Lens`), or None for none.
         cache: derived data the scans build once per process (never saved).
     """
 

@@ -38,7 +38,7 @@ from beachscore.errors import BeachscoreError  # noqa: E402
 from beachscore.games import reader  # noqa: E402
 from beachscore.pipeline import at_reader_scale, board_identity, calibrate  # noqa: E402
 from beachscore.checks import check_photo  # noqa: E402
-from vision.image_io import read_image  # noqa: E402
+from vision.image.decode import read_image  # noqa: E402
 from vision.outline import IDENTITY  # noqa: E402
 
 

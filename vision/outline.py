@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.gradients import sobel_magnitude
+from vision.image.gradients import sobel_magnitude
 
 SIDES = ("top", "right", "bottom", "left")
 
@@ -590,7 +590,7 @@ class IdentityConfig:
     #: A photo that needs more than this gain (calibration / now, in every channel: one channel
     #: alone may differ because of what lies on the board) to reach the calibration's exposure
     #: gets no verdict: too dark to compare; the readers refuse it as such (this is their own
-    #: limit, :attr:`vision.quality.QualityConfig.max_gain`).
+    #: limit, :attr:`vision.image.quality.QualityConfig.max_gain`).
     max_exposure_gain: float = 3.5
     #: A reference strip is usable when its profile varies at least this much (RMS, log units):
     #: a featureless strip would match any featureless photo.

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from vision.errors import UnreadableBoardError
-from vision.gradients import sobel_magnitude
+from vision.image.gradients import sobel_magnitude
 
 
 def board_corners_mm(board_mm: tuple[float, float]) -> np.ndarray:

@@ -7,7 +7,7 @@ from typing import Protocol
 
 import numpy as np
 
-from vision.lens import Lens
+from vision.lens.model import Lens
 from vision.registration import Registration
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from beachscore.games import reader
 from calibration.files import CalibrationRequest
 from calibration.store import Calibration
-from vision.mat_checks import as_scanned
+from vision.mats.checks import as_scanned
 from vision.registration import Registration
 from vision.synthetic_boards import scale_homography
 from vision.types import CalibrationShot, Photo

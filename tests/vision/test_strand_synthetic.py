@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from beachscore.errors import UnreadableBoardError
-from vision import quality, synthetic
+from vision import synthetic
+from vision.image import quality
 from vision.strand_unter import colour as colour
 from vision.strand_unter.geometry import groove_map, warp_board
 from vision.registration import homography_from_corners

@@ -21,7 +21,7 @@ import numpy as np
 
 from vision.errors import BadInputError
 from vision.files import load_object
-from vision.image_io import read_image
+from vision.image.decode import read_image
 from vision.plazing.augment import augmented_boards
 from vision.plazing.cells import Grid, colour_table, learn_colour, mislabelled, sample_colour
 from vision.plazing.config import AUGMENT, HELD_OUT, PALETTE, PATTERN, RECTIFY, SEAM, TOKENS, AugmentConfig

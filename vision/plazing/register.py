@@ -35,7 +35,7 @@ import cv2
 import numpy as np
 
 from vision.errors import UnreadableBoardError
-from vision.gradients import sobel_magnitude
+from vision.image.gradients import sobel_magnitude
 from vision.plazing.cells import Grid
 from vision.plazing.config import REGISTER, RegisterConfig
 from vision.plazing.model import ReaderModel

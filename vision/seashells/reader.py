@@ -2,9 +2,9 @@
 
 The towel is a board of named places (shape row × colour column) that hold at most one shell.
 Each cell is judged against its *own* background, the ring just inside its grid lines
-(:mod:`vision.ring_contrast`), so a white shell on the white column or a small shell still
+(:mod:`vision.mats.ring_contrast`), so a white shell on the white column or a small shell still
 stands out, whatever colour the column is printed in. The contrast is measured noise-robustly
-(:func:`vision.ring_contrast.denoised_contrast_features`: means over 2.4 mm windows, and the
+(:func:`vision.mats.ring_contrast.denoised_contrast_features`: means over 2.4 mm windows, and the
 photo's own background noise, measured on the rings, taken off), so grain or JPEG blocks do
 not make every cell look occupied. Occupied / empty appearance is learned from the
 calibration's ``shell`` and ``empty`` samples (each checked against the others: a sample that
@@ -14,15 +14,15 @@ rather than confidently wrong. A found shell must also be coloured like the cali
 of its colour column (a hand, a stray object or a mirrored photo is not).
 
 The basket holds loose items; they are found as blobs against the basket's learned background
-and classified by their learned look (:mod:`vision.basket`). The reading never reports more
+and classified by their learned look (:mod:`vision.mats.basket`). The reading never reports more
 items of a kind than the game box holds (``scoring.seashells.BOX``): more blobs than that is a
 misreading, capped and reported unsure.
 
 Refusals (exit 3): part of the mat outside the photo (``board-out-of-view``,
-:func:`vision.quality.check_board_in_view`, run by the pipeline), too dark or glared
-(:func:`vision.mat_checks.check_photo`), too blurred (the board's fine detail against the
-calibration's, :func:`vision.quality.detail_ratio`), too noisy (the board's pixel noise against
-the calibration's, :func:`vision.quality.board_noise_sigma`), ``registration-lost`` when most
+:func:`vision.image.quality.check_board_in_view`, run by the pipeline), too dark or glared
+(:func:`vision.mats.checks.check_photo`), too blurred (the board's fine detail against the
+calibration's, :func:`vision.image.quality.detail_ratio`), too noisy (the board's pixel noise against
+the calibration's, :func:`vision.image.quality.board_noise_sigma`), ``registration-lost`` when most
 found shells have colours unlike their columns' calibrated shells (mirrored photo, another mat),
 ``occluded`` (cells whose own towel colour changed since calibration, cells holding something
 unlike a shell, or many cells unlike both classes; the message says which were measured).
@@ -39,15 +39,15 @@ from __future__ import annotations
 import numpy as np
 
 from vision.errors import BadInputError, UnreadableBoardError
-from vision.basket import find_items, learn_basket
-from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
+from vision.mats.basket import find_items, learn_basket
+from vision.mats.checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, ring_change, text_scale)
-from vision.mats_config import SEASHELLS as CFG
-from vision.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
+from vision.mats.config import SEASHELLS as CFG
+from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
 from vision.registration import project, rectify
-from vision.gradients import sobel_magnitude
-from vision.ring_contrast import (GaussianClasses, board_lab, denoised_contrast_features, ring_medians,
+from vision.image.gradients import sobel_magnitude
+from vision.mats.ring_contrast import (GaussianClasses, board_lab, denoised_contrast_features, ring_medians,
                                   normalised_lab)
 from vision.types import CalibrationShot, Photo, Reading
 from scoring.seashells import BOX
@@ -110,7 +110,7 @@ def _cell_name(k: int, rows: list[str], cols: list[str]) -> str:
 
 
 def _towel(lab: np.ndarray, boxes: np.ndarray):
-    """Noise-corrected contrast of every towel cell (:func:`vision.ring_contrast.denoised_contrast_features`)."""
+    """Noise-corrected contrast of every towel cell (:func:`vision.mats.ring_contrast.denoised_contrast_features`)."""
     return denoised_contrast_features(lab, boxes, CFG.px_per_mm, CFG.core_inset_mm, CFG.ring_mm, CFG.smooth_px)
 
 

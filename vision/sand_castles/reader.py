@@ -7,7 +7,7 @@ slots), read with :mod:`vision.places` plus two rules of the game that make the 
   learned ``wave`` appearance (the LDA model of :mod:`vision.places`); the lane's wave is the
   closest space, and its confidence is the softmax of −d²/2 over the lane's spaces.
 * **Walls stand on the wall space, and only there.** Whether something stands on a space is
-  judged against the space's own ring (:mod:`vision.ring_contrast`), because the wall space is
+  judged against the space's own ring (:mod:`vision.mats.ring_contrast`), because the wall space is
   sand and the others sea; something standing on a space 1…length−2 that is not the wave is a
   contradiction and lowers the confidence.
 * **Flooding** is the wave standing on the castle space (``length``): its pieces are washed
@@ -15,7 +15,7 @@ slots), read with :mod:`vision.places` plus two rules of the game that make the 
 * Castle pieces: every slot is classified ``castle_piece`` / ``slot`` by the place reader.
 
 Refusals (exit 3): part of the board outside the photo after registration
-(``board-out-of-view``, :func:`vision.quality.check_board_in_view`, run by the pipeline), too dark or glared, too
+(``board-out-of-view``, :func:`vision.image.quality.check_board_in_view`, run by the pipeline), too dark or glared, too
 blurred (fine detail against the calibration's), and occluded: a hand over the board changes
 the colour of the spaces' own backgrounds (their rings) and makes castle slots look like nothing
 learned (the message says what was measured: light very different from calibration does the
@@ -25,7 +25,7 @@ that clearly looks like another class is refused as ``bad-sample`` (exit 2).
 Speed: photos are decoded at half size (:data:`DECODE_REDUCE`); only what is read is warped (the
 board at ``space_px_per_mm`` for the spaces, the castle-slot rectangle at ``px_per_mm``, a sparse
 grid for the lighting); Lab and gradients are computed once and every place's features at once
-(:func:`vision.ring_contrast.patch_features`, the features of :mod:`vision.places`). Lighting is
+(:func:`vision.mats.ring_contrast.patch_features`, the features of :mod:`vision.places`). Lighting is
 corrected by gains from the spaces' ring colours (a hand does not move their median).
 
 Source: shared/contracts/sand-castles.md; shared/rules/sand-castles.md.
@@ -36,14 +36,14 @@ from __future__ import annotations
 import numpy as np
 
 from vision.errors import BadInputError, UnreadableBoardError
-from vision.gradients import sobel_magnitude
-from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
+from vision.image.gradients import sobel_magnitude
+from vision.mats.checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, rectify_part, ring_change, text_scale)
-from vision.mats_config import SAND_CASTLES as CFG
-from vision.quality import check_blur, detail_ratio, median_last
+from vision.mats.config import SAND_CASTLES as CFG
+from vision.image.quality import check_blur, detail_ratio, median_last
 from vision.places import COVARIANCE_FLOOR, PlaceModel, learn_places, place_features
 from vision.registration import project, rectify
-from vision.ring_contrast import (GaussianClasses, board_lab, patch_features,
+from vision.mats.ring_contrast import (GaussianClasses, board_lab, patch_features,
                                   ring_contrast_features, ring_medians)
 from vision.types import CalibrationShot, Photo, Reading
 
@@ -168,7 +168,7 @@ def _check_samples(board_bgr: np.ndarray, samples, shown, px_per_mm: float, patc
     """Refuse a calibration sample that clearly looks like another class (``bad-sample``, exit 2).
 
     Leave-one-out over the place features of :mod:`vision.places` (per-class diagonal Gaussians
-    floored by its covariance floor, :meth:`vision.ring_contrast.GaussianClasses.mislabelled`).
+    floored by its covariance floor, :meth:`vision.mats.ring_contrast.GaussianClasses.mislabelled`).
 
     Args:
         board_bgr: the view the samples are read from; samples: ``(label, (x, y))`` in its mm.
