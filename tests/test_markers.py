@@ -5,7 +5,7 @@ import pytest
 from beachscore.errors import BadInputError
 from calibration.markers import PAPER_MM, render_marker_pages, render_marker_sheet, write_marker_sheet
 from vision.registration import detect_markers
-from vision.synthetic_grid import grid_profile
+from tests.synthetic.grid import grid_profile
 
 
 def test_sheet_has_true_size_and_detectable_markers(tmp_path):

@@ -14,8 +14,8 @@ from beachscore import pipeline
 from beachscore.errors import UnreadableBoardError
 from vision.outline import IDENTITY, IdentityReference, board_identity, identity_profiles
 from vision.registration import board_corners_mm, homography_from_corners, project
-from vision.synthetic_boards import relight
-from vision.synthetic_grid import draw_board, grid_profile, photograph
+from tests.synthetic.mats import relight
+from tests.synthetic.grid import draw_board, grid_profile, photograph
 
 PPM = 4.0
 CORNERS = [[170, 110], [790, 125], [780, 610], [160, 595]]

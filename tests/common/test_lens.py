@@ -13,7 +13,7 @@ from beachscore.errors import BadInputError, UnreadableBoardError
 from calibration import store
 from vision.lens.model import Lens
 from vision.registration import board_corners_mm, homography_from_corners, project
-from vision.synthetic_grid import draw_board, grid_profile, photograph
+from tests.synthetic.grid import draw_board, grid_profile, photograph
 
 PPM = 4.0
 SIZE = (960, 720)

@@ -11,7 +11,7 @@ from calibration.files import CalibrationRequest
 from calibration.store import Calibration
 from vision.mats.checks import as_scanned
 from vision.registration import Registration
-from vision.synthetic_boards import scale_homography
+from tests.synthetic.mats import scale_homography
 from vision.types import CalibrationShot, Photo
 
 
@@ -43,7 +43,7 @@ def write_calibration(folder, game, profile, image, samples, px_per_mm=None) -> 
     import os
 
     from calibration.store import atomic_write_image
-    from vision.synthetic_boards import PX_PER_MM
+    from tests.synthetic.mats import PX_PER_MM
 
     s = px_per_mm or PX_PER_MM
     w, h = profile["board_mm"]

@@ -9,7 +9,7 @@ import pytest
 
 from beachscore import pipeline
 from beachscore.errors import BadInputError
-from vision.synthetic_grid import draw_board, grid_profile, photograph
+from tests.synthetic.grid import draw_board, grid_profile, photograph
 
 PPM = 4.0
 CORNERS = [[150, 100], [800, 120], [790, 620], [140, 600]]

@@ -1,4 +1,4 @@
-"""End to end on a synthetic set-up (vision/synthetic.py): calibrate from drawn pieces, then scan.
+"""End to end on a synthetic set-up (tests/synthetic/strand_top.py): calibrate from drawn pieces, then scan.
 
 Scans under another lighting colour/strength, noise, blur and a small bump of the board read the
 exact state; a skin-coloured arm over the board is refused with exit 3 ``occluded``.
@@ -12,7 +12,7 @@ import cv2
 import pytest
 
 from beachscore.cli import main
-from vision import synthetic
+from tests.synthetic import strand_top as synthetic
 
 PROFILE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter", "profile.json")))
 SIZE, PPM = (1920, 1080), 2.4

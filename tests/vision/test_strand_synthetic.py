@@ -1,4 +1,4 @@
-"""Unit tests of the Strand unter stages on seeded synthetic scenes (vision/synthetic.py)."""
+"""Unit tests of the Strand unter stages on seeded synthetic scenes (tests/synthetic/strand_top.py)."""
 from __future__ import annotations
 
 import json
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from beachscore.errors import UnreadableBoardError
-from vision import synthetic
+from tests.synthetic import strand_top as synthetic
 from vision.image import quality
 from vision.strand_unter import colour as colour
 from vision.strand_unter.geometry import groove_map, warp_board
