@@ -22,6 +22,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from beachscore import pipeline  # noqa: E402
+from vision.board import stage as board_stage  # noqa: E402
 
 GAMES = ("plazing", "sand-castles", "seashells", "strand-unter")
 HOOKED = ("plazing", "strand-unter")
@@ -36,7 +37,7 @@ def _register(photo, cal, module):
     if cal.lens is not None:
         image = cal.lens.undistort_image(image)
     try:
-        return pipeline.register(image, cal, module)
+        return board_stage.register(image, cal, module)
     except Exception:  # noqa: BLE001 - a refused photo gets the board check on that path
         return None
 

@@ -4,7 +4,7 @@ import pytest
 
 from beachscore.errors import BadInputError
 from calibration.markers import PAPER_MM, render_marker_pages, render_marker_sheet, write_marker_sheet
-from vision.registration import detect_markers
+from vision.board.markers import detect_markers
 from tests.synthetic.grid import grid_profile
 
 

@@ -8,7 +8,32 @@ from typing import Protocol
 import numpy as np
 
 from vision.lens.model import Lens
-from vision.registration import Registration
+
+
+@dataclass
+class Registration:
+    """Where the board is in one photo.
+
+    Attributes:
+        H_px_from_mm: (3, 3) homography board mm → image px.
+        source: ``"markers"``, ``"corners"`` or ``"refined"``.
+        shift_mm: how far the board centre moved against the calibration (mm), 0 when not refined.
+        rotation_deg: rotation against the calibration (degrees).
+        score: quality of the alignment in [−1, 1]: the share of the outline strips explained
+            (:mod:`vision.board.motion`), or an ECC correlation; 1 for markers.
+    """
+
+    H_px_from_mm: np.ndarray
+    source: str
+    shift_mm: float = 0.0
+    rotation_deg: float = 0.0
+    score: float = 1.0
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """JSON summary: source, shift_mm, rotation_deg, score (the homography stays internal)."""
+        return {"source": self.source, "shift_mm": round(self.shift_mm, 2),
+                "rotation_deg": round(self.rotation_deg, 2), "score": round(self.score, 3)}
 
 
 class CalibrationRequest(Protocol):

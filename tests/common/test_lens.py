@@ -12,7 +12,7 @@ from beachscore import pipeline
 from beachscore.errors import BadInputError, UnreadableBoardError
 from calibration import store
 from vision.lens.model import Lens
-from vision.registration import board_corners_mm, homography_from_corners, project
+from vision.board.geometry import board_corners_mm, homography_from_corners, project
 from tests.synthetic.grid import draw_board, grid_profile, photograph
 
 PPM = 4.0

@@ -11,7 +11,7 @@ import pytest
 
 from beachscore import pipeline
 from beachscore.errors import UnreadableBoardError
-from vision.registration import board_corners_mm, homography_from_corners, project
+from vision.board.geometry import board_corners_mm, homography_from_corners, project
 from tests.synthetic.grid import draw_board, grid_profile, photograph
 
 PPM = 4.0

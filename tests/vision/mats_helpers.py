@@ -10,7 +10,7 @@ from beachscore.games import reader
 from calibration.files import CalibrationRequest
 from calibration.store import Calibration
 from vision.mats.checks import as_scanned
-from vision.registration import Registration
+from vision.types import Registration
 from tests.synthetic.mats import scale_homography
 from vision.types import CalibrationShot, Photo
 

@@ -68,7 +68,8 @@ def test_a_board_seen_off_its_places_is_not_read_confidently_wrong(tmp_path):
     # the registration puts every place 0.45 pitch off (as an invented bump did on real photos):
     # places half on a token and half on the board are like no class, and the reading says so
     from vision.grid.reader import read
-    from vision.registration import Registration, homography_from_corners
+    from vision.board.geometry import homography_from_corners
+    from vision.types import Registration
     from vision.types import Photo
     prof = grid_profile(5, 6)
     cal = _calibrate(tmp_path, prof, _layout(5, 6, 1))

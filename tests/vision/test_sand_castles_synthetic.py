@@ -10,7 +10,7 @@ from calibration.store import atomic_write_image
 from vision.sand_castles import reader as sand_castles
 from vision.mats.checks import LABEL_FILL_BGR
 from vision.image.quality import check_board_in_view
-from vision.registration import Registration
+from vision.types import Registration
 from tests.synthetic.mats import PX_PER_MM, SAND_CASTLES_PROFILE as PROFILE, draw_arm, relight, sand_castles_board
 
 from mats_helpers import box_outline_px, circle_px, difference, marked_share, photo, shot, write_calibration

@@ -13,7 +13,7 @@ from scoring.seashells_mats import merge_mats
 from vision.seashells import reader as seashells
 from vision.mats.checks import LABEL_FILL_BGR
 from vision.image.quality import check_board_in_view
-from vision.registration import Registration
+from vision.types import Registration
 from tests.synthetic.mats import (PX_PER_MM, SEASHELLS_PROFILE as PROFILE, degrade, draw_arm, draw_skin_patch,
                                      relight, seashells_mat)
 

@@ -127,7 +127,7 @@ def test_fold_of_the_cloth_is_not_an_occlusion(setup_dir, capsys):
     board, narrower than the cloth-edge filter) is cloth, not a hand: the board is read."""
     import numpy as np
 
-    from vision.registration import homography_from_corners, project
+    from vision.board.geometry import homography_from_corners, project
 
     sc = synthetic.scene(PROFILE, seed=7, size_px=SIZE, ppm=PPM, sea_front=8,
                          shells=[("white", 100, 310), ("black", 200, 250)], castles=[("red", 1, 120, 190)])

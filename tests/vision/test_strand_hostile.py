@@ -200,7 +200,7 @@ def test_annotated_picture_is_full_size_with_labels_on_light_boxes(cal_dir, caps
     img = cv2.imread(str(out))
     assert (img.shape[1], img.shape[0]) == SIZE
     # groove 10's number lies on the blue cloth: it must sit on a light box, not be drawn in a colour on blue
-    from vision.registration import homography_from_corners, project
+    from vision.board.geometry import homography_from_corners, project
 
     grooves = {g["number"]: np.asarray(g["polygon_mm"], float) for g in PROFILE["grooves"]}
     (u, v), = project(homography_from_corners(sc.corners_px, PROFILE["board_mm"]),

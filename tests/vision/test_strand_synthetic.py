@@ -13,7 +13,7 @@ from tests.synthetic import strand_top as synthetic
 from vision.image import quality
 from vision.strand_unter import colour as colour
 from vision.strand_unter.geometry import groove_map, warp_board
-from vision.registration import homography_from_corners
+from vision.board.geometry import homography_from_corners
 from vision.strand_unter import castle_cues, castle_values
 
 PROFILE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter", "profile.json")))

@@ -17,7 +17,7 @@ import numpy as np
 
 from vision.errors import BadInputError
 from vision.places import PlaceModel, classify_places, learn_places
-from vision.registration import board_px_per_mm, rectify
+from vision.board.geometry import board_px_per_mm, rectify
 from vision.types import CalibrationShot, Photo, Reading
 
 #: Learned-model format: 2 since places on the board's edge see their whole patch (the board is
@@ -128,7 +128,7 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
     (confidence below 0.9); BGR uint8, the photo's size."""
     import cv2
 
-    from vision.registration import project
+    from vision.board.geometry import project
 
     cal = photo.calibration
     out = photo.image.copy()

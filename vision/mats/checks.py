@@ -13,7 +13,7 @@ import numpy as np
 
 from vision.errors import BadInputError, UnreadableBoardError
 from vision.image.quality import median_last
-from vision.registration import project
+from vision.board.geometry import project
 
 
 def check_labels(samples, allowed, required, game: str) -> None:
@@ -42,7 +42,7 @@ def as_scanned(image: np.ndarray, H_px_from_mm: np.ndarray, reduce: int) -> tupl
     """The calibration shot as a scan sees it: shrunk like a JPEG decoded at 1/``reduce``.
 
     Scans are decoded reduced (``DECODE_REDUCE``) and the pipeline scales the homography by the
-    width ratio (:func:`beachscore.pipeline.photo_homography`); learning from the same view keeps
+    width ratio (:func:`vision.board.references.photo_homography`); learning from the same view keeps
     the learned appearance (sharpness, contrast) comparable with the scans'.
 
     Args:
@@ -72,7 +72,7 @@ def rectify_part(image: np.ndarray, H_px_from_mm: np.ndarray, origin_mm, size_mm
         px_per_mm: resolution of the result.
     Returns:
         BGR uint8 (round(h·ppm), round(w·ppm), 3); pixel (u, v) is at board point
-        (x + (u + 0.5)/ppm, y + (v + 0.5)/ppm) mm, as :func:`vision.registration.rectify` would place it.
+        (x + (u + 0.5)/ppm, y + (v + 0.5)/ppm) mm, as :func:`vision.board.geometry.rectify` would place it.
     """
     x0, y0 = (float(v) for v in origin_mm)
     size = (int(round(size_mm[0] * px_per_mm)), int(round(size_mm[1] * px_per_mm)))

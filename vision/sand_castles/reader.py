@@ -42,7 +42,7 @@ from vision.mats.checks import (annotation_canvas, as_scanned, check_labels, che
 from vision.mats.config import SAND_CASTLES as CFG
 from vision.image.quality import check_blur, detail_ratio, median_last
 from vision.places import COVARIANCE_FLOOR, PlaceModel, learn_places, place_features
-from vision.registration import project, rectify
+from vision.board.geometry import project, rectify
 from vision.mats.ring_contrast import (GaussianClasses, board_lab, patch_features,
                                   ring_contrast_features, ring_medians)
 from vision.types import CalibrationShot, Photo, Reading

@@ -45,7 +45,7 @@ from vision.mats.checks import (annotation_canvas, as_scanned, check_labels, che
 from vision.mats.config import SEASHELLS as CFG
 from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
-from vision.registration import project, rectify
+from vision.board.geometry import project, rectify
 from vision.image.gradients import sobel_magnitude
 from vision.mats.ring_contrast import (GaussianClasses, board_lab, denoised_contrast_features, ring_medians,
                                   normalised_lab)

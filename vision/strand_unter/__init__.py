@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.registration import SIDES
+from vision.board.geometry import SIDES
 from vision.strand_unter.config import REGISTRATION
 from vision.strand_unter.draw import annotate
 from vision.strand_unter.calibrate import MODEL_VERSION, learn, parse_label

@@ -41,7 +41,8 @@ from vision.image import quality
 from vision.image.gradients import sobel_magnitude
 from vision.strand_unter import colour as colour
 from vision.strand_unter import stats
-from vision.registration import Registration
+from vision.board.motion import MoveTolerance
+from vision.types import Registration
 from vision.strand_unter.config import READING, REGISTRATION
 from vision.strand_unter.geometry import (
     board_px_per_mm,
@@ -407,7 +408,7 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     # from the calibrated place whose gain is small, or a motion within the noise, is "not moved");
     # fits from a coarse or turned start are only made when the calibrated place explains nothing
     explained = still is not None and T is still.T and still.gain < cfg.moved_gain
-    if explained or (shift_mm < cfg.moved_mm and abs(rotation) < cfg.moved_deg):
+    if explained or not MoveTolerance(cfg.moved_mm, cfg.moved_deg).is_moved(shift_mm, rotation):
         return StrandRegistration(H0, "corners", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
                                   gains=gains, extended=ext, extended_gray=gray, detail=detail, noise=noise)
     reg = StrandRegistration(H0 @ T, "refined", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
