@@ -32,7 +32,7 @@ from vision.board.references import (IDENTITY_PNG, OUTLINE_PNG, REFERENCE_DOWNSC
 from vision.board.strips import sample_bands, strip_layout
 from vision.board.undistort import find_lens, undistorted_request, view_outline_mm
 from vision.image.decode import decode_image, read_image
-from vision.types import CalibrationShot, Photo, Reading, Registration
+from vision.types import CalibrationShot, Photo, Reader, Reading, Registration
 
 
 def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
@@ -44,7 +44,7 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
     """
     req = load_calibration_request(calibration_json)
     check_output_folder(out_dir, calibration_json)
-    module = reader(req.game)
+    game_reader = reader(req.game)
     image = read_image(req.image_path)
     empty = read_image(req.empty_image_path) if req.empty_image_path else None
     if empty is not None and empty.shape != image.shape:
@@ -74,25 +74,23 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
     shot = CalibrationShot(request=req, image=image, empty_image=empty, H_px_from_mm=H)
     with tempfile.TemporaryDirectory(prefix="beachscore-undistorted-") as tmp:
         if lens is not None:  # readers that decode the shot themselves read the undistorted copies
-            shot.request = undistorted_request(req, lens, int(getattr(module, "DECODE_REDUCE", 1)), tmp)
-        model = module.learn(shot)
+            shot.request = undistorted_request(req, lens, game_reader.decode_reduce, tmp)
+        model = game_reader.learn(shot)
     gray = cv2.cvtColor(image if empty is None else empty, cv2.COLOR_BGR2GRAY)
-    ppm = outline_ppm(H, req.profile["board_mm"], int(getattr(module, "DECODE_REDUCE", 1)))
+    ppm = outline_ppm(H, req.profile["board_mm"], game_reader.decode_reduce)
     layout = strip_layout(req.profile["board_mm"], ppm)
     bands = sample_bands(gray, H, layout)
     grow_mm = identity_grow_mm(req.profile)
     colour = identity_profiles(image if empty is None else empty, H, req.profile["board_mm"], grow_mm)
     pictures = dict(shot.pictures, **{OUTLINE_PNG: np.clip(np.round(bands), 0, 255).astype(np.uint8),
                                       IDENTITY_PNG: np.clip(np.round(colour), 0, 255).astype(np.uint8)})
+    extra = {"model_version": model_version(game_reader),
+             "board_layout": board_layout(image, H, req.profile["board_mm"]).round(1).tolist(),
+             "outline": {"picture": OUTLINE_PNG, "ppm": ppm, "layout": outline_layout()},
+             "identity": {"picture": IDENTITY_PNG, "grow_mm": grow_mm, "layout": identity_layout()}}
     cal = store.Calibration(game=req.game, profile=req.profile, image_size=(image.shape[1], image.shape[0]),
                             H_px_from_mm=H, model=model, reference=reference_image(gray, REFERENCE_DOWNSCALE),
-                            folder=out_dir, lens=lens, extra={"model_version": model_version(module),
-                                                   "board_layout": board_layout(image, H, req.profile["board_mm"])
-                                                   .round(1).tolist(),
-                                                   "outline": {"picture": OUTLINE_PNG, "ppm": ppm,
-                                                               "layout": outline_layout()},
-                                                   "identity": {"picture": IDENTITY_PNG, "grow_mm": grow_mm,
-                                                                "layout": identity_layout()}})
+                            folder=out_dir, lens=lens, extra=extra)
     try:
         store.save(out_dir, cal, pictures)
     except OSError as exc:
@@ -101,9 +99,9 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
     return cal
 
 
-def model_version(module) -> int:
-    """Version of a reader's learned-model format (``MODEL_VERSION``, default 1)."""
-    return int(getattr(module, "MODEL_VERSION", 1))
+def model_version(game_reader: Reader) -> int:
+    """Version of a reader's learned-model format (:attr:`~vision.types.Reader.model_version`)."""
+    return int(game_reader.model_version)
 
 
 #: How many of the rules engine's problems a refusal lists.
@@ -216,19 +214,19 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     """
     check_photo(image, cal)
     check_setup(setup, cal)
-    module = reader(cal.game)
-    image = at_reader_scale(image, cal, module)
-    if cal.extra.get("model_version") != model_version(module):
+    game_reader = reader(cal.game)
+    image = at_reader_scale(image, cal, game_reader)
+    if cal.extra.get("model_version") != model_version(game_reader):
         raise BadInputError("calibration-outdated", f"{cal.folder or 'the calibration'} was learned by another "
                             "version of the reader; recalibrate")
     t0 = time.perf_counter()
-    board = locate(image, cal, module)
+    board = locate(image, cal, game_reader)
     reg = board.registration
     try:
         check_colours(board.image, reg, cal)
         t1 = time.perf_counter()
         photo = Photo(image=board.image, registration=reg, calibration=cal, setup=setup)
-        reading = module.read(photo)
+        reading = game_reader.read(photo)
     except UnreadableBoardError:
         # is this the calibrated board (unless the registration already matched it)? It names the
         # reason when the game's reader cannot read the photo (the same on every path) …
@@ -252,14 +250,14 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
                       photo=photo, reading=reading, taken=board.taken)
 
 
-def at_reader_scale(image: np.ndarray, cal: store.Calibration, module) -> np.ndarray:
-    """Shrink a photo larger than the reader works at (``DECODE_REDUCE`` of the calibration shot).
+def at_reader_scale(image: np.ndarray, cal: store.Calibration, game_reader: Reader) -> np.ndarray:
+    """Shrink a photo larger than the reader works at (its ``decode_reduce`` of the calibration shot).
 
     A file is decoded straight at that size; a camera frame or an upload arrives full size and is
     shrunk here (area averaging), so both paths read the same pixels. Smaller photos are left as
     they are (the readers refuse what is too small to read).
     """
-    target_w = cal.image_size[0] / int(getattr(module, "DECODE_REDUCE", 1))
+    target_w = cal.image_size[0] / int(game_reader.decode_reduce)
     if image.shape[1] <= target_w * 1.01:
         return image
     size = (int(round(target_w)), int(round(image.shape[0] * target_w / image.shape[1])))
@@ -267,8 +265,8 @@ def at_reader_scale(image: np.ndarray, cal: store.Calibration, module) -> np.nda
 
 
 def _decode_reduce(cal: store.Calibration) -> int:
-    """JPEG decode reduction a game's reader asks for (``DECODE_REDUCE``, default 1: full size)."""
-    return int(getattr(reader(cal.game), "DECODE_REDUCE", 1))
+    """JPEG decode reduction a game's reader asks for (its ``decode_reduce``; 1: full size)."""
+    return int(reader(cal.game).decode_reduce)
 
 
 def scan_file(path: str, cal: store.Calibration, setup: dict | None = None) -> ScanResult:

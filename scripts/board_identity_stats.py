@@ -47,7 +47,7 @@ def prepared(path: str, cal, path_kind: str) -> np.ndarray:
     """The photo as scan_image hands it to registration (reader scale, undistorted)."""
     module = reader(cal.game)
     if path_kind == "cli":
-        image = read_image(path, reduce=int(getattr(module, "DECODE_REDUCE", 1)))
+        image = read_image(path, reduce=module.decode_reduce)
     else:
         image = cv2.imread(path, cv2.IMREAD_COLOR)
     check_photo(image, cal)

@@ -33,7 +33,7 @@ def _photos(roots, game):
 
 
 def _register(photo, cal, module):
-    image = pipeline.at_reader_scale(pipeline.read_image(photo, reduce=getattr(module, "DECODE_REDUCE", 1)), cal, module)
+    image = pipeline.at_reader_scale(pipeline.read_image(photo, reduce=module.decode_reduce), cal, module)
     if cal.lens is not None:
         image = cal.lens.undistort_image(image)
     try:

@@ -64,7 +64,7 @@ def test_another_games_board_never_matches(cals, game):
               for p in sorted(glob.glob(os.path.join(SHARED, g, "setup0", "scene_0[0-3].jpg")))]
     registered = 0
     for photo in others:
-        image = pipeline.at_reader_scale(pipeline.read_image(photo, reduce=module.DECODE_REDUCE), cal, module)
+        image = pipeline.at_reader_scale(pipeline.read_image(photo, reduce=module.decode_reduce), cal, module)
         try:
             reg = board_stage.register(image, cal, module)
         except Exception:   # noqa: BLE001 - refused: the check is made on that path anyway
@@ -105,7 +105,7 @@ def test_a_camera_moved_since_calibration_still_gets_the_check(tmp_path):
     the board check then doubts the (wrong) reading."""
     cal = pipeline.calibrate(os.path.join(NEW_SETUPS, "setup2", "calibration.json"), str(tmp_path))
     module = pipeline.reader("strand-unter")
-    img = pipeline.read_image(os.path.join(NEW_SETUPS, "setup0", "scene_02.jpg"), reduce=module.DECODE_REDUCE)
+    img = pipeline.read_image(os.path.join(NEW_SETUPS, "setup0", "scene_02.jpg"), reduce=module.decode_reduce)
     h, w = img.shape[:2]
     M = cv2.getRotationMatrix2D((w / 2, h / 2), 0, 0.97)
     M[0, 2] -= 0.02 * w

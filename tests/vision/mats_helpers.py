@@ -29,7 +29,7 @@ def calibration(game, profile, model, image_size):
 
 def photo(game, profile, model, image, setup=None):
     cal = calibration(game, profile, model, (image.shape[1], image.shape[0]))
-    small, H = as_scanned(image, scale_homography(), int(getattr(reader(game), "DECODE_REDUCE", 1)))
+    small, H = as_scanned(image, scale_homography(), reader(game).decode_reduce)
     return Photo(image=small, registration=Registration(H, "corners"), calibration=cal, setup=setup)
 
 

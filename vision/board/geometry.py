@@ -7,8 +7,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.types import BOARD_SIDES
+
 #: The board's sides, in the order the strips and the readers' hints name them.
-SIDES = ("top", "right", "bottom", "left")
+SIDES = BOARD_SIDES
 
 
 def board_corners_mm(board_mm: tuple[float, float]) -> np.ndarray:

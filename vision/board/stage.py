@@ -24,12 +24,12 @@ from vision.board.references import identity_reference, outline_reference, photo
 from vision.board.strips import OUTLINE
 from vision.errors import UnreadableBoardError
 from vision.image.quality import check_board_in_view
-from vision.types import Calibration, Registration
+from vision.types import Calibration, Reader, Registration
 
-def fixed_sides(cal: Calibration, which: str, strips, module=None) -> np.ndarray:
+def fixed_sides(cal: Calibration, which: str, strips, reader: Reader | None = None) -> np.ndarray:
     """bool (n_strips,): the strips of a layout (``which``: ``"identity"`` or ``"outline"``) on the sides
-    the game keeps fixed (``REGISTRATION_SIDES``), once per loaded calibration (read-only)."""
-    sides = tuple(getattr(module, "REGISTRATION_SIDES", SIDES))
+    the game keeps fixed (``Reader.registration_sides``), once per loaded calibration (read-only)."""
+    sides = tuple(reader.registration_sides) if reader is not None else SIDES
     key = ("fixed-sides", which, sides)
     usable = cal.cache.get(key)
     if usable is None or len(usable) != len(strips.sides):
@@ -52,10 +52,10 @@ def markers_homography(image: np.ndarray, cal: Calibration):
     return detect_markers(image, markers) if markers else None
 
 
-def board_identity(image: np.ndarray, cal: Calibration, module=None, exhaustive: bool = False,
+def board_identity(image: np.ndarray, cal: Calibration, reader: Reader | None = None, exhaustive: bool = False,
                    markers_H=NOT_LOOKED) -> Identity | None:
     """Is the board in this (undistorted, reader-scale) photo the calibrated one?
-    (:func:`vision.board.identity.board_identity` on the sides the game keeps fixed, ``REGISTRATION_SIDES``.)
+    (:func:`vision.board.identity.board_identity` on the sides the game keeps fixed, ``Reader.registration_sides``.)
 
     A board whose profile declares ArUco markers is identified by them when they are seen (the
     registration then places it by them, however far it moved); only a photo without them is
@@ -73,7 +73,7 @@ def board_identity(image: np.ndarray, cal: Calibration, module=None, exhaustive:
         if (markers_homography(image, cal) if markers_H is NOT_LOOKED else markers_H) is not None:
             return None
     H0 = photo_homography(cal, image)
-    usable = fixed_sides(cal, "identity", ref.strips, module)
+    usable = fixed_sides(cal, "identity", ref.strips, reader)
 
     def coarse_guess():
         return coarse_motion(outline_reference(cal), cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), H0)
@@ -81,29 +81,29 @@ def board_identity(image: np.ndarray, cal: Calibration, module=None, exhaustive:
     return strips_identity(ref, image, H0, usable, coarse_guess, exhaustive)
 
 
-def registration_matches_board(reg: Registration, cal: Calibration, module=None) -> bool:
+def registration_matches_board(reg: Registration, cal: Calibration, reader: Reader | None = None) -> bool:
     """Whether the game's own registration already showed that the photo holds the calibrated
-    board, so that :func:`board_identity` would add nothing (the game's ``registration_matches_board``
-    hook; games without one: False, the board check is made).
+    board, so that :func:`board_identity` would add nothing (the reader's ``registration_matches_board``;
+    without a reader: False, the board check is made).
 
     Args:
-        reg: the photo's registration; cal: its calibration; module: the game's reader module.
+        reg: the photo's registration; cal: its calibration; reader: the game's :class:`~vision.types.Reader`.
     Returns:
         bool.
     """
-    hook = getattr(module, "registration_matches_board", None)
-    return bool(hook(reg, cal)) if hook is not None and reg is not None else False
+    return reader is not None and reg is not None and bool(reader.registration_matches_board(reg, cal))
 
 
-def identity_unless_matched(image: np.ndarray, cal: Calibration, module, reg: Registration | None,
+def identity_unless_matched(image: np.ndarray, cal: Calibration, reader: Reader | None, reg: Registration | None,
                             looked: dict) -> Identity | None:
     """:func:`board_identity` of the photo, or None (no verdict) when its registration ``reg``
     already matched the calibrated board (:func:`registration_matches_board`). ``looked``: the
     markers already looked for (:func:`locate`)."""
-    return None if registration_matches_board(reg, cal, module) else board_identity(image, cal, module, **looked)
+    return None if registration_matches_board(reg, cal, reader) else board_identity(image, cal, reader, **looked)
 
 
-def register(image: np.ndarray, cal: Calibration, module=None, markers_H=NOT_LOOKED) -> Registration:
+def register(image: np.ndarray, cal: Calibration, reader: Reader | None = None,
+             markers_H=NOT_LOOKED) -> Registration:
     """Find the board in a photo: markers, else the calibrated corners, moved only when the
     board's outline says so (:func:`vision.board.motion.measure_motion`).
 
@@ -114,7 +114,7 @@ def register(image: np.ndarray, cal: Calibration, module=None, markers_H=NOT_LOO
     Args:
         image: photo, BGR uint8 (H, W, 3).
         cal: loaded calibration.
-        module: the game's reader module (for its registration hints), optional.
+        reader: the game's :class:`~vision.types.Reader` (for its registration hints), optional.
         markers_H: :func:`markers_homography` of this photo, when already looked for.
     Raises:
         UnreadableBoardError: ``registration-lost`` when the board's outline is found neither where
@@ -123,17 +123,16 @@ def register(image: np.ndarray, cal: Calibration, module=None, markers_H=NOT_LOO
     H = markers_homography(image, cal) if markers_H is NOT_LOOKED else markers_H
     if H is not None:
         return Registration(H, "markers")
-    own = getattr(module, "register", None)
+    own = reader.register(image, cal) if reader is not None else None
     if own is not None:  # the game registers itself (e.g. a cloth that hides parts of the outline)
-        return own(image, cal)
+        return own
     H0 = photo_homography(cal, image)
     if cal.reference is None:
         return Registration(H0, "corners")
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     ref = outline_reference(cal)
-    usable = fixed_sides(cal, "outline", ref.strips, module).copy()
-    exclude_fn = getattr(module, "registration_exclude", None)
-    exclude = exclude_fn(image, cal) if exclude_fn else None
+    usable = fixed_sides(cal, "outline", ref.strips, reader).copy()
+    exclude = reader.registration_exclude(image, cal) if reader is not None else None
     if exclude is not None:
         px = np.round(project(H0, ref.strips.centres_mm)).astype(int)
         inside = (px[:, 0] >= 0) & (px[:, 1] >= 0) & (px[:, 0] < exclude.shape[1]) & (px[:, 1] < exclude.shape[0])
@@ -174,7 +173,7 @@ class Located:
     registration: Registration | None
     undistort_ms: float
     calibration: Calibration = field(repr=False)
-    reader: object = field(default=None, repr=False)
+    reader: Reader | None = field(default=None, repr=False)
     looked: dict = field(default_factory=dict, repr=False)
     _identity: tuple = field(default=(), repr=False)
 
@@ -194,7 +193,7 @@ class Located:
         check_calibrated_board(self.identity())
 
 
-def locate(image: np.ndarray, cal: Calibration, reader=None) -> Located:
+def locate(image: np.ndarray, cal: Calibration, reader: Reader | None = None) -> Located:
     """The board stage: undistort the photo, look for the profile's markers, register the board
     (markers, else the calibrated corners moved only when the outline says so) and check that it
     lies in view. Whether it is the calibrated board is asked later (:meth:`Located.identity`).

@@ -1,6 +1,6 @@
 """Plażing reader: every piece, screen facing and token of a Plażing board from one photo.
 
-The reader interface (:mod:`beachscore.games`): :func:`learn` (calibration,
+The reader (:data:`READER`, a :class:`vision.types.Reader`): :func:`learn` (calibration,
 :mod:`vision.plazing.learn`), :func:`register` (:mod:`vision.plazing.register`), :func:`read`
 (:mod:`vision.plazing.reader`, which lists the stages, one module each), :func:`annotate`
 (:mod:`vision.plazing.draw`). Every tunable number is in :mod:`vision.plazing.config`, with its
@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from vision.plazing.draw import draw
 from vision.plazing.learn import learn, parse_label
 from vision.plazing.lighting import lighting_gains
 from vision.plazing.model import MODEL_VERSION, ReaderModel
 from vision.plazing.reader import read
 from vision.plazing.rectify import DECODE_REDUCE
 from vision.plazing.register import register
-from vision.types import Photo, Reading
+from vision.types import GameReader, Photo, Reading
 
-__all__ = ["DECODE_REDUCE", "MODEL_VERSION", "annotate", "learn", "lighting_gains", "parse_label", "read",
+__all__ = ["DECODE_REDUCE", "MODEL_VERSION", "READER", "annotate", "learn", "lighting_gains", "parse_label", "read",
            "register", "registration_matches_board"]
 
 
@@ -60,6 +61,10 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
     Returns:
         BGR uint8 image: the photo (calibration size) over the legend strip.
     """
-    from vision.plazing.draw import draw
-
     return draw(photo, reading)
+
+
+#: The Plażing reader (:class:`vision.types.Reader`).
+READER = GameReader(game="plazing", learn=learn, read=read, annotate=annotate, decode_reduce=DECODE_REDUCE,
+                    model_version=MODEL_VERSION, own_registration=register,
+                    matches_board=registration_matches_board)
