@@ -6,7 +6,7 @@ import threading
 
 import numpy as np
 
-from hardware.camera import Camera, check_bgr
+from hardware.camera_base import Camera, check_bgr
 from hardware.errors import CameraError
 
 

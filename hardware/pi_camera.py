@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from hardware.camera import Camera, check_bgr
+from hardware.camera_base import Camera, check_bgr
 from hardware.errors import CameraError
 
 #: libcamera's ``AfModeEnum.Manual``.

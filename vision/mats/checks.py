@@ -11,9 +11,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.errors import BadInputError, UnreadableBoardError
-from vision.image.quality import median_last
 from vision.board.geometry import project
+from vision.errors import BadInputError, UnreadableBoardError
+from vision.image import quality
+from vision.image.quality import median_last
+from vision.places import board_median_bgr
 
 
 def check_labels(samples, allowed, required, game: str) -> None:
@@ -137,12 +139,7 @@ def check_light(board_bgr: np.ndarray, reference_median_bgr, min_L: float) -> No
     Raises:
         UnreadableBoardError: ``too-dark``, ``glare`` or ``too-blurred``.
     """
-    try:
-        from vision.image import quality
-    except ImportError:  # the generic checks are optional
-        quality = None
-    if quality is not None and hasattr(quality, "check"):
-        from vision.places import board_median_bgr
+    if hasattr(quality, "check"):
         gains = np.asarray(reference_median_bgr, np.float64) / np.maximum(board_median_bgr(board_bgr), 1.0)
         quality.check(board_bgr, gains=gains)
         return
