@@ -35,14 +35,15 @@ __all__ = ["DECODE_REDUCE", "MODEL_VERSION", "READER", "annotate", "learn", "lig
 def registration_matches_board(registration, cal) -> bool:
     """Whether :func:`register` already matched this photo's printed frame to the calibrated
     board's: the ECC correlation of the fixed parts' edges (unmoved, or after the fitted bump) at
-    least as high as the calibration's own edges reach shifted by ``pipeline.MOVED_MM``. The
-    pipeline's board check (:func:`beachscore.pipeline.board_identity`) is then not made: another
+    least as high as the calibration's own edges reach shifted by ``BOARD_MOVED.shift_mm``
+    (:mod:`vision.board.motion`). The board stage's check (:func:`vision.board.stage.board_identity`)
+    is then not made: another
     game's board under a Plażing calibration correlates at most 0.290, the same game's board seen
     from another set-up's camera 0.917, a right board at least 0.979
     (``scripts/registration_match_stats.py``, README "Is this the calibrated board?").
 
     Args:
-        registration: a :class:`~vision.registration.Registration` of this photo; cal: its calibration.
+        registration: a :class:`~vision.types.Registration` of this photo; cal: its calibration.
     """
     ref = ReaderModel.of(cal).registration_levels.get("reference")
     return ref is not None and registration.source in ("corners", "refined") and \

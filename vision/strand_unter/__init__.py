@@ -49,12 +49,13 @@ DECODE_REDUCE = REGISTRATION.decode_reduce
 #: for the generic ECC refinement, should it ever be used: the sea side changes between shots
 REGISTRATION_SIDES = tuple(s for s in SIDES if s != "top")
 
-__all__ = ["READER", "learn", "read", "annotate", "register", "registration_exclude", "registration_matches_board", "parse_label",
-           "DECODE_REDUCE", "REGISTRATION_SIDES", "MODEL_VERSION"]
+__all__ = ["READER", "learn", "read", "annotate", "register", "registration_exclude", "registration_matches_board",
+           "parse_label", "DECODE_REDUCE", "REGISTRATION_SIDES", "MODEL_VERSION"]
 
 
 def register(image: np.ndarray, cal):
-    """The reader's own registration (:meth:`vision.types.Reader.register`); see :func:`vision.strand_unter.registration.register`."""
+    """The reader's own registration (:meth:`vision.types.Reader.register`); see
+    :func:`vision.strand_unter.registration.register`."""
     return _register(image, cal)
 
 
@@ -62,7 +63,7 @@ def registration_matches_board(registration, cal) -> bool:
     """Whether :func:`register` already matched this photo's outline to the calibrated board's: the
     board did not move (source ``"corners"``) and its strips across the rails, the front edge and
     the table edge fitted with quality at least ``REGISTRATION.zoom_check_ecc`` (0.9: every side
-    matched). The pipeline's board check (:func:`beachscore.pipeline.board_identity`) is then not
+    matched). The pipeline's board check (:func:`vision.board.stage.board_identity`) is then not
     made: another game's board under a Strand unter calibration fits at most 0.852, a right board
     at least 0.945 (``scripts/registration_match_stats.py``). A board the registration had to move
     still gets the check: a camera moved since calibration (the same game's board seen from another
