@@ -10,6 +10,6 @@ __version__ = "0.1.0"
 import os as _os
 
 # OpenCV reads its decoder pixel limit once, when cv2 loads: set it before anything imports cv2
-# (every entry point imports this package first). vision.image_io.MAX_PIXELS is the same limit,
+# (every entry point imports this package first). vision.image.decode.MAX_PIXELS is the same limit,
 # checked from the header before decoding.
 _os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(64_000_000))

@@ -18,7 +18,7 @@ import scoring
 from beachscore.errors import BadInputError, UnreadableBoardError
 from calibration import store
 from vision.appearance import SWAPPED_CORRELATION, blue_red_correlation, board_layout
-from vision.registration import Registration
+from vision.types import Registration
 
 #: Board corners must enclose at least this share of the calibration photo.
 MIN_BOARD_SHARE = 0.02
@@ -125,26 +125,6 @@ def check_colours(image: np.ndarray, reg: Registration, cal: store.Calibration) 
                                    "swapped (RGB delivered as BGR)?")
 
 
-def check_calibrated_board(identity) -> None:
-    """Refuse a photo that does not show the calibrated board (:func:`vision.outline.board_identity`):
-    another game's board, or a camera that moved so far the board is not where it was calibrated.
-    Called when the game's reader refused the photo, so that such a photo gets this one reason on
-    every path instead of whatever a game's reader makes of a board it does not know; a photo the
-    reader reads is kept, unsure (:func:`doubt_unrecognised_board`): the check's statistic overlaps
-    on right boards it was not measured on (a sea cloth and a lamp over a Strand unter board).
-
-    Args:
-        identity: a :class:`vision.outline.Identity`, or None (no verdict: nothing is refused).
-    Raises:
-        UnreadableBoardError: ``board-not-found``.
-    """
-    if identity is None or identity.verdict is not False:
-        return
-    raise UnreadableBoardError("board-not-found", "this photo does not show the board this calibration was made for "
-                               "(another game's board, or the camera moved); put that board under the camera, "
-                               "or calibrate for this one")
-
-
 #: The most a reading may be trusted when the board check did not recognise the board (below the
 #: 0.5 from which a player trusts a reading): the game's reader read it, the surroundings did not match.
 UNRECOGNISED_BOARD_CONFIDENCE = 0.4
@@ -159,7 +139,7 @@ def doubt_unrecognised_board(reading, identity):
 
     Args:
         reading: a :class:`vision.types.Reading`.
-        identity: a :class:`vision.outline.Identity`, or None (no verdict).
+        identity: a :class:`vision.board.identity.Identity`, or None (no verdict).
     Returns:
         The reading, or a copy with the warning and the lowered confidence.
     """

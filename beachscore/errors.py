@@ -1,48 +1,22 @@
-"""Typed errors that map onto the contract's exit codes and error shape.
+"""The errors every part reports, as the command line and the pages see them.
 
-Exit codes (``shared/contracts/README.md`` §Errors): 0 read and scored, 2 bad input,
-3 the photo is readable but the board cannot be read reliably.
+Each layer owns its errors (:mod:`vision.errors`, :mod:`calibration.errors`,
+:mod:`hardware.errors`, :mod:`scoring.errors`); the ones that carry a code are gathered here for
+the command line (exit codes, ``shared/contracts/README.md`` §Errors: 0 read and scored, 2 bad
+input, 3 the photo is readable but the board cannot be read reliably) and the pages (HTTP statuses).
 """
 
 from __future__ import annotations
 
+from hardware.errors import CameraError, HardwareError
+from vision.errors import BadInputError, CodedError, UnreadableBoardError
 
-class BeachscoreError(Exception):
-    """Base of every error the command line turns into ``{"error": {"code", "message"}}``.
+#: Base of the errors of the readers, the calibration and the station (``code``, ``message``, ``exit_code``).
+BeachscoreError = CodedError
 
-    Attributes:
-        code: short machine-readable reason, e.g. ``"image-corrupt"``.
-        message: one human-readable line.
-        exit_code: process exit code from the contract.
-    """
+#: Every error with a ``code``, ``message`` and ``exit_code``: what ``except`` catches where an
+#: outcome (a failed scan, a command's exit) is reported rather than raised.
+CODED_ERRORS = (CodedError, HardwareError)
 
-    exit_code = 1
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def to_json(self) -> dict:
-        """Return the contract's error object ``{"error": {"code": str, "message": str}}``."""
-        return {"error": {"code": self.code, "message": self.message}}
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.code!r}, {self.message!r})"
-
-
-class BadInputError(BeachscoreError, ValueError):
-    """Input the user handed in is wrong: bad image, bad JSON, unknown label, missing file (exit 2)."""
-
-    exit_code = 2
-
-
-class UnreadableBoardError(BeachscoreError, RuntimeError):
-    """The photo decodes but the board cannot be read reliably (exit 3).
-
-    Codes in use: ``board-not-found``, ``registration-lost``, ``occluded``, ``too-dark``,
-    ``too-blurred``, ``glare``.
-    """
-
-    exit_code = 3
-
+__all__ = ["BadInputError", "BeachscoreError", "CameraError", "CODED_ERRORS", "CodedError", "HardwareError",
+           "UnreadableBoardError"]

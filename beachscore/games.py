@@ -1,23 +1,18 @@
-"""Which module reads and which module scores each game.
+"""Which reader reads each game: a registry of :class:`vision.types.Reader` objects.
 
-A reader module in ``vision/`` exposes::
-
-    learn(shot: CalibrationShot) -> dict          # JSON-serialisable appearance model
-    read(photo: Photo) -> Reading                 # game state from a registered photo
-    annotate(photo: Photo, reading: Reading) -> np.ndarray   # BGR picture for a person to check
-
-and may expose ``REGISTRATION_SIDES`` (board sides whose outline never changes) and
-``registration_exclude(image_bgr, calibration) -> mask | None``.
-A scoring module exposes ``validate``, ``score`` and ``explain`` (see ``scoring``).
+Each game's reader package exposes ``READER``; it is imported when the game is first asked for,
+so a command that reads one game never loads the others. Scoring dispatches on ``state["game"]``
+itself (:mod:`scoring`).
 """
 
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
 
 from beachscore.errors import BadInputError
+from vision.types import Reader
 
+#: The reader package of each game (its ``READER``).
 READERS = {
     "strand-unter": "vision.strand_unter",
     "plazing": "vision.plazing",
@@ -27,8 +22,8 @@ READERS = {
 }
 
 
-def reader(game: str) -> ModuleType:
-    """Import the vision module of ``game``.
+def reader(game: str) -> Reader:
+    """The reader of ``game``.
 
     Raises:
         BadInputError: ``unknown-game``.
@@ -37,4 +32,4 @@ def reader(game: str) -> ModuleType:
         name = READERS[game]
     except KeyError:
         raise BadInputError("unknown-game", f"unknown game {game!r}; expected one of {', '.join(READERS)}") from None
-    return importlib.import_module(name)
+    return importlib.import_module(name).READER

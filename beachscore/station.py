@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 
 import scoring
-from beachscore.errors import BadInputError, BeachscoreError
+from beachscore.errors import CODED_ERRORS, BadInputError, BeachscoreError
 from beachscore.events import EventBus
 from beachscore.store import Store, StoreError
 from beachscore.store.db import WRITE_PROBLEMS, write_problem
@@ -392,7 +392,7 @@ class Station:
         try:
             with self._camera_lock:
                 image = self.camera.capture()
-        except BeachscoreError as err:
+        except CODED_ERRORS as err:
             return self._failed(game_id, source, None, err, timing, mat), err.message
         timing["capture"] = _ms(t0)
         t1 = time.perf_counter()
@@ -637,10 +637,10 @@ class Station:
         of the memory); other formats (BMP, TIFF, WebP) are decoded and kept as PNG.
 
         Raises:
-            BadInputError: not a readable photo (``vision.image_io.decode_image``), ``busy``.
+            BadInputError: not a readable photo (``vision.image.decode.decode_image``), ``busy``.
             StoreError: ``disk-full``, ``read-only``, ``data-folder-missing``.
         """
-        from vision.image_io import decode_image
+        from vision.image.decode import decode_image
 
         kept_as_sent = {b"\xff\xd8\xff": ".jpg", b"\x89PNG\r\n\x1a\n": ".png"}
         ext = next((e for magic, e in kept_as_sent.items() if data.startswith(magic)), None)

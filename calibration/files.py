@@ -1,55 +1,21 @@
 """Read the JSON files a user hands in: profile.json, calibration.json, setup.json, state.json.
 
-Every failure becomes a one-line :class:`~beachscore.errors.BadInputError` (exit 2).
+Every failure becomes a one-line :class:`~calibration.errors.CalibrationError` (exit 2).
 Schemas: ``shared/contracts/README.md`` and the per-game pages.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass
 
 import cv2
 
-from beachscore.errors import BadInputError
-from beachscore.inputs import read_input_file, strict_json_loads
+from calibration.errors import CalibrationError
+from vision.files import load_object
 
 GAMES = ("strand-unter", "plazing", "seashells", "sand-castles", "grid")
-MAX_JSON_BYTES = 16 * 1024 * 1024
-
-
-def load_json(path: str, what: str = "JSON file") -> object:
-    """Parse a JSON file.
-
-    Raises:
-        BadInputError: ``file-missing`` or ``invalid-json`` with the line and column.
-    """
-    raw = read_input_file(path, MAX_JSON_BYTES, what, "invalid-json")
-    try:
-        return strict_json_loads(raw.decode("utf-8"))  # NaN/Infinity are not JSON: ValueError below
-    except UnicodeDecodeError:
-        raise BadInputError("invalid-json", f"{what} {path}: not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise BadInputError("invalid-json",
-                            f"{what} {path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    except ValueError as exc:  # e.g. an integer with thousands of digits
-        raise BadInputError("invalid-json", f"{what} {path}: {exc}") from None
-    except RecursionError:
-        raise BadInputError("invalid-json", f"{what} {path}: nested too deeply") from None
-
-
-def load_object(path: str, what: str) -> dict:
-    """Parse a JSON file that must hold an object.
-
-    Raises:
-        BadInputError: as :func:`load_json`, or ``invalid-json`` when the top level is not an object.
-    """
-    data = load_json(path, what)
-    if not isinstance(data, dict):
-        raise BadInputError("invalid-json", f"{what} {path}: expected a JSON object, got {type(data).__name__}")
-    return data
 
 
 def _points(value: object, n: int | None, field: str, where: str) -> list[list[float]]:
@@ -58,7 +24,7 @@ def _points(value: object, n: int | None, field: str, where: str) -> list[list[f
         for p in value)
     if not ok:
         count = f"{n} " if n else ""
-        raise BadInputError("invalid-json", f"{where}: '{field}' must be a list of {count}[x, y] number pairs")
+        raise CalibrationError("invalid-json", f"{where}: '{field}' must be a list of {count}[x, y] number pairs")
     return [[float(x), float(y)] for x, y in value]
 
 
@@ -68,25 +34,25 @@ def validate_profile(profile: dict, where: str = "profile") -> dict:
     Game-specific geometry is checked by the game's own reader.
 
     Raises:
-        BadInputError: ``invalid-profile``.
+        CalibrationError: ``invalid-profile``.
     """
     game = profile.get("game")
     if game not in GAMES:
-        raise BadInputError("invalid-profile", f"{where}: unknown game {game!r}; expected one of {', '.join(GAMES)}")
+        raise CalibrationError("invalid-profile", f"{where}: unknown game {game!r}; expected one of {', '.join(GAMES)}")
     size = profile.get("board_mm")
     if not (isinstance(size, list) and len(size) == 2 and all(_is_number(v) and BOARD_MM[0] <= v <= BOARD_MM[1]
                                                                 for v in size)):
-        raise BadInputError("invalid-profile", f"{where}: 'board_mm' must be [width_mm, height_mm], each "
-                            f"{BOARD_MM[0]:g}–{BOARD_MM[1]:g} mm")
+        raise CalibrationError("invalid-profile", f"{where}: 'board_mm' must be [width_mm, height_mm], each "
+                               f"{BOARD_MM[0]:g}–{BOARD_MM[1]:g} mm")
     markers = profile.get("markers") or []
     if not isinstance(markers, list):
-        raise BadInputError("invalid-profile", f"{where}: 'markers' must be a list")
+        raise CalibrationError("invalid-profile", f"{where}: 'markers' must be a list")
     for i, m in enumerate(markers):
         if not isinstance(m, dict) or not isinstance(m.get("id"), int) or not isinstance(m.get("dictionary"), str):
-            raise BadInputError("invalid-profile", f"{where}: marker {i} needs 'dictionary' (str) and 'id' (int)")
+            raise CalibrationError("invalid-profile", f"{where}: marker {i} needs 'dictionary' (str) and 'id' (int)")
         if not m["dictionary"].startswith("DICT_") or not hasattr(cv2.aruco, m["dictionary"]):
-            raise BadInputError("invalid-profile", f"{where}: marker {i}: unknown ArUco dictionary "
-                                f"{m['dictionary']!r} (e.g. DICT_4X4_50)")
+            raise CalibrationError("invalid-profile", f"{where}: marker {i}: unknown ArUco dictionary "
+                                   f"{m['dictionary']!r} (e.g. DICT_4X4_50)")
         _points(m.get("corners_mm"), 4, "corners_mm", f"{where}: marker {i}")
     if "grid" in profile:
         _check_grid(profile["grid"], size, where)
@@ -106,18 +72,18 @@ def _is_number(v) -> bool:
 def _check_grid(grid, board_mm, where: str) -> None:
     """Rows, columns, pitch and origin of a grid profile: positive, bounded, on the board."""
     if not isinstance(grid, dict):
-        raise BadInputError("invalid-profile", f"{where}: 'grid' must be an object")
+        raise CalibrationError("invalid-profile", f"{where}: 'grid' must be an object")
     rows, cols = grid.get("rows"), grid.get("cols")
     if not (isinstance(rows, int) and isinstance(cols, int) and rows >= 1 and cols >= 1 and rows * cols <= MAX_PLACES):
-        raise BadInputError("invalid-profile", f"{where}: grid 'rows' and 'cols' must be whole numbers ≥ 1 with "
-                            f"at most {MAX_PLACES} places in all")
+        raise CalibrationError("invalid-profile", f"{where}: grid 'rows' and 'cols' must be whole numbers ≥ 1 with "
+                               f"at most {MAX_PLACES} places in all")
     pitch = grid.get("pitch_mm", grid.get("cell_mm"))
     pitch = [pitch, pitch] if _is_number(pitch) else pitch
     origin = grid.get("origin_mm", [0, 0])
     if not (isinstance(pitch, list) and len(pitch) == 2 and all(_is_number(v) and v >= 1 for v in pitch)):
-        raise BadInputError("invalid-profile", f"{where}: grid pitch ('pitch_mm' or 'cell_mm') must be ≥ 1 mm")
+        raise CalibrationError("invalid-profile", f"{where}: grid pitch ('pitch_mm' or 'cell_mm') must be ≥ 1 mm")
     if not (isinstance(origin, list) and len(origin) == 2 and all(_is_number(v) for v in origin)):
-        raise BadInputError("invalid-profile", f"{where}: grid 'origin_mm' must be [x_mm, y_mm]")
+        raise CalibrationError("invalid-profile", f"{where}: grid 'origin_mm' must be [x_mm, y_mm]")
     # grid.md: places are checked by their centres; a board whose outer places sit on its edge
     # (a Go board described by its outer intersections) is valid.
     first = (origin[0] + 0.5 * pitch[0], origin[1] + 0.5 * pitch[1])
@@ -125,13 +91,13 @@ def _check_grid(grid, board_mm, where: str) -> None:
     tol = 1e-6 * max(board_mm)
     for axis, side_lo, side_hi, count, what in ((0, "left", "right", cols, "column"), (1, "top", "bottom", rows, "row")):
         if first[axis] < -tol:
-            raise BadInputError("invalid-profile", f"{where}: the grid's first {what} is centred at "
-                                f"{first[axis]:g} mm, beyond the board's {side_lo} edge; raise origin_mm[{axis}] "
-                                f"to at least {-0.5 * pitch[axis]:g} mm")
+            raise CalibrationError("invalid-profile", f"{where}: the grid's first {what} is centred at "
+                                   f"{first[axis]:g} mm, beyond the board's {side_lo} edge; raise origin_mm[{axis}] "
+                                   f"to at least {-0.5 * pitch[axis]:g} mm")
         if last[axis] > board_mm[axis] + tol:
-            raise BadInputError("invalid-profile", f"{where}: the grid's last {what} (number {count}) is centred "
-                                f"at {last[axis]:g} mm, beyond the board's {side_hi} edge at {board_mm[axis]:g} mm; "
-                                f"check origin_mm, pitch_mm and the {what} count, or widen board_mm")
+            raise CalibrationError("invalid-profile", f"{where}: the grid's last {what} (number {count}) is centred "
+                                   f"at {last[axis]:g} mm, beyond the board's {side_hi} edge at {board_mm[axis]:g} mm; "
+                                   f"check origin_mm, pitch_mm and the {what} count, or widen board_mm")
 
 
 @dataclass(frozen=True)
@@ -162,37 +128,37 @@ def load_calibration_request(path: str) -> CalibrationRequest:
     """Parse and check calibration.json (paths relative to the file).
 
     Raises:
-        BadInputError: missing file, invalid JSON, missing or malformed field.
+        CalibrationError: missing file, invalid JSON, missing or malformed field.
     """
     where = os.path.basename(path)
     data = load_object(path, "calibration file")
     base = os.path.dirname(os.path.abspath(path))
     for key in ("profile", "image"):
         if not isinstance(data.get(key), str):
-            raise BadInputError("invalid-json", f"{where}: '{key}' must be a file path")
+            raise CalibrationError("invalid-json", f"{where}: '{key}' must be a file path")
     profile_path = os.path.join(base, data["profile"])
     profile = validate_profile(load_object(profile_path, "profile"), os.path.basename(profile_path))
     game = data.get("game", profile["game"])
     if game != profile["game"]:
-        raise BadInputError("invalid-json", f"{where}: game {game!r} does not match the profile's {profile['game']!r}")
+        raise CalibrationError("invalid-json", f"{where}: game {game!r} does not match the profile's {profile['game']!r}")
     corners = data.get("corners_px")
     if corners is not None:
         corners = _points(corners, 4, "corners_px", where)
     elif not profile.get("markers"):
-        raise BadInputError("invalid-json", f"{where}: 'corners_px' is required when the profile declares no markers")
+        raise CalibrationError("invalid-json", f"{where}: 'corners_px' is required when the profile declares no markers")
     raw_samples = data.get("samples", [])
     if not isinstance(raw_samples, list):
-        raise BadInputError("invalid-json", f"{where}: 'samples' must be a list")
+        raise CalibrationError("invalid-json", f"{where}: 'samples' must be a list")
     samples = []
     for i, s in enumerate(raw_samples):
         if not isinstance(s, dict) or not isinstance(s.get("label"), str):
-            raise BadInputError("invalid-json", f"{where}: sample {i} needs a 'label' string")
+            raise CalibrationError("invalid-json", f"{where}: sample {i} needs a 'label' string")
         (xy,) = _points([s.get("board_mm")], 1, "board_mm", f"{where}: sample {i}")
         samples.append((s["label"], (xy[0], xy[1])))
     empty = data.get("empty_image")
     charuco = data.get("charuco_image")
     if charuco is not None and not isinstance(charuco, str):
-        raise BadInputError("invalid-json", f"{where}: 'charuco_image' must be a file path")
+        raise CalibrationError("invalid-json", f"{where}: 'charuco_image' must be a file path")
     return CalibrationRequest(
         game=game, profile=profile, image_path=os.path.join(base, data["image"]),
         empty_image_path=os.path.join(base, empty) if isinstance(empty, str) else None,

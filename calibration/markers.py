@@ -16,8 +16,9 @@ import os
 import cv2
 import numpy as np
 
-from beachscore.errors import BadInputError
+from calibration.errors import CalibrationError
 from calibration.store import atomic_write_bytes
+from vision.lens.charuco import SHEET, sheet_image
 
 MM_PER_INCH = 25.4
 
@@ -33,12 +34,12 @@ def render_marker_sheet(profile: dict, dpi: int = 300) -> np.ndarray:
         grey uint8 (H, W) image of the whole board at ``dpi``: white, the markers black on white
         at their places, a thin grey board outline.
     Raises:
-        BadInputError: ``no-markers`` (profile declares none), ``invalid-marker`` (unknown
-            dictionary, id out of the dictionary, corners not a square).
+        CalibrationError: ``no-markers`` (profile declares none), ``invalid-marker`` (unknown
+               dictionary, id out of the dictionary, corners not a square).
     """
     markers = _checked_markers(profile)
     if not isinstance(dpi, int) or not 36 <= dpi <= 1200:
-        raise BadInputError("invalid-dpi", f"dpi {dpi!r} must be between 36 and 1200")
+        raise CalibrationError("invalid-dpi", f"dpi {dpi!r} must be between 36 and 1200")
     ppm = dpi / MM_PER_INCH
     w_mm, h_mm = profile["board_mm"]
     page = np.full((int(round(h_mm * ppm)), int(round(w_mm * ppm))), 255, np.uint8)
@@ -74,21 +75,21 @@ def _checked_markers(profile: dict) -> list:
     """[(name, id, corners_mm (4, 2), dictionary)] of the profile's markers.
 
     Raises:
-        BadInputError: ``no-markers``, ``invalid-marker``.
+        CalibrationError: ``no-markers``, ``invalid-marker``.
     """
     markers = profile.get("markers") or []
     if not markers:
-        raise BadInputError("no-markers", "the profile declares no ArUco markers; to use some, add a \"markers\" "
-                            "list to it (each marker's dictionary, id and corners_mm on the board), else calibrate "
-                            "with corners_px")
+        raise CalibrationError("no-markers", "the profile declares no ArUco markers; to use some, add a \"markers\" "
+                               "list to it (each marker's dictionary, id and corners_mm on the board), else calibrate "
+                               "with corners_px")
     out = []
     for i, m in enumerate(markers):
         name = m.get("dictionary")
         if not isinstance(name, str) or not hasattr(cv2.aruco, name):
-            raise BadInputError("invalid-marker", f"markers[{i}]: unknown ArUco dictionary {name!r}")
+            raise CalibrationError("invalid-marker", f"markers[{i}]: unknown ArUco dictionary {name!r}")
         dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
         if not 0 <= int(m["id"]) < dictionary.bytesList.shape[0]:
-            raise BadInputError("invalid-marker", f"markers[{i}]: id {m['id']} is not in {name}")
+            raise CalibrationError("invalid-marker", f"markers[{i}]: id {m['id']} is not in {name}")
         out.append((name, int(m["id"]), np.asarray(m["corners_mm"], np.float64), dictionary))
     return out
 
@@ -139,13 +140,13 @@ def render_marker_pages(profile: dict, dpi: int = 300, paper: str = "A4") -> lis
         [(dictionary, id)], "origin_mm": board point at the window's top-left, "window_mm":
         (w, h), "landscape": bool, "offset_mm": (x, y) page mm of that board point})].
     Raises:
-        BadInputError: ``no-markers``, ``invalid-marker``, ``invalid-dpi``, ``marker-too-big``
+        CalibrationError: ``no-markers``, ``invalid-marker``, ``invalid-dpi``, ``marker-too-big``
             (a marker with its label does not fit on the paper).
     """
     if not isinstance(dpi, int) or not 36 <= dpi <= 1200:
-        raise BadInputError("invalid-dpi", f"dpi {dpi!r} must be between 36 and 1200")
+        raise CalibrationError("invalid-dpi", f"dpi {dpi!r} must be between 36 and 1200")
     if paper not in PAPER_MM:
-        raise BadInputError("bad-paper", f"paper {paper!r}: use one of {', '.join(PAPER_MM)}")
+        raise CalibrationError("bad-paper", f"paper {paper!r}: use one of {', '.join(PAPER_MM)}")
     markers = _checked_markers(profile)
     ppm = dpi / MM_PER_INCH
     boxes = []
@@ -163,7 +164,7 @@ def render_marker_pages(profile: dict, dpi: int = 300, paper: str = "A4") -> lis
         if best is None or len(tiles) < len(best[1]):
             best = (landscape, tiles, (pw, ph), (aw, ah))
     if best is None:
-        raise BadInputError("marker-too-big", f"a marker with its label does not fit on {paper} paper")
+        raise CalibrationError("marker-too-big", f"a marker with its label does not fit on {paper} paper")
     landscape, tiles, (pw, ph), (aw, ah) = best
     pages = []
     for n, ((ox, oy), idx) in enumerate(tiles, 1):
@@ -227,11 +228,11 @@ def write_marker_sheet(profile: dict, out_path: str, dpi: int = 300, paper: str 
     Returns:
         the files written.
     Raises:
-        BadInputError: as :func:`render_marker_pages`; ``bad-output`` for another extension.
+        CalibrationError: as :func:`render_marker_pages`; ``bad-output`` for another extension.
     """
     ext = os.path.splitext(out_path)[1].lower()
     if ext not in (".png", ".pdf"):
-        raise BadInputError("bad-output", f"{out_path}: write .png or .pdf")
+        raise CalibrationError("bad-output", f"{out_path}: write .png or .pdf")
     rendered = render_marker_pages(profile, dpi, paper)
     pages = [p for p, _ in rendered]
     if ext == ".pdf":
@@ -295,18 +296,16 @@ def _pdf(pages, dpi: int, sizes_mm=None) -> bytes:
 
 
 def render_charuco_page(dpi: int = 300, paper: str = "A4") -> np.ndarray:
-    """The ChArUco sheet (:data:`vision.charuco.SHEET`) on one landscape page at true size, with a
+    """The ChArUco sheet (:data:`vision.lens.charuco.SHEET`) on one landscape page at true size, with a
     header that says what it is for and a 50 mm scale bar; grey uint8 (H, W).
 
     Raises:
-        BadInputError: ``invalid-dpi``, ``bad-paper``.
+        CalibrationError: ``invalid-dpi``, ``bad-paper``.
     """
-    from vision.charuco import SHEET, sheet_image
-
     if not isinstance(dpi, int) or not 36 <= dpi <= 1200:
-        raise BadInputError("invalid-dpi", f"dpi {dpi!r} must be between 36 and 1200")
+        raise CalibrationError("invalid-dpi", f"dpi {dpi!r} must be between 36 and 1200")
     if paper not in PAPER_MM:
-        raise BadInputError("bad-paper", f"paper {paper!r}: use one of {', '.join(PAPER_MM)}")
+        raise CalibrationError("bad-paper", f"paper {paper!r}: use one of {', '.join(PAPER_MM)}")
     ppm = dpi / MM_PER_INCH
     ph, pw = PAPER_MM[paper]
     page = np.full((int(round(ph * ppm)), int(round(pw * ppm))), 255, np.uint8)
@@ -330,11 +329,11 @@ def write_charuco_sheet(out_path: str, dpi: int = 300, paper: str = "A4") -> lis
     """Write :func:`render_charuco_page` as a PDF or a PNG with its dpi; returns the files written.
 
     Raises:
-        BadInputError: as :func:`render_charuco_page`; ``bad-output`` for another extension.
+        CalibrationError: as :func:`render_charuco_page`; ``bad-output`` for another extension.
     """
     ext = os.path.splitext(out_path)[1].lower()
     if ext not in (".png", ".pdf"):
-        raise BadInputError("bad-output", f"{out_path}: write .png or .pdf")
+        raise CalibrationError("bad-output", f"{out_path}: write .png or .pdf")
     page = render_charuco_page(dpi, paper)
     if ext == ".pdf":
         atomic_write_bytes(out_path, _pdf([page], dpi, [PAPER_MM[paper][::-1]]))

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from beachscore.errors import BadInputError
-from vision.lens import Lens
+from calibration.errors import CalibrationError
+from vision.lens.model import Lens
 
 FORMAT = "beachscore-calibration"
 _UMASK = os.umask(0o022)
@@ -50,7 +50,7 @@ class Calibration:
         reference: the calibration shot, grey uint8 at 1/4 size, or None.
         folder: CAL_DIR.
         extra: further saved fields (model version, board layout, outline …).
-        lens: the camera's lens distortion (:class:`vision.lens.Lens`), or None for none.
+        lens: the camera's lens distortion (:class:`vision.lens.model.Lens`), or None for none.
         cache: derived data the scans build once per process (never saved).
     """
 
@@ -137,24 +137,24 @@ def load(folder: str) -> Calibration:
     """Load a calibration folder.
 
     Raises:
-        BadInputError: ``calibration-missing`` or ``calibration-invalid``.
+        CalibrationError: ``calibration-missing`` or ``calibration-invalid``.
     """
     path = os.path.join(folder, "calibration.json")
     if not os.path.isfile(path):
-        raise BadInputError("calibration-missing", f"{folder}: no calibration here (run 'beachscore calibrate' first)")
+        raise CalibrationError("calibration-missing", f"{folder}: no calibration here (run 'beachscore calibrate' first)")
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
     except (ValueError, RecursionError):
-        raise BadInputError("calibration-invalid", f"{path}: not valid JSON; recalibrate") from None
+        raise CalibrationError("calibration-invalid", f"{path}: not valid JSON; recalibrate") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise BadInputError("calibration-invalid", f"{path}: not a beachscore calibration")
+        raise CalibrationError("calibration-invalid", f"{path}: not a beachscore calibration")
     if doc.get("checksum") != checksum(doc):
-        raise BadInputError("calibration-invalid", f"{path}: the calibration was changed after it was learned "
-                            "(edited by hand or damaged); recalibrate")
+        raise CalibrationError("calibration-invalid", f"{path}: the calibration was changed after it was learned "
+                               "(edited by hand or damaged); recalibrate")
     if doc.get("version") not in READABLE_VERSIONS:
-        raise BadInputError("calibration-invalid", f"{path}: calibration version {doc.get('version')!r} "
-                            f"is not supported (expected {VERSION}); recalibrate")
+        raise CalibrationError("calibration-invalid", f"{path}: calibration version {doc.get('version')!r} "
+                               f"is not supported (expected {VERSION}); recalibrate")
     try:
         H = np.array(doc["H_px_from_mm"], dtype=np.float64).reshape(3, 3)
         cal = Calibration(game=doc["game"], profile=doc["profile"], image_size=tuple(doc["image_size"]),
@@ -165,11 +165,11 @@ def load(folder: str) -> Calibration:
         if cal.lens is not None and tuple(cal.lens.size) != tuple(cal.image_size):
             raise ValueError("lens size")
     except (KeyError, TypeError, ValueError, IndexError):
-        raise BadInputError("calibration-invalid", f"{path}: missing or malformed fields; recalibrate") from None
+        raise CalibrationError("calibration-invalid", f"{path}: missing or malformed fields; recalibrate") from None
     if doc.get("reference_image"):
         ref_path = os.path.join(folder, doc["reference_image"])
         ref = cv2.imread(ref_path, cv2.IMREAD_GRAYSCALE) if os.path.isfile(ref_path) else None
         if ref is None:
-            raise BadInputError("calibration-invalid", f"{folder}: reference image is missing; recalibrate")
+            raise CalibrationError("calibration-invalid", f"{folder}: reference image is missing; recalibrate")
         cal.reference = ref
     return cal

@@ -19,65 +19,14 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
-
-from beachscore.errors import BeachscoreError
+from hardware.camera_base import Camera
+from hardware.errors import CameraError
+from hardware.file_camera import FileCamera
+from hardware.mock_camera import MockCamera
+from hardware.pi_camera import PiCamera
+from hardware.usb_camera import UsbCamera
 
 ENV_VAR = "BEACHSCORE_CAMERA"
-
-
-class CameraError(BeachscoreError, RuntimeError):
-    """The camera cannot be opened or cannot take a photo.
-
-    Codes: ``camera-unavailable`` (no device / library), ``camera-failed`` (a capture failed),
-    ``camera-spec`` (the spec string is not understood).
-    """
-
-    exit_code = 2
-
-
-class Camera:
-    """Base of every backend. Use as a context manager; :meth:`close` is safe to call twice.
-
-    Attributes:
-        name: short human description shown on the station page, e.g. ``"picamera2 4056x3040"``.
-    """
-
-    name = "camera"
-
-    def capture(self) -> np.ndarray:
-        """Take one photo.
-
-        Returns:
-            BGR uint8 array, shape (H, W, 3).
-        Raises:
-            CameraError: ``camera-failed``.
-        """
-        raise NotImplementedError
-
-    def close(self) -> None:
-        """Release the device. Safe to call more than once."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self.name!r})"
-
-
-def check_bgr(image: object, where: str) -> np.ndarray:
-    """Check that a backend's frame is a BGR uint8 (H, W, 3) array.
-
-    Raises:
-        CameraError: ``camera-failed`` with the actual shape/dtype.
-    """
-    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
-        desc = f"{image.dtype} {image.shape}" if isinstance(image, np.ndarray) else type(image).__name__
-        raise CameraError("camera-failed", f"{where}: expected a BGR uint8 (H, W, 3) frame, got {desc}")
-    return image
 
 
 def open_camera(spec: str | None = None, **options) -> Camera:
@@ -94,20 +43,12 @@ def open_camera(spec: str | None = None, **options) -> Camera:
     kind, _, arg = spec.partition(":")
     kind = kind.lower()
     if kind == "file":
-        from hardware.file_camera import FileCamera
-
         return FileCamera(arg, **options)
     if kind == "mock":
-        from hardware.mock_camera import MockCamera
-
         return MockCamera(**options)
     if kind == "picamera2":
-        from hardware.pi_camera import PiCamera
-
         return PiCamera(**options)
     if kind in ("opencv", "usb"):
-        from hardware.usb_camera import UsbCamera
-
         try:
             index = int(arg or 0)
         except ValueError:

@@ -8,7 +8,8 @@ import threading
 import cv2
 import numpy as np
 
-from hardware.camera import Camera, CameraError, check_bgr
+from hardware.camera_base import Camera, check_bgr
+from hardware.errors import CameraError
 
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 

@@ -10,7 +10,8 @@ import time
 
 import numpy as np
 
-from hardware.camera import Camera, CameraError, check_bgr
+from hardware.camera_base import Camera, check_bgr
+from hardware.errors import CameraError
 
 #: libcamera's ``AfModeEnum.Manual``.
 AF_MODE_MANUAL = 0

@@ -6,7 +6,8 @@ import threading
 
 import numpy as np
 
-from hardware.camera import Camera, CameraError, check_bgr
+from hardware.camera_base import Camera, check_bgr
+from hardware.errors import CameraError
 
 
 class UsbCamera(Camera):

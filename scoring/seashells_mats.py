@@ -1,6 +1,6 @@
 """Combine single-mat Seashells scans into one state that scores every player.
 
-One scan reads one player's mat (``vision.seashells``); the score compares players, so the station
+One scan reads one player's mat (``vision.seashells.reader``); the score compares players, so the station
 (or a user running ``beachscore score``) merges the mats first. Pure data, no pixels.
 
 Source: shared/contracts/seashells.md §Reading a player mat.

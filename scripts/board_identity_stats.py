@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Distributions of the "is this the calibrated board?" statistic (``vision.outline.board_identity``).
+"""Distributions of the "is this the calibrated board?" statistic (``vision.board.identity.board_identity``).
 
     .venv/bin/python scripts/board_identity_stats.py ../shared/samples/* ../shared/samples-new-setups/* \\
         ../shared/real/go-gomrade /tmp/plazing-k1 ... [--paths cli,station] [--quiet]
@@ -36,17 +36,18 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from beachscore.errors import BeachscoreError  # noqa: E402
 from beachscore.games import reader  # noqa: E402
-from beachscore.pipeline import at_reader_scale, board_identity, calibrate  # noqa: E402
+from beachscore.pipeline import at_reader_scale, calibrate  # noqa: E402
+from vision.board.stage import board_identity  # noqa: E402
 from beachscore.checks import check_photo  # noqa: E402
-from vision.image_io import read_image  # noqa: E402
-from vision.outline import IDENTITY  # noqa: E402
+from vision.image.decode import read_image  # noqa: E402
+from vision.board.identity import IDENTITY  # noqa: E402
 
 
 def prepared(path: str, cal, path_kind: str) -> np.ndarray:
     """The photo as scan_image hands it to registration (reader scale, undistorted)."""
     module = reader(cal.game)
     if path_kind == "cli":
-        image = read_image(path, reduce=int(getattr(module, "DECODE_REDUCE", 1)))
+        image = read_image(path, reduce=module.decode_reduce)
     else:
         image = cv2.imread(path, cv2.IMREAD_COLOR)
     check_photo(image, cal)

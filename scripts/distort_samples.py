@@ -6,7 +6,7 @@
 
 Every photo (``calib.jpg``, ``empty.jpg``, ``scene_*.jpg`` …) is remapped through the distortion
 (OpenCV's radial model, ``f`` = image width, centre = image centre, the convention of
-:mod:`vision.lens`): each output pixel takes the pinhole photo's colour where the undistorted ray
+:mod:`vision.lens.model`): each output pixel takes the pinhole photo's colour where the undistorted ray
 lands (bilinear, ``cv2.remap``). Each ``calibration.json``'s ``corners_px`` are mapped through the
 same distortion (``cv2.projectPoints``), as a user clicking the corners in the distorted photo
 would give them; everything else (profile, truth, setups) is copied unchanged. The output folder
@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from vision.lens import Lens  # noqa: E402
+from vision.lens.model import Lens  # noqa: E402
 
 
 def distort_photo(image: np.ndarray, lens: Lens) -> np.ndarray:

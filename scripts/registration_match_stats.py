@@ -22,6 +22,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from beachscore import pipeline  # noqa: E402
+from vision.board import stage as board_stage  # noqa: E402
 
 GAMES = ("plazing", "sand-castles", "seashells", "strand-unter")
 HOOKED = ("plazing", "strand-unter")
@@ -32,11 +33,11 @@ def _photos(roots, game):
 
 
 def _register(photo, cal, module):
-    image = pipeline.at_reader_scale(pipeline.read_image(photo, reduce=getattr(module, "DECODE_REDUCE", 1)), cal, module)
+    image = pipeline.at_reader_scale(pipeline.read_image(photo, reduce=module.decode_reduce), cal, module)
     if cal.lens is not None:
         image = cal.lens.undistort_image(image)
     try:
-        return pipeline.register(image, cal, module)
+        return board_stage.register(image, cal, module)
     except Exception:  # noqa: BLE001 - a refused photo gets the board check on that path
         return None
 

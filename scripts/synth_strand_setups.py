@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write synthetic Strand unter set-ups (vision/synthetic_strand.py) in the samples' layout.
+"""Write synthetic Strand unter set-ups (tests/synthetic/strand_setups.py) in the samples' layout.
 
     python scripts/synth_strand_setups.py OUT_FOLDER [--setups 4] [--first-seed 100] [--scenes 6]
 
@@ -18,7 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from vision.synthetic_strand import write_setup  # noqa: E402
+from tests.synthetic.strand_setups import write_setup  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -7,7 +7,7 @@ OUT_DIR gets ``profile.json`` and one ``setupN/`` folder per camera/light set-up
 its calibration shot (``calib.jpg``, ``calibration.json``, ``calib.setup.json``) and scenes
 (``scene_XX.jpg`` + ``.setup.json`` + ``.truth.json``; the truth's areas come from the rules
 engine, ``occluded`` / ``bumped`` say which scenes have a hand over the board or a bumped board).
-Every position is dealt at random (:func:`vision.synthetic_plazing.random_layout`); the set-ups:
+Every position is dealt at random (:func:`tests.synthetic.plazing.random_layout`); the set-ups:
 
 - ``setup0`` the camera 30 % higher than the samples' (cells fewer pixels wide);
 - ``setup1`` calibrated in neutral light, scenes under a warm lamp to one side with a hot spot (the
@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import scoring  # noqa: E402
-from vision.synthetic_plazing import (COOL, NEUTRAL, WARM, calibration_layout, calibration_samples,  # noqa: E402
+from tests.synthetic.plazing import (COOL, NEUTRAL, WARM, calibration_layout, calibration_samples,  # noqa: E402
                                       draw_top, photograph, plazing_profile, random_layout, state_of)
 
 PLAYERS = ["red", "yellow", "green", "blue"]

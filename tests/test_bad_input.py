@@ -61,7 +61,7 @@ def test_bad_image_exit_2_one_line(tmp_path, capsys, strand_cal, name, code):
 
 
 def test_huge_header_refused_before_decoding(tmp_path, monkeypatch):
-    from vision import image_io
+    from vision.image import decode as image_io
 
     called = []
     monkeypatch.setattr(image_io.cv2, "imdecode", lambda *a: called.append(1))

@@ -4,8 +4,8 @@ import pytest
 
 from beachscore.errors import BadInputError
 from calibration.markers import PAPER_MM, render_marker_pages, render_marker_sheet, write_marker_sheet
-from vision.registration import detect_markers
-from vision.synthetic_grid import grid_profile
+from vision.board.markers import detect_markers
+from tests.synthetic.grid import grid_profile
 
 
 def test_sheet_has_true_size_and_detectable_markers(tmp_path):
@@ -116,7 +116,7 @@ def test_markers_on_a_shipped_profile_without_markers_says_how_to_add_them(tmp_p
 def test_charuco_sheet_is_true_size_and_readable(tmp_path, capsys):
     from beachscore.cli import main
     from calibration.markers import render_charuco_page
-    from vision.charuco import SHEET, detect_sheet
+    from vision.lens.charuco import SHEET, detect_sheet
 
     page = render_charuco_page(dpi=150)
     assert page.shape == tuple(round(v * 150 / 25.4) for v in PAPER_MM["A4"])  # landscape A4

@@ -47,7 +47,7 @@ def results(calibrations):
 
 
 def test_registration_corners(results):
-    from vision.registration import board_corners_mm, project
+    from vision.board.geometry import board_corners_mm, project
     from vision.strand_unter.geometry import enlarge_homography
 
     for truth, r, cal in results:
@@ -146,7 +146,7 @@ def test_board_pushed_15_mm_is_found(calibrations, tmp_path, scene, push_mm):
     """A board pushed 15 mm on the table (a rigid move in the board plane) is found to ≤ 0.6 px."""
     import cv2
 
-    from vision.registration import board_corners_mm, homography_from_corners, project
+    from vision.board.geometry import board_corners_mm, homography_from_corners, project
     from vision.strand_unter.geometry import enlarge_homography
 
     setup, cal = next(iter(calibrations.items()))

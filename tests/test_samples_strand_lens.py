@@ -27,7 +27,7 @@ def _distorted_copy(dst: str) -> None:
     """``SAMPLES`` as the lens would have shot it, in ``dst`` (as ``scripts/distort_samples.py``)."""
     import cv2
 
-    from vision.lens import Lens
+    from vision.lens.model import Lens
 
     lenses: dict = {}
 

@@ -76,7 +76,7 @@ def test_hands_are_refused_and_clean_scenes_are_not(results):
 
 
 def test_registration_finds_bumps_and_invents_none(results):
-    from vision.registration import board_corners_mm, project
+    from vision.board.geometry import board_corners_mm, project
     from vision.strand_unter.geometry import enlarge_homography
 
     for s, truth, r, cal in results:

@@ -18,6 +18,8 @@ from __future__ import annotations
 from tournament.errors import InvalidEventError
 from tournament.event import MAX_POINTS, Result, _number, ranks_from_points
 from tournament.games import is_co_op
+import scoring
+from scoring.seashells_mats import merge_mats
 
 
 def _norm(text) -> str:
@@ -134,9 +136,6 @@ def seashells_result(mats: list[dict], players: list[str], seats: dict[str, str]
     >>> seashells_result(mats, ["p1", "p2"], {"ana": "p1", "bo": "p2"}).ranks
     {'p1': 1, 'p2': 2}
     """
-    import scoring
-    from scoring.seashells_mats import merge_mats
-
     setup = setup or {}
     merged = merge_mats(mats, {k: setup[k] for k in ("scoring", "sun") if k in setup})
     return table_result("seashells", scoring.score(merged, setup), players, seats)

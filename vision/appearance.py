@@ -13,8 +13,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.quality import median_last
-from vision.registration import rectify
+from vision.image.quality import median_last
+from vision.board.geometry import rectify
 
 #: Width of the layout grid in cells; the height follows the board's aspect.
 LAYOUT_CELLS = 32

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.gradients import sobel_magnitude
-from vision.quality import median_u8
+from vision.image.gradients import sobel_magnitude
+from vision.image.quality import median_u8
 
 FEATURE_NAMES = ("L", "a", "b", "sd_L", "sd_a", "sd_b", "texture", "core_L", "core_a", "core_b")
 #: Share of the patch radius that the centre disc covers.
@@ -33,7 +33,7 @@ COVARIANCE_FLOOR = np.array([9.0, 4.0, 4.0, 4.0, 2.0, 2.0, 4.0, 9.0, 4.0, 4.0])
 
 def board_median_bgr(board_bgr: np.ndarray) -> np.ndarray:
     """Median B, G, R of a rectified board, float32 (3,), computed on a 1/4 subsample (speed; bytes
-    from their histograms, :func:`vision.quality.median_u8`: the same medians)."""
+    from their histograms, :func:`vision.image.quality.median_u8`: the same medians)."""
     sub = board_bgr[::4, ::4]
     if sub.dtype == np.uint8 and sub.ndim == 3 and sub.shape[2] == 3:
         return np.array([median_u8(c) for c in cv2.split(np.ascontiguousarray(sub))], np.float32)

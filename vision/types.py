@@ -1,14 +1,92 @@
-"""What flows between the pipeline and a game reader."""
+"""What flows between the pipeline, the board stage and a game reader, and what a reader is (:class:`Reader`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable, Protocol
 
 import numpy as np
 
-from calibration.files import CalibrationRequest
-from calibration.store import Calibration
-from vision.registration import Registration
+from vision.lens.model import Lens
+
+
+@dataclass
+class Registration:
+    """Where the board is in one photo.
+
+    Attributes:
+        H_px_from_mm: (3, 3) homography board mm → image px.
+        source: ``"markers"``, ``"corners"`` or ``"refined"``.
+        shift_mm: how far the board centre moved against the calibration (mm), 0 when not refined.
+        rotation_deg: rotation against the calibration (degrees).
+        score: quality of the alignment in [−1, 1]: the share of the outline strips explained
+            (:mod:`vision.board.motion`), or an ECC correlation; 1 for markers.
+    """
+
+    H_px_from_mm: np.ndarray
+    source: str
+    shift_mm: float = 0.0
+    rotation_deg: float = 0.0
+    score: float = 1.0
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """JSON summary: source, shift_mm, rotation_deg, score (the homography stays internal)."""
+        return {"source": self.source, "shift_mm": round(self.shift_mm, 2),
+                "rotation_deg": round(self.rotation_deg, 2), "score": round(self.score, 3)}
+
+
+class CalibrationRequest(Protocol):
+    """What a reader's ``learn`` reads of a parsed calibration.json (``calibration.files.CalibrationRequest``).
+
+    Attributes:
+        game: game name from the contract.
+        profile: the board profile dict.
+        image_path: the calibration photo.
+        empty_image_path: optional photo of the empty board, same view.
+        corners_px: four board corners in image px (TL, TR, BR, BL) or None when markers give them.
+        samples: list of ``(label, (x_mm, y_mm))``.
+        charuco_image_path: optional photo of the printed ChArUco sheet, or None.
+    """
+
+    game: str
+    profile: dict
+    image_path: str
+    empty_image_path: str | None
+    corners_px: list[list[float]] | None
+    samples: list[tuple[str, tuple[float, float]]]
+    charuco_image_path: str | None
+
+
+class Calibration(Protocol):
+    """What the board stage and the readers read of a loaded calibration (``calibration.store.Calibration``).
+
+    Attributes:
+        game: game name.
+        profile: the board profile dict.
+        image_size: (width_px, height_px) of the calibration shot.
+        H_px_from_mm: (3, 3) homography board mm → calibration-shot px (undistorted when ``lens`` is set).
+        model: the game reader's learned appearance (JSON).
+        reference: the calibration shot, grey uint8 at 1/4 size, or None.
+        folder: the calibration folder.
+        extra: further saved fields (model version, board layout, outline …).
+        lens: the camera's lens distortion, or None for none.
+        cache: derived data the scans build once per process (never saved).
+    """
+
+    game: str
+    profile: dict
+    image_size: tuple[int, int]
+    H_px_from_mm: np.ndarray
+    model: dict
+    reference: np.ndarray | None
+    folder: str
+    extra: dict
+    lens: Lens | None
+    cache: dict
+
+    def image(self, name: str) -> np.ndarray | None:
+        """A picture the learner saved in the calibration folder (BGR or grey uint8), None if absent."""
 
 
 @dataclass
@@ -65,3 +143,88 @@ class Reading:
     warnings: list[str] = field(default_factory=list)
     details: dict = field(default_factory=dict)
     alternatives: list = field(default_factory=list)
+
+
+#: The board's sides, in the order the board stage names them.
+BOARD_SIDES = ("top", "right", "bottom", "left")
+
+
+class Reader(Protocol):
+    """A game's reader, as the pipeline and the board stage use it.
+
+    Attributes:
+        game: the game's name in the contract (``"strand-unter"`` …).
+        decode_reduce: JPEG decode reduction the reader works at (1: full size, 2, 4 or 8).
+        model_version: version of the learned model's format; a calibration learned with another
+            is refused ("recalibrate").
+        registration_sides: board sides whose outline never changes between shots (the board
+            stage's strips lie only there).
+    """
+
+    game: str
+    decode_reduce: int
+    model_version: int
+    registration_sides: tuple[str, ...]
+
+    def learn(self, shot: CalibrationShot) -> dict:
+        """The appearance model (JSON-serialisable) learned from the calibration shot."""
+
+    def read(self, photo: Photo) -> Reading:
+        """The game state read from one registered photo."""
+
+    def annotate(self, photo: Photo, reading: Reading) -> np.ndarray:
+        """The photo with the reading drawn on it for a person to check, BGR uint8."""
+
+    def register(self, image: np.ndarray, cal: Calibration) -> Registration | None:
+        """The reader's own registration of a photo without markers, or None: the board stage's."""
+
+    def registration_exclude(self, image: np.ndarray, cal: Calibration) -> np.ndarray | None:
+        """uint8 (H, W) mask, non-zero where the board stage's strips must not look, or None."""
+
+    def registration_matches_board(self, registration: Registration, cal: Calibration) -> bool:
+        """Whether the reader's own registration already showed the calibrated board (the board
+        stage then makes no identity check of its own)."""
+
+
+def _no_registration(image: np.ndarray, cal: Calibration) -> None:
+    return None
+
+
+def _no_match(registration: Registration, cal: Calibration) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class GameReader:
+    """A :class:`Reader` made of a reader package's functions; the optional ones default to "none".
+
+    Attributes:
+        game, decode_reduce, model_version, registration_sides: as :class:`Reader`.
+        learn, read, annotate: the reader's functions (:class:`Reader`).
+        own_registration: ``(image, cal) -> Registration`` when the reader registers photos itself.
+        exclude: ``(image, cal) -> mask | None`` (:meth:`Reader.registration_exclude`).
+        matches_board: ``(registration, cal) -> bool`` (:meth:`Reader.registration_matches_board`).
+    """
+
+    game: str
+    learn: Callable[[CalibrationShot], dict]
+    read: Callable[[Photo], Reading]
+    annotate: Callable[[Photo, Reading], np.ndarray]
+    decode_reduce: int = 1
+    model_version: int = 1
+    registration_sides: tuple[str, ...] = BOARD_SIDES
+    own_registration: Callable[[np.ndarray, Calibration], Registration] = _no_registration
+    exclude: Callable[[np.ndarray, Calibration], np.ndarray | None] = _no_registration
+    matches_board: Callable[[Registration, Calibration], bool] = _no_match
+
+    def register(self, image: np.ndarray, cal: Calibration) -> Registration | None:
+        """:meth:`Reader.register`."""
+        return self.own_registration(image, cal)
+
+    def registration_exclude(self, image: np.ndarray, cal: Calibration) -> np.ndarray | None:
+        """:meth:`Reader.registration_exclude`."""
+        return self.exclude(image, cal)
+
+    def registration_matches_board(self, registration: Registration, cal: Calibration) -> bool:
+        """:meth:`Reader.registration_matches_board`."""
+        return bool(self.matches_board(registration, cal))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from beachscore.errors import BeachscoreError
+from beachscore.errors import BeachscoreError, HardwareError
 from beachscore.store import StoreError
 from scoring.errors import InvalidStateError
 
@@ -22,7 +22,8 @@ BUSY_STATUS = {"busy": 409}
 
 def init_app(app) -> None:
     @app.errorhandler(BeachscoreError)
-    def _beachscore(err: BeachscoreError):
+    @app.errorhandler(HardwareError)
+    def _beachscore(err: BeachscoreError | HardwareError):
         status = STORE_STATUS.get(err.code, 400) if isinstance(err, StoreError) else BUSY_STATUS.get(err.code, 400)
         return error_response(err.code, err.message, status)
 

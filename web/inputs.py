@@ -19,7 +19,7 @@ from flask import request
 from werkzeug.routing.converters import IntegerConverter
 
 from beachscore.errors import BadInputError
-from beachscore.inputs import strict_json_loads
+from vision.files import strict_json_loads
 
 #: Largest id a URL or body may name: SQLite stores integers in 64 bits.
 MAX_ID = 2 ** 63 - 1

@@ -16,7 +16,7 @@ import functools
 import json
 import os
 
-from beachscore.errors import BadInputError
+from calibration.errors import CalibrationError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: Games with a default profile (file ``<game>.json`` beside this module).
@@ -33,11 +33,11 @@ def default_profile(game: str) -> dict:
     """A fresh copy of the boxed board's profile of ``game``.
 
     Raises:
-        BadInputError: ``unknown-game`` for a game without a default profile.
+        CalibrationError: ``unknown-game`` for a game without a default profile.
     """
     if game not in GAMES:
-        raise BadInputError("unknown-game", f"no default profile for {str(game)[:40]!r}; expected one of "
-                            f"{', '.join(GAMES)}")
+        raise CalibrationError("unknown-game", f"no default profile for {str(game)[:40]!r}; expected one of "
+                               f"{', '.join(GAMES)}")
     return copy.deepcopy(_load(game))
 
 

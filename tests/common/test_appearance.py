@@ -8,7 +8,7 @@ import pytest
 
 from beachscore.cli import main
 from vision.appearance import SWAPPED_CORRELATION, blue_red_correlation, board_layout
-from vision.registration import homography_from_corners
+from vision.board.geometry import homography_from_corners
 
 EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter")
 
@@ -44,10 +44,10 @@ def test_scan_refuses_a_photo_with_red_and_blue_swapped(strand_cal, tmp_path, ca
 
 
 def test_scan_refuses_a_board_partly_out_of_the_photo(strand_cal, monkeypatch, capsys):
-    from beachscore import pipeline
-    from vision.registration import Registration
+    from vision.board import stage as board_stage
+    from vision.types import Registration
 
-    real = pipeline.register
+    real = board_stage.register
 
     def pushed_down(image, cal, module=None):
         reg = real(image, cal, module)
@@ -55,6 +55,6 @@ def test_scan_refuses_a_board_partly_out_of_the_photo(strand_cal, monkeypatch, c
         H[1, 2] += 0.3 * image.shape[0]
         return Registration(H, "refined")
 
-    monkeypatch.setattr(pipeline, "register", pushed_down)
+    monkeypatch.setattr(board_stage, "register", pushed_down)
     assert main(["scan", os.path.join(EXAMPLE, "scene_05.jpg"), "--calibration", strand_cal, "--json"]) == 3
     assert '"board-out-of-view"' in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""The board check (pipeline.board_identity) is left out only when the game's own registration
+"""The board check (vision.board.stage.board_identity) is left out only when the game's own registration
 already matched the calibrated board's fixed parts (the games' ``registration_matches_board``):
 on the right board it is not made, on another game's board the registration never claims a
 match, and a reading whose registration did not match still gets the check and its doubt."""
@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from beachscore import pipeline
+from vision.board import stage as board_stage
 from beachscore.checks import UNRECOGNISED_BOARD_CONFIDENCE
 from beachscore.errors import UnreadableBoardError
 from vision import plazing, strand_unter
-from vision.outline import Identity
+from vision.board.identity import Identity
 from vision.strand_unter.registration import StrandRegistration
 
 SHARED = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "samples"))
@@ -41,7 +42,7 @@ def test_a_matched_registration_spares_the_board_check(cals, game, monkeypatch):
     cal = cals[game]
     result = pipeline.scan_file(_scene(game), cal)
     assert GAMES[game].registration_matches_board(result.registration, cal)
-    monkeypatch.setattr(pipeline, "board_identity", _refuse_check)
+    monkeypatch.setattr(board_stage, "board_identity", _refuse_check)
     again = pipeline.scan_file(_scene(game), cal)
     assert again.state == result.state and again.confidence == result.confidence
 
@@ -50,7 +51,7 @@ def test_a_matched_registration_spares_the_board_check(cals, game, monkeypatch):
 def test_an_unmatched_registration_still_gets_the_check_and_its_doubt(cals, game, monkeypatch):
     cal = cals[game]
     monkeypatch.setattr(GAMES[game], "registration_matches_board", lambda reg, cal: False)
-    monkeypatch.setattr(pipeline, "board_identity", lambda *a, **k: Identity(60, 3, 2.0, False, 0.03, False))
+    monkeypatch.setattr(board_stage, "board_identity", lambda *a, **k: Identity(60, 3, 2.0, False, 0.03, False))
     unsure = pipeline.scan_file(_scene(game), cal)
     assert unsure.confidence <= UNRECOGNISED_BOARD_CONFIDENCE
 
@@ -63,9 +64,9 @@ def test_another_games_board_never_matches(cals, game):
               for p in sorted(glob.glob(os.path.join(SHARED, g, "setup0", "scene_0[0-3].jpg")))]
     registered = 0
     for photo in others:
-        image = pipeline.at_reader_scale(pipeline.read_image(photo, reduce=module.DECODE_REDUCE), cal, module)
+        image = pipeline.at_reader_scale(pipeline.read_image(photo, reduce=module.decode_reduce), cal, module)
         try:
-            reg = pipeline.register(image, cal, module)
+            reg = board_stage.register(image, cal, module)
         except Exception:   # noqa: BLE001 - refused: the check is made on that path anyway
             continue
         registered += 1
@@ -88,7 +89,7 @@ def test_a_refusal_after_a_matched_registration_keeps_the_readers_reason(cals, g
         raise UnreadableBoardError("occluded", "something lies over groove 3")
 
     monkeypatch.setattr(GAMES[game], "read", occluded)
-    monkeypatch.setattr(pipeline, "board_identity", _refuse_check)
+    monkeypatch.setattr(board_stage, "board_identity", _refuse_check)
     with pytest.raises(UnreadableBoardError) as err:
         pipeline.scan_file(_scene(game), cals[game])
     assert err.value.code == "occluded"
@@ -104,13 +105,13 @@ def test_a_camera_moved_since_calibration_still_gets_the_check(tmp_path):
     the board check then doubts the (wrong) reading."""
     cal = pipeline.calibrate(os.path.join(NEW_SETUPS, "setup2", "calibration.json"), str(tmp_path))
     module = pipeline.reader("strand-unter")
-    img = pipeline.read_image(os.path.join(NEW_SETUPS, "setup0", "scene_02.jpg"), reduce=module.DECODE_REDUCE)
+    img = pipeline.read_image(os.path.join(NEW_SETUPS, "setup0", "scene_02.jpg"), reduce=module.decode_reduce)
     h, w = img.shape[:2]
     M = cv2.getRotationMatrix2D((w / 2, h / 2), 0, 0.97)
     M[0, 2] -= 0.02 * w
     M[1, 2] += 0.06 * h
     img = cv2.warpAffine(img, M, (w, h), borderMode=cv2.BORDER_REFLECT)
-    reg = pipeline.register(img, cal, module)
+    reg = board_stage.register(img, cal, module)
     assert reg.source == "refined" and not module.registration_matches_board(reg, cal)
     assert pipeline.scan_image(img, cal).confidence <= UNRECOGNISED_BOARD_CONFIDENCE
 

@@ -1,4 +1,4 @@
-""""Is this the calibrated board?" (vision.outline.board_identity, run by pipeline.scan_image before any
+""""Is this the calibrated board?" (vision.board.identity.board_identity, run by vision.board.locate before any
 game's registration): synthetic boards on a table, photographed through known homographies. The right
 board is recognised unmoved, bumped, pushed beyond the strips' search range, under other light, with a
 hand over one edge; another board is refused, even one that shares a plain edge with it at the same
@@ -12,10 +12,12 @@ import pytest
 
 from beachscore import pipeline
 from beachscore.errors import UnreadableBoardError
-from vision.outline import IDENTITY, IdentityReference, board_identity, identity_profiles
-from vision.registration import board_corners_mm, homography_from_corners, project
-from vision.synthetic_boards import relight
-from vision.synthetic_grid import draw_board, grid_profile, photograph
+from vision.board import stage as board_stage
+from vision.board import references
+from vision.board.identity import IDENTITY, IdentityReference, board_identity, identity_profiles
+from vision.board.geometry import board_corners_mm, homography_from_corners, project
+from tests.synthetic.mats import relight
+from tests.synthetic.grid import draw_board, grid_profile, photograph
 
 PPM = 4.0
 CORNERS = [[170, 110], [790, 125], [780, 610], [160, 595]]
@@ -72,13 +74,13 @@ def board(tmp_path):
 
 
 def _identity(image, cal):
-    return pipeline.board_identity(image, cal, None)
+    return board_stage.board_identity(image, cal, None)
 
 
 def test_the_calibration_stores_the_colour_strips(board):
     profile, cal = board
-    assert cal.extra["identity"]["picture"] == pipeline.IDENTITY_PNG
-    ref = pipeline.identity_reference(cal)
+    assert cal.extra["identity"]["picture"] == references.IDENTITY_PNG
+    ref = references.identity_reference(cal)
     assert ref is not None and ref.structured.sum() >= IDENTITY.min_usable
 
 
@@ -181,13 +183,13 @@ def test_a_board_the_check_does_not_recognise_but_the_reader_reads_is_kept_unsur
     both sides and a lamp): when the game's reader reads the photo all the same, the reading is
     kept, with a warning, below the confidence a player trusts; never refused for that alone."""
     from beachscore.checks import UNRECOGNISED_BOARD_CONFIDENCE, UNRECOGNISED_BOARD_WARNING
-    from vision.outline import Identity
+    from vision.board.identity import Identity
 
     profile, cal = board
     photo = _photo(_board(profile))
     trusted = pipeline.scan_image(photo, cal)
     assert trusted.confidence > UNRECOGNISED_BOARD_CONFIDENCE and UNRECOGNISED_BOARD_WARNING not in trusted.warnings
-    monkeypatch.setattr(pipeline, "board_identity", lambda *a, **k: Identity(60, 3, 2.0, False, 0.03, False))
+    monkeypatch.setattr(board_stage, "board_identity", lambda *a, **k: Identity(60, 3, 2.0, False, 0.03, False))
     unsure = pipeline.scan_image(photo, cal)
     assert unsure.state == trusted.state
     assert unsure.confidence <= UNRECOGNISED_BOARD_CONFIDENCE < 0.5

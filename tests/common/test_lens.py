@@ -11,9 +11,9 @@ import pytest
 from beachscore import pipeline
 from beachscore.errors import BadInputError, UnreadableBoardError
 from calibration import store
-from vision.lens import Lens
-from vision.registration import board_corners_mm, homography_from_corners, project
-from vision.synthetic_grid import draw_board, grid_profile, photograph
+from vision.lens.model import Lens
+from vision.board.geometry import board_corners_mm, homography_from_corners, project
+from tests.synthetic.grid import draw_board, grid_profile, photograph
 
 PPM = 4.0
 SIZE = (960, 720)
@@ -116,7 +116,7 @@ def test_the_annotated_photo_is_in_the_photos_own_pixels(tmp_path):
     assert pic.shape == taken.shape
     changed = np.any(pic != taken, axis=2)
     # the mark of the top-left place sits where the lens shows that place, not where a pinhole would
-    from vision import grid
+    from vision.grid import reader as grid
     g = prof["grid"]
     centre = np.array([[g["origin_mm"][0] + 0.5 * g["pitch_mm"][0], g["origin_mm"][1] + 0.5 * g["pitch_mm"][1]]])
     pinhole = project(homography_from_corners(CORNERS, prof["board_mm"]), centre)[0]
@@ -140,7 +140,7 @@ def test_the_annotated_photo_is_in_the_photos_own_pixels(tmp_path):
 
 
 def _sheet_photo(lens):
-    from vision.charuco import sheet_image
+    from vision.lens.charuco import sheet_image
     page = np.full((SIZE[1], SIZE[0]), 235, np.uint8)
     sheet = sheet_image(810, 540)
     page[90:630, 75:885] = sheet
@@ -150,7 +150,7 @@ def _sheet_photo(lens):
 
 @pytest.mark.parametrize("k1", [-0.12, 0.05])
 def test_k1_is_recovered_from_a_charuco_sheet(tmp_path, k1):
-    from vision.charuco import lens_from_charuco
+    from vision.lens.charuco import lens_from_charuco
     lens = Lens(k1, size=SIZE, scale=1.0)
     found = lens_from_charuco(_sheet_photo(lens))
     assert found is not None and found.source == "charuco"

@@ -1,6 +1,6 @@
 """Registration by the board's outline: a fixed camera and a board full of new pieces is never
 "moved"; a bumped board (pushed, turned, pushed far) is found again; a tilted camera too; a photo
-without the board is refused. Synthetic grid boards (vision.synthetic_grid) photographed through
+without the board is refused. Synthetic grid boards (tests.synthetic.grid) photographed through
 known homographies."""
 
 import json
@@ -11,8 +11,8 @@ import pytest
 
 from beachscore import pipeline
 from beachscore.errors import UnreadableBoardError
-from vision.registration import board_corners_mm, homography_from_corners, project
-from vision.synthetic_grid import draw_board, grid_profile, photograph
+from vision.board.geometry import board_corners_mm, homography_from_corners, project
+from tests.synthetic.grid import draw_board, grid_profile, photograph
 
 PPM = 4.0
 CORNERS = [[150, 100], [800, 120], [790, 620], [140, 600]]

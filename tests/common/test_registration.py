@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 from beachscore.errors import UnreadableBoardError
-from vision.registration import (align_to_reference, board_corners_mm, detect_markers, homography_from_corners,
-                                 project, rectify, reference_image)
+from vision.board.ecc import align_to_reference, reference_image
+from vision.board.geometry import board_corners_mm, homography_from_corners, project, rectify
+from vision.board.markers import detect_markers
 
 BOARD_MM = (300.0, 200.0)
 CORNERS_PX = [[200.0, 120.0], [1000.0, 100.0], [1040.0, 640.0], [180.0, 660.0]]

@@ -7,7 +7,7 @@ import pytest
 
 from beachscore import pipeline
 from beachscore.errors import BadInputError
-from beachscore.inputs import read_input_file
+from vision.files import read_input_file
 from calibration import store
 
 EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter")

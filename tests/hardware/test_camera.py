@@ -7,7 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera import CameraError, open_camera
+from hardware.camera import open_camera
+from hardware.errors import CameraError
 from hardware.file_camera import FileCamera
 from hardware.mock_camera import MockCamera
 from hardware.pi_camera import PiCamera

@@ -188,12 +188,12 @@ def test_the_webp_bomb_is_real():
                                   b"\x01\x01\x04\0\x01\0\0\0\xa0\x86\x01\0\0\0\0\0"],
                          ids=["webp-vp8l", "webp-vp8x", "tiff"])
 def test_image_bombs_are_sized_from_their_header_before_decoding(tmp_path, monkeypatch, data):
-    import vision.image_io
+    import vision.image.decode
 
     def never(*args):
         raise AssertionError("decoded a file whose header claims too many pixels")
 
-    monkeypatch.setattr(vision.image_io.cv2, "imdecode", never)
+    monkeypatch.setattr(vision.image.decode.cv2, "imdecode", never)
     station = make_station(tmp_path / "data")
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     try:

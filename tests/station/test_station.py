@@ -282,8 +282,8 @@ def test_a_scan_through_a_lens_keeps_the_lens_with_its_homography(tmp_path):
     it beside the homography (which belongs to the undistorted image), so the page can bend the
     board's lines as the lens did (web/static/lens.js)."""
     from tests.common.test_lens import CORNERS, PPM, SIZE, _calibrate, _layout, _through
-    from vision.lens import Lens
-    from vision.synthetic_grid import draw_board, grid_profile, photograph
+    from vision.lens.model import Lens
+    from tests.synthetic.grid import draw_board, grid_profile, photograph
 
     lens = Lens(-0.12, size=SIZE, scale=1.0)
     prof = grid_profile(6, 7)

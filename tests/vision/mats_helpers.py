@@ -9,9 +9,9 @@ from __future__ import annotations
 from beachscore.games import reader
 from calibration.files import CalibrationRequest
 from calibration.store import Calibration
-from vision.mat_checks import as_scanned
-from vision.registration import Registration
-from vision.synthetic_boards import scale_homography
+from vision.mats.checks import as_scanned
+from vision.types import Registration
+from tests.synthetic.mats import scale_homography
 from vision.types import CalibrationShot, Photo
 
 
@@ -29,7 +29,7 @@ def calibration(game, profile, model, image_size):
 
 def photo(game, profile, model, image, setup=None):
     cal = calibration(game, profile, model, (image.shape[1], image.shape[0]))
-    small, H = as_scanned(image, scale_homography(), int(getattr(reader(game), "DECODE_REDUCE", 1)))
+    small, H = as_scanned(image, scale_homography(), reader(game).decode_reduce)
     return Photo(image=small, registration=Registration(H, "corners"), calibration=cal, setup=setup)
 
 
@@ -43,7 +43,7 @@ def write_calibration(folder, game, profile, image, samples, px_per_mm=None) -> 
     import os
 
     from calibration.store import atomic_write_image
-    from vision.synthetic_boards import PX_PER_MM
+    from tests.synthetic.mats import PX_PER_MM
 
     s = px_per_mm or PX_PER_MM
     w, h = profile["board_mm"]

@@ -1,4 +1,4 @@
-"""vision.gradients: the gradient magnitude is the same bits on every call, wherever the arrays lie
+"""vision.image.gradients: the gradient magnitude is the same bits on every call, wherever the arrays lie
 in memory (``cv2.magnitude`` of OpenCV 5.0 is not), and a registration that hinges on it, a
 Plażing board shifted a tenth of the photo, gives one answer however often it is repeated."""
 
@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.gradients import magnitude, sobel_magnitude
+from vision.image.gradients import magnitude, sobel_magnitude
 
 SETUP = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "samples-new-setups", "plazing", "setup0")
 

@@ -9,7 +9,7 @@ import pytest
 
 from beachscore import pipeline
 from beachscore.errors import BadInputError
-from vision.synthetic_grid import draw_board, grid_profile, photograph
+from tests.synthetic.grid import draw_board, grid_profile, photograph
 
 PPM = 4.0
 CORNERS = [[150, 100], [800, 120], [790, 620], [140, 600]]
@@ -67,8 +67,9 @@ def test_moved_board_with_markers_needs_no_recalibration(tmp_path):
 def test_a_board_seen_off_its_places_is_not_read_confidently_wrong(tmp_path):
     # the registration puts every place 0.45 pitch off (as an invented bump did on real photos):
     # places half on a token and half on the board are like no class, and the reading says so
-    from vision.grid import read
-    from vision.registration import Registration, homography_from_corners
+    from vision.grid.reader import read
+    from vision.board.geometry import homography_from_corners
+    from vision.types import Registration
     from vision.types import Photo
     prof = grid_profile(5, 6)
     cal = _calibrate(tmp_path, prof, _layout(5, 6, 1))

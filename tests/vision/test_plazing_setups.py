@@ -1,5 +1,5 @@
 """The Plażing reader on whole synthetic set-ups of the real board (20 × 12 cells): each camera and
-light calibrated on its own shot, then scenes dealt at random (:mod:`vision.synthetic_plazing`).
+light calibrated on its own shot, then scenes dealt at random (:mod:`tests.synthetic.plazing`).
 
 A camera 30 % higher (cells fewer pixels wide), a 12 MP camera, the light changed since
 calibration (a warm lamp to one side, its hot spot, a token lost in it), a hand over the board
@@ -22,7 +22,7 @@ from beachscore import pipeline
 from beachscore.errors import UnreadableBoardError
 from calibration import store
 from vision.plazing.names import cell_name
-from vision.synthetic_plazing import (WARM, calibration_layout, calibration_samples, draw_top, photograph,
+from tests.synthetic.plazing import (WARM, calibration_layout, calibration_samples, draw_top, photograph,
                                       plazing_profile, random_layout, state_of)
 
 PROFILE = plazing_profile(rows=12, cols=20)

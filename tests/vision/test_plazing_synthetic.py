@@ -11,7 +11,7 @@ import pytest
 from beachscore import pipeline
 from beachscore.cli import main
 from calibration import store
-from vision.synthetic_plazing import DEFAULT_BGR, Piece, calibration_samples, plazing_profile, scene
+from tests.synthetic.plazing import DEFAULT_BGR, Piece, calibration_samples, plazing_profile, scene
 
 PROFILE = plazing_profile()
 SPOTS = [(1, 1), (3, 4), (5, 7), (3, 8)]

@@ -7,11 +7,11 @@ import pytest
 from beachscore.cli import main
 from beachscore.errors import BadInputError, UnreadableBoardError
 from calibration.store import atomic_write_image
-from vision import sand_castles
-from vision.mat_checks import LABEL_FILL_BGR
-from vision.quality import check_board_in_view
-from vision.registration import Registration
-from vision.synthetic_boards import PX_PER_MM, SAND_CASTLES_PROFILE as PROFILE, draw_arm, relight, sand_castles_board
+from vision.sand_castles import reader as sand_castles
+from vision.mats.checks import LABEL_FILL_BGR
+from vision.image.quality import check_board_in_view
+from vision.types import Registration
+from tests.synthetic.mats import PX_PER_MM, SAND_CASTLES_PROFILE as PROFILE, draw_arm, relight, sand_castles_board
 
 from mats_helpers import box_outline_px, circle_px, difference, marked_share, photo, shot, write_calibration
 

@@ -10,11 +10,11 @@ from beachscore.cli import main
 from beachscore.errors import BadInputError, UnreadableBoardError
 from calibration.store import atomic_write_image
 from scoring.seashells_mats import merge_mats
-from vision import seashells
-from vision.mat_checks import LABEL_FILL_BGR
-from vision.quality import check_board_in_view
-from vision.registration import Registration
-from vision.synthetic_boards import (PX_PER_MM, SEASHELLS_PROFILE as PROFILE, degrade, draw_arm, draw_skin_patch,
+from vision.seashells import reader as seashells
+from vision.mats.checks import LABEL_FILL_BGR
+from vision.image.quality import check_board_in_view
+from vision.types import Registration
+from tests.synthetic.mats import (PX_PER_MM, SEASHELLS_PROFILE as PROFILE, degrade, draw_arm, draw_skin_patch,
                                      relight, seashells_mat)
 
 from mats_helpers import box_outline_px, circle_px, difference, marked_share, photo, shot, write_calibration

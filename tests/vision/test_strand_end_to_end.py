@@ -1,4 +1,4 @@
-"""End to end on a synthetic set-up (vision/synthetic.py): calibrate from drawn pieces, then scan.
+"""End to end on a synthetic set-up (tests/synthetic/strand_top.py): calibrate from drawn pieces, then scan.
 
 Scans under another lighting colour/strength, noise, blur and a small bump of the board read the
 exact state; a skin-coloured arm over the board is refused with exit 3 ``occluded``.
@@ -12,7 +12,7 @@ import cv2
 import pytest
 
 from beachscore.cli import main
-from vision import synthetic
+from tests.synthetic import strand_top as synthetic
 
 PROFILE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter", "profile.json")))
 SIZE, PPM = (1920, 1080), 2.4
@@ -127,7 +127,7 @@ def test_fold_of_the_cloth_is_not_an_occlusion(setup_dir, capsys):
     board, narrower than the cloth-edge filter) is cloth, not a hand: the board is read."""
     import numpy as np
 
-    from vision.registration import homography_from_corners, project
+    from vision.board.geometry import homography_from_corners, project
 
     sc = synthetic.scene(PROFILE, seed=7, size_px=SIZE, ppm=PPM, sea_front=8,
                          shells=[("white", 100, 310), ("black", 200, 250)], castles=[("red", 1, 120, 190)])

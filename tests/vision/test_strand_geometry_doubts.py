@@ -13,7 +13,7 @@ from tests.vision.test_strand_end_to_end import (
     _calibrate,
     _scan,
 )
-from vision import synthetic
+from tests.synthetic import strand_top as synthetic
 
 
 @pytest.fixture(scope="module")

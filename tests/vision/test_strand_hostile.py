@@ -1,4 +1,4 @@
-"""Strand unter against a hostile tester, on synthetic set-ups (vision/synthetic.py).
+"""Strand unter against a hostile tester, on synthetic set-ups (tests/synthetic/strand_top.py).
 
 Each test reproduces one failure found with the sample photos: a skin-coloured object over the
 beach read as many shells, a hand on the cloth that lost every castle, a grainy photo whose sea
@@ -17,7 +17,7 @@ import pytest
 
 from beachscore.cli import main
 from vision.strand_unter import colour as colour
-from vision import synthetic
+from tests.synthetic import strand_top as synthetic
 
 PROFILE = json.loads(Path(__file__).parents[2].joinpath("examples", "strand-unter", "profile.json").read_text())
 SIZE, PPM = (1920, 1080), 2.4
@@ -200,7 +200,7 @@ def test_annotated_picture_is_full_size_with_labels_on_light_boxes(cal_dir, caps
     img = cv2.imread(str(out))
     assert (img.shape[1], img.shape[0]) == SIZE
     # groove 10's number lies on the blue cloth: it must sit on a light box, not be drawn in a colour on blue
-    from vision.registration import homography_from_corners, project
+    from vision.board.geometry import homography_from_corners, project
 
     grooves = {g["number"]: np.asarray(g["polygon_mm"], float) for g in PROFILE["grooves"]}
     (u, v), = project(homography_from_corners(sc.corners_px, PROFILE["board_mm"]),

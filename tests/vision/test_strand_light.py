@@ -1,4 +1,4 @@
-"""Strand unter under uneven light (vision/synthetic.py ``illumination``): a vignette, a ramp or
+"""Strand unter under uneven light (tests/synthetic/strand_top.py ``illumination``): a vignette, a ramp or
 a soft shadow over half the photo must be read right (after evening the light out), never as a
 confident empty board; a reading without the cloth in view needs the back grooves' bare sand.
 """
@@ -17,7 +17,7 @@ from tests.vision.test_strand_end_to_end import (
     _calibrate,
     _scan,
 )
-from vision import synthetic
+from tests.synthetic import strand_top as synthetic
 
 
 @pytest.fixture(scope="module")

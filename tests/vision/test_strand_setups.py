@@ -1,4 +1,4 @@
-"""Strand unter on set-ups nobody tuned on, drawn by vision/synthetic_strand.py.
+"""Strand unter on set-ups nobody tuned on, drawn by tests/synthetic/strand_setups.py.
 
 A pinhole camera hangs higher or lower and tilted; the calibration is taken in one light, the
 scans in another (3000–5600 K, a lamp, a vignette); a hand reaches over the grooves or beside the
@@ -14,7 +14,7 @@ import pytest
 
 from beachscore.errors import UnreadableBoardError
 from beachscore.pipeline import calibrate, scan_image
-from vision import synthetic_strand as ss
+from tests.synthetic import strand_setups as ss
 
 P = ss.Piece
 #: a game position: castles of three players (one near the far edge, where parallax is largest),

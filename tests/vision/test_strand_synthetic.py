@@ -1,4 +1,4 @@
-"""Unit tests of the Strand unter stages on seeded synthetic scenes (vision/synthetic.py)."""
+"""Unit tests of the Strand unter stages on seeded synthetic scenes (tests/synthetic/strand_top.py)."""
 from __future__ import annotations
 
 import json
@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from beachscore.errors import UnreadableBoardError
-from vision import quality, synthetic
+from tests.synthetic import strand_top as synthetic
+from vision.image import quality
 from vision.strand_unter import colour as colour
 from vision.strand_unter.geometry import groove_map, warp_board
-from vision.registration import homography_from_corners
+from vision.board.geometry import homography_from_corners
 from vision.strand_unter import castle_cues, castle_values
 
 PROFILE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter", "profile.json")))

@@ -398,8 +398,8 @@ PLAZING_STATE = {"game": "plazing", "rows": 12, "cols": 20,
 
 def test_the_pages_lens_model_is_the_readers(browser, server):
     """web/static/lens.js (the correction editor's drawing and clicks on the photo as taken) bends
-    and unbends points as vision.lens does, on the reader's half-size image of a wide lens."""
-    from vision.lens import Lens
+    and unbends points as vision.lens.model does, on the reader's half-size image of a wide lens."""
+    from vision.lens.model import Lens
 
     url, station = server["url"], server["station"]
     unlock(browser, url)

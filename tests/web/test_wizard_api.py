@@ -145,15 +145,15 @@ def _jpeg(width: int, height: int) -> bytes:
 def test_an_upload_kept_as_sent_is_checked_without_a_full_size_pixel_buffer(unlocked, monkeypatch, ext):
     """A 1 MB JPEG (or a 200 kB PNG) may hold 64 Mpx (192 MB of pixels, ~420 MB while decoding):
     an upload kept byte for byte is checked by decoding it at 1/8 size."""
-    import vision.image_io
+    import vision.image.decode
 
-    shapes, real = [], vision.image_io.cv2.imdecode
+    shapes, real = [], vision.image.decode.cv2.imdecode
 
     def recording(buf, flags):
         out = real(buf, flags)
         shapes.append(out.shape)
         return out
-    monkeypatch.setattr(vision.image_io.cv2, "imdecode", recording)
+    monkeypatch.setattr(vision.image.decode.cv2, "imdecode", recording)
     data = cv2.imencode(ext, np.full((1600, 2400, 3), 90, np.uint8))[1].tobytes()
     r = _upload(unlocked, data, "shot" + ext)
     assert r.status_code == 201
@@ -187,9 +187,9 @@ def test_uploads_are_decoded_one_at_a_time(unlocked, station, monkeypatch):
     2 W's 512 MB): while one is being read, another is refused at once (409), not decoded too."""
     import threading
 
-    import vision.image_io
+    import vision.image.decode
 
-    entered, release = _blocking(monkeypatch, vision.image_io, "decode_image")
+    entered, release = _blocking(monkeypatch, vision.image.decode, "decode_image")
     first = {}
     worker = threading.Thread(target=lambda: first.update(id=station.add_upload(_jpeg(640, 480))))
     worker.start()

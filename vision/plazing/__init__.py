@@ -1,6 +1,6 @@
 """Plażing reader: every piece, screen facing and token of a Plażing board from one photo.
 
-The reader interface (:mod:`beachscore.games`): :func:`learn` (calibration,
+The reader (:data:`READER`, a :class:`vision.types.Reader`): :func:`learn` (calibration,
 :mod:`vision.plazing.learn`), :func:`register` (:mod:`vision.plazing.register`), :func:`read`
 (:mod:`vision.plazing.reader`, which lists the stages, one module each), :func:`annotate`
 (:mod:`vision.plazing.draw`). Every tunable number is in :mod:`vision.plazing.config`, with its
@@ -19,29 +19,31 @@ from __future__ import annotations
 
 import numpy as np
 
+from vision.plazing.draw import draw
 from vision.plazing.learn import learn, parse_label
 from vision.plazing.lighting import lighting_gains
 from vision.plazing.model import MODEL_VERSION, ReaderModel
 from vision.plazing.reader import read
 from vision.plazing.rectify import DECODE_REDUCE
 from vision.plazing.register import register
-from vision.types import Photo, Reading
+from vision.types import GameReader, Photo, Reading
 
-__all__ = ["DECODE_REDUCE", "MODEL_VERSION", "annotate", "learn", "lighting_gains", "parse_label", "read",
+__all__ = ["DECODE_REDUCE", "MODEL_VERSION", "READER", "annotate", "learn", "lighting_gains", "parse_label", "read",
            "register", "registration_matches_board"]
 
 
 def registration_matches_board(registration, cal) -> bool:
     """Whether :func:`register` already matched this photo's printed frame to the calibrated
     board's: the ECC correlation of the fixed parts' edges (unmoved, or after the fitted bump) at
-    least as high as the calibration's own edges reach shifted by ``pipeline.MOVED_MM``. The
-    pipeline's board check (:func:`beachscore.pipeline.board_identity`) is then not made: another
+    least as high as the calibration's own edges reach shifted by ``BOARD_MOVED.shift_mm``
+    (:mod:`vision.board.motion`). The board stage's check (:func:`vision.board.stage.board_identity`)
+    is then not made: another
     game's board under a Plażing calibration correlates at most 0.290, the same game's board seen
     from another set-up's camera 0.917, a right board at least 0.979
     (``scripts/registration_match_stats.py``, README "Is this the calibrated board?").
 
     Args:
-        registration: a :class:`~vision.registration.Registration` of this photo; cal: its calibration.
+        registration: a :class:`~vision.types.Registration` of this photo; cal: its calibration.
     """
     ref = ReaderModel.of(cal).registration_levels.get("reference")
     return ref is not None and registration.source in ("corners", "refined") and \
@@ -60,6 +62,10 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
     Returns:
         BGR uint8 image: the photo (calibration size) over the legend strip.
     """
-    from vision.plazing.draw import draw
-
     return draw(photo, reading)
+
+
+#: The Plażing reader (:class:`vision.types.Reader`).
+READER = GameReader(game="plazing", learn=learn, read=read, annotate=annotate, decode_reduce=DECODE_REDUCE,
+                    model_version=MODEL_VERSION, own_registration=register,
+                    matches_board=registration_matches_board)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from beachscore.errors import UnreadableBoardError
-from vision import quality
+from vision.errors import UnreadableBoardError
+from vision.image import quality
 from vision.plazing.cells import Grid
 from vision.plazing.config import QUALITY
 from vision.plazing.lighting import frame_sharpness, uneven_light
@@ -25,7 +25,7 @@ from vision.plazing.names import cells_text
 
 
 def check_quality(small: np.ndarray, view_gains: np.ndarray, model: ReaderModel, grid: Grid) -> None:
-    """Refuse dark or glared photos with :func:`vision.quality.check` and blurred ones against the
+    """Refuse dark or glared photos with :func:`vision.image.quality.check` and blurred ones against the
     calibration's sharpness (Pech-Pacheco et al. 2000).
 
     Raises:

@@ -19,8 +19,9 @@ import os
 import cv2
 import numpy as np
 
-from beachscore.errors import BadInputError
-from vision.image_io import read_image
+from vision.errors import BadInputError
+from vision.files import load_object
+from vision.image.decode import read_image
 from vision.plazing.augment import augmented_boards
 from vision.plazing.cells import Grid, colour_table, learn_colour, mislabelled, sample_colour
 from vision.plazing.config import AUGMENT, HELD_OUT, PALETTE, PATTERN, RECTIFY, SEAM, TOKENS, AugmentConfig
@@ -71,8 +72,6 @@ def _calibration_setup(image_path: str) -> dict | None:
     path = os.path.splitext(image_path)[0] + ".setup.json"
     if not os.path.isfile(path):
         return None
-    from calibration.files import load_object
-
     return load_object(path, "calibration setup")
 
 

@@ -16,7 +16,7 @@ import functools
 import cv2
 import numpy as np
 
-from vision import quality
+from vision.image import quality
 from vision.plazing.cells import Grid
 from vision.plazing.config import QUALITY
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from beachscore.errors import BadInputError
+from vision.errors import BadInputError
 from vision.plazing.cells import ColourModel, colour_table
 from vision.plazing.config import PALETTE
 from vision.plazing.patterns import PatternModel

@@ -25,7 +25,7 @@ import copy
 
 import numpy as np
 
-from beachscore.errors import BadInputError, UnreadableBoardError
+from vision.errors import BadInputError, UnreadableBoardError
 from vision.plazing.cells import Grid
 from vision.plazing.checks import big_blobs, largest_blob, light_named, terrain_warning, unlike_board, unlike_message
 from vision.plazing.config import PATTERN, PRINTS, QUALITY, RECTIFY, REVISIT

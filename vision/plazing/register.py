@@ -11,7 +11,7 @@ table around the board's outline (:func:`fixed_parts`).
 
 1. **Nothing moved?** The edges of the fixed parts under the calibrated homography correlate with
    the calibration's (ECC correlation, Evangelidis & Psarakis 2008) at least as well as the
-   calibration's own edges do with themselves shifted by ``pipeline.MOVED_MM`` (measured once per
+   calibration's own edges do with themselves shifted by ``BOARD_MOVED.shift_mm`` (measured once per
    calibration): not moved — whatever lies on the grid.
 2. **The last bump** is checked next (a bumped board stays where it was bumped): kept when the
    edges correlate under it clearly better than under "nothing moved" and better than under the
@@ -34,12 +34,15 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from beachscore.errors import UnreadableBoardError
-from vision.gradients import sobel_magnitude
+from vision.errors import UnreadableBoardError
+from vision.image.gradients import sobel_magnitude
 from vision.plazing.cells import Grid
 from vision.plazing.config import REGISTER, RegisterConfig
 from vision.plazing.model import ReaderModel
-from vision.registration import Registration, board_motion, project
+from vision.board.geometry import board_motion, project
+from vision.board.motion import BOARD_MOVED, MoveTolerance
+from vision.board.references import photo_homography
+from vision.types import Registration
 
 
 def fixed_parts(shape, H_px_from_mm: np.ndarray, profile: dict, cfg: RegisterConfig = REGISTER) -> np.ndarray:
@@ -129,8 +132,6 @@ def register(image: np.ndarray, cal, cfg: RegisterConfig = REGISTER) -> Registra
     Raises:
         UnreadableBoardError: ``registration-lost`` when the board moved and cannot be aligned.
     """
-    from beachscore.pipeline import MOVED_MM, photo_homography
-
     H0 = photo_homography(cal, image)
     if cal.reference is None:
         return Registration(H0, "corners")
@@ -141,7 +142,7 @@ def register(image: np.ndarray, cal, cfg: RegisterConfig = REGISTER) -> Registra
     ppm_ref = float(np.linalg.norm(ends[1] - ends[0])) / 100.0  # reference px per board mm
     ref = model.registration_levels.get("reference")
     if ref is None:
-        ref = model.registration_levels["reference"] = _Reference(cal, S @ H0, cfg, MOVED_MM * ppm_ref)
+        ref = model.registration_levels["reference"] = _Reference(cal, S @ H0, cfg, BOARD_MOVED.shift_mm * ppm_ref)
     small = cv2.resize(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (ref.shape[1], ref.shape[0]),
                        interpolation=cv2.INTER_AREA)
     b = edges(small)
@@ -165,12 +166,13 @@ def register(image: np.ndarray, cal, cfg: RegisterConfig = REGISTER) -> Registra
             return Registration(H0, "corners", score=still)
     warp, score = _robust_ecc(ref, b, init, cfg)
     if warp is None or score < cfg.min_score:
-        if _moved_by(init, S, H0, cal.profile["board_mm"])[0] < MOVED_MM:
+        if _moved_by(init, S, H0, cal.profile["board_mm"])[0] < BOARD_MOVED.shift_mm:
             return Registration(H0, "corners", score=still)  # nothing moved after all: the frame is only obscured
         raise UnreadableBoardError("registration-lost", "the board has moved since calibration and could not be "
                                    "found again: put it back where it was, or recalibrate")
     shift, rotation = _moved_by(warp, S, H0, cal.profile["board_mm"])
-    if score < still + cfg.min_ecc_gain or (shift < MOVED_MM and abs(rotation) < cfg.moved_deg):
+    moved = MoveTolerance(BOARD_MOVED.shift_mm, cfg.moved_deg)  # Plażing's turn, the board stage's shift
+    if score < still + cfg.min_ecc_gain or not moved.is_moved(shift, rotation):
         return Registration(H0, "corners", shift_mm=shift, rotation_deg=rotation, score=still)
     H = np.linalg.inv(S) @ np.vstack([warp, [0, 0, 1]]) @ S @ H0
     reg = Registration(H, "refined", shift_mm=shift, rotation_deg=rotation, score=score,

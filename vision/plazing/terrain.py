@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from beachscore.errors import BadInputError
+from vision.errors import BadInputError
 from vision.plazing.cells import CellBlocks, Grid
 from vision.plazing.config import TERRAIN
 from vision.plazing.tokens import bright_chroma, small_matmul

@@ -29,15 +29,18 @@ One module per stage, each stating its input and output:
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
-from vision.registration import SIDES
+from vision.board.geometry import SIDES
 from vision.strand_unter.config import REGISTRATION
 from vision.strand_unter.draw import annotate
 from vision.strand_unter.calibrate import MODEL_VERSION, learn, parse_label
 from vision.strand_unter.reading import read
+from vision.strand_unter import colour as colour
+from vision.strand_unter.registration import class_table
 from vision.strand_unter.registration import register as _register
-from vision.types import Photo, Reading  # noqa: F401  (interface types)
+from vision.types import GameReader, Photo, Reading  # noqa: F401  (interface types)
 
 DECODE_REDUCE = REGISTRATION.decode_reduce
 # MODEL_VERSION (= 4, defined with the learner): the learned model's format. The pipeline
@@ -46,12 +49,13 @@ DECODE_REDUCE = REGISTRATION.decode_reduce
 #: for the generic ECC refinement, should it ever be used: the sea side changes between shots
 REGISTRATION_SIDES = tuple(s for s in SIDES if s != "top")
 
-__all__ = ["learn", "read", "annotate", "register", "registration_exclude", "registration_matches_board", "parse_label",
-           "DECODE_REDUCE", "REGISTRATION_SIDES", "MODEL_VERSION"]
+__all__ = ["READER", "learn", "read", "annotate", "register", "registration_exclude", "registration_matches_board",
+           "parse_label", "DECODE_REDUCE", "REGISTRATION_SIDES", "MODEL_VERSION"]
 
 
 def register(image: np.ndarray, cal):
-    """Registration hook used by :func:`beachscore.pipeline.register`; see :func:`vision.strand_unter.registration.register`."""
+    """The reader's own registration (:meth:`vision.types.Reader.register`); see
+    :func:`vision.strand_unter.registration.register`."""
     return _register(image, cal)
 
 
@@ -59,7 +63,7 @@ def registration_matches_board(registration, cal) -> bool:
     """Whether :func:`register` already matched this photo's outline to the calibrated board's: the
     board did not move (source ``"corners"``) and its strips across the rails, the front edge and
     the table edge fitted with quality at least ``REGISTRATION.zoom_check_ecc`` (0.9: every side
-    matched). The pipeline's board check (:func:`beachscore.pipeline.board_identity`) is then not
+    matched). The pipeline's board check (:func:`vision.board.stage.board_identity`) is then not
     made: another game's board under a Strand unter calibration fits at most 0.852, a right board
     at least 0.945 (``scripts/registration_match_stats.py``). A board the registration had to move
     still gets the check: a camera moved since calibration (the same game's board seen from another
@@ -81,12 +85,13 @@ def registration_exclude(image_bgr: np.ndarray, cal) -> np.ndarray | None:
         image_bgr: photo, BGR uint8 (H, W, 3).
         cal: strand-unter calibration.
     """
-    import cv2
-
-    from vision.strand_unter import colour as colour
-    from vision.strand_unter.registration import class_table
-
     sea = colour.classify(image_bgr, class_table(cal), int(cal.model["lut_bits"])) == \
         cal.model["class_names"].index("sea")
     mask = sea.astype(np.uint8) * 255
     return cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (25, 25)))
+
+
+#: The Strand unter reader (:class:`vision.types.Reader`).
+READER = GameReader(game="strand-unter", learn=learn, read=read, annotate=annotate, decode_reduce=DECODE_REDUCE,
+                    model_version=MODEL_VERSION, registration_sides=REGISTRATION_SIDES, own_registration=register,
+                    exclude=registration_exclude, matches_board=registration_matches_board)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from beachscore.errors import UnreadableBoardError
+from vision.errors import UnreadableBoardError
 from vision.strand_unter import colour
 from vision.strand_unter.calibrate import EMPTY_PNG, MODEL_VERSION
 from vision.strand_unter.config import READING

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.gradients import magnitude
+from vision.image.gradients import magnitude
 from vision.strand_unter import colour as colour
 from vision.strand_unter import stats
 from vision.strand_unter.config import READING

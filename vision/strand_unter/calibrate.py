@@ -23,9 +23,9 @@ import warnings
 import cv2
 import numpy as np
 
-from beachscore.errors import BadInputError
+from vision.errors import BadInputError
 from vision.strand_unter import colour as colour
-from vision.image_io import read_image
+from vision.image.decode import read_image
 from vision.strand_unter.blobs import foreground
 from vision.strand_unter import castle_cues, castle_values
 from vision.strand_unter.config import APPEARANCE, CASTLES, READING, REGISTRATION

@@ -108,7 +108,7 @@ class ReadingConfig:
     occluder_min_shells: float = 5.0  # a thick unexplained patch of this many shells' area may hide a castle
     min_occluder_thickness: float = 0.8  # a part thinner than this (shell radii) cannot hide a piece
     occluder_erode_mm: float = 3.0    # patches are measured after an erosion of this radius (cloth fringes, shadows)
-    # photo quality: fine detail (vision.quality.detail_ratio) and pixel noise (vision.quality.noise_sigma) of
+    # photo quality: fine detail (vision.image.quality.detail_ratio) and pixel noise (vision.image.quality.noise_sigma) of
     # the piece-free surround against the calibration shot's
     max_noise_ratio: float = 3.5      # noisier than this × the calibration's: too-noisy
     noise_doubt_ratio: float = 2.0    # noisier than this × the calibration's: a doubt

@@ -17,7 +17,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from beachscore.errors import BadInputError
+from vision.errors import BadInputError
 
 
 def reduce_homography(H_px_from_mm: np.ndarray, reduce: int) -> np.ndarray:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from beachscore.errors import UnreadableBoardError
+from vision.errors import UnreadableBoardError
 from vision.strand_unter import stats
 from vision.strand_unter.blobs import components
 from vision.strand_unter.config import CONFIDENCE, READING, SHELLS

@@ -8,7 +8,7 @@ that the whole state is right), warnings, and ``details`` for the annotator and 
 Stages (one module each):
 
 1. :mod:`~vision.strand_unter.lighting`: the board rectified and corrected to the calibration's
-   light; photo-quality checks (too dark, glare, blur, noise: :mod:`vision.quality`);
+   light; photo-quality checks (too dark, glare, blur, noise: :mod:`vision.image.quality`);
 2. pixel classes through the calibration's lookup table (:mod:`~vision.strand_unter.colour`);
 3. :mod:`~vision.strand_unter.sea`: the cloth and the sea front;
 4. :mod:`~vision.strand_unter.blobs`: foreground against the empty board below the cloth;
@@ -30,7 +30,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision import quality
+from vision.image import quality
 from vision.strand_unter import colour
 from vision.strand_unter.assets import assets
 from vision.strand_unter.bird import find_bird

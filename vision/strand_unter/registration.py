@@ -36,12 +36,13 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from beachscore.errors import UnreadableBoardError
-from vision import quality
-from vision.gradients import sobel_magnitude
+from vision.errors import UnreadableBoardError
+from vision.image import quality
+from vision.image.gradients import sobel_magnitude
 from vision.strand_unter import colour as colour
 from vision.strand_unter import stats
-from vision.registration import Registration
+from vision.board.motion import MoveTolerance
+from vision.types import Registration
 from vision.strand_unter.config import READING, REGISTRATION
 from vision.strand_unter.geometry import (
     board_px_per_mm,
@@ -84,9 +85,9 @@ def _table_strip(board_mm, reg=REGISTRATION) -> tuple[tuple[int, int], tuple[int
 
 
 def surround_noise(ext: np.ndarray, board_mm, reg=REGISTRATION) -> float:
-    """Pixel noise σ (grey levels) of the plain table strip below the board (:func:`vision.quality.noise_sigma`).
+    """Pixel noise σ (grey levels) of the plain table strip below the board (:func:`vision.image.quality.noise_sigma`).
 
-    The *mean* response (not the median of :func:`vision.quality.board_noise_sigma`) is used: on a
+    The *mean* response (not the median of :func:`vision.image.quality.board_noise_sigma`) is used: on a
     plain, smooth table most responses of a clean 8-bit photo are 0 and a median would only see
     quantisation.
 
@@ -122,7 +123,7 @@ def check_noise(sigma: float, sigma_ref: float | None, cfg=READING) -> None:
 
 def surround_detail(ext: np.ndarray, board_mm, cloth_mm: float = 0.0, reg=REGISTRATION,
                     cfg=READING) -> float:
-    """Fine detail (:func:`vision.quality.detail_ratio`) of the board's piece-free surround.
+    """Fine detail (:func:`vision.image.quality.detail_ratio`) of the board's piece-free surround.
 
     Measured on the lower parts of the rails and the land-side edge with the table beyond them:
     no piece ever lies there and the cloth does not reach there, so the figure depends on the
@@ -147,7 +148,7 @@ def surround_detail(ext: np.ndarray, board_mm, cloth_mm: float = 0.0, reg=REGIST
     x0, x1 = int((m - reg.rail_mm) * ppm), min(int((m + w + reg.rail_mm) * ppm), W)
     xl, xr = int((m + b) * ppm), int((m + w - b) * ppm)
     rb = min(max(int((m + h - 2 * b) * ppm) - y0, 0), H)
-    # :func:`vision.quality.detail_ratio` over the masked strips (both rails above ``rb``, the land-side
+    # :func:`vision.image.quality.detail_ratio` over the masked strips (both rails above ``rb``, the land-side
     # edge below it), each computed on its own crop with a halo wider than the filters reach (the
     # blur's 4 σ and the Sobel's pixel): the same energies as on the whole image, for half its pixels
     pad = int(np.ceil(4 * cfg.detail_sigma_px)) + 2
@@ -407,7 +408,7 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     # from the calibrated place whose gain is small, or a motion within the noise, is "not moved");
     # fits from a coarse or turned start are only made when the calibrated place explains nothing
     explained = still is not None and T is still.T and still.gain < cfg.moved_gain
-    if explained or (shift_mm < cfg.moved_mm and abs(rotation) < cfg.moved_deg):
+    if explained or not MoveTolerance(cfg.moved_mm, cfg.moved_deg).is_moved(shift_mm, rotation):
         return StrandRegistration(H0, "corners", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),
                                   gains=gains, extended=ext, extended_gray=gray, detail=detail, noise=noise)
     reg = StrandRegistration(H0 @ T, "refined", shift_mm=shift_mm, rotation_deg=rotation, score=float(ecc),

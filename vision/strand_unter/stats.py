@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.quality import median_last
+from vision.image.quality import median_last
 
 
 def median(a: np.ndarray) -> float:
-    """``float(np.median(a))`` of a non-empty finite array, flattened (:func:`vision.quality.median_last`)."""
+    """``float(np.median(a))`` of a non-empty finite array, flattened (:func:`vision.image.quality.median_last`)."""
     return float(median_last(np.asarray(a).ravel()))
 
 

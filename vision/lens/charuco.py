@@ -7,7 +7,7 @@ over the part of the view it covers. The sheet is flat, so once the lens is undo
 a homography of their sheet positions: the coefficients (``k1, k2``, and the tangential ``p1, p2``
 when they help significantly) are those that make the undistorted corners fit a homography best
 (Gauss–Newton; the homography is refitted in closed form, ``cv2.findHomography``, at every step).
-The convention of :mod:`vision.lens` (``f`` = image width, centre = image centre) holds here too.
+The convention of :mod:`vision.lens.model` (``f`` = image width, centre = image centre) holds here too.
 
 OpenCV: ``cv2.aruco.CharucoBoard`` / ``CharucoDetector`` exist from 4.7 on and in 5.x; the
 older ``CharucoBoard_create`` / ``interpolateCornersCharuco`` functions (4.6 and before) are not used.
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from beachscore.errors import UnreadableBoardError
-from vision.lens import MIN_DISPLACEMENT_PX, Lens, undistort_px
+from vision.errors import UnreadableBoardError
+from vision.lens.model import MIN_DISPLACEMENT_PX, Lens, undistort_px
 
 
 @dataclass(frozen=True)
@@ -138,8 +138,8 @@ def lens_from_charuco(image: np.ndarray, spec: SheetSpec = SHEET, details: dict 
             calibration shot's camera mode.
         details: optional dict that receives the coefficients, standard errors and corner count.
     Returns:
-        :class:`~vision.lens.Lens` (source ``"charuco"``) or None (the distortion moves no corner
-        of the sheet by :data:`~vision.lens.MIN_DISPLACEMENT_PX`, or is not significant).
+        :class:`~vision.lens.model.Lens` (source ``"charuco"``) or None (the distortion moves no corner
+        of the sheet by :data:`~vision.lens.model.MIN_DISPLACEMENT_PX`, or is not significant).
     Raises:
         UnreadableBoardError: ``charuco-not-found``.
     """

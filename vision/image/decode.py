@@ -17,8 +17,8 @@ os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(64_000_000))  # too late
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from beachscore.errors import BadInputError  # noqa: E402
-from beachscore.inputs import read_input_file  # noqa: E402
+from vision.errors import BadInputError  # noqa: E402
+from vision.files import read_input_file  # noqa: E402
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_SIDE_PX = 12_000

@@ -1,9 +1,9 @@
 """Shared helpers of the Seashells mat and Sand Castles readers: labels, photo checks, drawing.
 
-Kept small on purpose: the generic photo-quality checks belong to ``vision.quality`` (darkness
+Kept small on purpose: the generic photo-quality checks belong to ``vision.image.quality`` (darkness
 and glare are delegated to it, on a subsample for speed; the blur check, which compares the
-board's fine detail with the calibration's, is :func:`vision.quality.check_blur` with
-:func:`vision.quality.detail_ratio`, shared with the Strand unter reader).
+board's fine detail with the calibration's, is :func:`vision.image.quality.check_blur` with
+:func:`vision.image.quality.detail_ratio`, shared with the Strand unter reader).
 """
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from beachscore.errors import BadInputError, UnreadableBoardError
-from vision.quality import median_last
-from vision.registration import project
+from vision.board.geometry import project
+from vision.errors import BadInputError, UnreadableBoardError
+from vision.image import quality
+from vision.image.quality import median_last
+from vision.places import board_median_bgr
 
 
 def check_labels(samples, allowed, required, game: str) -> None:
@@ -42,7 +44,7 @@ def as_scanned(image: np.ndarray, H_px_from_mm: np.ndarray, reduce: int) -> tupl
     """The calibration shot as a scan sees it: shrunk like a JPEG decoded at 1/``reduce``.
 
     Scans are decoded reduced (``DECODE_REDUCE``) and the pipeline scales the homography by the
-    width ratio (:func:`beachscore.pipeline.photo_homography`); learning from the same view keeps
+    width ratio (:func:`vision.board.references.photo_homography`); learning from the same view keeps
     the learned appearance (sharpness, contrast) comparable with the scans'.
 
     Args:
@@ -72,7 +74,7 @@ def rectify_part(image: np.ndarray, H_px_from_mm: np.ndarray, origin_mm, size_mm
         px_per_mm: resolution of the result.
     Returns:
         BGR uint8 (round(h·ppm), round(w·ppm), 3); pixel (u, v) is at board point
-        (x + (u + 0.5)/ppm, y + (v + 0.5)/ppm) mm, as :func:`vision.registration.rectify` would place it.
+        (x + (u + 0.5)/ppm, y + (v + 0.5)/ppm) mm, as :func:`vision.board.geometry.rectify` would place it.
     """
     x0, y0 = (float(v) for v in origin_mm)
     size = (int(round(size_mm[0] * px_per_mm)), int(round(size_mm[1] * px_per_mm)))
@@ -84,14 +86,14 @@ def rectify_part(image: np.ndarray, H_px_from_mm: np.ndarray, origin_mm, size_mm
 def check_photo(board_bgr: np.ndarray, reference_median_bgr, *, min_L: float) -> None:
     """Refuse a rectified board that is too dark or glared (exit 3), cheaply.
 
-    Darkness and glare are judged by :func:`vision.quality.check` (when present) on a 1/2
+    Darkness and glare are judged by :func:`vision.image.quality.check` (when present) on a 1/2
     subsample of the board (a quarter of the pixels: the median grey and the share of blown-out
-    pixels are unbiased on it); blur is :func:`vision.quality.check_blur`'s.
+    pixels are unbiased on it); blur is :func:`vision.image.quality.check_blur`'s.
 
     Args:
         board_bgr: rectified board before lighting correction, BGR uint8 (H, W, 3).
         reference_median_bgr: (3,) median B, G, R of the calibration board.
-        min_L: mean grey (0–100) below which the board is too dark (used without ``vision.quality``).
+        min_L: mean grey (0–100) below which the board is too dark (used without ``vision.image.quality``).
     Raises:
         UnreadableBoardError: ``too-dark`` or ``glare``.
     """
@@ -127,7 +129,7 @@ def mean_lightness(board_bgr: np.ndarray) -> float:
 def check_light(board_bgr: np.ndarray, reference_median_bgr, min_L: float) -> None:
     """Refuse a photo the board cannot be read in (too dark, glare, blur).
 
-    Uses the generic :func:`vision.quality.check` with the lighting gain against the calibration
+    Uses the generic :func:`vision.image.quality.check` with the lighting gain against the calibration
     shot; without that module, a minimal darkness test.
 
     Args:
@@ -137,12 +139,7 @@ def check_light(board_bgr: np.ndarray, reference_median_bgr, min_L: float) -> No
     Raises:
         UnreadableBoardError: ``too-dark``, ``glare`` or ``too-blurred``.
     """
-    try:
-        from vision import quality
-    except ImportError:  # the generic checks are optional
-        quality = None
-    if quality is not None and hasattr(quality, "check"):
-        from vision.places import board_median_bgr
+    if hasattr(quality, "check"):
         gains = np.asarray(reference_median_bgr, np.float64) / np.maximum(board_median_bgr(board_bgr), 1.0)
         quality.check(board_bgr, gains=gains)
         return

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class SeashellsConfig:
-    """Tunables of :mod:`vision.seashells` (the player mat)."""
+    """Tunables of :mod:`vision.seashells.reader` (the player mat)."""
 
     #: Photos (and the calibration shot, for learning) are decoded at 1/this size.
     decode_reduce: int = 2
@@ -21,7 +21,7 @@ class SeashellsConfig:
     core_inset_mm: float = 5.0
     #: The cell's own background ring: this band inside the cell's edge (mm), inside the grid lines.
     ring_mm: tuple[float, float] = (2.5, 4.5)
-    #: Variance floor of each towel contrast feature (log units), see ``vision.ring_contrast``.
+    #: Variance floor of each towel contrast feature (log units), see ``vision.mats.ring_contrast``.
     towel_var_floor: tuple[float, ...] = (0.4 ** 2, 0.4 ** 2, 0.2 ** 2)
     #: Basket: pixels this far inside the basket outline (mm) are searched for loose items.
     basket_inset_mm: float = 2.0
@@ -36,7 +36,7 @@ class SeashellsConfig:
     basket_close_mm: float = 1.0
     #: Scans: the basket's background is estimated locally, averaged over this many mm (Gaussian
     #: sigma) from the pixels near it, so that a light ramp or a vignette over the basket makes no
-    #: phantom items (``vision.basket._local_background``).
+    #: phantom items (``vision.mats.basket._local_background``).
     basket_bg_sigma_mm: float = 12.0
     #: A blob smaller than this share of the smallest learned item is noise.
     min_item_share: float = 0.3
@@ -51,7 +51,7 @@ class SeashellsConfig:
     #: lie more than this many standard deviations (RMS) from both learned classes …
     strange_rms_z: float = 4.0
     #: … or when its ring (the cell's own towel, around a shell) changed by more than this ΔE (Lab)
-    #: from the calibration's, beyond the board-wide change (``vision.mat_checks.ring_change``):
+    #: from the calibration's, beyond the board-wide change (``vision.mats.checks.ring_change``):
     #: the cell is *covered*. Samples: ≤ 17 (a shell spilling into its ring); a skin-coloured arm ≥ 30.
     ring_change_de: float = 25.0
     #: Above this share of strange towel places, the mat is covered (``occluded``) …
@@ -61,9 +61,9 @@ class SeashellsConfig:
     covered_share: float = 0.05
     covered_conf: float = 0.3
     #: Towel features are measured on the board averaged over this many px square (means over
-    #: areas, ``vision.ring_contrast.denoised_contrast_features``): 3 px = 2.4 mm.
+    #: areas, ``vision.mats.ring_contrast.denoised_contrast_features``): 3 px = 2.4 mm.
     smooth_px: int = 3
-    #: Noise check (``vision.quality.board_noise_sigma`` of the rectified board's Lab L, unsmoothed):
+    #: Noise check (``vision.image.quality.board_noise_sigma`` of the rectified board's Lab L, unsmoothed):
     #: the largest excess noise σ over the calibration's. Samples: clean 0.1–0.25; Gaussian
     #: noise σ 8 / 15 / 25 / 35 (0–255, full-size photo) gives 0.4–0.5 / 0.6–0.8 / 1.0–1.2 / 1.4.
     max_excess_noise: float = 0.85
@@ -85,7 +85,7 @@ class SeashellsConfig:
     #: reading's confidence at ``straddle_conf`` (a cool light made a white starfish such a cell,
     #: missed at 0.82).
     unsure_cell_conf: float = 0.9
-    #: Uneven light (``vision.seashells._light_field``): a smooth gain field is fitted to the towel
+    #: Uneven light (``vision.seashells.reader._light_field``): a smooth gain field is fitted to the towel
     #: rings' lightness against calibration and applied when its range over the towel exceeds this
     #: (log gain; samples under even light ≤ 0.05, a 0.5→1 ramp ≈ 0.6) …
     light_field_min_range: float = 0.12
@@ -112,7 +112,7 @@ class SeashellsConfig:
     bad_sample_close_rms_z: float = 1.0
     #: Mean board lightness (Lab L, 0–100) below which the photo is too dark.
     min_board_L: float = 15.0
-    #: Blur check (``vision.quality.detail_ratio`` of the rectified board's Lab L): comparison
+    #: Blur check (``vision.image.quality.detail_ratio`` of the rectified board's Lab L): comparison
     #: blur (px of the rectified board) and the share of the calibration's excess detail a photo
     #: must keep. Samples: clean photos keep ≥ 0.7; blurred by σ = 1 px (half-size photo) 0.33–0.43
     #: and still read right; by σ = 1.5 px ≤ 0.29, where silent misreadings begin.
@@ -122,7 +122,7 @@ class SeashellsConfig:
 
 @dataclass(frozen=True)
 class SandCastlesConfig:
-    """Tunables of :mod:`vision.sand_castles`."""
+    """Tunables of :mod:`vision.sand_castles.reader`."""
 
     #: Photos (and the calibration shot, for learning) are decoded at 1/this size.
     decode_reduce: int = 2

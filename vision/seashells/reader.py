@@ -2,9 +2,9 @@
 
 The towel is a board of named places (shape row × colour column) that hold at most one shell.
 Each cell is judged against its *own* background, the ring just inside its grid lines
-(:mod:`vision.ring_contrast`), so a white shell on the white column or a small shell still
+(:mod:`vision.mats.ring_contrast`), so a white shell on the white column or a small shell still
 stands out, whatever colour the column is printed in. The contrast is measured noise-robustly
-(:func:`vision.ring_contrast.denoised_contrast_features`: means over 2.4 mm windows, and the
+(:func:`vision.mats.ring_contrast.denoised_contrast_features`: means over 2.4 mm windows, and the
 photo's own background noise, measured on the rings, taken off), so grain or JPEG blocks do
 not make every cell look occupied. Occupied / empty appearance is learned from the
 calibration's ``shell`` and ``empty`` samples (each checked against the others: a sample that
@@ -14,15 +14,15 @@ rather than confidently wrong. A found shell must also be coloured like the cali
 of its colour column (a hand, a stray object or a mirrored photo is not).
 
 The basket holds loose items; they are found as blobs against the basket's learned background
-and classified by their learned look (:mod:`vision.basket`). The reading never reports more
+and classified by their learned look (:mod:`vision.mats.basket`). The reading never reports more
 items of a kind than the game box holds (``scoring.seashells.BOX``): more blobs than that is a
 misreading, capped and reported unsure.
 
 Refusals (exit 3): part of the mat outside the photo (``board-out-of-view``,
-:func:`vision.quality.check_board_in_view`, run by the pipeline), too dark or glared
-(:func:`vision.mat_checks.check_photo`), too blurred (the board's fine detail against the
-calibration's, :func:`vision.quality.detail_ratio`), too noisy (the board's pixel noise against
-the calibration's, :func:`vision.quality.board_noise_sigma`), ``registration-lost`` when most
+:func:`vision.image.quality.check_board_in_view`, run by the pipeline), too dark or glared
+(:func:`vision.mats.checks.check_photo`), too blurred (the board's fine detail against the
+calibration's, :func:`vision.image.quality.detail_ratio`), too noisy (the board's pixel noise against
+the calibration's, :func:`vision.image.quality.board_noise_sigma`), ``registration-lost`` when most
 found shells have colours unlike their columns' calibrated shells (mirrored photo, another mat),
 ``occluded`` (cells whose own towel colour changed since calibration, cells holding something
 unlike a shell, or many cells unlike both classes; the message says which were measured).
@@ -38,16 +38,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from beachscore.errors import BadInputError, UnreadableBoardError
-from vision.basket import find_items, learn_basket
-from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
+from vision.errors import BadInputError, UnreadableBoardError
+from vision.mats.basket import find_items, learn_basket
+from vision.mats.checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, ring_change, text_scale)
-from vision.mats_config import SEASHELLS as CFG
-from vision.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
+from vision.mats.config import SEASHELLS as CFG
+from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
-from vision.registration import project, rectify
-from vision.gradients import sobel_magnitude
-from vision.ring_contrast import (GaussianClasses, board_lab, denoised_contrast_features, ring_medians,
+from vision.board.geometry import project, rectify
+from vision.image.gradients import sobel_magnitude
+from vision.mats.ring_contrast import (GaussianClasses, board_lab, denoised_contrast_features, ring_medians,
                                   normalised_lab)
 from vision.types import CalibrationShot, Photo, Reading
 from scoring.seashells import BOX
@@ -110,7 +110,7 @@ def _cell_name(k: int, rows: list[str], cols: list[str]) -> str:
 
 
 def _towel(lab: np.ndarray, boxes: np.ndarray):
-    """Noise-corrected contrast of every towel cell (:func:`vision.ring_contrast.denoised_contrast_features`)."""
+    """Noise-corrected contrast of every towel cell (:func:`vision.mats.ring_contrast.denoised_contrast_features`)."""
     return denoised_contrast_features(lab, boxes, CFG.px_per_mm, CFG.core_inset_mm, CFG.ring_mm, CFG.smooth_px)
 
 
@@ -333,6 +333,77 @@ def _unlike_shells(contrast, occupied: np.ndarray, shell_colours, n_cols: int) -
     return dist > CFG.shell_colour_de, dist
 
 
+def _board_lab(photo: Photo, boxes: np.ndarray) -> tuple[np.ndarray, float]:
+    """The mat rectified at ``CFG.px_per_mm``, its light evened out, as normalised Lab, and its
+    noise sigma; refuses a photo too dark, blurred or noisy to read.
+
+    Returns:
+        ``(lab, sigma)``: float32 (H, W, 3) Lab of the rectified mat, and its grey noise sigma.
+    Raises:
+        UnreadableBoardError: as :func:`read`.
+    """
+    model = photo.calibration.model
+    H = photo.registration.H_px_from_mm
+    board = rectify(photo.image, H, photo.calibration.profile["board_mm"], CFG.px_per_mm)
+    check_photo(board, model["median_bgr"], min_L=CFG.min_board_L)
+    lab = normalised_lab(board, model["median_bgr"])
+    field = _light_field(lab, boxes, model.get("ring_lab"))
+    if field is not None:
+        # uneven light (a lamp to one side, a vignette): even it out before anything is judged
+        board = np.clip(board.astype(np.float32) * field[..., None], 0, 255).astype(np.uint8)
+        lab = normalised_lab(board, model["median_bgr"])
+    L = np.ascontiguousarray(lab[..., 0])
+    grad = sobel_magnitude(L)
+    check_blur(detail_ratio(L, CFG.detail_sigma_px, grad), model.get("detail_ratio"), CFG.min_detail_share)
+    sigma = board_noise_sigma(L)
+    check_excess_noise(sigma, model.get("noise_sigma"), CFG.max_excess_noise)
+    return lab, sigma
+
+
+def _read_basket(lab: np.ndarray, model: dict, profile: dict, warnings: list[str]) -> tuple[dict, list, float]:
+    """Count the basket's items (capped at what the box holds); appends its warnings to ``warnings``.
+
+    Returns:
+        ``(counts, items, confidence)``: state field → count, the items found, their joint confidence.
+    """
+    counts = {f: 0 for f in COUNT_FIELDS.values()}
+    items = []
+    item_conf = 1.0
+    if model.get("basket"):
+        items = find_items(lab, model["basket"], profile["basket_mm"], CFG.px_per_mm, CFG)
+        for it in items:
+            counts[COUNT_FIELDS[it.label]] += it.count
+            item_conf *= it.confidence
+            if it.count > 1:
+                warnings.append(f"touching items in the basket near x={it.centre_mm[0]:.0f} mm counted as "
+                                f"{it.count} {it.label} from their area")
+            elif it.confidence < 0.5:
+                warnings.append(f"basket item near x={it.centre_mm[0]:.0f} mm looks unlike any calibrated item")
+    too_many = {f: n for f, n in counts.items() if n > BOX.get(f, n)}
+    if too_many:
+        # the box holds only so many: more blobs than that is a misreading (the basket's own colour
+        # changed, e.g. under coloured light), never a count to report
+        warnings.append("the basket seems to hold more than the box has (" + ", ".join(
+            f"{n} {f.replace('_', ' ')} of {BOX[f]}" for f, n in too_many.items()) + "): its background looks "
+            "unlike calibration (light very different from calibration?); counts capped, check them")
+        for f in too_many:
+            counts[f] = BOX[f]
+        item_conf = min(item_conf, IMPOSSIBLE_BASKET_CONFIDENCE)
+    return counts, items, item_conf
+
+
+def _mat_state(setup: dict, rows: list[str], cols: list[str], shells: list, counts: dict) -> dict:
+    """The contract's Seashells state of one mat: its player (``setup["player"]``, else ``"mat"``),
+    shells and basket counts, with the setup's ``scoring`` and ``sun``."""
+    player = setup.get("player") if isinstance(setup.get("player"), str) and setup.get("player") else "mat"
+    state = {"game": "seashells", "shapes": rows, "colours": cols,
+             "players": [{"player": player, "shells": shells, **counts}]}
+    for key in ("scoring", "sun"):
+        if key in setup:
+            state[key] = setup[key]
+    return state
+
+
 def read(photo: Photo) -> Reading:
     """Read the shells on the towel and count the basket's items of one player's mat.
 
@@ -353,20 +424,7 @@ def read(photo: Photo) -> Reading:
     cal = photo.calibration
     profile, model = cal.profile, cal.model
     boxes, rows, cols = towel_geometry(profile)
-    H = photo.registration.H_px_from_mm
-    board = rectify(photo.image, H, profile["board_mm"], CFG.px_per_mm)
-    check_photo(board, model["median_bgr"], min_L=CFG.min_board_L)
-    lab = normalised_lab(board, model["median_bgr"])
-    field = _light_field(lab, boxes, model.get("ring_lab"))
-    if field is not None:
-        # uneven light (a lamp to one side, a vignette): even it out before anything is judged
-        board = np.clip(board.astype(np.float32) * field[..., None], 0, 255).astype(np.uint8)
-        lab = normalised_lab(board, model["median_bgr"])
-    L = np.ascontiguousarray(lab[..., 0])
-    grad = sobel_magnitude(L)
-    check_blur(detail_ratio(L, CFG.detail_sigma_px, grad), model.get("detail_ratio"), CFG.min_detail_share)
-    sigma = board_noise_sigma(L)
-    check_excess_noise(sigma, model.get("noise_sigma"), CFG.max_excess_noise)
+    lab, sigma = _board_lab(photo, boxes)
     towel = GaussianClasses.from_json(model["towel"])
     contrast = _towel(lab, boxes)
     feats = towel.clip_below(contrast.features, "empty")
@@ -434,36 +492,8 @@ def read(photo: Photo) -> Reading:
         warnings.append("towel cells hard to read: " + ", ".join(unsure))
         # a cell the reader itself calls hard to read may be wrong: the reading is not sure
         place_conf[unsure_cells] = np.minimum(place_conf[unsure_cells], CFG.straddle_conf)
-    counts = {f: 0 for f in COUNT_FIELDS.values()}
-    items = []
-    item_conf = 1.0
-    if model.get("basket"):
-        items = find_items(lab, model["basket"], profile["basket_mm"], CFG.px_per_mm, CFG)
-        for it in items:
-            counts[COUNT_FIELDS[it.label]] += it.count
-            item_conf *= it.confidence
-            if it.count > 1:
-                warnings.append(f"touching items in the basket near x={it.centre_mm[0]:.0f} mm counted as "
-                                f"{it.count} {it.label} from their area")
-            elif it.confidence < 0.5:
-                warnings.append(f"basket item near x={it.centre_mm[0]:.0f} mm looks unlike any calibrated item")
-    too_many = {f: n for f, n in counts.items() if n > BOX.get(f, n)}
-    if too_many:
-        # the box holds only so many: more blobs than that is a misreading (the basket's own colour
-        # changed, e.g. under coloured light), never a count to report
-        warnings.append("the basket seems to hold more than the box has (" + ", ".join(
-            f"{n} {f.replace('_', ' ')} of {BOX[f]}" for f, n in too_many.items()) + "): its background looks "
-            "unlike calibration (light very different from calibration?); counts capped, check them")
-        for f in too_many:
-            counts[f] = BOX[f]
-        item_conf = min(item_conf, IMPOSSIBLE_BASKET_CONFIDENCE)
-    setup = photo.setup or {}
-    player = setup.get("player") if isinstance(setup.get("player"), str) and setup.get("player") else "mat"
-    state = {"game": "seashells", "shapes": rows, "colours": cols,
-             "players": [{"player": player, "shells": shells, **counts}]}
-    for key in ("scoring", "sun"):
-        if key in setup:
-            state[key] = setup[key]
+    counts, items, item_conf = _read_basket(lab, model, profile, warnings)
+    state = _mat_state(photo.setup or {}, rows, cols, shells, counts)
     confidence = float(np.prod(place_conf) * item_conf)
     details = {"boxes_mm": boxes.tolist(), "p_shell": p_shell.round(4).tolist(), "occupied": occupied.tolist(),
                "ring_de": ring_de.round(2).tolist(), "strange": strange.tolist(), "unlike": unlike.tolist(),

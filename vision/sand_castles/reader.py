@@ -7,7 +7,7 @@ slots), read with :mod:`vision.places` plus two rules of the game that make the 
   learned ``wave`` appearance (the LDA model of :mod:`vision.places`); the lane's wave is the
   closest space, and its confidence is the softmax of −d²/2 over the lane's spaces.
 * **Walls stand on the wall space, and only there.** Whether something stands on a space is
-  judged against the space's own ring (:mod:`vision.ring_contrast`), because the wall space is
+  judged against the space's own ring (:mod:`vision.mats.ring_contrast`), because the wall space is
   sand and the others sea; something standing on a space 1…length−2 that is not the wave is a
   contradiction and lowers the confidence.
 * **Flooding** is the wave standing on the castle space (``length``): its pieces are washed
@@ -15,7 +15,7 @@ slots), read with :mod:`vision.places` plus two rules of the game that make the 
 * Castle pieces: every slot is classified ``castle_piece`` / ``slot`` by the place reader.
 
 Refusals (exit 3): part of the board outside the photo after registration
-(``board-out-of-view``, :func:`vision.quality.check_board_in_view`, run by the pipeline), too dark or glared, too
+(``board-out-of-view``, :func:`vision.image.quality.check_board_in_view`, run by the pipeline), too dark or glared, too
 blurred (fine detail against the calibration's), and occluded: a hand over the board changes
 the colour of the spaces' own backgrounds (their rings) and makes castle slots look like nothing
 learned (the message says what was measured: light very different from calibration does the
@@ -25,7 +25,7 @@ that clearly looks like another class is refused as ``bad-sample`` (exit 2).
 Speed: photos are decoded at half size (:data:`DECODE_REDUCE`); only what is read is warped (the
 board at ``space_px_per_mm`` for the spaces, the castle-slot rectangle at ``px_per_mm``, a sparse
 grid for the lighting); Lab and gradients are computed once and every place's features at once
-(:func:`vision.ring_contrast.patch_features`, the features of :mod:`vision.places`). Lighting is
+(:func:`vision.mats.ring_contrast.patch_features`, the features of :mod:`vision.places`). Lighting is
 corrected by gains from the spaces' ring colours (a hand does not move their median).
 
 Source: shared/contracts/sand-castles.md; shared/rules/sand-castles.md.
@@ -35,15 +35,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from beachscore.errors import BadInputError, UnreadableBoardError
-from vision.gradients import sobel_magnitude
-from vision.mat_checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
+from vision.errors import BadInputError, UnreadableBoardError
+from vision.image.gradients import sobel_magnitude
+from vision.mats.checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, rectify_part, ring_change, text_scale)
-from vision.mats_config import SAND_CASTLES as CFG
-from vision.quality import check_blur, detail_ratio, median_last
+from vision.mats.config import SAND_CASTLES as CFG
+from vision.image.quality import check_blur, detail_ratio, median_last
 from vision.places import COVARIANCE_FLOOR, PlaceModel, learn_places, place_features
-from vision.registration import project, rectify
-from vision.ring_contrast import (GaussianClasses, board_lab, patch_features,
+from vision.board.geometry import project, rectify
+from vision.mats.ring_contrast import (GaussianClasses, board_lab, patch_features,
                                   ring_contrast_features, ring_medians)
 from vision.types import CalibrationShot, Photo, Reading
 
@@ -168,7 +168,7 @@ def _check_samples(board_bgr: np.ndarray, samples, shown, px_per_mm: float, patc
     """Refuse a calibration sample that clearly looks like another class (``bad-sample``, exit 2).
 
     Leave-one-out over the place features of :mod:`vision.places` (per-class diagonal Gaussians
-    floored by its covariance floor, :meth:`vision.ring_contrast.GaussianClasses.mislabelled`).
+    floored by its covariance floor, :meth:`vision.mats.ring_contrast.GaussianClasses.mislabelled`).
 
     Args:
         board_bgr: the view the samples are read from; samples: ``(label, (x, y))`` in its mm.
@@ -240,6 +240,85 @@ def _d2(model: PlaceModel, feats: np.ndarray, cls: str) -> np.ndarray:
     return np.einsum("nf,fg,ng->n", diff, model.precision, diff)
 
 
+def _wave_and_wall(name: str, n: int, d2_wave: np.ndarray, d2_wall: np.ndarray, p_occ: np.ndarray,
+                   ring_de: np.ndarray, has_wall: bool, warnings: list[str]) -> tuple[int, float, bool, float]:
+    """Where one lane's wave stands and whether its wall is built; appends the lane's doubts to ``warnings``.
+
+    Args:
+        name: the lane's name; n: its number of spaces.
+        d2_wave, d2_wall: (n,) squared distances of its spaces to the wave and wall appearance.
+        p_occ: (n,) probability that each space holds something; ring_de: (n,) colour change (ΔE)
+            of each space's own background since calibration.
+        has_wall: whether the calibration learned the wall's looks.
+    Returns:
+        ``(wave, p_wave, wall, confidence)``: the wave's space (1-based), its probability, the wall,
+        and the lane's confidence so far.
+    """
+    # the wave stands on its space: below the castle space, an empty-looking space is unlikely
+    dw = d2_wave.copy()
+    dw[:n - 1] -= 2.0 * np.log(np.maximum(p_occ[:n - 1], 1e-6))
+    order = np.argsort(dw)
+    wave = int(order[0]) + 1
+    logits = -0.5 * (dw - dw.min())
+    p_wave = float(1.0 / np.exp(logits).sum())
+    lane_conf = p_wave
+    if dw[order[1]] - dw[order[0]] < CFG.wave_margin_d2:
+        warnings.append(f"{name} lane: the wave could be on space {wave} or {int(order[1]) + 1}")
+        lane_conf = min(lane_conf, 0.4)
+    if np.sqrt(d2_wave[order[0]]) > CFG.wave_max_d:
+        warnings.append(f"{name} lane: the wave on space {wave} looks unlike the calibrated waves")
+        lane_conf = min(lane_conf, 0.4)
+    covered_here = [k + 1 for k in np.flatnonzero(ring_de > CFG.ring_change_de)]
+    if covered_here:
+        warnings.append(f"{name} lane: space(s) {', '.join(map(str, covered_here))} covered by something")
+        lane_conf = min(lane_conf, CFG.covered_conf)
+    wall_space = n - 1
+    # something on a plain space that is not the wave breaks "one wave per lane"
+    extra = [k + 1 for k in range(n - 2) if k + 1 != wave and p_occ[k] > 0.5]
+    if extra:
+        warnings.append(f"{name} lane: something besides the wave stands on space(s) "
+                        f"{', '.join(map(str, extra))}")
+        lane_conf = min(lane_conf, 0.3)
+    if wave == wall_space:
+        wall = False
+    else:
+        p = float(p_occ[wall_space - 1])
+        wall = p > 0.5
+        lane_conf *= max(p, 1.0 - p)
+        if wall and d2_wall[wall_space - 1] > dw[wall_space - 1]:
+            warnings.append(f"{name} lane: the piece on the wall space looks more like a wave than a wall")
+            lane_conf = min(lane_conf, 0.3)
+        elif wall and has_wall and d2_wall[wall_space - 1] > CFG.wall_max_d ** 2:
+            warnings.append(f"{name} lane: the wall space differs from an empty space but looks unlike "
+                            "the calibrated walls (light or compression unlike calibration?)")
+            lane_conf = min(lane_conf, 0.3)
+    return wave, p_wave, wall, lane_conf
+
+
+def _check_covered(ring_de: np.ndarray, n_boxes: int, n_strange_slots: int, n_slots_seen: int) -> None:
+    """Refuse a board a hand covers: lane spaces whose own background changed colour, or castle
+    slots unlike anything learned, together at least ``CFG.covered_share`` of what was looked at.
+
+    Raises:
+        UnreadableBoardError: ``occluded``.
+    """
+    # a hand over the board covers spaces (their own background changes colour) or slots (they look
+    # like nothing learned); slots under a flood wave are not looked at
+    n_spaces = int(np.sum(ring_de > CFG.ring_change_de))
+    n_covered = n_spaces + n_strange_slots
+    if n_covered / max(n_boxes + n_slots_seen, 1) >= CFG.covered_share:
+        seen = []
+        if n_spaces:
+            seen.append(f"{n_spaces} of {n_boxes} lane spaces changed colour since calibration "
+                        f"(by up to {float(ring_de.max()):.0f} ΔE beyond the board-wide change)")
+        if n_strange_slots:
+            seen.append(f"{n_strange_slots} of {n_slots_seen} castle slots look like neither a castle piece nor "
+                        "an empty slot")
+        raise UnreadableBoardError("occluded", "; ".join(seen) + " — a hand or something else over the board, or "
+                                   "light very different from calibration? Take the photo again with the view "
+                                   "clear and the calibration's light")
+
+
 def read(photo: Photo) -> Reading:
     """Read waves, walls, castle pieces and flooding of every lane.
 
@@ -297,45 +376,8 @@ def read(photo: Photo) -> Reading:
         n = L["length"]
         sl = slice(start, start + n)
         start += n
-        # the wave stands on its space: below the castle space, an empty-looking space is unlikely
-        dw = d2_wave[sl].copy()
-        dw[:n - 1] -= 2.0 * np.log(np.maximum(p_occ[sl][:n - 1], 1e-6))
-        order = np.argsort(dw)
-        wave = int(order[0]) + 1
-        logits = -0.5 * (dw - dw.min())
-        p_wave = float(1.0 / np.exp(logits).sum())
-        lane_conf = p_wave
-        if dw[order[1]] - dw[order[0]] < CFG.wave_margin_d2:
-            warnings.append(f"{L['name']} lane: the wave could be on space {wave} or {int(order[1]) + 1}")
-            lane_conf = min(lane_conf, 0.4)
-        if np.sqrt(d2_wave[sl][order[0]]) > CFG.wave_max_d:
-            warnings.append(f"{L['name']} lane: the wave on space {wave} looks unlike the calibrated waves")
-            lane_conf = min(lane_conf, 0.4)
-        covered_here = [k + 1 for k in np.flatnonzero(ring_de[sl] > CFG.ring_change_de)]
-        if covered_here:
-            warnings.append(f"{L['name']} lane: space(s) {', '.join(map(str, covered_here))} covered by something")
-            lane_conf = min(lane_conf, CFG.covered_conf)
-        wall_space = n - 1
-        po = p_occ[sl]
-        # something on a plain space that is not the wave breaks "one wave per lane"
-        extra = [k + 1 for k in range(n - 2) if k + 1 != wave and po[k] > 0.5]
-        if extra:
-            warnings.append(f"{L['name']} lane: something besides the wave stands on space(s) "
-                            f"{', '.join(map(str, extra))}")
-            lane_conf = min(lane_conf, 0.3)
-        if wave == wall_space:
-            wall = False
-        else:
-            p = float(po[wall_space - 1])
-            wall = p > 0.5
-            lane_conf *= max(p, 1.0 - p)
-            if wall and d2_wall[sl][wall_space - 1] > dw[wall_space - 1]:
-                warnings.append(f"{L['name']} lane: the piece on the wall space looks more like a wave than a wall")
-                lane_conf = min(lane_conf, 0.3)
-            elif wall and has_wall and d2_wall[sl][wall_space - 1] > CFG.wall_max_d ** 2:
-                warnings.append(f"{L['name']} lane: the wall space differs from an empty space but looks unlike "
-                                "the calibrated walls (light or compression unlike calibration?)")
-                lane_conf = min(lane_conf, 0.3)
+        wave, p_wave, wall, lane_conf = _wave_and_wall(L["name"], n, d2_wave[sl], d2_wall[sl], p_occ[sl], ring_de[sl],
+                                                       has_wall, warnings)
         flooded = wave == n
         pieces, slot_labels, slot_conf = 0, [], []
         ss = slice(slot_start, slot_start + len(L["slots_mm"]))
@@ -363,21 +405,7 @@ def read(photo: Photo) -> Reading:
                                  "wall": bool(wall), "slots_mm": L["slots_mm"].tolist(), "slot_labels": slot_labels,
                                  "slot_conf": slot_conf, "p_wave": p_wave, "confidence": float(lane_conf),
                                  "pieces": int(pieces), "needs": L["needs"], "flooded": bool(flooded)})
-    # a hand over the board covers spaces (their own background changes colour) or slots (they look
-    # like nothing learned); slots under a flood wave are not looked at
-    n_spaces = int(np.sum(ring_de > CFG.ring_change_de))
-    n_covered = n_spaces + n_strange_slots
-    if n_covered / max(len(all_boxes) + n_slots_seen, 1) >= CFG.covered_share:
-        seen = []
-        if n_spaces:
-            seen.append(f"{n_spaces} of {len(all_boxes)} lane spaces changed colour since calibration "
-                        f"(by up to {float(ring_de.max()):.0f} ΔE beyond the board-wide change)")
-        if n_strange_slots:
-            seen.append(f"{n_strange_slots} of {n_slots_seen} castle slots look like neither a castle piece nor "
-                        "an empty slot")
-        raise UnreadableBoardError("occluded", "; ".join(seen) + " — a hand or something else over the board, or "
-                                   "light very different from calibration? Take the photo again with the view "
-                                   "clear and the calibration's light")
+    _check_covered(ring_de, len(all_boxes), n_strange_slots, n_slots_seen)
     walls_left = (photo.setup or {}).get("walls_left")
     state = {"game": "sand-castles", "lanes": state_lanes,
              "walls_left": walls_left if isinstance(walls_left, int) and not isinstance(walls_left, bool) else None}

@@ -19,7 +19,7 @@ undistorted points of every line collinear.
 
 :func:`estimate_lens` runs it twice: the outline alone from the clicked corners' homography, then
 every line predicted through the first fit. A fit whose effect on the board stays below
-:data:`vision.lens.MIN_DISPLACEMENT_PX` or is not significant stores no distortion.
+:data:`vision.lens.model.MIN_DISPLACEMENT_PX` or is not significant stores no distortion.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.lens import MIN_DISPLACEMENT_PX, Lens, undistort_px
+from vision.lens.model import MIN_DISPLACEMENT_PX, Lens, undistort_px
 
 
 @dataclass(frozen=True)
@@ -331,8 +331,8 @@ def estimate_lens(image_bgr: np.ndarray, corners_px, profile: dict, cfg: LineCon
         profile: the board profile.
         details: optional dict that receives the fits and line counts (for logs and tests).
     Returns:
-        a :class:`~vision.lens.Lens` (source ``"lines"``) when the shot shows a distortion that
-        moves some point of the board by :data:`~vision.lens.MIN_DISPLACEMENT_PX` or more and is
+        a :class:`~vision.lens.model.Lens` (source ``"lines"``) when the shot shows a distortion that
+        moves some point of the board by :data:`~vision.lens.model.MIN_DISPLACEMENT_PX` or more and is
         significant; None when it shows none (or too few lines to tell).
     """
     h_img, w_img = image_bgr.shape[:2]

@@ -1,146 +1,18 @@
-"""Registration: the homography between the board frame (mm) and the photo (px).
-
-Sources, tried in this order by :func:`beachscore.pipeline.register`:
-1. ArUco markers declared in the profile, when at least two are visible (the board may have
-   moved freely);
-2. the calibrated corners (fixed camera, board where it was at calibration), moved only when the
-   board's outline says it was bumped (:mod:`vision.outline`: strips across the rim and edges,
-   which pieces never change).
-
-:func:`align_to_reference` (ECC intensity alignment of the photo's edges against the calibration
-shot over a band along the outline, Evangelidis & Psarakis 2008, ``cv2.findTransformECC``) is kept
-for the readers that call it; the pipeline no longer does, as the band also holds pieces.
-
-Homographies here map board millimetres to image pixels: ``p_px ~ H_px_from_mm @ [x_mm, y_mm, 1]``.
+"""ECC alignment of a photo's edges to the calibration shot along the board's outline (Evangelidis &
+Psarakis 2008, ``cv2.findTransformECC``), kept for the readers that call it: the board stage
+measures a bump on the outline strips (:mod:`vision.board.motion`), as the band also holds pieces.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import cv2
 import numpy as np
 
-from beachscore.errors import UnreadableBoardError
-from vision.gradients import sobel_magnitude
+from vision.board.geometry import SIDES, board_motion, project
+from vision.errors import UnreadableBoardError
+from vision.image.gradients import sobel_magnitude
+from vision.types import Registration
 
-
-def board_corners_mm(board_mm: tuple[float, float]) -> np.ndarray:
-    """Board corners TL, TR, BR, BL in mm, float32 shape (4, 2)."""
-    w, h = board_mm
-    return np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
-
-
-def homography_from_corners(corners_px, board_mm) -> np.ndarray:
-    """Homography board mm → image px from the four board corners.
-
-    Args:
-        corners_px: (4, 2) image pixels, order TL, TR, BR, BL of the board frame.
-        board_mm: (width_mm, height_mm).
-    Returns:
-        float64 (3, 3) ``H_px_from_mm``.
-    """
-    return cv2.getPerspectiveTransform(board_corners_mm(board_mm), np.asarray(corners_px, dtype=np.float32))
-
-
-def project(H: np.ndarray, points) -> np.ndarray:
-    """Apply homography ``H`` to points of shape (N, 2); returns float64 (N, 2)."""
-    pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
-    return cv2.perspectiveTransform(pts, H).reshape(-1, 2)
-
-
-def board_px_per_mm(H_px_from_mm: np.ndarray, board_mm) -> float:
-    """Mean scale (px per mm) at which a photo shows the board: its outline's length in px / in mm."""
-    w, h = board_mm
-    c = project(H_px_from_mm, board_corners_mm(board_mm))
-    return float(np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1).sum() / (2 * (w + h)))
-
-
-def rectify(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, px_per_mm: float,
-            interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
-    """Warp the photo to a top view of the board.
-
-    Args:
-        image: photo, BGR uint8 (H, W, 3) (or single channel).
-        H_px_from_mm: homography board mm → image px.
-        board_mm: (width_mm, height_mm).
-        px_per_mm: resolution of the result.
-    Returns:
-        Rectified board, same dtype/channels, shape (round(height_mm·ppm), round(width_mm·ppm)[, 3]);
-        pixel (u, v) is at board point ((u + 0.5)/ppm, (v + 0.5)/ppm) mm.
-    """
-    w_mm, h_mm = board_mm
-    size = (int(round(w_mm * px_per_mm)), int(round(h_mm * px_per_mm)))
-    scale = np.array([[1 / px_per_mm, 0, 0.5 / px_per_mm], [0, 1 / px_per_mm, 0.5 / px_per_mm], [0, 0, 1]])
-    M = H_px_from_mm @ scale
-    return cv2.warpPerspective(image, M, size, flags=interpolation | cv2.WARP_INVERSE_MAP,
-                               borderMode=cv2.BORDER_REPLICATE)
-
-
-#: Markers that must be seen before they define the board's position: one small marker's corners
-#: leave the homography poorly constrained across a whole board.
-MIN_MARKERS = 2
-
-
-def detect_markers(image: np.ndarray, markers: list[dict]) -> np.ndarray | None:
-    """Homography board mm → image px from the profile's ArUco markers, or None if too few are seen.
-
-    Args:
-        image: photo, BGR uint8.
-        markers: profile ``markers`` entries ``{"dictionary": "DICT_4X4_50", "id": int, "corners_mm": 4×[x, y]}``.
-    Returns:
-        (3, 3) float64 homography fitted with RANSAC over every seen marker corner, or None when
-        fewer than :data:`MIN_MARKERS` declared markers are visible.
-    """
-    if not markers:
-        return None
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    src, dst, found = [], [], 0
-    for name in sorted({m["dictionary"] for m in markers}):
-        dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
-        detector = cv2.aruco.ArucoDetector(dictionary, cv2.aruco.DetectorParameters())
-        corners, ids, _ = detector.detectMarkers(gray)
-        if ids is None:
-            continue
-        seen = {int(i): c.reshape(4, 2) for i, c in zip(ids.ravel(), corners)}
-        for m in markers:
-            if m["dictionary"] == name and m["id"] in seen:
-                src.extend(m["corners_mm"])
-                dst.extend(seen[m["id"]].tolist())
-                found += 1
-    if found < MIN_MARKERS:
-        return None
-    H, _ = cv2.findHomography(np.float32(src), np.float32(dst), cv2.RANSAC, 3.0)
-    return H
-
-
-@dataclass
-class Registration:
-    """Where the board is in one photo.
-
-    Attributes:
-        H_px_from_mm: (3, 3) homography board mm → image px.
-        source: ``"markers"``, ``"corners"`` or ``"refined"``.
-        shift_mm: how far the board centre moved against the calibration (mm), 0 when not refined.
-        rotation_deg: rotation against the calibration (degrees).
-        score: quality of the alignment in [−1, 1]: the share of the outline strips explained
-            (:mod:`vision.outline`), or an ECC correlation; 1 for markers.
-    """
-
-    H_px_from_mm: np.ndarray
-    source: str
-    shift_mm: float = 0.0
-    rotation_deg: float = 0.0
-    score: float = 1.0
-    warnings: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict:
-        """JSON summary: source, shift_mm, rotation_deg, score (the homography stays internal)."""
-        return {"source": self.source, "shift_mm": round(self.shift_mm, 2),
-                "rotation_deg": round(self.rotation_deg, 2), "score": round(self.score, 3)}
-
-
-SIDES = ("top", "right", "bottom", "left")
 #: ECC correlation of the outline band, board not moved, above which no refinement is run
 #: (a bump of 1 mm or more drops it well below; measured on the sample set-ups: ≥ 0.95 unmoved).
 UNMOVED_ECC = 0.93
@@ -285,20 +157,3 @@ def align_to_reference(photo_gray: np.ndarray, ref_small: np.ndarray, H_ref: np.
                                    "the board is not where it was calibrated and could not be found again: is it "
                                    "in view, unobstructed, and the board this calibration is for?")
     return reg
-
-
-def board_motion(H0: np.ndarray, H: np.ndarray, board_mm) -> tuple[float, float]:
-    """How far the board's centre moved (mm) and how much it turned (degrees, counter-clockwise in
-    the photo) from homography ``H0`` to ``H`` (both board mm → photo px, (3, 3)), measured with
-    ``H0``'s px per mm at the centre.
-
-    >>> board_motion(np.eye(3), np.array([[1, 0, 3.0], [0, 1, 4.0], [0, 0, 1]]), (100, 50))
-    (5.0, 0.0)
-    """
-    w, h = board_mm
-    centre = np.array([[w / 2, h / 2], [w / 2 + 100, h / 2]])
-    before, after = project(H0, centre), project(H, centre)
-    px_per_mm = np.linalg.norm(before[1] - before[0]) / 100
-    shift_mm = float(np.linalg.norm(after[0] - before[0]) / px_per_mm)
-    ang = lambda p: np.degrees(np.arctan2(p[1, 1] - p[0, 1], p[1, 0] - p[0, 0]))  # noqa: E731
-    return shift_mm, float(ang(after) - ang(before))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from beachscore.errors import UnreadableBoardError
+from vision.errors import UnreadableBoardError
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def detail_ratio(image: np.ndarray, sigma_px: float, grad: np.ndarray | None = N
             (then its grey level). Compare only ratios measured on the same kind of image.
         sigma_px: the comparison blur, px of ``image``.
         grad: optional precomputed Sobel gradient magnitude of ``image`` (float32 (H, W)),
-            e.g. :func:`vision.gradients.sobel_magnitude` of Lab L.
+            e.g. :func:`vision.image.gradients.sobel_magnitude` of Lab L.
         mask: optional bool (H, W): average the energies over these pixels only (e.g. the bare
             part of a board a cloth may cover); None for the whole image.
     Returns:

@@ -1,6 +1,6 @@
 """Seeded synthetic Strand unter *set-ups*: a table, a board and a camera, for tests and unseen set-ups.
 
-Unlike :mod:`vision.synthetic` (a flat top view), this renders a small 3-D scene through a pinhole
+Unlike :mod:`tests.synthetic.strand_top` (a flat top view), this renders a small 3-D scene through a pinhole
 camera of any height and tilt:
 
 - the table plane (z = 0) with the board on it: grooved sand, blue rails along its sides, the sea

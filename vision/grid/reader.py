@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from beachscore.errors import BadInputError
+from vision.errors import BadInputError
 from vision.places import PlaceModel, classify_places, learn_places
-from vision.registration import board_px_per_mm, rectify
+from vision.board.geometry import board_px_per_mm, rectify
 from vision.types import CalibrationShot, Photo, Reading
+from vision.board.geometry import project
 
 #: Learned-model format: 2 since places on the board's edge see their whole patch (the board is
 #: rectified with a margin); a calibration of format 1 is refused with "recalibrate".
@@ -127,8 +128,6 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
     """The photo with each place's class initial at the place, ringed green (sure) or red
     (confidence below 0.9); BGR uint8, the photo's size."""
     import cv2
-
-    from vision.registration import project
 
     cal = photo.calibration
     out = photo.image.copy()

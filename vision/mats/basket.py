@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from beachscore.errors import BadInputError
-from vision.mats_config import SEASHELLS, SeashellsConfig
-from vision.quality import median_last
-from vision.ring_contrast import GaussianClasses
+from vision.errors import BadInputError
+from vision.mats.config import SEASHELLS, SeashellsConfig
+from vision.image.quality import median_last
+from vision.mats.ring_contrast import GaussianClasses
 
 ITEM_FEATURES = ("L", "a", "b", "sd_L", "log_area_mm2", "log_elongation")
 
@@ -171,7 +171,7 @@ def learn_basket(lab: np.ndarray, polygon_mm, px_per_mm: float, samples, cfg: Se
 
     Args:
         lab: rectified, illumination-normalised calibration board in Lab, float32 (H, W, 3)
-            (:func:`vision.ring_contrast.board_lab`).
+            (:func:`vision.mats.ring_contrast.board_lab`).
         polygon_mm: the basket outline, (P, 2) board mm.
         px_per_mm: resolution of ``lab``.
         samples: list of ``(label, (x_mm, y_mm))``, one per item lying in the basket.

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.gradients import sobel_magnitude
+from vision.image.gradients import sobel_magnitude
 from vision.places import CORE_SHARE, gain_table, illumination_gains
 
 FEATURE_NAMES = ("log_mean_dE", "log_p90_dE", "log_texture_ratio")
@@ -193,7 +193,7 @@ def ring_contrast_features(lab: np.ndarray, boxes_mm, px_per_mm: float, core_ins
         px_per_mm: resolution of ``lab``.
         core_inset_mm: core = pixels at least this far inside the box edge.
         ring_mm: (inner, outer) distance inside the box edge of the background ring, mm.
-        grad: optional precomputed :func:`~vision.gradients.sobel_magnitude` of ``lab[..., 0]``.
+        grad: optional precomputed :func:`~vision.image.gradients.sobel_magnitude` of ``lab[..., 0]``.
         with_background: also return every place's ring colour.
         step_px: look at every ``step_px``-th pixel of the core and ring in x and y (large
             places: the statistics barely change, the cost falls by ``step_px²``).
@@ -341,7 +341,7 @@ def patch_features(lab: np.ndarray, grad: np.ndarray, centres_mm, px_per_mm: flo
     Args:
         lab: board in CIE Lab, float32 (H, W, 3) from :func:`board_lab` (already
             illumination-normalised); pixel (u, v) is at ((u + 0.5)/px_per_mm, (v + 0.5)/px_per_mm) mm.
-        grad: :func:`~vision.gradients.sobel_magnitude` of ``lab[..., 0]``, float32 (H, W).
+        grad: :func:`~vision.image.gradients.sobel_magnitude` of ``lab[..., 0]``, float32 (H, W).
         centres_mm: (N, 2) place centres in board mm.
         px_per_mm: resolution of ``lab``.
         patch_mm: side of the square patch around each centre (mm).

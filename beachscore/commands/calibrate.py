@@ -1,0 +1,23 @@
+"""``beachscore calibrate``."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from beachscore.commands.common import EXIT_OK
+from beachscore.pipeline import calibrate
+from calibration.files import load_calibration_request
+
+
+def run(args) -> int:
+    """``beachscore calibrate``: learn CAL_DIR from calibration.json; prints a summary."""
+    cal = calibrate(args.calibration, args.out)
+    learned = cal.model.get("classes") if isinstance(cal.model.get("classes"), dict) else {}
+    classes = sorted({label for label, _ in load_calibration_request(args.calibration).samples} | set(learned))
+    summary = {"game": cal.game, "calibration": os.path.abspath(args.out), "classes": classes}
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"calibrated {cal.game}: {len(classes)} classes learned, written to {args.out}")
+    return EXIT_OK

@@ -1,0 +1,1 @@
+"""What the mat readers (Seashells, Sand Castles) share: the basket, ring contrast, quality checks, config."""
