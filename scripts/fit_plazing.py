@@ -61,7 +61,7 @@ def _truth_tokens(st: dict) -> dict:
 def collect(folders, setups=None):
     """Per scene: (log p of the reading, read exactly?); the free cells' token distances; each
     calibration's held-out token decisions, (logit, right, wrong) per bin."""
-    reader = importlib.import_module("vision.plazing.reader")
+    reader = importlib.import_module("vision.plazing.read_tokens")
     seen = []
     real_classify = reader.classify_tokens
 
