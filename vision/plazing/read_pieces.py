@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.plazing.config import PATTERN, REVISIT
+from vision.plazing.config import PATTERN, REVISIT, SEAM
 from vision.plazing.ledger import Decision, Ledger
 from vision.plazing.names import cell_name, cells_text
 from vision.plazing.patterns import piece_scorer
@@ -60,10 +60,10 @@ def _read_group(player, cells, seams, jogs, shapes, scorer, untaught, model, vie
         warnings.append(f"{player} cells {cells_text(cells)} fit no piece of the catalogue")
     if split.exact and split.runner_up is not None and split.kinds & untaught:
         # a kind whose print was never seen could explain these cells: as likely as not
-        split.posterior = min(split.posterior, 0.5)
+        split.posterior = min(split.posterior, SEAM.untaught_split)
         warnings.append(f"{player} cells {cells_text(cells)}: no {'/'.join(sorted(split.kinds & untaught))} "
                         "was labelled at calibration, so its print is unknown; add one to the calibration shot")
-    elif split.posterior <= 0.5 and split.runner_up is not None:
+    elif split.posterior <= SEAM.ambiguous_split and split.runner_up is not None:
         warnings.append(f"{player} cells {cells_text(cells)}: the split into pieces is ambiguous "
                         f"(p = {split.posterior:.2f}); check them")
     mine = []
@@ -155,9 +155,9 @@ def hidden_prints(pieces: list, scorer, ledger: Ledger, warnings: list) -> None:
     for (p, cells), costs in zip(known, per):
         ratio = float(costs.max()) / typical
         hidden = 1.0 / (1.0 + (PATTERN.hidden_ratio / max(ratio, 1e-9)) ** PATTERN.hidden_slope)
-        if hidden > 0.01:
+        if hidden > PATTERN.hidden_doubt:
             ledger.add(Decision("print", cells, 1.0 - hidden, f"nothing on the {p['player']} {p['kind']} on "
                                 f"{cells_text(cells)}", claim=cells))
-        if hidden > 0.5:
+        if hidden > PATTERN.hidden_warn:
             warnings.append(f"the print of the {p['player']} {p['kind']} on {cells_text(cells)} is hidden in part: "
                             "is a meeple or a token standing on it? Check it and the cells around it")

@@ -14,7 +14,7 @@ import numpy as np
 
 from beachscore.errors import UnreadableBoardError
 from vision.plazing.checks import big_blobs, largest_blob, light_named, unlike_message
-from vision.plazing.config import PRINTS, QUALITY, RECTIFY, REVISIT
+from vision.plazing.config import PRINTS, QUALITY, RECTIFY, REVISIT, TOKENS
 from vision.plazing.ledger import Decision, Ledger
 from vision.plazing.names import cell_name, cells_text
 from vision.plazing.prints import MARKS, flat_share
@@ -75,7 +75,7 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
 def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, terrain_given, looks) -> list:
     """Refuse the photo (``occluded``) when the free cells that nothing learned explains (unknown or
     odd, overexposed cells left out) form a blob; else the unknown cells."""
-    unknown = [c for c, pu in zip(free, post.p_unknown) if pu > 0.5]
+    unknown = [c for c, pu in zip(free, post.p_unknown) if pu > TOKENS.unknown_posterior]
     odd = [c for c, o in zip(free, odd_cells(x, model.tokens, QUALITY.odd_distance, dists)) if o]
     glare = prep.clipped if prep.clipped is not None else np.zeros(terrain.shape, bool)
     strange = sorted(c for c in set(odd) | set(unknown) if not glare[c])  # overexposed: explained, doubted below
@@ -111,7 +111,7 @@ def _decide_cells(free, post, prep, view, local, unseen, ledger: Ledger, tokens:
         if name != EMPTY and prep.clipped is not None and prep.clipped[cell]:
             # overexposed: the colour that named the token is lost; it may be glare on sand
             clipped.append(cell)
-            p = min(p, 0.5)
+            p = min(p, TOKENS.clipped_posterior)
             alt, alt_p = EMPTY, max(alt_p, 1.0 - p) if alt == EMPTY else 1.0 - p
         elif name == EMPTY and two and ((prep.at_top is not None and prep.at_top[cell]
                                          and alt_p >= p * REVISIT.negligible_odds)
@@ -119,7 +119,7 @@ def _decide_cells(free, post, prep, view, local, unseen, ledger: Ledger, tokens:
             # bare sand on clipped sand with a token not ruled out, or with white in it: the colour
             # that tells a light token (a shell, a marker) from sand is what the clipping lost
             clipped.append(cell)
-            p = min(p, 0.5)
+            p = min(p, TOKENS.clipped_posterior)
             alt_p = max(alt_p, 1.0 - p)
         if unseen and name.startswith(SOLID):  # a solid object is shaded and casts a shadow
             u0, v0, u1, v1 = boxes[cell]

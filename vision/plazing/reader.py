@@ -27,7 +27,7 @@ import numpy as np
 from beachscore.errors import BadInputError, UnreadableBoardError
 from vision.plazing.cells import Grid
 from vision.plazing.checks import light_named, terrain_warning, unlike_board
-from vision.plazing.config import QUALITY, RECTIFY
+from vision.plazing.config import QUALITY, RECTIFY, TOKENS
 from vision.plazing.ledger import Decision, Ledger, calibrated
 from vision.plazing.model import ReaderModel
 from vision.plazing.names import cell_name, cells_text
@@ -144,15 +144,16 @@ def _reading(grid, pieces, tokens, terrain, terrain_given, placeable, free_mask,
     if not terrain_given:
         state["terrain"] = ["".join(row) for row in terrain]
     cell_conf = np.where(placeable, ledger.cell_confidence(), 1.0)
-    low = np.argwhere(placeable & (cell_conf < 0.9)).tolist()
+    low = np.argwhere(placeable & (cell_conf < QUALITY.doubtful_cell)).tolist()
     n_place = int(placeable.sum())
     state["cell_confidence"] = {"min": round(float(cell_conf[placeable].min()), 4) if n_place else 1.0,
                                 "mean": round(float(cell_conf[placeable].mean()), 4) if n_place else 1.0,
-                                "doubtful": low[:20]}
-    doubts = [d for d in ledger.decisions if d.kind == "token" and d.p < 0.9]
+                                "doubtful": low[:QUALITY.doubtful_cells_listed]}
+    doubts = [d for d in ledger.decisions if d.kind == "token" and d.p < TOKENS.doubt_below]
     if doubts:
-        warnings.append("not sure of " + "; ".join("{} (or {})".format(*d.words()) for d in doubts[:4])
-                        + ("; …" if len(doubts) > 4 else ""))
+        most = TOKENS.doubts_named
+        warnings.append("not sure of " + "; ".join("{} (or {})".format(*d.words()) for d in doubts[:most])
+                        + ("; …" if len(doubts) > most else ""))
     log_p = ledger.log_p()
     confidence = calibrated(log_p, ledger.cfg)  # = ledger.confidence(), the sum taken once
     details = {"cell_conf": cell_conf, "grid": grid, "reader_confidence": confidence, "log_p": log_p,
