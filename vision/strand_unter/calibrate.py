@@ -250,10 +250,10 @@ def _learn_players(parsed, blobs: _SampleBlobs, CL: np.ndarray, sand_ab: np.ndar
             if k == "castle" and nm == p:
                 region = CL[comp == blobs.blob_at(xy, f"castle/{p}/{v}")]
                 pix.append(region[np.hypot(*(region[:, 1:] - sand_ab).T) > cfg.castle_chroma_min])
-                if len(pix[-1]) >= 10:
+                if len(pix[-1]) >= cfg.min_castle_px:
                     castle_samples.append((f"castle/{p}/{v}", xy, pix[-1]))
         pix = np.concatenate(pix)
-        if len(pix) < 10:
+        if len(pix) < cfg.min_castle_px:
             raise BadInputError("bad-sample", f"castle/{p}: the samples show no colour distinct from the sand; "
                                 "check their board_mm positions")
         ab = pix[:, 1:]
@@ -298,7 +298,7 @@ def _learn_sea_and_stick(C: np.ndarray, CL: np.ndarray, classes: dict, sea_px: n
         rows = np.arange(C.shape[0])[:, None]
         edge = sea.sum(axis=0)[None, :]
         band = (rows >= edge) & (rows < edge + int(round(stick_mm * ppm))) & fg & (gmap > 0)
-        if band.sum() >= 20:
+        if band.sum() >= cfg.min_stick_px:
             classes["stick"] = colour.gaussian(CL[band], cfg.min_std)
             names = list(classes)
             lut = colour.build_lut([classes[k] for k in names], cfg.lut_bits, cfg.lut_max_dist)
@@ -338,7 +338,7 @@ def _measure_pieces(parsed, blobs: _SampleBlobs, C: np.ndarray, CL: np.ndarray, 
             blob = comp == i
             core = _largest(cv2.morphologyEx((blob & (cls == names.index(f"castle/{nm}"))).astype(np.uint8),
                                              cv2.MORPH_CLOSE, _disc_kernel(CASTLES.close_px)))
-            if core.sum() < 5:
+            if core.sum() < APPEARANCE.min_castle_core_px:
                 raise BadInputError("bad-sample", f"castle/{nm}/{v}: no {nm} colour found at {xy[0]:g},{xy[1]:g} mm")
             cues = castle_cues.measure(C, gray, fg, core, (0, 0), classes["sand"]["mean"],
                                        classes[f"castle/{nm}"]["mean"], float(blob.sum()))
@@ -450,7 +450,7 @@ def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: flo
             off = np.asarray(c["offset_px"], np.float64)
             core = np.asarray(c["centre_px"], np.float64) - off
             ray = core - n
-            if float(ray @ ray) < 20.0 ** 2:          # too near the nadir: no lever on k
+            if float(ray @ ray) < APPEARANCE.min_nadir_lever_px ** 2:     # too near the nadir: no lever on k
                 continue
             ks.setdefault(v, []).append(float(-(off @ ray) / (ray @ ray)))
     k_v = {v: float(np.median(k)) for v, k in ks.items()}

@@ -197,7 +197,7 @@ def _sort_parts(out: ShellParts, n: int, lab_img, st, ce, counts, post, dist, cl
         x, y, w, h, _ = st[j]
         size = (w / A.ppm / 10, h / A.ppm / 10)
         purity = float(sc.max() / max(sc.sum(), 1))
-        if counts[j, A.sea] >= 0.5 * area:
+        if counts[j, A.sea] >= cfg.cloth_share * area:
             # cloth-coloured: a fold or a corner of the sea cloth, not a piece and no foreign thing
             out.parts.append(Part(x=float(ce[j][0]), y=float(ce[j][1]), area=area, size_cm=size, why="cloth",
                                   groove=A.groove_at(ce[j][0], ce[j][1])))
@@ -244,10 +244,10 @@ def _judge_part(out: ShellParts, cx, cy, area, p, d, mask, size, shell_like, ori
     c = A.shell_colours[k]
     part.colour_distance = float(d[k])
     part.groove = A.groove_at(cx, cy)
-    big = area >= 1.5 * one                 # a part of about one shell holds no hole or arc worth a look
+    big = area >= cfg.ring_check_shells * one    # a part of about one shell holds no hole or arc worth a look
     filled = fill_holes(mask) if big else mask
     part.thickness = thickness(filled, one) if big or not shell_like else 1.0
-    hull = convex_hull(mask) if area >= 2 * one else filled
+    hull = convex_hull(mask) if area >= cfg.hull_check_shells * one else filled
     if big and (filled.sum() - area > cfg.max_hole * one or area < cfg.min_solidity * hull.sum()):
         # a ring or an arc around something unlike the empty board's sand only at its rim (a
         # hand's shaded edge around its lit top): shells lie in compact clumps; what the part
@@ -279,8 +279,10 @@ def _count_shells(out: ShellParts, A, model: dict, cfg) -> None:
     of its area (the median of the clear singles, when two or more)."""
     scale = {}
     for c in A.shell_colours:
-        singles = [q.ratio for q in out.parts if q.colour == c and 0.6 <= q.ratio <= 1.35]
-        scale[c] = float(np.clip(stats.median(np.array(singles)), *cfg.area_scale_range)) if len(singles) >= 2 else 1.0
+        lo, hi = cfg.single_ratio
+        singles = [q.ratio for q in out.parts if q.colour == c and lo <= q.ratio <= hi]
+        scale[c] = float(np.clip(stats.median(np.array(singles)), *cfg.area_scale_range)) \
+            if len(singles) >= cfg.min_singles else 1.0
     for part in out.parts:
         if part.colour is None:
             continue

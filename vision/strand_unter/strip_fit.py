@@ -139,7 +139,7 @@ class Fit:
     gain: float
     sigma: float
 
-    def __iter__(self):          # (T, ecc, scale) as before
+    def __iter__(self):          # unpacks as (T, ecc, scale)
         return iter((self.T, self.ecc, self.scale))
 
 

@@ -42,7 +42,7 @@ def surround_noise(ext: np.ndarray, board_mm, reg=REGISTRATION) -> float:
         ext: extended rectified photo (board + ``reg.margin_mm``), grey uint8 (H, W) or BGR.
         board_mm: (width, height) of the board.
     Returns:
-        σ ≥ 0 (samples at 1 px/mm: clean photos 0.15–0.39).
+        σ ≥ 0, grey levels (typical clean photos: ``docs/tuning.md``).
     """
     (y0, y1), (x0, x1) = _table_strip(board_mm, reg)
     sub = ext[y0:y1, x0:x1]
@@ -82,7 +82,7 @@ def surround_detail(ext: np.ndarray, board_mm, cloth_mm: float = 0.0, reg=REGIST
         board_mm: (width, height) of the board.
         cloth_mm: lowest reach of the cloth near the rails (board mm, y); rows above it are skipped.
     Returns:
-        The detail ratio (≥ 1; about 2.4 for a sharp sample photo at 1 px/mm).
+        The detail ratio (≥ 1; sharp photos: ``docs/tuning.md``).
     """
     w, h = board_mm
     m, ppm, b = reg.margin_mm, reg.ppm, reg.inner_band_mm
