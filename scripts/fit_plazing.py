@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Fit the Plażing reader's statistical constants on development set-ups (and only those).
 
-    .venv/bin/python scripts/fit_plazing.py FOLDER [FOLDER ...] [--setups setup0,setup1]
+    .venv/bin/python scripts/fit_plazing.py FOLDER [FOLDER ...] [--setups setup0,setup1] \
+        [--seeds 7,8,9] [--write vision/plazing/fitted.json]
 
 Each FOLDER holds ``profile.json`` and ``setupN/`` folders (the samples' layout, with truth). It
 prints the maximum-likelihood values of
@@ -21,8 +22,13 @@ prints the maximum-likelihood values of
    (the product of the calibrated posteriors) against whether the scene was read exactly, with a
    weak Gaussian prior (intercept ~ N(0, 2²), slope ~ N(1, 1²)).
 
-The values are copied into ``vision/plazing/config.py`` by hand, with the set-ups they came from.
-Never pass held-out set-ups: what is fitted on them is no longer a measurement of transfer.
+With ``--write`` the fitted ``t_dof``, ``scene_spread`` and ``slopes`` are written into
+``vision/plazing/fitted.json`` (which :mod:`vision.plazing.config` reads), with the folders and
+set-ups they were fitted on and the synthetic seeds (``--seeds``: those the synthetic folders
+were made with by ``scripts/synthetic_plazing_setups.py``). The confidence map's ``intercept``
+and ``slope`` are only printed: :class:`~vision.plazing.config.ConfidenceConfig` keeps the
+identity map (``docs/tuning.md``). Never pass held-out set-ups: what is fitted on them is no
+longer a measurement of transfer.
 """
 
 from __future__ import annotations
@@ -61,7 +67,7 @@ def _truth_tokens(st: dict) -> dict:
 def collect(folders, setups=None):
     """Per scene: (log p of the reading, read exactly?); the free cells' token distances; each
     calibration's held-out token decisions, (logit, right, wrong) per bin."""
-    reader = importlib.import_module("vision.plazing.reader")
+    reader = importlib.import_module("vision.plazing.read_tokens")
     seen = []
     real_classify = reader.classify_tokens
 
@@ -187,12 +193,41 @@ def platt(scenes, cfg) -> tuple[float, float]:
     return float(theta[0]), float(theta[1])
 
 
+def fitted_on(folders, setups, seeds) -> dict:
+    """What a fit was made on, for ``fitted.json``: each folder (its last two path parts) with the
+    set-ups used, and the synthetic seeds."""
+    sets = []
+    for folder in folders:
+        names = sorted(os.path.basename(s) for s in glob.glob(os.path.join(folder, "setup*"))
+                       if not setups or os.path.basename(s) in setups)
+        sets.append(f"{'/'.join(os.path.normpath(folder).split(os.sep)[-2:])}: {', '.join(names)}")
+    return {"sets": sets, "synthetic_seeds": list(seeds)}
+
+
+def write_fitted(path: str, tokens: dict, token_sets: dict, slopes: dict, slope_sets: dict) -> None:
+    """Write ``fitted.json``: the token model's ``t_dof`` and ``scene_spread``, the per-kind
+    confidence ``slopes`` (in the order of the current file's kinds, new kinds after), and what
+    each was fitted on (:func:`fitted_on`)."""
+    order = list(CONFIDENCE.slopes)
+    slopes = {k: slopes[k] for k in order if k in slopes} | {k: v for k, v in slopes.items() if k not in order}
+    doc = {"script": "scripts/fit_plazing.py",
+           "tokens": {"t_dof": float(tokens["t_dof"]), "scene_spread": float(tokens["scene_spread"]),
+                      "fitted_on": token_sets},
+           "confidence": {"slopes": {k: float(v) for k, v in slopes.items()}, "fitted_on": slope_sets}}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--setups", help="only these set-up folders (comma-separated names)")
+    ap.add_argument("--seeds", default="", help="synthetic seeds the synthetic folders were made with (comma-separated)")
+    ap.add_argument("--write", help="write the fitted values here (vision/plazing/fitted.json)")
     a = ap.parse_args(argv)
-    scenes, cells, held = collect(a.folders, set(a.setups.split(",")) if a.setups else None)
+    setups = set(a.setups.split(",")) if a.setups else None
+    scenes, cells, held = collect(a.folders, setups)
     print(f"{len(scenes)} scenes read, {sum(not s[1] for s in scenes)} of them wrong; "
           f"{sum(len(c[4]) for c in cells)} free cells")
     best = None
@@ -222,6 +257,10 @@ def main(argv=None) -> int:
         right = [c for c, ok, _ in conf if ok]
         print(f"  {label}: right readings at >= 0.5: {sum(c >= 0.5 for c in right)}/{len(right)}; wrong readings: "
               + ", ".join(f"{name} at {c:.3f}" for c, ok, name in conf if not ok))
+    if a.write:
+        made_on = fitted_on(a.folders, setups, [int(x) for x in a.seeds.split(",") if x])
+        write_fitted(a.write, {"t_dof": best[1], "scene_spread": best[2]}, made_on, slopes, made_on)
+        print(f"wrote {a.write}")
     return 0
 
 

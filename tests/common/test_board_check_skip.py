@@ -3,6 +3,7 @@ already matched the calibrated board's fixed parts (the games' ``registration_ma
 on the right board it is not made, on another game's board the registration never claims a
 match, and a reading whose registration did not match still gets the check and its doubt."""
 
+import dataclasses
 import glob
 import os
 
@@ -50,7 +51,8 @@ def test_a_matched_registration_spares_the_board_check(cals, game, monkeypatch):
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_an_unmatched_registration_still_gets_the_check_and_its_doubt(cals, game, monkeypatch):
     cal = cals[game]
-    monkeypatch.setattr(GAMES[game], "registration_matches_board", lambda reg, cal: False)
+    monkeypatch.setattr(GAMES[game], "READER",
+                        dataclasses.replace(GAMES[game].READER, matches_board=lambda reg, cal: False))
     monkeypatch.setattr(board_stage, "board_identity", lambda *a, **k: Identity(60, 3, 2.0, False, 0.03, False))
     unsure = pipeline.scan_file(_scene(game), cal)
     assert unsure.confidence <= UNRECOGNISED_BOARD_CONFIDENCE
@@ -88,7 +90,7 @@ def test_a_refusal_after_a_matched_registration_keeps_the_readers_reason(cals, g
     def occluded(photo):
         raise UnreadableBoardError("occluded", "something lies over groove 3")
 
-    monkeypatch.setattr(GAMES[game], "read", occluded)
+    monkeypatch.setattr(GAMES[game], "READER", dataclasses.replace(GAMES[game].READER, read=occluded))
     monkeypatch.setattr(board_stage, "board_identity", _refuse_check)
     with pytest.raises(UnreadableBoardError) as err:
         pipeline.scan_file(_scene(game), cals[game])

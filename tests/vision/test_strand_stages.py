@@ -14,7 +14,7 @@ from vision.strand_unter.blobs import weak_change
 from vision.strand_unter.confidence import Decisions
 from vision.strand_unter.config import REGISTRATION
 from vision.strand_unter.lighting import chroma_field
-from vision.strand_unter.registration import robust_motion, tukey
+from vision.strand_unter.robust_motion import robust_motion, tukey
 
 
 def test_assignment_posterior_is_sure_when_the_cues_agree_and_a_coin_toss_when_they_do_not():

@@ -1,6 +1,6 @@
 """Photo-quality checks every game reader can call before trusting a reading.
 
-Each check raises :class:`~beachscore.errors.UnreadableBoardError` (exit 3) with one code:
+Each check raises :class:`~vision.errors.UnreadableBoardError` (exit 3) with one code:
 
 - ``too-dark``: the board is much darker than at calibration (large lighting gain) or simply
   black (median grey below an absolute floor);

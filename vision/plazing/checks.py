@@ -18,7 +18,7 @@ import numpy as np
 from vision.errors import UnreadableBoardError
 from vision.image import quality
 from vision.plazing.cells import Grid
-from vision.plazing.config import QUALITY
+from vision.plazing.config import QUALITY, TERRAIN
 from vision.plazing.lighting import frame_sharpness, uneven_light
 from vision.plazing.model import ReaderModel
 from vision.plazing.names import cells_text
@@ -45,7 +45,7 @@ def terrain_warning(terrain: np.ndarray, prob: np.ndarray, classes) -> str:
     n_wall = int((terrain == "#").sum())
     marks = {m: int((terrain == m).sum()) for m in "+-x" if (terrain == m).any()}
     unseen = [m for m in "+-x" if m not in classes]
-    doubtful = np.argwhere(prob < 0.9).tolist()
+    doubtful = np.argwhere(prob < TERRAIN.doubt_below).tolist()
     text = (f"terrain read from the photo (no --setup terrain): {n_wall} closing cells"
             + "".join(f", {n} '{m}'" for m, n in marks.items())
             + "; marks under pieces cannot be seen and are taken as sand")

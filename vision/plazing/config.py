@@ -1,28 +1,34 @@
 """Every tunable number of the Plażing reader, one frozen dataclass per stage.
 
-Units are in the names (``_mm``, ``_px``, share of a cell ``_share``, colour differences in
-8-bit BGR levels ``_bgr``). None of them is tuned to one photo: they describe the geometry of a
-cell and the statistics of a decision. Colours, printed patterns and sizes of pieces are never
-here: appearance comes from the calibration shot, geometry from the board profile.
+Units are in the names or the comments: ``_mm`` board millimetres, ``_px`` pixels of the rectified
+grid, ``_share`` a share of a cell side (or of the pixels named), ``_bgr`` 8-bit BGR levels,
+``_lab`` CIE Lab units. Colours, printed patterns and sizes of pieces are never here: appearance
+comes from the calibration shot, geometry from the board profile. The constants fitted by
+``scripts/fit_plazing.py`` are read from ``fitted.json`` (:data:`FITTED`). Why each value is what
+it is, and what it was measured on: ``docs/tuning.md``, "Plażing".
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
+
+#: The constants fitted by ``scripts/fit_plazing.py`` (``fitted.json`` beside this module, which
+#: also names the set-ups and synthetic seeds they were fitted on).
+FITTED_FILE = Path(__file__).with_name("fitted.json")
+FITTED = json.loads(FITTED_FILE.read_text(encoding="utf-8"))
 
 
 @dataclass(frozen=True)
 class RectifyConfig:
     """Stage 1: decode and warp the photo to a top view of the board."""
 
-    #: JPEG decoded at 1/decode_reduce size (``cv2.IMREAD_REDUCED_COLOR_2``): a 1920 px photo
-    #: still gives ≈1.45 px/mm on a 46 cm board, and decoding is faster.
+    #: JPEG decoded at 1/decode_reduce size (``cv2.IMREAD_REDUCED_COLOR_2``), a divisor.
     decode_reduce: int = 2
-    #: Resolution of the rectified grid (px per mm). 1.5 → a 20 mm cell is 30 px, about what the
-    #: half-size photo resolves.
+    #: Resolution of the rectified grid, px per mm.
     px_per_mm: float = 1.5
-    #: Band around the grid that is rectified with it (mm): seams and patterns of pieces on the
-    #: outer cells look a few mm beyond them.
+    #: Band around the grid rectified with it (seams and prints of the outer cells), mm.
     margin_mm: float = 10.0
 
 
@@ -30,21 +36,19 @@ class RectifyConfig:
 class PaletteConfig:
     """Stage 2: per-pixel colour labels (learned colour models, looked up through a table)."""
 
-    #: Side of the square around a calibration sample whose pixels train the colour (share of a cell).
+    #: Side of the square around a calibration sample whose pixels train its colour, share of a cell.
     sample_share: float = 0.6
-    #: Pixels farther than this (Lab units) from the sample's dominant colour are not the piece.
+    #: Pixels farther than this from the sample's dominant colour are not the piece, Lab units.
     mode_radius_lab: float = 18.0
-    #: Floor on each colour model's standard deviation (Lab units): lighting drift between shots.
+    #: Floor on each colour model's standard deviation (lighting drift between shots), Lab units.
     sd_floor_lab: float = 4.0
-    #: A pixel belongs to a colour only within this Mahalanobis distance (≈ 3.5 sigma).
+    #: A pixel belongs to a colour only within this Mahalanobis distance, in standard deviations.
     max_sigma: float = 3.5
-    #: Bits kept per B, G, R channel in the lookup table (5 → 32³ entries). Only the colour
-    #: *label* goes through the table; token features and seams use exact colour values.
+    #: Bits kept per B, G, R channel in the colour lookup table (5 → 32³ entries).
     lut_bits: int = 5
-    #: Calibration check (leave-one-out): a piece sample farther than this (Lab ΔE) from the median
-    #: of the other samples of its player … (the samples' own spread is ≲ 8)
+    #: A piece sample this far from the median of its player's other samples may be mislabelled, Lab ΔE …
     bad_sample_delta_e: float = 25.0
-    #: … and this many times closer to another player's median is labelled wrong.
+    #: … and is when it is this many times closer to another player's median (a ratio).
     bad_sample_ratio: float = 2.0
 
 
@@ -52,18 +56,15 @@ class PaletteConfig:
 class CoverConfig:
     """Stage 3: which cells a player's pieces cover."""
 
-    #: Each cell is summarised by ``blocks_per_cell``² block means; every square below is a
-    #: whole number of blocks of the same parity (shares are rounded to it). 15 → 2 px blocks at
-    #: 1.5 px/mm (a fast, exact 2×2 area reduction).
+    #: Block means per cell side summarising a cell (15 → 2 px blocks at 1.5 px/mm), a count.
     blocks_per_cell: int = 15
-    #: Central square of a cell used to measure cover (share of the cell side); the margin
-    #: tolerates pieces a few mm off the grid.
+    #: Central square of a cell that measures cover (tolerates pieces off the grid), share of a cell.
     inner_share: float = 0.85
-    #: Central square left out of the cover measure (printed decorations, tokens): share of a cell.
+    #: Central square left out of the cover measure (printed decorations, tokens), share of a cell.
     hole_share: float = 0.6
     #: Share of the inner square in one player's colour above which the cell is covered.
     covered_share: float = 0.33
-    #: Logistic slope of the cover posterior around ``covered_share`` (per unit share).
+    #: Logistic slope of the cover posterior around ``covered_share``, per unit share.
     posterior_slope: float = 25.0
 
 
@@ -80,40 +81,39 @@ class SeamConfig:
 
     #: How far across the grid line the cut may lie (pieces a few mm off the grid), mm.
     search_mm: float = 3.0
-    #: Half-widths of the ridge/valley detector, mm (narrow cuts and cuts next to a stripe).
+    #: Half-widths d of the ridge/valley detector (narrow cuts, cuts next to a stripe), mm.
     lags_mm: tuple[float, ...] = (1.5, 3.0)
     #: Share of the edge (centred) examined; corners and printed dots are left out.
     along_share: float = 0.6
-    #: Sd of the dip inside one piece (JPEG ripple, shading; BGR levels) when the calibration shot
-    #: has no labelled screen to measure it on, and its floor.
+    #: Sd of the dip inside one piece when the calibration has no labelled screen to measure it on, BGR levels …
     default_joined_sd_bgr: float = 2.5
+    #: … and its floor, BGR levels.
     min_joined_sd_bgr: float = 1.5
-    #: Degrees of freedom of the dip inside one piece (a half Student t: a crease or double JPEG
-    #: now and then dips deeper than Gaussian noise would).
+    #: Degrees of freedom of the half Student t of the dip inside one piece (heavy tails: creases, JPEG).
     joined_t_dof: float = 4.0
-    #: Share of cuts between pieces pressed together that show no line at all (2 of 49 on the
-    #: shared and development samples): a faint dip is never better evidence than this for "one
-    #: piece" …
+    #: Share of cuts between pieces pressed together that show no line at all (a probability).
     invisible_cut_share: float = 0.05
-    #: … and a visible cut's dip is spread this wide (BGR levels; the samples' cuts 10–170).
+    #: Spread of a visible cut's dip, BGR levels.
     cut_sd_bgr: float = 80.0
-    #: The outline's jog where two cells meet (one piece has straight sides): each side's edge is
-    #: looked for this far (mm) either side of the grid line …
+    #: How far either side of the grid line each side's outline edge is looked for (the jog), mm.
     jog_reach_mm: float = 4.0
-    #: … located to within this (mm: a tenth of a pixel's worth of blur at 1.5 px/mm is ≈ 0.1–0.2)
-    #: when the calibration shot has no labelled screen to measure it on, and at least this …
+    #: Sd of an edge's located position when the calibration has no labelled screen to measure it on, mm …
     default_jog_sd_mm: float = 0.25
+    #: … and its floor, mm.
     min_jog_sd_mm: float = 0.15
-    #: … two pieces pressed together line up within that noise about half the time …
+    #: Share of pieces pressed together whose outlines line up within that noise (a probability) …
     aligned_cut_share: float = 0.5
-    #: … else lie this far apart (mm, half-normal: pieces put down by hand).
+    #: … else the half-normal spread of their offset (pieces put down by hand), mm.
     placed_sd_mm: float = 1.0
-    #: Largest group of same-colour touching cells that is split exactly (bigger: unknown piece).
+    #: Largest group of same-colour touching cells split exactly (bigger: unknown piece), cells.
     max_exact_cells: int = 24
-    #: Most tilings enumerated per group.
+    #: Most tilings enumerated per group, a count.
     max_tilings: int = 4000
-    #: Placements whose log-likelihood per cell is this much below the best placement over one of
-    #: their cells are left out of the enumeration (their tilings have posterior < e^-20).
+    #: A split a never-labelled piece kind could also explain is believed at most this much (a posterior).
+    untaught_split: float = 0.5
+    #: A split this unsure or less (with a runner-up) is named in a warning (a posterior).
+    ambiguous_split: float = 0.5
+    #: Placements this far below the best over one of their cells are left out, log-likelihood per cell.
     prune_per_cell: float = 20.0
 
 
@@ -127,42 +127,45 @@ class PatternConfig:
     certain (labelled screens, pieces split with no doubt).
     """
 
-    #: Blocks per cell side in the pattern map.
+    #: Blocks per cell side in the pattern map, a count.
     blocks: int = 6
-    #: Lightness difference (grey levels) that maps to 1.0 in the pattern map.
+    #: Lightness difference that maps to 1.0 in the pattern map, grey levels.
     lightness_scale: float = 60.0
-    #: Largest shift (blocks) tried when matching a cell's map to a template: pieces off the grid.
+    #: Largest shift of a template tried (pieces off the grid), blocks.
     max_shift_blocks: int = 2
-    #: Cost (χ² units per cell) of shifting a template by one block (squared in blocks): pieces
-    #: are usually on their cells, and a free shift lets a template match what lies beside them.
+    #: Cost of shifting a template by one block (squared in blocks), χ² units per cell.
     shift_cost: float = 1.0
-    #: Floor on the per-element standard deviation of a template (pattern-map units).
+    #: Floor on the per-element standard deviation of a template, pattern-map units.
     sd_floor: float = 0.12
-    #: A calibration piece teaches its kind's pattern only when its split is at least this sure.
+    #: A calibration piece teaches its kind's pattern only when its split is at least this sure (a posterior).
     min_teach_posterior: float = 0.9
-    #: Tempering of the pattern log-likelihood (the map's elements are not independent): the
-    #: sum of squared residuals is divided by this many "effective" elements per element.
+    #: Effective elements per element of the pattern map (its elements are not independent), a divisor.
     dependence: float = 4.0
-    #: A piece cell whose print costs this many times the photo's typical piece cell is as likely
-    #: hidden (a meeple standing on it) as not: clean development photos reach ≈ 10, a meeple
-    #: pushed onto a gear ≈ 30–40 …
+    #: A piece cell whose print costs this many times the photo's typical one is as likely hidden as not …
     hidden_ratio: float = 20.0
-    #: … with this slope (per unit of log ratio) …
+    #: … with this logistic slope, per unit of log ratio …
     hidden_slope: float = 4.0
-    #: … and the typical cost floored here (a photo of near-perfect prints would make any speck
-    #: look like a hidden print).
+    #: … and the typical cost floored here (near-perfect prints make any speck look hidden), χ² units per cell.
     min_typical_cost: float = 2.0
+    #: A block is wholly in a player's colour above this share of its pixels …
+    whole_block_share: float = 0.98
+    #: … and at least this many such blocks give the player's lightness in the photo, blocks.
+    min_whole_blocks: int = 4
+    #: A piece is doubted (a "print" decision) when the probability that its print is hidden exceeds this …
+    hidden_doubt: float = 0.01
+    #: … and named in a warning above this (probabilities).
+    hidden_warn: float = 0.5
 
 
 @dataclass(frozen=True)
 class FacingConfig:
     """Stage 4c: which long side of a screen is its outer side."""
 
-    #: Bins across the screen's short axis in the learned cross-profile.
+    #: Bins across the screen's short axis in the learned cross-profile, a count.
     profile_bins: int = 24
-    #: Largest shift (bins, 1 bin = cell/profile_bins) tried when matching a profile: off-grid screens.
+    #: Largest shift tried when matching a profile (off-grid screens), bins (1 bin = cell/profile_bins).
     max_shift_bins: int = 4
-    #: Logistic slope of the facing posterior per unit of correlation difference.
+    #: Logistic slope of the facing posterior, per unit of correlation difference.
     posterior_slope: float = 8.0
 
 
@@ -171,19 +174,18 @@ class TerrainConfig:
     """Stage 2: the terrain read from the photo (no ``terrain`` in the setup), by its nearest
     calibration cells (:mod:`vision.plazing.terrain`)."""
 
-    #: Floor on each standardised feature's scale (feature units), so a feature constant at
-    #: calibration does not dominate.
+    #: Floor on each standardised feature's scale (a feature constant at calibration does not dominate), feature units.
     scale_floor: float = 3.0
-    #: Posterior slope per unit of (squared-distance margin / 2) between the best two classes (the
-    #: log-likelihood ratio of two Gaussians of unit variance).
+    #: Posterior slope per unit of (squared-distance margin / 2) between the best two classes.
     margin_slope: float = 1.0
-    #: A closing object is accepted where its mean squared standardised difference per feature is
-    #: below this (a third of a standard deviation per feature) …
+    #: A closing object is accepted below this mean squared standardised difference per feature …
     object_max: float = 0.35
-    #: … and this many times smaller than that of the best placeable looks of the same cells …
+    #: … this many times smaller than that of the best placeable looks of the same cells (a ratio) …
     object_ratio: float = 2.0
-    #: … with this posterior slope per unit of log(alt / d) around log(``object_ratio``).
+    #: … with this posterior slope, per unit of log(alt / d) around log(``object_ratio``).
     object_slope: float = 4.0
+    #: Cells whose terrain is read less sure than this are named in the terrain warning (a posterior).
+    doubt_below: float = 0.9
 
 
 @dataclass(frozen=True)
@@ -193,29 +195,23 @@ class PrintConfig:
     Shares are of a cell side; colour distances in 8-bit BGR levels after illumination
     normalisation."""
 
-    #: The sand ring of a cell starts this far inside its edge (neighbours' edges, the grid line) …
+    #: The sand ring of a cell starts this far inside its edge, share of a cell …
     ring_inset_share: float = 0.07
-    #: … and is this wide.
+    #: … and is this wide, share of a cell.
     ring_width_share: float = 0.07
-    #: A pixel is print (or token) rather than sand farther than this from the cell's sand: ten
-    #: times the sand's pixel noise (≈ 3 levels), well below any print's contrast (≳ 60).
+    #: A pixel farther than this from the cell's sand is print (or token), BGR levels.
     deviation_bgr: float = 30.0
-    #: A mark is seen in a cell when at least this many pixels deviate (a disc of a third of a cell
-    #: is ≈ 80 px at 1.5 px/mm).
+    #: A mark is seen in a cell with at least this many deviating pixels, px.
     min_ink_px: int = 12
-    #: Distance from the sand–ink line within which a pixel is explained by the print: the pixel
-    #: noise and JPEG error of a flat print (≈ 3 levels sd, 5 sd).
+    #: A pixel within this of the sand–ink line is explained by the print (pixel noise, JPEG), BGR levels.
     noise_bgr: float = 15.0
-    #: A cell's own print is the mark's ink (a shade of it) when its offset from sand points within
-    #: ≈ 18° of the photo's mark colour (cos 0.95); a token on the mark points elsewhere.
+    #: A cell's print is the mark's ink when its offset from sand is within this cosine of the mark's (≈ 18°).
     same_ink_cos: float = 0.95
-    #: A cell whose deviating pixels lie on one ink line for at least this share is a flat print
-    #: (printed marks ≥ 0.97; meeples, figures with shading and a shadow, ≤ 0.8 on the development
-    #: set-ups).
+    #: A cell whose deviating pixels lie on one ink line for at least this share is a flat print.
     flat_print_share: float = 0.9
-    #: A pixel is painted over only with at least this share of ink in it (the rest is sand noise) …
+    #: A pixel is painted over only with at least this share of ink in it …
     min_alpha: float = 0.15
-    #: … and at most this (a print's pixels a shade deeper than its median colour are print too).
+    #: … and at most this (a print's pixels a shade deeper than its median colour are print too), share of ink.
     max_alpha: float = 1.6
 
 
@@ -223,69 +219,63 @@ class PrintConfig:
 class TokenConfig:
     """Stage 5: meeples, neutral markers, resources, trash, surprises on free cells."""
 
-    #: Side of the central square of a cell whose features describe a token (share of a cell).
+    #: Side of the central square of a cell whose features describe a token, share of a cell.
     core_share: float = 0.6
-    #: Side of the smaller centre square (share of a cell) that sees the token, not its background.
+    #: Side of the smaller centre square that sees the token, not its background, share of a cell.
     centre_share: float = 0.3
-    #: Floor added to the pooled feature covariance's diagonal (feature units²).
+    #: Floor added to the pooled feature covariance's diagonal, feature units².
     covariance_floor: float = 6.0
-    #: Relative drift of brightness between shots and across the board that the global
-    #: illumination normalisation leaves (a standard deviation, share of the typical brightness).
+    #: Brightness drift left by the global light normalisation (a standard deviation), share of the typical brightness.
     brightness_drift: float = 0.05
-    #: Degrees of freedom of the Student t likelihood around each prototype (heavy tails: one odd
-    #: feature does not decide; Lange, Little & Taylor 1989) …
-    t_dof: float = 4.0
-    #: … and how much more (in variance) a cell of a scene spreads around its class than the
-    #: calibration shot's own leave-one-out spread says (another light, another day). Both fitted
-    #: by maximum likelihood of the true classes of the development set-ups' free cells
-    #: (``scripts/fit_plazing.py``: shared set-up 0, new set-ups 0 and 1).
-    scene_spread: float = 11.0
-    #: Prior of "unknown" (a hand, an object no calibration class explains): about one cell in a
-    #: hundred holds something unforeseen.
+    #: Degrees of freedom of the Student t likelihood around each prototype (fitted: ``fitted.json``).
+    t_dof: float = float(FITTED["tokens"]["t_dof"])
+    #: How much more a scene's cell spreads around its class than the calibration's leave-one-out spread
+    #: says, a variance factor (fitted: ``fitted.json``).
+    scene_spread: float = float(FITTED["tokens"]["scene_spread"])
+    #: Prior of "unknown" (a hand, an object no calibration class explains), a probability per cell.
     unknown_prior: float = 0.01
-    #: EM rounds estimating how common bare sand and each token are in the photo (the classes'
-    #: priors): the proportions settle within two or three.
+    #: EM rounds estimating how common bare sand and each token are in the photo, a count.
     prior_iterations: int = 3
-    #: Floor on the leave-one-out spreads (squared base distance per feature): JPEG and sensor noise
-    #: never vanish, however alike the calibration's cells are.
+    #: Floor on the leave-one-out spreads (JPEG and sensor noise), squared base distance per feature.
     min_scale: float = 0.01
-    #: Token prototypes closer than this (squared base distance: about the noise between two
-    #: looks of one cell) to one already kept are dropped: they change no likelihood, only time.
+    #: Token prototypes closer than this to one already kept are dropped, squared base distance.
     prototype_spacing_d2: float = 2.0
-    #: A pixel belongs to a token (for pasting calibration tokens onto other backgrounds) when its
-    #: colour differs from the cell's background by this share of the token's own contrast …
+    #: A pixel belongs to a token (when pasting calibration tokens) beyond this share of the token's own contrast …
     token_share_of_contrast: float = 0.4
-    #: … and by at least this much (BGR levels, above JPEG noise).
+    #: … and beyond this difference from the cell's background (above JPEG noise), BGR levels.
     token_contrast_bgr: float = 10.0
-    #: Typical empty backgrounds (k-means medoids) every labelled token is pasted onto.
+    #: Typical empty backgrounds (k-means medoids) every labelled token is pasted onto, a count.
     background_kinds: int = 5
-    #: A labelled token whose cut-out is smaller than this share of its class's largest cut-out
-    #: is not pasted (it was cut out only in part).
+    #: A labelled token whose cut-out is smaller than this share of its class's largest is not pasted.
     min_cut_share: float = 0.5
-    #: The calibration's tokens and bare cells are also read in held-out light (:data:`HELD_OUT`,
-    #: :func:`vision.plazing.tokens.held_out_decisions`): the sand's light is normalised at scan
-    #: time, so what is left is the cell's brightness drift (``brightness_drift``, either way) …
+    #: Brightness factors of the held-out readings of the calibration's tokens and bare cells
+    #: (:func:`vision.plazing.tokens.held_out_decisions`) …
     test_brightness: tuple[float, ...] = (1.0, 0.97, 1.03)
-    #: … and a token's colour shifted unlike the sand's (another lamp's spectrum: a cast of a few
-    #: percent per channel, B and R opposite ways) …
+    #: … and per-channel B, G, R gains of a token's colour shifted unlike the sand's (another lamp's spectrum).
     test_token_gains_bgr: tuple = ((1.04, 1.0, 0.96), (0.96, 1.0, 1.04))
+    #: A free cell whose "unknown" posterior exceeds this looks like nothing learned at calibration (a probability).
+    unknown_posterior: float = 0.5
+    #: A token read where the colour is clipped is believed at most this much (a probability).
+    clipped_posterior: float = 0.5
+    #: Token decisions less sure than this are named in the reading's "not sure of" warning (a posterior) …
+    doubt_below: float = 0.9
+    #: … at most this many of them, a count.
+    doubts_named: int = 4
 
 
 @dataclass(frozen=True)
 class AugmentConfig:
     """Calibration: the ways a scene can show a labelled token (:mod:`vision.plazing.augment`)."""
 
-    #: A token is put down by hand up to this share of a cell off its centre (each way).
+    #: A token put down by hand lies up to this far off its cell's centre (each way), share of a cell.
     shift_share: float = 0.1
-    #: Natural tokens (amber, shells, pebbles) differ in size from piece to piece by about ±15 %.
+    #: Sizes of natural tokens (amber, shells, pebbles) relative to the labelled one, factors.
     scales: tuple[float, ...] = (0.85, 1.0, 1.15)
-    #: Any angle; the cell features are unchanged by quarter turns, so 0–90° in steps suffice.
+    #: Turns of the token (the cell features are unchanged by quarter turns), degrees.
     angles_deg: tuple[float, ...] = (0.0, 30.0, 60.0)
-    #: A lamp to one side: a token 3–6 mm high under a light 45–60° up casts a shadow this long (mm)
-    #: beyond its outline …
+    #: Length of a lamp's shadow beyond a token's outline, mm …
     shadow_mm: tuple[float, ...] = (1.5, 3.0)
-    #: … where the sand keeps this share of its light (the ambient light: room light and the
-    #: table's bounce keep a lamp's shadow at about a third to two thirds of the lit sand).
+    #: … where the sand keeps this share of its light (the ambient light).
     shadow_light: tuple[float, ...] = (0.65,)
 
 
@@ -293,89 +283,79 @@ class AugmentConfig:
 class QualityConfig:
     """Stage 0/6: refusing photos that cannot be read (exit 3)."""
 
-    #: Resolution of the small whole-board view used for the photo checks and the lighting
-    #: reference (px per mm).
+    #: Resolution of the small whole-board view for the photo checks and the lighting reference, px per mm.
     px_per_mm: float = 0.75
-    #: The lighting change is the median ratio over every this-many-th pixel of the frame.
+    #: The lighting change is the median ratio over every this-many-th pixel of the frame, a stride.
     lighting_stride: int = 10
-    #: … and the smooth field of uneven light is fitted on every this-many-th (some 1 500 points for
-    #: its 6 coefficients).
+    #: The smooth field of uneven light is fitted on every this-many-th pixel, a stride.
     light_field_stride: int = 20
-    #: Uneven light (``vision.plazing.lighting.lighting_field``) is corrected only when the smooth
-    #: field fits all but this share of the frame (a hard shadow or a flat patch is left to the
-    #: checks that name it).
+    #: The global light gains are kept within this range (lower, upper), factors.
+    gain_range: tuple = (0.25, 4.0)
+    #: Fewer unclipped frame pixels than this: the gains take every frame pixel, px.
+    min_gain_pixels: int = 50
+    #: Fewer unclipped frame pixels than this: no smooth light field is fitted, px …
+    min_field_pixels: int = 200
+    #: … the field is refitted without pixels beyond this many robust sigmas of its residuals …
+    field_clip_sigmas: float = 3.0
+    #: … or this residual, whichever is larger, log units …
+    field_clip_floor: float = 0.05
+    #: … and given up when fewer than this many pixels are kept, px.
+    min_field_kept: int = 100
+    #: Uneven light is corrected only when the smooth field fits all but this share of the frame …
     light_field_max_outliers: float = 0.2
-    #: … and its residuals' robust sd on the frame stays below this (log units; samples under ramps,
-    #: vignettes and soft shadows ≤ 0.02, a flat patch over half the photo 0.1).
+    #: … and its residuals' robust sd on the frame stays below this, log units.
     light_field_max_sd: float = 0.045
-    #: Light evened out on the bare sand (:func:`vision.plazing.lighting.sand_correction`):
-    #: smoothing scale (cells; a lamp's hot spot spans several), …
+    #: Light evened out on the bare sand (:func:`vision.plazing.lighting.sand_correction`): smoothing scale, cells …
     sand_sigma_cells: float = 2.0
-    #: … a cell's sand this far (log units: 15 %) off the smooth field is a token or a mark on its
-    #: ring, not the light …
+    #: … a cell's sand this far off the smooth field is a token or a mark, not the light, log units (15 %) …
     sand_outlier_log: float = 0.15
-    #: … at least this many bare cells are needed, and a correction within this share of 1
-    #: everywhere (the brightness drift the token model allows for) is not applied.
+    #: … at least this many bare cells are needed, cells …
     sand_min_cells: int = 12
+    #: … a correction within this share of 1 everywhere is not applied …
     sand_even_share: float = 0.03
-    #: … nor one that would brighten or darken part of the board by more than this factor (a lamp's
-    #: hot spot or a vignette change the light by a few tens of percent; more is a shadow or
-    #: something over the board, which the checks name).
+    #: … nor one that would brighten or darken part of the board by more than this factor.
     sand_most_gain: float = 1.5
-    #: A cell's sand at or above this level in any channel of the photo as taken is overexposed: its
-    #: colour is clipped at the sensor's top (255, less JPEG noise) and cannot be corrected.
+    #: A channel at or above this level in the photo as taken is at the sensor's top (clipped), 8-bit level.
     clipped_level: int = 253
-    #: … by this much at least: the calibration's sand in this photo's light would be this many
-    #: times the sensor's top. A token read there is doubted from ``clipped_doubt`` (8 % of a channel
-    #: lost shifts the colour's share by about one standard deviation of the token features' colour:
-    #: a neutral marker and a shell, or bare sand, are then told apart by lost colour; measured on
-    #: the shared samples relit to 3000 K with a vignette) …
+    #: Tokens are doubted where the calibration's sand in this photo's light would exceed the top by this factor …
     clipped_doubt: float = 1.08
-    #: … and counts as overexposed from ``clipped_excess`` (a few percent over loses little colour;
-    #: a lamp's hot spot much more) …
+    #: … and the cell counts as overexposed from this factor.
     clipped_excess: float = 1.15
-    #: Bare sand is doubted on a cell where at least this share of the pixels is white (every
-    #: channel at ``clipped_level``) though the sand around is not clipped: only something brighter
-    #: than sand, a light token clipped, turns white there (no cell read as bare sand had as much as
-    #: 0.5 % over 260 scenes of the new set-ups, the samples, their relit and lens copies and synthetic
-    #: seeds 200–207; a neutral marker in a strong lamp's hot spot: 28 %).
+    #: Bare sand is doubted on a cell with at least this share of white pixels (every channel at ``clipped_level``) …
     white_share: float = 0.02
     #: … and more than this share of the placeable cells overexposed refuses the photo (``glare``).
     max_clipped_share: float = 0.1
-    #: Sharpness of the rectified board relative to the calibration's below which it is blurred.
+    #: Sharpness of the rectified board below this share of the calibration's is blurred (a ratio).
     min_sharpness_ratio: float = 0.35
     #: Share of placeable cells unlike the calibrated board above which the view is blocked.
     max_unexplained_share: float = 0.06
-    #: A free cell is odd farther than this from everything seen at calibration (strict Mahalanobis
-    #: distance, no brightness-drift allowance): beyond the 99.9 % quantile of χ² with 14 degrees of
-    #: freedom (√36.1). A lone odd cell is a token in unusual light; a blob of them is not.
+    #: A free cell farther than this from everything seen at calibration is odd, Mahalanobis distance.
     odd_distance: float = 6.0
-    #: Largest 4-connected blob of cells that nothing learned explains (cells) left to a warning:
-    #: a stray object covers a cell or two; a hand (≈ 8 × 10 cm) covers some twenty 2 cm cells.
+    #: Largest 4-connected blob of cells nothing learned explains that is left to a warning, cells.
     max_unknown_blob_cells: int = 4
-    #: A cell is unlike the calibrated board when its whole look (colour of the cell, its core and
-    #: centre, texture) is farther than this from every calibration cell (mean squared difference
-    #: per standardised feature; the samples' clean photos stay below ≈ 0.65) …
+    #: A cell is unlike the calibrated board beyond this from every calibration cell (mean squared z per feature) …
     unlike_look: float = 1.0
-    #: … and a blob of them is a flat patch (part of the board hidden or out of view) when their
-    #: texture and their spread from cell to cell are both below this (BGR levels).
+    #: … a blob of them is a flat patch when its texture and cell-to-cell spread are below this, BGR levels …
     flat_sd_bgr: float = 6.0
-    #: … and washed out (uneven light: the lighting correction brightened a lit part too) when
-    #: their mean brightness is above this (8-bit levels).
+    #: … washed out (uneven light) when their mean brightness is above this, 8-bit level …
     washed_out_level: float = 235.0
-    #: … and in shadow when they are darker than the rest of the board by this ratio or more.
+    #: … and in shadow when darker than the rest of the board by this ratio or more.
     shadow_ratio: float = 0.7
+    #: Placeable cells whose confidence is below this are listed as doubtful in the state (a probability) …
+    doubtful_cell: float = 0.9
+    #: … at most this many of them, cells.
+    doubtful_cells_listed: int = 20
 
 
 @dataclass(frozen=True)
 class RevisitConfig:
     """Stage 8: readings tried when the rules reject the first."""
 
-    #: The least certain decisions (highest runner-up / choice odds) whose runner-ups are tried …
+    #: The least certain decisions (highest runner-up / choice odds) whose runner-ups are tried, a count …
     decisions: int = 6
-    #: … alone and in pairs; at most this many alternatives are handed to the pipeline.
+    #: … alone and in pairs; at most this many alternatives are handed to the pipeline, a count.
     most: int = 12
-    #: A decision whose runner-up is less likely than this share of its choice is not worth trying.
+    #: A decision whose runner-up is less likely than this share of its choice is not worth trying (odds).
     negligible_odds: float = 1e-4
 
 
@@ -385,61 +365,51 @@ class ConfidenceConfig:
     per kind of decision, ``slopes``), then their product mapped to the probability that the whole
     reading is right (Platt scaling of its log-odds: ``1 / (1 + exp(−(intercept + slope·logit)))``).
 
-    Fitted by ``scripts/fit_plazing.py`` (maximum a posteriori) on development set-ups only: the
-    shared samples' set-up 0, new set-ups 0 and 1, and synthetic set-ups (seeds 7, 8, 9 of
-    ``scripts/synthetic_plazing_setups.py``): 76 scenes read, 17 048 cover, 13 015 token, 1 286
-    split and 694 facing decisions, none of them wrong — so each slope is where its prior
-    (log b ~ N(0, 1)) stops it, except the tokens': their slope also counts the 55 521 held-out
-    readings of the 15 calibrations' own tokens and bare cells (turned, scaled, shadowed, tinted
-    as no prototype shows them; :func:`vision.plazing.tokens.held_out_decisions`), 29 of them
-    wrong. The scene map on top is left at the identity (with no wrong reading to fit, it would
-    only add optimism). Checked on the held-out set-ups by ``scripts/reliability.py``."""
+    The slopes are fitted by ``scripts/fit_plazing.py`` (``fitted.json``); the scene map is the
+    identity. Checked on the held-out set-ups by ``scripts/reliability.py``."""
 
+    #: Intercept of the scene map (Platt scaling of the reading's log-odds), log-odds.
     intercept: float = 0.0
+    #: Slope of the scene map, a factor on the log-odds.
     slope: float = 1.0
-    #: Per kind of decision, the slope that scales its log-odds into a probability of being right
-    #: (Platt scaling without intercept; 1: taken as it is). The posteriors are humble on purpose
-    #: (a faint seam may be pieces pressed together, a token's look varies from day to day), and
-    #: on the development set-ups they are right more often than they say.
-    slopes: dict = field(default_factory=lambda: {"cover": 1.63, "token": 1.2, "split": 3.58, "facing": 2.52,
-                                                   "print": 1.43})
+    #: Per kind of decision, the factor on its log-odds making it a probability of being right
+    #: (Platt scaling without intercept; 1: taken as it is; fitted: ``fitted.json``).
+    slopes: dict = field(default_factory=lambda: {k: float(v) for k, v in FITTED["confidence"]["slopes"].items()})
 
 
 @dataclass(frozen=True)
 class RegisterConfig:
     """Registration (:mod:`vision.plazing.register`): only what no game changes says the board moved."""
 
-    #: The fixed parts: the frame outside the grid less this margin (a piece a few mm off its
-    #: cells, the top of a standing meeple seen at an angle) …
+    #: The fixed parts: the frame outside the grid less this margin (pieces off their cells, standing meeples), mm …
     grid_margin_mm: float = 6.0
-    #: … and this band outside the board's outline: its edge against the table (the table's own
-    #: texture stays put when the board is bumped, so no more of the table is used).
+    #: … and this band outside the board's outline (its edge against the table), mm.
     table_band_mm: float = 4.0
-    #: Keypoints (ORB) sought on the fixed parts of the reference (1/4 of the calibration shot).
+    #: Keypoints (ORB) sought on the fixed parts of the reference (1/4 of the calibration shot), a count.
     keypoints: int = 500
-    #: A motion needs at least this many keypoint matches it explains …
+    #: A motion needs at least this many keypoint matches it explains, a count …
     min_inliers: int = 8
-    #: … within this distance (mm on the board) …
+    #: … within this distance on the board, mm …
     match_tolerance_mm: float = 1.5
-    #: … and this many times as many as "nothing moved" explains.
+    #: … and this many times as many as "nothing moved" explains (a ratio).
     min_inlier_gain: float = 1.5
-    #: The farthest a bump is looked for (mm): a board knocked by a hand slides a few cm at most.
+    #: The farthest a bump is looked for (a board knocked by a hand), mm.
     largest_bump_mm: float = 40.0
-    #: Below this phase-correlation peak the shift guess is ignored (no keypoints to go by).
+    #: Below this phase-correlation peak the shift guess is ignored (a response in [0, 1]).
     min_phase_response: float = 0.05
-    #: ECC iterations of the refinement (Euclidean warp) at half the reference size, then at the
-    #: reference size (from a near answer: a few suffice), and the convergence threshold.
+    #: ECC iterations of the refinement (Euclidean warp) at half the reference size, a count …
     iterations: int = 20
+    #: … then at the reference size (from a near answer), a count …
     fine_iterations: int = 6
+    #: … and the convergence threshold (ECC's epsilon).
     epsilon: float = 1e-4
-    #: The refinement is fitted again without this share of the fixed parts' pixels it explains
-    #: worst (a hand, a card, a cable on the frame).
+    #: The refinement is fitted again without this share of the fixed parts' pixels it explains worst.
     trim_share: float = 0.2
-    #: A refined alignment must correlate at least this well …
+    #: A refined alignment must correlate at least this well (ECC correlation) …
     min_score: float = 0.6
-    #: … and this much better than "nothing moved" (a change of light alone gains < 0.01).
+    #: … and this much better than "nothing moved" (ECC correlation).
     min_ecc_gain: float = 0.03
-    #: A turn smaller than this (degrees) and a shift under ``pipeline.MOVED_MM`` is no move.
+    #: A turn smaller than this and a shift under ``pipeline.MOVED_MM`` is no move, degrees.
     moved_deg: float = 0.2
 
 

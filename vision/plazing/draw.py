@@ -50,6 +50,34 @@ def _full_size(photo):
     return big, np.diag([k, k, 1.0]) @ np.asarray(photo.registration.H_px_from_mm, np.float64)
 
 
+class _Board:
+    """The board's cells projected onto the full-size photo (board mm → photo px through ``Hm``)."""
+
+    def __init__(self, grid: Grid, Hm: np.ndarray):
+        self.grid = grid
+        self.Hm = Hm
+
+    def project(self, points_mm):
+        p = np.asarray(points_mm, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(p, self.Hm).reshape(-1, 2)
+
+    def corner(self, r, c):
+        grid = self.grid
+        return (grid.origin_mm[0] + c * grid.cell_mm, grid.origin_mm[1] + r * grid.cell_mm)
+
+    def cell_poly(self, r, c, inset=0.0):
+        grid = self.grid
+        i = inset * grid.cell_mm
+        x0, y0 = self.corner(r, c)
+        x1, y1 = x0 + grid.cell_mm, y0 + grid.cell_mm
+        return np.round(self.project([(x0 + i, y0 + i), (x1 - i, y0 + i), (x1 - i, y1 - i),
+                                      (x0 + i, y1 - i)])).astype(np.int32)
+
+    def centre(self, cells):
+        rc = np.mean(np.asarray(cells, np.float64), axis=0)
+        return self.project([self.grid.centre_mm(rc[0], rc[1])])[0]
+
+
 def draw(photo, reading) -> np.ndarray:
     """The photo at full size with areas, rings, disputes, piece and token labels, doubtful cells,
     and a legend strip below it; BGR uint8 (H + strip, W, 3)."""
@@ -63,95 +91,92 @@ def draw(photo, reading) -> np.ndarray:
         areas = scoring.score(state, photo.setup).get("areas", [])
     except Exception:  # noqa: BLE001 - the picture is still useful without the verdicts
         areas = []
-
-    def project(points_mm):
-        p = np.asarray(points_mm, np.float64).reshape(-1, 1, 2)
-        return cv2.perspectiveTransform(p, Hm).reshape(-1, 2)
-
-    def corner(r, c):
-        return (grid.origin_mm[0] + c * grid.cell_mm, grid.origin_mm[1] + r * grid.cell_mm)
-
-    def cell_poly(r, c, inset=0.0):
-        i = inset * grid.cell_mm
-        x0, y0 = corner(r, c)
-        x1, y1 = x0 + grid.cell_mm, y0 + grid.cell_mm
-        return np.round(project([(x0 + i, y0 + i), (x1 - i, y0 + i), (x1 - i, y1 - i), (x0 + i, y1 - i)])).astype(
-            np.int32)
-
-    def centre(cells):
-        rc = np.mean(np.asarray(cells, np.float64), axis=0)
-        return project([grid.centre_mm(rc[0], rc[1])])[0]
-
-    cell_px = float(np.linalg.norm(np.diff(project([corner(0, 0), corner(0, 1)]), axis=0)))
+    board = _Board(grid, Hm)
+    cell_px = float(np.linalg.norm(np.diff(board.project([board.corner(0, 0), board.corner(0, 1)]), axis=0)))
     scale = max(0.3, cell_px / 150.0)
     thick = max(2, int(round(cell_px / 20)))
     colours = {p: _player_bgr(cal, p) for p in cal.model.get("players", [])}
-
-    # areas: filled with their owner's colour (neutral: grey, hatched)
-    overlay = base.copy()
     closed = [a for a in areas if a.get("closed")]
+    out = _draw_areas(base, board, closed, colours)
+    _draw_terrain(out, board, state)
+    _draw_pieces(out, board, state, closed, colours, scale, thick)
+    _draw_tokens(out, board, state, colours, scale)
+    _draw_doubts(out, board, closed, reading.details.get("cell_conf"), thick)
+    return np.vstack([out, _legend(out.shape[1], reading, state, closed, colours)])
+
+
+def _draw_areas(base: np.ndarray, board: _Board, closed: list, colours: dict) -> np.ndarray:
+    """Closed areas filled with their owner's colour (neutral: grey, hatched), on a new picture."""
+    overlay = base.copy()
     for a in closed:
         colour = NEUTRAL_BGR if a.get("owner") == "neutral" else colours.get(a.get("owner"), NEUTRAL_BGR)
         for r, c in a["cells"]:
-            cv2.fillPoly(overlay, [cell_poly(r, c)], colour)
+            cv2.fillPoly(overlay, [board.cell_poly(r, c)], colour)
     out = cv2.addWeighted(overlay, 0.55, base, 0.45, 0)
     for a in closed:
         if a.get("owner") == "neutral":
             for r, c in a["cells"]:
-                p = cell_poly(r, c)
+                p = board.cell_poly(r, c)
                 cv2.line(out, tuple(p[0]), tuple(p[2]), (60, 60, 60), 1, cv2.LINE_AA)
                 cv2.line(out, tuple(p[1]), tuple(p[3]), (60, 60, 60), 1, cv2.LINE_AA)
+    return out
 
-    # terrain read from the photo: closing cells crossed in dark grey
+
+def _draw_terrain(out: np.ndarray, board: _Board, state: dict) -> None:
+    """Terrain read from the photo: closing cells crossed in dark grey."""
     for r, row in enumerate(state.get("terrain") or []):
         for c, ch in enumerate(row):
             if ch == "#":
-                p = cell_poly(r, c, 0.2)
+                p = board.cell_poly(r, c, 0.2)
                 cv2.line(out, tuple(p[0]), tuple(p[2]), (50, 50, 50), 1, cv2.LINE_AA)
                 cv2.line(out, tuple(p[1]), tuple(p[3]), (50, 50, 50), 1, cv2.LINE_AA)
 
-    # pieces: outer outline in the player's colour (thick and black-edged for ring pieces), label
+
+def _draw_pieces(out: np.ndarray, board: _Board, state: dict, closed: list, colours: dict, scale: float,
+                 thick: int) -> None:
+    """Pieces: outer outline in the player's colour (thick and black-edged for ring pieces), label."""
+    grid = board.grid
     ring = {i for a in closed for i in a.get("ring", [])}
     for i, piece in enumerate(state["pieces"]):
         cells = {tuple(c) for c in piece["cells"]}
         colour = colours.get(piece["player"], (255, 255, 255))
         w = thick + 2 if i in ring else thick
         for r, c in cells:
-            x0, y0 = corner(r, c)
+            x0, y0 = board.corner(r, c)
             x1, y1 = x0 + grid.cell_mm, y0 + grid.cell_mm
             for (dr, dc), seg in (((-1, 0), [(x0, y0), (x1, y0)]), ((1, 0), [(x0, y1), (x1, y1)]),
                                   ((0, -1), [(x0, y0), (x0, y1)]), ((0, 1), [(x1, y0), (x1, y1)])):
                 if (r + dr, c + dc) in cells:
                     continue
-                a, b = np.round(project(seg)).astype(int)
+                a, b = np.round(board.project(seg)).astype(int)
                 cv2.line(out, tuple(a), tuple(b), (0, 0, 0), w + 2, cv2.LINE_AA)
                 cv2.line(out, tuple(a), tuple(b), colour, w, cv2.LINE_AA)
         words = f"{i} {piece['kind']}" + (f" {piece['facing']}" if piece.get("facing") else "")
-        _text(out, words, centre(piece["cells"]), scale, (255, 255, 255))
+        _text(out, words, board.centre(piece["cells"]), scale, (255, 255, 255))
 
-    # tokens in words
+
+def _draw_tokens(out: np.ndarray, board: _Board, state: dict, colours: dict, scale: float) -> None:
+    """Tokens in words."""
     tokens = [(m["cell"], "meeple", colours.get(m["player"], (255, 255, 255))) for m in state["meeples"]]
     tokens += [(n, "neutral", (230, 230, 230)) for n in state["neutral"]]
     tokens += [(x["cell"], x["kind"], (120, 220, 255)) for x in state["resources"]]
     tokens += [(t, "trash", (200, 200, 255)) for t in state["trash"]]
     tokens += [(s, "surprise", (255, 220, 160)) for s in state["surprises"]]
     for cell, word, colour in tokens:
-        _text(out, word, centre([cell]), scale * 0.85, colour)
+        _text(out, word, board.centre([cell]), scale * 0.85, colour)
 
-    # disputes: a red cross over the area's first cell
+
+def _draw_doubts(out: np.ndarray, board: _Board, closed: list, cc, thick: int) -> None:
+    """Disputes: a red cross over the area's first cell; doubtful cells (``cc``: per-cell
+    confidence, or None): a red box."""
     for a in closed:
         if a.get("dispute"):
-            p = cell_poly(*a["cells"][0], 0.15)
+            p = board.cell_poly(*a["cells"][0], 0.15)
             cv2.line(out, tuple(p[0]), tuple(p[2]), (0, 0, 255), thick + 1, cv2.LINE_AA)
             cv2.line(out, tuple(p[1]), tuple(p[3]), (0, 0, 255), thick + 1, cv2.LINE_AA)
-
-    # doubtful cells: a red box
-    cc = reading.details.get("cell_conf")
     if cc is not None:
         for r, c in np.argwhere(cc < DOUBTFUL).tolist():
-            cv2.polylines(out, [cell_poly(r, c, 0.04)], True, (0, 0, 255), max(1, thick // 2), cv2.LINE_AA)
-
-    return np.vstack([out, _legend(out.shape[1], reading, state, closed, colours)])
+            cv2.polylines(out, [board.cell_poly(r, c, 0.04)], True, (0, 0, 255), max(1, thick // 2), cv2.LINE_AA)
 
 
 def _wrap(text: str, width_px: int, scale: float) -> list:

@@ -95,24 +95,10 @@ def learn(shot: CalibrationShot) -> dict:
     grid = Grid.from_profile(profile)
     ppm = RECTIFY.px_per_mm
     parsed = [(parse_label(lab), lab, xy) for lab, xy in shot.request.samples]
-    players = sorted({p[1] for p, _, _ in parsed if p[0] in ("piece", "screen")})
-    if not players:
-        raise BadInputError("missing-label", "calibration needs at least one piece/<player> or "
-                            "screen/<player>/<dir> sample")
-    for p, lab, xy in parsed:
-        if p[0] == "meeple" and p[1] not in players:
-            raise BadInputError("missing-label", f"meeple of {p[1]!r} but no piece/{p[1]} sample to learn its colour")
+    players = _players(parsed)
     setup = _calibration_setup(shot.request.image_path)
     terrain = setup_terrain(setup, grid)
-    try:
-        image = read_image(shot.request.image_path, reduce=DECODE_REDUCE)
-    except BadInputError:
-        image = shot.image
-    if image.shape[1] != shot.image.shape[1]:
-        k = image.shape[1] / shot.image.shape[1]
-        H = np.diag([k, k, 1.0]) @ shot.H_px_from_mm
-    else:
-        H = shot.H_px_from_mm
+    image, H = _decoded_as_scanned(shot)
     rect = Rectified(image, H, profile, grid)
     raw = rect.crop
     _check_labels(raw, parsed, rect, ppm, grid.cell_mm)
@@ -137,17 +123,7 @@ def learn(shot: CalibrationShot) -> dict:
     if remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, free, inks)[0]:
         view.refresh()
     feats = view.features()
-    token_samples, sample_cells, screens = [], set(), []
-    shapes = {k: v[0] for k, v in profile.get("pieces", {}).items() if v}
-    for p, label, (x, y) in parsed:
-        cell = grid.cell_of(x, y)
-        if cell is None:
-            raise BadInputError("sample-off-grid", f"sample {label!r} at {x:g},{y:g} mm is outside the grid")
-        sample_cells.add(cell)
-        if p[0] in ("meeple", "resource") or p[0] in TOKEN_LABELS or p[0] == "sand":
-            token_samples.append((label, cell))
-        elif p[0] == "screen" and "screen" in shapes:
-            screens.append((players.index(p[1]), screen_cells(cell, p[2], [tuple(c) for c in shapes["screen"]]), p[2]))
+    token_samples, sample_cells, screens = _sample_cells(parsed, grid, players, profile)
     empty_cells = [(r, c) for r in range(grid.rows) for c in range(grid.cols)
                    if view.owner[r, c] < 0 and terrain[r, c] != "#" and (r, c) not in sample_cells]
     composites = _pasted_tokens(view, table, local, feats, token_samples, empty_cells, median, terrain)
@@ -155,14 +131,7 @@ def learn(shot: CalibrationShot) -> dict:
     tokens = learn_tokens(feats, token_samples, empty_cells, composites, tests)
 
     fallback = [float(cv2.cvtColor(np.uint8([[np.clip(raw[0, 0], 0, 255)]]), cv2.COLOR_BGR2GRAY)[0, 0])] * P
-    # the dip across an edge inside one piece: measured on the labelled screens' inner edges
-    seams = seam_contrasts(view.board, view.owner, local, ppm)
-    inside = [v for (a, b), v in seams.items() for _, cells, _ in screens if a in cells and b in cells]
-    seam_sd = joined_sd(inside)
-    jogs = edge_jogs(view.masks, view.owner, local, ppm)
-    inside_jogs = [v for (a, b), v in jogs.items() for _, cells, _ in screens if a in cells and b in cells]
-    jog_sd = max(float(np.sqrt(np.median(np.square(inside_jogs)) / 0.4549)) if inside_jogs else SEAM.default_jog_sd_mm,
-                 SEAM.min_jog_sd_mm)
+    seam_sd, jog_sd = _edge_noise(view, local, ppm, screens)
     patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median, seam_sd)
     template = learn_template(view.gray, [(cells, f) for _, cells, f in screens], local, ppm)
     # every cell's look (the board as calibrated); with the shot's own terrain, how terrain looks
@@ -179,6 +148,73 @@ def learn(shot: CalibrationShot) -> dict:
             "sharpness": frame_sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
             "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model,
             "sand": sand, "seam_sd": round(seam_sd, 3), "jog_sd": round(jog_sd, 3), "mark_inks": inks}
+
+
+def _players(parsed) -> list:
+    """The players whose pieces or screens are labelled, sorted.
+
+    Raises:
+        BadInputError: ``missing-label`` when there is none, or a meeple's player has none.
+    """
+    players = sorted({p[1] for p, _, _ in parsed if p[0] in ("piece", "screen")})
+    if not players:
+        raise BadInputError("missing-label", "calibration needs at least one piece/<player> or "
+                            "screen/<player>/<dir> sample")
+    for p, lab, xy in parsed:
+        if p[0] == "meeple" and p[1] not in players:
+            raise BadInputError("missing-label", f"meeple of {p[1]!r} but no piece/{p[1]} sample to learn its colour")
+    return players
+
+
+def _decoded_as_scanned(shot: CalibrationShot):
+    """The calibration shot decoded at the scan's reduced size (:data:`DECODE_REDUCE`; the shot as
+    given when its file cannot be read again), and its homography board mm → those px (3×3)."""
+    try:
+        image = read_image(shot.request.image_path, reduce=DECODE_REDUCE)
+    except BadInputError:
+        image = shot.image
+    if image.shape[1] != shot.image.shape[1]:
+        k = image.shape[1] / shot.image.shape[1]
+        H = np.diag([k, k, 1.0]) @ shot.H_px_from_mm
+    else:
+        H = shot.H_px_from_mm
+    return image, H
+
+
+def _sample_cells(parsed, grid: Grid, players: list, profile: dict):
+    """The labelled samples by cell.
+
+    Returns:
+        ([(token label, cell)] of the token and sand samples, {every sample's cell},
+        [(player index, the labelled screen's cells, its facing)]).
+    Raises:
+        BadInputError: ``sample-off-grid``.
+    """
+    token_samples, sample_cells, screens = [], set(), []
+    shapes = {k: v[0] for k, v in profile.get("pieces", {}).items() if v}
+    for p, label, (x, y) in parsed:
+        cell = grid.cell_of(x, y)
+        if cell is None:
+            raise BadInputError("sample-off-grid", f"sample {label!r} at {x:g},{y:g} mm is outside the grid")
+        sample_cells.add(cell)
+        if p[0] in ("meeple", "resource") or p[0] in TOKEN_LABELS or p[0] == "sand":
+            token_samples.append((label, cell))
+        elif p[0] == "screen" and "screen" in shapes:
+            screens.append((players.index(p[1]), screen_cells(cell, p[2], [tuple(c) for c in shapes["screen"]]), p[2]))
+    return token_samples, sample_cells, screens
+
+
+def _edge_noise(view: View, local, ppm: float, screens: list) -> tuple[float, float]:
+    """The dip across an edge inside one piece (BGR levels) and the outline's jog there (mm),
+    measured on the labelled screens' inner edges (defaults and floors from :data:`SEAM`)."""
+    seams = seam_contrasts(view.board, view.owner, local, ppm)
+    inside = [v for (a, b), v in seams.items() for _, cells, _ in screens if a in cells and b in cells]
+    seam_sd = joined_sd(inside)
+    jogs = edge_jogs(view.masks, view.owner, local, ppm)
+    inside_jogs = [v for (a, b), v in jogs.items() for _, cells, _ in screens if a in cells and b in cells]
+    jog_sd = max(float(np.sqrt(np.median(np.square(inside_jogs)) / 0.4549)) if inside_jogs else SEAM.default_jog_sd_mm,
+                 SEAM.min_jog_sd_mm)
+    return seam_sd, jog_sd
 
 
 def _check_labels(raw: np.ndarray, parsed, rect: Rectified, ppm: float, cell_mm: float) -> None:

@@ -123,9 +123,9 @@ class Ledger:
 
 def calibrated_p(kind: str, p, cfg: ConfidenceConfig = CONFIDENCE):
     """A decision's posterior made a probability of being right: its log-odds scaled by the
-    decision kind's slope (``cfg.slopes``, fitted on development set-ups by
-    ``scripts/fit_plazing.py``: e.g. a split's posterior, humble about pieces pressed together,
-    is right more often than it says). Works on floats and arrays."""
+    decision kind's slope (``cfg.slopes``, fitted by ``scripts/fit_plazing.py``: e.g. a split's
+    posterior, humble about pieces pressed together, is right more often than it says). Works on
+    floats and arrays."""
     b = cfg.slopes.get(kind, 1.0)
     p = np.clip(np.asarray(p, np.float64), 1e-12, 1 - 1e-12)
     if b == 1.0:
@@ -135,9 +135,8 @@ def calibrated_p(kind: str, p, cfg: ConfidenceConfig = CONFIDENCE):
 
 def calibrated(log_p: float, cfg: ConfidenceConfig = CONFIDENCE) -> float:
     """The product of posteriors (as its log) mapped to a probability of being right: logistic in
-    its log-odds, ``1 / (1 + exp(−(a + b·logit p)))`` (Platt scaling), with ``a`` and ``b`` fitted
-    on development set-ups (``scripts/fit_confidence.py``); ``a = 0, b = 1`` trusts the product as
-    it is."""
+    its log-odds, ``1 / (1 + exp(−(a + b·logit p)))`` (Platt scaling) with ``a = cfg.intercept``,
+    ``b = cfg.slope``; ``a = 0, b = 1`` trusts the product as it is."""
     p = float(np.exp(log_p))
     if p >= 1.0:
         p = 1.0 - 1e-12

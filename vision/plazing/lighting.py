@@ -75,13 +75,13 @@ def lighting_gains(small: np.ndarray, reference: np.ndarray | None, frame: np.nd
     """
     if reference is None or reference.shape != small.shape:
         gains = np.asarray(fallback_median, np.float32) / np.maximum(median_bgr(small), 1.0)
-        return np.clip(gains, 0.25, 4.0).astype(np.float32)
+        return np.clip(gains, *QUALITY.gain_range).astype(np.float32)
     _, a, b, a_ok = _frame_pairs(small, reference, frame, QUALITY.lighting_stride, cache)
     ok = _unclipped(a, b, a_ok)
-    if ok.sum() < 50:
+    if ok.sum() < QUALITY.min_gain_pixels:
         ok[:] = True
     gains = np.median(a[ok] / np.maximum(b[ok], 1.0), axis=0)
-    return np.clip(gains, 0.25, 4.0).astype(np.float32)
+    return np.clip(gains, *QUALITY.gain_range).astype(np.float32)
 
 
 def _frame_pairs(small: np.ndarray, reference: np.ndarray, frame: np.ndarray, stride: int,
@@ -142,7 +142,7 @@ def lighting_field(small: np.ndarray, reference: np.ndarray | None, frame: np.nd
     idx, a, b, a_ok = _frame_pairs(small, reference, frame, QUALITY.light_field_stride, cache)
     b *= np.asarray(gains, np.float32)
     ok = _unclipped(a, b, a_ok)
-    if ok.sum() < 200:
+    if ok.sum() < QUALITY.min_field_pixels:
         return None
     key = ("design", QUALITY.light_field_stride, small.shape)
     design = cache.get(key) if cache is not None else None
@@ -159,8 +159,8 @@ def lighting_field(small: np.ndarray, reference: np.ndarray | None, frame: np.nd
         coef = _least_squares(A[keep], r[keep])
         res = r - _lin(A, coef)
         mad = float(np.median(np.abs(res[keep])))
-        keep = np.abs(res) < max(3.0 * 1.4826 * mad, 0.05)
-        if keep.sum() < 100:
+        keep = np.abs(res) < max(QUALITY.field_clip_sigmas * 1.4826 * mad, QUALITY.field_clip_floor)
+        if keep.sum() < QUALITY.min_field_kept:
             return None
     if keep.mean() < 1.0 - QUALITY.light_field_max_outliers or 1.4826 * mad > QUALITY.light_field_max_sd:
         return None  # not smooth light (a hard shadow, a flat patch over part of the board): not corrected

@@ -62,8 +62,8 @@ def player_lightness(shares: np.ndarray, light: np.ndarray, fallback) -> np.ndar
     ``fallback[p]`` (the calibration's) when the photo shows no such block."""
     out = np.array(fallback, np.float64).copy()
     for p in range(len(shares)):
-        m = shares[p] > 0.98
-        if m.sum() >= 4:
+        m = shares[p] > PATTERN.whole_block_share
+        if m.sum() >= PATTERN.min_whole_blocks:
             out[p] = float(np.median(light[m]))
     return out
 

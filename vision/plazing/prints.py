@@ -94,8 +94,8 @@ def flat_share(patch: np.ndarray, cfg: PrintConfig = PRINTS, sand: np.ndarray | 
     """How much of what stands out in a cell is one flat ink: the share of the pixels that deviate
     from the cell's sand lying on the line from sand through their median colour.
 
-    A printed mark scores ≥ 0.97, a flat cardboard marker ≈ 0.8–1, a meeple (a figure: shading,
-    highlights, its shadow) ≤ 0.8 on the development set-ups.
+    A printed mark scores near 1, a meeple (a figure: shading, highlights, its shadow) lower
+    (``PrintConfig.flat_print_share``; measured values in ``docs/tuning.md``).
 
     Args:
         patch: the cell cut out of the normalised crop, BGR uint8 (h, w, 3).

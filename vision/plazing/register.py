@@ -2,7 +2,7 @@
 
 Input: the photo (BGR uint8, decoded at any 1/2ᵏ of the calibration shot's size) and the
 calibration (its homography and its reference picture, the calibration shot in grey at 1/4).
-Output: a :class:`~vision.registration.Registration` (board mm → this photo's px).
+Output: a :class:`~vision.types.Registration` (board mm → this photo's px).
 
 Pieces and tokens change from scan to scan and may cover the whole grid, so they never vote. Only
 what no game changes does: the board's printed frame (sea strip, dunes, score track) outside the

@@ -103,8 +103,9 @@ class TerrainModel:
 
     def nearest(self, feats: np.ndarray) -> np.ndarray:
         """Mean squared standardised difference per feature from each cell (rows, cols, F) to the
-        most alike calibration cell: float64 (rows, cols). Clean photos of the samples stay below
-        ≈ 0.65; a flat patch hiding the board, an arm or a strong colour cast give > 1."""
+        most alike calibration cell: float64 (rows, cols). Clean photos stay well below
+        ``QUALITY.unlike_look``; a flat patch hiding the board, an arm or a strong colour cast
+        give more (``docs/tuning.md``)."""
         x = feats.reshape(-1, feats.shape[-1]) / self.scale
         ref = self.feats / self.scale
         d2 = (x * x).sum(1)[:, None] + (ref * ref).sum(1)[None] - 2.0 * small_matmul(x, np.ascontiguousarray(ref.T))

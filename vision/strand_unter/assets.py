@@ -16,7 +16,7 @@ from vision.strand_unter import colour
 from vision.strand_unter.calibrate import EMPTY_PNG, MODEL_VERSION
 from vision.strand_unter.config import READING
 from vision.strand_unter.geometry import groove_map, groove_polygons
-from vision.strand_unter.registration import class_table
+from vision.strand_unter.reference_cache import class_table
 
 _CACHE: dict = {}
 

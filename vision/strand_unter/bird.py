@@ -95,7 +95,7 @@ def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float
     best = None
     for i in range(1, blobs.n):
         a = blobs.stats[i, cv2.CC_STAT_AREA]
-        if a < min_area or abs(np.log(a) - want[4]) > 4 * cfg.log_area_sigma:
+        if a < min_area or abs(np.log(a) - want[4]) > cfg.area_gate_sigmas * cfg.log_area_sigma:
             continue
         rs, cs = blob_box(blobs, i)
         mine = blobs.labels[rs, cs] == i

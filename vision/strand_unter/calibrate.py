@@ -26,11 +26,15 @@ import numpy as np
 from vision.errors import BadInputError
 from vision.strand_unter import colour as colour
 from vision.image.decode import read_image
+from vision.strand_unter.bird import features as bird_features
 from vision.strand_unter.blobs import foreground
 from vision.strand_unter import castle_cues, castle_values
+from vision.strand_unter.cloth_reach import cloth_edge_mm
 from vision.strand_unter.config import APPEARANCE, CASTLES, READING, REGISTRATION
 from vision.strand_unter.geometry import (camera_nadir, disc, groove_map, groove_polygons, reduce_homography,
                                          warp_board)
+from vision.strand_unter.lighting import side_colours
+from vision.strand_unter.surround import surround_detail, surround_noise, surround_pixels
 from vision.types import CalibrationShot
 
 SHELL_COLOURS = ("white", "gray", "brown", "black")  # the state's keys (contract), not appearances
@@ -86,15 +90,7 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     """
     req = shot.request
     parsed = [(parse_label(label), (float(xy[0]), float(xy[1]))) for label, xy in req.samples]
-    kinds = {(k, n) for (k, n, _), _ in parsed}
-    missing = [f"shell/{c}" for c in SHELL_COLOURS if ("shell", c) not in kinds]
-    if not any(k == "sea" for k, _ in kinds):
-        missing.append("sea")
-    if not any(k == "castle" for k, _ in kinds):
-        missing.append("castle/<player>/<value>")
-    if missing:
-        raise BadInputError("missing-label", f"calibration needs at least one sample of: {', '.join(missing)}")
-
+    _check_kinds(parsed)
     profile, board = req.profile, req.profile["board_mm"]
     gmap = groove_map(profile, cfg.ppm)  # validates the grooves
     r = reg.decode_reduce
@@ -109,17 +105,7 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
         E = warp_board(empty, H, board, ppm)
         ext_src = empty
     else:  # paint the samples, the cloth and its stick out of the calibration shot
-        mask = np.zeros(C.shape[:2], np.uint8)
-        for _, (x, y) in parsed:
-            cv2.circle(mask, (int(x * ppm), int(y * ppm)), int(cfg.inpaint_radius_mm * ppm), 255, -1)
-        sea_model = colour.gaussian(np.concatenate([CL0[disc(CL0.shape, px(xy), cfg.sea_radius_mm * ppm)]
-                                                    for (k, _, _), xy in parsed if k == "sea"]), cfg.min_std)
-        sea0 = colour.mahalanobis(CL0.reshape(-1, 3), [sea_model])[:, 0].reshape(C.shape[:2]) < cfg.lut_max_dist
-        edge0 = colour.cloth_edge(sea0, READING.cloth_edge_window_px)
-        rows0 = np.arange(C.shape[0])[:, None]
-        mask[rows0 < (edge0 + cfg.stick_search_mm * ppm)[None, :]] = 255
-        heights = [float(np.ptp(p[:, 1])) for p in groove_polygons(profile).values()]
-        E = _fill_rows(C, mask > 0, period_px=float(np.median(heights)) * ppm)
+        E = _painted_empty(C, CL0, parsed, profile, px, cfg)
         ext_src = image
     CL = CL0
 
@@ -138,31 +124,118 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
                              for (k, _, _), xy in parsed if k == "sea"])
     classes["sea"] = colour.gaussian(sea_px, cfg.min_std)
 
-    n, comp, stats, cent = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
+    blobs = _SampleBlobs(fg, px, cfg)
+    _learn_shells(parsed, blobs, CL, classes, cfg)
+    players = _learn_players(parsed, blobs, CL, sand_ab, classes, cfg)
+    names, lut, cls, stick_mm = _learn_sea_and_stick(C, CL, classes, sea_px, fg, gmap, cfg)
+    shell_area, shell_l_std, castles, shell_cues, bird = _measure_pieces(parsed, blobs, C, CL, classes, names, cls,
+                                                                         players)
 
-    def blob_at(xy, what: str) -> int:
+    nadir_mm, camera_mm = camera_nadir(shot.H_px_from_mm, (shot.image.shape[1], shot.image.shape[0]))
+    parallax = parallax_model(castles, px(nadir_mm), camera_mm)
+    model = {"version": MODEL_VERSION, "ppm": ppm, "decode_reduce": r, "lut_bits": cfg.lut_bits,
+             "class_names": names, "classes": classes, "shell_colours": list(SHELL_COLOURS), "players": players,
+             "shell_area_px2": {c: float(np.median(a)) for c, a in shell_area.items()},
+             "shell_l_std": {c: round(float(np.median(v)), 3) for c, v in shell_l_std.items()},
+             "castles": castles, "castle_model": castle_values.castle_model(castles),
+             "shell_shape": castle_values.shell_shape(shell_cues), "sand_bgr": sand_bgr.tolist(),
+             "parallax": parallax,
+             "base_sigma_mm": round(max(parallax["base_rms_px"] / ppm, CASTLES.base_sigma_floor_mm), 3)}
+    if bird is not None:
+        model["sandpiper"] = bird
+
+    model["stick_mm"] = stick_mm
+    _add_references(model, shot, image, ext_src, E, H, board, lut, names, cfg, reg)
+    return model
+
+
+def _check_kinds(parsed) -> None:
+    """Refuse a calibration without the sea, a shell of every colour and at least one castle.
+
+    Raises:
+        BadInputError: ``missing-label`` naming what is missing.
+    """
+    kinds = {(k, n) for (k, n, _), _ in parsed}
+    missing = [f"shell/{c}" for c in SHELL_COLOURS if ("shell", c) not in kinds]
+    if not any(k == "sea" for k, _ in kinds):
+        missing.append("sea")
+    if not any(k == "castle" for k, _ in kinds):
+        missing.append("castle/<player>/<value>")
+    if missing:
+        raise BadInputError("missing-label", f"calibration needs at least one sample of: {', '.join(missing)}")
+
+
+def _painted_empty(C: np.ndarray, CL0: np.ndarray, parsed, profile: dict, px, cfg) -> np.ndarray:
+    """The empty board made from the calibration shot (no empty-board photo): the samples, the cloth
+    and its stick painted out with row medians (:func:`_fill_rows`).
+
+    Args:
+        C: the rectified shot, BGR uint8 (H, W, 3); CL0: its Lab image; px: board mm → work px.
+    Returns:
+        BGR uint8 (H, W, 3).
+    """
+    ppm = cfg.ppm
+    mask = np.zeros(C.shape[:2], np.uint8)
+    for _, (x, y) in parsed:
+        cv2.circle(mask, (int(x * ppm), int(y * ppm)), int(cfg.inpaint_radius_mm * ppm), 255, -1)
+    sea_model = colour.gaussian(np.concatenate([CL0[disc(CL0.shape, px(xy), cfg.sea_radius_mm * ppm)]
+                                                for (k, _, _), xy in parsed if k == "sea"]), cfg.min_std)
+    sea0 = colour.mahalanobis(CL0.reshape(-1, 3), [sea_model])[:, 0].reshape(C.shape[:2]) < cfg.lut_max_dist
+    edge0 = colour.cloth_edge(sea0, READING.cloth_edge_window_px)
+    rows0 = np.arange(C.shape[0])[:, None]
+    mask[rows0 < (edge0 + cfg.stick_search_mm * ppm)[None, :]] = 255
+    heights = [float(np.ptp(p[:, 1])) for p in groove_polygons(profile).values()]
+    return _fill_rows(C, mask > 0, period_px=float(np.median(heights)) * ppm)
+
+
+class _SampleBlobs:
+    """The foreground's connected components (8-connected) of the rectified shot, and the blob each
+    labelled sample points at."""
+
+    def __init__(self, fg: np.ndarray, px, cfg):
+        self.fg, self.px, self.cfg = fg, px, cfg
+        self.n, self.comp, self.stats, self.cent = cv2.connectedComponentsWithStats(fg.astype(np.uint8),
+                                                                                     connectivity=8)
+
+    def blob_at(self, xy, what: str) -> int:
         """The foreground blob nearest the sample point within the search radius."""
-        near = disc(fg.shape, px(xy), cfg.sample_search_mm * ppm) & (comp > 0)
+        cfg, comp = self.cfg, self.comp
+        near = disc(self.fg.shape, self.px(xy), cfg.sample_search_mm * cfg.ppm) & (comp > 0)
         if not near.any():
             raise BadInputError("bad-sample", f"{what}: nothing distinct from the sand at {xy[0]:g},{xy[1]:g} mm; "
                                 "check its board_mm position")
         ids, cnt = np.unique(comp[near], return_counts=True)
         return int(ids[np.argmax(cnt)])
 
-    # shells: the whole blob of each sample (eroded by one pixel against the blurred rim)
+
+def _learn_shells(parsed, blobs: _SampleBlobs, CL: np.ndarray, classes: dict, cfg) -> None:
+    """Each shell colour's class from the whole blob of each sample (eroded by one pixel against the
+    blurred rim), added to ``classes``; mislabelled samples refused (:func:`check_labels`)."""
+    comp = blobs.comp
     k3 = np.ones((3, 3), np.uint8)
     shell_samples = []
     for c in SHELL_COLOURS:
         pix = []
         for (k, nm, _), xy in parsed:
             if k == "shell" and nm == c:
-                m = cv2.erode((comp == blob_at(xy, f"shell/{c}")).astype(np.uint8), k3) > 0
+                m = cv2.erode((comp == blobs.blob_at(xy, f"shell/{c}")).astype(np.uint8), k3) > 0
                 pix.append(CL[m])
                 shell_samples.append((f"shell/{c}", xy, CL[m]))
         classes[f"shell/{c}"] = colour.gaussian(np.concatenate(pix), cfg.shell_min_std)
     check_labels(shell_samples, cfg.shell_min_std, cfg.label_max_distance)
 
-    # players: chromatic pixels of each castle sample's blob
+
+def _learn_players(parsed, blobs: _SampleBlobs, CL: np.ndarray, sand_ab: np.ndarray, classes: dict, cfg) -> list:
+    """Each player's class from the chromatic pixels of its castle samples' blobs, added to
+    ``classes``.
+
+    Returns:
+        The players, sorted.
+    Raises:
+        BadInputError: ``bad-sample`` (a castle labelled twice, no colour distinct from the sand,
+            a mislabelled sample).
+    """
+    comp = blobs.comp
     players = sorted({nm for (k, nm, _), _ in parsed if k == "castle"})
     seen: dict = {}
     for (k, nm, v), xy in parsed:                 # a player has one castle of each value
@@ -175,12 +248,12 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
         pix = []
         for (k, nm, v), xy in parsed:
             if k == "castle" and nm == p:
-                region = CL[comp == blob_at(xy, f"castle/{p}/{v}")]
+                region = CL[comp == blobs.blob_at(xy, f"castle/{p}/{v}")]
                 pix.append(region[np.hypot(*(region[:, 1:] - sand_ab).T) > cfg.castle_chroma_min])
-                if len(pix[-1]) >= 10:
+                if len(pix[-1]) >= cfg.min_castle_px:
                     castle_samples.append((f"castle/{p}/{v}", xy, pix[-1]))
         pix = np.concatenate(pix)
-        if len(pix) < 10:
+        if len(pix) < cfg.min_castle_px:
             raise BadInputError("bad-sample", f"castle/{p}: the samples show no colour distinct from the sand; "
                                 "check their board_mm positions")
         ab = pix[:, 1:]
@@ -189,6 +262,20 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
         classes[f"castle/{p}"] = colour.gaussian(pix[keep], cfg.min_std)
 
     check_labels(castle_samples, cfg.min_std, cfg.label_max_distance, kind=lambda label: label.rsplit("/", 1)[0])
+    return players
+
+
+def _learn_sea_and_stick(C: np.ndarray, CL: np.ndarray, classes: dict, sea_px: np.ndarray, fg: np.ndarray,
+                         gmap: np.ndarray, cfg):
+    """The class lookup table, with the sea learned again from the whole cloth the shot shows and the
+    sea's stick (rows under the cloth edge that are foreground across the board) made a class of its
+    own, so that nothing under the cloth edge is taken for a piece.
+
+    Returns:
+        (class names in the table's order, the lookup table, the shot's class image, the stick's
+        width in mm (0: none found)).
+    """
+    ppm = cfg.ppm
     names = list(classes)
     lut = colour.build_lut([classes[k] for k in names], cfg.lut_bits, cfg.lut_max_dist)
     cls = colour.classify(C, lut, cfg.lut_bits)
@@ -211,15 +298,27 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
         rows = np.arange(C.shape[0])[:, None]
         edge = sea.sum(axis=0)[None, :]
         band = (rows >= edge) & (rows < edge + int(round(stick_mm * ppm))) & fg & (gmap > 0)
-        if band.sum() >= 20:
+        if band.sum() >= cfg.min_stick_px:
             classes["stick"] = colour.gaussian(CL[band], cfg.min_std)
             names = list(classes)
             lut = colour.build_lut([classes[k] for k in names], cfg.lut_bits, cfg.lut_max_dist)
             cls = colour.classify(C, lut, cfg.lut_bits)
+    return names, lut, cls, stick_mm
+
+
+def _measure_pieces(parsed, blobs: _SampleBlobs, C: np.ndarray, CL: np.ndarray, classes: dict, names: list,
+                    cls: np.ndarray, players: list):
+    """Sizes: shells per colour, castles per player and value, the sandpiper.
+
+    Returns:
+        ({colour: [blob area px²]}, {colour: [lightness sd]}, {player: {value: castle cues}},
+        [(colour, radial sizes, tower count)] of the shells, the sandpiper's description or None).
+    Raises:
+        BadInputError: ``bad-sample`` (a castle sample shows none of its player's colour).
+    """
+    comp, stats, cent, fg, px = blobs.comp, blobs.stats, blobs.cent, blobs.fg, blobs.px
     gray = cv2.cvtColor(C, cv2.COLOR_BGR2GRAY)
     K = len(names)
-
-    # sizes: shells per colour, castles per player and value, the sandpiper
     shell_area: dict[str, list] = {c: [] for c in SHELL_COLOURS}
     shell_l_std: dict[str, list] = {c: [] for c in SHELL_COLOURS}
     castles: dict[str, dict] = {p: {} for p in players}
@@ -227,7 +326,7 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     bird = None
     for (k, nm, v), xy in parsed:
         if k == "shell":
-            j = blob_at(xy, f"shell/{nm}")
+            j = blobs.blob_at(xy, f"shell/{nm}")
             shell_area[nm].append(int(stats[j, cv2.CC_STAT_AREA]))
             shell_l_std[nm].append(float(CL[comp == j][:, 0].std()))
             sizes = castle_cues.radial_sizes(C, fg, float(cent[j][0]), float(cent[j][1]),
@@ -235,11 +334,11 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
                                              classes[f"shell/{nm}"]["mean"])
             shell_cues.append((nm, sizes, castle_cues.count_towers(gray, comp == j)))
         elif k == "castle":
-            i = blob_at(xy, f"castle/{nm}/{v}")
+            i = blobs.blob_at(xy, f"castle/{nm}/{v}")
             blob = comp == i
             core = _largest(cv2.morphologyEx((blob & (cls == names.index(f"castle/{nm}"))).astype(np.uint8),
                                              cv2.MORPH_CLOSE, _disc_kernel(CASTLES.close_px)))
-            if core.sum() < 5:
+            if core.sum() < APPEARANCE.min_castle_core_px:
                 raise BadInputError("bad-sample", f"castle/{nm}/{v}: no {nm} colour found at {xy[0]:g},{xy[1]:g} mm")
             cues = castle_cues.measure(C, gray, fg, core, (0, 0), classes["sand"]["mean"],
                                        classes[f"castle/{nm}"]["mean"], float(blob.sum()))
@@ -247,31 +346,19 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
                                    **{k: (round(x, 3) if isinstance(x, float) else x) for k, x in cues.items()
                                       if k not in ("x", "y")}}
         elif k == "sandpiper":
-            i = blob_at(xy, "sandpiper")
+            i = blobs.blob_at(xy, "sandpiper")
             blob = comp == i
             hist = np.bincount(np.minimum(cls[blob], K), minlength=K + 1).astype(np.float64)
-            from vision.strand_unter.bird import features
             bird = {**_piece_shape(blob, blob, px(xy)), "composition": (hist / hist.sum()).round(4).tolist(),
-                    "features": features(C[blob]).round(3).tolist()}
+                    "features": bird_features(C[blob]).round(3).tolist()}
+    return shell_area, shell_l_std, castles, shell_cues, bird
 
-    nadir_mm, camera_mm = camera_nadir(shot.H_px_from_mm, (shot.image.shape[1], shot.image.shape[0]))
-    parallax = parallax_model(castles, px(nadir_mm), camera_mm)
-    model = {"version": MODEL_VERSION, "ppm": ppm, "decode_reduce": r, "lut_bits": cfg.lut_bits,
-             "class_names": names, "classes": classes, "shell_colours": list(SHELL_COLOURS), "players": players,
-             "shell_area_px2": {c: float(np.median(a)) for c, a in shell_area.items()},
-             "shell_l_std": {c: round(float(np.median(v)), 3) for c, v in shell_l_std.items()},
-             "castles": castles, "castle_model": castle_values.castle_model(castles),
-             "shell_shape": castle_values.shell_shape(shell_cues), "sand_bgr": sand_bgr.tolist(),
-             "parallax": parallax,
-             "base_sigma_mm": round(max(parallax["base_rms_px"] / ppm, CASTLES.base_sigma_floor_mm), 3)}
-    if bird is not None:
-        model["sandpiper"] = bird
 
-    model["stick_mm"] = stick_mm
-
-    # lighting and registration references: the table strip under the board, the cloth edge
-    from vision.strand_unter.registration import cloth_edge_mm, surround_detail, surround_noise, surround_pixels
-
+def _add_references(model: dict, shot: CalibrationShot, image: np.ndarray, ext_src: np.ndarray, E: np.ndarray,
+                    H: np.ndarray, board, lut: np.ndarray, names: list, cfg, reg) -> None:
+    """Lighting and registration references (the table strip under the board, the cloth edge, the
+    shot's blur and noise figures) added to ``model``; the pictures kept with the calibration added to
+    ``shot.pictures``."""
     ext = warp_board(ext_src, H, board, reg.ppm, reg.margin_mm)
     # the blur reference: the calibration shot's fine detail around the board (as a scan measures it)
     ext_shot = ext if ext_src is image else warp_board(image, H, board, reg.ppm, reg.margin_mm)
@@ -279,7 +366,6 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     model["detail_ratio"] = round(surround_detail(ext_shot, board, max(shot_cloth[:2]), reg), 4)
     model["noise_sigma"] = round(surround_noise(ext_shot, board, reg), 4)
     model["surround_bgr"] = np.median(surround_pixels(ext, board, reg), axis=0).tolist()
-    from vision.strand_unter.lighting import side_colours
     model["side_bgr"] = {k: np.round(v, 2).tolist() for k, v in side_colours(ext_src, H, board).items()}
     model["reference_cloth_mm"] = list(cloth_edge_mm(ext, np.ones(3), lut, names.index("sea"), cfg.lut_bits,
                                                      board, reg))
@@ -287,7 +373,6 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
     shot.pictures[REF_PNG] = cv2.cvtColor(ext, cv2.COLOR_BGR2GRAY)
     shot.pictures[LUT_PNG] = colour.lut_to_image(lut)
     model["pictures"] = {"empty": EMPTY_PNG, "registration": REF_PNG, "classes": LUT_PNG}
-    return model
 
 
 def _mm(xy) -> str:
@@ -365,7 +450,7 @@ def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: flo
             off = np.asarray(c["offset_px"], np.float64)
             core = np.asarray(c["centre_px"], np.float64) - off
             ray = core - n
-            if float(ray @ ray) < 20.0 ** 2:          # too near the nadir: no lever on k
+            if float(ray @ ray) < APPEARANCE.min_nadir_lever_px ** 2:     # too near the nadir: no lever on k
                 continue
             ks.setdefault(v, []).append(float(-(off @ ray) / (ray @ ray)))
     k_v = {v: float(np.median(k)) for v, k in ks.items()}

@@ -93,18 +93,38 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
         look like when that is likelier than a castle —, owned bool (H, W): blob pixels within each castle's learned footprint,
         doubts: sentences).
     """
+    doubts: list[str] = []
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if gray is None else gray
+    shells = shells_models_cache(A, residual_ab)
+    owned = np.zeros(cls.shape, bool)
+    found = _coloured_parts(blobs, cls, image, A, shells, residual_ab, stick, cfg)
+    fg = blobs.labels > 0 if fg is None else fg
+    out = []
+    for p, cands in found.items():
+        if not cands:
+            continue
+        _value_castles(p, cands, found, blobs, image, gray, fg, A, shells, nadir_px, owned, out, doubts, cfg)
+    return out, owned, doubts
+
+
+def _coloured_parts(blobs, cls: np.ndarray, image: np.ndarray, A, shells, residual_ab: float,
+                    stick: np.ndarray | None, cfg) -> dict[str, list]:
+    """Each player's candidate castles: the parts of the blobs in the player's learned colour (joined
+    by a closing of ``cfg.close_px``, too large ones split by :func:`split_core`) whose size and mean
+    colour fit the player's castles, the sea's stick left out.
+
+    Returns:
+        {player: [{"blob", "x", "y" (core centre, work px), "box" (row and column slices), "core"
+        (bool mask in the box), "p_owner", "colour_ll", "shell_ll"}]}.
+    """
     model = A.model
     cm = model["castle_model"]
-    doubts: list[str] = []
     min_core = cfg.min_core_fraction * min(cm["core_px2"].values()) * min(
         sc["core_px2"] for sc in cm["scale"].values())
     max_core = cfg.max_core_ratio * max(cm["core_px2"].values()) * max(
         sc["core_px2"] for sc in cm["scale"].values())
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.close_px + 1,) * 2)
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if gray is None else gray
     stacked = _Classes.widened(A, [f"castle/{q}" for q in A.players], A.players, residual_ab)
-    shells = shells_models_cache(A, residual_ab)
-    owned = np.zeros(cls.shape, bool)
     found: dict[str, list] = {p: [] for p in A.players}
     min_area = READING.min_blob_fraction * min(model["shell_area_px2"].values())
     players = list(A.player_k.items())
@@ -141,59 +161,63 @@ def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residua
                     found[p].append({"blob": i, "x": float(xs.mean()) + cs.start, "y": float(ys.mean()) + rs.start,
                                      "box": (rs, cs), "core": core, "p_owner": owner_post, "colour_ll": colour_ll,
                                      "shell_ll": shells.loglik(lab)[0]})
+    return found
+
+
+def _value_castles(p: str, cands: list, found: dict, blobs, image: np.ndarray, gray: np.ndarray, fg: np.ndarray, A,
+                   shells, nadir_px, owned: np.ndarray, out: list, doubts: list, cfg) -> None:
+    """One player's candidates given values (one castle per value, :func:`assignment_posterior`) or
+    read as no castle; each appended to ``out`` as a :class:`Castle`, its footprint's blob pixels
+    marked in ``owned``, a surplus castle named in ``doubts``."""
+    model = A.model
+    cm = model["castle_model"]
     max_side = 2 * cfg.radius_slack * max(cm["radius_px"].values())
-    fg = blobs.labels > 0 if fg is None else fg
     sand_lab = model["classes"]["sand"]["mean"]
     shape = model["shell_shape"]
-    out = []
     vals = cm["values"]
-    for p, cands in found.items():
-        if not cands:
+    LL, LN, best_shell = [], [], []
+    for c in cands:
+        i = c["blob"]
+        alone = sum(1 for o in itertools.chain(*found.values()) if o["blob"] == i) == 1 and \
+            max(blobs.stats[i, 2:4]) <= max_side
+        rs, cs = c["box"]
+        c["cues"] = measure(image, gray, fg, c["core"], (rs.start, cs.start), sand_lab,
+                            model["classes"][f"castle/{p}"]["mean"],
+                            float(blobs.stats[i, cv2.CC_STAT_AREA]) if alone else None, cfg)
+        LL.append(c["colour_ll"] + value_loglik(c["cues"], cm, p, cfg))
+        # no castle but a shell whose colour the light pushed towards the player's
+        alt = c["shell_ll"] + shell_loglik(c["cues"], shape, shells.names, cfg)
+        best = int(np.argmax(alt))
+        LN.append(float(alt[best]))
+        best_shell.append(shells.names[best])
+    LL, LN = np.array(LL), np.array(LN)
+    keep = np.argsort(-(LL.max(axis=1) - LN))[: cfg.max_candidates]      # the likeliest castles
+    values = [None] * len(cands)
+    per = [1.0] * len(cands)
+    v_k, per_k, _ = assignment_posterior(LL[keep], LN[keep], vals)
+    for j, i in enumerate(keep):
+        values[i], per[i] = v_k[j], per_k[j]
+    for c, value, pv, ll, ln, shell in zip(cands, values, per, LL, LN, best_shell):
+        tx, ty, i = c["x"], c["y"], c["blob"]
+        cost = [round(float(x), 3) for x in -(ll - ll.max())]
+        if value is None:
+            if ll.max() > ln:
+                doubts.append(f"there seem to be more {p} castles than a player owns; the one at "
+                              f"{A.where(tx, ty)} was left out")
+            out.append(Castle(player=p, value=None, x=tx, y=ty, core_x=tx, core_y=ty, groove=A.groove_at(tx, ty),
+                              p_value=pv, p_owner=c["p_owner"], cues=c["cues"], cost=cost,
+                              shell=shell if ln >= ll.max() else None, core=(c["box"], c["core"])))
             continue
-        LL, LN, best_shell = [], [], []
-        for c in cands:
-            i = c["blob"]
-            alone = sum(1 for o in itertools.chain(*found.values()) if o["blob"] == i) == 1 and \
-                max(blobs.stats[i, 2:4]) <= max_side
-            rs, cs = c["box"]
-            c["cues"] = measure(image, gray, fg, c["core"], (rs.start, cs.start), sand_lab,
-                                model["classes"][f"castle/{p}"]["mean"],
-                                float(blobs.stats[i, cv2.CC_STAT_AREA]) if alone else None, cfg)
-            LL.append(c["colour_ll"] + value_loglik(c["cues"], cm, p, cfg))
-            # no castle but a shell whose colour the light pushed towards the player's
-            alt = c["shell_ll"] + shell_loglik(c["cues"], shape, shells.names, cfg)
-            best = int(np.argmax(alt))
-            LN.append(float(alt[best]))
-            best_shell.append(shells.names[best])
-        LL, LN = np.array(LL), np.array(LN)
-        keep = np.argsort(-(LL.max(axis=1) - LN))[: cfg.max_candidates]      # the likeliest castles
-        values = [None] * len(cands)
-        per = [1.0] * len(cands)
-        v_k, per_k, _ = assignment_posterior(LL[keep], LN[keep], vals)
-        for j, i in enumerate(keep):
-            values[i], per[i] = v_k[j], per_k[j]
-        for c, value, pv, ll, ln, shell in zip(cands, values, per, LL, LN, best_shell):
-            tx, ty, i = c["x"], c["y"], c["blob"]
-            cost = [round(float(x), 3) for x in -(ll - ll.max())]
-            if value is None:
-                if ll.max() > ln:
-                    doubts.append(f"there seem to be more {p} castles than a player owns; the one at "
-                                  f"{A.where(tx, ty)} was left out")
-                out.append(Castle(player=p, value=None, x=tx, y=ty, core_x=tx, core_y=ty, groove=A.groove_at(tx, ty),
-                                  p_value=pv, p_owner=c["p_owner"], cues=c["cues"], cost=cost,
-                                  shell=shell if ln >= ll.max() else None, core=(c["box"], c["core"])))
-                continue
-            v = str(value)
-            bx, by = castle_base(tx, ty, v, model, nadir_px)
-            rs, cs = blob_box(blobs, i)
-            yy, xx = np.arange(rs.start, rs.stop)[:, None], np.arange(cs.start, cs.stop)[None, :]   # (np.ogrid[rs, cs])
-            owned[rs, cs] |= (blobs.labels[rs, cs] == i) & \
-                ((xx - bx) ** 2 + (yy - by) ** 2 <= (cfg.radius_slack * cm["radius_px"][v]) ** 2)
-            g = A.groove_at(bx, by)
-            out.append(Castle(player=p, value=value, x=bx, y=by, core_x=tx, core_y=ty, groove=g, p_value=pv,
-                              p_owner=c["p_owner"], p_groove=groove_posterior((by + 0.5) / A.ppm, g, A, model),
-                              cues=c["cues"], cost=cost))
-    return out, owned, doubts
+        v = str(value)
+        bx, by = castle_base(tx, ty, v, model, nadir_px)
+        rs, cs = blob_box(blobs, i)
+        yy, xx = np.arange(rs.start, rs.stop)[:, None], np.arange(cs.start, cs.stop)[None, :]   # (np.ogrid[rs, cs])
+        owned[rs, cs] |= (blobs.labels[rs, cs] == i) & \
+            ((xx - bx) ** 2 + (yy - by) ** 2 <= (cfg.radius_slack * cm["radius_px"][v]) ** 2)
+        g = A.groove_at(bx, by)
+        out.append(Castle(player=p, value=value, x=bx, y=by, core_x=tx, core_y=ty, groove=g, p_value=pv,
+                          p_owner=c["p_owner"], p_groove=groove_posterior((by + 0.5) / A.ppm, g, A, model),
+                          cues=c["cues"], cost=cost))
 
 
 def split_core(core: np.ndarray, area: float, min_core: float, max_core: float, k_max: int = 4) -> list:

@@ -2,13 +2,11 @@
 
 Every number here is either physical (a size in board millimetres, a resolution, a sensor limit)
 or statistical (a spread, a prior, a quantile) with its meaning stated; none is a piece colour or
-a piece size — those are learned from the user's calibration and empty-board shots — and none
-is fitted to one sample photo. Units are in the names: ``_mm`` board millimetres, ``_px`` pixels
-of the rectified work image (1 px per mm), ``_ppm`` pixels per millimetre. Colour distances are
-Mahalanobis distances of the learned Lab Gaussians, brightness/chroma changes BGR grey levels.
-The statistical spreads of the posteriors (``area_sigma``, ``sea_edge_sigma_mm`` …)
-were set on the development set-ups (the shared samples' set-up, new set-ups 0 and 2, synthetic
-set-ups of :mod:`vision.synthetic_strand`) and checked with ``scripts/reliability.py``.
+a piece size — those are learned from the user's calibration and empty-board shots. Units are in
+the names or the comments: ``_mm`` board millimetres, ``_px`` pixels of the rectified work image
+(1 px per mm), ``_ppm`` pixels per millimetre. Colour distances are Mahalanobis distances of the
+learned Lab Gaussians, brightness/chroma changes BGR grey levels. Why each value is what it is,
+and what it was set and checked on: ``docs/tuning.md``, "Strand unter".
 """
 
 from __future__ import annotations
@@ -21,28 +19,28 @@ class RegistrationConfig:
     """Find the (possibly bumped) board. See :mod:`vision.strand_unter.registration`."""
 
     decode_reduce: int = 2            # photos are decoded at 1/2 size (cv2.IMREAD_REDUCED_COLOR_2)
-    ppm: float = 1.0                  # resolution of the rectified registration image
+    ppm: float = 1.0                  # resolution of the rectified registration image, px per mm
     margin_mm: float = 60.0           # surround kept around the board (rails and table edge)
     blur_sigma_px: float = 1.5        # both images are smoothed alike: blur differences between shots
     inner_band_mm: float = 8.0        # how far inside the board outline the strips reach
     sea_dilate_mm: float = 6.0        # cloth pixels (and this much around them) are not used
     rail_mm: float = 50.0             # strips reach this far outside the board's sides (rails + table edge)
     band_mm: float = 30.0             # strips across the outline, each this wide along the edge
-    min_profile_corr: float = 0.6     # a strip whose profiles correlate less is not used
-    shift_noise_floor_mm: float = 0.15  # the strips' shifts are taken as at least this noisy (sub-pixel NCC at 1 px/mm)
-    moved_gain: float = 16.3          # a motion must lower the strips' robust cost by this (χ² 99.9%, 3 d.o.f.)
+    min_profile_corr: float = 0.6     # a strip whose profiles correlate less (NCC) is not used
+    shift_noise_floor_mm: float = 0.15  # the strips' shifts are taken as at least this noisy
+    moved_gain: float = 16.3          # a motion must lower the strips' robust cost by this (Tukey units)
     max_residual_mm: float = 1.0      # strips farther than this from the first fit are left out of the robust start
     min_ecc: float = 0.35             # fit quality (1 − rms/2·max_residual) × inlier share; below: registration-lost
     moved_mm: float = 0.6             # a motion smaller than this (0.6 px at the registration's 1 px/mm) …
     moved_deg: float = 0.15           # … and turning less than this (0.5 mm at the board's corners) is no motion
     max_shift_mm: float = 10.0        # the fine fit's search range around the calibrated (or coarse) position
-    coarse_ppm: float = 0.5           # resolution of the coarse phase correlation of the surround's edges
+    coarse_ppm: float = 0.5           # resolution of the coarse phase correlation of the surround's edges, px per mm
     coarse_min_mm: float = 6.0        # a coarse offset below this is left to the fine search alone
-    min_coarse_response: float = 0.1  # phase-correlation peaks weaker than this are not trusted
+    min_coarse_response: float = 0.1  # phase-correlation peaks weaker than this (response in [0, 1]) are not trusted
     min_photo_ppm: float = 0.45       # decoded px per board mm below which pieces (14 mm) cannot be told apart
     max_bump_mm: float = 20.0         # a larger motion is the board moved, not bumped: recalibrate
-    rotation_steps_deg: tuple = (2.5, -2.5, 5.0, -5.0)  # a poor fit is retried from these turns (up to ~6°)
-    scale_steps: tuple = (1.05, 0.95, 1.1, 0.9)  # no fit at all: is the board larger/smaller (camera moved)?
+    rotation_steps_deg: tuple = (2.5, -2.5, 5.0, -5.0)  # a poor fit is retried from these turns
+    scale_steps: tuple = (1.05, 0.95, 1.1, 0.9)  # no fit at all: zoom factors tried (the camera moved?)
     zoom_check_ecc: float = 0.9       # a fit this poor or a move beyond coarse_min_mm: turned and zoomed fits too
     zoom_better_ecc: float = 0.15     # a zoomed fit this much better than the best unzoomed one: the camera moved
     max_scale_change: float = 0.02    # the board looking this much larger/smaller (every fit agrees): the camera moved
@@ -52,7 +50,7 @@ class RegistrationConfig:
 class AppearanceConfig:
     """Calibrate: how sample pixels are gathered. See :mod:`vision.strand_unter.calibrate`."""
 
-    ppm: float = 1.0                  # resolution of the rectified work image (reading too)
+    ppm: float = 1.0                  # resolution of the rectified work image (reading too), px per mm
     lut_bits: int = 5                 # the class lookup table quantises each BGR channel to 2**bits levels
     lut_max_dist: float = 12.0        # BGR cells farther than this (Mahalanobis) from every class: unknown
     sample_search_mm: float = 10.0    # a sample's piece is the foreground blob within this of its point
@@ -67,6 +65,10 @@ class AppearanceConfig:
     player_spread: float = 3.0        # tower pixels farther than this × median spread from the player's (a, b): dropped
     stick_search_mm: float = 20.0     # the sea's stick is looked for this far below the cloth edge
     stick_row_fraction: float = 0.6   # a row under the cloth edge that is this much foreground is stick
+    min_castle_px: int = 10           # a castle sample needs at least this many chromatic pixels, px
+    min_stick_px: int = 20            # the stick's class is learned from at least this many pixels, px
+    min_castle_core_px: int = 5       # a castle sample's coloured core has at least this many pixels, px
+    min_nadir_lever_px: float = 20.0  # castles nearer the camera's nadir than this tell nothing of parallax, px
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ class ReadingConfig:
     fg_noise_k: float = 3.0           # thresholds grow to this × the scan's robust noise on bare sand
     open_px: int = 2                  # morphological opening radius of the foreground (noise)
     weak_window_px: int = 9           # a sand-like object: the chroma change averaged over this square …
-    weak_chroma: float = 6.0          # … above this many grey levels (camera noise averages to ~1 over it)
+    weak_chroma: float = 6.0          # … above this many grey levels
     # light
     clipped_level: int = 250          # a channel at or above this grey level is clipped (8-bit sensor limit)
     fine_gain_max_change: float = 40.0  # sand pixels changed less than this give the fine lighting gains
@@ -108,6 +110,10 @@ class ReadingConfig:
     occluder_min_shells: float = 5.0  # a thick unexplained patch of this many shells' area may hide a castle
     min_occluder_thickness: float = 0.8  # a part thinner than this (shell radii) cannot hide a piece
     occluder_erode_mm: float = 3.0    # patches are measured after an erosion of this radius (cloth fringes, shadows)
+    unexplained_doubt_shells: float = 0.7  # a thick part that is no shell is a doubt from this many shells' area
+    faint_min_shells: float = 0.5     # a patch only the weak change sees counts from this many shells' area …
+    faint_max_elongation: int = 2     # … when its box is at most this many times as long as wide …
+    faint_max_shell_radii: int = 5    # … and at most this many shell radii across
     # photo quality: fine detail (vision.image.quality.detail_ratio) and pixel noise (vision.image.quality.noise_sigma) of
     # the piece-free surround against the calibration shot's
     max_noise_ratio: float = 3.5      # noisier than this × the calibration's: too-noisy
@@ -164,6 +170,11 @@ class ShellConfig:
     max_hole: float = 0.5             # a part enclosing more than this × one shell's area is a ring, not shells
     min_purity: float = 0.6           # a part whose main shell colour has less of its pixels is read colour by colour
     min_purity_part: float = 0.2      # ... each colour with at least this share of them
+    cloth_share: float = 0.5          # a part with at least this share of cloth-coloured pixels is the cloth
+    ring_check_shells: float = 1.5    # parts of at least this many shells' area are checked for holes and arcs
+    hull_check_shells: int = 2        # ... and for filling their convex hull from this many shells' area
+    single_ratio: tuple = (0.6, 1.35)  # a part this many shells large (by area) is a clear single shell
+    min_singles: int = 2              # a photo's own shell area needs at least this many clear singles
 
 
 @dataclass(frozen=True)
@@ -175,7 +186,8 @@ class BirdConfig:
     log_l_std_sigma: float = 0.2      # spread of log (lightness spread): a dark body and a white head vs a plain shell
     log_area_sigma: float = 0.2       # spread of log area (segmentation, a bird seen from another angle)
     composition_sigma: float = 0.25   # spread of the class composition's distance (pixels change class with the light)
-    max_d2: float = 27.9              # χ² 99.99% quantile, 6 degrees of freedom (other blobs lie far beyond)
+    max_d2: float = 27.9              # χ² 99.99% quantile, 6 degrees of freedom
+    area_gate_sigmas: float = 4.0     # blobs whose log area is farther than this many sigmas are not looked at
     base_sigma_mm: float = 2.0        # position error of its base
 
 

@@ -25,7 +25,8 @@ from vision.errors import UnreadableBoardError
 from vision.strand_unter import colour, stats
 from vision.strand_unter.config import READING, REGISTRATION
 from vision.strand_unter.geometry import warp_board
-from vision.strand_unter.registration import _reference, surround_pixels
+from vision.strand_unter.reference_cache import reference_picture
+from vision.strand_unter.surround import surround_pixels
 
 
 @dataclass
@@ -86,7 +87,7 @@ def light_field(photo, B: np.ndarray, gains: np.ndarray, A, cfg=READING):
         (field float32 B.shape[:2], figures ``{"range", "tiles", "rms"}``).
     """
     reg, cal = photo.registration, photo.calibration
-    ref = _reference(cal)
+    ref = reference_picture(cal)
     m = round(REGISTRATION.margin_mm * REGISTRATION.ppm)
     h, w = B.shape[:2]
     f = 4                                                            # the field is smooth: quarter resolution

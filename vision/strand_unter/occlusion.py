@@ -3,7 +3,7 @@
 Input: the foreground no castle, the sandpiper or the cloth explains; the parts
 :mod:`vision.strand_unter.shells` could not read as shells; the scan's blobs and figures.
 Output: nothing when the grooves are clear; a doubt (warning + a posterior < 1) per small
-unexplained thing; ``occluded`` (exit 3, :class:`~beachscore.errors.UnreadableBoardError`) naming
+unexplained thing; ``occluded`` (exit 3, :class:`~vision.errors.UnreadableBoardError`) naming
 where, when something the calibration has no class for covers enough of the grooves to hide a
 piece: a thick unexplained patch of at least ``occluder_min_shells`` shells' area (measured
 after an erosion of ``occluder_erode_mm``: thin cloth fringes and shadows vanish), or one part at
@@ -82,15 +82,15 @@ def faint_things(weak_only: np.ndarray, A, visible, cfg=READING, conf=CONFIDENCE
         (doubts, posterior that none of them is a piece).
     """
     one = stats.median(np.array(list(A.model["shell_area_px2"].values())))
-    if cv2.countNonZero(weak_only.view(np.uint8)) < 0.5 * one:
+    if cv2.countNonZero(weak_only.view(np.uint8)) < cfg.faint_min_shells * one:
         return [], 1.0
     n, lab, st, ce = components(weak_only)
     r_shell = np.sqrt(one / np.pi)
     doubts, post = [], 1.0
     for j in range(1, n):
         x, y, w, h, area = st[j]
-        if area < 0.5 * one or A.groove_at(*ce[j]) not in visible or max(w, h) > 2 * min(w, h) \
-                or max(w, h) > 5 * r_shell:
+        if area < cfg.faint_min_shells * one or A.groove_at(*ce[j]) not in visible \
+                or max(w, h) > cfg.faint_max_elongation * min(w, h) or max(w, h) > cfg.faint_max_shell_radii * r_shell:
             continue                      # too small, under the cloth, a band (a shadow, a ridge) or no piece's size
         crop = np.pad((lab[y:y + h, x:x + w] == j).astype(np.uint8), 1)
         if cv2.distanceTransform(crop, cv2.DIST_L2, 5).max() < cfg.min_occluder_thickness * min(
@@ -134,7 +134,7 @@ def judge_parts(parts, A, visible, cfg=READING, conf=CONFIDENCE) -> tuple[list[s
             raise UnreadableBoardError(
                 "occluded", f"an object of about {size} at {A.where(part.x, part.y)} is neither shells nor a castle "
                 f"({why}) and may hide pieces; clear it away and take the photo again")
-        if ratio >= 0.7:
+        if ratio >= cfg.unexplained_doubt_shells:
             doubts.append(f"something that is not a game piece lies at {A.where(part.x, part.y)} ({size}, {why}); "
                           "it was not counted")
             post *= conf.unexplained_posterior

@@ -36,14 +36,15 @@ from vision.strand_unter.assets import assets
 from vision.strand_unter.bird import find_bird
 from vision.strand_unter.blobs import find_blobs, foreground, weak_change
 from vision.strand_unter.castles import find_castles
+from vision.strand_unter.cloth_reach import cloth_edge_mm
 from vision.strand_unter.confidence import Decisions
 from vision.strand_unter.config import CONFIDENCE, READING, REGISTRATION
-from vision.strand_unter.geometry import warp_board
+from vision.strand_unter.geometry import scale_homography, warp_board
 from vision.strand_unter.lighting import normalise
 from vision.strand_unter.occlusion import check_patch, faint_things, judge_parts
-from vision.strand_unter.registration import check_noise, cloth_edge_mm, surround_detail, surround_noise
 from vision.strand_unter.sea import find_sea
 from vision.strand_unter.shells import read_shells
+from vision.strand_unter.surround import check_noise, surround_detail, surround_noise
 from vision.types import Photo, Reading
 
 
@@ -63,7 +64,6 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     """
     cal = photo.calibration
     A = assets(cal)
-    model = cal.model
     decisions = Decisions()
 
     # 1. light and photo quality
@@ -82,6 +82,56 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     decisions.add("sea front", sea.posterior, sea.doubts)
     decisions.cap = min(decisions.cap, sea.cap)
     decisions.doubts += sea.remarks
+    figures = _check_quality(photo, A, lit, sea, decisions, cfg, conf_cfg)
+
+    # 4. foreground blobs below the cloth and its stick
+    fg, noise, stick, beyond = _foreground_below_stick(Bc, cls, sea.edge, A, cfg)
+    blobs = find_blobs(fg, cls, A.K)
+
+    # 5. castles
+    nadir = _nadir_px(photo, A)
+    gray = cv2.cvtColor(Bc, cv2.COLOR_BGR2GRAY)
+    castles, owned, doubts = find_castles(blobs, cls, Bc, A, nadir, lit.residual_ab, stick=stick, fg=fg, gray=gray)
+    decisions.doubts += doubts
+    visible = set(sea.visible)
+    grooves = {n: {"number": n, "shells": {c: 0 for c in A.shell_colours}, "castles": []} for n in sea.visible}
+    castles, shell_cls = _enter_castles(castles, cls, A, visible, grooves, decisions, conf_cfg)
+
+    # 6. sandpiper
+    bird = find_bird(blobs, owned, Bc, A, lit.residual_ab)
+    if bird.mask is not None:
+        owned |= bird.mask
+    decisions.add("sandpiper", bird.posterior, bird.doubts)
+    bird_groove = bird.groove if bird.groove in visible else None
+
+    # 7. shells: the rest of every blob
+    parts = read_shells(fg & ~owned, shell_cls, Bc, A, lit.residual_ab)
+
+    # 8. a hand or an arm: changed pixels (strongly, or weakly but consistently) that no castle, the
+    # bird, a shell or the cloth explains, thick and large (thin cloth fringes and shadows erode away)
+    occluder = _judge_unexplained(Bc, cls, gray, fg, owned, parts, beyond, A, lit, visible, decisions, cfg, conf_cfg)
+    shells = _enter_shells(parts.parts, A, visible, grooves, decisions, cfg, conf_cfg)
+
+    state = {"game": "strand-unter", "sea_front": sea.front, "sandpiper": bird_groove,
+             "grooves": [grooves[n] for n in sea.visible]}
+    decisions.add("registration", float(np.clip(photo.registration.score, 0, 1)) ** 0.5, [])
+    confidence, warnings = decisions.result(conf_cfg)
+    details = {"sea": sea.mask, "coverage": sea.coverage, "gains": lit.gains.tolist(), "noise": noise,
+               "quality": figures, "light": lit.figures, "residual_ab": lit.residual_ab, "occluder": occluder,
+               "castles": [(c.player, c.value, c.x, c.y, c.cues, c.cost) for c in castles],
+               "shells": shells, "bird": (bird.x, bird.y, bird.d2) if bird.groove is not None else None,
+               "posteriors": decisions.table(), "labels": cls, "foreground": fg}
+    return Reading(state=state, confidence=float(confidence), warnings=warnings, details=details)
+
+
+def _check_quality(photo: Photo, A, lit, sea, decisions: Decisions, cfg, conf_cfg) -> dict:
+    """The photo-quality figures (glare, sharpness against the empty board, the surround's detail
+    and noise); too blurred or too noisy refuses the photo, grainy is a doubt in ``decisions``.
+
+    Raises:
+        UnreadableBoardError: ``too-blurred``, ``too-noisy``, and :func:`vision.image.quality.check`'s.
+    """
+    model = photo.calibration.model
     if A.ref_quality is None:   # the empty board's glare and sharpness, once per calibration
         A.ref_quality = {"glare": quality.glare_fraction(A.empty, A.on_grooves),
                          "sharpness": quality.sharpness(A.empty_gray, A.on_grooves)}
@@ -95,10 +145,21 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
         decisions.add("noise", conf_cfg.noise_posterior, [
             f"the photo is grainy (pixel noise {figures['noise']:.1f} grey levels beside the board against "
             f"{float(model['noise_sigma']):.1f} at calibration); small pieces may be misread"])
+    return figures
 
-    # 4. foreground blobs below the cloth and its stick
-    # (a castle standing just in front of the stick rises into its band: only player colours count there)
-    edge = sea.edge
+
+def _foreground_below_stick(Bc: np.ndarray, cls: np.ndarray, edge: np.ndarray, A, cfg):
+    """The foreground against the empty board below the cloth and its stick (a castle standing just
+    in front of the stick rises into its band: only player colours count there).
+
+    Args:
+        Bc: the corrected board, BGR uint8 (H, W, 3); cls: its pixel classes; edge: float32 (W,)
+            the cloth's edge per column (work px).
+    Returns:
+        (foreground bool (H, W), the scan's noise figure, the stick's band bool (H, W), the grooves
+        beyond the stick's band bool (H, W)).
+    """
+    model = A.model
     # (row numbers as float32: the same comparisons with the float32 edge, several times faster than int64's)
     rows = np.arange(cls.shape[0], dtype=np.float32)[:, None]
     below = rows >= edge[None, :]
@@ -110,15 +171,16 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
         valid &= ~stick | cv2.LUT(cls, A.is_player.view(np.uint8)).view(bool)   # (a table lookup: cv2.LUT beats np.take)
     beyond = A.on_grooves & (rows >= stick_end)              # the grooves beyond the stick's band
     fg, noise = foreground(Bc, A.empty, A.basis, valid=valid, cfg=cfg, sample=beyond)
-    blobs = find_blobs(fg, cls, A.K)
+    return fg, noise, stick, beyond
 
-    # 5. castles
-    nadir = _nadir_px(photo, A)
-    gray = cv2.cvtColor(Bc, cv2.COLOR_BGR2GRAY)
-    castles, owned, doubts = find_castles(blobs, cls, Bc, A, nadir, lit.residual_ab, stick=stick, fg=fg, gray=gray)
-    decisions.doubts += doubts
-    visible = set(sea.visible)
-    grooves = {n: {"number": n, "shells": {c: 0 for c in A.shell_colours}, "castles": []} for n in sea.visible}
+
+def _enter_castles(castles: list, cls: np.ndarray, A, visible: set, grooves: dict, decisions: Decisions, conf_cfg):
+    """The castles read entered into ``grooves`` with their value, owner and groove decisions; the
+    pieces read as no castle entered as doubts, those that look like a shell given that shell's class.
+
+    Returns:
+        (the castles with a value, the pixel classes the shells are read from: ``cls`` or a copy).
+    """
     shell_cls = cls
     for c in [c for c in castles if c.value is None]:
         if c.shell is not None:
@@ -145,19 +207,19 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
                                                                f"belong to another player than {c.player}"])
         decisions.add(f"{c.player} castle groove", c.p_groove, [f"the {c.player} castle at {where} stands on the "
                                                                  "line between two grooves"])
+    return castles, shell_cls
 
-    # 6. sandpiper
-    bird = find_bird(blobs, owned, Bc, A, lit.residual_ab)
-    if bird.mask is not None:
-        owned |= bird.mask
-    decisions.add("sandpiper", bird.posterior, bird.doubts)
-    bird_groove = bird.groove if bird.groove in visible else None
 
-    # 7. shells: the rest of every blob
-    parts = read_shells(fg & ~owned, shell_cls, Bc, A, lit.residual_ab)
+def _judge_unexplained(Bc, cls, gray, fg, owned, parts, beyond, A, lit, visible: set, decisions: Decisions, cfg,
+                       conf_cfg):
+    """Changed pixels that no castle, the bird, a shell or the cloth explains: a large thick patch
+    refuses the photo (``occluded``), the unexplained parts and faint things are decisions.
 
-    # 8. a hand or an arm: changed pixels (strongly, or weakly but consistently) that no castle, the
-    # bird, a shell or the cloth explains, thick and large (thin cloth fringes and shadows erode away)
+    Returns:
+        The occluder figures of :func:`~vision.strand_unter.occlusion.check_patch`.
+    Raises:
+        UnreadableBoardError: ``occluded``.
+    """
     explained = owned | (fg & ~owned & ~parts.unexplained)
     # the weak change next to a piece read is its rim; next to a speck too small to read (the part of
     # a pale shell that stood out in this light) it may be the rest of a piece: no halo there
@@ -173,8 +235,17 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     decisions.add("nothing unexplained", p_clear, doubts)
     doubts, p_faint = faint_things(weak_only, A, visible, cfg, conf_cfg)
     decisions.add("nothing faint", p_faint, doubts)
+    return occluder
+
+
+def _enter_shells(parts: list, A, visible: set, grooves: dict, decisions: Decisions, cfg, conf_cfg) -> list:
+    """The shells read entered into ``grooves`` with their colour, count and groove decisions.
+
+    Returns:
+        [(colour, count, x, y)] of every part read as shells (work px).
+    """
     shells = []
-    for part in parts.parts:
+    for part in parts:
         if part.colour is None or part.count == 0:
             if part.colour is not None and part.ratio >= cfg.min_blob_fraction:
                 decisions.add("speck", part.p_count, [f"a small {part.colour} speck at {A.where(part.x, part.y)} "
@@ -192,17 +263,7 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
         elif part.groove == 0:
             decisions.add("shell outside the grooves", conf_cfg.unexplained_posterior,
                           [f"a {part.colour} shell lies outside every groove ({where})"])
-
-    state = {"game": "strand-unter", "sea_front": sea.front, "sandpiper": bird_groove,
-             "grooves": [grooves[n] for n in sea.visible]}
-    decisions.add("registration", float(np.clip(photo.registration.score, 0, 1)) ** 0.5, [])
-    confidence, warnings = decisions.result(conf_cfg)
-    details = {"sea": sea.mask, "coverage": sea.coverage, "gains": lit.gains.tolist(), "noise": noise,
-               "quality": figures, "light": lit.figures, "residual_ab": lit.residual_ab, "occluder": occluder,
-               "castles": [(c.player, c.value, c.x, c.y, c.cues, c.cost) for c in castles],
-               "shells": shells, "bird": (bird.x, bird.y, bird.d2) if bird.groove is not None else None,
-               "posteriors": decisions.table(), "labels": cls, "foreground": fg}
-    return Reading(state=state, confidence=float(confidence), warnings=warnings, details=details)
+    return shells
 
 
 def _shell_coloured(cls: np.ndarray, A, cfg=READING) -> np.ndarray:
@@ -235,7 +296,6 @@ def _nadir_px(photo: Photo, A) -> tuple[float, float] | None:
     reg = photo.registration
     if getattr(reg, "source", "corners") == "corners":
         return nx, ny
-    from vision.strand_unter.geometry import scale_homography
     cal = photo.calibration
     H0 = scale_homography(cal.H_px_from_mm, photo.image.shape[1] / cal.image_size[0])
     p_mm = np.array([(nx + 0.5) / A.ppm, (ny + 0.5) / A.ppm, 1.0])

@@ -32,6 +32,7 @@ import numpy as np
 
 from vision.strand_unter import stats
 from vision.strand_unter.blobs import components
+from vision.strand_unter.castles import groove_posterior
 from vision.strand_unter.config import READING, SHELLS
 
 LOG_UNIFORM_LAB = -3.0 * np.log(256.0)     # log density of a colour uniform over the 8-bit Lab cube
@@ -140,14 +141,33 @@ def convex_hull(mask: np.ndarray) -> np.ndarray:
 def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residual_ab: float,
                 cfg=SHELLS, rcfg=READING) -> ShellParts:
     """Read every connected part of ``rest`` (bool (H, W)) as shells or as something else."""
-    from vision.strand_unter.castles import groove_posterior
-
     out = ShellParts(unexplained=np.zeros(rest.shape, bool), specks=np.zeros(rest.shape, bool))
     areas = A.model["shell_area_px2"]
     min_area = rcfg.min_blob_fraction * min(areas.values())
     n, lab_img, st, ce = components(rest)
     if n <= 1:
         return out
+    _mark_specks(out, n, lab_img, st, min_area)
+    sel = np.flatnonzero(rest)                # the parts' pixels (raster order, those of a label > 0), gathered once
+    lab_ = lab_img.reshape(-1)[sel]
+    cl = np.minimum(cls.reshape(-1)[sel], A.K).astype(np.int32)
+    counts = np.bincount(lab_ * (A.K + 1) + cl, minlength=n * (A.K + 1)).reshape(n, A.K + 1)
+    means = _core_mean_lab(rest, lab_img, sel, lab_, image, n)
+    post, dist = colour_posterior(means, A, residual_ab, cfg)
+    model = {"base_sigma_mm": cfg.centre_sigma_mm}
+    one = stats.median(np.array(list(areas.values())))        # one shell's area (any colour)
+    todo, leftovers = _sort_parts(out, n, lab_img, st, ce, counts, post, dist, cls, image, A, residual_ab, min_area,
+                                  cfg, rcfg)
+    for left, origin in leftovers:
+        _mark_unexplained(out, left, origin)
+    for cx, cy, area, p, d, mask, size, shell_like, origin in todo:
+        out.parts.append(_judge_part(out, cx, cy, area, p, d, mask, size, shell_like, origin, A, areas, one, cfg))
+    _count_shells(out, A, model, cfg)
+    return out
+
+
+def _mark_specks(out: ShellParts, n: int, lab_img: np.ndarray, st: np.ndarray, min_area: float) -> None:
+    """Mark the parts smaller than ``min_area`` in ``out.specks``."""
     small = np.nonzero(st[1:, cv2.CC_STAT_AREA] < min_area)[0] + 1
     if len(small) > 64:
         is_small = np.zeros(n, bool)
@@ -157,14 +177,17 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
         for j in small:
             x, y, w, h, _ = st[j]
             out.specks[y:y + h, x:x + w] |= lab_img[y:y + h, x:x + w] == j
-    sel = np.flatnonzero(rest)                # the parts' pixels (raster order, those of a label > 0), gathered once
-    lab_ = lab_img.reshape(-1)[sel]
-    cl = np.minimum(cls.reshape(-1)[sel], A.K).astype(np.int32)
-    counts = np.bincount(lab_ * (A.K + 1) + cl, minlength=n * (A.K + 1)).reshape(n, A.K + 1)
-    means = _core_mean_lab(rest, lab_img, sel, lab_, image, n)
-    post, dist = colour_posterior(means, A, residual_ab, cfg)
-    model = {"base_sigma_mm": cfg.centre_sigma_mm}
-    one = stats.median(np.array(list(areas.values())))        # one shell's area (any colour)
+
+
+def _sort_parts(out: ShellParts, n: int, lab_img, st, ce, counts, post, dist, cls, image, A, residual_ab: float,
+                min_area: float, cfg, rcfg) -> tuple[list, list]:
+    """The parts to judge: cloth-coloured ones go to ``out.parts`` at once, two shells of different
+    colours touching are read colour by colour.
+
+    Returns:
+        ([(x, y, area, colour posterior, colour distances, mask in its box, size in cm, shell-like?,
+        box origin (x, y))], [(what no colour's shells explain in a split part, box origin)]).
+    """
     todo, leftovers = [], []
     for j in range(1, n):
         area = int(st[j, cv2.CC_STAT_AREA])
@@ -174,7 +197,7 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
         x, y, w, h, _ = st[j]
         size = (w / A.ppm / 10, h / A.ppm / 10)
         purity = float(sc.max() / max(sc.sum(), 1))
-        if counts[j, A.sea] >= 0.5 * area:
+        if counts[j, A.sea] >= cfg.cloth_share * area:
             # cloth-coloured: a fold or a corner of the sea cloth, not a piece and no foreign thing
             out.parts.append(Part(x=float(ce[j][0]), y=float(ce[j][1]), area=area, size_cm=size, why="cloth",
                                   groove=A.groove_at(ce[j][0], ce[j][1])))
@@ -203,54 +226,63 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
             continue
         todo.append((float(ce[j][0]), float(ce[j][1]), area, post[j], dist[j], (lab_img[y:y + h, x:x + w] == j),
                      size, shell_like, (x, y)))
-    def unexplained(m, origin):
-        ox, oy = origin
-        out.unexplained[oy:oy + m.shape[0], ox:ox + m.shape[1]] |= m
+    return todo, leftovers
 
-    for left, origin in leftovers:
-        unexplained(left, origin)
-    for cx, cy, area, p, d, mask, size, shell_like, origin in todo:
-        part = Part(x=cx, y=cy, area=area, size_cm=size)
-        k = int(np.argmax(p[:-1]))
-        c = A.shell_colours[k]
-        part.colour_distance = float(d[k])
-        part.groove = A.groove_at(cx, cy)
-        big = area >= 1.5 * one                 # a part of about one shell holds no hole or arc worth a look
-        filled = fill_holes(mask) if big else mask
-        part.thickness = thickness(filled, one) if big or not shell_like else 1.0
-        hull = convex_hull(mask) if area >= 2 * one else filled
-        if big and (filled.sum() - area > cfg.max_hole * one or area < cfg.min_solidity * hull.sum()):
-            # a ring or an arc around something unlike the empty board's sand only at its rim (a
-            # hand's shaded edge around its lit top): shells lie in compact clumps; what the part
-            # encloses or spans counts as part of it
-            region = filled | hull
-            part.area = int(region.sum())
-            part.thickness = thickness(region, one)
-            part.why = "ring"
-            unexplained(region, origin)
-            out.parts.append(part)
-            continue
-        if not shell_like or p[-1] > p[k]:
-            part.why = "colour"
-            unexplained(mask, origin)
-            out.parts.append(part)
-            continue
-        ratio = area / areas[c]
-        part.ratio = ratio
-        if part.thickness > cfg.max_thickness or ratio > cfg.max_count + 0.5:
-            part.why = "thick"                  # (or more shells in one clump than a groove holds)
-            unexplained(mask, origin)
-            out.parts.append(part)
-            continue
-        part.colour = c
-        part.p_colour = float(p[k])
-        out.parts.append(part)
-    # the area one shell of each colour covers in *this* photo: a colour close to the sand's under
-    # this light stands out over less of its area (the median of the clear singles, when two or more)
+
+def _mark_unexplained(out: ShellParts, m: np.ndarray, origin) -> None:
+    """Mark the mask ``m`` of a part's box at ``origin`` (x, y) in ``out.unexplained``."""
+    ox, oy = origin
+    out.unexplained[oy:oy + m.shape[0], ox:ox + m.shape[1]] |= m
+
+
+def _judge_part(out: ShellParts, cx, cy, area, p, d, mask, size, shell_like, origin, A, areas: dict, one: float,
+                cfg) -> Part:
+    """One part read as shells of one colour, or as something else (``why``: ring, colour, thick; its
+    pixels then marked unexplained)."""
+    part = Part(x=cx, y=cy, area=area, size_cm=size)
+    k = int(np.argmax(p[:-1]))
+    c = A.shell_colours[k]
+    part.colour_distance = float(d[k])
+    part.groove = A.groove_at(cx, cy)
+    big = area >= cfg.ring_check_shells * one    # a part of about one shell holds no hole or arc worth a look
+    filled = fill_holes(mask) if big else mask
+    part.thickness = thickness(filled, one) if big or not shell_like else 1.0
+    hull = convex_hull(mask) if area >= cfg.hull_check_shells * one else filled
+    if big and (filled.sum() - area > cfg.max_hole * one or area < cfg.min_solidity * hull.sum()):
+        # a ring or an arc around something unlike the empty board's sand only at its rim (a
+        # hand's shaded edge around its lit top): shells lie in compact clumps; what the part
+        # encloses or spans counts as part of it
+        region = filled | hull
+        part.area = int(region.sum())
+        part.thickness = thickness(region, one)
+        part.why = "ring"
+        _mark_unexplained(out, region, origin)
+        return part
+    if not shell_like or p[-1] > p[k]:
+        part.why = "colour"
+        _mark_unexplained(out, mask, origin)
+        return part
+    ratio = area / areas[c]
+    part.ratio = ratio
+    if part.thickness > cfg.max_thickness or ratio > cfg.max_count + 0.5:
+        part.why = "thick"                  # (or more shells in one clump than a groove holds)
+        _mark_unexplained(out, mask, origin)
+        return part
+    part.colour = c
+    part.p_colour = float(p[k])
+    return part
+
+
+def _count_shells(out: ShellParts, A, model: dict, cfg) -> None:
+    """How many shells each coloured part holds, and its groove's posterior. The area one shell of each
+    colour covers in *this* photo: a colour close to the sand's under this light stands out over less
+    of its area (the median of the clear singles, when two or more)."""
     scale = {}
     for c in A.shell_colours:
-        singles = [q.ratio for q in out.parts if q.colour == c and 0.6 <= q.ratio <= 1.35]
-        scale[c] = float(np.clip(stats.median(np.array(singles)), *cfg.area_scale_range)) if len(singles) >= 2 else 1.0
+        lo, hi = cfg.single_ratio
+        singles = [q.ratio for q in out.parts if q.colour == c and lo <= q.ratio <= hi]
+        scale[c] = float(np.clip(stats.median(np.array(singles)), *cfg.area_scale_range)) \
+            if len(singles) >= cfg.min_singles else 1.0
     for part in out.parts:
         if part.colour is None:
             continue
@@ -259,7 +291,6 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
         part.p_count = float(pc[part.count])
         if part.count > 0:
             part.p_groove = groove_posterior((part.y + 0.5) / A.ppm, part.groove, A, model)
-    return out
 
 
 def _core_mean_lab(rest: np.ndarray, lab_img: np.ndarray, sel: np.ndarray, lab_: np.ndarray,

@@ -1,0 +1,55 @@
+"""The Plażing constants fitted by ``scripts/fit_plazing.py`` are read from ``vision/plazing/fitted.json``:
+the values the reader uses are the fitted ones, bit for bit, and the script writes a file the
+config reads back unchanged."""
+
+import importlib.util
+import json
+import os
+
+from vision.plazing import config
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "..", "scripts", "fit_plazing.py")
+
+#: The values the reader was measured with (docs/tuning.md, "Plażing: fitted constants").
+EXPECTED_TOKENS = {"t_dof": 4.0, "scene_spread": 11.0}
+EXPECTED_SLOPES = {"cover": 1.63, "token": 1.2, "split": 3.58, "facing": 2.52, "print": 1.43}
+
+
+def test_fitted_values_are_the_measured_ones_bit_for_bit():
+    assert config.TOKENS.t_dof.hex() == EXPECTED_TOKENS["t_dof"].hex()
+    assert config.TOKENS.scene_spread.hex() == EXPECTED_TOKENS["scene_spread"].hex()
+    assert list(config.CONFIDENCE.slopes) == list(EXPECTED_SLOPES)
+    assert {k: v.hex() for k, v in config.CONFIDENCE.slopes.items()} == \
+        {k: v.hex() for k, v in EXPECTED_SLOPES.items()}
+
+
+def test_fitted_file_names_what_it_was_fitted_on():
+    doc = json.loads(config.FITTED_FILE.read_text(encoding="utf-8"))
+    assert doc["script"] == "scripts/fit_plazing.py"
+    for part in ("tokens", "confidence"):
+        made_on = doc[part]["fitted_on"]
+        assert made_on["sets"], part
+        assert all(":" in s for s in made_on["sets"]), made_on
+    assert doc["confidence"]["fitted_on"]["synthetic_seeds"] == [7, 8, 9]
+
+
+def test_the_fitting_script_writes_a_file_the_config_reads_back(tmp_path):
+    spec = importlib.util.spec_from_file_location("fit_plazing", SCRIPT)
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    made_on = fit.fitted_on([str(tmp_path / "samples" / "plazing")], None, [3])
+    slopes = dict(reversed(list(EXPECTED_SLOPES.items())))          # the config's order is kept
+    out = tmp_path / "fitted.json"
+    fit.write_fitted(str(out), {"t_dof": 4, "scene_spread": 11}, made_on, slopes, made_on)
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["tokens"]["t_dof"].hex() == (4.0).hex() and isinstance(doc["tokens"]["scene_spread"], float)
+    assert list(doc["confidence"]["slopes"]) == list(EXPECTED_SLOPES)
+    assert doc["confidence"]["slopes"] == EXPECTED_SLOPES
+    assert doc["tokens"]["fitted_on"] == {"sets": ["samples/plazing: "], "synthetic_seeds": [3]}
+    # the file in the package is what the script writes for those values
+    packaged = json.loads(config.FITTED_FILE.read_text(encoding="utf-8"))
+    again = tmp_path / "again.json"
+    fit.write_fitted(str(again), packaged["tokens"], packaged["tokens"]["fitted_on"],
+                     packaged["confidence"]["slopes"], packaged["confidence"]["fitted_on"])
+    assert again.read_text(encoding="utf-8") == config.FITTED_FILE.read_text(encoding="utf-8")

@@ -1,0 +1,143 @@
+"""Stage 4 of :func:`vision.plazing.reader.read` — what lies on each free cell.
+
+Input: the prepared photo, the free cells' token features, the learned model. Output: the token
+class of every free cell (bare sand is :data:`~vision.plazing.tokens.EMPTY`), with each decision
+and its runner-up entered in the reading's :class:`~vision.plazing.ledger.Ledger`. A blob of cells
+that nothing learned explains is something over the board (``occluded``); tokens on overexposed
+sand are doubted; a flat print where a solid token was expected is a printed mark the calibration
+never showed free.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.errors import UnreadableBoardError
+from vision.plazing.checks import big_blobs, largest_blob, light_named, unlike_message
+from vision.plazing.config import PRINTS, QUALITY, RECTIFY, REVISIT, TOKENS
+from vision.plazing.ledger import Decision, Ledger
+from vision.plazing.names import cell_name, cells_text
+from vision.plazing.prints import MARKS, flat_share
+from vision.plazing.state_edits import set_token
+from vision.plazing.tokens import EMPTY, classify_tokens, odd_cells
+from vision.plazing.words import lazy_token_words
+
+#: Tokens that are solid objects, shaded and casting a shadow, never one flat ink (a flat cardboard
+#: neutral marker and a white shell can look flat from above): meeples, amber, pebbles.
+SOLID = ("meeple/", "resource/amber", "resource/pebble")
+
+
+def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, model, grid, terrain: np.ndarray,
+                terrain_given: bool, looks, ledger: Ledger, warnings: list) -> dict:
+    """The token class of every free cell.
+
+    Args:
+        prep: the :class:`~vision.plazing.prepare.Prepared` photo; view: its current
+            :class:`~vision.plazing.view.View`; local: the grid crop's cell geometry.
+        feats: float (rows, cols, F) token features (marks painted over).
+        free_mask: bool (rows, cols), placeable cells no piece covers.
+        model: the :class:`~vision.plazing.model.ReaderModel`; grid: the board's grid.
+        terrain: str (rows, cols); terrain_given: whether the setup gave it (else read from the
+            photo); looks: the cells' whole looks (for the refusal's message).
+        ledger, warnings: the reading's, appended to.
+    Returns:
+        {(row, col): token class name} for every free cell.
+    Raises:
+        UnreadableBoardError: ``occluded`` (a blob of cells nothing learned explains).
+    """
+    free = [tuple(rc) for rc in np.argwhere(free_mask).tolist()]
+    tokens = {}
+    if not free:
+        return tokens
+    rc = np.array(free)
+    x = feats[rc[:, 0], rc[:, 1]]
+    dists = {}
+    post = classify_tokens(x, model.tokens, keep=dists)
+    unknown = _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, terrain_given, looks)
+    if unknown:
+        warnings.append(f"{cells_text(unknown)}: "
+                        f"{'looks' if len(unknown) == 1 else 'look'} like nothing learned at calibration (a "
+                        "smudge, a stray object?); check")
+    # terrain read from the photo, and a printed mark the calibration never showed free: a flat
+    # print where a solid token (shaded, with a shadow: never one flat ink) was expected is that mark
+    unseen = [] if terrain_given else [m for m in MARKS if m not in model.terrain.classes]
+    mark_like, clipped = _decide_cells(free, post, prep, view, local, unseen, ledger, tokens)
+    if clipped:
+        warnings.append(f"{cells_text(clipped)}: too bright to read (the camera's colours are clipped there: a "
+                        "lamp or the sun); the tokens read there are guesses — dim the light or check them")
+    if mark_like:
+        warnings.append(f"{cells_text(mark_like)}: a flat print where a token was expected, read as a printed "
+                        f"{' or '.join(map(repr, unseen))} square (the calibration shot shows none free; it "
+                        "cannot tell which); pass --setup with 'terrain' to be sure")
+    return tokens
+
+
+def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, terrain_given, looks) -> list:
+    """Refuse the photo (``occluded``) when the free cells that nothing learned explains (unknown or
+    odd, overexposed cells left out) form a blob; else the unknown cells."""
+    unknown = [c for c, pu in zip(free, post.p_unknown) if pu > TOKENS.unknown_posterior]
+    odd = [c for c, o in zip(free, odd_cells(x, model.tokens, QUALITY.odd_distance, dists)) if o]
+    glare = prep.clipped if prep.clipped is not None else np.zeros(terrain.shape, bool)
+    strange = sorted(c for c in set(odd) | set(unknown) if not glare[c])  # overexposed: explained, doubted below
+    blob = largest_blob(strange, (grid.rows, grid.cols))
+    if blob > QUALITY.max_unknown_blob_cells:
+        raise light_named(UnreadableBoardError("occluded", unlike_message(
+            big_blobs(strange, (grid.rows, grid.cols), QUALITY.max_unknown_blob_cells), blob, model, terrain,
+            terrain_given, looks, view.gains)), prep) from None
+    return unknown
+
+
+def _decide_cells(free, post, prep, view, local, unseen, ledger: Ledger, tokens: dict) -> tuple[list, list]:
+    """Each free cell's most probable known class, doubted where its colour was clipped, made a
+    printed mark where a solid token reads as one flat ink; written into ``tokens`` and ``ledger``.
+
+    Returns:
+        (cells read as a printed mark, cells whose token is doubted for clipping).
+    """
+    boxes = local.boxes_px(RECTIFY.px_per_mm, 1.0)
+    mark_like = []
+    sure = []
+    clipped = []
+    # each cell's most probable known class and its runner-up; "unknown" mass is doubt about it
+    known = post.post[:, :-1]
+    order = np.argsort(-known, axis=1)[:, :2]
+    top_p = np.take_along_axis(known, order, axis=1).tolist()
+    order = order.tolist()
+    two = known.shape[1] > 1
+    for i, cell in enumerate(free):
+        name, p = post.names_all[order[i][0]], top_p[i][0]
+        alt = post.names_all[order[i][1]] if two else name
+        alt_p = top_p[i][1] if two else 0.0
+        if name != EMPTY and prep.clipped is not None and prep.clipped[cell]:
+            # overexposed: the colour that named the token is lost; it may be glare on sand
+            clipped.append(cell)
+            p = min(p, TOKENS.clipped_posterior)
+            alt, alt_p = EMPTY, max(alt_p, 1.0 - p) if alt == EMPTY else 1.0 - p
+        elif name == EMPTY and two and ((prep.at_top is not None and prep.at_top[cell]
+                                         and alt_p >= p * REVISIT.negligible_odds)
+                                        or (prep.white is not None and prep.white[cell] >= QUALITY.white_share)):
+            # bare sand on clipped sand with a token not ruled out, or with white in it: the colour
+            # that tells a light token (a shell, a marker) from sand is what the clipping lost
+            clipped.append(cell)
+            p = min(p, TOKENS.clipped_posterior)
+            alt_p = max(alt_p, 1.0 - p)
+        if unseen and name.startswith(SOLID):  # a solid object is shaded and casts a shadow
+            u0, v0, u1, v1 = boxes[cell]
+            f = flat_share(view.board[v0:v1, u0:u1])
+            if f is not None and f >= PRINTS.flat_print_share:
+                mark_like.append(cell)
+                ledger.add(Decision("terrain", [cell], 1.0 / (len(unseen) + 1), f"a printed "
+                                    f"{' or '.join(map(repr, unseen))} square, or sand, at {cell_name(cell)}",
+                                    claim=(cell, ".")))
+                name, p, alt, alt_p = EMPTY, 1.0, name, 0.0
+        tokens[cell] = name
+        if alt_p < p * REVISIT.negligible_odds:  # nothing to revisit: only its posterior counts
+            sure.append((cell, p, name))
+        else:
+            ledger.add(Decision("token", [cell], p, lazy_token_words(name, cell), alt_p, lazy_token_words(alt, cell),
+                                set_token(cell, alt), claim=(cell, name)))
+
+    if sure:
+        ledger.add_many("token", [c for c, _, _ in sure], [p for _, p, _ in sure], [n for _, _, n in sure])
+    return mark_like, clipped
+
