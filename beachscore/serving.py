@@ -27,7 +27,7 @@ from waitress.channel import HTTPChannel
 from beachscore.inputs import check_calibration_dir
 from beachscore.run_server import run_until_stopped
 from beachscore.station import CALIBRATION_SETTING, Station
-from beachscore.store import Store, StoreError
+from beachscore.station.store import Store, StoreError
 
 log = logging.getLogger("beachscore.serve")
 
@@ -259,7 +259,7 @@ def attach_hall_link(app, station: Station):
     A link that cannot start (its tables cannot be written) logs one line; the station runs on
     without it: the hall is an extra, never a reason to stop scoring.
     """
-    from beachscore.hall_link import attach
+    from web.hall_link import attach
 
     if station.store.read_only:
         log.info("tournament hall link off: the station is in viewing-only mode")

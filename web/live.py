@@ -147,7 +147,7 @@ def events():
 @bp.get("/photos/<id:photo_id>")
 def photo(photo_id: int):
     """A stored photo by its id; the file path comes from the store, never from the request."""
-    from beachscore.store import StoreError
+    from beachscore.station.store import StoreError
 
     try:
         path, media_type = station().store.photo_file(photo_id)

@@ -30,9 +30,9 @@ import numpy as np
 
 import scoring
 from beachscore.errors import BadInputError, BeachscoreError
-from beachscore.events import EventBus
-from beachscore.store import Store, StoreError
-from beachscore.store.db import WRITE_PROBLEMS, write_problem
+from beachscore.station.events import EventBus
+from beachscore.station.store import Store, StoreError
+from beachscore.station.store.db import WRITE_PROBLEMS, write_problem
 
 log = logging.getLogger("beachscore.station")
 
@@ -108,7 +108,7 @@ class Station:
     """Everything the table does, independent of the web page.
 
     Args:
-        store: the data folder's :class:`~beachscore.store.Store`.
+        store: the data folder's :class:`~beachscore.station.store.Store`.
         camera: a :class:`hardware.camera.Camera`, or None when there is none.
         camera_problem: why there is no camera (shown on the page).
         calibration: a loaded ``calibration.store.Calibration``, or None.
@@ -118,7 +118,7 @@ class Station:
         scorer: ``(state, setup) -> score dict``; raises on an invalid state. Default the pipeline's.
         calibrator: ``(calibration_json_path, out_dir) -> Calibration``. Default the pipeline's.
         light: a :class:`hardware.led.StatusLight` or None.
-        events: the :class:`~beachscore.events.EventBus` pages listen to (made when None).
+        events: the :class:`~beachscore.station.events.EventBus` pages listen to (made when None).
     """
 
     def __init__(self, store: Store, *, camera=None, camera_problem: str | None = None, calibration=None,
@@ -524,7 +524,7 @@ class Station:
         The set-up is checked with ``scoring.problems`` on an empty board of the game (for Plażing
         the calibrated grid), so the web refuses what a scan with this set-up would refuse.
 
-        >>> from beachscore.store import Store; import tempfile
+        >>> from beachscore.station.store import Store; import tempfile
         >>> st = Station(Store(tempfile.mkdtemp()))
         >>> st.setup_problems("plazing", {"terrain": ["###"]})[0]
         'terrain: 1 rows, the state has 12'
@@ -711,7 +711,7 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
     """
     from calibration import files as cal_files
 
-    from beachscore import wizard
+    from beachscore.station import wizard
 
     if not isinstance(profile, dict):
         raise BadInputError("invalid-profile", "profile: expected a JSON object")
