@@ -96,7 +96,7 @@ def save():
     400 and the station keeps its current calibration. Returns
     ``{"game", "classes", "preview_photo_id"}``.
     """
-    from beachscore.station import calibrate_from_clicks
+    from beachscore.station.wizard import calibrate_from_clicks
 
     body = json_body()
     photo_id = body_id(body, "photo_id")

@@ -10,54 +10,32 @@ one place a game ends), ``game-over-failed`` when its final scan did not read.
 The station starts without a camera or a calibration and says why on the page.
 
 This module knows nothing of the web page or the server: ``web`` calls it, ``beachscore.serving``
-builds it and wires the two together.
+builds it and wires the two together. The scan itself is :mod:`beachscore.station.scanning`; what
+is particular to a game lives beside it (:mod:`~beachscore.station.seashells`,
+:mod:`~beachscore.station.plazing`, a new game's set-up in :mod:`~beachscore.station.setups`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
 import logging
 import os
 import queue
-import shutil
 import threading
-import time
 from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
-
 import scoring
-from beachscore.errors import BadInputError, BeachscoreError
+from beachscore.errors import BadInputError
+from beachscore.station import plazing, seashells, setups
+from beachscore.station.encoding import encode
 from beachscore.station.events import EventBus
+from beachscore.station.scanning import ScanFlow
 from beachscore.station.store import Store, StoreError
-from beachscore.station.store.db import WRITE_PROBLEMS, write_problem
 
 log = logging.getLogger("beachscore.station")
 
-#: JPEG quality of stored photos (OpenCV's 0–100 scale).
-JPEG_QUALITY = 92
-#: JPEG quality of the annotated picture (drawn lines and labels; a person looks at it on a phone).
-ANNOTATED_JPEG_QUALITY = 85
-#: Longest side of the annotated picture (px): larger readings are shrunk before encoding
-#: (a 12 MP PNG took 320 ms and 6.8 MB; scripts/bench_station_scan.py measures it).
-ANNOTATED_MAX_SIDE_PX = 1920
 CALIBRATION_SETTING = "calibration_dir"
-#: The Plażing grid (rows, cols) of the boxed board, used when no Plażing calibration says otherwise.
-PLAZING_GRID = (12, 20)
-#: Largest grid side the rules engine accepts (``scoring.plazing``).
-MAX_GRID_SIDE = 200
-#: An empty board of each game: a new game's set-up is checked against it by the rules engine.
-EMPTY_STATES = {
-    "strand-unter": {"game": "strand-unter", "sea_front": 1, "grooves": []},
-    "plazing": {"game": "plazing", "rows": PLAZING_GRID[0], "cols": PLAZING_GRID[1]},
-    "seashells": {"game": "seashells", "players": []},
-    "sand-castles": {"game": "sand-castles", "lanes": {}},
-    "grid": {"game": "grid", "rows": 1, "cols": 1, "cells": [["empty"]]},
-}
-#: Set-up fields of a Seashells game passed on to each mat's scan (with ``player``, whose mat it is).
-SEASHELLS_SCAN_KEYS = ("scoring", "sun", "secrets")
 
 
 @dataclass(frozen=True)
@@ -82,29 +60,7 @@ def _default_calibrator(calibration_json, out_dir):
     return calibrate(calibration_json, out_dir)
 
 
-def encode(image_bgr: np.ndarray, ext: str, quality: int = JPEG_QUALITY) -> bytes:
-    """Encode a BGR uint8 (H, W, 3) image as ``.jpg`` (``quality`` 0–100) or ``.png`` bytes."""
-    import cv2
-
-    params = [cv2.IMWRITE_JPEG_QUALITY, quality] if ext == ".jpg" else []
-    ok, buf = cv2.imencode(ext, image_bgr, params)
-    if not ok:
-        raise OSError(f"cannot encode a {image_bgr.shape} image as {ext}")
-    return buf.tobytes()
-
-
-def encode_annotated(image_bgr: np.ndarray) -> bytes:
-    """The annotated picture as JPEG, shrunk to at most :data:`ANNOTATED_MAX_SIDE_PX` (area averaging)."""
-    import cv2
-
-    h, w = image_bgr.shape[:2]
-    k = ANNOTATED_MAX_SIDE_PX / max(h, w)
-    if k < 1:
-        image_bgr = cv2.resize(image_bgr, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_AREA)
-    return encode(image_bgr, ".jpg", ANNOTATED_JPEG_QUALITY)
-
-
-class Station:
+class Station(ScanFlow):
     """Everything the table does, independent of the web page.
 
     Args:
@@ -239,11 +195,6 @@ class Station:
         self._jobs.put((source, final, player, game["id"] if game else None))  # the game asked for, not a later one
         return ScanRequest(True)
 
-    def _work(self) -> None:
-        """The scan thread: runs queued scans one by one until :meth:`close` sends None."""
-        while (job := self._jobs.get()) is not None:
-            self._scan_job(*job)
-
     def end_game(self) -> ScanRequest:
         """Long press: take a final scan and mark the current game over with it.
 
@@ -279,213 +230,23 @@ class Station:
     @staticmethod
     def mat_players(game: dict | None) -> list[str]:
         """The players of a Seashells game whose mats the station reads one per scan ([] otherwise)."""
-        if not game or game["game"] != "seashells":
-            return []
-        players = game["setup"].get("players")
-        return [p for p in players if isinstance(p, str)] if isinstance(players, list) else []
+        return seashells.mat_players(game)
 
     def mats(self, game: dict) -> dict[str, dict]:
-        """The latest readable scan of each player's mat in a Seashells game.
-
-        Returns:
-            ``{player: {"scan_id", "created_at", "corrected", "state"}}``; ``state`` is the scan's
-            current state (latest correction, else the machine reading) with the mat named after
-            the player. Players without a read mat are absent.
-        """
-        players = self.mat_players(game)
-        out: dict[str, dict] = {}
-        for scan in self.store.scans(game_id=game["id"], limit=1000):  # newest first
-            who = (scan.get("extra") or {}).get("mat_player")
-            if who not in players or who in out or scan["status"] != "ok" or scan.get("game") != "seashells":
-                continue
-            state = copy.deepcopy(scan["current_state"])
-            if isinstance(state, dict) and isinstance(state.get("players"), list) and len(state["players"]) == 1 \
-                    and isinstance(state["players"][0], dict):
-                state["players"][0]["player"] = who
-            out[who] = {"scan_id": scan["id"], "created_at": scan["created_at"], "corrected": bool(scan["revisions"]),
-                        "state": state}
-        return out
+        """The latest readable scan of each player's mat in a Seashells game (:func:`seashells.latest_mats`)."""
+        return seashells.latest_mats(self.store, game)
 
     def next_mat(self) -> str | None:
         """The first player of the current Seashells game whose mat is not read yet (None: all read)."""
-        game = self.store.current_game()
-        read = self.mats(game) if game else {}
-        return next((p for p in self.mat_players(game) if p not in read), None)
+        return seashells.next_mat(self.store, self.store.current_game())
 
     def seashells_table(self, game: dict | None) -> dict | None:
-        """The combined Seashells score of a game: every player's latest mat merged (``merge_mats``)
-        with the secret cards and the Sun shell of the set-up.
-
-        Returns:
-            None for another game; else ``{"players", "mats": {player: {"scan_id", "created_at",
-            "corrected"}}, "missing": [players], "next": player or None, "complete": bool,
-            "score": the Seashells score or None, "problems": [str]}``. With mats missing the score
-            covers the players read so far (the page says it is provisional).
-        """
-        players = self.mat_players(game)
-        if not players:
-            return None
-        import scoring
-        from scoring.seashells_mats import merge_mats
-
-        mats = self.mats(game)
-        missing = [p for p in players if p not in mats]
-        out = {"players": players, "missing": missing, "next": missing[0] if missing else None,
-               "complete": not missing, "score": None, "problems": [],
-               "mats": {p: {k: m[k] for k in ("scan_id", "created_at", "corrected")} for p, m in mats.items()}}
-        if not mats:
-            return out
-        setup = {k: game["setup"][k] for k in SEASHELLS_SCAN_KEYS if k in game["setup"]}
-        try:
-            merged = merge_mats([mats[p]["state"] for p in players if p in mats],
-                                {k: setup[k] for k in ("scoring", "sun") if k in setup})
-            out["problems"] = scoring.problems(merged, setup)
-            if not out["problems"]:
-                out["score"] = self.scorer(merged, setup)
-        except (BeachscoreError, ValueError) as err:  # InvalidStateError is a ValueError
-            out["problems"] = out["problems"] or [getattr(err, "message", None) or str(err)]
-        return out
+        """The combined Seashells score of a game, scored by the station's scorer (:func:`seashells.table`)."""
+        return seashells.table(self.store, game, self.scorer)
 
     def wait_idle(self, timeout_s: float = 30.0) -> bool:
         """Block until no scan runs (tests and shutdown). True when idle in time."""
         return self._idle.wait(timeout_s) and not self.busy
-
-    def _scan_job(self, source: str, final: bool, player: str | None = None, game_id: int | None = None) -> None:
-        try:
-            scan_id, problem = self._scan_once(source, player, game_id)
-            if final:
-                self._end_with(game_id, scan_id, problem)
-        except Exception as exc:  # noqa: BLE001 - a failed scan must never kill the station
-            log.exception("scan failed")
-            self._report(None, "internal-error", f"the scan failed ({type(exc).__name__}); see the station's log")
-            if final:
-                self._end_with(game_id, None, "the final scan failed")
-        finally:
-            if self.after_scan is not None:
-                self.after_scan()
-            self._busy.release()
-            self._idle.set()
-
-    def _end_with(self, game_id: int | None, scan_id: int | None, problem: str | None) -> None:
-        """After a final scan of game ``game_id``: end that game with it, or say why it stays open."""
-        game = self.store.game(game_id) if game_id is not None else None
-        if game is None or game["ended_at"]:
-            return
-        if problem is None and scan_id is not None:
-            try:
-                self.finish_game(game["id"], scan_id)
-                return
-            except StoreError as err:
-                problem = err.message
-        self.events.publish("game-over-failed", {
-            "game_id": game["id"], "scan_id": scan_id,
-            "message": f"the game is still open: {problem}. Fix it and press Game over again."})
-
-    def _scan_once(self, source: str, player: str | None = None,
-                   game_id: int | None = None) -> tuple[int | None, str | None]:
-        """One scan of game ``game_id`` (None: no game), stored. Returns (scan id or None when
-        nothing could be stored, problem or None)."""
-        t0 = time.perf_counter()
-        game = self.store.game(game_id) if game_id is not None else None
-        timing = {}
-        mat = {"mat_player": player} if player else {}
-        try:
-            with self._camera_lock:
-                image = self.camera.capture()
-        except BeachscoreError as err:
-            return self._failed(game_id, source, None, err, timing, mat), err.message
-        timing["capture"] = _ms(t0)
-        t1 = time.perf_counter()
-        jpeg = encode(image, ".jpg")
-        timing["encode"] = _ms(t1)
-        cal = self.calibration
-        setup = self._setup_for(game, cal, player)
-        try:
-            result = self.scanner(image, cal, setup)
-        except BeachscoreError as err:
-            return self._failed(game_id, source, jpeg, err, timing, mat), err.message
-        doc = result.to_json()
-        extra = {"registration": doc.pop("registration", None), **mat}
-        H = getattr(getattr(result, "registration", None), "H_px_from_mm", None)
-        if H is not None:
-            extra["H_px_from_mm"] = np.asarray(H, dtype=float).tolist()
-            # the picture H maps onto: the reader's image, which the annotated picture is drawn on
-            # (then shrunk); pages scale H to the picture they show
-            image_size = _image_size(result)
-            if image_size:
-                extra["H_image_size"] = image_size
-            lens = getattr(cal, "lens", None)
-            if lens is not None:  # H belongs to the undistorted image; the stored photo is as taken
-                extra["lens"] = lens.to_json()
-        if game and cal is not None and game["game"] != cal.game:
-            doc.setdefault("warnings", []).append(
-                f"the calibration is for {cal.game} but the game set up is {game['game']}")
-        try:
-            scan_id = self.store.add_scan(game_id=game_id, source=source, photo_jpeg=jpeg, result=doc,
-                                          timing_ms=timing, extra=extra)
-        except StoreError as err:
-            if err.code not in WRITE_PROBLEMS:
-                raise
-            return self._failed(game_id, source, None, err, timing, mat), err.message
-        log.info("scan %d: %s, confidence %.2f, %.0f ms", scan_id, doc.get("game"), doc.get("confidence") or 0,
-                 _ms(t0))
-        if self.light:
-            self.light.ok()
-        self.events.publish("scan", {"scan_id": scan_id, "status": "ok", **mat})
-        self._annotate(scan_id, result)  # after the score is out: the picture is not on the critical path
-        return scan_id, None
-
-    def _annotate(self, scan_id: int, result) -> None:
-        """Draw the reading on the photo, store it with the scan, tell the pages (``scan-annotated``)."""
-        t0 = time.perf_counter()
-        try:
-            picture = encode_annotated(result.annotate())
-            self.store.attach_annotated(scan_id, picture, {"annotate": _ms(t0)})
-        except Exception as exc:  # noqa: BLE001 - the reading is kept without its picture
-            log.warning("annotated picture of scan %d not kept: %s", scan_id, exc)
-            return
-        self.events.publish("scan-annotated", {"scan_id": scan_id})
-
-    def _failed(self, game_id, source, jpeg, err: BeachscoreError, timing, extra: dict | None = None) -> int | None:
-        """Keep a failed scan (with its photo when there is one) and report it; None when nothing could be kept."""
-        scan_id = None
-        if not (isinstance(err, StoreError) and err.code in WRITE_PROBLEMS):
-            try:
-                scan_id = self.store.add_scan(game_id=game_id, source=source, photo_jpeg=jpeg,
-                                              error={"code": err.code, "message": err.message}, timing_ms=timing,
-                                              extra=extra)
-            except StoreError as store_err:
-                if store_err.code not in WRITE_PROBLEMS:
-                    raise
-                err = store_err
-        elif err.code == "disk-full":
-            try:  # the error row is small: a nearly full disk may still take it (no photo)
-                scan_id = self.store.add_scan(game_id=game_id, source=source, photo_jpeg=None,
-                                              error={"code": err.code, "message": err.message}, timing_ms=timing,
-                                              extra=extra)
-            except StoreError:
-                pass
-            self.store.write_problem = err  # still full for photos: the page keeps saying so
-        log.warning("scan %s failed: %s [%s]", scan_id if scan_id is not None else "(not saved)", err.message,
-                    err.code)
-        self._report(scan_id, err.code, err.message)
-        return scan_id
-
-    def _report(self, scan_id: int | None, code: str, message: str) -> None:
-        """A failed scan reaches the LED (its error code) and every page (a ``scan`` event with the message)."""
-        if self.light:
-            self.light.error(code)
-        self.events.publish("scan", {"scan_id": scan_id, "status": "error", "error": code, "message": message})
-
-    @staticmethod
-    def _setup_for(game: dict | None, cal, player: str | None = None) -> dict | None:
-        """The setup a scan of ``game`` gets: the game's set-up; for one Seashells mat, the set-up's
-        scoring, Sun shell and secret cards with ``player`` (whose mat it is)."""
-        if not game or cal is None or game["game"] != cal.game:
-            return None
-        if player is not None:
-            return {**{k: game["setup"][k] for k in SEASHELLS_SCAN_KEYS if k in game["setup"]}, "player": player}
-        return game["setup"] or None
 
     # -- games and corrections --------------------------------------------------------------
     def new_game(self, game: str, setup: dict | None = None, display: dict | None = None) -> int:
@@ -509,20 +270,15 @@ class Station:
 
     def plazing_grid(self) -> tuple[int, int]:
         """(rows, cols) of the Plażing board: the calibration's grid when it is a sane Plażing one,
-        else :data:`PLAZING_GRID`."""
-        cal = self.calibration
-        grid = cal.profile.get("grid") if cal is not None and cal.game == "plazing" else None
-        if isinstance(grid, dict):
-            rows, cols = grid.get("rows"), grid.get("cols")
-            if all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_GRID_SIDE for v in (rows, cols)):
-                return rows, cols
-        return PLAZING_GRID
+        else the boxed board's (:func:`beachscore.station.plazing.grid`)."""
+        return plazing.grid(self.calibration)
 
     def setup_problems(self, game: str, setup: dict) -> list[str]:
         """What the rules engine finds wrong with a new game's set-up (empty when it fits).
 
         The set-up is checked with ``scoring.problems`` on an empty board of the game (for Plażing
-        the calibrated grid), so the web refuses what a scan with this set-up would refuse.
+        the calibrated grid), so the web refuses what a scan with this set-up would refuse
+        (:func:`beachscore.station.setups.problems`).
 
         >>> from beachscore.station.store import Store; import tempfile
         >>> st = Station(Store(tempfile.mkdtemp()))
@@ -531,24 +287,7 @@ class Station:
         >>> st.setup_problems("strand-unter", {}); st.close()
         []
         """
-        import scoring
-
-        if not isinstance(setup, dict):
-            return ["setup: expected a JSON object"]
-        state = copy.deepcopy(EMPTY_STATES.get(game, {"game": game}))
-        if game == "plazing":
-            state["rows"], state["cols"] = self.plazing_grid()
-        if game == "seashells":  # one empty mat per player, so that their secret cards are checked
-            players = setup.get("players") if isinstance(setup.get("players"), list) else []
-            state["players"] = [{"player": p, "shells": []} for p in players if isinstance(p, str) and p]
-        known = set(scoring.problems(state))
-        problems = [p for p in scoring.problems(state, setup) if p not in known]
-        cal = self.calibration
-        if cal is not None and cal.game == game:  # players named by colours the calibration learned
-            from beachscore.checks import unlearned_players
-
-            problems += unlearned_players(setup, cal)
-        return problems
+        return setups.problems(game, setup, self.calibration)
 
     def setup_of_scan(self, scan: dict) -> dict | None:
         if scan.get("game_id") is None:
@@ -674,90 +413,3 @@ class Station:
         self.button = self.light = self.camera = None
         self.store.close()
 
-
-def _image_size(result) -> list[int] | None:
-    """[width, height] px of the image a scan result was read from (its registration's frame)."""
-    image = getattr(getattr(result, "photo", None), "image", None)
-    if image is None:
-        image = getattr(result, "image", None)
-    return [int(image.shape[1]), int(image.shape[0])] if hasattr(image, "shape") else None
-
-
-def _ms(t0: float) -> float:
-    return round((time.perf_counter() - t0) * 1e3, 1)
-
-
-def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corners_px: list, samples: list,
-                          empty_photo_id: int | None = None) -> dict:
-    """Calibration wizard: clicks on a stored calibration shot → a new calibration the station uses.
-
-    Writes ``<data>/calibrations/<n>/request/`` (calibration.json, calib.jpg, profile.json) and
-    ``<data>/calibrations/<n>/cal/`` (CAL_DIR), then switches the station to it. An optional
-    ``empty_photo_id`` (a shot of the empty board, same view) goes in as ``empty_image``.
-
-    The profile goes through ``calibration.files.validate_profile`` (what ``beachscore calibrate``
-    checks) before anything is written, and the calibration that comes out through it again before
-    the station switches: a calibration that fails in any way leaves the old one in use.
-
-    Returns:
-        ``{"game", "classes": [labels learned], "folder", "preview_photo_id"}``.
-    Raises:
-        StoreError: ``not-found`` for an unknown photo; ``disk-full``, ``read-only``,
-            ``data-folder-missing`` (nothing is left in ``calibrations/``: a failed calibration
-            removes its folder).
-        BadInputError / UnreadableBoardError: as ``validate_profile`` and the calibrator;
-            ``calibration-failed`` when the calibrator breaks in another way; ``busy`` while
-            another calibration or upload runs (:meth:`Station.image_work`).
-    """
-    from calibration import files as cal_files
-
-    from beachscore.station import wizard
-
-    if not isinstance(profile, dict):
-        raise BadInputError("invalid-profile", "profile: expected a JSON object")
-    profile = cal_files.validate_profile(profile, "profile")
-    with station.image_work():
-        station.store.check_writable()
-        photo_path, _ = station.store.photo_file(photo_id)
-        empty_path = station.store.photo_file(empty_photo_id)[0] if empty_photo_id is not None else None
-        root = os.path.join(station.store.data_dir, "calibrations")
-        folder = None
-        try:
-            os.makedirs(root, exist_ok=True)
-            n = 1 + max([int(d) for d in os.listdir(root) if d.isdigit()] or [0])
-            folder = os.path.join(root, str(n))
-            request = wizard.write_request(os.path.join(folder, "request"), photo_path, profile, corners_px,
-                                           samples, empty_path)
-            cal = _calibrate(station, request, os.path.join(folder, "cal"))
-            classes = cal.model.get("classes") if isinstance(getattr(cal, "model", None), dict) else None
-            classes = sorted(classes) if isinstance(classes, (dict, list)) else []
-            picture = wizard.preview(photo_path, request, classes)
-            preview_id = station.store.add_photo(encode(picture, ".jpg"), ext=".jpg", kind="calibration")
-        except BaseException as exc:
-            if folder is not None:  # a failed calibration leaves nothing (it held a copy of the photo)
-                shutil.rmtree(folder, ignore_errors=True)
-            problem = write_problem(exc, station.store.data_dir) if isinstance(exc, OSError) else None
-            if problem is not None:
-                raise problem from None
-            raise
-        station.use_calibration(cal, os.path.join(folder, "cal"))
-    return {"game": cal.game, "classes": classes, "folder": folder, "preview_photo_id": preview_id}
-
-
-def _calibrate(station: Station, request: str, out_dir: str):
-    """Run the station's calibrator and check the profile it learned. Raises BeachscoreError
-    (``calibration-failed`` for anything else the calibrator trips on) or the OSError of a failed write."""
-    from calibration import files as cal_files
-
-    try:
-        cal = station.calibrator(request, out_dir)
-        cal_files.validate_profile(cal.profile, "the new calibration's profile")
-        return cal
-    except BeachscoreError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - whatever the calibrator trips on, the old calibration stays
-        if isinstance(exc, OSError) and write_problem(exc, station.store.data_dir) is not None:
-            raise  # disk full, read-only: said as such by the caller
-        log.exception("calibration from %s failed", request)
-        raise BadInputError("calibration-failed", f"the calibration failed ({type(exc).__name__}: {exc}); "
-                            "the station keeps its previous calibration") from None

@@ -422,7 +422,7 @@ def test_the_pages_lens_model_is_the_readers(browser, server):
 
 
 def test_plazing_correction_by_clicking_cells_on_the_grid_and_the_photo(browser, server):
-    from beachscore.station import encode
+    from beachscore.station.encoding import encode
     from beachscore.station.testing import score_with_rules
     from calibration.profiles import default_profile
 

@@ -210,8 +210,8 @@ def test_one_calibration_at_a_time(unlocked, station):
     and could pick the same calibrations/<n> folder: the second is refused while one runs."""
     import threading
 
-    from beachscore.station import calibrate_from_clicks
     from beachscore.station.testing import FakeCalibration
+    from beachscore.station.wizard import calibrate_from_clicks
 
     made, entered, release = FakeCalibration(model={"classes": ["sea"]}), threading.Event(), threading.Event()
 
