@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from flask import Flask
 
+from web import calibrate, corrections, errors, games, history, live, security
+from web.inputs import IdConverter
+
 
 def create_app(test_config: dict | None = None, *, station) -> Flask:
     """Build the Flask app around a station.
@@ -37,9 +40,6 @@ def create_app(test_config: dict | None = None, *, station) -> Flask:
     if test_config:
         app.config.update(test_config)
     app.extensions["station"] = station
-
-    from web import calibrate, corrections, errors, games, history, live, security
-    from web.inputs import IdConverter
 
     app.url_map.converters["id"] = IdConverter  # before the blueprints: their rules use <id:...>
     app.add_template_filter(local_time, "localtime")

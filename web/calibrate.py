@@ -7,6 +7,9 @@ import json
 from flask import Blueprint, current_app, jsonify, render_template, request
 
 from beachscore.errors import BadInputError
+from beachscore.station.wizard import calibrate_from_clicks
+from calibration.profiles import GAMES as DEFAULT_PROFILE_GAMES
+from calibration.profiles import default_profile as load_default
 from web.errors import error_response
 from web.inputs import MAX_JSON_DEPTH, MAX_LABEL_CHARS, MAX_SAMPLES, body_id, json_body, json_depth, loads
 
@@ -48,8 +51,6 @@ def page():
     if game and isinstance(game["setup"].get("players"), (list, dict)):
         players = list(dict.fromkeys([*game["setup"]["players"], *players]))
     labels = {g: label_choices(g, players) for g in LABELS}
-    from calibration.profiles import GAMES as DEFAULT_PROFILE_GAMES
-
     return render_template("calibrate.html", labels=labels, profile=cal.profile if cal is not None else None,
                            default_profiles=DEFAULT_PROFILE_GAMES,
                            default_game=(cal.game if cal is not None else game["game"] if game else "strand-unter"))
@@ -77,8 +78,6 @@ def upload():
 @bp.get("/api/calibration/profiles/<game>")
 def default_profile(game: str):
     """The boxed board's default profile of a game (``calibration/profiles/<game>.json``); 404 for others."""
-    from calibration.profiles import GAMES as DEFAULT_PROFILE_GAMES, default_profile as load_default
-
     if game not in DEFAULT_PROFILE_GAMES:
         return error_response("not-found", f"no default profile for {game[:40]!r}", 404)
     return jsonify(load_default(game))
@@ -96,8 +95,6 @@ def save():
     400 and the station keeps its current calibration. Returns
     ``{"game", "classes", "preview_photo_id"}``.
     """
-    from beachscore.station.wizard import calibrate_from_clicks
-
     body = json_body()
     photo_id = body_id(body, "photo_id")
     samples = body.get("samples")
@@ -113,8 +110,6 @@ def save():
     empty_photo_id = body_id(body, "empty_photo_id") if body.get("empty_photo_id") is not None else None
     profile = body.get("profile")
     if body.get("default_profile") is not None:
-        from calibration.profiles import default_profile as load_default
-
         if profile is not None:
             raise BadInputError("invalid-json", "send either profile or default_profile, not both")
         if not isinstance(body["default_profile"], str):

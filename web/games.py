@@ -7,6 +7,7 @@ import json
 from flask import Blueprint, current_app, jsonify, render_template
 
 from beachscore.errors import BadInputError
+from scoring.seashells import COLOURS, SHAPES
 from web.inputs import MAX_SETUP_BYTES, check_display, check_name, check_players, json_body
 
 bp = Blueprint("games", __name__)
@@ -21,8 +22,6 @@ def station():
 
 def seashells_vocabulary() -> dict:
     """Shapes and colours of the Seashells mats: the calibrated mat's towel, else the game's own."""
-    from scoring.seashells import COLOURS, SHAPES
-
     cal = station().calibration
     towel = cal.profile.get("towel") if cal is not None and cal.game == "seashells" else None
     if isinstance(towel, dict) and isinstance(towel.get("rows"), list) and isinstance(towel.get("cols"), list):

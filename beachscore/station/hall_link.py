@@ -21,6 +21,7 @@ import logging
 import queue
 import threading
 
+import scoring
 from beachscore.station.outbox import HallClient, HallUnreachable, Outbox, Sender, error_message
 
 log = logging.getLogger("beachscore.hall_link")
@@ -262,8 +263,6 @@ class HallLink:
         return new
 
     def _report(self, game: dict) -> tuple[dict | None, str | None]:
-        import scoring
-
         store = self.station.store
         scan = store.scan(game["final_scan_id"])
         if scan["status"] != "ok":

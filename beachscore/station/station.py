@@ -26,12 +26,15 @@ from dataclasses import dataclass
 from typing import Callable
 
 import scoring
+from beachscore import pipeline
 from beachscore.errors import BadInputError
+from beachscore.games import READERS
 from beachscore.station import plazing, seashells, setups
 from beachscore.station.encoding import encode
 from beachscore.station.events import EventBus
 from beachscore.station.scanning import ScanFlow
 from beachscore.station.store import Store, StoreError
+from vision import image_io
 
 log = logging.getLogger("beachscore.station")
 
@@ -49,15 +52,11 @@ class ScanRequest:
 
 
 def _default_scanner(image, cal, setup):
-    from beachscore.pipeline import scan_image
-
-    return scan_image(image, cal, setup)
+    return pipeline.scan_image(image, cal, setup)
 
 
 def _default_calibrator(calibration_json, out_dir):
-    from beachscore.pipeline import calibrate
-
-    return calibrate(calibration_json, out_dir)
+    return pipeline.calibrate(calibration_json, out_dir)
 
 
 class Station(ScanFlow):
@@ -256,8 +255,6 @@ class Station(ScanFlow):
             BadInputError: ``unknown-game``; ``invalid-setup`` listing what the rules engine finds
                 wrong with the set-up (:meth:`setup_problems`).
         """
-        from beachscore.games import READERS
-
         if game not in READERS:
             raise BadInputError("unknown-game", f"unknown game {game!r}; expected one of {', '.join(READERS)}")
         problems = self.setup_problems(game, setup or {})
@@ -379,15 +376,13 @@ class Station(ScanFlow):
             BadInputError: not a readable photo (``vision.image_io.decode_image``), ``busy``.
             StoreError: ``disk-full``, ``read-only``, ``data-folder-missing``.
         """
-        from vision.image_io import decode_image
-
         kept_as_sent = {b"\xff\xd8\xff": ".jpg", b"\x89PNG\r\n\x1a\n": ".png"}
         ext = next((e for magic, e in kept_as_sent.items() if data.startswith(magic)), None)
         with self.image_work():
             if ext is not None:
-                decode_image(data, reduce=8)
+                image_io.decode_image(data, reduce=8)
                 return self.store.add_photo(data, ext=ext, kind=kind)
-            return self.store.add_photo(encode(decode_image(data), ".png"), ext=".png", kind=kind)
+            return self.store.add_photo(encode(image_io.decode_image(data), ".png"), ext=".png", kind=kind)
 
     def use_calibration(self, cal, folder: str | None = None) -> None:
         """Switch to a calibration (and remember its folder for the next start)."""
