@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -182,8 +182,10 @@ class ScanResult:
         drawing is carried back into the photo as taken (its own, distorted, pixels): what the
         reader drew is mapped back through the lens and laid over the photo, whose other pixels
         stay untouched. A reader's picture of another size (a rectified board) is left as drawn.
+        The reader finds the score in ``reading.details["score"]`` (vision never scores).
         """
-        drawn = reader(self.game).annotate(self.photo, self.reading)
+        scored = replace(self.reading, details={**self.reading.details, "score": self.score})
+        drawn = reader(self.game).annotate(self.photo, scored)
         lens = self.photo.calibration.lens
         if lens is None or self.taken is None or drawn.shape != self.photo.image.shape:
             return drawn

@@ -33,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from beachscore.outbox import HallClient, Outbox, Sender  # noqa: E402
+from beachscore.station.outbox import HallClient, Outbox, Sender  # noqa: E402
 from hall.db import open_engine  # noqa: E402
 from hall.store import HallStore  # noqa: E402
 from hall.testing import HallProcess, report_for, seed_event  # noqa: E402

@@ -31,7 +31,7 @@ sys.path.insert(0, REPO)
 
 from beachscore.pipeline import calibrate  # noqa: E402
 from beachscore.station import Station  # noqa: E402
-from beachscore.store import Store  # noqa: E402
+from beachscore.station.store import Store  # noqa: E402
 from hardware.file_camera import FileCamera  # noqa: E402
 
 EXAMPLE = os.path.join(REPO, "examples", "strand-unter")

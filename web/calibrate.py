@@ -7,6 +7,7 @@ import json
 from flask import Blueprint, current_app, jsonify, render_template, request
 
 from beachscore.errors import BadInputError
+from beachscore.station.wizard import calibrate_from_clicks
 from calibration.profiles import GAMES as DEFAULT_PROFILE_GAMES
 from calibration.profiles import default_profile as load_default
 from web.errors import error_response
@@ -94,8 +95,6 @@ def save():
     400 and the station keeps its current calibration. Returns
     ``{"game", "classes", "preview_photo_id"}``.
     """
-    from beachscore.station import calibrate_from_clicks
-
     body = json_body()
     photo_id = body_id(body, "photo_id")
     samples = body.get("samples")

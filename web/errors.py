@@ -6,7 +6,7 @@ from flask import jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from beachscore.errors import BeachscoreError, HardwareError
-from beachscore.store import StoreError
+from beachscore.station.store import StoreError
 from scoring.errors import InvalidStateError
 
 

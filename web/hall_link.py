@@ -1,12 +1,14 @@
 """The station's *Hall* page: pair with a tournament hall, see the table's players, follow the reports.
 
-Registered by :func:`beachscore.hall_link.attach` (``beachscore serve`` calls it); changes go
+Registered with the link itself by :func:`attach` (``beachscore serve`` calls it); changes go
 through the station's PIN and CSRF guard like every other form.
 """
 
 from __future__ import annotations
 
 from flask import Blueprint, current_app, flash, jsonify, redirect, render_template, request, url_for
+
+from beachscore.station.hall_link import HallLink, HallLinkError
 
 bp = Blueprint("hall_link", __name__)
 
@@ -28,8 +30,6 @@ def _game_players() -> list[str]:
 
 @bp.get("/hall")
 def page():
-    from beachscore.hall_link import HallLinkError
-
     problem = None
     try:
         link().refresh_assignment()
@@ -45,8 +45,6 @@ def status():
 
 @bp.post("/hall/pair")
 def pair():
-    from beachscore.hall_link import HallLinkError
-
     try:
         link().pair(request.form.get("hall_url", ""), request.form.get("code", ""),
                     request.form.get("name", "") or "station")
@@ -80,3 +78,14 @@ def init_app(app) -> None:
     @app.context_processor
     def _hall_nav():
         return {"hall_link_enabled": True}
+
+
+def attach(app, station, **options) -> HallLink:
+    """Give the station's web app its *Hall* page and start the link; call :meth:`HallLink.close` at shutdown.
+
+    The hook ``beachscore serve`` needs: after ``create_app``, ``link = attach(app, station)``.
+    """
+    hall_link = HallLink(station, **options).start()
+    app.extensions["hall_link"] = hall_link
+    init_app(app)
+    return hall_link

@@ -10,6 +10,7 @@ import time
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request, send_file
 
 from beachscore.errors import BadInputError
+from beachscore.station.store import StoreError
 from web.errors import error_response
 from web.inputs import json_body
 
@@ -147,8 +148,6 @@ def events():
 @bp.get("/photos/<id:photo_id>")
 def photo(photo_id: int):
     """A stored photo by its id; the file path comes from the store, never from the request."""
-    from beachscore.store import StoreError
-
     try:
         path, media_type = station().store.photo_file(photo_id)
     except StoreError:

@@ -18,16 +18,17 @@ import pytest
 
 from tests.chromium import headless_chromium, installed
 
-from beachscore.hall_link import HallLink, attach
 from beachscore.station import Station
-from beachscore.store import Store
-from beachscore.testing import FakeCalibration, FakeScanner, fake_score
+from beachscore.station.hall_link import HallLink
+from beachscore.station.store import Store
+from beachscore.station.testing import FakeCalibration, FakeScanner, fake_score
 from hall import create_app
 from hall.db import open_engine
 from hall.store import HallStore
 from hall.testing import free_port
 from hardware.mock_camera import MockCamera
 import tournament
+from web.hall_link import attach
 
 SHOTS = os.environ.get("BEACHSCORE_SCREENSHOTS") or tempfile.mkdtemp(prefix="hall-shots-")
 PLAYERS = [("Ana", "Sopot"), ("Bo", "Gdynia"), ("Cy", "Sopot"), ("Di", ""), ("Ed", "Hel"), ("Fay", "Gdynia"),

@@ -12,7 +12,7 @@ import time
 import pytest
 from sqlalchemy import func, select
 
-from beachscore.outbox import HallClient, Outbox, Sender
+from beachscore.station.outbox import HallClient, Outbox, Sender
 from hall.db import open_engine
 from hall.store import HallStore
 from hall.testing import HallProcess, report_for, seed_event

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from beachscore.testing import mock_pin_factory
+from beachscore.station.testing import mock_pin_factory
 
 from hardware.button import ScanButton
 

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from beachscore.testing import mock_pin_factory
+from beachscore.station.testing import mock_pin_factory
 
 from hardware.led import StatusLight
 

@@ -8,8 +8,8 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # attack_helpers, under importlib mode
 
 from beachscore.station import Station
-from beachscore.store import Store
-from beachscore.testing import FakeCalibration, FakeScanner, fake_score
+from beachscore.station.store import Store
+from beachscore.station.testing import FakeCalibration, FakeScanner, fake_score
 from hardware.mock_camera import MockCamera
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))

@@ -11,7 +11,7 @@ def main(argv):
     import waitress
 
     from beachscore.serving import build_station
-    from beachscore.testing import FakeCalibration, FakeScanner, fake_score
+    from beachscore.station.testing import FakeCalibration, FakeScanner, fake_score
     from web import create_app
 
     data, port, photo, delays = argv[1], int(argv[2]), argv[3], [float(d) for d in argv[4].split(",")]

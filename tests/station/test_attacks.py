@@ -21,8 +21,8 @@ import pytest
 
 from attack_helpers import Client, fill_disk, remount_read_only, served, small_tmpfs, webp_bomb
 from beachscore.station import Station
-from beachscore.store import Store, StoreError
-from beachscore.testing import FakeCalibration, FakeScanner, FullDiskDatabase, fake_score, mock_pin_factory
+from beachscore.station.store import Store, StoreError
+from beachscore.station.testing import FakeCalibration, FakeScanner, FullDiskDatabase, fake_score, mock_pin_factory
 from hardware.mock_camera import MockCamera
 
 PIN = "2468"
@@ -277,7 +277,7 @@ def _events(station):
 
 @pytest.mark.parametrize("where", ["photo-file", "database"])
 def test_a_scan_on_a_full_disk_reaches_the_page_and_the_led_and_leaves_no_file(tmp_path, monkeypatch, where):
-    from beachscore.store import photos
+    from beachscore.station.store import photos
     from hardware.led import StatusLight
 
     with mock_pin_factory():
@@ -310,7 +310,7 @@ def test_a_scan_on_a_full_disk_reaches_the_page_and_the_led_and_leaves_no_file(t
 
 
 def test_a_full_disk_after_the_reading_keeps_the_scan_without_its_picture(tmp_path, monkeypatch):
-    from beachscore.store import photos
+    from beachscore.station.store import photos
 
     station = make_station(tmp_path / "data")
     try:
@@ -375,7 +375,7 @@ def test_a_real_full_disk(tmp_path):
 
 
 def test_starting_on_a_full_disk_says_so_and_opens_for_viewing(tmp_path, monkeypatch, caplog):
-    import beachscore.store.db as db
+    import beachscore.station.store.db as db
     from beachscore import serving
 
     Store(str(tmp_path / "data")).close()
@@ -517,7 +517,7 @@ def test_serve_caps_glibc_malloc_arenas():
 # ---- 10: a read-only database ------------------------------------------------------------------
 
 def _read_only_data(monkeypatch, data):
-    import beachscore.store.db as db
+    import beachscore.station.store.db as db
 
     real_access = os.access
     monkeypatch.setattr(db.os, "access", lambda path, mode: False if mode == os.W_OK and

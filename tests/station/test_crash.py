@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from beachscore.store import Store
+from beachscore.station.store import Store
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PHOTO = os.path.join(HERE, "..", "..", "examples", "strand-unter", "scene_05.jpg")

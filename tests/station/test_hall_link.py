@@ -5,10 +5,10 @@ import time
 
 import pytest
 
-from beachscore.hall_link import HallLink, HallLinkError
 from beachscore.station import Station
-from beachscore.store import Store
-from beachscore.testing import FakeCalibration, FakeScanner, fake_score
+from beachscore.station.hall_link import HallLink, HallLinkError
+from beachscore.station.store import Store
+from beachscore.station.testing import FakeCalibration, FakeScanner, fake_score
 from hall import create_app
 from hall.db import open_engine
 from hall.store import HallStore
@@ -218,8 +218,8 @@ def _hall_page_client(station):
     """The station's web app with its *Hall* page, as a test client that set the PIN (CSRF token kept)."""
     import re
 
-    from beachscore.hall_link import attach
     from web import create_app as station_app
+    from web.hall_link import attach
 
     app = station_app({"TESTING": True}, station=station)
     link = attach(app, station, backoff_s=(0.05, 0.3))
@@ -268,7 +268,7 @@ def test_the_organisers_page_address_pasted_whole_still_pairs(hall, tmp_path):
 
 def test_an_answer_that_is_not_the_halls_pairing_api_is_not_relayed(tmp_path):
     """A server at the address that is not a hall (or a hall page's CSRF guard) is named as such."""
-    from beachscore.outbox import HallClient
+    from beachscore.station.outbox import HallClient
 
     class NotAHall(HallClient):
         def request(self, method, path, **kw):
@@ -296,7 +296,7 @@ def test_a_hall_name_dns_cannot_take_is_told_on_the_page(tmp_path, address):
 
 def test_an_international_hall_name_is_sent_as_dns_writes_it():
     """``bücher.de`` went to urllib as typed: the Host header's latin-1 encoding raised through the page."""
-    from beachscore.hall_link import hall_address
+    from beachscore.station.hall_link import hall_address
 
     assert hall_address("http://Bücher.de:8090/") == "http://xn--bcher-kva.de:8090"
     assert hall_address("[fe80::1%eth0]:8090") == "http://[fe80::1%eth0]:8090"
@@ -304,7 +304,7 @@ def test_an_international_hall_name_is_sent_as_dns_writes_it():
 
 
 def test_the_hall_client_says_unreachable_for_an_address_it_cannot_encode():
-    from beachscore.outbox import HallClient, HallUnreachable
+    from beachscore.station.outbox import HallClient, HallUnreachable
 
     for url in ("http://" + "x" * 300 + ":8090", "http://ſ:8090"):
         with pytest.raises(HallUnreachable):

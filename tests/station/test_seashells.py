@@ -6,8 +6,8 @@ import pytest
 
 from beachscore.errors import BadInputError, UnreadableBoardError
 from beachscore.station import Station
-from beachscore.store import Store
-from beachscore.testing import SEASHELLS_MATS, FakeCalibration, MatScanner, score_with_rules
+from beachscore.station.store import Store
+from beachscore.station.testing import SEASHELLS_MATS, FakeCalibration, MatScanner, score_with_rules
 from hardware.mock_camera import MockCamera
 
 SETUP = {"players": ["red", "blue", "green"], "scoring": "advanced", "sun": {"shape": "cowrie", "colour": "pink"},

@@ -8,8 +8,8 @@ import pytest
 
 from beachscore.errors import UnreadableBoardError
 from beachscore.station import Station
-from beachscore.store import Store
-from beachscore.testing import FakeCalibration, FakeScanner, fake_score, mock_pin_factory
+from beachscore.station.store import Store
+from beachscore.station.testing import FakeCalibration, FakeScanner, fake_score, mock_pin_factory
 from hardware.mock_camera import MockCamera
 
 EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter")

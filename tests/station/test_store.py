@@ -5,9 +5,9 @@ import sqlite3
 
 import pytest
 
-from beachscore.store import Store, StoreError
-from beachscore.store.schema import VERSION
-from beachscore.testing import STRAND_STATE, fake_score
+from beachscore.station.store import Store, StoreError
+from beachscore.station.store.schema import VERSION
+from beachscore.station.testing import STRAND_STATE, fake_score
 
 RESULT = {"game": "strand-unter", "state": STRAND_STATE, "score": fake_score(STRAND_STATE), "confidence": 0.8,
           "warnings": ["w"], "timing_ms": {"detect": 3.0}}

@@ -12,7 +12,7 @@ import pytest
 
 from beachscore.cli import main
 from beachscore.station import Station
-from beachscore.store import Store
+from beachscore.station.store import Store
 from calibration import store as cal_store
 from hardware.file_camera import FileCamera
 

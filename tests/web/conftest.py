@@ -6,8 +6,8 @@ import re
 import pytest
 
 from beachscore.station import Station
-from beachscore.store import Store
-from beachscore.testing import FakeCalibration, FakeScanner, fake_score
+from beachscore.station.store import Store
+from beachscore.station.testing import FakeCalibration, FakeScanner, fake_score
 from hardware.mock_camera import MockCamera
 from web import create_app
 

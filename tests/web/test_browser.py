@@ -18,8 +18,8 @@ import pytest
 from tests.chromium import headless_chromium, installed
 
 from beachscore.station import Station
-from beachscore.store import Store
-from beachscore.testing import FakeCalibration, FakeScanner, fake_score, mock_pin_factory
+from beachscore.station.store import Store
+from beachscore.station.testing import FakeCalibration, FakeScanner, fake_score, mock_pin_factory
 from hardware.button import ScanButton
 from hardware.file_camera import FileCamera
 from web import create_app
@@ -338,7 +338,7 @@ class Swapped:
 
 
 def test_seashells_game_reads_one_mat_per_player_and_shows_the_combined_score(browser, server, gpio):
-    from beachscore.testing import MatScanner, score_with_rules
+    from beachscore.station.testing import MatScanner, score_with_rules
 
     url, station = server["url"], server["station"]
     cal = FakeCalibration(game="seashells", profile={"game": "seashells", "board_mm": [260, 310]})
@@ -422,8 +422,8 @@ def test_the_pages_lens_model_is_the_readers(browser, server):
 
 
 def test_plazing_correction_by_clicking_cells_on_the_grid_and_the_photo(browser, server):
-    from beachscore.station import encode
-    from beachscore.testing import score_with_rules
+    from beachscore.station.encoding import encode
+    from beachscore.station.testing import score_with_rules
     from calibration.profiles import default_profile
 
     url, station = server["url"], server["station"]
@@ -502,7 +502,7 @@ def test_plazing_correction_by_clicking_cells_on_the_grid_and_the_photo(browser,
 
 
 def test_sand_castles_correction_per_lane(browser, server):
-    from beachscore.testing import score_with_rules
+    from beachscore.station.testing import score_with_rules
 
     url, station = server["url"], server["station"]
     state = {"game": "sand-castles", "walls_left": 4, "lanes": {

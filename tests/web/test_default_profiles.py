@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from beachscore.testing import FakeCalibration
+from beachscore.station.testing import FakeCalibration
 from calibration.files import validate_profile
 from calibration.profiles import GAMES, HERE, default_profile
 

@@ -112,7 +112,7 @@ def test_new_game_setup_is_checked_by_the_rules_engine(unlocked, station):
 
 
 def test_plazing_setup_is_checked_against_the_calibrated_grid(unlocked, station):
-    from beachscore.testing import FakeCalibration
+    from beachscore.station.testing import FakeCalibration
 
     station.calibration = FakeCalibration(game="plazing", profile={"game": "plazing", "board_mm": [460, 300],
                                                                    "grid": {"rows": 3, "cols": 4, "cell_mm": 20}})
@@ -122,7 +122,7 @@ def test_plazing_setup_is_checked_against_the_calibrated_grid(unlocked, station)
 
 
 def test_game_page_ignores_an_absurd_calibrated_grid(client, station):
-    from beachscore.testing import FakeCalibration
+    from beachscore.station.testing import FakeCalibration
 
     station.calibration = FakeCalibration(game="plazing", profile={
         "game": "plazing", "board_mm": [460, 300], "grid": {"rows": 100_000_000, "cols": 100_000_000}})

@@ -4,8 +4,8 @@ the combined score in ``/api/latest``."""
 import pytest
 
 from beachscore.station import Station
-from beachscore.store import Store
-from beachscore.testing import FakeCalibration, MatScanner, score_with_rules
+from beachscore.station.store import Store
+from beachscore.station.testing import FakeCalibration, MatScanner, score_with_rules
 from hardware.mock_camera import MockCamera
 from web import create_app
 

@@ -179,7 +179,7 @@ def test_a_pin_typed_with_another_scripts_digits_is_the_same_pin(app, client, cs
 def test_a_lock_that_cannot_be_saved_says_it_lasts_only_until_a_restart(app, station, unlocked):
     """On a full disk "Lock" locked every browser in memory only: after the restart the page asks
     for ("free some space … restart"), a cookie copied before worked again, and nobody was told."""
-    from beachscore.testing import FullDiskDatabase
+    from beachscore.station.testing import FullDiskDatabase
 
     station.store._db = FullDiskDatabase(station.store._db)
     r = unlocked.post_json("/api/pin", {"action": "lock"})

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from beachscore.station import Station
-from beachscore.store import Store
+from beachscore.station.store import Store
 from hardware.file_camera import FileCamera
 from web import create_app
 
@@ -109,7 +109,7 @@ def test_a_calibrator_that_breaks_leaves_the_old_calibration(unlocked, station):
 
 
 def test_a_calibration_whose_profile_is_absurd_is_not_used(unlocked, station):
-    from beachscore.testing import FakeCalibration
+    from beachscore.station.testing import FakeCalibration
 
     made = FakeCalibration(game="plazing", profile=ABSURD_GRID)
     _keeps_old_calibration(unlocked, station, {"profile": {"game": "strand-unter", "board_mm": [440, 380]}},
@@ -117,7 +117,7 @@ def test_a_calibration_whose_profile_is_absurd_is_not_used(unlocked, station):
 
 
 def test_a_good_calibration_replaces_the_old_one(unlocked, station):
-    from beachscore.testing import FakeCalibration
+    from beachscore.station.testing import FakeCalibration
 
     made = FakeCalibration(model={"classes": ["sea"]})
     station.calibrator = lambda request, out_dir: made
@@ -210,8 +210,8 @@ def test_one_calibration_at_a_time(unlocked, station):
     and could pick the same calibrations/<n> folder: the second is refused while one runs."""
     import threading
 
-    from beachscore.station import calibrate_from_clicks
-    from beachscore.testing import FakeCalibration
+    from beachscore.station.testing import FakeCalibration
+    from beachscore.station.wizard import calibrate_from_clicks
 
     made, entered, release = FakeCalibration(model={"classes": ["sea"]}), threading.Event(), threading.Event()
 

@@ -80,17 +80,13 @@ class _Board:
 
 def draw(photo, reading) -> np.ndarray:
     """The photo at full size with areas, rings, disputes, piece and token labels, doubtful cells,
-    and a legend strip below it; BGR uint8 (H + strip, W, 3)."""
+    and a legend strip below it; BGR uint8 (H + strip, W, 3). The areas' owners come from the
+    score the pipeline puts in ``reading.details["score"]`` (none drawn without it)."""
     cal = photo.calibration
     grid = Grid.from_profile(cal.profile)
     state = reading.state
     base, Hm = _full_size(photo)
-    try:
-        import scoring
-
-        areas = scoring.score(state, photo.setup).get("areas", [])
-    except Exception:  # noqa: BLE001 - the picture is still useful without the verdicts
-        areas = []
+    areas = reading.details.get("score", {}).get("areas", [])
     board = _Board(grid, Hm)
     cell_px = float(np.linalg.norm(np.diff(board.project([board.corner(0, 0), board.corner(0, 1)]), axis=0)))
     scale = max(0.3, cell_px / 150.0)

@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.image import quality
 from vision.plazing.cells import Grid
-from vision.plazing.config import QUALITY
+from vision.plazing.config import PRINTS, QUALITY
 
 
 def frame_mask(shape, grid: Grid, scale_px_per_mm: float) -> np.ndarray:
@@ -244,8 +244,6 @@ def cell_sands(board: np.ndarray, cells) -> np.ndarray:
     Returns:
         float32 (rows, cols, 3).
     """
-    from vision.plazing.config import PRINTS
-
     g = cells.grid
     K = 12  # px per cell side of the resampled grid: the ring is a pixel or two wide
     u0, v0, u1, v1 = cells.rect

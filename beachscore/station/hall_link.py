@@ -1,7 +1,7 @@
 """A station's link to the tournament hall: pairing, who sits at the table, and game over → outbox.
 
 The link listens to the station's event bus: a ``game-over`` (or a correction of a finished
-game's scan) queues the game's final result in the outbox (:mod:`beachscore.outbox`), which
+game's scan) queues the game's final result in the outbox (:mod:`beachscore.station.outbox`), which
 sends it until the hall acknowledges. On start it also queues every game that ended since the
 pairing and is not queued yet, so a report is never lost between the game's end and the queue
 (a crash, a missed event). The station itself knows nothing of the hall.
@@ -21,7 +21,8 @@ import logging
 import queue
 import threading
 
-from beachscore.outbox import HallClient, HallUnreachable, Outbox, Sender, error_message
+import scoring
+from beachscore.station.outbox import HallClient, HallUnreachable, Outbox, Sender, error_message
 
 log = logging.getLogger("beachscore.hall_link")
 
@@ -46,7 +47,7 @@ def hall_address(typed: str) -> str:
     >>> hall_address("192.168.1.20:8090x")
     Traceback (most recent call last):
     ...
-    beachscore.hall_link.HallLinkError: the hall address 192.168.1.20:8090x has a port that is not a number from 1 to 65535: type it as http://192.168.1.20:8090
+    beachscore.station.hall_link.HallLinkError: the hall address 192.168.1.20:8090x has a port that is not a number from 1 to 65535: type it as http://192.168.1.20:8090
     """
     from urllib.parse import urlsplit
 
@@ -262,8 +263,6 @@ class HallLink:
         return new
 
     def _report(self, game: dict) -> tuple[dict | None, str | None]:
-        import scoring
-
         store = self.station.store
         scan = store.scan(game["final_scan_id"])
         if scan["status"] != "ok":
@@ -299,16 +298,3 @@ class HallLink:
                    "names": (game.get("display") or {}).get("names") or {}, "seats": link["seats"],
                    "round": number, "finished_at": game["ended_at"]}
         return payload, photo
-
-
-def attach(app, station, **options) -> HallLink:
-    """Give the station's web app its *Hall* page and start the link; call :meth:`HallLink.close` at shutdown.
-
-    The hook ``beachscore serve`` needs: after ``create_app``, ``link = attach(app, station)``.
-    """
-    from web import hall_link as page
-
-    link = HallLink(station, **options).start()
-    app.extensions["hall_link"] = link
-    page.init_app(app)
-    return link

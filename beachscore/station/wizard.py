@@ -1,22 +1,29 @@
 """The calibration wizard's server side: clicks on a calibration shot → calibration.json → calibrate.
 
 The page sends image pixels (the four board corners, and a point per labelled piece); this module
-turns sample pixels into board millimetres through the corner homography and writes the
-contract's ``calibration.json`` beside a copy of the photo and the profile.
+turns sample pixels into board millimetres through the corner homography, writes the contract's
+``calibration.json`` beside a copy of the photo and the profile, runs the station's calibrator on
+it and switches the station to the result (:func:`calibrate_from_clicks`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 
 import cv2
 import numpy as np
 
-from beachscore.errors import BadInputError
+from beachscore.errors import BadInputError, BeachscoreError
+from beachscore.station.encoding import encode
+from beachscore.station.station import Station
+from beachscore.station.store.db import write_problem
 from calibration import files as cal_files
 from calibration.store import atomic_write_bytes
+
+log = logging.getLogger("beachscore.station")
 
 
 def _xy(value, where: str) -> tuple[float, float]:
@@ -119,3 +126,73 @@ def preview(photo_path: str, calibration_json: str, classes: list[str]) -> np.nd
         cv2.putText(img, s["label"], (c[0] + int(14 * scale), c[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
                     (255, 255, 255), max(1, int(2 * scale)), cv2.LINE_AA)
     return img
+
+
+def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corners_px: list, samples: list,
+                          empty_photo_id: int | None = None) -> dict:
+    """Calibration wizard: clicks on a stored calibration shot → a new calibration the station uses.
+
+    Writes ``<data>/calibrations/<n>/request/`` (calibration.json, calib.jpg, profile.json) and
+    ``<data>/calibrations/<n>/cal/`` (CAL_DIR), then switches the station to it. An optional
+    ``empty_photo_id`` (a shot of the empty board, same view) goes in as ``empty_image``.
+
+    The profile goes through ``calibration.files.validate_profile`` (what ``beachscore calibrate``
+    checks) before anything is written, and the calibration that comes out through it again before
+    the station switches: a calibration that fails in any way leaves the old one in use.
+
+    Returns:
+        ``{"game", "classes": [labels learned], "folder", "preview_photo_id"}``.
+    Raises:
+        StoreError: ``not-found`` for an unknown photo; ``disk-full``, ``read-only``,
+            ``data-folder-missing`` (nothing is left in ``calibrations/``: a failed calibration
+            removes its folder).
+        BadInputError / UnreadableBoardError: as ``validate_profile`` and the calibrator;
+            ``calibration-failed`` when the calibrator breaks in another way; ``busy`` while
+            another calibration or upload runs (:meth:`Station.image_work`).
+    """
+    if not isinstance(profile, dict):
+        raise BadInputError("invalid-profile", "profile: expected a JSON object")
+    profile = cal_files.validate_profile(profile, "profile")
+    with station.image_work():
+        station.store.check_writable()
+        photo_path, _ = station.store.photo_file(photo_id)
+        empty_path = station.store.photo_file(empty_photo_id)[0] if empty_photo_id is not None else None
+        root = os.path.join(station.store.data_dir, "calibrations")
+        folder = None
+        try:
+            os.makedirs(root, exist_ok=True)
+            n = 1 + max([int(d) for d in os.listdir(root) if d.isdigit()] or [0])
+            folder = os.path.join(root, str(n))
+            request = write_request(os.path.join(folder, "request"), photo_path, profile, corners_px, samples,
+                                    empty_path)
+            cal = _calibrate(station, request, os.path.join(folder, "cal"))
+            classes = cal.model.get("classes") if isinstance(getattr(cal, "model", None), dict) else None
+            classes = sorted(classes) if isinstance(classes, (dict, list)) else []
+            picture = preview(photo_path, request, classes)
+            preview_id = station.store.add_photo(encode(picture, ".jpg"), ext=".jpg", kind="calibration")
+        except BaseException as exc:
+            if folder is not None:  # a failed calibration leaves nothing (it held a copy of the photo)
+                shutil.rmtree(folder, ignore_errors=True)
+            problem = write_problem(exc, station.store.data_dir) if isinstance(exc, OSError) else None
+            if problem is not None:
+                raise problem from None
+            raise
+        station.use_calibration(cal, os.path.join(folder, "cal"))
+    return {"game": cal.game, "classes": classes, "folder": folder, "preview_photo_id": preview_id}
+
+
+def _calibrate(station: Station, request: str, out_dir: str):
+    """Run the station's calibrator and check the profile it learned. Raises BeachscoreError
+    (``calibration-failed`` for anything else the calibrator trips on) or the OSError of a failed write."""
+    try:
+        cal = station.calibrator(request, out_dir)
+        cal_files.validate_profile(cal.profile, "the new calibration's profile")
+        return cal
+    except BeachscoreError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever the calibrator trips on, the old calibration stays
+        if isinstance(exc, OSError) and write_problem(exc, station.store.data_dir) is not None:
+            raise  # disk full, read-only: said as such by the caller
+        log.exception("calibration from %s failed", request)
+        raise BadInputError("calibration-failed", f"the calibration failed ({type(exc).__name__}: {exc}); "
+                            "the station keeps its previous calibration") from None

@@ -25,8 +25,8 @@ import threading
 from datetime import datetime, timezone
 
 from beachscore.errors import BeachscoreError
-from beachscore.store import photos as photo_files
-from beachscore.store.schema import MIGRATIONS, VERSION
+from beachscore.station.store import photos as photo_files
+from beachscore.station.store.schema import MIGRATIONS, VERSION
 
 DB_NAME = "beachscore.sqlite3"
 #: Largest id SQLite can hold (signed 64-bit INTEGER); larger numbers name no record.
@@ -95,7 +95,7 @@ def _id(value, what: str) -> int:
     >>> _id(10 ** 23, "scan")
     Traceback (most recent call last):
     ...
-    beachscore.store.db.StoreError: no scan 100000000000000000000000
+    beachscore.station.store.db.StoreError: no scan 100000000000000000000000
     """
     try:
         number = operator.index(value)  # int, numpy integers; not str or float
