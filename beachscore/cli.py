@@ -313,9 +313,9 @@ def cmd_seat(args) -> int:
 
 def cmd_hall(args) -> int:
     """``beachscore hall``: run the hall server until stopped."""
-    from hall.serve import run
+    from beachscore.hall_server import run_hall
 
-    return run(args)
+    return run_hall(args)
 
 
 def cmd_markers(args) -> int:

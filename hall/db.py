@@ -9,22 +9,18 @@ the ``postgres`` extra installed (``pip install -e ".[postgres]"``); a pool of c
 
 from __future__ import annotations
 
+import errno
 import os
 
 from sqlalchemy import MetaData, create_engine, event
 from sqlalchemy.engine import Engine, make_url
 
+from hall.errors import DatabaseError
 from hall.migrations import migrate
 
+__all__ = ["DatabaseError", "open_engine", "database_url", "default_url", "reflect", "storage_problem"]
+
 DB_NAME = "hall.sqlite3"
-
-
-class DatabaseError(RuntimeError):
-    """The database cannot be opened or is newer than this code (``code`` says which)."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code, self.message = code, message
 
 
 def default_url(data_dir: str) -> str:
@@ -50,7 +46,7 @@ def database_url(url: str) -> str:
     >>> database_url("mysql://hall@db/hall")
     Traceback (most recent call last):
     ...
-    hall.db.DatabaseError: --db mysql://…: the hall stores its data in SQLite or PostgreSQL only; write sqlite:///PATH or postgresql+psycopg://user:password@host/database (postgres:// and postgresql:// too)
+    hall.errors.DatabaseError: --db mysql://…: the hall stores its data in SQLite or PostgreSQL only; write sqlite:///PATH or postgresql+psycopg://user:password@host/database (postgres:// and postgresql:// too)
     """
     text_ = str(url).strip()
     scheme, sep, rest = text_.partition("://")
@@ -144,8 +140,6 @@ def storage_problem(err: BaseException) -> tuple[str, str] | None:
     >>> storage_problem(ValueError("x")) is None
     True
     """
-    import errno
-
     code = None
     if isinstance(err, OSError) and not isinstance(err, ConnectionError):
         code = {errno.ENOSPC: "disk-full", errno.EDQUOT: "disk-full", errno.EROFS: "read-only"}.get(err.errno)

@@ -13,6 +13,8 @@ from sqlalchemy import (Boolean, Column, ForeignKey, Index, Integer, MetaData, S
                         UniqueConstraint, text)
 from sqlalchemy.engine import Connection, Engine
 
+from hall.errors import DatabaseError
+
 
 def _v1(conn: Connection) -> None:
     """Events, players, rounds, tables, results (revisions), stations, pairing codes, organisers."""
@@ -89,10 +91,8 @@ def migrate(engine: Engine, target: int = VERSION) -> int:
     """Bring the database up to ``target``, one transaction per version; returns the version reached.
 
     Raises:
-        hall.db.DatabaseError: ``db-version`` when the database is newer than this code.
+        hall.errors.DatabaseError: ``db-version`` when the database is newer than this code.
     """
-    from hall.db import DatabaseError
-
     with engine.connect() as conn:
         conn = conn.execution_options(hall_write=True)
         while True:

@@ -10,9 +10,12 @@ from flask import (Blueprint, current_app, flash, jsonify, redirect, render_temp
                    url_for)
 from werkzeug.security import check_password_hash, generate_password_hash
 
+import tournament
 from hall.auth import client_address, error, log_in, organiser, organiser_required
-from hall.store import PAIRING_TTL_MIN, HallError
+from hall.errors import HallError
+from hall.store import PAIRING_TTL_MIN
 from tournament.event import MAX_POINTS, TIEBREAKERS, UNEVEN
+from tournament.errors import InvalidEventError
 from tournament.games import PLAYERS, is_co_op
 
 bp = Blueprint("organiser", __name__)
@@ -247,9 +250,6 @@ def unmatched_colours(info: dict) -> list[str]:
 
 def _assigned_result(game: str, info: dict) -> dict:
     """The latest station report's points with the colours the organiser assigned (``seat_<colour>``)."""
-    import tournament
-    from tournament.errors import InvalidEventError
-
     colours = unmatched_colours(info)
     if not colours:
         raise HallError("nothing-to-assign", "this table has no station result waiting for its colours")
