@@ -41,6 +41,8 @@ EVENTS_MAX_STREAMS = WEB_THREADS // 3
 #: server that reaches it makes room (:class:`DeadlineChannel`) instead of letting new ones wait.
 WAITRESS = {"threads": WEB_THREADS, "connection_limit": 256, "channel_timeout": 10, "cleanup_interval": 2,
             "backlog": 64, "ident": "beachscore",
+            # poll(), not select(): select() fails once a descriptor number passes 1,024
+            "asyncore_use_poll": True,
             # keep reading a connection while its request runs, so a closed page is noticed
             # (``waitress.client_disconnected``) and its event stream gives its slot back at once
             "channel_request_lookahead": 1}

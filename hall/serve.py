@@ -11,6 +11,7 @@ import errno
 import fcntl
 import logging
 import os
+import resource
 import secrets
 
 from waitress.server import create_server as waitress_server
@@ -18,17 +19,43 @@ from waitress.server import create_server as waitress_server
 from hall.app import create_app
 from hall.db import default_url, open_engine
 from hall.errors import StartError
+from hall.http_limits import BodyBudget, LimitedChannel, accept_in_batches
 from hall.store import HallStore
 
 log = logging.getLogger("beachscore.hall")
 
 #: Threads of the web server: stations' reports, the room's polling pages and the organiser share them.
 THREADS = 32
-#: waitress: a connection that sends nothing for ``channel_timeout`` s is closed (looked for every
+#: waitress: one event loop on ``poll()`` (``select()`` fails past 1,024 file descriptors); a
+#: connection that sends nothing for ``channel_timeout`` s is closed (looked for every
 #: ``cleanup_interval`` s), so phones that fell asleep or a script holding sockets open free their
-#: slots within seconds; ``connection_limit`` is far above 100 stations and their room's screens.
-WAITRESS = {"threads": THREADS, "channel_timeout": 15, "cleanup_interval": 2, "connection_limit": 1000,
-            "ident": "beachscore-hall"}
+#: slots within seconds; ``connection_limit`` is far above 100 stations and their room's screens
+#: (lowered to what the process may open, :func:`connection_limit`).
+WAITRESS = {"threads": THREADS, "channel_timeout": 15, "cleanup_interval": 2, "connection_limit": 4096,
+            "asyncore_use_poll": True, "backlog": 1024, "ident": "beachscore-hall"}
+#: Bytes of multipart framing allowed above the app's ``MAX_CONTENT_LENGTH`` before waitress refuses a body.
+UPLOAD_FRAMING_BYTES = 64 * 1024
+#: File descriptors kept free beside the connections (database, photos, logs, the listening socket).
+SPARE_FILES = 128
+
+
+def connection_limit(wanted: int) -> int:
+    """``wanted``, or fewer when the process may not open that many files: the soft ``RLIMIT_NOFILE``
+    is first raised to the hard one (systemd's ``LimitNOFILE``).
+
+    >>> connection_limit(10)
+    10
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or hard > soft):
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(16, min(wanted, soft - SPARE_FILES))
 
 
 def default_data_dir() -> str:
@@ -119,8 +146,19 @@ def build_app(db: str | None, data: str | None, **config):
 
 
 def create_server(app, host: str, port: int, **overrides):
-    """The hall's waitress server with :data:`WAITRESS`'s settings (``overrides`` for tests); ``.run()`` serves."""
-    return waitress_server(app, host=host, port=port, **{**WAITRESS, **overrides})
+    """The hall's waitress server with :data:`WAITRESS`'s settings (``overrides`` for tests); ``.run()`` serves.
+
+    Bodies are limited while they arrive (:mod:`hall.http_limits`): the app's ``MAX_CONTENT_LENGTH``
+    plus framing, less for anonymous requests, and all unfinished bodies together.
+    """
+    options = {"max_request_body_size": app.config["MAX_CONTENT_LENGTH"] + UPLOAD_FRAMING_BYTES, **WAITRESS,
+               **overrides}
+    options["connection_limit"] = connection_limit(options["connection_limit"])
+    server = waitress_server(app, host=host, port=port, **options)
+    server.channel_class = LimitedChannel
+    server.body_budget = BodyBudget()
+    accept_in_batches(server)
+    return server
 
 
 class OpenHall:
