@@ -34,6 +34,8 @@ def create_app(test_config: dict | None = None, *, store=None) -> Flask:
         PERMANENT_SESSION_LIFETIME=7 * 24 * 3600,
         LOGIN_MAX_FAILURES=5,                   # wrong passwords in a row from one address …
         LOGIN_LOCKOUT_S=30.0,                   # … lock it out for this long
+        LOGIN_MAX_FAILURES_PER_ACCOUNT=10,      # wrong passwords in a row for one user name, any address
+        LOGIN_CONCURRENT_CHECKS=2,              # password checks at once (scrypt: ~32 MB each)
         PAIRING_MAX_FAILURES=10,                # wrong pairing codes in a row from one address
         REFRESH_MS=3000,                        # how often the room's pages ask for news
         PASSWORD_MIN_LENGTH=8,

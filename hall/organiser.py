@@ -5,13 +5,14 @@ from __future__ import annotations
 import hmac
 import math
 import time
+from urllib.parse import urlsplit
 
 from flask import (Blueprint, current_app, flash, jsonify, redirect, render_template, request, session,
                    url_for)
 from werkzeug.security import check_password_hash, generate_password_hash
 
 import tournament
-from hall.auth import client_address, error, log_in, organiser, organiser_required
+from hall.auth import client_address, error, log_in, log_out, organiser, organiser_required
 from hall.errors import HallError
 from hall.store import PAIRING_TTL_MIN
 from tournament.event import MAX_POINTS, TIEBREAKERS, UNEVEN
@@ -26,7 +27,17 @@ def store():
 
 
 def _safe_next(target: str | None) -> str:
-    return target if target and target.startswith("/") and not target.startswith("//") else url_for("organiser.index")
+    """``target`` when it is a path on this hall, else the index page.
+
+    Checked as a browser reads it: tabs, line breaks and other control characters are dropped
+    first and a backslash counts as ``/`` (``/%09/evil.example`` decoded, and ``/\\evil.example``,
+    are ``//evil.example``: another origin).
+    """
+    cleaned = "".join(ch for ch in str(target or "") if ch > " " or ch == " ").strip().replace("\\", "/")
+    parts = urlsplit(cleaned)
+    if not cleaned.startswith("/") or cleaned.startswith("//") or parts.scheme or parts.netloc:
+        return url_for("organiser.index")
+    return cleaned
 
 
 # -- account -----------------------------------------------------------------------------------
@@ -69,20 +80,66 @@ def login():
     if wait > 0:
         flash(f"Too many wrong passwords from this device; try again in {math.ceil(wait)} s.")
         return render_template("login.html"), 429, {"Retry-After": str(math.ceil(wait))}
-    name = request.form.get("username", "").strip()
+    name = request.form.get("username", "").strip()[:200]
+    account = name.casefold()
+    per_account = current_app.extensions["account_attempts"]
+    wait = per_account.begin(account)
+    if wait > 0:
+        flash(f"Too many wrong passwords for this user name; try again in {math.ceil(wait)} s.")
+        return render_template("login.html"), 429, {"Retry-After": str(math.ceil(wait))}
     row = store().organiser(name)
-    if row is None or not check_password_hash(row["password_hash"], request.form.get("password", "")):
+    ok = current_app.extensions["password_checks"].matches(row["password_hash"] if row else None,
+                                                           request.form.get("password", ""))
+    if ok is None:
+        flash("The hall is busy checking other logins; try again in a moment.")
+        return render_template("login.html"), 503, {"Retry-After": "5"}
+    if not ok:
         flash("Wrong user name or password.")
         return render_template("login.html"), 403
     attempts.succeeded(client_address())
+    per_account.succeeded(account)
     log_in(name)
     return redirect(_safe_next(request.args.get("next")))
 
 
 @bp.post("/logout")
 def logout():
-    session.clear()
+    log_out()
     return redirect(url_for("organiser.index"))
+
+
+@bp.get("/account")
+@organiser_required
+def account():
+    return render_template("account.html", min_length=current_app.config["PASSWORD_MIN_LENGTH"])
+
+
+@bp.post("/account/password")
+def change_password():
+    """A new password (the current one typed again); every other browser's session ends."""
+    name = organiser()
+    row = store().organiser(name)
+    min_length = current_app.config["PASSWORD_MIN_LENGTH"]
+    if row is None or not check_password_hash(row["password_hash"], request.form.get("current", "")):
+        flash("The current password is wrong: nothing was changed.")
+        return render_template("account.html", min_length=min_length), 403
+    new = request.form.get("password", "")
+    if len(new) < min_length or new != request.form.get("password2"):
+        flash(f"The new password must have at least {min_length} characters, typed the same twice.")
+        return render_template("account.html", min_length=min_length), 400
+    store().set_password(name, generate_password_hash(new))  # ends every session, this one too
+    log_in(name)
+    flash("Password changed; every other browser logged in as you is logged out.")
+    return redirect(url_for("organiser.account"))
+
+
+@bp.post("/account/logout-everywhere")
+def logout_everywhere():
+    """End every session of this organiser, on every browser (this one too)."""
+    count = store().end_sessions(organiser())
+    log_out()
+    flash(f"Logged out everywhere ({count} session{'s' if count != 1 else ''} ended).")
+    return redirect(url_for("organiser.login"))
 
 
 # -- events ------------------------------------------------------------------------------------
@@ -142,6 +199,8 @@ def _state(table: dict) -> str:
     last = table["revisions"][-1]
     if last["source"] == "organiser":
         return "confirmed"
+    if table.get("conflict"):
+        return "review"
     return "review" if last["game_points"] is None else "reported"
 
 
@@ -213,12 +272,14 @@ def table(event_id: int, number: int, table_no: int):
         info = st.table(event_id, number, table_no)
         action = request.form.get("action", "enter")
         if action == "accept":
-            last = info["revisions"][-1] if info["revisions"] else None
-            if last is None or last["game_points"] is None:
+            chosen = request.form.get("revision", "")
+            last = next((r for r in info["revisions"] if str(r["id"]) == chosen), None) if chosen else \
+                (info["revisions"][-1] if info["revisions"] else None)
+            if last is None or last["game_points"] is None or last["source"] != "station":
                 raise HallError("nothing-to-accept", "there is no station result with points to accept")
             raw = {"game_points": last["game_points"], **({"ranks": last["ranks"]} if last["ranks"] else {})}
             st.enter_result(event_id, number, table_no, raw, kind="accept", by=organiser(), note="accepted",
-                            acting_on=last["id"])
+                            acting_on=last["id"], seen_latest=_revision_id(request.form.get("latest"), last["id"]))
             flash(f"Table {table_no}: the station's result is accepted.")
         elif action == "assign":
             raw = _assigned_result(event["game"], info)
@@ -235,6 +296,16 @@ def table(event_id: int, number: int, table_no: int):
     info = st.table(event_id, number, table_no)
     return render_template("table.html", event=event, info=info, co_op=is_co_op(event["game"]), state=_state(info),
                            unmatched=unmatched_colours(info), names={p["id"]: p["name"] for p in info["players"]})
+
+
+def _revision_id(typed: str | None, default: int) -> int:
+    """A revision id posted by a form (``default`` when missing or not a plausible id).
+
+    >>> _revision_id("12", 3), _revision_id("9" * 40, 3), _revision_id(None, 3)
+    (12, 3, 3)
+    """
+    typed = (typed or "").strip()
+    return int(typed) if typed.isdigit() and len(typed) < 18 else default
 
 
 def unmatched_colours(info: dict) -> list[str]:

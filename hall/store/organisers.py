@@ -1,12 +1,19 @@
-"""Settings and organiser accounts."""
+"""Settings, organiser accounts and their sessions.
+
+A session is a random token in the organiser's cookie, kept here as its SHA-256 with an expiry:
+logging out, "log out everywhere" and a password change end the rows, so a copied cookie stops
+working at once.
+"""
 
 from __future__ import annotations
+
+import secrets
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from hall.errors import HallError
-from hall.store.base import StoreBase, now_iso
+from hall.store.base import StoreBase, now_iso, sha256_hex
 
 
 class OrganiserStore(StoreBase):
@@ -46,3 +53,43 @@ class OrganiserStore(StoreBase):
         with self._read() as conn:
             row = conn.execute(select(o).where(o.c.username == username)).mappings().first()
         return dict(row) if row else None
+
+    def set_password(self, username: str, password_hash: str) -> None:
+        """Change an organiser's password hash and end every session of theirs."""
+        o = self.t["organisers"]
+        with self._write() as conn:
+            if not conn.execute(o.update().where(o.c.username == username).values(password_hash=password_hash)).rowcount:
+                raise HallError("not-found", f"no organiser {username!r}", 404)
+            self._end_sessions(conn, username)
+
+    def open_session(self, username: str, lifetime_s: float) -> str:
+        """A new session of ``username`` valid ``lifetime_s`` seconds; returns its token (for the cookie)."""
+        token = secrets.token_urlsafe(32)
+        with self._write() as conn:
+            conn.execute(self.t["organiser_sessions"].insert().values(
+                token_sha256=sha256_hex(token), username=username, created_at=now_iso(),
+                expires_at=now_iso(lifetime_s)))
+        return token
+
+    def session_organiser(self, token: str) -> str | None:
+        """The organiser of a live session token (not ended, not expired), else None."""
+        s = self.t["organiser_sessions"]
+        with self._read() as conn:
+            return conn.execute(select(s.c.username).where(
+                s.c.token_sha256 == sha256_hex(token), s.c.ended_at.is_(None), s.c.expires_at > now_iso())).scalar()
+
+    def end_session(self, token: str) -> None:
+        s = self.t["organiser_sessions"]
+        with self._write() as conn:
+            conn.execute(s.update().where(s.c.token_sha256 == sha256_hex(token), s.c.ended_at.is_(None))
+                         .values(ended_at=now_iso()))
+
+    def end_sessions(self, username: str) -> int:
+        """End every session of ``username`` (every browser logged in as them); returns how many."""
+        with self._write() as conn:
+            return self._end_sessions(conn, username)
+
+    def _end_sessions(self, conn, username: str) -> int:
+        s = self.t["organiser_sessions"]
+        return conn.execute(s.update().where(s.c.username == username, s.c.ended_at.is_(None))
+                            .values(ended_at=now_iso())).rowcount

@@ -136,7 +136,8 @@ class RoundStore(StoreBase):
         result is either in before the close (and in the standings it closes with) or refused
         after it (``round-closed``), never accepted into a closed round.
 
-        Raises HallError ``not-found``, ``round-closed`` (closed already), ``round-incomplete``.
+        Raises HallError ``not-found``, ``round-closed`` (closed already), ``round-incomplete`` (a table
+        without a result, or whose stations disagree).
         """
         r, et, res = self.t["rounds"], self.t["event_tables"], self.t["results"]
         with self._write() as conn:
@@ -156,6 +157,14 @@ class RoundStore(StoreBase):
                                                  res.c.table_no.in_([int(w) for w in waiting]))).scalars()}
                 raise HallError("round-incomplete", _round_incomplete_message(
                     [w for w in waiting if w not in reported], [w for w in waiting if w in reported]), 409)
+            by_table: dict[int, list] = {}
+            for row in conn.execute(select(res).where(res.c.round_id == rnd["id"]).order_by(res.c.id)).mappings():
+                by_table.setdefault(row["table_no"], []).append(row)
+            disputed = [str(t) for t, rows in sorted(by_table.items()) if in_conflict(rows)]
+            if disputed:
+                which = f"table{'s' if len(disputed) > 1 else ''} {', '.join(disputed)}"
+                raise HallError("round-incomplete", f"{which}: two stations reported different results; open "
+                                f"the table and choose the right one (or type it), then close round {number}", 409)
             by_organiser = select(res.c.id).where(res.c.round_id == rnd["id"], res.c.table_no == et.c.table_no,
                                                   res.c.source == "organiser").exists()
             as_sent = list(conn.execute(select(et.c.table_no).where(et.c.round_id == rnd["id"], ~by_organiser)
@@ -166,7 +175,7 @@ class RoundStore(StoreBase):
 
     def table(self, event_id: int, number: int, table_no: int) -> dict:
         """One table of a round: ``players`` [{id, name}], ``revisions`` (oldest first), ``current`` (or None),
-        ``round_status``."""
+        ``round_status``, ``conflict`` (the stations' newest reports when they disagree, else [])."""
         res, et, p = self.t["results"], self.t["event_tables"], self.t["players"]
         with self._read() as conn:
             rnd = self.round_row(conn, event_id, number)
@@ -182,12 +191,14 @@ class RoundStore(StoreBase):
         revisions = [_result_dict(x) for x in rows]
         chosen = current_result(rows)
         current = next((x for x in revisions if chosen is not None and x["id"] == chosen["id"]), None)
+        conflict = {r["id"] for r in latest_reports(rows)} if in_conflict(rows) else set()
         return {"round": number, "table": table_no, "round_status": rnd["status"],
                 "players": [{"id": i, "name": names.get(i, i)} for i in ids], "revisions": revisions,
-                "current": current}
+                "current": current, "conflict": [x for x in revisions if x["id"] in conflict]}
 
     def enter_result(self, event_id: int, number: int, table_no: int, raw: dict, *, kind: str = "entry",
-                     by: str | None = None, note: str = "", acting_on: int | None = None) -> int:
+                     by: str | None = None, note: str = "", acting_on: int | None = None,
+                     seen_latest: int | None = None) -> int:
         """The organiser's result for a table (typed by hand, a correction, or acceptance of a report).
 
         Args:
@@ -196,6 +207,8 @@ class RoundStore(StoreBase):
                 about (default: the table's latest now). When a newer revision has arrived since, the
                 decision is refused, unless that newer revision is this same decision (the form posted
                 twice at once), whose id is then returned and nothing is stored twice.
+            seen_latest: the table's latest revision when the organiser chose (default ``acting_on``):
+                choosing among stations that disagree picks a revision older than the latest.
         Returns:
             The stored revision's id.
         Raises:
@@ -218,7 +231,8 @@ class RoundStore(StoreBase):
             self._lock_event(conn, event_id)
             rnd = self.round_row(conn, event_id, number)
             if kind in ("accept", "assign"):
-                same = self._acted_on_already(conn, rnd["id"], table_no, source, kind, result)
+                seen = seen_latest if seen_latest is not None else (source["id"] if source else None)
+                same = self._acted_on_already(conn, rnd["id"], table_no, seen, kind, result)
                 if same is not None:
                     return same
             rid = conn.execute(self.t["results"].insert().values(
@@ -230,9 +244,9 @@ class RoundStore(StoreBase):
             self._bump(conn, event_id)
         return rid
 
-    def _acted_on_already(self, conn, round_id: int, table_no: int, source: dict | None, kind: str, result) -> int | None:
-        """Inside the write: has the table's latest revision moved on from ``source`` (the one the
-        organiser accepted or assigned colours to)? ``None`` when it has not; the id of the latest when
+    def _acted_on_already(self, conn, round_id: int, table_no: int, seen: int | None, kind: str, result) -> int | None:
+        """Inside the write: has the table's latest revision moved on from ``seen`` (the latest when the
+        organiser accepted or assigned colours)? ``None`` when it has not; the id of the latest when
         it is this very decision, already stored (the same form posted twice at once: one revision).
 
         Raises:
@@ -241,7 +255,7 @@ class RoundStore(StoreBase):
         res = self.t["results"]
         latest = conn.execute(select(res).where(res.c.round_id == round_id, res.c.table_no == table_no)
                               .order_by(res.c.id.desc()).limit(1)).mappings().first()
-        if latest is None or (source is not None and latest["id"] == source["id"]):
+        if latest is None or (seen is not None and latest["id"] == seen):
             return None
         ranks = None if result.ranks is None else json.loads(json.dumps(result.ranks))
         if (latest["source"] == "organiser" and latest["kind"] == kind
@@ -294,27 +308,54 @@ def _round_incomplete_message(without: list[str], unmatched: list[str]) -> str:
     return "; ".join(parts)
 
 
-def current_result(rows: list) -> dict | None:
-    """A table's result among its revisions (rows in id order): the organiser's latest when there is
-    one; else the latest station report with points, where one station's reports count in scan and
-    revision order, whatever order they arrived in.
-
-    >>> rows = [{"id": 1, "source": "station", "station_id": 5, "scan_id": 9, "scan_revision": 1, "game_points_json": "{}"},
-    ...         {"id": 2, "source": "station", "station_id": 5, "scan_id": 9, "scan_revision": 0, "game_points_json": "{}"}]
-    >>> current_result(rows)["id"]
-    1
-    """
-    scored = [r for r in rows if r["game_points_json"] is not None]
-    organiser = [r for r in scored if r["source"] == "organiser"]
-    if organiser:
-        return organiser[-1]
+def latest_reports(rows: list) -> list:
+    """Each station's newest report with points among a table's revisions (rows in id order), by the
+    station's own scan and revision numbers, whatever order they arrived in; oldest first."""
     best: dict = {}
-    for r in scored:  # the newest report of each station, by its own scan and revision numbers
+    for r in rows:
+        if r["source"] != "station" or r["game_points_json"] is None:
+            continue
         key = (r["scan_id"] or 0, r["scan_revision"] or 0)
         if r["station_id"] not in best or key >= best[r["station_id"]][0]:
             best[r["station_id"]] = (key, r)
-    return max((r for _, r in best.values()), key=lambda r: r["id"], default=None)
+    return sorted((r for _, r in best.values()), key=lambda r: r["id"])
 
+
+def _same_result(a, b) -> bool:
+    def ranks(r):
+        return None if r["ranks_json"] is None else json.loads(r["ranks_json"])
+    return json.loads(a["game_points_json"]) == json.loads(b["game_points_json"]) and ranks(a) == ranks(b)
+
+
+def in_conflict(rows: list) -> bool:
+    """Whether the table's stations disagree (their newest reports give different points or ranks)
+    and the organiser has not decided since."""
+    if any(r["source"] == "organiser" and r["game_points_json"] is not None for r in rows):
+        return False
+    reports = latest_reports(rows)
+    return any(not _same_result(reports[0], r) for r in reports[1:])
+
+
+def current_result(rows: list) -> dict | None:
+    """A table's result among its revisions (rows in id order): the organiser's latest when there is
+    one; else the newest station report with points (each station's reports in scan and revision
+    order) — None while two stations' newest reports disagree (:func:`in_conflict`): the
+    organiser picks one.
+
+    >>> rows = [{"id": 1, "source": "station", "station_id": 5, "scan_id": 9, "scan_revision": 1, "game_points_json": "{}", "ranks_json": None},
+    ...         {"id": 2, "source": "station", "station_id": 5, "scan_id": 9, "scan_revision": 0, "game_points_json": "{}", "ranks_json": None}]
+    >>> current_result(rows)["id"]
+    1
+    >>> other = {"id": 3, "source": "station", "station_id": 6, "scan_id": 1, "scan_revision": 0, "game_points_json": '{"a": 1}', "ranks_json": None}
+    >>> current_result(rows + [other]) is None
+    True
+    """
+    organiser = [r for r in rows if r["game_points_json"] is not None and r["source"] == "organiser"]
+    if organiser:
+        return organiser[-1]
+    if in_conflict(rows):
+        return None
+    return max(latest_reports(rows), key=lambda r: r["id"], default=None)
 
 
 def _result_dict(row) -> dict:

@@ -58,7 +58,8 @@ class StationStore(StoreBase):
         """Trade a pairing code for a station token (the code then stops working).
 
         Returns ``{"token", "station_id", "event_id", "event", "game", "table"}``; the token is
-        kept only as its SHA-256. Raises HallError ``pairing-code`` (401) for an unknown, used or
+        kept only as its SHA-256. The station paired to that table before is unpaired (its token
+        stops working). Raises HallError ``pairing-code`` (401) for an unknown, used or
         expired code.
         """
         pc, st = self.t["pairing_codes"], self.t["stations"]
@@ -72,9 +73,15 @@ class StationStore(StoreBase):
             if not claimed:
                 raise HallError("pairing-code", "this pairing code is unknown, used or expired: ask the organiser "
                                 "for a new one", 401)
+            earlier = conn.execute(select(st.c.id, st.c.token_sha256).where(  # one station per table
+                st.c.event_id == row["event_id"], st.c.table_no == row["table_no"], st.c.revoked_at.is_(None))).all()
+            if earlier:
+                conn.execute(st.update().where(st.c.id.in_([e.id for e in earlier])).values(revoked_at=now))
             sid = conn.execute(st.insert().values(
                 event_id=row["event_id"], table_no=row["table_no"], name=(" ".join(str(name).split()) or "station")[:120],
                 token_sha256=sha256_hex(token), created_at=now_iso())).inserted_primary_key[0]
+        for e in earlier:
+            self._tokens.pop(e.token_sha256, None)
         event = self.event(row["event_id"])
         return {"token": token, "station_id": sid, "event_id": row["event_id"], "event": event["name"],
                 "game": event["game"], "table": row["table_no"]}

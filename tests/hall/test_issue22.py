@@ -1,0 +1,206 @@
+"""What broke the hall in issue 22's evening, one test per item (SQLite and PostgreSQL)."""
+
+import re
+
+import pytest
+
+PASSWORD = "sand-castle-42"  # conftest's organiser
+
+
+def csrf_of(client, path="/login") -> str:
+    html = client.get(path).get_data(as_text=True)
+    return re.search(r'name="csrf-token" content="([^"]+)"', html).group(1)
+
+
+def _login(client, next_url: str = ""):
+    csrf = csrf_of(client, "/login")
+    url = "/login" + (f"?next={next_url}" if next_url else "")
+    return client.post(url, data={"username": "org", "password": PASSWORD, "csrf_token": csrf})
+
+
+@pytest.mark.parametrize("target", ["/%09/127.0.0.2:8123/steal", "/%0A/evil.example/", "/%0D%0A/evil.example",
+                                    "%09//evil.example", "/\\evil.example", "https:evil.example",
+                                    "%20//evil.example", "/%5Cevil.example"])
+def test_login_never_sends_the_browser_to_another_origin(organiser, app, target):
+    client = app.test_client()
+    r = _login(client, target)
+    assert r.status_code == 302
+    location = r.headers["Location"]
+    assert location.startswith("/") and not location.startswith("//") and "\\" not in location
+    assert "evil" not in location and "127.0.0.2" not in location
+
+
+def test_login_still_goes_back_to_the_page_asked_for(organiser, app):
+    r = _login(app.test_client(), "/events/1/manage%3Fpart%3Dtables")
+    assert r.headers["Location"] == "/events/1/manage?part=tables"
+
+
+def _copy_cookie(src, dst) -> None:
+    cookie = src.get_cookie("hall_session")
+    dst.set_cookie("hall_session", cookie.value)
+
+
+def _adds_players(client, csrf: str, eid: int) -> bool:
+    r = client.post(f"/events/{eid}/players", data={"players": "Zed", "csrf_token": csrf})
+    return r.status_code == 302 and "/login" not in r.headers.get("Location", "")
+
+
+def _event(organiser) -> int:
+    r = organiser.post("/events", {"name": "Night", "game": "strand-unter", "table_size": "2"})
+    return int(r.headers["Location"].split("/")[2])
+
+
+def test_logout_ends_the_session_for_a_copied_cookie(organiser, app):
+    eid = _event(organiser)
+    thief = app.test_client()
+    _copy_cookie(organiser.client, thief)
+    assert thief.get(f"/events/{eid}/manage").status_code == 200
+    organiser.post("/logout")
+    assert thief.get(f"/events/{eid}/manage").status_code == 302  # to the login page
+    assert not _adds_players(thief, organiser.csrf, eid)
+
+
+def test_log_out_everywhere_ends_every_browsers_session(organiser, app):
+    eid = _event(organiser)
+    other = app.test_client()
+    assert _login(other).status_code == 302
+    other_csrf = csrf_of(other, "/")
+    assert _adds_players(other, other_csrf, eid)
+    r = organiser.post("/account/logout-everywhere")
+    assert r.status_code == 302 and r.headers["Location"].startswith("/login")
+    assert other.get(f"/events/{eid}/manage").status_code == 302
+    assert organiser.get(f"/events/{eid}/manage").status_code == 302
+
+
+def test_a_password_change_on_the_account_page_ends_the_other_sessions(organiser, app):
+    eid = _event(organiser)
+    assert organiser.get("/account").status_code == 200
+    other = app.test_client()
+    _copy_cookie(organiser.client, other)
+    wrong = organiser.post("/account/password", {"current": "nope", "password": "new-password-1",
+                                                  "password2": "new-password-1"})
+    assert wrong.status_code == 403
+    r = organiser.post("/account/password", {"current": PASSWORD, "password": "new-password-1",
+                                             "password2": "new-password-1"})
+    assert r.status_code == 302
+    assert organiser.get(f"/events/{eid}/manage").status_code == 200  # this browser stays logged in
+    assert other.get(f"/events/{eid}/manage").status_code == 302
+    fresh = app.test_client()
+    csrf = csrf_of(fresh, "/login")
+    assert fresh.post("/login", data={"username": "org", "password": PASSWORD, "csrf_token": csrf}).status_code == 403
+
+
+def _paired(organiser, app, eid, table=1):
+    code = organiser.post(f"/events/{eid}/tables/{table}/pairing", headers={"Accept": "application/json"}) \
+        .get_json()["code"]
+    client = app.test_client()
+    token = client.post("/api/pair", json={"code": code, "name": f"station {code[:2]}"}).get_json()["token"]
+    auth = {"Authorization": "Bearer " + token}
+    return client, auth
+
+
+def _report(client, auth, scan_id, winner_first: bool):
+    assignment = client.get("/api/station/assignment", headers=auth).get_json()
+    players = assignment["players"]
+    totals = [10, 2] if winner_first else [2, 10]
+    body = {"scan_id": scan_id, "revision": 0, "game": "strand-unter",
+            "score": {"players": [{"player": p["id"], "total": t} for p, t in zip(players, totals)]}}
+    return client.post("/api/station/results", json=body, headers=auth)
+
+
+def _two_player_event(organiser) -> int:
+    eid = _event(organiser)
+    assert organiser.post(f"/events/{eid}/players", {"players": "Ana\nBo"}).status_code == 302
+    assert organiser.post(f"/events/{eid}/rounds").status_code == 302
+    return eid
+
+
+def test_pairing_a_new_station_to_a_table_unpairs_the_one_before(organiser, app):
+    eid = _two_player_event(organiser)
+    first, first_auth = _paired(organiser, app, eid)
+    second, second_auth = _paired(organiser, app, eid)
+    assert first.get("/api/station/assignment", headers=first_auth).status_code == 401
+    assert second.get("/api/station/assignment", headers=second_auth).status_code == 200
+    r = first.post("/api/station/results", json={"scan_id": 1, "revision": 0, "score": {"players": []}},
+                   headers=first_auth)
+    assert r.status_code == 401
+
+
+def test_two_stations_that_disagree_leave_the_table_for_review_until_the_organiser_picks(organiser, app):
+    eid = _two_player_event(organiser)
+    store = app.extensions["hall_store"]
+    a, a_auth = _paired(organiser, app, eid)
+    b, b_auth = _paired(organiser, app, eid)
+    # the second pairing unpaired the first: let both report, as two stations paired before that could
+    with store.engine.begin() as conn:
+        conn.execute(store.t["stations"].update().values(revoked_at=None))
+    store._tokens.clear()
+    assert _report(a, a_auth, 1, True).status_code == 201
+    assert _report(b, b_auth, 1, False).status_code == 201
+    info = store.table(eid, 1, 1)
+    assert info["current"] is None and len(info["conflict"]) == 2
+    assert "result" not in store.event_doc(eid)["rounds"][0]["tables"][0]
+    manage = organiser.get(f"/events/{eid}/manage").get_data(as_text=True)
+    assert "needs review" in manage
+    r = organiser.post(f"/events/{eid}/rounds/1/close")
+    assert r.status_code == 302 and "different results" in organiser.get(f"/events/{eid}/manage").get_data(as_text=True)
+    assert store.open_round(eid) == 1
+    chosen = info["conflict"][0]
+    r = organiser.post(f"/events/{eid}/rounds/1/tables/1", {"action": "accept", "revision": str(chosen["id"]),
+                                                             "latest": str(info["revisions"][-1]["id"])})
+    assert r.status_code == 302
+    after = store.table(eid, 1, 1)
+    assert after["conflict"] == [] and after["current"]["game_points"] == chosen["game_points"]
+    assert organiser.post(f"/events/{eid}/rounds/1/close").status_code == 302 and store.open_round(eid) is None
+
+
+def test_two_stations_that_agree_need_no_review(organiser, app):
+    eid = _two_player_event(organiser)
+    store = app.extensions["hall_store"]
+    a, a_auth = _paired(organiser, app, eid)
+    b, b_auth = _paired(organiser, app, eid)
+    with store.engine.begin() as conn:
+        conn.execute(store.t["stations"].update().values(revoked_at=None))
+    store._tokens.clear()
+    assert _report(a, a_auth, 1, True).status_code == 201
+    assert _report(b, b_auth, 5, True).status_code == 201
+    assert store.table(eid, 1, 1)["current"] is not None
+
+
+def _try_login(app, address: str, username: str, password: str) -> int:
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address
+    csrf = csrf_of(client, "/login")
+    return client.post("/login", data={"username": username, "password": password, "csrf_token": csrf}).status_code
+
+
+def test_password_guessing_is_limited_per_account_from_any_number_of_addresses(organiser, app):
+    limit = app.config["LOGIN_MAX_FAILURES_PER_ACCOUNT"]
+    statuses = [_try_login(app, f"10.0.{i // 200}.{i % 200 + 1}", "org", f"guess-{i}") for i in range(limit + 5)]
+    assert statuses[:limit] == [403] * limit and set(statuses[limit:]) == {429}
+    assert _try_login(app, "10.9.9.9", "ORG", PASSWORD) == 429  # the right password waits too
+    assert _try_login(app, "10.9.9.10", "someone-else", "x") == 403  # other accounts are not locked
+
+
+def test_an_unknown_user_name_costs_one_password_check_like_a_known_one(organiser, app, monkeypatch):
+    import hall.auth
+
+    calls = []
+    real = hall.auth.check_password_hash
+    monkeypatch.setattr(hall.auth, "check_password_hash", lambda h, p: calls.append(h) or real(h, p))
+    assert _try_login(app, "10.1.1.1", "org", "wrong-password") == 403
+    assert _try_login(app, "10.1.1.2", "nobody-here", "wrong-password") == 403
+    assert len(calls) == 2 and calls[0].split("$")[0] == calls[1].split("$")[0]  # the same kind of hash
+
+
+def test_a_login_flood_waits_for_a_few_check_slots_instead_of_hashing_in_every_thread(organiser, app):
+    checks = app.extensions["password_checks"]
+    checks.wait_s = 0.0
+    for _ in range(app.config["LOGIN_CONCURRENT_CHECKS"]):
+        assert checks._slots.acquire(timeout=5)
+    try:
+        assert _try_login(app, "10.2.2.2", "org", PASSWORD) == 503
+    finally:
+        for _ in range(app.config["LOGIN_CONCURRENT_CHECKS"]):
+            checks._slots.release()
+    assert _try_login(app, "10.2.2.3", "org", PASSWORD) == 302
