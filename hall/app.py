@@ -5,17 +5,24 @@ from __future__ import annotations
 
 import os
 import secrets
+import time
 
-from flask import Flask, flash, redirect, request
+from flask import Flask, flash, redirect, render_template, request
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from hall import auth, organiser, public, stations
-from hall.db import default_url, open_engine, storage_problem
+from hall.db import database_unavailable, default_url, open_engine, storage_problem
 from hall.errors import HallError
 from hall.store import HallStore
 
 SECRET_SETTING = "secret_key"
+#: What the organiser and the stations are told while the database cannot be reached.
+UNAVAILABLE_MESSAGE = ("the hall's database cannot be reached right now: nothing was lost; stations send their "
+                       "results again by themselves; check the database server, then reload this page")
+#: Seconds between two log lines about an unreachable database.
+UNAVAILABLE_LOG_S = 10.0
 
 
 def create_app(test_config: dict | None = None, *, store=None) -> Flask:
@@ -80,7 +87,10 @@ def create_app(test_config: dict | None = None, *, store=None) -> Flask:
         return redirect(request.referrer or "/")
 
     def _storage_error(err: Exception):
-        """A full or read-only disk: 503 with what to do (a station sends again later), not a bare 500."""
+        """A full or read-only disk, a database that cannot be reached: 503 with what to do (a station
+        sends again later), not a bare 500 with a traceback."""
+        if database_unavailable(err):
+            return _unavailable(err)
         problem = storage_problem(err)
         if problem is None:
             app.log_exception((type(err), err, err.__traceback__))
@@ -90,6 +100,19 @@ def create_app(test_config: dict | None = None, *, store=None) -> Flask:
         if isinstance(response, tuple):
             response[0].headers["Retry-After"] = "30"
         return response
+
+    logged = {"at": 0.0}
+
+    def _unavailable(err: Exception):
+        """503 (the contract's error shape for the API, a page for the organiser); one log line at
+        most every :data:`UNAVAILABLE_LOG_S` seconds, however many requests fail."""
+        if time.monotonic() - logged["at"] > UNAVAILABLE_LOG_S:
+            logged["at"] = time.monotonic()
+            app.logger.error("database unavailable: %s", str(getattr(err, "orig", err)).strip().split("\n")[0][:300])
+        headers = {"Retry-After": "10"}
+        if auth.wants_json() or request.path.startswith("/api/"):
+            return auth.error("database-unavailable", UNAVAILABLE_MESSAGE, 503, headers)
+        return render_template("unavailable.html", message=UNAVAILABLE_MESSAGE), 503, headers
 
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException):
@@ -101,6 +124,7 @@ def create_app(test_config: dict | None = None, *, store=None) -> Flask:
 
     app.register_error_handler(DBAPIError, _storage_error)
     app.register_error_handler(OSError, _storage_error)
+    app.register_error_handler(sa_exc.TimeoutError, _storage_error)
     return app
 
 

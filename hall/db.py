@@ -13,12 +13,14 @@ import errno
 import os
 
 from sqlalchemy import MetaData, create_engine, event
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine, make_url
 
 from hall.errors import DatabaseError
 from hall.migrations import migrate
 
-__all__ = ["DatabaseError", "open_engine", "database_url", "default_url", "reflect", "storage_problem"]
+__all__ = ["DatabaseError", "open_engine", "database_url", "default_url", "reflect", "storage_problem",
+           "database_unavailable"]
 
 DB_NAME = "hall.sqlite3"
 
@@ -153,6 +155,27 @@ def storage_problem(err: BaseException) -> tuple[str, str] | None:
         else:
             code = _PG_STORAGE.get(getattr(orig, "sqlstate", None) or "")
     return (code, _MESSAGES[code]) if code else None
+
+
+def database_unavailable(err: BaseException) -> bool:
+    """Whether ``err`` says the database cannot be reached for now: the PostgreSQL server is down,
+    restarting or refusing connections, every pooled connection is busy, or SQLite stayed locked.
+
+    >>> database_unavailable(sa_exc.TimeoutError("QueuePool limit reached"))
+    True
+    >>> database_unavailable(ValueError("x"))
+    False
+    """
+    if isinstance(err, (sa_exc.TimeoutError, sa_exc.DisconnectionError)):
+        return True
+    if not isinstance(err, sa_exc.DBAPIError):
+        return False
+    if err.connection_invalidated:
+        return True
+    orig = getattr(err, "orig", None)
+    if type(orig).__module__.startswith("psycopg"):
+        return isinstance(err, (sa_exc.OperationalError, sa_exc.InterfaceError))
+    return isinstance(err, sa_exc.OperationalError) and ("locked" in str(orig) or "busy" in str(orig))
 
 
 def reflect(engine: Engine) -> MetaData:
