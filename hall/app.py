@@ -11,6 +11,7 @@ from flask import Flask, flash, redirect, render_template, request
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException, InternalServerError
+from werkzeug.routing import IntegerConverter
 
 from hall import auth, organiser, public, stations
 from hall.db import database_unavailable, default_url, open_engine, storage_problem
@@ -57,9 +58,35 @@ def create_app(test_config: dict | None = None, *, store=None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = store.setting_or_create(SECRET_SETTING, lambda: secrets.token_hex(32))
 
+    app.url_map.converters["int"] = RowId
     auth.init_app(app)
     for module in (organiser, public, stations):
         app.register_blueprint(module.bp)
+    _install_guards(app)
+    _install_error_handlers(app)
+    return app
+
+
+class RowId(IntegerConverter):
+    """``<int:…>`` in the hall's routes: a database row number (1 to 2³¹−1); a longer number is no
+    such page (404), not an overflow in the database."""
+
+    def __init__(self, url_map, *args, **kwargs):
+        kwargs.setdefault("max", 2 ** 31 - 1)
+        super().__init__(url_map, *args, **kwargs)
+
+
+#: Headers on every answer: no page of the hall inside another site's frame, no type guessing.
+SECURITY_HEADERS = {"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff"}
+
+
+def _install_guards(app: Flask) -> None:
+    """Checks before every request and headers on every answer."""
+    @app.after_request
+    def _security_headers(response):
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
 
     @app.before_request
     def _no_nul_characters():
@@ -79,6 +106,10 @@ def create_app(test_config: dict | None = None, *, store=None) -> Flask:
                 raise HallError("invalid-text", "the form has text with a NUL character, which the hall cannot "
                                 "store: remove it and try again")
 
+
+def _install_error_handlers(app: Flask) -> None:
+    """The hall's refusals, storage and database problems, HTTP errors: the contract's error shape
+    for the API, a flash or a page for the organiser."""
     @app.errorhandler(HallError)
     def _hall_error(err: HallError):
         if auth.wants_json() or request.method in auth.SAFE_METHODS:
@@ -125,7 +156,6 @@ def create_app(test_config: dict | None = None, *, store=None) -> Flask:
     app.register_error_handler(DBAPIError, _storage_error)
     app.register_error_handler(OSError, _storage_error)
     app.register_error_handler(sa_exc.TimeoutError, _storage_error)
-    return app
 
 
 def _has_nul(value, depth: int = 0) -> bool:

@@ -313,7 +313,8 @@ def unmatched_colours(info: dict) -> list[str]:
     to the seated players (no points), else []."""
     reports = [r for r in info["revisions"] if r["source"] == "station"]
     last = reports[-1] if reports else None
-    if last is None or last["game_points"] is not None or not last["report"] or last is not info["revisions"][-1]:
+    if last is None or last["game_points"] is not None or not last["report"] or last is not info["revisions"][-1] \
+            or last["kind"] != "report":  # a report held for review is entered by hand
         return []  # matched, or the organiser has typed or corrected the result since
     rows = (last["report"].get("score") or {}).get("players") or []
     return [str(r["player"]) for r in rows if isinstance(r, dict) and isinstance(r.get("player"), str)]

@@ -135,9 +135,25 @@ def export_standings_json(event_id: int):
                     headers={"Content-Disposition": f'attachment; filename="standings-{event_id}.json"'})
 
 
+#: First characters that make a spreadsheet read a cell as a formula.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """A cell as a spreadsheet should show it: text starting like a formula gets a leading ``'``
+    (numbers stay numbers).
+
+    >>> csv_cell("@SUM(A1:A9)"), csv_cell("-Ana"), csv_cell(-3), csv_cell("Bo")
+    ("'@SUM(A1:A9)", "'-Ana", -3, 'Bo')
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def _csv(rows: list[list], name: str) -> Response:
     out = io.StringIO()
-    csv.writer(out).writerows(rows)
+    csv.writer(out).writerows([[csv_cell(v) for v in row] for row in rows])
     return Response(out.getvalue(), mimetype="text/csv",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
 

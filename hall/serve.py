@@ -14,10 +14,11 @@ import os
 import resource
 import secrets
 
+from sqlalchemy.exc import DBAPIError
 from waitress.server import create_server as waitress_server
 
 from hall.app import create_app
-from hall.db import default_url, open_engine
+from hall.db import default_url, open_engine, storage_problem
 from hall.errors import StartError
 from hall.http_limits import BodyBudget, LimitedChannel, accept_in_batches
 from hall.store import HallStore
@@ -55,7 +56,7 @@ def connection_limit(wanted: int) -> int:
             pass
     if soft == resource.RLIM_INFINITY:
         return wanted
-    return max(16, min(wanted, soft - SPARE_FILES))
+    return min(wanted, max(16, soft - SPARE_FILES))
 
 
 def default_data_dir() -> str:
@@ -180,16 +181,27 @@ def open_hall(args) -> OpenHall:
     """Lock the data folder, open the database, listen; print the setup link on a first run.
 
     Raises:
-        StartError: the data folder cannot be used or is in use, the port is taken.
+        StartError: the data folder cannot be used, is in use or its disk is full, the port is taken.
         DatabaseError: the database cannot be opened (:func:`hall.db.open_engine`).
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     data = prepare_data_dir(args.data or default_data_dir())
-    lock = DataLock(data)  # before the database: two halls on one SQLite file would both write it
+    lock = None
     try:
+        lock = DataLock(data)  # before the database: two halls on one SQLite file would both write it
         app = build_app(args.db, data, SETUP_CODE=secrets.token_urlsafe(9))
+    except (OSError, DBAPIError) as err:
+        if lock is not None:
+            lock.release()
+        problem = storage_problem(err)
+        if problem is None:
+            raise
+        what = "is full" if problem[0] == "disk-full" else "cannot be written"
+        raise StartError(problem[0], f"hall: the disk of the data folder {data} {what}: free some space on it (or "
+                         "choose another --data) and start again") from None
     except BaseException:
-        lock.release()
+        if lock is not None:
+            lock.release()
         raise
     store = app.extensions["hall_store"]
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 
 from sqlalchemy import select
@@ -78,10 +79,10 @@ class EventStore(StoreBase):
             registered = [(r.name, r.club) for r in rows]
             new = []
             for entry in players:
-                name = " ".join(str(entry.get("name") or "").split())
+                name = clean_name(entry.get("name"))
                 if not name or len(name) > 200:
                     raise HallError("invalid-player", "every player needs a name (at most 200 characters)")
-                club_ = " ".join(str(entry.get("club") or "").split()) or None
+                club_ = clean_name(entry.get("club")) or None
                 same = same_player(name, club_, registered)
                 if same is not None:
                     shown = f"{same[0]} ({same[1]})" if same[1] else same[0]
@@ -95,8 +96,11 @@ class EventStore(StoreBase):
                     while f"p{n}" in taken:
                         n += 1
                     pid = f"p{n}"
-                if pid in taken or len(pid) > 80:
-                    raise HallError("invalid-player", f"player id {pid[:40]!r} is already used in this event")
+                if not PLAYER_ID.fullmatch(pid):
+                    raise HallError("invalid-player", f"player id {pid[:40]!r}: use letters, digits, '-', '_' or '.' "
+                                    "(at most 40), or leave the id out")
+                if pid in taken:
+                    raise HallError("invalid-player", f"player id {pid!r} is already used in this event")
                 position += 1
                 taken.add(pid)
                 conn.execute(p.insert().values(event_id=event_id, pid=pid, name=name, club=club_, dropped=False,
@@ -120,10 +124,31 @@ class EventStore(StoreBase):
                     .mappings()]
 
 
+#: Player ids typed by the organiser: they appear in URLs, files and the event's JSON.
+PLAYER_ID = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+#: Characters that show as nothing (zero-width spaces and joiners, the byte-order mark, soft hyphen).
+INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e"))
+#: Cyrillic and Greek letters drawn like Latin ones: names compare with them read as Latin.
+LOOK_ALIKES = str.maketrans("АВЕКМНОРСТХаеорсухіјѕІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧοικν",
+                            "ABEKMHOPCTXaeopcyxijsIJSABEZHIKMNOPTYXoikv")
+
+
+def clean_name(value) -> str:
+    """A name as stored: Unicode NFKC, invisible characters removed, spaces collapsed.
+
+    >>> clean_name(" A\u200bna  Ｍaria ")
+    'Ana Maria'
+    """
+    text_ = unicodedata.normalize("NFKC", str(value or "")).translate(INVISIBLE)
+    return " ".join(text_.split())
+
+
 def same_player(name: str, club: str | None, registered: list[tuple[str, str | None]]):
     """The registered ``(name, club)`` that ``name, club`` would repeat, or None.
 
-    Names compare trimmed, case-insensitively and Unicode-normalised (NFKC). Two players of one name are told apart only by
+    Names compare trimmed, case-insensitively, Unicode-normalised (NFKC), without invisible
+    characters and with Cyrillic and Greek look-alikes read as Latin (``Аna`` with a Cyrillic А is
+    ``Ana``). Two players of one name are told apart only by
     their clubs (the room's pages show "Tom (Sopot)", "Tom (Hel)"), so the same name is refused
     unless both have a club and the clubs differ.
 
@@ -135,7 +160,7 @@ def same_player(name: str, club: str | None, registered: list[tuple[str, str | N
     ('Tom', 'Sopot')
     """
     def key(text: str | None) -> str:  # NFKC: "Ä" typed and "A" + combining diaeresis pasted are one name
-        return unicodedata.normalize("NFKC", " ".join(str(text or "").split())).casefold()
+        return clean_name(text).translate(LOOK_ALIKES).casefold()
 
     for other in registered:
         if key(other[0]) == key(name) and (not club or not other[1] or key(club) == key(other[1])):

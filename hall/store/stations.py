@@ -25,6 +25,9 @@ CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 8
 #: Seconds a station token's lookup is remembered.
 TOKEN_CACHE_S = 5.0
+#: Game points a station may report for one player before the report waits for the organiser
+#: (beach table games score in the tens or hundreds).
+STATION_POINTS_MAX = 10_000
 #: Largest JSON kept of a station's report (characters); a bigger state is left out, never cut in half.
 REPORT_JSON_MAX = 200_000
 
@@ -205,6 +208,10 @@ class StationStore(StoreBase):
                 result = tournament.table_result(event["game"], score, ids, seats)
         except InvalidEventError as err:
             problem = "; ".join(err.problems)
+        kind = "report"
+        doubt = implausible(score, result)
+        if doubt is not None:
+            kind, problem, result = "review", doubt, None
         photo = report.get("photo_sha256")
         photo = photo if isinstance(photo, str) and len(photo) == 64 else None
         explanation = report.get("explanation") if isinstance(report.get("explanation"), str) else None
@@ -227,7 +234,7 @@ class StationStore(StoreBase):
                 raise HallError("confirmed", f"the organiser has already confirmed table {station['table_no']}'s "
                                 "result", 409)
             rid = conn.execute(res.insert().values(
-                round_id=rnd["id"], table_no=station["table_no"], source="station", kind="report",
+                round_id=rnd["id"], table_no=station["table_no"], source="station", kind=kind,
                 game_points_json=None if result is None else json.dumps(result.game_points),
                 ranks_json=None if result is None or result.ranks is None else json.dumps(result.ranks),
                 station_id=station["id"], scan_id=scan_id, scan_revision=revision, photo_sha256=photo,
@@ -256,6 +263,29 @@ _SQL_ROUND_STATE = text(
     "SELECT r.status, (SELECT COUNT(*) FROM results x WHERE x.round_id = r.id AND x.table_no = :t "
     "AND x.source = 'organiser') AS confirmed FROM rounds r WHERE r.id = :id")
 _SQL_BUMP = text("UPDATE events SET version = version + 1 WHERE id = :e")
+
+
+def implausible(score: dict, result) -> str | None:
+    """Why a station's score cannot be counted without the organiser's look, or None: points no table
+    game gives (more than :data:`STATION_POINTS_MAX` either way), a ranking that names a player twice.
+
+    >>> implausible({"ranking": [["red"], ["blue", "red"]]}, None)
+    "the station's ranking names red twice: check the photo and enter the result by hand"
+    >>> implausible({}, None) is None
+    True
+    """
+    ranking = score.get("ranking")
+    if isinstance(ranking, list):
+        named = [str(g) for group in ranking if isinstance(group, list) for g in group]
+        twice = sorted({g for g in named if named.count(g) > 1})
+        if twice:
+            return f"the station's ranking names {', '.join(twice)[:80]} twice: check the photo and enter the result by hand"
+    if result is not None:
+        wild = [v for v in result.game_points.values() if abs(v) > STATION_POINTS_MAX]
+        if wild:
+            return (f"the station reported {wild[0]:.6g} points, more than a table game gives: check the photo and "
+                    "enter the result by hand")
+    return None
 
 
 def _str_map(value) -> dict[str, str] | None:

@@ -204,3 +204,108 @@ def test_a_login_flood_waits_for_a_few_check_slots_instead_of_hashing_in_every_t
         for _ in range(app.config["LOGIN_CONCURRENT_CHECKS"]):
             checks._slots.release()
     assert _try_login(app, "10.2.2.3", "org", PASSWORD) == 302
+
+
+def test_csv_exports_never_carry_a_formula(organiser, app):
+    eid = _event(organiser)
+    r = organiser.post(f"/events/{eid}/players", {"players": "@SUM(A1:A9)\n=1+2, +club\n-Ana\nBo"})
+    assert r.status_code == 302
+    organiser.post(f"/events/{eid}/rounds")
+    for path in ("standings.csv", "results.csv"):
+        text_ = app.test_client().get(f"/events/{eid}/export/{path}").get_data(as_text=True)
+        cells = [c for line in text_.splitlines() for c in line.split(",")]
+        assert not any(c.lstrip('"').startswith(("=", "+", "-", "@", "\t", "\r")) for c in cells), cells
+    assert "'@SUM(A1:A9)" in app.test_client().get(f"/events/{eid}/export/standings.csv").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("path", ["/events/{}/standings", "/api/events/{}/standings", "/events/{}/manage",
+                                  "/events/{}/export/results.csv"])
+def test_a_huge_event_id_is_no_such_page(organiser, app, path):
+    r = organiser.get(path.format("1" * 23))
+    assert r.status_code == 404
+
+
+@pytest.mark.parametrize("twin", ["A\u200bna", "\u0410na", "Ana\ufeff", "\uff21na", "ANA"])
+def test_a_name_that_only_looks_different_is_the_same_player(organiser, app, twin):
+    eid = _event(organiser)
+    assert organiser.post(f"/events/{eid}/players", {"players": "Ana"}).status_code == 302
+    organiser.post(f"/events/{eid}/players", {"players": twin})
+    names = [p["name"] for p in app.extensions["hall_store"].players(eid)]
+    assert names == ["Ana"]
+
+
+def test_names_are_stored_without_invisible_characters(organiser, app):
+    eid = _event(organiser)
+    organiser.post(f"/events/{eid}/players", {"players": "Bo\u200b Lee"})
+    assert [p["name"] for p in app.extensions["hall_store"].players(eid)] == ["Bo Lee"]
+
+
+@pytest.mark.parametrize("pid", ["p/1", "a b", "x" * 41, "<b>", "p%2F1"])
+def test_a_player_id_outside_the_safe_characters_is_refused_at_creation(organiser, app, pid):
+    eid = _event(organiser)
+    organiser.post(f"/events/{eid}/players", {"players": f"{pid}; Name"})
+    assert app.extensions["hall_store"].players(eid) == []
+
+
+def test_a_safe_player_id_can_be_dropped(organiser, app):
+    eid = _event(organiser)
+    organiser.post(f"/events/{eid}/players", {"players": "ana.k-1; Ana"})
+    assert organiser.post(f"/events/{eid}/players/ana.k-1/drop", {"dropped": "1"}).status_code == 302
+    assert app.extensions["hall_store"].players(eid)[0]["dropped"]
+
+
+def _raw_report(client, auth, scan_id, score):
+    return client.post("/api/station/results", json={"scan_id": scan_id, "revision": 0, "game": "strand-unter",
+                                                     "score": score}, headers=auth)
+
+
+def test_absurd_station_points_wait_for_review(organiser, app):
+    eid = _two_player_event(organiser)
+    client, auth = _paired(organiser, app, eid)
+    players = client.get("/api/station/assignment", headers=auth).get_json()["players"]
+    r = _raw_report(client, auth, 1, {"players": [{"player": players[0]["id"], "total": -10 ** 12},
+                                                  {"player": players[1]["id"], "total": 3}]})
+    assert r.status_code == 201 and r.get_json()["needs_review"]
+    info = app.extensions["hall_store"].table(eid, 1, 1)
+    assert info["current"] is None and "more than a table game gives" in info["revisions"][-1]["problem"]
+    page = organiser.get(f"/events/{eid}/rounds/1/tables/1").get_data(as_text=True)
+    assert 'id="assign-form"' not in page and "needs review" in organiser.get(f"/events/{eid}/manage").get_data(
+        as_text=True)
+
+
+def test_a_ranking_that_names_a_player_twice_waits_for_review(organiser, app):
+    eid = _two_player_event(organiser)
+    client, auth = _paired(organiser, app, eid)
+    players = client.get("/api/station/assignment", headers=auth).get_json()["players"]
+    a, b = players[0]["id"], players[1]["id"]
+    r = _raw_report(client, auth, 1, {"players": [{"player": a, "total": 5}, {"player": b, "total": 3}],
+                                      "ranking": [[a], [a, b]]})
+    assert r.status_code == 201 and r.get_json()["needs_review"]
+    assert app.extensions["hall_store"].table(eid, 1, 1)["current"] is None
+
+
+@pytest.mark.parametrize("path", ["/", "/login", "/api/events/1/standings", "/no-such-page", "/events/1/standings"])
+def test_every_answer_forbids_framing_and_type_guessing(app, path):
+    r = app.test_client().get(path)
+    assert r.headers["X-Frame-Options"] == "DENY" and r.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_a_hall_started_on_a_full_disk_says_so_in_one_line(tmp_path, capsys):
+    import importlib.util
+    import os
+    import sys
+
+    from beachscore.cli import main
+
+    folder = os.path.join(os.path.dirname(__file__), "..", "station")
+    sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location("attack_helpers", os.path.join(folder, "attack_helpers.py"))
+    helpers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helpers)
+    with helpers.small_tmpfs("4m") as disk:
+        if disk is None:
+            pytest.skip("needs root to mount a small tmpfs")
+        helpers.fill_disk(disk)
+        assert main(["hall", "--data", disk, "--host", "127.0.0.1", "--port", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "full" in err and "Traceback" not in err, err
