@@ -292,6 +292,10 @@ def table(event_id: int, number: int, table_no: int):
             st.enter_result(event_id, number, table_no, raw, kind=kind, by=organiser(),
                             note=request.form.get("note", ""))
             flash(f"Table {table_no}: result saved.")
+            later = [r["number"] for r in st.event_doc(event_id)["rounds"] if r["number"] > number]
+            if kind == "correct" and later:
+                flash(f"Round {later[0]} was seated on the standings before this correction: its tables stay as "
+                      "they are (the standings and the next round's seating use the corrected result).")
         return redirect(url_for("organiser.manage", event_id=event_id))
     info = st.table(event_id, number, table_no)
     return render_template("table.html", event=event, info=info, co_op=is_co_op(event["game"]), state=_state(info),

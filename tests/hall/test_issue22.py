@@ -309,3 +309,29 @@ def test_a_hall_started_on_a_full_disk_says_so_in_one_line(tmp_path, capsys):
         assert main(["hall", "--data", disk, "--host", "127.0.0.1", "--port", "0"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "full" in err and "Traceback" not in err, err
+
+
+def test_the_tiebreak_order_is_on_the_standings_before_the_first_round(organiser, app):
+    r = organiser.post("/events", {"name": "Night", "game": "strand-unter", "table_size": "2",
+                                   "tiebreakers": "wins, game_points"})
+    eid = int(r.headers["Location"].split("/")[2])
+    page = app.test_client().get(f"/events/{eid}/standings").get_data(as_text=True)
+    assert "Ties: tournament points, then wins, then game points" in page
+
+
+def _enter(organiser, eid, number, points):
+    ids = [p["id"] for p in organiser.client.application.extensions["hall_store"].table(eid, number, 1)["players"]]
+    return organiser.post(f"/events/{eid}/rounds/{number}/tables/1",
+                          {"action": "enter", **{f"gp_{i}": str(v) for i, v in zip(ids, points)}})
+
+
+def test_correcting_a_round_the_next_one_was_seated_on_warns(organiser, app):
+    eid = _two_player_event(organiser)
+    assert _enter(organiser, eid, 1, [5, 3]).status_code == 302
+    assert organiser.post(f"/events/{eid}/rounds/1/close").status_code == 302
+    assert organiser.post(f"/events/{eid}/rounds").status_code == 302
+    _enter(organiser, eid, 1, [3, 5])
+    page = organiser.get(f"/events/{eid}/manage").get_data(as_text=True)
+    assert "Round 2 was seated on the standings before this correction" in page
+    _enter(organiser, eid, 2, [1, 2])
+    assert "before this correction" not in organiser.get(f"/events/{eid}/manage").get_data(as_text=True)
