@@ -335,3 +335,32 @@ def test_correcting_a_round_the_next_one_was_seated_on_warns(organiser, app):
     assert "Round 2 was seated on the standings before this correction" in page
     _enter(organiser, eid, 2, [1, 2])
     assert "before this correction" not in organiser.get(f"/events/{eid}/manage").get_data(as_text=True)
+
+
+def test_the_command_line_agrees_with_the_hall_on_standings_and_seating(organiser, app, tmp_path, capsys):
+    import json
+
+    from beachscore.cli import main
+
+    store = app.extensions["hall_store"]
+    eid = _event(organiser)
+    organiser.post(f"/events/{eid}/players", {"players": "Ana\nBo\nCy\nDi\nEd"})
+    store.start_round(eid, seed=7)
+    for t in store.event_doc(eid)["rounds"][0]["tables"]:
+        ids = t["players"]
+        organiser.post(f"/events/{eid}/rounds/1/tables/{t['table']}",
+                       {"action": "enter", **{f"gp_{i}": str(10 + n) for n, i in enumerate(ids)}})
+    assert organiser.post(f"/events/{eid}/rounds/1/close").status_code == 302
+    path = tmp_path / "event.json"
+    path.write_bytes(app.test_client().get(f"/events/{eid}/export/event.json").get_data())
+    capsys.readouterr()
+    assert main(["standings", str(path), "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    hall = app.test_client().get(f"/api/events/{eid}/standings").get_json()
+    assert cli["standings"] == hall["standings"] and cli["rounds_played"] == hall["rounds_played"]
+    assert main(["seat", str(path), "--seed", "11", "--json"]) == 0
+    seat = json.loads(capsys.readouterr().out)
+    store.start_round(eid, seed=11)
+    round2 = store.event_doc(eid)["rounds"][1]
+    assert [t["players"] for t in seat["tables"]] == [t["players"] for t in round2["tables"]]
+    assert seat.get("byes", []) == round2.get("byes", [])
