@@ -23,11 +23,18 @@ import time
 import warnings
 
 from waitress.channel import HTTPChannel
+from waitress.server import create_server as waitress_server
 
+from beachscore.hall_link import attach
 from beachscore.inputs import check_calibration_dir
 from beachscore.run_server import run_until_stopped
 from beachscore.station import CALIBRATION_SETTING, Station
 from beachscore.store import Store, StoreError
+from calibration import store as cal_store
+from hardware.button import ScanButton, parse_pin
+from hardware.camera import CameraError, open_camera
+from hardware.led import StatusLight
+from web import create_app
 
 log = logging.getLogger("beachscore.serve")
 
@@ -130,10 +137,6 @@ def build_station(data_dir: str, *, camera: str | None = None, calibration: str 
         StoreError: the data folder cannot be opened even for viewing (``store-unreadable``,
             ``store-version``).
     """
-    from calibration import store as cal_store
-    from hardware.button import ScanButton, parse_pin
-    from hardware.camera import CameraError, open_camera
-
     store = Store(data_dir)
     if store.read_only:
         log.warning("viewing only: %s", store.read_only)
@@ -157,8 +160,6 @@ def build_station(data_dir: str, *, camera: str | None = None, calibration: str 
     buzzer_pin = parse_pin(buzzer if buzzer is not None else os.environ.get("BEACHSCORE_BUZZER"))
     light_problem = None
     if led_pin is not None:
-        from hardware.led import StatusLight
-
         try:
             with _quiet_gpiozero():
                 light = StatusLight(led_pin, buzzer_pin=buzzer_pin)
@@ -190,10 +191,6 @@ def create_server(station: Station, host: str, port: int, *, header_deadline_s: 
     """The waitress server of the station's page, with :data:`WAITRESS`'s limits, the request
     deadlines (:class:`DeadlineChannel`) and a body limit just above the app's largest upload
     (``overrides`` of WAITRESS and the deadlines, in seconds, for tests)."""
-    from waitress.server import create_server as waitress_server
-
-    from web import create_app
-
     app = create_app(station=station)
     app.config["EVENTS_MAX_STREAMS"] = min(app.config["EVENTS_MAX_STREAMS"], EVENTS_MAX_STREAMS)
     options = {"max_request_body_size": app.config["MAX_CONTENT_LENGTH"] + UPLOAD_FRAMING_BYTES,
@@ -261,8 +258,6 @@ def attach_hall_link(app, station: Station):
     A link that cannot start (its tables cannot be written) logs one line; the station runs on
     without it: the hall is an extra, never a reason to stop scoring.
     """
-    from beachscore.hall_link import attach
-
     if station.store.read_only:
         log.info("tournament hall link off: the station is in viewing-only mode")
         return None
