@@ -15,7 +15,7 @@ import tournament
 from hall.auth import client_address, error, log_in, log_out, organiser, organiser_required
 from hall.errors import HallError
 from hall.store import PAIRING_TTL_MIN
-from tournament.event import MAX_POINTS, TIEBREAKERS, UNEVEN
+from tournament.event import MAX_POINTS, TIEBREAKERS, UNEVEN, ranks_from_points
 from tournament.errors import InvalidEventError
 from tournament.games import PLAYERS, is_co_op
 
@@ -289,8 +289,8 @@ def table(event_id: int, number: int, table_no: int):
         else:
             raw = _typed_result(info, is_co_op(event["game"]))
             kind = "correct" if info["revisions"] else "entry"
-            st.enter_result(event_id, number, table_no, raw, kind=kind, by=organiser(),
-                            note=request.form.get("note", ""))
+            note = "; ".join(n for n in (no_show_note(info), request.form.get("note", "").strip()) if n)
+            st.enter_result(event_id, number, table_no, raw, kind=kind, by=organiser(), note=note)
             flash(f"Table {table_no}: result saved.")
             later = [r["number"] for r in st.event_doc(event_id)["rounds"] if r["number"] > number]
             if kind == "correct" and later:
@@ -375,20 +375,35 @@ def _typed_result(info: dict, co_op: bool) -> dict:
         if points is None:
             raise HallError("invalid-result", "type the team's points")
         return {"points": points}
+    absent = [p for p in info["players"] if request.form.get(f"noshow_{p['id']}")]
+    present = [p for p in info["players"] if p not in absent]
+    if not present:
+        raise HallError("invalid-result", "every player is marked as a no-show: at least one must have played (or "
+                        "leave the table without a result)")
     points, ranks = {}, {}
-    for p in info["players"]:
+    for p in present:
         value = number(f"gp_{p['id']}", f"{p['name']}'s game points")
-        if value is None:
-            raise HallError("invalid-result", f"type {p['name']}'s game points")
-        points[p["id"]] = value
+        if value is None and len(present) > 1:
+            raise HallError("invalid-result", f"type {p['name']}'s game points (or mark a no-show)")
+        points[p["id"]] = value or 0
         place = rank(f"rank_{p['id']}", f"{p['name']}'s rank")
         if place is not None:
             ranks[p["id"]] = place
     if ranks and len(ranks) != len(points):
-        missing = ", ".join(p["name"] for p in info["players"] if p["id"] not in ranks)
+        missing = ", ".join(p["name"] for p in present if p["id"] not in ranks)
         raise HallError("invalid-result", f"type a rank for every player, or none (the ranks then follow from the "
                         f"points); no rank for {missing}")
+    if absent:  # a no-show scores nothing and places after everyone who played
+        ranks = ranks or ranks_from_points(points)
+        for p in absent:
+            points[p["id"]], ranks[p["id"]] = 0, len(present) + 1
     return {"game_points": points, **({"ranks": ranks} if ranks else {})}
+
+
+def no_show_note(info: dict) -> str:
+    """The note a result with no-shows carries (``no-show: Bo, Cy``), else ''."""
+    absent = [p["name"] for p in info["players"] if request.form.get(f"noshow_{p['id']}")]
+    return f"no-show: {', '.join(absent)}" if absent else ""
 
 
 # -- stations ----------------------------------------------------------------------------------

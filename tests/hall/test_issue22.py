@@ -364,3 +364,21 @@ def test_the_command_line_agrees_with_the_hall_on_standings_and_seating(organise
     round2 = store.event_doc(eid)["rounds"][1]
     assert [t["players"] for t in seat["tables"]] == [t["players"] for t in round2["tables"]]
     assert seat.get("byes", []) == round2.get("byes", [])
+
+
+def test_a_no_show_is_a_result_without_typing_its_points(organiser, app):
+    eid = _event(organiser)
+    organiser.post(f"/events/{eid}/players", {"players": "Ana\nBo\nCy"})
+    store = app.extensions["hall_store"]
+    store.start_round(eid, seed=3)
+    table = store.table(eid, 1, 1)
+    ids = [p["id"] for p in table["players"]]
+    r = organiser.post(f"/events/{eid}/rounds/1/tables/1", {"action": "enter", f"noshow_{ids[1]}": "1",
+                                                             f"gp_{ids[0]}": ""})
+    assert r.status_code == 302
+    current = store.table(eid, 1, 1)["current"]
+    assert current["game_points"] == {ids[0]: 0, ids[1]: 0}
+    assert current["ranks"] == {ids[0]: 1, ids[1]: 2} and current["note"].startswith("no-show: ")
+    everyone = organiser.post(f"/events/{eid}/rounds/1/tables/1",
+                              {"action": "enter", **{f"noshow_{i}": "1" for i in ids}})
+    assert everyone.status_code == 302 and store.table(eid, 1, 1)["current"]["id"] == current["id"]
