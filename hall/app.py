@@ -13,7 +13,7 @@ from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException, InternalServerError
 from werkzeug.routing import IntegerConverter
 
-from hall import auth, organiser, public, stations
+from hall import auth, organiser, public, reporting, stations
 from hall.db import database_unavailable, default_url, open_engine, storage_problem
 from hall.errors import HallError
 from hall.store import HallStore
@@ -60,7 +60,7 @@ def create_app(test_config: dict | None = None, *, store=None) -> Flask:
 
     app.url_map.converters["int"] = RowId
     auth.init_app(app)
-    for module in (organiser, public, stations):
+    for module in (organiser, public, stations, reporting):
         app.register_blueprint(module.bp)
     _install_guards(app)
     _install_error_handlers(app)

@@ -28,7 +28,7 @@ from beachscore.csrf import csrf_ok, csrf_token
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 #: Endpoints that need the CSRF token but no organiser session.
-OPEN_FORMS = ("organiser.login", "organiser.setup")
+OPEN_FORMS = ("organiser.login", "organiser.setup", "reporting.report")
 #: Endpoints stations call (token or pairing code instead of a session; no cookies, so no CSRF).
 STATION_ENDPOINTS = ("stations.pair", "stations.assignment", "stations.put_photo", "stations.report")
 

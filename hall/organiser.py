@@ -14,6 +14,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 import tournament
 from hall.auth import client_address, error, log_in, log_out, organiser, organiser_required
 from hall.errors import HallError
+from hall.reporting import report_code
 from hall.store import PAIRING_TTL_MIN
 from tournament.event import MAX_POINTS, TIEBREAKERS, UNEVEN, ranks_from_points
 from tournament.errors import InvalidEventError
@@ -201,6 +202,8 @@ def _state(table: dict) -> str:
         return "confirmed"
     if table.get("conflict"):
         return "review"
+    if table.get("agreed"):
+        return "agreed"
     return "review" if last["game_points"] is None else "reported"
 
 
@@ -260,7 +263,8 @@ def slips(event_id: int, number: int):
     if rnd is None:
         raise HallError("not-found", f"no round {number}", 404)
     names = {p["id"]: p for p in doc["players"]}
-    return render_template("slips.html", event=store().event(event_id), rnd=rnd, names=names)
+    codes = {t["table"]: report_code(event_id, number, t["table"]) for t in rnd["tables"]}
+    return render_template("slips.html", event=store().event(event_id), rnd=rnd, names=names, codes=codes)
 
 
 @bp.route("/events/<int:event_id>/rounds/<int:number>/tables/<int:table_no>", methods=["GET", "POST"])

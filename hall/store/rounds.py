@@ -129,8 +129,8 @@ class RoundStore(StoreBase):
         return nxt.number
 
     def close_round(self, event_id: int, number: int) -> list[int]:
-        """Close a round once every table has a result; returns the tables whose result is a station's
-        report the organiser has not accepted or corrected (it counts as sent).
+        """Close a round once every table has a result; returns the tables whose result is a report the
+        organiser has not accepted or corrected and the players did not confirm (it counts as sent).
 
         The checks run under the event's row lock, in the transaction that closes: a station's
         result is either in before the close (and in the standings it closes with) or refused
@@ -167,15 +167,16 @@ class RoundStore(StoreBase):
                                 f"the table and choose the right one (or type it), then close round {number}", 409)
             by_organiser = select(res.c.id).where(res.c.round_id == rnd["id"], res.c.table_no == et.c.table_no,
                                                   res.c.source == "organiser").exists()
-            as_sent = list(conn.execute(select(et.c.table_no).where(et.c.round_id == rnd["id"], ~by_organiser)
-                                        .order_by(et.c.table_no)).scalars())
+            as_sent = [t for t in conn.execute(select(et.c.table_no).where(et.c.round_id == rnd["id"], ~by_organiser)
+                                               .order_by(et.c.table_no)).scalars() if not agreed(by_table.get(t, []))]
             conn.execute(r.update().where(r.c.id == rnd["id"]).values(status="closed", closed_at=now_iso()))
             self._bump(conn, event_id)
         return as_sent
 
     def table(self, event_id: int, number: int, table_no: int) -> dict:
         """One table of a round: ``players`` [{id, name}], ``revisions`` (oldest first), ``current`` (or None),
-        ``round_status``, ``conflict`` (the stations' newest reports when they disagree, else [])."""
+        ``round_status``, ``conflict`` (the reporters' newest reports when they disagree, else []),
+        ``agreed`` (station and players reported the same)."""
         res, et, p = self.t["results"], self.t["event_tables"], self.t["players"]
         with self._read() as conn:
             rnd = self.round_row(conn, event_id, number)
@@ -192,9 +193,10 @@ class RoundStore(StoreBase):
         chosen = current_result(rows)
         current = next((x for x in revisions if chosen is not None and x["id"] == chosen["id"]), None)
         conflict = {r["id"] for r in latest_reports(rows)} if in_conflict(rows) else set()
+        both = agreed(rows)
         return {"round": number, "table": table_no, "round_status": rnd["status"],
                 "players": [{"id": i, "name": names.get(i, i)} for i in ids], "revisions": revisions,
-                "current": current, "conflict": [x for x in revisions if x["id"] in conflict]}
+                "current": current, "conflict": [x for x in revisions if x["id"] in conflict], "agreed": both}
 
     def enter_result(self, event_id: int, number: int, table_no: int, raw: dict, *, kind: str = "entry",
                      by: str | None = None, note: str = "", acting_on: int | None = None,
@@ -265,6 +267,39 @@ class RoundStore(StoreBase):
         raise HallError("result-changed", f"table {table_no}'s result changed while you were looking at it (a new "
                         "station report or another organiser's entry): open the table again and check it", 409)
 
+    def players_report(self, event_id: int, table_no: int, raw: dict) -> int:
+        """The players' own report of their table's result in the open round (``raw`` as
+        :meth:`enter_result` takes it); returns the revision's id. It counts like a station's report:
+        the same result from both confirms it, a different one sends the table to review.
+
+        Raises:
+            HallError: ``no-open-round``, ``not-found`` (table not seated), ``confirmed`` (the organiser
+                has decided), ``invalid-result``.
+        """
+        number = self.open_round(event_id)
+        if number is None:
+            raise HallError("no-open-round", "no round is being played", 409)
+        table = self.table(event_id, number, table_no)
+        if any(r["source"] == "organiser" for r in table["revisions"]):
+            raise HallError("confirmed", f"the organiser has already decided table {table_no}'s result", 409)
+        ids = [p["id"] for p in table["players"]]
+        try:
+            result = tournament.read_result(raw, ids, co_op=tournament.games.is_co_op(self.event(event_id)["game"]))
+        except InvalidEventError as err:
+            raise HallError("invalid-result", "; ".join(err.problems)) from None
+        with self._write() as conn:
+            self._lock_event(conn, event_id)
+            rnd = self.round_row(conn, event_id, number)
+            if rnd is None or rnd["status"] != "open":
+                raise HallError("round-closed", f"round {number} was closed meanwhile", 409)
+            rid = conn.execute(self.t["results"].insert().values(
+                round_id=rnd["id"], table_no=table_no, source="players", kind="report",
+                game_points_json=json.dumps(result.game_points),
+                ranks_json=None if result.ranks is None else json.dumps(result.ranks),
+                created_by="players", created_at=now_iso())).inserted_primary_key[0]
+            self._bump(conn, event_id)
+        return rid
+
     def count_results(self, event_id: int | None = None) -> dict[str, int]:
         """Result rows by source (for tests and the benchmark's lost/duplicated figures)."""
         res, r = self.t["results"], self.t["rounds"]
@@ -308,12 +343,18 @@ def _round_incomplete_message(without: list[str], unmatched: list[str]) -> str:
     return "; ".join(parts)
 
 
+#: Who reports a table's result besides the organiser: its station, and its players (one report
+#: for the table, :meth:`RoundStore.players_report`; ``station_id`` None).
+REPORTERS = ("station", "players")
+
+
 def latest_reports(rows: list) -> list:
-    """Each station's newest report with points among a table's revisions (rows in id order), by the
-    station's own scan and revision numbers, whatever order they arrived in; oldest first."""
+    """Each reporter's newest report with points among a table's revisions (rows in id order): a
+    station's by its own scan and revision numbers, whatever order they arrived in; the players'
+    latest; oldest first."""
     best: dict = {}
     for r in rows:
-        if r["source"] != "station" or r["game_points_json"] is None:
+        if r["source"] not in REPORTERS or r["game_points_json"] is None:
             continue
         key = (r["scan_id"] or 0, r["scan_revision"] or 0)
         if r["station_id"] not in best or key >= best[r["station_id"]][0]:
@@ -334,6 +375,12 @@ def in_conflict(rows: list) -> bool:
         return False
     reports = latest_reports(rows)
     return any(not _same_result(reports[0], r) for r in reports[1:])
+
+
+def agreed(rows: list) -> bool:
+    """Whether the table's station and its players both reported and their newest reports agree."""
+    reports = latest_reports(rows)
+    return {r["source"] for r in reports} == set(REPORTERS) and not in_conflict(rows)
 
 
 def current_result(rows: list) -> dict | None:

@@ -382,3 +382,38 @@ def test_a_no_show_is_a_result_without_typing_its_points(organiser, app):
     everyone = organiser.post(f"/events/{eid}/rounds/1/tables/1",
                               {"action": "enter", **{f"noshow_{i}": "1" for i in ids}})
     assert everyone.status_code == 302 and store.table(eid, 1, 1)["current"]["id"] == current["id"]
+
+
+def _players_report(app, eid, table, points_by_name, code):
+    client = app.test_client()
+    page = client.get(f"/events/{eid}/report/{table}").get_data(as_text=True)
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    info = app.extensions["hall_store"].table(eid, 1, table)
+    form = {f"gp_{p['id']}": str(points_by_name[p["id"]]) for p in info["players"]}
+    return client.post(f"/events/{eid}/report/{table}", data={**form, "code": code, "csrf_token": csrf})
+
+
+def _slip_code(organiser, eid, table=1):
+    slips = organiser.get(f"/events/{eid}/rounds/1/slips").get_data(as_text=True)
+    return re.findall(r'<strong class="code">([A-Z0-9]+)</strong>', slips)[table - 1]
+
+
+@pytest.mark.parametrize("players_agree", [True, False])
+def test_the_station_and_the_players_confirm_each_other_or_send_the_table_to_review(organiser, app, players_agree):
+    eid = _two_player_event(organiser)
+    store = app.extensions["hall_store"]
+    client, auth = _paired(organiser, app, eid)
+    assert _report(client, auth, 1, True).status_code == 201
+    station_points = store.table(eid, 1, 1)["current"]["game_points"]
+    ids = list(station_points)
+    said = dict(station_points) if players_agree else {ids[0]: station_points[ids[1]], ids[1]: station_points[ids[0]]}
+    assert _players_report(app, eid, 1, said, "WRONG1").status_code == 403
+    assert _players_report(app, eid, 1, said, _slip_code(organiser, eid).lower()).status_code == 302
+    info = store.table(eid, 1, 1)
+    manage = organiser.get(f"/events/{eid}/manage").get_data(as_text=True)
+    if players_agree:
+        assert info["agreed"] and info["current"]["game_points"] == station_points
+        assert "station and players agree" in manage
+        assert organiser.post(f"/events/{eid}/rounds/1/close").status_code == 302 and store.open_round(eid) is None
+    else:
+        assert info["current"] is None and len(info["conflict"]) == 2 and "needs review" in manage
