@@ -23,6 +23,7 @@ import time
 import warnings
 
 from waitress.channel import HTTPChannel
+from waitress.server import create_server as waitress_server
 
 from beachscore.inputs import check_calibration_dir
 from beachscore.run_server import run_until_stopped
@@ -47,6 +48,8 @@ EVENTS_MAX_STREAMS = WEB_THREADS // 3
 #: server that reaches it makes room (:class:`DeadlineChannel`) instead of letting new ones wait.
 WAITRESS = {"threads": WEB_THREADS, "connection_limit": 256, "channel_timeout": 10, "cleanup_interval": 2,
             "backlog": 64, "ident": "beachscore",
+            # poll(), not select(): select() fails once a descriptor number passes 1,024
+            "asyncore_use_poll": True,
             # keep reading a connection while its request runs, so a closed page is noticed
             # (``waitress.client_disconnected``) and its event stream gives its slot back at once
             "channel_request_lookahead": 1}
@@ -188,8 +191,6 @@ def create_server(station: Station, host: str, port: int, *, header_deadline_s: 
     """The waitress server of the station's page, with :data:`WAITRESS`'s limits, the request
     deadlines (:class:`DeadlineChannel`) and a body limit just above the app's largest upload
     (``overrides`` of WAITRESS and the deadlines, in seconds, for tests)."""
-    from waitress.server import create_server as waitress_server
-
     app = create_app(station=station)
     app.config["EVENTS_MAX_STREAMS"] = min(app.config["EVENTS_MAX_STREAMS"], EVENTS_MAX_STREAMS)
     options = {"max_request_body_size": app.config["MAX_CONTENT_LENGTH"] + UPLOAD_FRAMING_BYTES,

@@ -1,129 +1,16 @@
 """The hall server: events, rounds, seating, standings, and the stations that report to it (Flask).
 
-``create_app(test_config=None, *, store=None)`` is the app factory; one blueprint per feature:
-:mod:`hall.organiser` (login, events, players, rounds, results by hand, pairing codes),
-:mod:`hall.public` (big-screen standings, "where do I sit", exports — open to everyone) and
-:mod:`hall.stations` (the API stations report through, with their tokens). Storage is
-:class:`hall.store.HallStore` on SQLite or PostgreSQL. The hall never imports the station.
+``create_app(test_config=None, *, store=None)`` (:mod:`hall.app`) is the app factory; one
+blueprint per feature: :mod:`hall.organiser` (login, account, events, players, rounds, results
+by hand, pairing codes), :mod:`hall.public` (big-screen standings, "where do I sit", exports —
+open to everyone), :mod:`hall.stations` (the API stations report through, with their tokens) and
+:mod:`hall.reporting` (players report their table with the code on its slip). Storage is
+:class:`hall.store.HallStore` on SQLite or PostgreSQL; :mod:`hall.serve` runs it on waitress with
+the limits of :mod:`hall.http_limits`. The hall never imports the station or the web pages.
 """
 
 from __future__ import annotations
 
-import os
-import secrets
+from hall.app import create_app
 
-from flask import Flask
-
-SECRET_SETTING = "secret_key"
-
-
-def create_app(test_config: dict | None = None, *, store=None) -> Flask:
-    """Build the hall's Flask app.
-
-    Args:
-        test_config: settings over the defaults (``DATABASE_URL``, ``DATA_DIR`` …).
-        store: a :class:`hall.store.HallStore`; None opens ``DATABASE_URL`` (default: SQLite in ``DATA_DIR``).
-    """
-    app = Flask(__name__)
-    app.config.from_mapping(
-        MAX_CONTENT_LENGTH=10 * 1024 * 1024,    # bytes: largest request (an annotated photo)
-        SESSION_COOKIE_HTTPONLY=True,
-        SESSION_COOKIE_SAMESITE="Lax",
-        SESSION_COOKIE_NAME="hall_session",
-        PERMANENT_SESSION_LIFETIME=7 * 24 * 3600,
-        LOGIN_MAX_FAILURES=5,                   # wrong passwords in a row from one address …
-        LOGIN_LOCKOUT_S=30.0,                   # … lock it out for this long
-        PAIRING_MAX_FAILURES=10,                # wrong pairing codes in a row from one address
-        REFRESH_MS=3000,                        # how often the room's pages ask for news
-        PASSWORD_MIN_LENGTH=8,
-        SETUP_CODE=None,                        # one-time code for the first organiser account
-    )
-    if test_config:
-        app.config.update(test_config)
-    if store is None:
-        from hall.db import default_url, open_engine
-        from hall.store import HallStore
-
-        store = HallStore(open_engine(app.config.get("DATABASE_URL") or default_url(app.config["DATA_DIR"])),
-                          photo_dir=os.path.join(app.config["DATA_DIR"], "photos"))
-    app.extensions["hall_store"] = store
-    if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = store.setting_or_create(SECRET_SETTING, lambda: secrets.token_hex(32))
-
-    from hall import auth, organiser, public, stations
-
-    auth.init_app(app)
-    for module in (organiser, public, stations):
-        app.register_blueprint(module.bp)
-
-    from sqlalchemy.exc import DBAPIError
-    from werkzeug.exceptions import HTTPException, InternalServerError
-
-    from hall.db import storage_problem
-    from hall.store import HallError
-
-    @app.before_request
-    def _no_nul_characters():
-        """PostgreSQL cannot store U+0000 in text (a 500 a station would send again for ever): refuse it."""
-        from flask import request
-
-        if request.method in auth.SAFE_METHODS:
-            return
-        if request.mimetype == "application/json":
-            try:
-                body = request.get_json(silent=True)
-            except RecursionError:  # nested too deeply: the route says so
-                return
-            if _has_nul(body):
-                raise HallError("invalid-text", "the request has text with a NUL character, which the hall cannot "
-                                "store: remove it and send again")
-        elif request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
-            if any("\x00" in value for values in request.form.listvalues() for value in values):
-                raise HallError("invalid-text", "the form has text with a NUL character, which the hall cannot "
-                                "store: remove it and try again")
-
-    @app.errorhandler(HallError)
-    def _hall_error(err: HallError):
-        from flask import flash, redirect, request
-
-        if auth.wants_json() or request.method in auth.SAFE_METHODS:
-            return auth.error(err.code, err.message, err.status)
-        flash(err.message)
-        return redirect(request.referrer or "/")
-
-    def _storage_error(err: Exception):
-        """A full or read-only disk: 503 with what to do (a station sends again later), not a bare 500."""
-        problem = storage_problem(err)
-        if problem is None:
-            app.log_exception((type(err), err, err.__traceback__))
-            return InternalServerError()
-        app.logger.error("cannot write: %s", err)
-        response = _hall_error(HallError(problem[0], problem[1], 503))
-        if isinstance(response, tuple):
-            response[0].headers["Retry-After"] = "30"
-        return response
-
-    @app.errorhandler(HTTPException)
-    def _http_error(err: HTTPException):
-        """The API's HTTP errors (too large, no such route …) in the contract's shape; pages keep Flask's."""
-        if not auth.wants_json():
-            return err
-        code = (err.name or "error").lower().replace(" ", "-")
-        return auth.error(code, f"{err.name}: {err.description}".split("\n")[0][:300], err.code or 500)
-
-    app.register_error_handler(DBAPIError, _storage_error)
-    app.register_error_handler(OSError, _storage_error)
-    return app
-
-
-def _has_nul(value, depth: int = 0) -> bool:
-    """Whether a parsed JSON value holds U+0000 in any string (keys too)."""
-    if isinstance(value, str):
-        return "\x00" in value
-    if depth > 64:
-        return False
-    if isinstance(value, dict):
-        return any(_has_nul(k, depth + 1) or _has_nul(v, depth + 1) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(v, depth + 1) for v in value)
-    return False
+__all__ = ["create_app"]

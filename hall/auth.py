@@ -8,24 +8,27 @@
   prints when it starts without one (so nobody else on the network can claim the hall first).
 - Stations: ``Authorization: Bearer <token>`` from pairing; the organiser can revoke a token.
 - Wrong passwords and wrong pairing codes are rate-limited per client address
-  (:class:`Attempts`): after ``max_failures`` in a row the address waits ``lockout_s``.
+  (:class:`Attempts`): after ``max_failures`` in a row the address waits ``lockout_s``; wrong
+  passwords also per account (whatever addresses they come from). Password checks run a few at a
+  time and take as long for an unknown user name (:class:`PasswordChecks`).
 """
 
 from __future__ import annotations
 
-import hmac
+import secrets
 import threading
 import time
 from collections import OrderedDict
 from functools import wraps
 
 from flask import current_app, g, jsonify, redirect, request, session, url_for
+from werkzeug.security import check_password_hash, generate_password_hash
 
 from beachscore.csrf import csrf_ok, csrf_token
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 #: Endpoints that need the CSRF token but no organiser session.
-OPEN_FORMS = ("organiser.login", "organiser.setup")
+OPEN_FORMS = ("organiser.login", "organiser.setup", "reporting.report")
 #: Endpoints stations call (token or pairing code instead of a session; no cookies, so no CSRF).
 STATION_ENDPOINTS = ("stations.pair", "stations.assignment", "stations.put_photo", "stations.report")
 
@@ -94,25 +97,31 @@ def client_address() -> str:
 
 
 def organiser() -> str | None:
-    """The organiser logged in on this session, or None."""
-    name = session.get("organiser")
-    if name and hmac.compare_digest(session.get("organiser_mark", ""), _mark(name)):
-        return name
-    return None
-
-
-def _mark(name: str) -> str:
-    store = current_app.extensions["hall_store"]
-    row = store.organiser(name)
-    return hmac.new(current_app.config["SECRET_KEY"].encode(), (name + (row or {}).get("password_hash", "")).encode(),
-                    "sha256").hexdigest() if row else "-"
+    """The organiser logged in on this session, or None (the session must be live in the store:
+    logging out anywhere ends it for every copy of the cookie)."""
+    if "organiser" not in g:
+        token = session.get("sid")
+        g.organiser = current_app.extensions["hall_store"].session_organiser(token) \
+            if isinstance(token, str) and token else None
+    return g.organiser
 
 
 def log_in(name: str) -> None:
+    """Start a new session of ``name`` on this browser (a new token: one set before login is not kept)."""
     session.clear()
     session.permanent = True
-    session["organiser"] = name
-    session["organiser_mark"] = _mark(name)  # a changed password ends old sessions
+    session["sid"] = current_app.extensions["hall_store"].open_session(
+        name, current_app.permanent_session_lifetime.total_seconds())
+    g.organiser = name
+
+
+def log_out() -> None:
+    """End this browser's session, for every copy of its cookie."""
+    token = session.get("sid")
+    if isinstance(token, str) and token:
+        current_app.extensions["hall_store"].end_session(token)
+    session.clear()
+    g.organiser = None
 
 
 def error(code: str, message: str, status: int, headers: dict | None = None):
@@ -124,9 +133,33 @@ def wants_json() -> bool:
     return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
 
 
+class PasswordChecks:
+    """Password checks, at most ``concurrent`` at a time (each scrypt check takes ~32 MB and ~0.1 s),
+    and as slow for a user name that does not exist as for one that does (a dummy hash is checked)."""
+
+    def __init__(self, concurrent: int = 2, wait_s: float = 10.0):
+        self._slots = threading.BoundedSemaphore(concurrent)
+        self.wait_s = wait_s
+        self._dummy = generate_password_hash(secrets.token_hex(16))
+
+    def matches(self, password_hash: str | None, password: str) -> bool | None:
+        """Whether ``password`` matches ``password_hash`` (None: no such user, checked against the dummy);
+        None when no check slot came free within ``wait_s`` (too many logins at once)."""
+        if not self._slots.acquire(timeout=self.wait_s):
+            return None
+        try:
+            ok = check_password_hash(password_hash or self._dummy, password)
+        finally:
+            self._slots.release()
+        return ok and password_hash is not None
+
+
 def init_app(app) -> None:
     app.extensions["login_attempts"] = Attempts(max_failures=app.config["LOGIN_MAX_FAILURES"],
                                                 lockout_s=app.config["LOGIN_LOCKOUT_S"])
+    app.extensions["account_attempts"] = Attempts(max_failures=app.config["LOGIN_MAX_FAILURES_PER_ACCOUNT"],
+                                                  lockout_s=app.config["LOGIN_LOCKOUT_S"])
+    app.extensions["password_checks"] = PasswordChecks(app.config["LOGIN_CONCURRENT_CHECKS"])
     app.extensions["pairing_attempts"] = Attempts(max_failures=app.config["PAIRING_MAX_FAILURES"],
                                                   lockout_s=app.config["LOGIN_LOCKOUT_S"])
 

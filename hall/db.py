@@ -9,22 +9,20 @@ the ``postgres`` extra installed (``pip install -e ".[postgres]"``); a pool of c
 
 from __future__ import annotations
 
+import errno
 import os
 
 from sqlalchemy import MetaData, create_engine, event
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine, make_url
 
+from hall.errors import DatabaseError
 from hall.migrations import migrate
 
+__all__ = ["DatabaseError", "open_engine", "database_url", "default_url", "reflect", "storage_problem",
+           "database_unavailable"]
+
 DB_NAME = "hall.sqlite3"
-
-
-class DatabaseError(RuntimeError):
-    """The database cannot be opened or is newer than this code (``code`` says which)."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code, self.message = code, message
 
 
 def default_url(data_dir: str) -> str:
@@ -50,7 +48,7 @@ def database_url(url: str) -> str:
     >>> database_url("mysql://hall@db/hall")
     Traceback (most recent call last):
     ...
-    hall.db.DatabaseError: --db mysql://…: the hall stores its data in SQLite or PostgreSQL only; write sqlite:///PATH or postgresql+psycopg://user:password@host/database (postgres:// and postgresql:// too)
+    hall.errors.DatabaseError: --db mysql://…: the hall stores its data in SQLite or PostgreSQL only; write sqlite:///PATH or postgresql+psycopg://user:password@host/database (postgres:// and postgresql:// too)
     """
     text_ = str(url).strip()
     scheme, sep, rest = text_.partition("://")
@@ -144,8 +142,6 @@ def storage_problem(err: BaseException) -> tuple[str, str] | None:
     >>> storage_problem(ValueError("x")) is None
     True
     """
-    import errno
-
     code = None
     if isinstance(err, OSError) and not isinstance(err, ConnectionError):
         code = {errno.ENOSPC: "disk-full", errno.EDQUOT: "disk-full", errno.EROFS: "read-only"}.get(err.errno)
@@ -159,6 +155,27 @@ def storage_problem(err: BaseException) -> tuple[str, str] | None:
         else:
             code = _PG_STORAGE.get(getattr(orig, "sqlstate", None) or "")
     return (code, _MESSAGES[code]) if code else None
+
+
+def database_unavailable(err: BaseException) -> bool:
+    """Whether ``err`` says the database cannot be reached for now: the PostgreSQL server is down,
+    restarting or refusing connections, every pooled connection is busy, or SQLite stayed locked.
+
+    >>> database_unavailable(sa_exc.TimeoutError("QueuePool limit reached"))
+    True
+    >>> database_unavailable(ValueError("x"))
+    False
+    """
+    if isinstance(err, (sa_exc.TimeoutError, sa_exc.DisconnectionError)):
+        return True
+    if not isinstance(err, sa_exc.DBAPIError):
+        return False
+    if err.connection_invalidated:
+        return True
+    orig = getattr(err, "orig", None)
+    if type(orig).__module__.startswith("psycopg"):
+        return isinstance(err, (sa_exc.OperationalError, sa_exc.InterfaceError))
+    return isinstance(err, sa_exc.OperationalError) and ("locked" in str(orig) or "busy" in str(orig))
 
 
 def reflect(engine: Engine) -> MetaData:

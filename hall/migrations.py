@@ -13,6 +13,8 @@ from sqlalchemy import (Boolean, Column, ForeignKey, Index, Integer, MetaData, S
                         UniqueConstraint, text)
 from sqlalchemy.engine import Connection, Engine
 
+from hall.errors import DatabaseError
+
 
 def _v1(conn: Connection) -> None:
     """Events, players, rounds, tables, results (revisions), stations, pairing codes, organisers."""
@@ -73,7 +75,18 @@ def _v2(conn: Connection) -> None:
     Index("results_by_table", results.c.round_id, results.c.table_no).create(conn)
 
 
-MIGRATIONS = [_v1, _v2]
+def _v3(conn: Connection) -> None:
+    """Organiser sessions kept server-side (a logout ends a copied cookie too)."""
+    m = MetaData()
+    Table("organiser_sessions", m, Column("id", Integer, primary_key=True),
+          Column("token_sha256", String(64), nullable=False, unique=True),
+          Column("username", String(80), nullable=False, index=True),
+          Column("created_at", String(40), nullable=False), Column("expires_at", String(40), nullable=False),
+          Column("ended_at", String(40)))
+    m.create_all(conn)
+
+
+MIGRATIONS = [_v1, _v2, _v3]
 #: The schema version this code writes and reads.
 VERSION = len(MIGRATIONS)
 
@@ -89,10 +102,8 @@ def migrate(engine: Engine, target: int = VERSION) -> int:
     """Bring the database up to ``target``, one transaction per version; returns the version reached.
 
     Raises:
-        hall.db.DatabaseError: ``db-version`` when the database is newer than this code.
+        hall.errors.DatabaseError: ``db-version`` when the database is newer than this code.
     """
-    from hall.db import DatabaseError
-
     with engine.connect() as conn:
         conn = conn.execution_options(hall_write=True)
         while True:

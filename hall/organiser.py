@@ -5,14 +5,19 @@ from __future__ import annotations
 import hmac
 import math
 import time
+from urllib.parse import urlsplit
 
 from flask import (Blueprint, current_app, flash, jsonify, redirect, render_template, request, session,
                    url_for)
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from hall.auth import client_address, error, log_in, organiser, organiser_required
-from hall.store import PAIRING_TTL_MIN, HallError
-from tournament.event import MAX_POINTS, TIEBREAKERS, UNEVEN
+import tournament
+from hall.auth import client_address, error, log_in, log_out, organiser, organiser_required
+from hall.errors import HallError
+from hall.reporting import report_code
+from hall.store import PAIRING_TTL_MIN
+from tournament.event import MAX_POINTS, TIEBREAKERS, UNEVEN, ranks_from_points
+from tournament.errors import InvalidEventError
 from tournament.games import PLAYERS, is_co_op
 
 bp = Blueprint("organiser", __name__)
@@ -23,7 +28,17 @@ def store():
 
 
 def _safe_next(target: str | None) -> str:
-    return target if target and target.startswith("/") and not target.startswith("//") else url_for("organiser.index")
+    """``target`` when it is a path on this hall, else the index page.
+
+    Checked as a browser reads it: tabs, line breaks and other control characters are dropped
+    first and a backslash counts as ``/`` (``/%09/evil.example`` decoded, and ``/\\evil.example``,
+    are ``//evil.example``: another origin).
+    """
+    cleaned = "".join(ch for ch in str(target or "") if ch > " " or ch == " ").strip().replace("\\", "/")
+    parts = urlsplit(cleaned)
+    if not cleaned.startswith("/") or cleaned.startswith("//") or parts.scheme or parts.netloc:
+        return url_for("organiser.index")
+    return cleaned
 
 
 # -- account -----------------------------------------------------------------------------------
@@ -66,20 +81,66 @@ def login():
     if wait > 0:
         flash(f"Too many wrong passwords from this device; try again in {math.ceil(wait)} s.")
         return render_template("login.html"), 429, {"Retry-After": str(math.ceil(wait))}
-    name = request.form.get("username", "").strip()
+    name = request.form.get("username", "").strip()[:200]
+    account = name.casefold()
+    per_account = current_app.extensions["account_attempts"]
+    wait = per_account.begin(account)
+    if wait > 0:
+        flash(f"Too many wrong passwords for this user name; try again in {math.ceil(wait)} s.")
+        return render_template("login.html"), 429, {"Retry-After": str(math.ceil(wait))}
     row = store().organiser(name)
-    if row is None or not check_password_hash(row["password_hash"], request.form.get("password", "")):
+    ok = current_app.extensions["password_checks"].matches(row["password_hash"] if row else None,
+                                                           request.form.get("password", ""))
+    if ok is None:
+        flash("The hall is busy checking other logins; try again in a moment.")
+        return render_template("login.html"), 503, {"Retry-After": "5"}
+    if not ok:
         flash("Wrong user name or password.")
         return render_template("login.html"), 403
     attempts.succeeded(client_address())
+    per_account.succeeded(account)
     log_in(name)
     return redirect(_safe_next(request.args.get("next")))
 
 
 @bp.post("/logout")
 def logout():
-    session.clear()
+    log_out()
     return redirect(url_for("organiser.index"))
+
+
+@bp.get("/account")
+@organiser_required
+def account():
+    return render_template("account.html", min_length=current_app.config["PASSWORD_MIN_LENGTH"])
+
+
+@bp.post("/account/password")
+def change_password():
+    """A new password (the current one typed again); every other browser's session ends."""
+    name = organiser()
+    row = store().organiser(name)
+    min_length = current_app.config["PASSWORD_MIN_LENGTH"]
+    if row is None or not check_password_hash(row["password_hash"], request.form.get("current", "")):
+        flash("The current password is wrong: nothing was changed.")
+        return render_template("account.html", min_length=min_length), 403
+    new = request.form.get("password", "")
+    if len(new) < min_length or new != request.form.get("password2"):
+        flash(f"The new password must have at least {min_length} characters, typed the same twice.")
+        return render_template("account.html", min_length=min_length), 400
+    store().set_password(name, generate_password_hash(new))  # ends every session, this one too
+    log_in(name)
+    flash("Password changed; every other browser logged in as you is logged out.")
+    return redirect(url_for("organiser.account"))
+
+
+@bp.post("/account/logout-everywhere")
+def logout_everywhere():
+    """End every session of this organiser, on every browser (this one too)."""
+    count = store().end_sessions(organiser())
+    log_out()
+    flash(f"Logged out everywhere ({count} session{'s' if count != 1 else ''} ended).")
+    return redirect(url_for("organiser.login"))
 
 
 # -- events ------------------------------------------------------------------------------------
@@ -139,6 +200,10 @@ def _state(table: dict) -> str:
     last = table["revisions"][-1]
     if last["source"] == "organiser":
         return "confirmed"
+    if table.get("conflict"):
+        return "review"
+    if table.get("agreed"):
+        return "agreed"
     return "review" if last["game_points"] is None else "reported"
 
 
@@ -198,7 +263,8 @@ def slips(event_id: int, number: int):
     if rnd is None:
         raise HallError("not-found", f"no round {number}", 404)
     names = {p["id"]: p for p in doc["players"]}
-    return render_template("slips.html", event=store().event(event_id), rnd=rnd, names=names)
+    codes = {t["table"]: report_code(event_id, number, t["table"]) for t in rnd["tables"]}
+    return render_template("slips.html", event=store().event(event_id), rnd=rnd, names=names, codes=codes)
 
 
 @bp.route("/events/<int:event_id>/rounds/<int:number>/tables/<int:table_no>", methods=["GET", "POST"])
@@ -210,12 +276,14 @@ def table(event_id: int, number: int, table_no: int):
         info = st.table(event_id, number, table_no)
         action = request.form.get("action", "enter")
         if action == "accept":
-            last = info["revisions"][-1] if info["revisions"] else None
-            if last is None or last["game_points"] is None:
+            chosen = request.form.get("revision", "")
+            last = next((r for r in info["revisions"] if str(r["id"]) == chosen), None) if chosen else \
+                (info["revisions"][-1] if info["revisions"] else None)
+            if last is None or last["game_points"] is None or last["source"] != "station":
                 raise HallError("nothing-to-accept", "there is no station result with points to accept")
             raw = {"game_points": last["game_points"], **({"ranks": last["ranks"]} if last["ranks"] else {})}
             st.enter_result(event_id, number, table_no, raw, kind="accept", by=organiser(), note="accepted",
-                            acting_on=last["id"])
+                            acting_on=last["id"], seen_latest=_revision_id(request.form.get("latest"), last["id"]))
             flash(f"Table {table_no}: the station's result is accepted.")
         elif action == "assign":
             raw = _assigned_result(event["game"], info)
@@ -225,13 +293,27 @@ def table(event_id: int, number: int, table_no: int):
         else:
             raw = _typed_result(info, is_co_op(event["game"]))
             kind = "correct" if info["revisions"] else "entry"
-            st.enter_result(event_id, number, table_no, raw, kind=kind, by=organiser(),
-                            note=request.form.get("note", ""))
+            note = "; ".join(n for n in (no_show_note(info), request.form.get("note", "").strip()) if n)
+            st.enter_result(event_id, number, table_no, raw, kind=kind, by=organiser(), note=note)
             flash(f"Table {table_no}: result saved.")
+            later = [r["number"] for r in st.event_doc(event_id)["rounds"] if r["number"] > number]
+            if kind == "correct" and later:
+                flash(f"Round {later[0]} was seated on the standings before this correction: its tables stay as "
+                      "they are (the standings and the next round's seating use the corrected result).")
         return redirect(url_for("organiser.manage", event_id=event_id))
     info = st.table(event_id, number, table_no)
     return render_template("table.html", event=event, info=info, co_op=is_co_op(event["game"]), state=_state(info),
                            unmatched=unmatched_colours(info), names={p["id"]: p["name"] for p in info["players"]})
+
+
+def _revision_id(typed: str | None, default: int) -> int:
+    """A revision id posted by a form (``default`` when missing or not a plausible id).
+
+    >>> _revision_id("12", 3), _revision_id("9" * 40, 3), _revision_id(None, 3)
+    (12, 3, 3)
+    """
+    typed = (typed or "").strip()
+    return int(typed) if typed.isdigit() and len(typed) < 18 else default
 
 
 def unmatched_colours(info: dict) -> list[str]:
@@ -239,7 +321,8 @@ def unmatched_colours(info: dict) -> list[str]:
     to the seated players (no points), else []."""
     reports = [r for r in info["revisions"] if r["source"] == "station"]
     last = reports[-1] if reports else None
-    if last is None or last["game_points"] is not None or not last["report"] or last is not info["revisions"][-1]:
+    if last is None or last["game_points"] is not None or not last["report"] or last is not info["revisions"][-1] \
+            or last["kind"] != "report":  # a report held for review is entered by hand
         return []  # matched, or the organiser has typed or corrected the result since
     rows = (last["report"].get("score") or {}).get("players") or []
     return [str(r["player"]) for r in rows if isinstance(r, dict) and isinstance(r.get("player"), str)]
@@ -247,9 +330,6 @@ def unmatched_colours(info: dict) -> list[str]:
 
 def _assigned_result(game: str, info: dict) -> dict:
     """The latest station report's points with the colours the organiser assigned (``seat_<colour>``)."""
-    import tournament
-    from tournament.errors import InvalidEventError
-
     colours = unmatched_colours(info)
     if not colours:
         raise HallError("nothing-to-assign", "this table has no station result waiting for its colours")
@@ -299,20 +379,35 @@ def _typed_result(info: dict, co_op: bool) -> dict:
         if points is None:
             raise HallError("invalid-result", "type the team's points")
         return {"points": points}
+    absent = [p for p in info["players"] if request.form.get(f"noshow_{p['id']}")]
+    present = [p for p in info["players"] if p not in absent]
+    if not present:
+        raise HallError("invalid-result", "every player is marked as a no-show: at least one must have played (or "
+                        "leave the table without a result)")
     points, ranks = {}, {}
-    for p in info["players"]:
+    for p in present:
         value = number(f"gp_{p['id']}", f"{p['name']}'s game points")
-        if value is None:
-            raise HallError("invalid-result", f"type {p['name']}'s game points")
-        points[p["id"]] = value
+        if value is None and len(present) > 1:
+            raise HallError("invalid-result", f"type {p['name']}'s game points (or mark a no-show)")
+        points[p["id"]] = value or 0
         place = rank(f"rank_{p['id']}", f"{p['name']}'s rank")
         if place is not None:
             ranks[p["id"]] = place
     if ranks and len(ranks) != len(points):
-        missing = ", ".join(p["name"] for p in info["players"] if p["id"] not in ranks)
+        missing = ", ".join(p["name"] for p in present if p["id"] not in ranks)
         raise HallError("invalid-result", f"type a rank for every player, or none (the ranks then follow from the "
                         f"points); no rank for {missing}")
+    if absent:  # a no-show scores nothing and places after everyone who played
+        ranks = ranks or ranks_from_points(points)
+        for p in absent:
+            points[p["id"]], ranks[p["id"]] = 0, len(present) + 1
     return {"game_points": points, **({"ranks": ranks} if ranks else {})}
+
+
+def no_show_note(info: dict) -> str:
+    """The note a result with no-shows carries (``no-show: Bo, Cy``), else ''."""
+    absent = [p["name"] for p in info["players"] if request.form.get(f"noshow_{p['id']}")]
+    return f"no-show: {', '.join(absent)}" if absent else ""
 
 
 # -- stations ----------------------------------------------------------------------------------

@@ -110,9 +110,24 @@ def seating_json(event_id: int):
     return _etag_response(event_id, "seating", lambda v: {**seating_doc(event_id), "version": v})
 
 
+#: How the standings page names each tiebreaker (tournament.event.TIEBREAKERS).
+TIEBREAKER_WORDS = {"game_points": "game points", "wins": "wins", "opponents": "opponents' mean tournament points",
+                    "head_to_head": "head-to-head"}
+
+
+def tiebreak_text(tiebreakers) -> str:
+    """The event's tiebreak order in words, as the room sees it before the first round.
+
+    >>> tiebreak_text(["wins", "game_points"])
+    'Ties: tournament points, then wins, then game points'
+    """
+    return "Ties: " + ", then ".join(["tournament points"] + [TIEBREAKER_WORDS.get(t, t) for t in tiebreakers])
+
+
 @bp.get("/events/<int:event_id>/standings")
 def standings_page(event_id: int):
-    return render_template("standings.html", event=store().event(event_id), refresh_ms=current_app.config["REFRESH_MS"])
+    return render_template("standings.html", event=store().event(event_id), refresh_ms=current_app.config["REFRESH_MS"],
+                           tiebreaks=tiebreak_text(store().model(event_id).scoring.tiebreakers))
 
 
 @bp.get("/events/<int:event_id>/seating")
@@ -135,9 +150,25 @@ def export_standings_json(event_id: int):
                     headers={"Content-Disposition": f'attachment; filename="standings-{event_id}.json"'})
 
 
+#: First characters that make a spreadsheet read a cell as a formula.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """A cell as a spreadsheet should show it: text starting like a formula gets a leading ``'``
+    (numbers stay numbers).
+
+    >>> csv_cell("@SUM(A1:A9)"), csv_cell("-Ana"), csv_cell(-3), csv_cell("Bo")
+    ("'@SUM(A1:A9)", "'-Ana", -3, 'Bo')
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def _csv(rows: list[list], name: str) -> Response:
     out = io.StringIO()
-    csv.writer(out).writerows(rows)
+    csv.writer(out).writerows([[csv_cell(v) for v in row] for row in rows])
     return Response(out.getvalue(), mimetype="text/csv",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
 

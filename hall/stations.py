@@ -17,6 +17,7 @@ import math
 from flask import Blueprint, current_app, g, jsonify, request
 
 from hall.auth import client_address, error, station_required
+from hall.errors import HallError
 
 bp = Blueprint("stations", __name__)
 
@@ -29,8 +30,6 @@ def store():
 
 def _json() -> dict:
     """The request's JSON object; anything else (not JSON, too deeply nested, not an object) is a 400."""
-    from hall.store import HallError
-
     try:
         body = request.get_json(silent=True)
     except RecursionError:  # not a ValueError, so silent=True lets it through
