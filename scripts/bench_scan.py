@@ -1,24 +1,31 @@
 #!/usr/bin/env python3
-"""Benchmark ``beachscore scan`` on a game's sample photos (generic over games).
+"""Benchmark ``beachscore scan`` against the speed budget, per game.
 
-    .venv/bin/python scripts/bench_scan.py ../shared/samples/strand-unter [--repeat 5]
+    .venv/bin/python scripts/bench_scan.py [FOLDER ...] [--repeat 5]
 
-For every set-up folder (calibration.json + scene_*.jpg) it calibrates once into a temporary
-folder, then per photo prints the median scan time split decode/register/detect/score, the whole
-scan as a ratio to a bare ``cv2.imdecode`` of the same file, and at the end the peak memory:
-tracemalloc (Python + numpy allocations) in this process, and the peak RSS (VmHWM on Linux) of a
-fresh process running one ``beachscore scan``.
+Without folders it times ``../shared/samples/*`` and ``../shared/samples-new-setups/*``. Each
+FOLDER holds ``profile.json`` and ``setupN/`` folders (calibration.json + scene_*.jpg) or is one
+set-up. Every set-up is calibrated once into a temporary folder; then every photo is scanned
+``--repeat`` times in this warm process. Per photo it prints the median scan time split
+decode/register/detect/score and the whole scan as a ratio to a bare ``cv2.imdecode`` of the
+same file. Per game, over its 1920×1080 photos (others are listed but not counted), it prints
+and judges against the absolute budget (``docs/speed.md``):
+
+- the median and the maximum of every timed scan: ≤ :data:`BUDGET_MEDIAN_MS` and
+  ≤ :data:`BUDGET_MAX_MS` (about 0.2–0.3 s on a Pi 4);
+- the peak RSS (VmHWM on Linux) of a fresh process running one ``beachscore scan`` of the game's
+  first photo: ≤ :data:`BUDGET_RSS_MB`;
+- the ratio to a bare decode (median and maximum over the photos), printed for comparison only,
+
+with PASS or FAIL per figure. The machine's load changes the times: note it with the figures.
 
 With a calibration that carries a lens (a folder written by ``scripts/distort_samples.py``, or a
 real wide lens) it also prints ``undistort``: the lens correction of each scan. Design note, why
 the photo is undistorted rather than only points: the homography of every stage after it
-(registration, the four readers, which rectify, warp and sample the photo in many places, two
-of them being rewritten in parallel) holds unchanged in the undistorted photo, so the correction
-lives in one place (``pipeline.scan_image``) instead of in every reader. Its cost is one
-``cv2.remap`` of the reader-scale photo (960×540 for the half-size games) with CV_16SC2 maps built
-once per calibration and photo size: about 1.5–3 ms here, a fifth to a third of a bare decode of
-the full-size JPEG, well inside the 4× budget. Undistorting points only would save that but would
-need every reader to map each point it samples through the lens.
+(registration, the four readers, which rectify, warp and sample the photo in many places) holds
+unchanged in the undistorted photo, so the correction lives in one place
+(``pipeline.scan_image``) instead of in every reader. Its cost is one ``cv2.remap`` of the
+reader-scale photo with CV_16SC2 maps built once per calibration and photo size: about 1.5–3 ms.
 """
 from __future__ import annotations
 
@@ -31,7 +38,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 
 import cv2
 import numpy as np
@@ -40,57 +46,51 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from beachscore.pipeline import calibrate, scan_file  # noqa: E402
 
+#: The budget of a 1920×1080 scan on the development machine (issue 20).
+BUDGET_MEDIAN_MS, BUDGET_MAX_MS, BUDGET_RSS_MB = 40.0, 80.0, 150.0
+BUDGET_SIZE = (1920, 1080)
+HERE = os.path.dirname(os.path.abspath(__file__))
+SHARED = os.path.normpath(os.path.join(HERE, "..", "..", "shared"))
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("folder")
-    ap.add_argument("--repeat", type=int, default=5)
-    a = ap.parse_args()
-    ratios, peaks, one = [], [], None
-    for setup in sorted(glob.glob(os.path.join(a.folder, "setup*"))) or [a.folder]:
-        cal_dir = tempfile.mkdtemp(prefix="bench-cal-")
-        cal = calibrate(os.path.join(setup, "calibration.json"), cal_dir)
-        for img in sorted(glob.glob(os.path.join(setup, "scene_*.jpg"))):
-            setup_json = os.path.splitext(img)[0] + ".setup.json"  # per-game facts (e.g. Plażing terrain)
-            game_setup = json.load(open(setup_json)) if os.path.isfile(setup_json) else None
-            one = one or (img, cal_dir, setup_json if game_setup is not None else None)
-            data = np.frombuffer(open(img, "rb").read(), np.uint8)
-            bare, parts, whole = [], [], []
-            for _ in range(a.repeat):
-                t = time.perf_counter()
-                cv2.imdecode(data, cv2.IMREAD_COLOR)
-                bare.append(time.perf_counter() - t)
-                t = time.perf_counter()
-                try:
-                    r = scan_file(img, cal, game_setup)
-                except Exception as err:  # noqa: BLE001 - a refused photo still has a time
-                    r = None
-                    print(f"  {os.path.basename(img)}: {err}")
-                whole.append(time.perf_counter() - t)
-                if r is not None:
-                    parts.append(r.timing_ms)
-            tracemalloc.start()
-            try:
-                scan_file(img, cal, game_setup)
-            except Exception:  # noqa: BLE001
-                pass
-            peaks.append(tracemalloc.get_traced_memory()[1])
-            tracemalloc.stop()
-            med = lambda k: statistics.median(p.get(k, 0.0) for p in parts) if parts else float("nan")  # noqa: E731
-            ratio = statistics.median(whole) / statistics.median(bare)
-            ratios.append(ratio)
-            lens = f"undistort {med('undistort'):4.1f} " if cal.lens is not None else ""
-            print(f"{os.path.relpath(img, a.folder):<26} decode {med('decode'):5.1f} {lens}register {med('register'):5.1f} "
-                  f"detect {med('detect'):5.1f} score {med('score'):4.1f} ms | scan {1e3 * statistics.median(whole):5.1f} ms"
-                  f" = {ratio:4.2f}x bare imdecode ({1e3 * statistics.median(bare):4.1f} ms)")
-    if not ratios:
-        print("no photos found")
-        return 1
-    print(f"ratio to bare decode: median {statistics.median(ratios):.2f}x, max {max(ratios):.2f}x")
-    print(f"tracemalloc peak per scan: max {max(peaks) / 2**20:.1f} MB")
-    img, cal_dir, setup_json = one
-    # the peak RSS of the scan process itself: VmHWM (reset when the process execs), not ru_maxrss,
-    # which on Linux keeps the peak of the fork before exec — this benchmark's own, much bigger, RSS
+
+def default_folders() -> list[str]:
+    """The shared samples' game folders."""
+    return sorted(glob.glob(os.path.join(SHARED, "samples", "*"))) + \
+        sorted(glob.glob(os.path.join(SHARED, "samples-new-setups", "*")))
+
+
+def game_of(folder: str) -> str:
+    """The game named by the folder's profile.json (or its parent's, for one set-up)."""
+    for where in (folder, os.path.dirname(folder)):
+        path = os.path.join(where, "profile.json")
+        if os.path.isfile(path):
+            return json.load(open(path))["game"]
+    return os.path.basename(os.path.normpath(folder))
+
+
+def time_photo(img: str, cal, game_setup, repeat: int) -> tuple[list[float], list[float], list[dict]]:
+    """Bare decodes (s), whole scans (s) and the scans' ``timing_ms`` of ``repeat`` runs."""
+    data = np.frombuffer(open(img, "rb").read(), np.uint8)
+    bare, whole, parts = [], [], []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        cv2.imdecode(data, cv2.IMREAD_COLOR)
+        bare.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        try:
+            r = scan_file(img, cal, game_setup)
+        except Exception as err:  # noqa: BLE001 - a refused photo still has a time
+            r = None
+            print(f"  {os.path.basename(img)}: {err}")
+        whole.append(time.perf_counter() - t)
+        if r is not None:
+            parts.append(r.timing_ms)
+    return bare, whole, parts
+
+
+def peak_rss_mb(img: str, cal_dir: str, setup_json: str | None) -> float:
+    """Peak RSS (MB) of a fresh process running one ``beachscore scan``: VmHWM (reset when the
+    process execs), not ru_maxrss, which on Linux keeps the peak of the fork before exec."""
     code = ("import resource, sys; from beachscore.cli import main; main(['scan', sys.argv[1], '--calibration', "
             "sys.argv[2], '--json'] + sys.argv[3:]); "
             "hwm = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')] "
@@ -98,9 +98,66 @@ def main() -> int:
             "print(hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
     p = subprocess.run([sys.executable, "-c", code, img, cal_dir] + (["--setup", setup_json] if setup_json else []),
                        capture_output=True, text=True)
-    rss_kb = int(p.stderr.strip().splitlines()[-1])
-    print(f"fresh process peak RSS (VmHWM, one scan): {rss_kb / 1024:.0f} MB")
-    return 0
+    return int(p.stderr.strip().splitlines()[-1]) / 1024
+
+
+def bench_folder(folder: str, repeat: int, games: dict) -> None:
+    """Time every photo of a folder; add its figures to ``games[game]``."""
+    g = games.setdefault(game_of(folder), {"scans_ms": [], "ratios": [], "first": None, "other_sizes": 0})
+    for setup in sorted(glob.glob(os.path.join(folder, "setup*"))) or [folder]:
+        cal_dir = tempfile.mkdtemp(prefix="bench-cal-")
+        cal = calibrate(os.path.join(setup, "calibration.json"), cal_dir)
+        for img in sorted(glob.glob(os.path.join(setup, "scene_*.jpg"))):
+            setup_json = os.path.splitext(img)[0] + ".setup.json"  # per-game facts (e.g. Plażing terrain)
+            game_setup = json.load(open(setup_json)) if os.path.isfile(setup_json) else None
+            h, w = cv2.imread(img, cv2.IMREAD_GRAYSCALE).shape[:2]
+            full = (w, h) == BUDGET_SIZE
+            bare, whole, parts = time_photo(img, cal, game_setup, repeat)
+            med = lambda k: statistics.median(p.get(k, 0.0) for p in parts) if parts else float("nan")  # noqa: E731
+            ratio = statistics.median(whole) / statistics.median(bare)
+            if full:
+                g["scans_ms"] += [1e3 * t for t in whole]
+                g["ratios"].append(ratio)
+                g["first"] = g["first"] or (img, cal_dir, setup_json if game_setup is not None else None)
+            else:
+                g["other_sizes"] += 1
+            lens = f"undistort {med('undistort'):4.1f} " if cal.lens is not None else ""
+            print(f"{os.path.relpath(img, folder):<26} decode {med('decode'):5.1f} {lens}register {med('register'):5.1f} "
+                  f"detect {med('detect'):5.1f} score {med('score'):4.1f} ms | scan {1e3 * statistics.median(whole):5.1f} ms"
+                  f" = {ratio:4.2f}x bare imdecode ({1e3 * statistics.median(bare):4.1f} ms)"
+                  f"{'' if full else '  (not 1920x1080: not counted)'}", flush=True)
+
+
+def verdict(value: float, limit: float) -> str:
+    """``PASS`` when ``value`` ≤ ``limit``."""
+    return "PASS" if value <= limit else "FAIL"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("folders", nargs="*")
+    ap.add_argument("--repeat", type=int, default=5)
+    a = ap.parse_args()
+    games: dict = {}
+    for folder in a.folders or default_folders():
+        bench_folder(folder, a.repeat, games)
+    load = os.getloadavg()
+    print(f"\nbudget per 1920x1080 scan: median <= {BUDGET_MEDIAN_MS:g} ms, max <= {BUDGET_MAX_MS:g} ms, "
+          f"fresh-process peak RSS <= {BUDGET_RSS_MB:g} MB (load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})")
+    failed = False
+    for game, g in sorted(games.items()):
+        if not g["scans_ms"]:
+            print(f"{game}: no 1920x1080 photos")
+            continue
+        med, top = statistics.median(g["scans_ms"]), max(g["scans_ms"])
+        rss = peak_rss_mb(*g["first"])
+        figures = [verdict(med, BUDGET_MEDIAN_MS), verdict(top, BUDGET_MAX_MS), verdict(rss, BUDGET_RSS_MB)]
+        failed |= "FAIL" in figures
+        print(f"{game:<13} {len(g['scans_ms'])} scans of {len(g['ratios'])} photos: median {med:5.1f} ms {figures[0]}, "
+              f"max {top:5.1f} ms {figures[1]}, peak RSS {rss:4.0f} MB {figures[2]} | ratio to bare decode: "
+              f"median {statistics.median(g['ratios']):.2f}x, max {max(g['ratios']):.2f}x"
+              + (f" ({g['other_sizes']} photos of other sizes not counted)" if g["other_sizes"] else ""))
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
