@@ -21,6 +21,7 @@ from beachscore.errors import BadInputError, UnreadableBoardError
 from beachscore.games import reader
 from calibration import store
 from calibration.files import load_calibration_request
+from calibration.light_check import light_check
 from vision.appearance import board_layout
 from vision.board import locate
 from vision.board.ecc import reference_image
@@ -87,7 +88,8 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
     extra = {"model_version": model_version(game_reader),
              "board_layout": board_layout(image, H, req.profile["board_mm"]).round(1).tolist(),
              "outline": {"picture": OUTLINE_PNG, "ppm": ppm, "layout": outline_layout()},
-             "identity": {"picture": IDENTITY_PNG, "grow_mm": grow_mm, "layout": identity_layout()}}
+             "identity": {"picture": IDENTITY_PNG, "grow_mm": grow_mm, "layout": identity_layout()},
+             "separability": light_check(req.game, req.profile, image, H, req.samples, model)}
     cal = store.Calibration(game=req.game, profile=req.profile, image_size=(image.shape[1], image.shape[0]),
                             H_px_from_mm=H, model=model, reference=reference_image(gray, REFERENCE_DOWNSCALE),
                             folder=out_dir, lens=lens, extra=extra)

@@ -17,6 +17,7 @@ def test_calibrate_json_summary(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["game"] == "strand-unter"
     assert {"sea", "sand", "shell/white", "shell/black"} <= set(doc["classes"])
+    assert doc["confusable"] == [] and doc["warnings"] == []  # the example's light tells every class apart
 
 
 def test_scan_json_shape(strand_cal, capsys):

@@ -93,7 +93,8 @@ def save():
     as ``empty_image``. Without ``profile`` or ``default_profile`` the current calibration's profile is used. The profile is checked by
     ``calibration.files.validate_profile`` (as ``beachscore calibrate`` does); anything wrong is a
     400 and the station keeps its current calibration. Returns
-    ``{"game", "classes", "preview_photo_id"}``.
+    ``{"game", "classes", "preview_photo_id", "confusable": [{"classes": [a, b], "advice"}]}``: the pairs
+    of classes the shot's light cannot tell apart (empty on a good table).
     """
     body = json_body()
     photo_id = body_id(body, "photo_id")
@@ -134,4 +135,4 @@ def save():
     if not isinstance(profile, dict):
         raise BadInputError("invalid-json", "profile must be a JSON object")
     out = calibrate_from_clicks(st, photo_id, profile, body.get("corners_px"), samples, empty_photo_id)
-    return jsonify({k: out[k] for k in ("game", "classes", "preview_photo_id")}), 201
+    return jsonify({k: out[k] for k in ("game", "classes", "preview_photo_id", "confusable")}), 201

@@ -11,13 +11,20 @@ from calibration.files import load_calibration_request
 
 
 def run(args) -> int:
-    """``beachscore calibrate``: learn CAL_DIR from calibration.json; prints a summary."""
+    """``beachscore calibrate``: learn CAL_DIR from calibration.json; prints a summary and, when
+    the shot's light makes two classes look alike, which and what helps (``confusable``)."""
     cal = calibrate(args.calibration, args.out)
     learned = cal.model.get("classes") if isinstance(cal.model.get("classes"), dict) else {}
     classes = sorted({label for label, _ in load_calibration_request(args.calibration).samples} | set(learned))
-    summary = {"game": cal.game, "calibration": os.path.abspath(args.out), "classes": classes}
+    pairs = (cal.extra.get("separability") or {}).get("confusable", [])
+    confusable = [{"classes": list(p["classes"]), "advice": p["advice"]} for p in pairs]
+    warnings = [p["advice"] for p in confusable]
+    summary = {"game": cal.game, "calibration": os.path.abspath(args.out), "classes": classes,
+               "confusable": confusable, "warnings": warnings}
     if args.json:
         print(json.dumps(summary))
     else:
         print(f"calibrated {cal.game}: {len(classes)} classes learned, written to {args.out}")
+        for text in warnings:
+            print(f"warning: {text}")
     return EXIT_OK

@@ -141,7 +141,8 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
     the station switches: a calibration that fails in any way leaves the old one in use.
 
     Returns:
-        ``{"game", "classes": [labels learned], "folder", "preview_photo_id"}``.
+        ``{"game", "classes": [labels learned], "folder", "preview_photo_id", "confusable": [{"classes":
+        [a, b], "advice"}]}`` (:func:`confusable_pairs`).
     Raises:
         StoreError: ``not-found`` for an unknown photo; ``disk-full``, ``read-only``,
             ``data-folder-missing`` (nothing is left in ``calibrations/``: a failed calibration
@@ -178,7 +179,17 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
                 raise problem from None
             raise
         station.use_calibration(cal, os.path.join(folder, "cal"))
-    return {"game": cal.game, "classes": classes, "folder": folder, "preview_photo_id": preview_id}
+    return {"game": cal.game, "classes": classes, "folder": folder, "preview_photo_id": preview_id,
+            "confusable": confusable_pairs(cal)}
+
+
+def confusable_pairs(cal) -> list[dict]:
+    """The pairs of classes the calibration shot's light cannot tell apart, with what helps:
+    ``[{"classes": [a, b], "advice": str}]`` (empty for a good table or a calibration without
+    the measure)."""
+    extra = getattr(cal, "extra", None)
+    found = (extra.get("separability") or {}).get("confusable", []) if isinstance(extra, dict) else []
+    return [{"classes": list(p["classes"]), "advice": p["advice"]} for p in found]
 
 
 def _calibrate(station: Station, request: str, out_dir: str):

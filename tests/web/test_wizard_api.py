@@ -46,6 +46,7 @@ def test_wizard_round_trip_makes_a_calibration_that_scans(tmp_path, make_unlocke
     assert r.status_code == 201, r.get_json()
     out = r.get_json()
     assert out["game"] == "strand-unter" and out["classes"]
+    assert out["confusable"] == []  # the example's light tells every class apart
     assert client.get(f"/photos/{out['preview_photo_id']}").status_code == 200
     assert station.calibration is not None and station.calibration_problem is None
     station.camera = FileCamera(os.path.join(EXAMPLE, "scene_05.jpg"))

@@ -42,6 +42,9 @@ CASTLE_VALUES = (0, 1, 2, 3)
 MODEL_VERSION = 4
 _CASTLE = re.compile(r"^castle/([a-z][a-z0-9_-]*)/([0-9]+)$")
 
+#: What helps when the light makes a piece look like the sand (said when a sample shows nothing else).
+LIGHT_REMEDY = "more or whiter light helps, or a lamp moved so its reflection is off the board"
+
 #: file names of the pictures kept in CAL_DIR
 EMPTY_PNG, REF_PNG, LUT_PNG = "strand_empty.png", "strand_registration.png", "strand_classes.png"
 
@@ -203,7 +206,8 @@ class _SampleBlobs:
         near = disc(self.fg.shape, self.px(xy), cfg.sample_search_mm * cfg.ppm) & (comp > 0)
         if not near.any():
             raise BadInputError("bad-sample", f"{what}: nothing distinct from the sand at {xy[0]:g},{xy[1]:g} mm; "
-                                "check its board_mm position")
+                                f"check its board_mm position; if it is right, the light makes it look like the "
+                                f"sand: {LIGHT_REMEDY}")
         ids, cnt = np.unique(comp[near], return_counts=True)
         return int(ids[np.argmax(cnt)])
 
@@ -255,7 +259,8 @@ def _learn_players(parsed, blobs: _SampleBlobs, CL: np.ndarray, sand_ab: np.ndar
         pix = np.concatenate(pix)
         if len(pix) < cfg.min_castle_px:
             raise BadInputError("bad-sample", f"castle/{p}: the samples show no colour distinct from the sand; "
-                                "check their board_mm positions")
+                                f"check their board_mm positions; if they are right, the light makes them look like "
+                                f"the sand: {LIGHT_REMEDY}")
         ab = pix[:, 1:]
         dist = np.hypot(*(ab - np.median(ab, axis=0)).T)
         keep = dist < cfg.player_spread * max(2.0, float(np.median(dist)))

@@ -116,7 +116,11 @@
       prev.src = `/photos/${out.preview_photo_id}`;
       document.getElementById("result").hidden = false;
       root.dataset.done = "yes";
-      say(`Calibrated ${out.game}: ${out.classes.length} classes learned. Scans now use this calibration.`, "good");
+      const pairs = out.confusable || [];
+      document.getElementById("confusable").innerHTML = pairs.map(p => `<li>${esc(p.advice)}</li>`).join("");
+      document.getElementById("light").hidden = pairs.length === 0;
+      if (pairs.length) say(`Calibrated ${out.game}, but in this light some pieces look alike: see below. Scans now use this calibration.`, "bad");
+      else say(`Calibrated ${out.game}: ${out.classes.length} classes learned. Scans now use this calibration.`, "good");
     } catch (e) { say(explainError(e), "bad"); }
     finally { draw(); }
   };

@@ -1,0 +1,52 @@
+"""What to tell the user when the light makes two classes look alike: the game's words and the cure.
+
+Input: a game and two of its calibration classes. Output: one sentence naming the pair as the
+players say it (``shell tokens and bare sand look alike in this light``) and what helps.
+"""
+
+from __future__ import annotations
+
+#: What helps when two classes look alike: the light's strength, its colour, and glare.
+REMEDY = ("more or whiter light (a daylight-white lamp) helps, and so does moving a lamp so "
+          "its reflection is off the board; then calibrate again")
+
+#: Plażing's token and piece words (calibration label → what players call it).
+_PLAZING = {"resource/shell": "shell tokens", "resource/amber": "amber tokens", "resource/pebble": "pebble tokens",
+            "neutral": "neutral markers", "trash": "trash tokens", "surprise": "surprise tokens", "sand": "bare sand"}
+_STRAND = {"sand": "bare sand", "sea": "the sea cloth", "sandpiper": "the sandpiper", "stick": "the sea's stick"}
+_SEASHELLS = {"shell": "shells on the towel", "empty": "empty towel cells"}
+_SAND_CASTLES = {"wave": "waves", "wall": "walls", "space": "empty lane spaces", "castle_piece": "castle pieces",
+                 "slot": "empty castle slots"}
+
+
+def class_words(game: str, label: str) -> str:
+    """A class as players say it.
+
+    >>> class_words("plazing", "meeple/red"), class_words("strand-unter", "shell/white")
+    ('red meeples', 'white shells')
+    >>> class_words("plazing", "piece/blue"), class_words("strand-unter", "castle/green")
+    ('blue pieces', 'green castles')
+    """
+    parts = label.split("/")
+    if game == "plazing":
+        if parts[0] in ("piece", "meeple") and len(parts) >= 2:
+            return f"{parts[1]} {parts[0]}s"
+        return _PLAZING.get(label, label)
+    if game == "strand-unter":
+        if parts[0] in ("shell", "castle") and len(parts) >= 2:
+            return f"{parts[1]} {parts[0]}s"
+        return _STRAND.get(label, label)
+    if game == "seashells":
+        return _SEASHELLS.get(label, label)
+    if game == "sand-castles":
+        return _SAND_CASTLES.get(label, label)
+    return label
+
+
+def pair_advice(game: str, a: str, b: str) -> str:
+    """The sentence for a pair the light makes look alike.
+
+    >>> pair_advice("plazing", "resource/shell", "sand").split(":")[0]
+    'shell tokens and bare sand look alike in this light'
+    """
+    return f"{class_words(game, a)} and {class_words(game, b)} look alike in this light: {REMEDY}"

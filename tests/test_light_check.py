@@ -1,0 +1,140 @@
+"""``calibrate`` says which classes the calibration shot's light cannot tell apart (``confusable``).
+
+The light check measures each pair of labelled classes on the calibration shot itself
+(:mod:`calibration.light_check`); on a good table it says nothing, on a table whose warm, dim,
+hazy light merges shell tokens with the sand it names that pair and what helps.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+
+import cv2
+import numpy as np
+import pytest
+
+from beachscore.cli import main
+from beachscore.station.wizard import confusable_pairs
+from calibration.advice import pair_advice
+from calibration.class_colours import colour_pairs, disc_colours
+from calibration.separability import ColourClass, bhattacharyya, confusable, error_bound, fitted_threshold, separations
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SAMPLES = os.path.join(HERE, "..", "..", "shared", "samples")
+_spec = importlib.util.spec_from_file_location("relight_tables", os.path.join(HERE, "..", "scripts", "relight_tables.py"))
+relight_tables = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(relight_tables)
+
+#: A warm (2400 K against the reference 3900 K), dim (×0.2) and hazy (flare 0.5: low contrast) light.
+WARM_DIM_HAZY = (2400.0, 0.2, 0.5)
+
+
+def _calibrate_json(capsys, calibration_json: str, out: str) -> dict:
+    assert main(["calibrate", calibration_json, "--out", out, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _calibration_only(setup: str, dst: str, light=None) -> str:
+    """A copy of a set-up's calibration files (shot relit under ``light``); returns its calibration.json."""
+    os.makedirs(dst)
+    with open(os.path.join(setup, "calibration.json")) as f:
+        doc = json.load(f)
+    shutil.copyfile(os.path.join(setup, doc["profile"]), os.path.join(dst, os.path.basename(doc["profile"])))
+    doc["profile"] = os.path.basename(doc["profile"])
+    for name in os.listdir(setup):
+        if name.startswith(("calib.", "empty.")) and not name.endswith("calibration.json"):
+            src = os.path.join(setup, name)
+            if name.endswith((".jpg", ".png")) and light is not None:
+                cv2.imwrite(os.path.join(dst, name), relight_tables.relit(cv2.imread(src), *light),
+                            [cv2.IMWRITE_JPEG_QUALITY, 95])
+            else:
+                shutil.copyfile(src, os.path.join(dst, name))
+    with open(os.path.join(dst, "calibration.json"), "w") as f:
+        json.dump(doc, f)
+    return os.path.join(dst, "calibration.json")
+
+
+def test_identical_classes_are_inseparable_and_far_ones_are_not():
+    a = ColourClass("sand", np.array([180.0, 130.0, 150.0]), np.eye(3) * 4.0)
+    assert error_bound(bhattacharyya(a, a)) == 0.5
+    far = ColourClass("shell", a.mean + [40.0, 0.0, -20.0], np.eye(3) * 4.0)
+    near = ColourClass("shell", a.mean + [1.0, 0.0, 0.0], np.eye(3) * 4.0)
+    assert error_bound(bhattacharyya(a, far)) < 1e-6 < error_bound(bhattacharyya(a, near))
+    found = separations({"sand": a, "shell": near}, [("shell", "sand"), ("shell", "missing")])
+    assert [p.classes for p in found] == [("shell", "sand")]
+    assert confusable(found, 0.3) == found and confusable(found, 0.49) == []
+
+
+def test_only_the_pairs_a_reader_tells_apart_by_colour_are_measured():
+    pairs = colour_pairs("plazing", ["meeple/red", "piece/blue", "piece/red", "resource/shell", "sand"])
+    assert ("meeple/red", "sand") in pairs and ("resource/shell", "sand") in pairs
+    assert ("piece/blue", "piece/red") in pairs and ("piece/red", "sand") in pairs
+    assert not any(set(p) == {"meeple/red", "piece/red"} for p in pairs)  # a meeple has its player's colour
+    assert colour_pairs("seashells", ["empty", "shell", "bottle"]) == [("empty", "shell")]
+
+
+def test_advice_uses_the_games_words():
+    text = pair_advice("plazing", "resource/shell", "sand")
+    assert text.startswith("shell tokens and bare sand look alike in this light")
+    assert "more or whiter light" in text and "reflection" in text
+    assert pair_advice("strand-unter", "sand", "shell/white").startswith("bare sand and white shells look alike")
+
+
+def test_every_game_has_a_fitted_threshold_below_chance():
+    for game in ("plazing", "strand-unter", "seashells", "sand-castles", "grid"):
+        assert 0.0 < fitted_threshold(game) < 0.5
+
+
+def test_discs_hold_the_sampled_colour():
+    profile = {"game": "plazing", "board_mm": [100, 60], "grid": {"origin_mm": [0, 0], "cell_mm": 20.0,
+                                                                  "rows": 3, "cols": 5}}
+    image = np.full((120, 200, 3), (120, 190, 220), np.uint8)        # sand, 2 px per mm
+    image[30:50, 70:90] = (250, 250, 250)                          # a white token 10 mm wide at (40, 20) mm
+    H = np.diag([2.0, 2.0, 1.0])
+    colours = disc_colours("plazing", profile, image, H, [("resource/shell", (40.0, 20.0)), ("sand", (80.0, 40.0))])
+    assert colours["resource/shell"].mean[0] > colours["sand"].mean[0] + 20  # Lab L of white vs sand
+    assert error_bound(bhattacharyya(colours["resource/shell"], colours["sand"])) < 1e-3
+
+
+def test_the_wizard_passes_the_pairs_on():
+    class Cal:
+        extra = {"separability": {"confusable": [{"classes": ["resource/shell", "sand"], "advice": "x",
+                                                   "error_bound": 0.2}]}}
+    assert confusable_pairs(Cal()) == [{"classes": ["resource/shell", "sand"], "advice": "x"}]
+    assert confusable_pairs(object()) == []
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(SAMPLES, "plazing")), reason="shared samples absent")
+def test_a_light_that_merges_shells_with_the_sand_is_named_and_a_good_one_says_nothing(tmp_path, capsys):
+    setup = os.path.join(SAMPLES, "plazing", "setup0")
+    good = _calibrate_json(capsys, _calibration_only(setup, str(tmp_path / "good")), str(tmp_path / "cal-good"))
+    assert good["confusable"] == [] and good["warnings"] == []
+    bad = _calibrate_json(capsys, _calibration_only(setup, str(tmp_path / "bad"), WARM_DIM_HAZY),
+                          str(tmp_path / "cal-bad"))
+    named = {tuple(sorted(p["classes"])): p["advice"] for p in bad["confusable"]}
+    assert ("resource/shell", "sand") in named, bad["confusable"]
+    assert named[("resource/shell", "sand")].startswith("shell tokens and bare sand look alike in this light")
+    assert named[("resource/shell", "sand")] in bad["warnings"]
+    with open(tmp_path / "cal-bad" / "calibration.json") as f:
+        kept = json.load(f)["separability"]
+    assert any(sorted(p["classes"]) == ["resource/shell", "sand"] for p in kept["confusable"])
+    assert kept["pairs"] and kept["threshold"] == fitted_threshold("plazing")
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(SAMPLES, "plazing")), reason="shared samples absent")
+def test_the_text_output_warns_too(tmp_path, capsys):
+    cal_json = _calibration_only(os.path.join(SAMPLES, "plazing", "setup0"), str(tmp_path / "bad"), WARM_DIM_HAZY)
+    assert main(["calibrate", cal_json, "--out", str(tmp_path / "cal")]) == 0
+    out = capsys.readouterr().out
+    assert "warning: shell tokens and bare sand look alike in this light" in out
+
+
+def test_a_strand_unter_shot_whose_light_hides_the_white_shells_says_it_may_be_the_light(tmp_path, capsys):
+    example = os.path.join(HERE, "..", "examples", "strand-unter")
+    cal_json = _calibration_only(example, str(tmp_path / "bad"), (2400.0, 0.3, 0.3))
+    assert main(["calibrate", cal_json, "--out", str(tmp_path / "cal"), "--json"]) == 2
+    err = json.loads(capsys.readouterr().out)["error"]
+    assert err["code"] == "bad-sample" and "the light makes it look like the sand" in err["message"]
