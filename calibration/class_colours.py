@@ -29,6 +29,8 @@ DISC_SHARE = 0.15
 WORK_PX_PER_MM = 3.0
 #: Smallest standard deviation of a disc's Lab colour: one step of the 8-bit Lab it is measured in.
 NOISE_FLOOR_LAB = 1.0
+#: A covariance whose smallest eigenvalue is below this share of its largest is numerically singular.
+SINGULAR = 1e-9
 
 
 def plazing_class(label: str) -> str:
@@ -101,10 +103,15 @@ def _space_centre(profile: dict, x: float, y: float) -> tuple[float, float]:
 
 
 def _gaussian(label: str, pixels: np.ndarray) -> ColourClass:
-    """Lab Gaussian of pixels (N, 3), each axis's spread floored at :data:`NOISE_FLOOR_LAB`."""
+    """Lab Gaussian of pixels (N, 3), each axis's spread floored at :data:`NOISE_FLOOR_LAB`; a
+    covariance that is singular all the same (a noiseless disc over two flat colours spreads
+    along one line only) gets the floor in every direction."""
     x = np.asarray(pixels, np.float64).reshape(-1, 3)
     cov = np.cov(x, rowvar=False) if len(x) > 3 else np.zeros((3, 3))
     cov = cov + np.diag(np.maximum(NOISE_FLOOR_LAB ** 2 - np.diag(cov), 0.0))
+    eig = np.linalg.eigvalsh(cov)
+    if eig[0] <= SINGULAR * eig[-1]:
+        cov = cov + np.eye(3) * NOISE_FLOOR_LAB ** 2
     return ColourClass(label, x.mean(axis=0), cov)
 
 

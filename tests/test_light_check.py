@@ -138,3 +138,14 @@ def test_a_strand_unter_shot_whose_light_hides_the_white_shells_says_it_may_be_t
     assert main(["calibrate", cal_json, "--out", str(tmp_path / "cal"), "--json"]) == 2
     err = json.loads(capsys.readouterr().out)["error"]
     assert err["code"] == "bad-sample" and "the light makes it look like the sand" in err["message"]
+
+
+def test_a_disc_over_two_flat_colours_still_gives_a_usable_gaussian():
+    profile = {"game": "plazing", "board_mm": [100, 60], "grid": {"origin_mm": [0, 0], "cell_mm": 20.0,
+                                                                  "rows": 3, "cols": 5}}
+    image = np.full((120, 200, 3), (120, 190, 220), np.uint8)
+    image[:, 81:] = (60, 60, 60)                                    # a straight edge through the disc
+    H = np.diag([2.0, 2.0, 1.0])
+    colours = disc_colours("plazing", profile, image, H, [("resource/shell", (40.0, 20.0)), ("sand", (20.0, 40.0))])
+    assert np.linalg.eigvalsh(colours["resource/shell"].cov)[0] > 0.0
+    assert 0.0 <= error_bound(bhattacharyya(colours["resource/shell"], colours["sand"])) < 0.5
