@@ -35,6 +35,14 @@ from vision.image.decode import decode_image, read_image
 from vision.types import CalibrationShot, Photo, Reader, Reading, Registration
 
 
+def learned_classes(cal: store.Calibration, calibration_json: str) -> list[str]:
+    """The classes a calibration knows, sorted: the labels of calibration.json's samples and those the
+    reader learned besides them (``cal.model["classes"]``); what ``calibrate`` and the wizard report."""
+    model = cal.model if isinstance(getattr(cal, "model", None), dict) else {}
+    learned = model.get("classes") if isinstance(model.get("classes"), (dict, list)) else []
+    return sorted({label for label, _ in load_calibration_request(calibration_json).samples} | set(learned))
+
+
 def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
     """Learn a calibration from calibration.json and write it to ``out_dir``.
 
