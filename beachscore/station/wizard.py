@@ -167,8 +167,9 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
             request = write_request(os.path.join(folder, "request"), photo_path, profile, corners_px, samples,
                                     empty_path)
             cal = _calibrate(station, request, os.path.join(folder, "cal"))
+            model = cal.model.get("classes") if isinstance(getattr(cal, "model", None), dict) else None
+            picture = preview(photo_path, request, sorted(model) if isinstance(model, (dict, list)) else [])
             classes = learned_classes(cal, request)
-            picture = preview(photo_path, request, classes)
             preview_id = station.store.add_photo(encode(picture, ".jpg"), ext=".jpg", kind="calibration")
         except BaseException as exc:
             if folder is not None:  # a failed calibration leaves nothing (it held a copy of the photo)
