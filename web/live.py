@@ -182,7 +182,7 @@ def scan_now():
 @bp.post("/api/game-over")
 def game_over():
     """Take a final scan and end the current game (like a long press)."""
-    answer = station().end_game()
+    answer = station().end_game("web")
     if not answer.accepted:
         return error_response("scan-refused", answer.reason, 409)
     return jsonify({"accepted": True, "ended": answer.ended}), 202

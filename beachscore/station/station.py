@@ -194,8 +194,9 @@ class Station(ScanFlow):
         self._jobs.put((source, final, player, game["id"] if game else None))  # the game asked for, not a later one
         return ScanRequest(True)
 
-    def end_game(self) -> ScanRequest:
-        """Long press: take a final scan and mark the current game over with it.
+    def end_game(self, source: str = "button") -> ScanRequest:
+        """Long press (or the page's "Game over", ``source="web"``): take a final scan and mark the
+        current game over with it; the scan is recorded as from ``source``.
 
         A Seashells game whose every mat is read needs no more photo: it is marked over with its
         latest mat scan. Otherwise the final scan reads the next missing mat.
@@ -212,7 +213,7 @@ class Station(ScanFlow):
             finally:
                 self._busy.release()
             return ScanRequest(True, ended=True)
-        return self.request_scan("button", final=True)
+        return self.request_scan(source, final=True)
 
     def finish_game(self, game_id: int, scan_id: int) -> None:
         """Mark game ``game_id`` over with its final scan and tell every page (``game-over``).
