@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from beachscore import pipeline
 from beachscore.errors import CODED_ERRORS, BeachscoreError
 from beachscore.station import seashells
 from beachscore.station.encoding import encode, encode_annotated
@@ -76,16 +77,11 @@ class ScanFlow:
         game = self.store.game(game_id) if game_id is not None else None
         timing = {}
         mat = {"mat_player": player} if player else {}
+        cal = self.calibration
         try:
-            with self._camera_lock:
-                image = self.camera.capture()
+            image, jpeg = self._capture(cal, timing)
         except CODED_ERRORS as err:
             return self._failed(game_id, source, None, err, timing, mat), err.message
-        timing["capture"] = _ms(t0)
-        t1 = time.perf_counter()
-        jpeg = encode(image, ".jpg")
-        timing["encode"] = _ms(t1)
-        cal = self.calibration
         setup = self._setup_for(game, cal, player)
         try:
             result = self.scanner(image, cal, setup)
@@ -121,6 +117,29 @@ class ScanFlow:
         self.events.publish("scan", {"scan_id": scan_id, "status": "ok", **mat})
         self._annotate(scan_id, result)  # after the score is out: the picture is not on the critical path
         return scan_id, None
+
+    def _capture(self, cal, timing: dict) -> tuple[np.ndarray, bytes]:
+        """Take the photo: (BGR uint8 image to read, JPEG bytes to keep). A camera that replays
+        files hands over the file, decoded as the command line decodes it
+        (:func:`beachscore.pipeline.decode_photo`), so that the same photo reads the same at the
+        station and on the command line; a JPEG file is kept as it is.
+
+        Raises:
+            CameraError: ``camera-failed``; BadInputError: the file is not a readable photo.
+        """
+        t0 = time.perf_counter()
+        with self._camera_lock:
+            encoded = getattr(self.camera, "capture_encoded", lambda: None)()
+            image = self.camera.capture() if encoded is None else None
+        timing["capture"] = _ms(t0)
+        t1 = time.perf_counter()
+        if encoded is not None:
+            image = pipeline.decode_photo(encoded, cal, "the camera's photo")
+            timing["decode"] = _ms(t1)
+            t1 = time.perf_counter()
+        jpeg = encoded if encoded is not None and encoded[:3] == b"\xff\xd8\xff" else encode(image, ".jpg")
+        timing["encode"] = _ms(t1)
+        return image, jpeg
 
     def _annotate(self, scan_id: int, result) -> None:
         """Draw the reading on the photo, store it with the scan, tell the pages (``scan-annotated``)."""

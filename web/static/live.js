@@ -18,7 +18,8 @@
     if (st.light && st.light.problem) out.push(`Status light not working: ${esc(st.light.problem)}`);
     if (!st.calibration.ok) out.push(`${esc(st.calibration.problem || "not calibrated")}`);
     if (!st.game) out.push(`No game set up yet: <a href="/game">set up a game</a>.`);
-    else if (st.game.ended_at) out.push(`Game ${st.game.id} is over — final score below.`);
+    else if (st.game.ended_at) out.push(`Game ${st.game.id} is over — its final score is below. ` +
+      `To scan again, <a href="/game">set up a new game</a>.`);
     return out.map(t => `<p>${t}</p>`).join("");
   }
 
@@ -79,7 +80,8 @@
     document.getElementById("busy").hidden = !st.busy;
     document.getElementById("scan-now").disabled = st.busy || !st.camera.ok || !st.calibration.ok;
     renderSeashells(data.seashells, st);
-    const key = scan ? `${scan.id}/${scan.revisions.length}` : "none";
+    const over = !!(st.game && st.game.ended_at);
+    const key = scan ? `${scan.id}/${scan.revisions.length}${over ? "/final" : ""}` : "none";
     if (pending && pending.accepted && !st.busy) settle(pending.before !== key ? scan : null, st);
     const img = document.getElementById("photo"), pid = scan ? scan.annotated_photo_id || scan.photo_id : null;
     if (pid && img.dataset.photoId !== String(pid)) {  // the annotated picture comes a moment after the score
@@ -92,8 +94,9 @@
     if (!scan) return;
     const display = (st.game && st.game.display) || {};
     const when = localTime(scan.created_at);
+    const final = over && st.game.final_scan_id === scan.id;
     document.getElementById("score-title").textContent =
-      `Scan ${scan.id} · ${when}${scan.extra && scan.extra.mat_player ? ` · ${scan.extra.mat_player}'s mat` : ""}` +
+      `${final ? "Final score · " : ""}Scan ${scan.id} · ${when}${scan.extra && scan.extra.mat_player ? ` · ${scan.extra.mat_player}'s mat` : ""}` +
       `${scan.corrected ? " · corrected" : ""}`;
     const score = document.getElementById("score");
     if (scan.error) {
@@ -101,7 +104,7 @@
       document.getElementById("confidence").innerHTML = "";
     } else {
       score.innerHTML = renderScore(scan.current_score, { swatches: display.swatches, names: display.names });
-      const c = Math.round((scan.confidence || 0) * 100);
+      const c = scan.confidence_percent;  // the server's rule: cut to a whole percent, never rounded up
       document.getElementById("confidence").innerHTML =
         `<p class="muted">confidence ${c}%</p><div class="confbar ${c < 80 ? "low" : ""}"><div style="width:${c}%"></div></div>`;
     }
