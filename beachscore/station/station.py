@@ -34,6 +34,7 @@ from beachscore.station.encoding import encode
 from beachscore.station.events import EventBus
 from beachscore.station.scanning import ScanFlow
 from beachscore.station.store import Store, StoreError
+from beachscore.station.wording import for_the_page
 from vision.image import decode as image_io
 
 log = logging.getLogger("beachscore.station")
@@ -137,9 +138,9 @@ class Station(ScanFlow):
                       "problem": problem.message if problem else None,
                       "viewing_only": self.store.read_only is not None},
             "camera": {"ok": self.camera is not None, "name": getattr(self.camera, "name", None),
-                       "problem": self.camera_problem},
-            "calibration": {"ok": self.calibration is not None,
-                            "game": getattr(self.calibration, "game", None), "problem": self.calibration_problem},
+                       "problem": for_the_page(self.camera_problem)},
+            "calibration": {"ok": self.calibration is not None, "game": getattr(self.calibration, "game", None),
+                            "problem": for_the_page(self.calibration_problem)},
             "button": {"ok": self.button is not None or self.button_problem is None, "fitted": self.button is not None,
                        "problem": self.button_problem},
             "light": {"ok": self.light_problem is None, "fitted": self.light is not None, "problem": self.light_problem},

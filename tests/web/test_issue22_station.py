@@ -55,3 +55,76 @@ def test_confidence_is_cut_to_a_whole_percent_everywhere(station, unlocked):
     assert scan_text("photo.jpg", Result()) == "photo.jpg: grid, confidence 99%"
     Result.confidence = 1.0
     assert "confidence 100%" in scan_text("photo.jpg", Result())
+
+
+def _plazing_messages():
+    """What the Plażing reader says, as it says it on the command line."""
+    import numpy as np
+
+    from vision.plazing.checks import terrain_warning, unlike_message
+
+    terrain = np.full((12, 20), ".")
+    refusal = unlike_message([(2, 5), (2, 6), (3, 5)], 3, None, terrain, True, None, [1.0, 1.0, 1.0], darker=0.3)
+    warning = terrain_warning(terrain, np.ones((12, 20)), ["#", "."])
+    return refusal, warning
+
+
+def test_station_messages_never_name_a_command_line_flag(tmp_path):
+    """The reader's refusal at Game over named ``--setup``; the page says what to do on the page."""
+    from beachscore.errors import UnreadableBoardError
+    from beachscore.station import Station
+    from beachscore.station.store import Store
+    from beachscore.station.testing import FakeCalibration, FakeScanner, fake_score
+    from hardware.mock_camera import MockCamera
+    from web import create_app
+
+    refusal, warning = _plazing_messages()
+    assert "--setup" in refusal and "--setup" in warning  # as the command line says it
+    scanner = FakeScanner(error=UnreadableBoardError("occluded", refusal))
+    st = Station(Store(str(tmp_path / "data")), camera=MockCamera(size=(80, 60)), calibration=FakeCalibration(),
+                 scanner=scanner, scorer=fake_score)
+    try:
+        q = st.events.subscribe()
+        game = st.new_game("strand-unter")
+        assert st.end_game().accepted and st.wait_idle()
+        said = []
+        while not q.empty():
+            said.append(q.get_nowait()["data"].get("message"))
+        failed = next(m for m in said if m and m.startswith("the game is still open"))
+        stored = st.store.latest_scan()["error"]["message"]
+        for text in (failed, stored):
+            assert "--" not in text and "Game page" in text, text
+        assert st.store.game(game)["ended_at"] is None
+
+        scanner.error = None  # a reading's warnings too
+
+        def with_warning(image, cal, setup):
+            result = scanner(image, cal, setup)
+            result.warnings = [warning]
+            return result
+        st.scanner = with_warning
+        assert st.request_scan("web").accepted and st.wait_idle()
+        (shown,) = st.store.latest_scan()["warnings"]
+        assert "--" not in shown and "Game page" in shown, shown
+
+        client = create_app({"TESTING": True}, station=st).test_client()
+        st.calibration, st.calibration_problem = None, "--calibration /x: that is the input file"
+        assert "--" not in client.get("/api/status").get_json()["calibration"]["problem"]
+    finally:
+        st.close()
+
+
+def test_plazing_without_terrain_needs_a_calibration_that_reads_it(station, unlocked):
+    from beachscore.station.testing import FakeCalibration
+
+    players = {"players": ["red", "blue"], "weather": "sun"}
+    station.calibration = FakeCalibration(game="plazing", profile={"game": "plazing", "board_mm": [460, 300]},
+                                          model={"terrain": {"feats": [], "labels": "", "scale": [], "known": False},
+                                                 "players": ["red", "blue"]})
+    r = unlocked.post_json("/api/games", {"game": "plazing", "setup": players})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "terrain-missing"
+    assert "terrain grid" in r.get_json()["error"]["message"] and "--" not in r.get_json()["error"]["message"]
+    station.calibration.model["terrain"]["known"] = True  # it learned the terrain's look: read from the photos
+    r = unlocked.post_json("/api/games", {"game": "plazing", "setup": players})
+    assert r.status_code == 201, r.get_json()
+    assert "terrain" not in station.store.current_game()["setup"]
