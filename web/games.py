@@ -37,7 +37,9 @@ def page():
     rows, cols = st.plazing_grid()  # a sane grid even when the calibration's is not
     return render_template("game.html", games=GAMES, weather=WEATHER, current=st.store.current_game(),
                            grid={"rows": rows, "cols": cols}, default_game=cal.game if cal is not None else GAMES[0],
-                           seashells=seashells_vocabulary(), reads_terrain=plazing.reads_terrain(cal))
+                           seashells=seashells_vocabulary(),
+                           reads_terrain=("yes" if plazing.reads_terrain(cal) else "no")
+                           if cal is not None and cal.game == "plazing" else "unknown")
 
 
 @bp.post("/api/games")

@@ -121,10 +121,12 @@ def test_plazing_without_terrain_needs_a_calibration_that_reads_it(station, unlo
     station.calibration = FakeCalibration(game="plazing", profile={"game": "plazing", "board_mm": [460, 300]},
                                           model={"terrain": {"feats": [], "labels": "", "scale": [], "known": False},
                                                  "players": ["red", "blue"]})
+    assert 'data-reads-terrain="no"' in unlocked.get("/game").get_data(as_text=True)
     r = unlocked.post_json("/api/games", {"game": "plazing", "setup": players})
     assert r.status_code == 400 and r.get_json()["error"]["code"] == "terrain-missing"
     assert "terrain grid" in r.get_json()["error"]["message"] and "--" not in r.get_json()["error"]["message"]
     station.calibration.model["terrain"]["known"] = True  # it learned the terrain's look: read from the photos
+    assert 'data-reads-terrain="yes"' in unlocked.get("/game").get_data(as_text=True)
     r = unlocked.post_json("/api/games", {"game": "plazing", "setup": players})
     assert r.status_code == 201, r.get_json()
     assert "terrain" not in station.store.current_game()["setup"]

@@ -36,7 +36,7 @@
 
   // Plażing terrain: click cycles the cell's character. Until a cell is clicked the terrain is not
   // entered and not sent: the scans read it from the photo (when the calibration can), never all sand.
-  const readsTerrain = form.dataset.readsTerrain === "yes";
+  const readsTerrain = form.dataset.readsTerrain;  // yes, no, or unknown (no Plażing calibration yet)
   const terrain = Array.from({ length: rows }, () => Array(cols).fill("."));
   const grid = document.getElementById("terrain");
   const terrainState = document.getElementById("terrain-state"), clearBtn = document.getElementById("terrain-clear");
@@ -47,8 +47,10 @@
     clearBtn.hidden = !terrainEntered;
     terrainState.textContent = terrainEntered
       ? "Terrain entered: the scans of this game use it."
-      : readsTerrain ? "Terrain not entered: each scan reads it from the photo. Click the cells to enter it."
-        : "Terrain not entered: click the cells to enter it (this calibration cannot read it from photos).";
+      : readsTerrain === "yes" ? "Terrain not entered: each scan reads it from the photo. Click the cells to enter it."
+        : readsTerrain === "no" ? "Terrain not entered: click the cells to enter it (this calibration cannot read it from photos)."
+          : "Terrain not entered: the scans read it from the photo when the Plażing calibration learned how it looks; " +
+            "else click the cells to enter it.";
   }
   grid.style.gridTemplateColumns = `repeat(${cols}, minmax(0, 1.6rem))`;
   for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) {

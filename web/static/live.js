@@ -39,7 +39,7 @@
       h += `<p class="missing" id="mats-missing">Still to read: ${t.missing.map(p => `<b>${who(p)}</b>`).join(", ")}.` +
         (t.next ? ` The button (or “Scan now”) reads <b>${esc(t.next)}</b>'s mat next.` : "") + `</p>`;
     }
-    h += `<table class="score seashells"><thead><tr><th>Player</th><th>Mat</th><th>Category coins</th><th>Fossil pairs</th>` +
+    h += `<div class="score-wrap"><table class="score seashells many"><thead><tr><th>Player</th><th>Mat</th><th>Category coins</th><th>Fossil pairs</th>` +
       `<th>Sand dollars</th><th>Total</th><th>Rank</th><th></th></tr></thead><tbody>`;
     for (const p of t.players) {
       const mat = t.mats[p], r = rows[p];
@@ -48,14 +48,14 @@
       h += `<tr data-player="${esc(p)}" class="${mat ? "read" : "missing"} ${winners.has(p) ? "winner" : ""}">` +
         `<td>${who(p)}${winners.has(p) && t.complete ? ' <span class="star" title="winner">★</span>' : ""}` +
         (r && !r.secrets_known ? `<span class="detail">secret cards unknown</span>` : "") + `</td>` +
-        `<td>${mat ? `<a href="/scans/${mat.scan_id}">scan ${mat.scan_id}</a>${mat.corrected ? " (corrected)" : ""}` : `<span class="error">missing</span>`}</td>` +
-        `<td>${r ? coins : "—"}${cats.map(([k, n]) => `<span class="detail">${esc(k.replace(":", " "))}: ${n}</span>`).join("")}</td>` +
-        `<td>${r ? `${r.fossil_pairs} (${r.fossil_points} pts)` : "—"}</td>` +
-        `<td>${r ? r.sand_dollar_points : "—"}</td>` +
-        `<td class="total">${r ? r.total : "—"}</td><td class="rank">${rank[p] || "—"}</td>` +
-        `<td><button type="button" class="scan-mat" data-player="${esc(p)}">${mat ? "rescan" : "scan"} mat</button></td></tr>`;
+        `<td data-label="Mat">${mat ? `<a href="/scans/${mat.scan_id}">scan ${mat.scan_id}</a>${mat.corrected ? " (corrected)" : ""}` : `<span class="error">missing</span>`}</td>` +
+        `<td data-label="Category coins">${r ? coins : "—"}${cats.map(([k, n]) => `<span class="detail">${esc(k.replace(":", " "))}: ${n}</span>`).join("")}</td>` +
+        `<td data-label="Fossil pairs">${r ? `${r.fossil_pairs} (${r.fossil_points} pts)` : "—"}</td>` +
+        `<td data-label="Sand dollars">${r ? r.sand_dollar_points : "—"}</td>` +
+        `<td class="total" data-label="Total">${r ? r.total : "—"}</td><td class="rank" data-label="Rank">${rank[p] || "—"}</td>` +
+        `<td class="mat-action"><button type="button" class="scan-mat" data-player="${esc(p)}">${mat ? "rescan" : "scan"} mat</button></td></tr>`;
     }
-    h += `</tbody></table>`;
+    h += `</tbody></table></div>`;
     if (sc && sc.tie_break) h += `<p class="muted">tie-break: ${esc(sc.tie_break)}</p>`;
     if (t.problems.length) h += `<ul class="warnings">${t.problems.map(x => `<li>${esc(x)}</li>`).join("")}</ul>`;
     return h;
