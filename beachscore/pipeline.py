@@ -161,6 +161,18 @@ def shown_confidence(confidence: float, decimals: int = 3) -> float:
     return math.floor(float(confidence) * k + 1e-9) / k
 
 
+def confidence_percent(confidence: float | None) -> int:
+    """A confidence as a whole percent, as every page and the command line's text show it: cut,
+    never rounded up, so that 0.992 shows 99 % and only a sure reading (1.0) shows 100 %.
+
+    >>> confidence_percent(0.992), confidence_percent(1.0), confidence_percent(0.5749), confidence_percent(None)
+    (99, 100, 57, 0)
+    """
+    if confidence is None or not math.isfinite(float(confidence)):
+        return 0
+    return min(100, max(0, math.floor(float(confidence) * 100 + 1e-9)))
+
+
 @dataclass
 class ScanResult:
     """One scanned photo: the contract's JSON plus what the annotator needs."""
@@ -279,6 +291,20 @@ def _decode_reduce(cal: store.Calibration) -> int:
     return int(reader(cal.game).decode_reduce)
 
 
+def decode_photo(data: bytes, cal: store.Calibration, what: str = "image") -> np.ndarray:
+    """Decode an encoded photo (JPEG/PNG…) as a scan of a file decodes it: a JPEG straight at its
+    game's reader's reduced size. The command line and the station's photo files both come here, so
+    that the same file gives the same pixels, hence the same reading and confidence (a full-size
+    frame shrunk by :func:`at_reader_scale` differs slightly from a JPEG decoded reduced).
+
+    Returns:
+        BGR uint8 (H, W, 3).
+    Raises:
+        BadInputError: as :func:`vision.image.decode.decode_image`.
+    """
+    return decode_image(data, what=what, reduce=_decode_reduce(cal))
+
+
 def scan_file(path: str, cal: store.Calibration, setup: dict | None = None) -> ScanResult:
     """Decode a photo file and :func:`scan_image` it. Raises as :func:`read_image` and :func:`scan_image`."""
     t0 = time.perf_counter()
@@ -289,5 +315,5 @@ def scan_file(path: str, cal: store.Calibration, setup: dict | None = None) -> S
 def scan_bytes(data: bytes, cal: store.Calibration, setup: dict | None = None) -> ScanResult:
     """Decode encoded photo bytes (JPEG/PNG) and :func:`scan_image` them."""
     t0 = time.perf_counter()
-    image = decode_image(data, reduce=_decode_reduce(cal))
+    image = decode_photo(data, cal)
     return scan_image(image, cal, setup, decode_ms=(time.perf_counter() - t0) * 1e3)
