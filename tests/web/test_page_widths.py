@@ -213,3 +213,27 @@ def test_the_seashells_live_page_fits_with_every_total(seashells_live, width):
             left, right = driver.execute_script(
                 "const r = arguments[0].getBoundingClientRect(); return [r.left, r.right]", td)
             assert td.is_displayed() and 0 <= left and right <= width
+
+
+def test_no_hidden_picture_shows_before_there_is_one(tmp_path):
+    """A new station has no photo yet: the live page's and the wizard's pictures stay hidden
+    (no broken-image box with its alt text)."""
+    from waitress.server import create_server
+
+    st = Station(Store(str(tmp_path / "data")), camera=MockCamera(size=(920, 600)), calibration=FakeCalibration(),
+                 scanner=FakeScanner(), scorer=fake_score)
+    srv = create_server(create_app({"EVENTS_KEEPALIVE_S": 1.0}, station=st), host="127.0.0.1", port=0, threads=4)
+    threading.Thread(target=srv.run, daemon=True).start()
+    url = f"http://127.0.0.1:{srv.effective_port}"
+    try:
+        with headless_chromium(window="1280,900") as driver:
+            _unlock(driver, url)
+            for path in ("/", "/calibrate"):
+                driver.get(url + path)
+                shown = driver.execute_script(
+                    "return [...document.querySelectorAll('img[hidden]')]"
+                    ".filter(e => e.getBoundingClientRect().height > 0).map(e => e.id || e.alt)")
+                assert not shown, f"{path}: hidden pictures shown: {shown}"
+    finally:
+        srv.close()
+        st.close()
