@@ -23,6 +23,7 @@ from calibration import store
 from calibration.files import load_calibration_request
 from vision.appearance import board_layout
 from vision.board import locate
+from vision.confidence import confidence_percent
 from vision.board.ecc import reference_image
 from vision.board.geometry import board_corners_mm, homography_from_corners, project
 from vision.board.identity import identity_layout, identity_profiles
@@ -159,18 +160,6 @@ def shown_confidence(confidence: float, decimals: int = 3) -> float:
     """
     k = 10 ** decimals
     return math.floor(float(confidence) * k + 1e-9) / k
-
-
-def confidence_percent(confidence: float | None) -> int:
-    """A confidence as a whole percent, as every page and the command line's text show it: cut,
-    never rounded up, so that 0.992 shows 99 % and only a sure reading (1.0) shows 100 %.
-
-    >>> confidence_percent(0.992), confidence_percent(1.0), confidence_percent(0.5749), confidence_percent(None)
-    (99, 100, 57, 0)
-    """
-    if confidence is None or not math.isfinite(float(confidence)):
-        return 0
-    return min(100, max(0, math.floor(float(confidence) * 100 + 1e-9)))
 
 
 @dataclass
