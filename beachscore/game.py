@@ -19,6 +19,7 @@ import scoring
 from beachscore.checks import UNRECOGNISED_BOARD_CONFIDENCE, UNRECOGNISED_BOARD_WARNING
 from beachscore.errors import BadInputError
 from beachscore.pipeline import ScanResult, scan_file
+from scoring.plazing_state import cell_name
 from scoring.timeline import Step, Timeline
 from vision.files import load_json, parse_json_text, read_input_file
 
@@ -26,6 +27,9 @@ from vision.files import load_json, parse_json_text, read_input_file
 PREVIOUS_SHAPES = "a 'scan --json' or 'game --json' line, or a bare state"
 #: How large a ``--previous`` file may be, bytes.
 MAX_PREVIOUS_BYTES = 8 * 1024 * 1024
+#: The most a reading that breaks the rules against the last accepted one is trusted: this photo or
+#: the game is wrong, and nothing tells which, so it is never trusted (below 0.5) until confirmed.
+IMPOSSIBLE_CONFIDENCE = UNRECOGNISED_BOARD_CONFIDENCE
 
 
 @dataclass
@@ -163,7 +167,8 @@ class FollowedGame:
             steps.append(self.timeline.propose(reading.state))
         lawful = [i for i, s in enumerate(steps) if s is not None and s.lawful]
         if not lawful:
-            return primary, steps[0] or self.timeline.propose(primary.state), result.confidence, None
+            return self._previous_stands(primary, steps[0] or self.timeline.propose(primary.state),
+                                         result.confidence)
         k = lawful[0]
         ruled_out = sum(p for i, (p, s) in enumerate(zip(probs, steps)) if s is not None and not s.lawful)
         confidence = min(1.0, probs[k] / max(1e-12, 1.0 - ruled_out)) if ruled_out else candidates[k].confidence
@@ -179,6 +184,24 @@ class FollowedGame:
                                                                 if not w.startswith("read with ")])
         return reading, steps[k], confidence, note
 
+    def _previous_stands(self, reading, step: Step, confidence: float):
+        """No reading of the photo is allowed: where the photo is unsure (its doubtful cells) and a
+        piece of the last accepted reading is missing, that piece stands; if the rules then allow the
+        reading it is taken (the warning names the places), else the photo's own reading is kept with
+        its forbidden changes and a confidence of at most :data:`IMPOSSIBLE_CONFIDENCE`.
+
+        Returns:
+            (reading, step, confidence, warning or None).
+        """
+        restored, places = restore_unsure(self.timeline.last, reading.state, step.impossible)
+        if places:
+            again = self.timeline.propose(restored) if not scoring.problems(restored, self.setup) else None
+            if again is not None and again.lawful:
+                note = (f"the previous reading stands where this photo is unsure ({', '.join(places)}): the "
+                        "rules say it cannot have changed")
+                return dataclasses.replace(reading, state=restored), again, confidence, note
+        return reading, step, min(confidence, IMPOSSIBLE_CONFIDENCE), None
+
     def final_json(self) -> dict:
         """The game's last line: ``{"game", "final": true, "timeline", "score", "state"}`` (the score of
         the last accepted reading with the timeline's facts; ``state``: that reading)."""
@@ -186,6 +209,39 @@ class FollowedGame:
         score = scoring.score(last, self.timeline.score_setup()) if last is not None else None
         return {"game": self.cal.game, "final": True, "timeline": self.timeline.to_json(), "score": score,
                 "state": last}
+
+
+def restore_unsure(before: dict, after: dict, impossible: list[dict]) -> tuple[dict, list[str]]:
+    """The reading ``after`` with the pieces of ``before`` that it lost put back where it is unsure.
+
+    A piece counts when one of its cells is among the reading's doubtful cells
+    (``state["cell_confidence"]["doubtful"]``, the reader's own list) and the rules call its
+    leaving impossible; what the reading put on its cells is taken away.
+
+    Returns:
+        (the state, the places restored in words); the state unchanged and [] when nothing counts.
+    """
+    doubtful = {tuple(c) for c in ((after.get("cell_confidence") or {}).get("doubtful") or [])}
+    lost = [c for c in impossible if c.get("kind") in ("removed", "moved") and c.get("piece")]
+    back = [p for p in before.get("pieces", []) for c in lost
+            if sorted(map(list, p["cells"])) == c.get("cells") and doubtful & {tuple(x) for x in p["cells"]}]
+    if not back:
+        return after, []
+    cells = {tuple(x) for p in back for x in p["cells"]}
+    state = dict(after)
+    state["pieces"] = [p for p in after.get("pieces", []) if not cells & {tuple(x) for x in p["cells"]}] + \
+        [dict(p) for p in back]
+    for key in ("meeples", "resources"):
+        state[key] = [t for t in after.get(key, []) if tuple(t["cell"]) not in cells]
+    for key in ("neutral", "trash", "surprises"):
+        state[key] = [t for t in after.get(key, []) if tuple(t) not in cells]
+    places = [f"{p['player']} {p['kind']} on {', '.join(scoring_cell_names(p['cells']))}" for p in back]
+    return state, places
+
+
+def scoring_cell_names(cells) -> list[str]:
+    """Cell names as players read them (``A1``: column letter, row from the sea)."""
+    return [cell_name(tuple(c)) for c in sorted(map(tuple, cells))]
 
 
 def _probabilities(confidences: list[float]) -> list[float]:
