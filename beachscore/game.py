@@ -118,6 +118,9 @@ class FollowedGame:
         self.cal, self.setup = cal, setup
         self.timeline = Timeline(cal.game, setup, last=previous.state if previous else None,
                                  facts=previous.facts if previous else None)
+        if previous is not None and previous.facts is None:
+            self.timeline.notes.append("the timeline starts at the previous reading: what happened before it "
+                                       "(areas closed, resources collected, castles built) is not counted")
 
     def read_file(self, path: str) -> GamePhoto:
         """Read one photo file as the game's next.
@@ -134,7 +137,10 @@ class FollowedGame:
         if accepted:
             self.timeline.accept(chosen.state, step)
         facts_setup = self.timeline.score_setup()
-        score = scoring.score(chosen.state, facts_setup)
+        try:
+            score = scoring.score(chosen.state, facts_setup)
+        except scoring.InvalidStateError:  # the timeline's facts do not fit this reading: scored as one photo
+            facts_setup, score = self.setup, result.score
         warnings = list(result.registration.warnings) + list(chosen.warnings)
         if note:
             warnings.append(note)

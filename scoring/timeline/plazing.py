@@ -63,7 +63,7 @@ def compare(before: dict | None, after: dict, setup: dict | None = None, facts: 
     old_board = read_board(before, base)[0] if before is not None else None
     players = _players(setup, new_board, old_board, facts)
     start = START_WITH_MINUS if new_board.has_minus_squares() else 0
-    facts = _copy_facts(facts or initial_facts(players, start), players, start)
+    facts = _copy_facts(facts or _given_facts(setup) or initial_facts(players, start), players, start)
     new_areas = find_areas(new_board)
     old_areas = find_areas(old_board) if old_board is not None else ()
     step = Step(facts=facts)
@@ -85,6 +85,15 @@ def _players(setup: dict | None, new: Board, old: Board | None, facts: dict | No
                  [p.player for p in new.pieces], [m[0] for m in new.meeples]):
         out += [p for p in seen if p not in out]
     return out
+
+
+def _given_facts(setup: dict | None) -> dict | None:
+    """The setup's own ``closings`` and ``collected`` (players who joined the timeline mid-game), or None."""
+    given = {k: (setup or {}).get(k) for k in ("closings", "collected")}
+    if not all(isinstance(v, dict) for v in given.values()):
+        return None
+    return {"closings": dict(given["closings"]), "collected": {p: dict(v) for p, v in given["collected"].items()},
+            "track": {}}
 
 
 def _copy_facts(facts: dict, players: list[str], start: int) -> dict:

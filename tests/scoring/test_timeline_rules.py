@@ -213,3 +213,10 @@ def test_a_state_copy_is_not_changed_by_comparing():
     kept = copy.deepcopy((before, after))
     compare(before, after, SETUP)
     assert (before, after) == kept
+
+
+def test_facts_typed_in_the_setup_start_the_timeline():
+    typed = dict(SETUP, closings={"red": 2, "blue": 1}, collected={"red": {"amber": 1}, "blue": {}})
+    step = compare(plazing([SCREEN]), plazing([SCREEN, LEFT, RIGHT]), typed)
+    assert step.facts["closings"] == {"red": 2, "blue": 2}
+    assert step.facts["collected"]["red"]["amber"] == 1
