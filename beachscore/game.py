@@ -7,7 +7,8 @@ place cannot have changed, the previous reading stands, and its warning says so)
 confidence is its probability given that the readings the rules rule out are not on the table.
 When no reading is allowed, the photo's own reading is kept and every forbidden change is reported
 in ``impossible``, never silently undone; it is then not accepted, and the game goes on from the
-last accepted reading. Contract: ``shared/contracts/README.md`` §One game, photo after photo.
+last accepted reading. A photo the reader itself doubts (confidence below 0.5) shows no change for
+sure: its differences are named in its warnings instead, and it is not accepted either. Contract: ``shared/contracts/README.md`` §One game, photo after photo.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from vision.files import load_json, parse_json_text, read_input_file
 PREVIOUS_SHAPES = "a 'scan --json' or 'game --json' line, or a bare state"
 #: How large a ``--previous`` file may be, bytes.
 MAX_PREVIOUS_BYTES = 8 * 1024 * 1024
+#: A reading is trusted from this confidence on (below it, it is doubted).
+TRUSTED = 0.5
 #: The most a reading that breaks the rules against the last accepted one is trusted: this photo or
 #: the game is wrong, and nothing tells which, so it is never trusted (below 0.5) until confirmed.
 IMPOSSIBLE_CONFIDENCE = UNRECOGNISED_BOARD_CONFIDENCE
@@ -132,8 +135,7 @@ class FollowedGame:
 
     def follow(self, result: ScanResult) -> GamePhoto:
         """Take a single-photo scan as the game's next reading (see the module docstring)."""
-        chosen, step, confidence, note = self._choose(result)
-        accepted = step.lawful
+        chosen, step, confidence, note, accepted = self._choose(result)
         if accepted:
             self.timeline.accept(chosen.state, step)
         facts_setup = self.timeline.score_setup()
@@ -144,7 +146,7 @@ class FollowedGame:
         warnings = list(result.registration.warnings) + list(chosen.warnings)
         if note:
             warnings.append(note)
-        if not accepted:
+        if step.impossible:
             warnings.append("not accepted: " + "; ".join(c["text"] for c in step.impossible[:3])
                             + "; the game goes on from the last accepted reading")
         warnings += step.notes
@@ -158,11 +160,12 @@ class FollowedGame:
         """The first of the photo's readings the rules allow after the last accepted one.
 
         Returns:
-            (reading, step, confidence, warning or None).
+            (reading, step, confidence, warning or None, whether it is accepted).
         """
         primary = result.reading
         if self.timeline.last is None:
-            return primary, self.timeline.propose(primary.state), result.confidence, None
+            first = self.timeline.propose(primary.state)
+            return primary, first, result.confidence, None, first.lawful
         candidates = [primary] + list(primary.alternatives or ())
         probs = _probabilities([primary.confidence] + [c.confidence for c in candidates[1:]])
         steps: list[Step | None] = []
@@ -182,13 +185,13 @@ class FollowedGame:
             note = None if not ruled_out else (
                 f"the previous reading rules out {sum(1 for s in steps if s is not None and not s.lawful)} other "
                 "reading(s) of this photo")
-            return primary, steps[0], confidence, note
+            return primary, steps[0], confidence, note, True
         changed = _changed_words(candidates[k])
         note = (f"the previous reading stands where this photo is unsure ({changed}): the rules say it cannot "
                 "have changed")
         reading = dataclasses.replace(candidates[k], warnings=[w for w in candidates[k].warnings
                                                                 if not w.startswith("read with ")])
-        return reading, steps[k], confidence, note
+        return reading, steps[k], confidence, note, True
 
     def _previous_stands(self, reading, step: Step, confidence: float):
         """No reading of the photo is allowed: where the photo is unsure (its doubtful cells) and a
@@ -196,8 +199,12 @@ class FollowedGame:
         reading it is taken (the warning names the places), else the photo's own reading is kept with
         its forbidden changes and a confidence of at most :data:`IMPOSSIBLE_CONFIDENCE`.
 
+        An unsure photo (confidence below :data:`TRUSTED`) that still breaks the rules is not
+        accepted either, but its differences are not called impossible: the photo does not show that
+        anything changed; its warning lists them.
+
         Returns:
-            (reading, step, confidence, warning or None).
+            (reading, step, confidence, warning or None, whether it is accepted).
         """
         restored, places = restore_unsure(self.timeline.last, reading.state, step.impossible)
         if places:
@@ -205,8 +212,13 @@ class FollowedGame:
             if again is not None and again.lawful:
                 note = (f"the previous reading stands where this photo is unsure ({', '.join(places)}): the "
                         "rules say it cannot have changed")
-                return dataclasses.replace(reading, state=restored), again, confidence, note
-        return reading, step, min(confidence, IMPOSSIBLE_CONFIDENCE), None
+                return dataclasses.replace(reading, state=restored), again, confidence, note, True
+        if confidence < TRUSTED:
+            note = ("this photo is unsure, and where it differs from the accepted reading the rules say nothing "
+                    "can have changed (" + "; ".join(c["text"] for c in step.impossible[:3]) + "): not accepted, "
+                    "the game goes on from the last accepted reading; take the photo again")
+            return reading, dataclasses.replace(step, impossible=[]), confidence, note, False
+        return reading, step, min(confidence, IMPOSSIBLE_CONFIDENCE), None, False
 
     def final_json(self) -> dict:
         """The game's last line: ``{"game", "final": true, "timeline", "score", "state"}`` (the score of
