@@ -102,6 +102,8 @@ class GamePhoto:
     step: Step
     accepted: bool
     timeline: dict
+    #: the setup the reading was scored with (the game's, with the timeline's facts)
+    setup: dict | None = None
 
     def to_json(self) -> dict:
         """The scan object with ``changes``, ``impossible`` and (extra) ``accepted``, ``timeline``."""
@@ -154,7 +156,7 @@ class FollowedGame:
             confidence = min(confidence, UNRECOGNISED_BOARD_CONFIDENCE)
         out = dataclasses.replace(result, state=scoring.complete_state(chosen.state, facts_setup), score=score,
                                   confidence=confidence, warnings=list(dict.fromkeys(warnings)), reading=chosen)
-        return GamePhoto(out, step, accepted, self.timeline.to_json())
+        return GamePhoto(out, step, accepted, self.timeline.to_json(), facts_setup)
 
     def _choose(self, result: ScanResult):
         """The first of the photo's readings the rules allow after the last accepted one.

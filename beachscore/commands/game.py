@@ -9,13 +9,17 @@ from beachscore.commands.common import EXIT_OK, emit_error, load_setup
 from beachscore.errors import BeachscoreError
 from beachscore.game import FollowedGame, GamePhoto
 from beachscore.inputs import check_calibration_dir
-from beachscore.report import scan_text
+from beachscore.pipeline import shown_confidence
 from calibration import store
 
 
 def photo_text(path: str, photo: GamePhoto) -> str:
     """The scan's text block, then what changed since the last accepted reading and what is forbidden."""
-    lines = [scan_text(path, photo.result)]
+    result = photo.result
+    lines = [f"{path}: {result.game}, confidence {shown_confidence(result.confidence, 2):.2f}"]
+    lines += [f"  warning: {w}" for w in result.warnings]
+    if result.score:
+        lines += ["  " + line for line in scoring.explain(result.state, photo.setup).splitlines()]
     lines += [f"  changed: {c['text']}" for c in photo.step.changes]
     lines += [f"  IMPOSSIBLE: {c['text']}" for c in photo.step.impossible]
     return "\n".join(lines)
