@@ -112,6 +112,14 @@ def _where(cells) -> str:
     return cell_name(cells[0]) if len(cells) == 1 else f"{cell_name(cells[0])}–{cell_name(cells[-1])}"
 
 
+#: How far (squares, any direction) a piece of the same colour and kind may lie to be called moved, not gone.
+MOVED_WITHIN = 2
+
+
+def _near(a, b) -> bool:
+    return min(max(abs(r1 - r2), abs(c1 - c2)) for r1, c1 in a for r2, c2 in b) <= MOVED_WITHIN
+
+
 def _compare_pieces(old: Board | None, new: Board, old_areas: tuple[Area, ...], step: Step) -> list[Piece]:
     """Pieces placed since ``old`` (returned), and every piece that moved, turned, changed or left."""
     if old is None:
@@ -126,7 +134,7 @@ def _compare_pieces(old: Board | None, new: Board, old_areas: tuple[Area, ...], 
         cells = [list(c) for c in sorted(p.cells)]
         if q is None:
             moved = [x for x in new.pieces if frozenset(x.cells) not in was and x.player == p.player
-                     and x.kind == p.kind]
+                     and x.kind == p.kind and _near(x.cells, p.cells)]
             kind, how = ("moved", f"moved to {_where(moved[0].cells)}") if moved else ("removed", "is gone")
             step.impossible.append(change(kind, f"{p.player}'s {p.kind} on {_where(p.cells)} {how}: a placed "
                                           "piece never moves or leaves", player=p.player, piece=p.kind, cells=cells))
