@@ -21,7 +21,7 @@ from beachscore.checks import UNRECOGNISED_BOARD_CONFIDENCE, UNRECOGNISED_BOARD_
 from beachscore.errors import BadInputError
 from beachscore.pipeline import ScanResult, scan_file
 from scoring.plazing_state import cell_name
-from scoring.timeline import Step, Timeline
+from scoring.timeline import GAMES as TIMELINES, Step, Timeline
 from vision.files import load_json, parse_json_text, read_input_file
 
 #: How a previous reading may be given (``--previous``).
@@ -117,10 +117,15 @@ class FollowedGame:
     Args:
         cal: the loaded calibration; setup: the game's setup.json dict (or None);
         previous: a reading to start from (``scan --previous``), or None (the game's first photo).
+    Raises:
+        BadInputError: ``unknown-game`` for a game without a timeline (the plain grid).
     """
 
     def __init__(self, cal, setup: dict | None = None, previous: Previous | None = None):
         self.cal, self.setup = cal, setup
+        if cal.game not in TIMELINES:
+            raise BadInputError("unknown-game", f"{cal.game!r} has no game rules to follow photo after photo; "
+                                f"'game' and 'scan --previous' read {', '.join(TIMELINES)}")
         self.timeline = Timeline(cal.game, setup, last=previous.state if previous else None,
                                  facts=previous.facts if previous else None)
         if previous is not None and previous.facts is None:

@@ -98,3 +98,9 @@ def test_previous_of_another_game_or_without_a_reading_is_refused():
     assert err.value.code == "invalid-previous"
     prev = previous_from({"state": state([SCREEN]), "timeline": {"closings": {"red": 1}, "readings": 3}}, "plazing", "x")
     assert prev.facts == {"closings": {"red": 1}}
+
+
+def test_a_game_without_rules_to_follow_is_bad_input():
+    with pytest.raises(BadInputError) as err:
+        FollowedGame(SimpleNamespace(game="grid"))
+    assert err.value.code == "unknown-game"
