@@ -172,7 +172,9 @@ class FollowedGame:
         primary = result.reading
         if self.timeline.last is None:
             first = self.timeline.propose(primary.state)
-            return primary, first, result.confidence, None, first.lawful
+            if not first.lawful:
+                return _unlawful(primary, first, result.confidence)
+            return primary, first, result.confidence, None, True
         candidates = [primary] + list(primary.alternatives or ())
         probs = _probabilities([primary.confidence] + [c.confidence for c in candidates[1:]])
         steps: list[Step | None] = []
@@ -220,12 +222,7 @@ class FollowedGame:
                 note = (f"the previous reading stands where this photo is unsure ({', '.join(places)}): the "
                         "rules say it cannot have changed")
                 return dataclasses.replace(reading, state=restored), again, confidence, note, True
-        if confidence < TRUSTED:
-            note = ("this photo is unsure, and where it differs from the accepted reading the rules say nothing "
-                    "can have changed (" + "; ".join(c["text"] for c in step.impossible[:3]) + "): not accepted, "
-                    "the game goes on from the last accepted reading; take the photo again")
-            return reading, dataclasses.replace(step, impossible=[]), confidence, note, False
-        return reading, step, min(confidence, IMPOSSIBLE_CONFIDENCE), None, False
+        return _unlawful(reading, step, confidence)
 
     def final_json(self) -> dict:
         """The game's last line: ``{"game", "final": true, "timeline", "score", "state"}`` (the score of
@@ -234,6 +231,22 @@ class FollowedGame:
         score = scoring.score(last, self.timeline.score_setup()) if last is not None else None
         return {"game": self.cal.game, "final": True, "timeline": self.timeline.to_json(), "score": score,
                 "state": last}
+
+
+def _unlawful(reading, step: Step, confidence: float):
+    """A reading the rules forbid after the last accepted one, not accepted: a sure one keeps its
+    forbidden changes, its confidence at most :data:`IMPOSSIBLE_CONFIDENCE`; an unsure one (below
+    :data:`TRUSTED`) shows no change for sure, so they go to its warning instead.
+
+    Returns:
+        (reading, step, confidence, warning or None, False).
+    """
+    if confidence < TRUSTED:
+        note = ("this photo is unsure, and where it differs from the accepted reading the rules say nothing "
+                "can have changed (" + "; ".join(c["text"] for c in step.impossible[:3]) + "): not accepted, "
+                "the game goes on from the last accepted reading; take the photo again")
+        return reading, dataclasses.replace(step, impossible=[]), confidence, note, False
+    return reading, step, min(confidence, IMPOSSIBLE_CONFIDENCE), None, False
 
 
 def restore_unsure(before: dict, after: dict, impossible: list[dict]) -> tuple[dict, list[str]]:

@@ -104,3 +104,11 @@ def test_a_game_without_rules_to_follow_is_bad_input():
     with pytest.raises(BadInputError) as err:
         FollowedGame(SimpleNamespace(game="grid"))
     assert err.value.code == "unknown-game"
+
+
+def test_a_first_reading_that_breaks_the_rules_is_not_accepted():
+    game = FollowedGame(SimpleNamespace(game="plazing"), SETUP)
+    outside = state([SCREEN], meeples=[{"player": "red", "cell": [0, 2]}])
+    photo = game.follow(scan(Reading(state=outside, confidence=0.9)))
+    assert [c["kind"] for c in photo.step.impossible] == ["marked"]
+    assert not photo.accepted and photo.result.confidence <= IMPOSSIBLE_CONFIDENCE and game.timeline.last is None
