@@ -8,7 +8,8 @@ confidence is its probability given that the readings the rules rule out are not
 When no reading is allowed, the photo's own reading is kept and every forbidden change is reported
 in ``impossible``, never silently undone; it is then not accepted, and the game goes on from the
 last accepted reading. A photo the reader itself doubts (confidence below 0.5) shows no change for
-sure: its differences are named in its warnings instead, and it is not accepted either. Contract: ``shared/contracts/README.md`` §One game, photo after photo.
+sure: its differences are named in its warnings instead, and it is not accepted either.
+Contract: ``shared/contracts/README.md`` §One game, photo after photo.
 """
 
 from __future__ import annotations
@@ -67,9 +68,12 @@ def previous_from(doc: object, game: str, where: str) -> Previous:
                             f"{game!r}; pass a previous reading of the same game on the same table")
     problems = scoring.problems(state)
     if problems:
-        raise BadInputError("invalid-previous", f"{where}: the state breaks the game's rules ({'; '.join(problems[:3])})")
+        raise BadInputError("invalid-previous",
+                            f"{where}: the state breaks the game's rules ({'; '.join(problems[:3])})")
     timeline = doc.get("timeline") if "state" in doc else None
-    facts = {k: v for k, v in timeline.items() if k not in ("readings", "notes")} if isinstance(timeline, dict) else None
+    facts = None
+    if isinstance(timeline, dict):
+        facts = {k: v for k, v in timeline.items() if k not in ("readings", "notes")}
     return Previous(state=state, facts=facts or None)
 
 

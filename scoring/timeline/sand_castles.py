@@ -92,5 +92,6 @@ def _lane(step: Step, was, now) -> None:
         step.changes.append(change("built", f"{plural(n, 'castle piece')} added to the {name} castle", lane=name))
         step.facts["bought"]["castle_pieces"] += n
     elif now.castle_pieces < was.castle_pieces:
-        step.impossible.append(change("removed", f"the {name} castle lost {plural(was.castle_pieces - now.castle_pieces, 'piece')} "
-                                      "with no wave on it: pieces leave only when the castle is washed away", lane=name))
+        lost = plural(was.castle_pieces - now.castle_pieces, "piece")
+        step.impossible.append(change("removed", f"the {name} castle lost {lost} with no wave on it: pieces leave "
+                                      "only when the castle is washed away", lane=name))
