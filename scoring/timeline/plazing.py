@@ -18,7 +18,7 @@ import itertools
 from scoring.plazing_areas import Area, find_areas
 from scoring.plazing_points import START_WITH_MINUS
 from scoring.plazing_state import COLLECTED_KINDS, NEUTRAL, Board, Cell, Piece, cell_name, read_board
-from scoring.timeline.common import Step, change
+from scoring.timeline.common import Step, change, plural
 
 #: Off-board facts the timeline supplies; the readings are compared without them.
 TIMELINE_KEYS = ("closings", "collected", "track")
@@ -185,7 +185,7 @@ def _closings(old: Board | None, new: Board, old_areas, new_areas, placed: list[
                               f"photos cannot tell who placed the last piece; {closer} is given the point")
         step.facts["closings"][closer] = step.facts["closings"].get(closer, 0) + 1
         step.changes.append(change("closed", f"{closer} closed the area at {_where(area.cells)} "
-                                   f"({len(area.cells)} squares, {owner}'s)", player=closer, owner=area.owner,
+                                   f"({plural(len(area.cells), 'square')}, {owner}'s)", player=closer, owner=area.owner,
                                    cells=[list(c) for c in area.cells]))
 
 
