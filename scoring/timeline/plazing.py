@@ -31,7 +31,8 @@ def initial_facts(players: list[str], start: int = 0) -> dict:
     """The facts before the first reading: nothing closed or collected, the track at ``start``.
 
     >>> initial_facts(["red"], 10)
-    {'closings': {'red': 0}, 'collected': {'red': {'amber': 0, 'shell': 0, 'pebble': 0, 'trash': 0}}, 'track': {'red': 10}}
+    {'closings': {'red': 0}, 'collected': {'red': {'amber': 0, 'shell': 0, 'pebble': 0, 'trash': 0}},
+     'track': {'red': 10}}
     """
     return {"closings": {p: 0 for p in players},
             "collected": {p: {k: 0 for k in COLLECTED_KINDS} for p in players},
