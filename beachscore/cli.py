@@ -60,6 +60,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--setup", metavar="SETUP.json", help="setup file, or inline JSON such as '{\"player\": \"ana\"}'")
     s.add_argument("--json", action="store_true", help="one JSON object per image on stdout")
     s.add_argument("--annotate", metavar="OUT", help="annotated picture (a folder when several images)")
+    s.add_argument("--previous", metavar="READING.json",
+                   help="an earlier reading of this game on this table (a scan --json or game --json line, or a "
+                        "state) as the prior: adds 'changes' and 'impossible'")
+
+    g = sub.add_parser("game", help="read photos in order as one game (each with the reading before it as its prior)")
+    g.add_argument("images", nargs="+", metavar="IMAGE", help="the game's photos, in play order")
+    g.add_argument("--calibration", required=True, metavar="CAL_DIR", help="folder written by 'beachscore calibrate'")
+    g.add_argument("--setup", metavar="SETUP.json", help="setup file (Plażing: terrain, players, weather …)")
+    g.add_argument("--json", action="store_true", help="one JSON object per photo, then the game's final line")
 
     sc = sub.add_parser("score", help="score a game state given as JSON")
     sc.add_argument("state", nargs="+", metavar="STATE.json",
@@ -110,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: The module (and its function) behind each command.
 COMMANDS = {"calibrate": ("beachscore.commands.calibrate", "run"), "scan": ("beachscore.commands.scan", "run"),
+            "game": ("beachscore.commands.game", "run"),
             "score": ("beachscore.commands.score", "run"), "serve": ("beachscore.commands.serve", "run"),
             "markers": ("beachscore.commands.markers", "run"), "standings": ("beachscore.commands.event", "standings"),
             "seat": ("beachscore.commands.event", "seating"), "hall": ("beachscore.commands.hall_server", "run")}

@@ -24,6 +24,7 @@ from calibration.files import load_calibration_request
 from calibration.light_check import light_check
 from vision.appearance import board_layout
 from vision.board import locate
+from vision.confidence import confidence_percent
 from vision.board.ecc import reference_image
 from vision.board.geometry import board_corners_mm, homography_from_corners, project
 from vision.board.identity import identity_layout, identity_profiles
@@ -34,6 +35,14 @@ from vision.board.strips import sample_bands, strip_layout
 from vision.board.undistort import find_lens, undistorted_request, view_outline_mm
 from vision.image.decode import decode_image, read_image
 from vision.types import CalibrationShot, Photo, Reader, Reading, Registration
+
+
+def learned_classes(cal: store.Calibration, calibration_json: str) -> list[str]:
+    """The classes a calibration knows, sorted: the labels of calibration.json's samples and those the
+    reader learned besides them (``cal.model["classes"]``); what ``calibrate`` and the wizard report."""
+    model = cal.model if isinstance(getattr(cal, "model", None), dict) else {}
+    learned = model.get("classes") if isinstance(model.get("classes"), (dict, list)) else []
+    return sorted({label for label, _ in load_calibration_request(calibration_json).samples} | set(learned))
 
 
 def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
@@ -273,6 +282,20 @@ def _decode_reduce(cal: store.Calibration) -> int:
     return int(reader(cal.game).decode_reduce)
 
 
+def decode_photo(data: bytes, cal: store.Calibration, what: str = "image") -> np.ndarray:
+    """Decode an encoded photo (JPEG/PNG…) as a scan of a file decodes it: a JPEG straight at its
+    game's reader's reduced size. The command line and the station's photo files both come here, so
+    that the same file gives the same pixels, hence the same reading and confidence (a full-size
+    frame shrunk by :func:`at_reader_scale` differs slightly from a JPEG decoded reduced).
+
+    Returns:
+        BGR uint8 (H, W, 3).
+    Raises:
+        BadInputError: as :func:`vision.image.decode.decode_image`.
+    """
+    return decode_image(data, what=what, reduce=_decode_reduce(cal))
+
+
 def scan_file(path: str, cal: store.Calibration, setup: dict | None = None) -> ScanResult:
     """Decode a photo file and :func:`scan_image` it. Raises as :func:`read_image` and :func:`scan_image`."""
     t0 = time.perf_counter()
@@ -283,5 +306,5 @@ def scan_file(path: str, cal: store.Calibration, setup: dict | None = None) -> S
 def scan_bytes(data: bytes, cal: store.Calibration, setup: dict | None = None) -> ScanResult:
     """Decode encoded photo bytes (JPEG/PNG) and :func:`scan_image` them."""
     t0 = time.perf_counter()
-    image = decode_image(data, reduce=_decode_reduce(cal))
+    image = decode_photo(data, cal)
     return scan_image(image, cal, setup, decode_ms=(time.perf_counter() - t0) * 1e3)

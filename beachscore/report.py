@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import scoring
-from beachscore.pipeline import shown_confidence
+from beachscore.pipeline import confidence_percent
 
 
 def scan_text(path: str, result) -> str:
@@ -13,7 +13,7 @@ def scan_text(path: str, result) -> str:
         path: the photo's path, as given on the command line.
         result: a :class:`beachscore.pipeline.ScanResult`.
     """
-    lines = [f"{path}: {result.game}, confidence {shown_confidence(result.confidence, 2):.2f}"]
+    lines = [f"{path}: {result.game}, confidence {confidence_percent(result.confidence)}%"]
     lines += [f"  warning: {w}" for w in result.warnings]
     if result.game != "grid" and result.score:
         lines += ["  " + line for line in scoring.explain(result.state, result.photo.setup).splitlines()]

@@ -133,6 +133,18 @@ def is_calibration(path: str) -> bool:
     return isinstance(doc, dict) and doc.get("format") == FORMAT
 
 
+def is_calibration_request(doc: dict) -> bool:
+    """Whether a calibration.json document is the user's input to ``beachscore calibrate`` (a profile
+    and a photo to learn from) rather than a learned calibration.
+
+    >>> is_calibration_request({"profile": "profile.json", "image": "calib.jpg", "samples": []})
+    True
+    >>> is_calibration_request({"format": FORMAT, "profile": {}, "image_size": [4, 3]})
+    False
+    """
+    return "format" not in doc and isinstance(doc.get("profile"), str) and isinstance(doc.get("image"), str)
+
+
 def load(folder: str) -> Calibration:
     """Load a calibration folder.
 
@@ -147,6 +159,10 @@ def load(folder: str) -> Calibration:
             doc = json.load(f)
     except (ValueError, RecursionError):
         raise CalibrationError("calibration-invalid", f"{path}: not valid JSON; recalibrate") from None
+    if isinstance(doc, dict) and doc.get("format") is None and is_calibration_request(doc):
+        raise CalibrationError("calibration-invalid", f"{folder}: holds the files a calibration is learned from, "
+                               "not a learned calibration; run 'beachscore calibrate "
+                               f"{path} --out CAL_DIR' first and scan with --calibration CAL_DIR")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise CalibrationError("calibration-invalid", f"{path}: not a beachscore calibration")
     if doc.get("checksum") != checksum(doc):

@@ -22,6 +22,9 @@ from tournament.games import PLAYERS, is_co_op
 
 bp = Blueprint("organiser", __name__)
 
+#: How a result's note begins when players did not come (``no-show: Bo, Cy``).
+NO_SHOW_PREFIX = "no-show: "
+
 
 def store():
     return current_app.extensions["hall_store"]
@@ -303,7 +306,8 @@ def table(event_id: int, number: int, table_no: int):
         return redirect(url_for("organiser.manage", event_id=event_id))
     info = st.table(event_id, number, table_no)
     return render_template("table.html", event=event, info=info, co_op=is_co_op(event["game"]), state=_state(info),
-                           unmatched=unmatched_colours(info), names={p["id"]: p["name"] for p in info["players"]})
+                           unmatched=unmatched_colours(info), names={p["id"]: p["name"] for p in info["players"]},
+                           absent=absent_players(info))
 
 
 def _revision_id(typed: str | None, default: int) -> int:
@@ -404,10 +408,21 @@ def _typed_result(info: dict, co_op: bool) -> dict:
     return {"game_points": points, **({"ranks": ranks} if ranks else {})}
 
 
+def absent_players(info: dict) -> set[str]:
+    """Ids of the players the table's current result counts as no-shows: named in the note it was
+    saved with (:func:`no_show_note`, its first part) and scoring 0; empty without a result."""
+    current = info.get("current") or {}
+    note, points = current.get("note") or "", current.get("game_points") or {}
+    if not note.startswith(NO_SHOW_PREFIX):
+        return set()
+    names = set(note[len(NO_SHOW_PREFIX):].split("; ")[0].split(", "))
+    return {p["id"] for p in info["players"] if p["name"] in names and points.get(p["id"]) == 0}
+
+
 def no_show_note(info: dict) -> str:
     """The note a result with no-shows carries (``no-show: Bo, Cy``), else ''."""
     absent = [p["name"] for p in info["players"] if request.form.get(f"noshow_{p['id']}")]
-    return f"no-show: {', '.join(absent)}" if absent else ""
+    return f"{NO_SHOW_PREFIX}{', '.join(absent)}" if absent else ""
 
 
 # -- stations ----------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Helpers for tests and benchmarks of the hall: an event seeded for N stations, a hall in a subprocess.
 
-Shipped with the package like ``beachscore.testing``; nothing here runs on import.
+Shipped with the package like ``beachscore.station.testing``; nothing here runs on import.
 """
 
 from __future__ import annotations

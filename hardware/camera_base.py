@@ -26,6 +26,16 @@ class Camera:
         """
         raise NotImplementedError
 
+    def capture_encoded(self) -> bytes | None:
+        """Take one photo as the encoded file a camera that replays files holds (JPEG, PNG…), so
+        that it is decoded as a scan of that file would be; None for a live camera, whose frame
+        exists only as pixels (then use :meth:`capture`).
+
+        Raises:
+            CameraError: ``camera-failed``.
+        """
+        return None
+
     def close(self) -> None:
         """Release the device. Safe to call more than once."""
 

@@ -45,6 +45,22 @@ class FileCamera(Camera):
 
     def capture(self) -> np.ndarray:
         """Return the next photo, BGR uint8 (H, W, 3). Raises CameraError ``camera-failed``."""
+        data, path = self._next_file()
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+        if image is None:
+            raise CameraError("camera-failed", f"file camera: {path}: not a readable image")
+        return check_bgr(image, path)
+
+    def capture_encoded(self) -> bytes:
+        """Return the next photo's file content as it is (not decoded): a scan decodes it as the
+        command line decodes that file. Raises CameraError ``camera-failed`` (unreadable, truncated)."""
+        data, path = self._next_file()
+        if not data:
+            raise CameraError("camera-failed", f"file camera: {path}: an empty file")
+        return data
+
+    def _next_file(self) -> tuple[bytes, str]:
+        """(content, path) of the next photo file, checked for a JPEG cut off before its end."""
         with self._lock:
             if self._next >= len(self.files):
                 if not self.loop:
@@ -61,7 +77,4 @@ class FileCamera(Camera):
             # OpenCV would decode it with its lower part grey, and the board would seem covered
             raise CameraError("camera-failed", f"file camera: {path}: a truncated JPEG (cut off before its end); "
                               "replace the file")
-        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
-        if image is None:
-            raise CameraError("camera-failed", f"file camera: {path}: not a readable image")
-        return check_bgr(image, path)
+        return data, path

@@ -108,3 +108,12 @@ def test_invalid_state_json(tmp_path, capsys, text):
     assert rc == 2
     assert json.loads(out)["error"]["code"] in ("invalid-json", "invalid-state")
     assert len(err.strip().splitlines()) == 1
+
+
+def test_the_input_folder_as_calibration_says_to_calibrate_first(capsys):
+    """Issue 22: the folder holding the user's calibration.json (the input) is not a calibration:
+    the error names the command to run with this folder's calibration.json."""
+    rc, out, _ = _run(capsys, ["scan", os.path.join(EXAMPLE, "scene_05.jpg"), "--calibration", EXAMPLE, "--json"])
+    message = json.loads(out)["error"]["message"]
+    assert rc == 2 and "not a beachscore calibration" not in message
+    assert f"beachscore calibrate {os.path.join(EXAMPLE, 'calibration.json')} --out" in message

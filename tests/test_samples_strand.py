@@ -70,7 +70,7 @@ def test_confidence_is_useful(results):
     confident = [r.confidence for _, r, _ in results if not isinstance(r, Exception) and r.confidence >= 0.7]
     assert len(confident) >= 6
     trusted = [r.confidence for _, r, _ in results if not isinstance(r, Exception) and r.confidence >= 0.5]
-    assert len(trusted) >= 7                # 8 of 8 measured (README), the least sure at 0.57
+    assert len(trusted) >= 7                # 8 of 8 measured (docs/accuracy.md), the least sure at 0.57
 
 
 def _edited_scan(setup: str, cal, tmp_path, scene: str, edit):

@@ -5,7 +5,7 @@ Every photo of ``shared/samples/strand-unter`` is written again as that lens wou
 JPEG quality 95) and its ``corners_px`` mapped through the same distortion; then calibrated and
 read as a user's would be. Asserts issue 11's "read as well as undistorted ones": every scene
 fully right, none wrong at confidence ≥ 0.5, and at least 7 of 8 trusted (≥ 0.5; 8 of 8 measured,
-README "Strand unter on other tables", as undistorted).
+docs/accuracy.md, "Strand unter", as undistorted).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Accuracy over the new Strand unter set-ups (``shared/samples-new-setups/strand-unter``, skipped when absent).
 
 Four set-ups (other camera heights and tilts, warm and cold light, a lamp, hands, bumped boards),
-each calibrated from its own calibration shot. Asserts issue 9's "Done when" (README, "Strand
+each calibrated from its own calibration shot. Asserts issue 9's "Done when" (docs/accuracy.md, "Strand
 unter on other tables", gives the figures reached: 20/20 right, 19/20 trusted): at least 19 of 20
 scenes right (95%; a hand over the board refused as ``occluded`` counts as right), at least 18 of
 20 trusted (90%: right at confidence ≥ 0.5), no wrong reading at ≥ 0.5, no clean scene refused,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from flask import Flask
 
+from beachscore.pipeline import confidence_percent
 from web import calibrate, corrections, errors, games, history, live, security
 from web.inputs import IdConverter
 
@@ -42,6 +43,7 @@ def create_app(test_config: dict | None = None, *, station) -> Flask:
     app.extensions["station"] = station
     app.url_map.converters["id"] = IdConverter  # before the blueprints: their rules use <id:...>
     app.add_template_filter(local_time, "localtime")
+    app.add_template_filter(confidence_percent, "percent")  # one rule with the command line's text
 
     @app.context_processor
     def _store_problem():

@@ -7,11 +7,14 @@ from werkzeug.exceptions import HTTPException
 
 from beachscore.errors import BeachscoreError, HardwareError
 from beachscore.station.store import StoreError
+from beachscore.station.wording import for_the_page
 from scoring.errors import InvalidStateError
 
 
 def error_response(code: str, message: str, status: int):
-    return jsonify({"error": {"code": code, "message": message}}), status
+    """The error as the page's scripts get it; its message never names a command-line flag
+    (:func:`beachscore.station.wording.for_the_page`)."""
+    return jsonify({"error": {"code": code, "message": for_the_page(message)}}), status
 
 
 #: HTTP status of the store's errors (a bad request is 400).

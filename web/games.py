@@ -7,6 +7,7 @@ import json
 from flask import Blueprint, current_app, jsonify, render_template
 
 from beachscore.errors import BadInputError
+from beachscore.station import plazing
 from scoring.seashells import COLOURS, SHAPES
 from web.inputs import MAX_SETUP_BYTES, check_display, check_name, check_players, json_body
 
@@ -36,7 +37,9 @@ def page():
     rows, cols = st.plazing_grid()  # a sane grid even when the calibration's is not
     return render_template("game.html", games=GAMES, weather=WEATHER, current=st.store.current_game(),
                            grid={"rows": rows, "cols": cols}, default_game=cal.game if cal is not None else GAMES[0],
-                           seashells=seashells_vocabulary())
+                           seashells=seashells_vocabulary(),
+                           reads_terrain=("yes" if plazing.reads_terrain(cal) else "no")
+                           if cal is not None and cal.game == "plazing" else "unknown")
 
 
 @bp.post("/api/games")
@@ -59,7 +62,23 @@ def new_game():
         raise BadInputError("invalid-json", "setup must be a JSON object")
     display = check_display(body.get("display"))
     check_setup(body["game"], setup)
+    check_terrain_known(body["game"], setup)
     return jsonify({"game_id": station().new_game(body["game"], setup, display)}), 201
+
+
+def check_terrain_known(game: str, setup: dict) -> None:
+    """A Plażing game needs its terrain, from the set-up or read from the photos; refuse a game
+    without it when the Plażing calibration cannot read it (every scan would be refused).
+
+    Raises:
+        BadInputError: ``terrain-missing``.
+    """
+    cal = station().calibration
+    if (game == "plazing" and setup.get("terrain") is None and cal is not None and cal.game == "plazing"
+            and not plazing.reads_terrain(cal)):
+        raise BadInputError("terrain-missing", "enter this game's terrain: click its cells on the terrain grid "
+                            "(this calibration cannot read the terrain from photos; its calibration shot came "
+                            "without its terrain)")
 
 
 def check_setup(game: str, setup: dict) -> None:

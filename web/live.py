@@ -10,6 +10,7 @@ import time
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request, send_file
 
 from beachscore.errors import BadInputError
+from beachscore.pipeline import confidence_percent
 from beachscore.station.store import StoreError
 from web.errors import error_response
 from web.inputs import json_body
@@ -25,10 +26,12 @@ def station():
 
 
 def scan_summary(scan: dict | None) -> dict | None:
-    """The scan as the pages show it (current = latest revision, else the machine reading)."""
+    """The scan as the pages show it (current = latest revision, else the machine reading), with its
+    confidence as the whole percent every page and the command line show (``confidence_percent``)."""
     if scan is None:
         return None
-    return {**scan, "corrected": bool(scan["revisions"])}
+    return {**scan, "corrected": bool(scan["revisions"]),
+            "confidence_percent": confidence_percent(scan.get("confidence"))}
 
 
 @bp.get("/")
@@ -45,18 +48,16 @@ def status():
 def latest():
     """``{"status": {...}, "scan": scan or null, "seashells": table or null}`` — the live page's data.
 
+    ``scan``: a finished game's final scan, else the current game's latest
+    (:meth:`beachscore.station.Station.shown_scan`).
+
     ``seashells``: in a Seashells game with players, the combined score of every player's latest
     mat and which mats are still missing (:meth:`beachscore.station.Station.seashells_table`).
     """
     st = station()
     status = st.status()
     game = status["game"]
-    scan = None
-    if game is not None:
-        scans = st.store.scans(game_id=game["id"], limit=1)
-        scan = scans[0] if scans else None
-    if scan is None:
-        scan = st.store.latest_scan()
+    scan = st.shown_scan(game)
     return jsonify({"status": status, "scan": scan_summary(scan), "seashells": st.seashells_table(game)})
 
 
@@ -182,7 +183,7 @@ def scan_now():
 @bp.post("/api/game-over")
 def game_over():
     """Take a final scan and end the current game (like a long press)."""
-    answer = station().end_game()
+    answer = station().end_game("web")
     if not answer.accepted:
         return error_response("scan-refused", answer.reason, 409)
     return jsonify({"accepted": True, "ended": answer.ended}), 202

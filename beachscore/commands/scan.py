@@ -6,7 +6,9 @@ import json
 import os
 
 from beachscore.commands.common import EXIT_OK, emit_error, load_setup
+from beachscore.commands.game import follow
 from beachscore.errors import BadInputError, BeachscoreError
+from beachscore.follow import FollowedGame, load_previous
 from beachscore.inputs import check_calibration_dir
 from beachscore.pipeline import scan_file
 from beachscore.report import scan_text
@@ -71,6 +73,8 @@ def run(args) -> int:
     cal = store.load(args.calibration)
     setup = load_setup(args.setup)
     targets = plan_annotations(args.annotate, args.images) if args.annotate else [None] * len(args.images)
+    if getattr(args, "previous", None):
+        return _scan_after(args, cal, setup, targets)
     worst = EXIT_OK
     for path, target in zip(args.images, targets):
         try:
@@ -86,3 +90,15 @@ def run(args) -> int:
         else:
             print(scan_text(path, result), flush=True)
     return worst
+
+
+def _scan_after(args, cal, setup: dict | None, targets: list) -> int:
+    """``scan --previous``: the photos read in order after the previous reading, each with the
+    accepted reading before it as its prior (``changes``, ``impossible``; no final line)."""
+    game = FollowedGame(cal, setup, load_previous(args.previous, cal.game))
+
+    def annotate(i: int, result) -> None:
+        if targets[i]:
+            _write_annotation(targets[i], result)
+
+    return follow(game, args.images, args.json, annotate)

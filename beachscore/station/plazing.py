@@ -24,3 +24,17 @@ def grid(cal) -> tuple[int, int]:
         if all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_GRID_SIDE for v in (rows, cols)):
             return rows, cols
     return GRID
+
+
+def reads_terrain(cal) -> bool:
+    """Whether the station's calibration reads a Plażing game's terrain from its photos: a Plażing
+    calibration that learned how the terrain looks from a shot whose terrain was given
+    (``calib.setup.json``). Without it a game's terrain must be entered on the Game page.
+
+    >>> reads_terrain(None)
+    False
+    """
+    if cal is None or getattr(cal, "game", None) != "plazing":
+        return False
+    learned = (getattr(cal, "model", None) or {}).get("terrain")
+    return isinstance(learned, dict) and bool(learned) and bool(learned.get("known", True))

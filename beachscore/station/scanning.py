@@ -15,11 +15,13 @@ import time
 
 import numpy as np
 
+from beachscore import pipeline
 from beachscore.errors import CODED_ERRORS, BeachscoreError
 from beachscore.station import seashells
 from beachscore.station.encoding import encode, encode_annotated
 from beachscore.station.store import StoreError
 from beachscore.station.store.db import WRITE_PROBLEMS
+from beachscore.station.wording import for_the_page, warnings_for_the_page
 
 log = logging.getLogger("beachscore.station")
 
@@ -64,9 +66,11 @@ class ScanFlow:
                 return
             except StoreError as err:
                 problem = err.message
+        problem = (problem or "").rstrip()
+        stop = "" if problem.endswith((".", "?", "!")) else "."
         self.events.publish("game-over-failed", {
             "game_id": game["id"], "scan_id": scan_id,
-            "message": f"the game is still open: {problem}. Fix it and press Game over again."})
+            "message": f"the game is still open: {problem}{stop} Fix it and press Game over again."})
 
     def _scan_once(self, source: str, player: str | None = None,
                    game_id: int | None = None) -> tuple[int | None, str | None]:
@@ -76,22 +80,18 @@ class ScanFlow:
         game = self.store.game(game_id) if game_id is not None else None
         timing = {}
         mat = {"mat_player": player} if player else {}
-        try:
-            with self._camera_lock:
-                image = self.camera.capture()
-        except CODED_ERRORS as err:
-            return self._failed(game_id, source, None, err, timing, mat), err.message
-        timing["capture"] = _ms(t0)
-        t1 = time.perf_counter()
-        jpeg = encode(image, ".jpg")
-        timing["encode"] = _ms(t1)
         cal = self.calibration
+        try:
+            image, jpeg = self._capture(cal, timing)
+        except CODED_ERRORS as err:
+            return self._failed(game_id, source, None, err, timing, mat), for_the_page(err.message)
         setup = self._setup_for(game, cal, player)
         try:
             result = self.scanner(image, cal, setup)
         except BeachscoreError as err:
-            return self._failed(game_id, source, jpeg, err, timing, mat), err.message
+            return self._failed(game_id, source, jpeg, err, timing, mat), for_the_page(err.message)
         doc = result.to_json()
+        doc["warnings"] = warnings_for_the_page(doc.get("warnings"))  # the pages' words, not the command line's
         extra = {"registration": doc.pop("registration", None), **mat}
         H = getattr(getattr(result, "registration", None), "H_px_from_mm", None)
         if H is not None:
@@ -113,7 +113,7 @@ class ScanFlow:
         except StoreError as err:
             if err.code not in WRITE_PROBLEMS:
                 raise
-            return self._failed(game_id, source, None, err, timing, mat), err.message
+            return self._failed(game_id, source, None, err, timing, mat), for_the_page(err.message)
         log.info("scan %d: %s, confidence %.2f, %.0f ms", scan_id, doc.get("game"), doc.get("confidence") or 0,
                  _ms(t0))
         if self.light:
@@ -121,6 +121,29 @@ class ScanFlow:
         self.events.publish("scan", {"scan_id": scan_id, "status": "ok", **mat})
         self._annotate(scan_id, result)  # after the score is out: the picture is not on the critical path
         return scan_id, None
+
+    def _capture(self, cal, timing: dict) -> tuple[np.ndarray, bytes]:
+        """Take the photo: (BGR uint8 image to read, JPEG bytes to keep). A camera that replays
+        files hands over the file, decoded as the command line decodes it
+        (:func:`beachscore.pipeline.decode_photo`), so that the same photo reads the same at the
+        station and on the command line; a JPEG file is kept as it is.
+
+        Raises:
+            CameraError: ``camera-failed``; BadInputError: the file is not a readable photo.
+        """
+        t0 = time.perf_counter()
+        with self._camera_lock:
+            encoded = getattr(self.camera, "capture_encoded", lambda: None)()
+            image = self.camera.capture() if encoded is None else None
+        timing["capture"] = _ms(t0)
+        t1 = time.perf_counter()
+        if encoded is not None:
+            image = pipeline.decode_photo(encoded, cal, "the camera's photo")
+            timing["decode"] = _ms(t1)
+            t1 = time.perf_counter()
+        jpeg = encoded if encoded is not None and encoded[:3] == b"\xff\xd8\xff" else encode(image, ".jpg")
+        timing["encode"] = _ms(t1)
+        return image, jpeg
 
     def _annotate(self, scan_id: int, result) -> None:
         """Draw the reading on the photo, store it with the scan, tell the pages (``scan-annotated``)."""
@@ -136,15 +159,16 @@ class ScanFlow:
     def _failed(self, game_id, source, jpeg, err: BeachscoreError, timing, extra: dict | None = None) -> int | None:
         """Keep a failed scan (with its photo when there is one) and report it; None when nothing could be kept."""
         scan_id = None
+        message = for_the_page(err.message)
         if not (isinstance(err, StoreError) and err.code in WRITE_PROBLEMS):
             try:
                 scan_id = self.store.add_scan(game_id=game_id, source=source, photo_jpeg=jpeg,
-                                              error={"code": err.code, "message": err.message}, timing_ms=timing,
+                                              error={"code": err.code, "message": message}, timing_ms=timing,
                                               extra=extra)
             except StoreError as store_err:
                 if store_err.code not in WRITE_PROBLEMS:
                     raise
-                err = store_err
+                err, message = store_err, store_err.message
         elif err.code == "disk-full":
             try:  # the error row is small: a nearly full disk may still take it (no photo)
                 scan_id = self.store.add_scan(game_id=game_id, source=source, photo_jpeg=None,
@@ -155,7 +179,7 @@ class ScanFlow:
             self.store.write_problem = err  # still full for photos: the page keeps saying so
         log.warning("scan %s failed: %s [%s]", scan_id if scan_id is not None else "(not saved)", err.message,
                     err.code)
-        self._report(scan_id, err.code, err.message)
+        self._report(scan_id, err.code, message)
         return scan_id
 
     def _report(self, scan_id: int | None, code: str, message: str) -> None:

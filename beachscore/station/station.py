@@ -34,6 +34,7 @@ from beachscore.station.encoding import encode
 from beachscore.station.events import EventBus
 from beachscore.station.scanning import ScanFlow
 from beachscore.station.store import Store, StoreError
+from beachscore.station.wording import for_the_page
 from vision.image import decode as image_io
 
 log = logging.getLogger("beachscore.station")
@@ -49,6 +50,16 @@ class ScanRequest:
     accepted: bool
     reason: str | None = None
     ended: bool = False
+
+
+def game_over_text(game: dict) -> str:
+    """Why a finished game takes no more scans, and what to do instead (shown on the page and for
+    a button press): its final score stays as it was at Game over.
+
+    >>> game_over_text({"id": 3})
+    'game 3 is over and keeps its final score; set up a new game (Game page) to scan again'
+    """
+    return f"game {game['id']} is over and keeps its final score; set up a new game (Game page) to scan again"
 
 
 def _default_scanner(image, cal, setup):
@@ -127,9 +138,9 @@ class Station(ScanFlow):
                       "problem": problem.message if problem else None,
                       "viewing_only": self.store.read_only is not None},
             "camera": {"ok": self.camera is not None, "name": getattr(self.camera, "name", None),
-                       "problem": self.camera_problem},
-            "calibration": {"ok": self.calibration is not None,
-                            "game": getattr(self.calibration, "game", None), "problem": self.calibration_problem},
+                       "problem": for_the_page(self.camera_problem)},
+            "calibration": {"ok": self.calibration is not None, "game": getattr(self.calibration, "game", None),
+                            "problem": for_the_page(self.calibration_problem)},
             "button": {"ok": self.button is not None or self.button_problem is None, "fitted": self.button is not None,
                        "problem": self.button_problem},
             "light": {"ok": self.light_problem is None, "fitted": self.light is not None, "problem": self.light_problem},
@@ -168,6 +179,8 @@ class Station(ScanFlow):
         if self.calibration is None:
             return ScanRequest(False, f"no calibration: {self.calibration_problem}")
         game = self.store.current_game()
+        if game and game["ended_at"]:
+            return ScanRequest(False, game_over_text(game))
         if game and game["game"] != self.calibration.game:
             return ScanRequest(False, f"the calibration is for {self.calibration.game} but the game set up is "
                                f"{game['game']}: calibrate for {game['game']} or start a {self.calibration.game} game")
@@ -194,13 +207,16 @@ class Station(ScanFlow):
         self._jobs.put((source, final, player, game["id"] if game else None))  # the game asked for, not a later one
         return ScanRequest(True)
 
-    def end_game(self) -> ScanRequest:
-        """Long press: take a final scan and mark the current game over with it.
+    def end_game(self, source: str = "button") -> ScanRequest:
+        """Long press (or the page's "Game over", ``source="web"``): take a final scan and mark the
+        current game over with it; the scan is recorded as from ``source``.
 
         A Seashells game whose every mat is read needs no more photo: it is marked over with its
         latest mat scan. Otherwise the final scan reads the next missing mat.
         """
         game = self.store.current_game()
+        if game and game["ended_at"]:
+            return ScanRequest(False, game_over_text(game))
         if self.mat_players(game) and self.next_mat() is None:
             if not self._busy.acquire(blocking=False):
                 return ScanRequest(False, "a scan is already running")
@@ -212,7 +228,19 @@ class Station(ScanFlow):
             finally:
                 self._busy.release()
             return ScanRequest(True, ended=True)
-        return self.request_scan("button", final=True)
+        return self.request_scan(source, final=True)
+
+    def shown_scan(self, game: dict | None) -> dict | None:
+        """The scan the live page shows for ``game``: a finished game's final scan (its final score),
+        else the game's latest scan; with no game (or none of its scans yet) the station's latest.
+        """
+        if game is not None and game["ended_at"] and game.get("final_scan_id") is not None:
+            try:
+                return self.store.scan(game["final_scan_id"])
+            except StoreError:
+                pass
+        scans = self.store.scans(game_id=game["id"], limit=1) if game is not None else []
+        return scans[0] if scans else self.store.latest_scan()
 
     def finish_game(self, game_id: int, scan_id: int) -> None:
         """Mark game ``game_id`` over with its final scan and tell every page (``game-over``).

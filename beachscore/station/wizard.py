@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from beachscore.errors import BadInputError, BeachscoreError
+from beachscore.pipeline import learned_classes
 from beachscore.station.encoding import encode
 from beachscore.station.station import Station
 from beachscore.station.store.db import write_problem
@@ -167,9 +168,9 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
             request = write_request(os.path.join(folder, "request"), photo_path, profile, corners_px, samples,
                                     empty_path)
             cal = _calibrate(station, request, os.path.join(folder, "cal"))
-            classes = cal.model.get("classes") if isinstance(getattr(cal, "model", None), dict) else None
-            classes = sorted(classes) if isinstance(classes, (dict, list)) else []
-            picture = preview(photo_path, request, classes)
+            model = cal.model.get("classes") if isinstance(getattr(cal, "model", None), dict) else None
+            picture = preview(photo_path, request, sorted(model) if isinstance(model, (dict, list)) else [])
+            classes = learned_classes(cal, request)
             preview_id = station.store.add_photo(encode(picture, ".jpg"), ext=".jpg", kind="calibration")
         except BaseException as exc:
             if folder is not None:  # a failed calibration leaves nothing (it held a copy of the photo)

@@ -379,6 +379,9 @@ def test_a_no_show_is_a_result_without_typing_its_points(organiser, app):
     current = store.table(eid, 1, 1)["current"]
     assert current["game_points"] == {ids[0]: 0, ids[1]: 0}
     assert current["ranks"] == {ids[0]: 1, ids[1]: 2} and current["note"].startswith("no-show: ")
+    page = organiser.get(f"/events/{eid}/rounds/1/tables/1").get_data(as_text=True)
+    assert re.search(rf'id="noshow-{ids[1]}" value="1" checked', page)   # a correction keeps the no-show
+    assert not re.search(rf'id="noshow-{ids[0]}" value="1" checked', page)
     everyone = organiser.post(f"/events/{eid}/rounds/1/tables/1",
                               {"action": "enter", **{f"noshow_{i}": "1" for i in ids}})
     assert everyone.status_code == 302 and store.table(eid, 1, 1)["current"]["id"] == current["id"]

@@ -118,15 +118,22 @@ def test_unknown_player_is_refused(st):
 
 def test_long_press_ends_a_fully_read_game_without_another_photo(st, mats):
     game_id = st.new_game("seashells", SETUP)
-    assert st.end_game().accepted  # mats missing: the final scan reads the next one
-    st.wait_idle(10)
-    assert st.store.game(game_id)["ended_at"] and mats.players == ["red"]
-    scan(st)
-    scan(st)
+    for _ in range(3):
+        scan(st)
     before = st.store.count("scans")
     assert st.end_game().accepted
     assert st.store.count("scans") == before and mats.players == ["red", "blue", "green"]
     assert st.store.game(game_id)["final_scan_id"] == st.store.latest_scan()["id"]
+
+
+def test_game_over_with_mats_missing_reads_the_next_mat_then_takes_no_more(st, mats):
+    game_id = st.new_game("seashells", SETUP)
+    assert st.end_game().accepted  # mats missing: the final scan reads the next one
+    st.wait_idle(10)
+    assert st.store.game(game_id)["ended_at"] and mats.players == ["red"]
+    for answer in (st.request_scan("web"), st.request_scan("web", player="blue"), st.end_game()):
+        assert not answer.accepted and f"game {game_id} is over" in answer.reason
+    assert st.wait_idle(10) and mats.players == ["red"]
 
 
 def test_set_up_problems_are_checked_by_the_rules_engine(st):

@@ -11,8 +11,8 @@ import pytest
 
 from attack_helpers import served
 from beachscore.station import Station
-from beachscore.store import Store
-from beachscore.testing import FakeCalibration, FakeScanner, fake_score
+from beachscore.station.store import Store
+from beachscore.station.testing import FakeCalibration, FakeScanner, fake_score
 from hardware.mock_camera import MockCamera
 
 

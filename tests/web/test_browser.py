@@ -317,6 +317,31 @@ def test_plazing_setup_form_terrain_editor(browser, server):
     station.new_game("strand-unter")  # leave the station as the other tests expect
 
 
+def test_plazing_terrain_not_clicked_in_is_not_sent(browser, server):
+    """Issue 22: the grid started all sand and was always sent, so a game whose terrain nobody
+    entered was read against an all-sand terrain. Until a cell is clicked nothing is sent (the
+    scans read the terrain from the photo); "Clear" goes back to that."""
+    url, station = server["url"], server["station"]
+    unlock(browser, url)
+    browser.get(url + "/game")
+    Select(browser.find_element(By.ID, "game")).select_by_value("plazing")
+    state = browser.find_element(By.ID, "terrain-state")
+    assert state.get_attribute("data-entered") == "no" and "not entered" in state.text
+    browser.find_element(By.CSS_SELECTOR, "#game-form button[type=submit]").click()
+    wait(browser, lambda d: "started" in d.find_element(By.ID, "message").text)
+    game = station.store.current_game()
+    assert game["game"] == "plazing" and "terrain" not in game["setup"]
+    browser.find_element(By.CSS_SELECTOR, '#terrain span[data-row="1"][data-col="1"]').click()
+    assert state.get_attribute("data-entered") == "yes"
+    browser.find_element(By.ID, "terrain-clear").click()
+    assert state.get_attribute("data-entered") == "no"
+    browser.find_element(By.CSS_SELECTOR, "#game-form button[type=submit]").click()
+    wait(browser, lambda d: d.execute_script("return document.getElementById('message').textContent")
+         .startswith(f"Game {game['id'] + 1} started"))
+    assert "terrain" not in station.store.current_game()["setup"]
+    station.new_game("strand-unter")  # leave the station as the other tests expect
+
+
 # ---- Seashells, Plażing and Sand Castles at the station ---------------------------------------
 
 class Swapped:

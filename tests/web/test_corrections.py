@@ -51,3 +51,10 @@ def test_rescore_refuses_what_saving_refuses(unlocked, station):
     r = unlocked.post_json(f"/api/scans/{failed['id']}/rescore", {"state": scan["state"]})
     assert r.status_code == 400 and r.get_json()["error"]["code"] == "scan-failed"
     assert unlocked.post_json("/api/scans/999/rescore", {"state": {}}).status_code == 404
+
+
+def test_game_over_from_the_page_is_recorded_as_from_the_page(unlocked, station):
+    unlocked.post_json("/api/games", {"game": "strand-unter", "setup": {}})
+    assert unlocked.post_json("/api/game-over").status_code == 202
+    station.wait_idle()
+    assert unlocked.get("/api/latest").get_json()["scan"]["source"] == "web"

@@ -58,6 +58,23 @@ def test_wizard_round_trip_makes_a_calibration_that_scans(tmp_path, make_unlocke
     station.close()
 
 
+SAND_CASTLES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "samples", "sand-castles", "setup0")
+
+
+@pytest.mark.skipif(not os.path.isdir(SAND_CASTLES), reason="shared samples absent")
+def test_the_wizard_reports_the_classes_calibrate_reports(tmp_path, make_unlocked):
+    """A Sand Castles shot (its reader keeps no class list of its own) names its labelled classes."""
+    station = Station(Store(str(tmp_path / "data")), camera=FileCamera(os.path.join(SAND_CASTLES, "calib.jpg")))
+    client = make_unlocked(create_app({"TESTING": True}, station=station).test_client())
+    shot = client.post_json("/api/calibration/shot").get_json()
+    corners, samples, profile = clicks_for(os.path.join(SAND_CASTLES, "calibration.json"))
+    r = client.post_json("/api/calibration", {"photo_id": shot["photo_id"], "corners_px": corners,
+                                              "samples": samples, "profile": profile})
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["classes"] == sorted({s["label"] for s in samples})
+    station.close()
+
+
 def test_bad_clicks_are_400(unlocked, station):
     shot = unlocked.post_json("/api/calibration/shot").get_json()["photo_id"]
     profile = {"game": "strand-unter", "board_mm": [440, 380]}

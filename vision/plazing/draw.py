@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.plazing.cells import Grid
+from vision.confidence import confidence_percent
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 DOUBTFUL = 0.9  #: cells whose confidence is below this are boxed in red
@@ -194,7 +195,7 @@ def _legend(width: int, reading, state: dict, closed: list, colours: dict) -> np
     line_h = int(32 * scale / 0.6)
     conf = float(reading.confidence)
     verdict = "sure" if conf >= 0.5 else "UNSURE - check the picture"
-    head = (f"confidence {conf:.2f} ({verdict}); {len(state['pieces'])} pieces, {len(closed)} closed areas",
+    head = (f"confidence {confidence_percent(conf)}% ({verdict}); {len(state['pieces'])} pieces, {len(closed)} closed areas",
             (0, 0, 180) if conf < 0.5 else (0, 110, 0), 2)
     key = ("fill = closed area in its owner's colour (grey, crossed = neutral); thick outline = piece in an "
            "area's ring; label = piece number and kind (a screen with the side it faces); words on free cells = "

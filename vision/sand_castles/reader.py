@@ -46,6 +46,7 @@ from vision.board.geometry import project, rectify
 from vision.mats.ring_contrast import (GaussianClasses, board_lab, patch_features,
                                   ring_contrast_features, ring_medians)
 from vision.types import CalibrationShot, Photo, Reading
+from vision.confidence import confidence_percent
 
 SPACE_LABELS = ("wave", "wall", "space")
 SLOT_LABELS = ("castle_piece", "slot")
@@ -498,6 +499,6 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
                  f"conf {lane.get('confidence', lane.get('p_wave', 0.0)):.2f}"]
         draw_caption(img, H, ((first[0] + first[2]) / 2, (first[1] + first[3]) / 2), lines, scale)
     conf = reading.details.get("confidence", reading.confidence)
-    draw_text_box(img, (8, 8), f"Sand Castles - confidence {conf:.2f}"
+    draw_text_box(img, (8, 8), f"Sand Castles - confidence {confidence_percent(conf)}%"
                   + (" - unsure, check the warnings" if conf < 0.5 else ""))
     return img

@@ -51,6 +51,7 @@ from vision.mats.ring_contrast import (GaussianClasses, board_lab, denoised_cont
                                   normalised_lab)
 from vision.types import CalibrationShot, Photo, Reading
 from scoring.seashells import BOX
+from vision.confidence import confidence_percent
 
 TOWEL_LABELS = ("shell", "empty")
 BASKET_LABELS = ("fossil/head", "fossil/tail", "sand_dollar", "bottle")
@@ -561,7 +562,7 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
     counts = d.get("counts", {})
     conf = d.get("confidence", reading.confidence)
     draw_text_box(img, (8, 8), [
-        f"Seashells - {sum(d.get('occupied', []))} shells - confidence {conf:.2f}"
+        f"Seashells - {sum(d.get('occupied', []))} shells - confidence {confidence_percent(conf)}%"
         + (" - unsure, check the warnings" if conf < 0.5 else ""),
         "basket: " + ", ".join(f"{n} {f.replace('_', ' ')}" for f, n in counts.items())])
     return img

@@ -15,6 +15,7 @@ import numpy as np
 from vision.strand_unter.config import REGISTRATION
 from vision.strand_unter.geometry import groove_polygons, scale_homography
 from vision.types import Photo, Reading
+from vision.confidence import confidence_percent
 
 _FONT = cv2.FONT_HERSHEY_SIMPLEX
 _INK = (20, 20, 20)           # label text
@@ -99,5 +100,5 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
         c = tuple(int(v) for v in work_to_px(x, y))
         cv2.drawMarker(img, c, (255, 0, 255), cv2.MARKER_STAR, 3 * r, 2 * lw)
         label(img, "sandpiper", (c[0] + r, c[1] + 3 * r), scale * 0.8, (255, 0, 255))
-    label(img, f"confidence {reading.confidence:.2f}", (12, 40 * scale + 12), scale * 1.2, (0, 0, 255))
+    label(img, f"confidence {confidence_percent(reading.confidence)}%", (12, 40 * scale + 12), scale * 1.2, (0, 0, 255))
     return img

@@ -34,9 +34,24 @@
     addPlayer(next[0], next[1]); drawBuckets(); drawSecrets();
   };
 
-  // Plażing terrain: click cycles the cell's character.
+  // Plażing terrain: click cycles the cell's character. Until a cell is clicked the terrain is not
+  // entered and not sent: the scans read it from the photo (when the calibration can), never all sand.
+  const readsTerrain = form.dataset.readsTerrain;  // yes, no, or unknown (no Plażing calibration yet)
   const terrain = Array.from({ length: rows }, () => Array(cols).fill("."));
   const grid = document.getElementById("terrain");
+  const terrainState = document.getElementById("terrain-state"), clearBtn = document.getElementById("terrain-clear");
+  let terrainEntered = false;
+  function showTerrainState() {
+    grid.classList.toggle("not-entered", !terrainEntered);
+    terrainState.dataset.entered = terrainEntered ? "yes" : "no";
+    clearBtn.hidden = !terrainEntered;
+    terrainState.textContent = terrainEntered
+      ? "Terrain entered: the scans of this game use it."
+      : readsTerrain === "yes" ? "Terrain not entered: each scan reads it from the photo. Click the cells to enter it."
+        : readsTerrain === "no" ? "Terrain not entered: click the cells to enter it (this calibration cannot read it from photos)."
+          : "Terrain not entered: the scans read it from the photo when the Plażing calibration learned how it looks; " +
+            "else click the cells to enter it.";
+  }
   grid.style.gridTemplateColumns = `repeat(${cols}, minmax(0, 1.6rem))`;
   for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) {
     const cell = document.createElement("span");
@@ -46,9 +61,18 @@
       const v = CYCLE[(CYCLE.indexOf(terrain[r][c]) + 1) % CYCLE.length];
       terrain[r][c] = v; cell.textContent = v;
       cell.className = (r === 0 ? "sea " : "") + CLS[v];
+      if (!terrainEntered) { terrainEntered = true; showTerrainState(); }
     };
     grid.appendChild(cell);
   }
+  clearBtn.onclick = () => {
+    terrain.forEach(row => row.fill("."));
+    grid.querySelectorAll("span").forEach(cell => {
+      cell.textContent = "."; cell.className = cell.dataset.row === "0" ? "sea" : "";
+    });
+    terrainEntered = false; showTerrainState();
+  };
+  showTerrainState();
 
   // Strand unter: bucket counts and face-up cards per player.
   const buckets = document.getElementById("buckets");
@@ -145,8 +169,8 @@
     const g = gameSel.value, ps = players();
     let setup = {};
     if (g === "plazing") {
-      setup = { terrain: terrain.map(r => r.join("")), weather: document.getElementById("weather").value,
-                players: ps.map(p => p.label) };
+      setup = { weather: document.getElementById("weather").value, players: ps.map(p => p.label) };
+      if (terrainEntered) setup.terrain = terrain.map(r => r.join(""));
     } else if (g === "strand-unter") {
       setup = { players: collectBuckets() };
     } else if (g === "seashells") {

@@ -18,7 +18,8 @@
     if (st.light && st.light.problem) out.push(`Status light not working: ${esc(st.light.problem)}`);
     if (!st.calibration.ok) out.push(`${esc(st.calibration.problem || "not calibrated")}`);
     if (!st.game) out.push(`No game set up yet: <a href="/game">set up a game</a>.`);
-    else if (st.game.ended_at) out.push(`Game ${st.game.id} is over — final score below.`);
+    else if (st.game.ended_at) out.push(`Game ${st.game.id} is over — its final score is below. ` +
+      `To scan again, <a href="/game">set up a new game</a>.`);
     return out.map(t => `<p>${t}</p>`).join("");
   }
 
@@ -38,7 +39,7 @@
       h += `<p class="missing" id="mats-missing">Still to read: ${t.missing.map(p => `<b>${who(p)}</b>`).join(", ")}.` +
         (t.next ? ` The button (or “Scan now”) reads <b>${esc(t.next)}</b>'s mat next.` : "") + `</p>`;
     }
-    h += `<table class="score seashells"><thead><tr><th>Player</th><th>Mat</th><th>Category coins</th><th>Fossil pairs</th>` +
+    h += `<div class="score-wrap"><table class="score seashells many"><thead><tr><th>Player</th><th>Mat</th><th>Category coins</th><th>Fossil pairs</th>` +
       `<th>Sand dollars</th><th>Total</th><th>Rank</th><th></th></tr></thead><tbody>`;
     for (const p of t.players) {
       const mat = t.mats[p], r = rows[p];
@@ -47,14 +48,14 @@
       h += `<tr data-player="${esc(p)}" class="${mat ? "read" : "missing"} ${winners.has(p) ? "winner" : ""}">` +
         `<td>${who(p)}${winners.has(p) && t.complete ? ' <span class="star" title="winner">★</span>' : ""}` +
         (r && !r.secrets_known ? `<span class="detail">secret cards unknown</span>` : "") + `</td>` +
-        `<td>${mat ? `<a href="/scans/${mat.scan_id}">scan ${mat.scan_id}</a>${mat.corrected ? " (corrected)" : ""}` : `<span class="error">missing</span>`}</td>` +
-        `<td>${r ? coins : "—"}${cats.map(([k, n]) => `<span class="detail">${esc(k.replace(":", " "))}: ${n}</span>`).join("")}</td>` +
-        `<td>${r ? `${r.fossil_pairs} (${r.fossil_points} pts)` : "—"}</td>` +
-        `<td>${r ? r.sand_dollar_points : "—"}</td>` +
-        `<td class="total">${r ? r.total : "—"}</td><td class="rank">${rank[p] || "—"}</td>` +
-        `<td><button type="button" class="scan-mat" data-player="${esc(p)}">${mat ? "rescan" : "scan"} mat</button></td></tr>`;
+        `<td data-label="Mat">${mat ? `<a href="/scans/${mat.scan_id}">scan ${mat.scan_id}</a>${mat.corrected ? " (corrected)" : ""}` : `<span class="error">missing</span>`}</td>` +
+        `<td data-label="Category coins">${r ? coins : "—"}${cats.map(([k, n]) => `<span class="detail">${esc(k.replace(":", " "))}: ${n}</span>`).join("")}</td>` +
+        `<td data-label="Fossil pairs">${r ? `${r.fossil_pairs} (${r.fossil_points} pts)` : "—"}</td>` +
+        `<td data-label="Sand dollars">${r ? r.sand_dollar_points : "—"}</td>` +
+        `<td class="total" data-label="Total">${r ? r.total : "—"}</td><td class="rank" data-label="Rank">${rank[p] || "—"}</td>` +
+        `<td class="mat-action"><button type="button" class="scan-mat" data-player="${esc(p)}">${mat ? "rescan" : "scan"} mat</button></td></tr>`;
     }
-    h += `</tbody></table>`;
+    h += `</tbody></table></div>`;
     if (sc && sc.tie_break) h += `<p class="muted">tie-break: ${esc(sc.tie_break)}</p>`;
     if (t.problems.length) h += `<ul class="warnings">${t.problems.map(x => `<li>${esc(x)}</li>`).join("")}</ul>`;
     return h;
@@ -79,7 +80,8 @@
     document.getElementById("busy").hidden = !st.busy;
     document.getElementById("scan-now").disabled = st.busy || !st.camera.ok || !st.calibration.ok;
     renderSeashells(data.seashells, st);
-    const key = scan ? `${scan.id}/${scan.revisions.length}` : "none";
+    const over = !!(st.game && st.game.ended_at);
+    const key = scan ? `${scan.id}/${scan.revisions.length}${over ? "/final" : ""}` : "none";
     if (pending && pending.accepted && !st.busy) settle(pending.before !== key ? scan : null, st);
     const img = document.getElementById("photo"), pid = scan ? scan.annotated_photo_id || scan.photo_id : null;
     if (pid && img.dataset.photoId !== String(pid)) {  // the annotated picture comes a moment after the score
@@ -92,8 +94,9 @@
     if (!scan) return;
     const display = (st.game && st.game.display) || {};
     const when = localTime(scan.created_at);
+    const final = over && st.game.final_scan_id === scan.id;
     document.getElementById("score-title").textContent =
-      `Scan ${scan.id} · ${when}${scan.extra && scan.extra.mat_player ? ` · ${scan.extra.mat_player}'s mat` : ""}` +
+      `${final ? "Final score · " : ""}Scan ${scan.id} · ${when}${scan.extra && scan.extra.mat_player ? ` · ${scan.extra.mat_player}'s mat` : ""}` +
       `${scan.corrected ? " · corrected" : ""}`;
     const score = document.getElementById("score");
     if (scan.error) {
@@ -101,7 +104,7 @@
       document.getElementById("confidence").innerHTML = "";
     } else {
       score.innerHTML = renderScore(scan.current_score, { swatches: display.swatches, names: display.names });
-      const c = Math.round((scan.confidence || 0) * 100);
+      const c = scan.confidence_percent;  // the server's rule: cut to a whole percent, never rounded up
       document.getElementById("confidence").innerHTML =
         `<p class="muted">confidence ${c}%</p><div class="confbar ${c < 80 ? "low" : ""}"><div style="width:${c}%"></div></div>`;
     }

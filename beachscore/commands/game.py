@@ -1,0 +1,63 @@
+"""``beachscore game``: photos read in order as one game, and ``scan --previous``."""
+
+from __future__ import annotations
+
+import json
+
+import scoring
+from beachscore.commands.common import EXIT_OK, emit_error, load_setup
+from beachscore.errors import BeachscoreError
+from beachscore.follow import FollowedGame, GamePhoto
+from beachscore.inputs import check_calibration_dir
+from beachscore.pipeline import shown_confidence
+from calibration import store
+
+
+def photo_text(path: str, photo: GamePhoto) -> str:
+    """The scan's text block, then what changed since the last accepted reading and what is forbidden."""
+    result = photo.result
+    lines = [f"{path}: {result.game}, confidence {shown_confidence(result.confidence, 2):.2f}"]
+    lines += [f"  warning: {w}" for w in result.warnings]
+    if result.score:
+        lines += ["  " + line for line in scoring.explain(result.state, photo.setup).splitlines()]
+    lines += [f"  changed: {c['text']}" for c in photo.step.changes]
+    lines += [f"  IMPOSSIBLE: {c['text']}" for c in photo.step.impossible]
+    return "\n".join(lines)
+
+
+def final_text(game: FollowedGame) -> str:
+    """The game's end: the timeline's facts and the last accepted reading scored with them."""
+    facts = game.timeline.to_json()
+    lines = [f"game: {game.cal.game}, {facts['readings']} photo(s) accepted"]
+    lines += [f"  {key}: {json.dumps(value)}" for key, value in facts.items() if key not in ("readings", "notes")]
+    lines += [f"  note: {n}" for n in facts["notes"]]
+    if game.timeline.last is not None:
+        text = scoring.explain(game.timeline.last, game.timeline.score_setup())
+        lines += ["  " + line for line in text.splitlines()]
+    return "\n".join(lines)
+
+
+def follow(game: FollowedGame, images: list[str], as_json: bool, annotate=None) -> int:
+    """Read ``images`` in order into ``game``, one line (or block) each; returns the worst exit code."""
+    worst = EXIT_OK
+    for i, path in enumerate(images):
+        try:
+            photo = game.read_file(path)
+            if annotate:
+                annotate(i, photo.result)
+        except BeachscoreError as err:
+            emit_error(err, as_json)
+            worst = max(worst, err.exit_code)
+            continue
+        print(json.dumps(photo.to_json()) if as_json else photo_text(path, photo), flush=True)
+    return worst
+
+
+def run(args) -> int:
+    """``beachscore game``: every photo with the accepted reading before it as its prior, then the final line."""
+    check_calibration_dir(args.calibration)
+    cal = store.load(args.calibration)
+    game = FollowedGame(cal, load_setup(args.setup))
+    worst = follow(game, args.images, args.json)
+    print(json.dumps(game.final_json()) if args.json else final_text(game), flush=True)
+    return worst

@@ -1,0 +1,310 @@
+"""One game, photo after photo: each photo read with the last accepted reading as its prior.
+
+The reader's reading of a photo comes with its next most likely readings (``Reading.alternatives``).
+With a previous reading, the game's timeline (:mod:`scoring.timeline`) says which of them the rules
+allow after it: the first one allowed is taken (where the photo is unsure and the rules say the
+place cannot have changed, the previous reading stands, and its warning says so), and its
+confidence is its probability given that the readings the rules rule out are not on the table.
+When no reading is allowed, the photo's own reading is kept and every forbidden change is reported
+in ``impossible``, never silently undone; it is then not accepted, and the game goes on from the
+last accepted reading. A photo the reader itself doubts (confidence below 0.5) shows no change for
+sure: its differences are named in its warnings instead, and it is not accepted either.
+Contract: ``shared/contracts/README.md`` §One game, photo after photo.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import scoring
+from beachscore.checks import UNRECOGNISED_BOARD_CONFIDENCE, UNRECOGNISED_BOARD_WARNING
+from beachscore.errors import BadInputError
+from beachscore.pipeline import ScanResult, scan_file
+from scoring.plazing_state import cell_name
+from scoring.timeline import GAMES as TIMELINES, Step, Timeline
+from vision.files import load_json, parse_json_text, read_input_file
+
+#: How a previous reading may be given (``--previous``).
+PREVIOUS_SHAPES = "a 'scan --json' or 'game --json' line, or a bare state"
+#: How large a ``--previous`` file may be, bytes.
+MAX_PREVIOUS_BYTES = 8 * 1024 * 1024
+#: A reading is trusted from this confidence on (below it, it is doubted).
+TRUSTED = 0.5
+#: The most a reading that breaks the rules against the last accepted one is trusted: this photo or
+#: the game is wrong, and nothing tells which, so it is never trusted (below 0.5) until confirmed.
+IMPOSSIBLE_CONFIDENCE = UNRECOGNISED_BOARD_CONFIDENCE
+
+
+@dataclass
+class Previous:
+    """A previous reading handed in: the state and, when it came from ``game``, the timeline's facts."""
+
+    state: dict
+    facts: dict | None = None
+
+
+def previous_from(doc: object, game: str, where: str) -> Previous:
+    """The previous reading held by one parsed JSON document.
+
+    Args:
+        doc: a ``scan --json`` / ``game --json`` line (with ``state``; a ``game`` line may carry
+            ``timeline``), or a bare state (with ``game``).
+        game: the calibrated game the new photo is read as.
+        where: how to name the input in errors.
+    Raises:
+        BadInputError: ``invalid-previous`` (no reading in it: an error line, another shape),
+            ``previous-game`` (a reading of another game).
+    """
+    if not isinstance(doc, dict):
+        raise BadInputError("invalid-previous", f"{where}: expected a JSON object ({PREVIOUS_SHAPES})")
+    if "error" in doc and "state" not in doc:
+        raise BadInputError("invalid-previous", f"{where}: holds an error, not a reading ({PREVIOUS_SHAPES})")
+    state = doc.get("state") if "state" in doc else doc
+    if not isinstance(state, dict) or not isinstance(state.get("game"), str):
+        raise BadInputError("invalid-previous", f"{where}: no game state in it ({PREVIOUS_SHAPES})")
+    if state["game"] != game:
+        raise BadInputError("previous-game", f"{where}: a reading of {state['game']!r}, but the calibration is of "
+                            f"{game!r}; pass a previous reading of the same game on the same table")
+    problems = scoring.problems(state)
+    if problems:
+        raise BadInputError("invalid-previous",
+                            f"{where}: the state breaks the game's rules ({'; '.join(problems[:3])})")
+    timeline = doc.get("timeline") if "state" in doc else None
+    facts = None
+    if isinstance(timeline, dict):
+        facts = {k: v for k, v in timeline.items() if k not in ("readings", "notes")}
+    return Previous(state=state, facts=facts or None)
+
+
+def load_previous(path: str, game: str) -> Previous:
+    """Read ``--previous``: one JSON object, or JSON lines (the output of ``game --json``: the last
+    line with a state is taken).
+
+    Raises:
+        BadInputError: ``file-missing``, ``invalid-json`` (a truncated or broken file),
+            ``invalid-previous``, ``previous-game``.
+    """
+    where = f"--previous {path}"
+    raw = read_input_file(path, MAX_PREVIOUS_BYTES, "previous reading", "invalid-json")
+    lines = [line for line in raw.decode("utf-8", errors="replace").splitlines() if line.strip()]
+    if len(lines) <= 1:
+        return previous_from(load_json(path, "previous reading"), game, where)
+    docs = [parse_json_text(line, f"{where} line {i + 1}") for i, line in enumerate(lines)]
+    readings = [d for d in docs if isinstance(d, dict) and "state" in d]
+    if not readings:
+        raise BadInputError("invalid-previous", f"{where}: no line holds a reading ({PREVIOUS_SHAPES})")
+    return previous_from(readings[-1], game, where)
+
+
+@dataclass
+class GamePhoto:
+    """One photo read as part of a game: the scan (with the reading the prior chose), the step
+    from the last accepted reading, and whether it was accepted."""
+
+    result: ScanResult
+    step: Step
+    accepted: bool
+    timeline: dict
+    #: the setup the reading was scored with (the game's, with the timeline's facts)
+    setup: dict | None = None
+
+    def to_json(self) -> dict:
+        """The scan object with ``changes``, ``impossible`` and (extra) ``accepted``, ``timeline``."""
+        return dict(self.result.to_json(), changes=self.step.changes, impossible=self.step.impossible,
+                    accepted=self.accepted, timeline=self.timeline)
+
+
+class FollowedGame:
+    """A game read photo after photo on one calibrated table.
+
+    Args:
+        cal: the loaded calibration; setup: the game's setup.json dict (or None);
+        previous: a reading to start from (``scan --previous``), or None (the game's first photo).
+    Raises:
+        BadInputError: ``unknown-game`` for a game without a timeline (the plain grid).
+    """
+
+    def __init__(self, cal, setup: dict | None = None, previous: Previous | None = None):
+        self.cal, self.setup = cal, setup
+        if cal.game not in TIMELINES:
+            raise BadInputError("unknown-game", f"{cal.game!r} has no game rules to follow photo after photo; "
+                                f"'game' and 'scan --previous' read {', '.join(TIMELINES)}")
+        self.timeline = Timeline(cal.game, setup, last=previous.state if previous else None,
+                                 facts=previous.facts if previous else None)
+        if previous is not None and previous.facts is None:
+            self.timeline.notes.append("the timeline starts at the previous reading: what happened before it "
+                                       "(areas closed, resources collected, castles built) is not counted")
+
+    def read_file(self, path: str) -> GamePhoto:
+        """Read one photo file as the game's next.
+
+        Raises:
+            BeachscoreError: as :func:`beachscore.pipeline.scan_file` (the game is unchanged).
+        """
+        return self.follow(scan_file(path, self.cal, self.setup))
+
+    def follow(self, result: ScanResult) -> GamePhoto:
+        """Take a single-photo scan as the game's next reading (see the module docstring)."""
+        chosen, step, confidence, note, accepted = self._choose(result)
+        if accepted:
+            self.timeline.accept(chosen.state, step)
+        facts_setup = self.timeline.score_setup()
+        try:
+            score = scoring.score(chosen.state, facts_setup)
+        except scoring.InvalidStateError:  # the timeline's facts do not fit this reading: scored as one photo
+            facts_setup, score = self.setup, result.score
+        warnings = list(result.registration.warnings) + list(chosen.warnings)
+        if note:
+            warnings.append(note)
+        if step.impossible:
+            warnings.append("not accepted: " + "; ".join(c["text"] for c in step.impossible[:3])
+                            + "; the game goes on from the last accepted reading")
+        warnings += step.notes
+        if UNRECOGNISED_BOARD_WARNING in result.warnings:
+            confidence = min(confidence, UNRECOGNISED_BOARD_CONFIDENCE)
+        out = dataclasses.replace(result, state=scoring.complete_state(chosen.state, facts_setup), score=score,
+                                  confidence=confidence, warnings=list(dict.fromkeys(warnings)), reading=chosen)
+        return GamePhoto(out, step, accepted, self.timeline.to_json(), facts_setup)
+
+    def _choose(self, result: ScanResult):
+        """The first of the photo's readings the rules allow after the last accepted one.
+
+        Returns:
+            (reading, step, confidence, warning or None, whether it is accepted).
+        """
+        primary = result.reading
+        if self.timeline.last is None:
+            first = self.timeline.propose(primary.state)
+            if not first.lawful:
+                return _unlawful(primary, first, result.confidence)
+            return primary, first, result.confidence, None, True
+        candidates = [primary] + list(primary.alternatives or ())
+        probs = _probabilities([primary.confidence] + [c.confidence for c in candidates[1:]])
+        steps: list[Step | None] = []
+        for reading in candidates:
+            if scoring.problems(reading.state, self.setup):
+                steps.append(None)
+                continue
+            steps.append(self.timeline.propose(reading.state))
+        lawful = [i for i, s in enumerate(steps) if s is not None and s.lawful]
+        if not lawful:
+            return self._previous_stands(primary, steps[0] or self.timeline.propose(primary.state),
+                                         result.confidence)
+        k = lawful[0]
+        ruled_out = sum(p for i, (p, s) in enumerate(zip(probs, steps)) if s is not None and not s.lawful)
+        confidence = min(1.0, probs[k] / max(1e-12, 1.0 - ruled_out)) if ruled_out else candidates[k].confidence
+        if k == 0:
+            note = None if not ruled_out else (
+                f"the previous reading rules out {sum(1 for s in steps if s is not None and not s.lawful)} other "
+                "reading(s) of this photo")
+            return primary, steps[0], confidence, note, True
+        changed = _changed_words(candidates[k])
+        note = (f"the previous reading stands where this photo is unsure ({changed}): the rules say it cannot "
+                "have changed")
+        reading = dataclasses.replace(candidates[k], warnings=[w for w in candidates[k].warnings
+                                                                if not w.startswith("read with ")])
+        return reading, steps[k], confidence, note, True
+
+    def _previous_stands(self, reading, step: Step, confidence: float):
+        """No reading of the photo is allowed: where the photo is unsure (its doubtful cells) and a
+        piece of the last accepted reading is missing, that piece stands; if the rules then allow the
+        reading it is taken (the warning names the places), else the photo's own reading is kept with
+        its forbidden changes and a confidence of at most :data:`IMPOSSIBLE_CONFIDENCE`.
+
+        An unsure photo (confidence below :data:`TRUSTED`) that still breaks the rules is not
+        accepted either, but its differences are not called impossible: the photo does not show that
+        anything changed; its warning lists them.
+
+        Returns:
+            (reading, step, confidence, warning or None, whether it is accepted).
+        """
+        restored, places = restore_unsure(self.timeline.last, reading.state, step.impossible)
+        if places:
+            again = self.timeline.propose(restored) if not scoring.problems(restored, self.setup) else None
+            if again is not None and again.lawful:
+                note = (f"the previous reading stands where this photo is unsure ({', '.join(places)}): the "
+                        "rules say it cannot have changed")
+                return dataclasses.replace(reading, state=restored), again, confidence, note, True
+        return _unlawful(reading, step, confidence)
+
+    def final_json(self) -> dict:
+        """The game's last line: ``{"game", "final": true, "timeline", "score", "state"}`` (the score of
+        the last accepted reading with the timeline's facts; ``state``: that reading)."""
+        last = self.timeline.last
+        score = scoring.score(last, self.timeline.score_setup()) if last is not None else None
+        return {"game": self.cal.game, "final": True, "timeline": self.timeline.to_json(), "score": score,
+                "state": last}
+
+
+def _unlawful(reading, step: Step, confidence: float):
+    """A reading the rules forbid after the last accepted one, not accepted: a sure one keeps its
+    forbidden changes, its confidence at most :data:`IMPOSSIBLE_CONFIDENCE`; an unsure one (below
+    :data:`TRUSTED`) shows no change for sure, so they go to its warning instead.
+
+    Returns:
+        (reading, step, confidence, warning or None, False).
+    """
+    if confidence < TRUSTED:
+        note = ("this photo is unsure, and where it differs from the accepted reading the rules say nothing "
+                "can have changed (" + "; ".join(c["text"] for c in step.impossible[:3]) + "): not accepted, "
+                "the game goes on from the last accepted reading; take the photo again")
+        return reading, dataclasses.replace(step, impossible=[]), confidence, note, False
+    return reading, step, min(confidence, IMPOSSIBLE_CONFIDENCE), None, False
+
+
+def restore_unsure(before: dict, after: dict, impossible: list[dict]) -> tuple[dict, list[str]]:
+    """The reading ``after`` with the pieces of ``before`` that it lost put back where it is unsure.
+
+    A piece counts when one of its cells is among the reading's doubtful cells
+    (``state["cell_confidence"]["doubtful"]``, the reader's own list) and the rules call its
+    leaving impossible; what the reading put on its cells is taken away.
+
+    Returns:
+        (the state, the places restored in words); the state unchanged and [] when nothing counts.
+    """
+    doubtful = {tuple(c) for c in ((after.get("cell_confidence") or {}).get("doubtful") or [])}
+    lost = [c for c in impossible if c.get("kind") in ("removed", "moved") and c.get("piece")]
+    back = [p for p in before.get("pieces", []) for c in lost
+            if sorted(map(list, p["cells"])) == c.get("cells") and doubtful & {tuple(x) for x in p["cells"]}]
+    if not back:
+        return after, []
+    cells = {tuple(x) for p in back for x in p["cells"]}
+    state = dict(after)
+    state["pieces"] = [p for p in after.get("pieces", []) if not cells & {tuple(x) for x in p["cells"]}] + \
+        [dict(p) for p in back]
+    for key in ("meeples", "resources"):
+        state[key] = [t for t in after.get(key, []) if tuple(t["cell"]) not in cells]
+    for key in ("neutral", "trash", "surprises"):
+        state[key] = [t for t in after.get(key, []) if tuple(t) not in cells]
+    places = [f"{p['player']} {p['kind']} on {', '.join(scoring_cell_names(p['cells']))}" for p in back]
+    return state, places
+
+
+def scoring_cell_names(cells) -> list[str]:
+    """Cell names as players read them (``A1``: column letter, row from the sea)."""
+    return [cell_name(tuple(c)) for c in sorted(map(tuple, cells))]
+
+
+def _probabilities(confidences: list[float]) -> list[float]:
+    """Unconditional probabilities of a reading and its alternatives from their confidences (each
+    alternative's is given that the ones before it were ruled out).
+
+    >>> [round(p, 3) for p in _probabilities([0.6, 0.5, 0.5])]
+    [0.6, 0.2, 0.1]
+    """
+    out = [float(confidences[0])]
+    rest = 1.0 - out[0]
+    for c in confidences[1:]:
+        p = max(0.0, float(c) * rest)
+        out.append(p)
+        rest -= p
+    return out
+
+
+def _changed_words(reading) -> str:
+    """What an alternative reading changed, from its own warning (``read with X instead of Y: …``)."""
+    for w in reading.warnings:
+        if w.startswith("read with "):
+            return w[len("read with "):].split(": the more likely", 1)[0]
+    return "another reading"

@@ -1,0 +1,57 @@
+"""What the station's pages say: the readers' and the rules engine's messages are written for the
+command line (``pass --setup with 'terrain'``); at the station there is no command line, only its
+pages. :func:`for_the_page` says the same with what to do on the page instead of a flag.
+
+The known phrases get a page's sentence; any other command-line flag left in a message is named
+by what it stands for on the pages, so that no page ever tells a player to type a flag.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Command-line phrases of the readers and what the station's pages say instead (longest first).
+PHRASES = (
+    ("pass --setup SETUP.json with 'terrain' (or calibrate with calib.setup.json, the calibration shot's terrain, "
+     "beside the calibration photo so that the terrain can be read from photos)",
+     "enter the terrain on the Game page (or calibrate again with the calibration shot's terrain, "
+     "calib.setup.json, so that the terrain can be read from photos)"),
+    ("(pass the terrain of this game, or leave it out to read it from the photo)",
+     "(enter this game's terrain on the Game page, or set up a game without it to read it from the photo)"),
+    ("(or fix --setup)", "(or check the game's set-up on the Game page)"),
+    ("(no --setup terrain)", "(none entered on the Game page)"),
+    ("pass --setup with 'terrain' to be sure", "enter the terrain on the Game page to be sure"),
+    ("(--setup '{\"player\": \"ana\"}')", "(each mat is read for one player on the live page)"),
+)
+
+#: Any flag left: what it stands for on the pages.
+FLAGS = (
+    (re.compile(r"--setup(?:\s+\S+\.json)?"), "the game's set-up (Game page)"),
+    (re.compile(r"--calibration(?:\s+[^\s;,]+)?"), "the calibration (Calibrate page)"),
+    (re.compile(r"--out(?:\s+[^\s;,:]+)?"), "the calibration's folder"),
+)
+ANY_FLAG = re.compile(r"(?<![\w-])--[a-z][\w-]*")
+
+
+def for_the_page(message: str | None) -> str | None:
+    """``message`` as a station page shows it: no command-line flag, what to do on the page instead.
+
+    >>> for_the_page("something covers C6: a hand? Take the photo again with the view clear (or fix --setup).")
+    "something covers C6: a hand? Take the photo again with the view clear (or check the game's set-up on the Game page)."
+    >>> for_the_page("terrain read from the photo (no --setup terrain): 4 closing cells")
+    'terrain read from the photo (none entered on the Game page): 4 closing cells'
+    >>> for_the_page("see --explain"), for_the_page(None)
+    ('see the matching setting', None)
+    """
+    if not message or "--" not in message:
+        return message
+    for cli, page in PHRASES:
+        message = message.replace(cli, page)
+    for flag, page in FLAGS:
+        message = flag.sub(page, message)
+    return ANY_FLAG.sub("the matching setting", message)
+
+
+def warnings_for_the_page(warnings: list | None) -> list:
+    """Each warning of a scan as :func:`for_the_page` says it."""
+    return [for_the_page(w) if isinstance(w, str) else w for w in warnings or []]

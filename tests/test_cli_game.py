@@ -1,0 +1,119 @@
+"""``beachscore game`` and ``scan --previous`` against the contract (shared/contracts/README.md §One game):
+per-photo lines with ``changes`` and ``impossible``, the final line, one-line errors for bad previous readings."""
+from __future__ import annotations
+
+import copy
+import json
+import os
+
+import cv2
+import numpy as np
+import pytest
+
+from beachscore.cli import main
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLE = os.path.join(HERE, "..", "examples", "strand-unter")
+PHOTO = os.path.join(EXAMPLE, "scene_05.jpg")
+
+
+def _scan_line(strand_cal, capsys) -> dict:
+    assert main(["scan", PHOTO, "--calibration", strand_cal, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _lines(capsys) -> list[dict]:
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+def test_scan_previous_same_photo_changes_nothing(strand_cal, tmp_path, capsys):
+    line = _scan_line(strand_cal, capsys)
+    prev = tmp_path / "prev.json"
+    prev.write_text(json.dumps(line))
+    assert main(["scan", PHOTO, "--calibration", strand_cal, "--previous", str(prev), "--json"]) == 0
+    (out,) = _lines(capsys)
+    assert {"game", "state", "score", "confidence", "warnings", "timing_ms", "changes", "impossible"} <= set(out)
+    assert out["changes"] == [] and out["impossible"] == []
+    assert out["state"]["grooves"] == line["state"]["grooves"]
+
+
+def test_scan_previous_bare_state_reports_a_forbidden_change(strand_cal, tmp_path, capsys):
+    state = copy.deepcopy(_scan_line(strand_cal, capsys)["state"])
+    groove = state["grooves"][0]
+    standing = {(c["player"], c["value"]) for g in state["grooves"] for c in g["castles"]}
+    ghost = next({"player": p, "value": v} for p in ("red", "blue", "green", "yellow") for v in range(4)
+                 if (p, v) not in standing)
+    groove["castles"].append(ghost)
+    prev = tmp_path / "state.json"
+    prev.write_text(json.dumps(state))
+    assert main(["scan", PHOTO, "--calibration", strand_cal, "--previous", str(prev), "--json"]) == 0
+    (out,) = _lines(capsys)
+    gone = [c for c in out["impossible"] if c["kind"] == "removed"]
+    assert gone and gone[0]["player"] == ghost["player"] and gone[0]["groove"] == groove["number"]
+    assert all(isinstance(c["text"], str) and c["text"] for c in out["impossible"])
+    assert out["accepted"] is False
+
+
+def test_scan_previous_game_final_line_is_accepted(strand_cal, tmp_path, capsys):
+    assert main(["game", PHOTO, "--calibration", strand_cal, "--json"]) == 0
+    out = capsys.readouterr().out
+    prev = tmp_path / "game.jsonl"
+    prev.write_text(out)
+    assert main(["scan", PHOTO, "--calibration", strand_cal, "--previous", str(prev), "--json"]) == 0
+    (line,) = _lines(capsys)
+    assert line["impossible"] == [] and line["changes"] == []
+
+
+@pytest.mark.parametrize("content, code", [
+    (json.dumps({"game": "plazing", "rows": 2, "cols": 2, "pieces": []}), "previous-game"),
+    ('{"game": "strand-unter", "state": {"game": "strand-unter", "sea_fr', "invalid-json"),
+    (json.dumps({"error": {"code": "occluded", "message": "a hand"}}), "invalid-previous"),
+    (json.dumps([1, 2]), "invalid-previous"),
+    (json.dumps({"game": "strand-unter", "sea_front": 99}), "invalid-previous"),
+    ('{"state": {"game": "strand-unter", "sea_front": 12, "grooves": []}}\n{"trunc', "invalid-json"),
+])
+def test_scan_previous_bad_input_is_one_line_exit_2(strand_cal, tmp_path, capsys, content, code):
+    prev = tmp_path / "prev.json"
+    prev.write_text(content)
+    assert main(["scan", PHOTO, "--calibration", strand_cal, "--previous", str(prev), "--json"]) == 2
+    captured = capsys.readouterr()
+    (doc,) = [json.loads(line) for line in captured.out.splitlines()]
+    assert doc["error"]["code"] == code and doc["error"]["message"]
+    assert len(captured.err.strip().splitlines()) == 1 and "Traceback" not in captured.err
+
+
+def test_scan_previous_missing_file(strand_cal, tmp_path, capsys):
+    rc = main(["scan", PHOTO, "--calibration", strand_cal, "--previous", str(tmp_path / "nope.json")])
+    assert rc == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("beachscore: error:")
+
+
+def test_game_lines_final_and_skipped_unreadable_photo(strand_cal, tmp_path, capsys):
+    photo = cv2.imread(PHOTO)
+    blank = tmp_path / "dark.jpg"
+    cv2.imwrite(str(blank), (photo * 0.05).astype(np.uint8))  # far too dark: exit 3
+    rc = main(["game", PHOTO, str(blank), PHOTO, "--calibration", strand_cal, "--json"])
+    lines = _lines(capsys)
+    assert len(lines) == 4
+    first, refused, again, final = lines
+    assert rc == 3 and refused["error"]["code"] and "state" not in refused
+    for line in (first, again):
+        assert isinstance(line["changes"], list) and line["impossible"] == []
+    assert again["changes"] == []
+    assert [c["kind"] for c in first["changes"]].count("built") == sum(
+        len(g["castles"]) for g in first["state"]["grooves"])
+    assert final["final"] is True and final["game"] == "strand-unter"
+    assert {"built", "washed", "taken"} <= set(final["timeline"]) and final["timeline"]["readings"] == 2
+    assert {p["player"] for p in final["score"]["players"]} >= {c["player"] for c in final["timeline"]["built"]}
+
+
+def test_game_text_output(strand_cal, capsys):
+    assert main(["game", PHOTO, "--calibration", strand_cal]) == 0
+    out = capsys.readouterr().out
+    assert "game: strand-unter, 1 photo(s) accepted" in out and "changed: " in out
+
+
+def test_game_needs_images(strand_cal, capsys):
+    assert main(["game", "--calibration", strand_cal, "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"]["code"] == "usage"

@@ -1,0 +1,114 @@
+"""The prior (beachscore.follow.FollowedGame) on synthetic Plażing readings: which reading is taken,
+its confidence, what is called impossible, what is accepted."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from beachscore.follow import IMPOSSIBLE_CONFIDENCE, FollowedGame, Previous, previous_from, restore_unsure
+from beachscore.errors import BadInputError
+from beachscore.pipeline import ScanResult
+from vision.types import Reading, Registration
+
+SETUP = {"terrain": ["......", "......", "......", "......"], "players": ["red", "blue"]}
+SCREEN = {"player": "red", "kind": "screen", "cells": [[2, 1], [2, 2], [2, 3]], "facing": "S"}
+GEAR = {"player": "blue", "kind": "gear", "cells": [[3, 5]]}
+AMBER = {"kind": "amber", "cell": [0, 2]}
+
+
+def state(pieces, resources=(), meeples=(), doubtful=()):
+    return {"game": "plazing", "rows": 4, "cols": 6, "pieces": [dict(p) for p in pieces], "meeples": list(meeples),
+            "neutral": [], "resources": list(resources), "trash": [], "surprises": [],
+            "cell_confidence": {"min": 0.5, "mean": 0.9, "doubtful": [list(c) for c in doubtful]}}
+
+
+def scan(reading: Reading) -> ScanResult:
+    reg = Registration(H_px_from_mm=np.eye(3), source="corners")
+    return ScanResult(game="plazing", state=reading.state, score={}, confidence=reading.confidence,
+                      warnings=list(reading.warnings), timing_ms={}, registration=reg, photo=None, reading=reading)
+
+
+def game_after(previous: dict) -> FollowedGame:
+    return FollowedGame(SimpleNamespace(game="plazing"), SETUP, Previous(previous))
+
+
+def test_the_first_allowed_alternative_is_taken_and_its_confidence_rises():
+    previous = state([SCREEN], [AMBER])
+    meeple = state([SCREEN], meeples=[{"player": "red", "cell": [0, 2]}])
+    alt = Reading(state=state([SCREEN, GEAR], [AMBER]), confidence=0.5,
+                  warnings=["read with an amber on C1 instead of a red meeple on C1: the more likely reading breaks "
+                            "the game's rules; check it"])
+    primary = Reading(state=meeple, confidence=0.6, alternatives=[alt])
+    photo = game_after(previous).follow(scan(primary))
+    assert photo.accepted and photo.step.impossible == []
+    assert photo.result.state["resources"] == [AMBER]
+    assert photo.result.confidence == pytest.approx(0.2 / (1 - 0.6))  # p(alt) = 0.5 * 0.4, the primary ruled out
+    assert any("previous reading stands" in w and "amber on C1" in w for w in photo.result.warnings)
+    assert [c["kind"] for c in photo.step.changes] == ["placed"]
+
+
+def test_ruling_out_alternatives_raises_the_readings_confidence():
+    previous = state([SCREEN], [AMBER])
+    alt = Reading(state=state([SCREEN]), confidence=0.5)  # the amber gone from an open area: forbidden
+    photo = game_after(previous).follow(scan(Reading(state=state([SCREEN], [AMBER]), confidence=0.6,
+                                                     alternatives=[alt])))
+    assert photo.accepted and photo.result.confidence == pytest.approx(0.6 / 0.8)
+
+
+def test_a_sure_reading_that_breaks_the_rules_is_reported_doubted_and_not_accepted():
+    previous = state([SCREEN, GEAR])
+    game = game_after(previous)
+    photo = game.follow(scan(Reading(state=state([GEAR]), confidence=0.95)))
+    assert [c["kind"] for c in photo.step.impossible] == ["removed"]
+    assert not photo.accepted and photo.result.confidence <= IMPOSSIBLE_CONFIDENCE
+    assert game.timeline.last == previous
+    assert photo.to_json()["impossible"] == photo.step.impossible
+
+
+def test_an_unsure_reading_that_breaks_the_rules_names_it_in_warnings_only():
+    previous = state([SCREEN, GEAR])
+    game = game_after(previous)
+    photo = game.follow(scan(Reading(state=state([GEAR]), confidence=0.3)))
+    assert photo.step.impossible == [] and not photo.accepted and photo.result.confidence == 0.3
+    assert any("unsure" in w and "screen" in w for w in photo.result.warnings)
+    assert game.timeline.last == previous
+
+
+def test_a_piece_lost_where_the_photo_is_unsure_stands():
+    previous = state([SCREEN, GEAR])
+    split = {"player": "red", "kind": "gear", "cells": [[2, 1], [2, 2]]}
+    reading = state([split, GEAR], doubtful=[(2, 2)])
+    photo = game_after(previous).follow(scan(Reading(state=reading, confidence=0.7)))
+    assert photo.accepted and photo.step.impossible == []
+    assert sorted(map(tuple, photo.result.state["pieces"][-1]["cells"])) == [(2, 1), (2, 2), (2, 3)]
+    assert any("previous reading stands" in w for w in photo.result.warnings)
+    restored, places = restore_unsure(previous, state([GEAR]), [{"kind": "removed", "piece": "screen",
+                                                                   "cells": SCREEN["cells"]}])
+    assert places == [] and restored["pieces"] == [GEAR]  # no doubtful cell there: nothing restored
+
+
+def test_previous_of_another_game_or_without_a_reading_is_refused():
+    with pytest.raises(BadInputError) as err:
+        previous_from({"game": "strand-unter", "state": {"game": "strand-unter"}}, "plazing", "x")
+    assert err.value.code == "previous-game" and err.value.exit_code == 2
+    with pytest.raises(BadInputError) as err:
+        previous_from({"error": {"code": "occluded"}}, "plazing", "x")
+    assert err.value.code == "invalid-previous"
+    prev = previous_from({"state": state([SCREEN]), "timeline": {"closings": {"red": 1}, "readings": 3}}, "plazing", "x")
+    assert prev.facts == {"closings": {"red": 1}}
+
+
+def test_a_game_without_rules_to_follow_is_bad_input():
+    with pytest.raises(BadInputError) as err:
+        FollowedGame(SimpleNamespace(game="grid"))
+    assert err.value.code == "unknown-game"
+
+
+def test_a_first_reading_that_breaks_the_rules_is_not_accepted():
+    game = FollowedGame(SimpleNamespace(game="plazing"), SETUP)
+    outside = state([SCREEN], meeples=[{"player": "red", "cell": [0, 2]}])
+    photo = game.follow(scan(Reading(state=outside, confidence=0.9)))
+    assert [c["kind"] for c in photo.step.impossible] == ["marked"]
+    assert not photo.accepted and photo.result.confidence <= IMPOSSIBLE_CONFIDENCE and game.timeline.last is None
