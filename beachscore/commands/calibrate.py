@@ -6,16 +6,14 @@ import json
 import os
 
 from beachscore.commands.common import EXIT_OK
-from beachscore.pipeline import calibrate
-from calibration.files import load_calibration_request
+from beachscore.pipeline import calibrate, learned_classes
 
 
 def run(args) -> int:
     """``beachscore calibrate``: learn CAL_DIR from calibration.json; prints a summary and, when
     the shot's light makes two classes look alike, which and what helps (``confusable``)."""
     cal = calibrate(args.calibration, args.out)
-    learned = cal.model.get("classes") if isinstance(cal.model.get("classes"), dict) else {}
-    classes = sorted({label for label, _ in load_calibration_request(args.calibration).samples} | set(learned))
+    classes = learned_classes(cal, args.calibration)
     pairs = (cal.extra.get("separability") or {}).get("confusable", [])
     confusable = [{"classes": list(p["classes"]), "advice": p["advice"]} for p in pairs]
     warnings = [p["advice"] for p in confusable]
