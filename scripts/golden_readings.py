@@ -113,10 +113,33 @@ def main(argv: list[str] | None = None) -> int:
     with open(a.compare, encoding="utf-8") as f:
         before = json.load(f)
     differ = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
+    grown = [k for k in differ if without_new_fields(now.get(k), before.get(k)) == before.get(k)]
     for k in differ:
-        print(f"DIFFERS {k}: before {json.dumps(before.get(k))[:300]} now {json.dumps(now.get(k))[:300]}")
-    print(f"{len(differ)} of {len(set(before) | set(now))} records differ")
-    return 1 if differ else 0
+        if k not in grown:
+            print(f"DIFFERS {k}: before {json.dumps(before.get(k))[:300]} now {json.dumps(now.get(k))[:300]}")
+    if grown:
+        added = sorted({f for k in grown for f in new_fields(now[k], before[k])})
+        print(f"{len(grown)} records only gained fields the contract allows adding: {', '.join(added)}")
+    print(f"{len(differ) - len(grown)} of {len(set(before) | set(now))} records differ")
+    return 1 if len(differ) > len(grown) else 0
+
+
+def new_fields(now, before, path: str = "") -> list[str]:
+    """Dotted names of the object fields ``now`` has and ``before`` lacks (recursing into shared objects)."""
+    if not isinstance(now, dict) or not isinstance(before, dict):
+        return []
+    out = [path + k for k in now if k not in before]
+    for k in now:
+        if k in before:
+            out += new_fields(now[k], before[k], f"{path}{k}.")
+    return out
+
+
+def without_new_fields(now, before):
+    """``now`` with the object fields ``before`` lacks taken out (the contract lets fields be added, never dropped)."""
+    if not isinstance(now, dict) or not isinstance(before, dict):
+        return now
+    return {k: without_new_fields(v, before[k]) for k, v in now.items() if k in before}
 
 
 if __name__ == "__main__":
