@@ -7,6 +7,8 @@ stage (lens, markers, outline motion, board identity) is :mod:`vision.board`.
 from __future__ import annotations
 
 import math
+import os
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
@@ -102,9 +104,12 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
     cal = store.Calibration(game=req.game, profile=req.profile, image_size=(image.shape[1], image.shape[0]),
                             H_px_from_mm=H, model=model, reference=reference_image(gray, REFERENCE_DOWNSCALE),
                             folder=out_dir, lens=lens, extra=extra)
+    created = not os.path.exists(out_dir)
     try:
         store.save(out_dir, cal, pictures)
     except OSError as exc:
+        if created:  # a folder this command made and could not fill is not left behind
+            shutil.rmtree(out_dir, ignore_errors=True)
         raise BadInputError("output-unwritable", f"cannot write the calibration to {out_dir}: "
                             f"{exc.strerror or exc}") from None
     return cal

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 
@@ -98,19 +99,34 @@ def atomic_write_image(path: str, image: np.ndarray) -> None:
 
 
 def save(folder: str, cal: Calibration, pictures: dict[str, np.ndarray] | None = None) -> None:
-    """Write a calibration to ``folder`` (created if needed); pictures first, calibration.json last."""
+    """Write a calibration to ``folder`` (created if needed), replacing one saved there before.
+
+    Every file is written to a staging folder inside ``folder`` first; only when all are written
+    are they moved into place (renames take no space), pictures first and calibration.json last,
+    so that a full disk or a failed write leaves the calibration saved before untouched.
+
+    Raises:
+        OSError: a file cannot be written (the staging folder is removed, nothing else changed).
+    """
     os.makedirs(folder, exist_ok=True)
-    for name, pic in (pictures or {}).items():
-        atomic_write_image(os.path.join(folder, name), pic)
+    files = dict(pictures or {})
     if cal.reference is not None:
-        atomic_write_image(os.path.join(folder, "reference.png"), cal.reference)
+        files["reference.png"] = cal.reference
     doc = {"format": FORMAT, "version": VERSION, "game": cal.game, "profile": cal.profile,
            "image_size": list(cal.image_size), "H_px_from_mm": np.asarray(cal.H_px_from_mm).tolist(),
            "reference_image": "reference.png" if cal.reference is not None else None,
            "model": cal.model, "lens": cal.lens.to_json() if cal.lens is not None else None,
            **{k: v for k, v in cal.extra.items() if k not in ("checksum", "lens")}}
     doc["checksum"] = checksum(doc)
-    atomic_write_bytes(os.path.join(folder, "calibration.json"), json.dumps(doc, indent=1).encode())
+    staging = tempfile.mkdtemp(prefix=".staging-", dir=folder)
+    try:
+        for name, pic in files.items():
+            atomic_write_image(os.path.join(staging, name), pic)
+        atomic_write_bytes(os.path.join(staging, "calibration.json"), json.dumps(doc, indent=1).encode())
+        for name in [*files, "calibration.json"]:
+            os.replace(os.path.join(staging, name), os.path.join(folder, name))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def checksum(doc: dict) -> str:

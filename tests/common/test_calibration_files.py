@@ -97,3 +97,26 @@ def test_grid_off_the_board_names_the_side_and_the_place(origin, board, needle):
     with pytest.raises(BadInputError) as e:
         validate_profile(_grid(origin, board=board))
     assert e.value.code == "invalid-profile" and needle in str(e.value)
+
+
+def test_a_failed_save_leaves_the_calibration_saved_before(tmp_path, monkeypatch):
+    """A write that fails half way (a full disk) changes none of the files of the earlier calibration."""
+    old = store.Calibration(game="grid", profile=PROFILE, image_size=(640, 480), H_px_from_mm=np.eye(3) * 2,
+                            model={"classes": {"empty": 1}}, reference=np.zeros((120, 160), np.uint8))
+    folder = str(tmp_path / "cal")
+    store.save(folder, old, {"outline.png": np.zeros((8, 8), np.uint8)})
+    before = {name: (tmp_path / "cal" / name).read_bytes() for name in os.listdir(folder)}
+    new = store.Calibration(game="grid", profile=PROFILE, image_size=(640, 480), H_px_from_mm=np.eye(3) * 3,
+                            model={"classes": {"empty": 2}}, reference=np.full((120, 160), 200, np.uint8))
+    real_write = store.atomic_write_bytes
+
+    def disk_full_at_the_json(path, data):
+        if path.endswith("calibration.json"):
+            raise OSError(28, "No space left on device")
+        real_write(path, data)
+
+    monkeypatch.setattr(store, "atomic_write_bytes", disk_full_at_the_json)
+    with pytest.raises(OSError):
+        store.save(folder, new, {"outline.png": np.full((8, 8), 255, np.uint8)})
+    assert {name: (tmp_path / "cal" / name).read_bytes() for name in os.listdir(folder)} == before
+    assert store.load(folder).model == old.model
