@@ -60,9 +60,15 @@ def previous_from(doc: object, game: str, where: str) -> Previous:
         raise BadInputError("invalid-previous", f"{where}: expected a JSON object ({PREVIOUS_SHAPES})")
     if "error" in doc and "state" not in doc:
         raise BadInputError("invalid-previous", f"{where}: holds an error, not a reading ({PREVIOUS_SHAPES})")
+    if doc.get("accepted") is False:
+        raise BadInputError("invalid-previous", f"{where}: this reading was not accepted (the rules forbid its "
+                            "changes or the photo was unsure); pass the last accepted reading")
     state = doc.get("state") if "state" in doc else doc
     if not isinstance(state, dict) or not isinstance(state.get("game"), str):
         raise BadInputError("invalid-previous", f"{where}: no game state in it ({PREVIOUS_SHAPES})")
+    if "state" in doc and "game" in doc and doc["game"] != state["game"]:
+        raise BadInputError("invalid-previous", f"{where}: the line says {doc['game']!r} but its state is of "
+                            f"{state['game']!r}")
     if state["game"] != game:
         raise BadInputError("previous-game", f"{where}: a reading of {state['game']!r}, but the calibration is of "
                             f"{game!r}; pass a previous reading of the same game on the same table")
@@ -79,7 +85,7 @@ def previous_from(doc: object, game: str, where: str) -> Previous:
 
 def load_previous(path: str, game: str) -> Previous:
     """Read ``--previous``: one JSON object, or JSON lines (the output of ``game --json``: the last
-    line with a state is taken).
+    accepted line with a state is taken).
 
     Raises:
         BadInputError: ``file-missing``, ``invalid-json`` (a truncated or broken file),
@@ -91,7 +97,7 @@ def load_previous(path: str, game: str) -> Previous:
     if len(lines) <= 1:
         return previous_from(load_json(path, "previous reading"), game, where)
     docs = [parse_json_text(line, f"{where} line {i + 1}") for i, line in enumerate(lines)]
-    readings = [d for d in docs if isinstance(d, dict) and "state" in d]
+    readings = [d for d in docs if isinstance(d, dict) and "state" in d and d.get("accepted") is not False]
     if not readings:
         raise BadInputError("invalid-previous", f"{where}: no line holds a reading ({PREVIOUS_SHAPES})")
     return previous_from(readings[-1], game, where)

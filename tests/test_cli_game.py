@@ -82,6 +82,29 @@ def test_scan_previous_bad_input_is_one_line_exit_2(strand_cal, tmp_path, capsys
     assert len(captured.err.strip().splitlines()) == 1 and "Traceback" not in captured.err
 
 
+@pytest.mark.parametrize("content, words", [
+    (json.dumps({"game": "strand-unter", "state": {"game": "strand-unter"}, "accepted": False}), "not accepted"),
+    (json.dumps({"game": "plazing", "state": {"game": "strand-unter"}}), "the line says 'plazing'"),
+])
+def test_scan_previous_refuses_a_reading_that_was_not_the_games(strand_cal, tmp_path, capsys, content, words):
+    prev = tmp_path / "prev.json"
+    prev.write_text(content)
+    assert main(["scan", PHOTO, "--calibration", strand_cal, "--previous", str(prev), "--json"]) == 2
+    (doc,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert doc["error"]["code"] == "invalid-previous" and words in doc["error"]["message"]
+
+
+def test_a_games_output_as_previous_takes_its_last_accepted_line(strand_cal, tmp_path, capsys):
+    assert main(["scan", PHOTO, "--calibration", strand_cal, "--json"]) == 0
+    accepted = json.loads(capsys.readouterr().out)
+    refused = dict(accepted, accepted=False, state={"game": "strand-unter"})
+    prev = tmp_path / "game.jsonl"
+    prev.write_text(json.dumps(dict(accepted, accepted=True)) + "\n" + json.dumps(refused) + "\n")
+    assert main(["scan", PHOTO, "--calibration", strand_cal, "--previous", str(prev), "--json"]) == 0
+    (line,) = _lines(capsys)
+    assert line["impossible"] == [] and line["changes"] == []
+
+
 def test_scan_previous_missing_file(strand_cal, tmp_path, capsys):
     rc = main(["scan", PHOTO, "--calibration", strand_cal, "--previous", str(tmp_path / "nope.json")])
     assert rc == 2
