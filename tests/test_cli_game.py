@@ -140,3 +140,13 @@ def test_game_text_output(strand_cal, capsys):
 def test_game_needs_images(strand_cal, capsys):
     assert main(["game", "--calibration", strand_cal, "--json"]) == 2
     assert json.loads(capsys.readouterr().out)["error"]["code"] == "usage"
+
+
+def test_game_with_a_bad_setup_is_one_error_and_no_result(strand_cal, tmp_path, capsys):
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps({"players": {"purple": {"bucket": -3}}}))
+    assert main(["game", PHOTO, PHOTO, "--calibration", strand_cal, "--setup", str(setup), "--json"]) == 2
+    captured = capsys.readouterr()
+    (doc,) = [json.loads(line) for line in captured.out.splitlines()]
+    assert doc["error"]["code"] == "invalid-setup"
+    assert len(captured.err.strip().splitlines()) == 1

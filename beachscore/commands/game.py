@@ -5,18 +5,19 @@ from __future__ import annotations
 import json
 
 import scoring
+from beachscore.checks import check_setup
 from beachscore.commands.common import EXIT_OK, emit_error, load_setup
 from beachscore.errors import BeachscoreError
 from beachscore.follow import FollowedGame, GamePhoto
 from beachscore.inputs import check_calibration_dir
-from beachscore.pipeline import shown_confidence
+from vision.confidence import confidence_percent
 from calibration import store
 
 
 def photo_text(path: str, photo: GamePhoto) -> str:
     """The scan's text block, then what changed since the last accepted reading and what is forbidden."""
     result = photo.result
-    lines = [f"{path}: {result.game}, confidence {shown_confidence(result.confidence, 2):.2f}"]
+    lines = [f"{path}: {result.game}, confidence {confidence_percent(result.confidence)}%"]
     lines += [f"  warning: {w}" for w in result.warnings]
     if result.score:
         lines += ["  " + line for line in scoring.explain(result.state, photo.setup).splitlines()]
@@ -57,7 +58,9 @@ def run(args) -> int:
     """``beachscore game``: every photo with the accepted reading before it as its prior, then the final line."""
     check_calibration_dir(args.calibration)
     cal = store.load(args.calibration)
-    game = FollowedGame(cal, load_setup(args.setup))
+    setup = load_setup(args.setup)
+    check_setup(setup, cal)  # once, before any photo: a bad setup is one error, not one per photo
+    game = FollowedGame(cal, setup)
     worst = follow(game, args.images, args.json)
     print(json.dumps(game.final_json()) if args.json else final_text(game), flush=True)
     return worst
