@@ -153,6 +153,9 @@ def load_calibration_request(path: str) -> CalibrationRequest:
     for i, s in enumerate(raw_samples):
         if not isinstance(s, dict) or not isinstance(s.get("label"), str):
             raise CalibrationError("invalid-json", f"{where}: sample {i} needs a 'label' string")
+        if any(part != part.strip() or not part for part in s["label"].split("/")):
+            raise CalibrationError("unknown-label", f"{where}: sample {i}'s label {s['label']!r} has an empty part or "
+                                   "spaces around a part; write it as the game's labels are written (e.g. piece/red)")
         (xy,) = _points([s.get("board_mm")], 1, "board_mm", f"{where}: sample {i}")
         samples.append((s["label"], (xy[0], xy[1])))
     empty = data.get("empty_image")
