@@ -78,7 +78,9 @@ class GameFollowing:
             score = self.scorer(photo.result.state, photo.setup)
         except Exception:  # noqa: BLE001 - the station's scorer refuses it: keep the rules engine's score
             score = photo.result.score
-        return dataclasses.replace(photo.result, score=score), photo
+        # the pipeline's own warnings (checks of the photo, not of the reading) stay with the scan
+        own = [w for w in result.warnings if w not in (result.reading.warnings or ()) and w not in photo.result.warnings]
+        return dataclasses.replace(photo.result, score=score, warnings=list(photo.result.warnings) + own), photo
 
     def keep_step(self, game_id: int, scan_id: int, photo: GamePhoto | None) -> None:
         """Keep the step a stored scan made (nothing when it was not followed)."""

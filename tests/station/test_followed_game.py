@@ -161,3 +161,23 @@ def test_a_game_with_every_fact_ends_at_once(station):
     assert station.store.game(game_id)["ended_at"]
     ending = station.game_ending(game_id)
     assert ending["questions"] == [] and all(isinstance(t, int) for t in totals(ending["score"]).values())
+
+
+def test_strand_unter_game_over_asks_each_players_unfit_shells(tmp_path):
+    from beachscore.station.testing import STRAND_STATE
+
+    st = Station(Store(str(tmp_path / "data")), camera=MockCamera(size=(80, 60)), calibration=FakeCalibration(),
+                 scanner=FakeScanner(STRAND_STATE, scorer=score_with_rules), scorer=score_with_rules)
+    try:
+        game_id = st.new_game("strand-unter", {})
+        scan(st, STRAND_STATE)
+        scan(st, STRAND_STATE, final=True)
+        asked = [q["key"] for q in st.game_ending(game_id)["questions"]]
+        assert asked == [f"{p}/unfit/{c}" for p in ("red", "yellow") for c in ("white", "gray", "brown", "black")]
+        out = st.answer_questions(game_id, {"red/unfit/gray": 2})
+        got = {p["player"]: (p["unfit_shells"], p["total"]) for p in out["score"]["players"]}
+        castles = {p["player"]: p["castle_points"] for p in out["score"]["players"]}
+        assert got == {"red": (2, castles["red"] - 2), "yellow": (0, castles["yellow"])}
+        assert st.store.game(game_id)["ended_at"]
+    finally:
+        st.close()
