@@ -103,7 +103,8 @@ def events():
     """Server-Sent Events: ``scan-started``, ``scan`` (``status`` ok, or error with ``error`` and
     ``message``), ``scan-refused`` (a button press that could not start a scan), ``revision``,
     ``game``, ``game-over``, ``game-over-failed`` (the final scan did not read: the game stays
-    open), ``calibration``.
+    open), ``game-questions`` (Game over of a followed game asks the players first: the game stays
+    open until ``/api/game-answers``), ``calibration``.
 
     Each event's data is JSON; a comment line every ``EVENTS_KEEPALIVE_S`` keeps the connection open.
     At most ``EVENTS_MAX_STREAMS`` streams are open at once: one more is answered 503 with

@@ -93,21 +93,35 @@ class GameFollowing:
         except StoreError as err:
             log.warning("scan %d: its step in game %d was not kept: %s", scan_id, game_id, err.message)
 
-    def accept_correction(self, scan: dict, state: dict, revision_id: int) -> None:
-        """A player's correction of ``scan`` becomes the game's new accepted reading (compared with
-        the last accepted one before that scan; its forbidden changes are kept, not refused)."""
+    def _correction(self, scan: dict, state: dict):
+        """(game, timeline, step) of a correction of ``scan`` compared with the last accepted reading
+        before that scan; None when the game is not followed or the rules engine refuses the state."""
         game = self.store.game(scan["game_id"]) if scan.get("game_id") is not None else None
         if not self.follows(game) or game["game"] != scan.get("game"):
-            return
+            return None
         last = game_steps.last_accepted(self.store, game["id"], before_scan=scan["id"])
         timeline = _restore(Timeline(game["game"], game["setup"] or None, last=last["state"] if last else None,
                                      facts=_facts(last["timeline"]) if last else None),
                             last["timeline"] if last else None)
         try:
-            step = timeline.propose(state)
+            return game, timeline, timeline.propose(state)
         except Exception:  # noqa: BLE001 - the rules engine refuses the corrected state: the timeline stays
-            log.exception("scan %d: the correction could not be compared with the last accepted reading", scan["id"])
+            log.warning("scan %d: the correction could not be compared with the last accepted reading", scan["id"])
+            return None
+
+    def correction_setup(self, scan: dict, state: dict, setup: dict | None) -> dict | None:
+        """The setup a correction of ``scan`` is scored with: ``setup`` with the timeline's facts once
+        the corrected state is accepted (``setup`` itself when the game is not followed)."""
+        found = self._correction(scan, state)
+        return setup if found is None else game_module(found[0]["game"]).with_facts(setup, found[2].facts)
+
+    def accept_correction(self, scan: dict, state: dict, revision_id: int) -> None:
+        """A player's correction of ``scan`` becomes the game's new accepted reading (compared with
+        the last accepted one before that scan; its forbidden changes are kept, not refused)."""
+        found = self._correction(scan, state)
+        if found is None:
             return
+        game, timeline, step = found
         timeline.accept(state, step)
         game_steps.add_step(self.store, game_id=game["id"], scan_id=scan["id"], revision_id=revision_id, state=state,
                             accepted=True, changes=step.changes, impossible=step.impossible,

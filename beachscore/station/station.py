@@ -355,7 +355,7 @@ class Station(ScanFlow, GameFollowing):
             StoreError: ``not-found``; BadInputError: as :meth:`correct`; the scorer's error.
         """
         scan = self._correctable(scan_id, state)
-        return self.rescore(state, self.setup_of_scan(scan))
+        return self.rescore(state, self.correction_setup(scan, state, self.setup_of_scan(scan)))
 
     def correct(self, scan_id: int, state: dict, note: str = "") -> dict:
         """Save a manual correction of a scan as a new revision (the machine reading is kept).
@@ -366,7 +366,7 @@ class Station(ScanFlow, GameFollowing):
             StoreError: ``not-found``; the scorer's error for an invalid state.
         """
         scan = self._correctable(scan_id, state)
-        score = self.rescore(state, self.setup_of_scan(scan))
+        score = self.rescore(state, self.correction_setup(scan, state, self.setup_of_scan(scan)))
         rev = self.store.add_revision(scan_id, state, score, note)
         self.accept_correction(scan, state, rev)
         self.events.publish("revision", {"scan_id": scan_id, "revision_id": rev})

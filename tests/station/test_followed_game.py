@@ -181,3 +181,11 @@ def test_strand_unter_game_over_asks_each_players_unfit_shells(tmp_path):
         assert st.store.game(game_id)["ended_at"]
     finally:
         st.close()
+
+
+def test_a_correction_is_scored_with_the_timelines_facts(station):
+    station.new_game("plazing", dict(SETUP, weather="sun"))
+    scans = play(station, GAME[:3])
+    out = station.correct(scans[2]["id"], GAME[2])
+    assert out["score"]["missing"] == []  # closings, collected and track from the timeline
+    assert {p["player"]: p["closing_points"] for p in out["score"]["players"]} == {"red": 0, "blue": 1}
