@@ -189,3 +189,28 @@ def test_a_correction_is_scored_with_the_timelines_facts(station):
     out = station.correct(scans[2]["id"], GAME[2])
     assert out["score"]["missing"] == []  # closings, collected and track from the timeline
     assert {p["player"]: p["closing_points"] for p in out["score"]["players"]} == {"red": 0, "blue": 1}
+
+
+def test_a_version_1_store_is_migrated_and_keeps_its_games(tmp_path):
+    import sqlite3
+
+    from beachscore.station.store.schema import MIGRATIONS
+
+    data = tmp_path / "old"
+    data.mkdir()
+    db = sqlite3.connect(str(data / "beachscore.sqlite3"))
+    db.executescript(MIGRATIONS[0])
+    db.execute("INSERT INTO games(game, setup_json, display_json, created_at) VALUES('plazing', '{}', '{}', 'then')")
+    db.execute("PRAGMA user_version=1")
+    db.commit()
+    db.close()
+    store = Store(str(data))
+    try:
+        assert store.schema_version == 2 and store.game(1)["game"] == "plazing"
+        assert game_steps.last_accepted(store, 1) is None and game_steps.ending(store, 1) is None
+        sid = store.add_scan(game_id=1, source="test", photo_jpeg=None, result={"game": "plazing", "state": GAME[0]})
+        game_steps.add_step(store, game_id=1, scan_id=sid, state=GAME[0], accepted=True, changes=[], impossible=[],
+                            timeline={"readings": 1})
+        assert game_steps.last_accepted(store, 1)["scan_id"] == sid
+    finally:
+        store.close()
