@@ -24,6 +24,9 @@ WEATHER_WORDS = {"sun": "sun", "rain": "rain", "wind-N": "wind towards the sea (
                  "wind-W": "wind to the west (W)"}
 #: Largest count a counter takes (areas, resources, shells of a colour).
 MOST = 99
+#: Words of the timeline's note on an area whose closer the photos could not tell
+#: (``scoring.timeline.plazing._closings``).
+UNSURE_CLOSER = "cannot tell who placed"
 
 
 def _count(key: str, player: str, text: str, value: int = 0) -> dict:
@@ -31,13 +34,15 @@ def _count(key: str, player: str, text: str, value: int = 0) -> dict:
 
 
 def questions(game: str, setup: dict | None, score: dict | None, *, facts: dict | None = None,
-              joined_mid_game: bool = False) -> list[dict]:
+              joined_mid_game: bool = False, unsure: list[str] | None = None) -> list[dict]:
     """What the station asks at Game over (empty: every total is known already).
 
     Args:
         game: the game's name; setup: the game's set-up; score: the final reading's score with
             the timeline's facts; facts: the timeline's facts; joined_mid_game: the first accepted
-            reading already had pieces on the board.
+            reading already had pieces on the board; unsure: the timeline's notes on areas whose
+            closer the photos could not tell (Plażing: each player's areas closed is then asked,
+            the timeline's guess as the default).
     """
     setup, facts = setup or {}, facts or {}
     players = [p.get("player") for p in (score or {}).get("players") or [] if isinstance(p, dict)]
@@ -54,6 +59,12 @@ def questions(game: str, setup: dict | None, score: dict | None, *, facts: dict 
                 got = (facts.get("collected") or {}).get(p) or {}
                 for kind in COLLECTED_KINDS:
                     out.append(_count(f"{p}/{kind}", p, f"{kind} {p} collected in the whole game", got.get(kind, 0)))
+        elif unsure and not isinstance(setup.get("closings"), dict):
+            for p in players:
+                q = _count(f"{p}/closings", p, f"areas {p} closed in the whole game (the photos could not tell "
+                           "who closed some of them: " + "; ".join(unsure) + ")",
+                           (facts.get("closings") or {}).get(p, 0))
+                out.append(q)
     elif game == "strand-unter":
         for row in (score or {}).get("players") or []:
             if isinstance(row, dict) and row.get("total") is None:
@@ -101,10 +112,12 @@ def final_setup(game: str, setup: dict, answers: dict) -> dict:
         closings = {k.split("/")[0]: v for k, v in answers.items() if k.endswith("/closings")}
         if closings:
             out["closings"] = {**(out.get("closings") or {}), **closings}
-            out["collected"] = {p: {kind: answers.get(f"{p}/{kind}", 0) for kind in COLLECTED_KINDS}
-                                for p in closings} | {p: v for p, v in (out.get("collected") or {}).items()
-                                                      if p not in closings}
             out.pop("track", None)
+        collected = {k.split("/")[0] for k in answers if k.split("/")[-1] in COLLECTED_KINDS}
+        if collected:
+            out["collected"] = {**(out.get("collected") or {}),
+                                **{p: {kind: answers.get(f"{p}/{kind}", 0) for kind in COLLECTED_KINDS}
+                                   for p in collected}}
     elif game == "strand-unter":
         hands: dict = {}
         for key, value in answers.items():

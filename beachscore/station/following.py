@@ -174,7 +174,9 @@ class GameFollowing:
             score = None
         first = game_steps.first_accepted(self.store, game_id)
         joined = bool(first and first["state"].get("pieces"))
-        asked = endgame.questions(game["game"], game["setup"], score, facts=facts, joined_mid_game=joined)
+        unsure = [n for n in (last["timeline"] or {}).get("notes") or [] if endgame.UNSURE_CLOSER in n]
+        asked = endgame.questions(game["game"], game["setup"], score, facts=facts, joined_mid_game=joined,
+                                  unsure=unsure)
         if not asked:
             game_steps.set_ending(self.store, game_id, scan_id, [], answers={}, state=last["state"], setup=setup,
                                   score=score)

@@ -214,3 +214,18 @@ def test_a_version_1_store_is_migrated_and_keeps_its_games(tmp_path):
         assert game_steps.last_accepted(store, 1)["scan_id"] == sid
     finally:
         store.close()
+
+
+def test_an_area_two_players_may_have_closed_is_asked(station):
+    game_id = station.new_game("plazing", dict(SETUP, weather="sun"))
+    # red's gear and blue's gear both laid between two photos: either one closed the area
+    play(station, [GAME[0], plazing([SCREEN], resources=[AMBER]), GAME[2], GAME[3]])
+    scan(station, GAME[3], final=True)
+    questions = station.game_ending(game_id)["questions"]
+    assert [q["key"] for q in questions] == ["red/closings", "blue/closings"]
+    assert "could not tell" in questions[0]["text"]
+    station.answer_questions(game_id, {"red/closings": 0, "blue/closings": 1})
+    ending = station.game_ending(game_id)
+    assert ending["setup"]["closings"] == {"red": 0, "blue": 1} and "track" not in ending["setup"]
+    assert ending["setup"]["collected"]["red"]["amber"] == 1  # the timeline's, not asked
+    assert all(isinstance(p["total"], int) for p in ending["score"]["players"])
