@@ -51,6 +51,11 @@ def latest():
     ``scan``: a finished game's final scan, else the current game's latest
     (:meth:`beachscore.station.Station.shown_scan`).
 
+    ``follow``: in a game followed scan after scan, the shown scan's ``step`` (``changes``,
+    ``impossible``, ``accepted``), the ``timeline`` (facts) after the last accepted reading, the two
+    photos of a forbidden change, and the game's ``ending`` (Game over's questions and answers)
+    (:meth:`beachscore.station.Station.follow_view`); null otherwise.
+
     ``seashells``: in a Seashells game with players, the combined score of every player's latest
     mat and which mats are still missing (:meth:`beachscore.station.Station.seashells_table`).
     """
@@ -58,7 +63,12 @@ def latest():
     status = st.status()
     game = status["game"]
     scan = st.shown_scan(game)
-    return jsonify({"status": status, "scan": scan_summary(scan), "seashells": st.seashells_table(game)})
+    follow = st.follow_view(game, scan)
+    ending = (follow or {}).get("ending") or {}
+    if scan is not None and ending.get("score") is not None and ending.get("scan_id") == scan["id"]:
+        scan = {**scan, "current_score": ending["score"]}  # the final score: the timeline's facts and the answers
+    return jsonify({"status": status, "scan": scan_summary(scan), "seashells": st.seashells_table(game),
+                    "follow": follow})
 
 
 class StreamSlots:
@@ -93,7 +103,8 @@ def events():
     """Server-Sent Events: ``scan-started``, ``scan`` (``status`` ok, or error with ``error`` and
     ``message``), ``scan-refused`` (a button press that could not start a scan), ``revision``,
     ``game``, ``game-over``, ``game-over-failed`` (the final scan did not read: the game stays
-    open), ``calibration``.
+    open), ``game-questions`` (Game over of a followed game asks the players first: the game stays
+    open until ``/api/game-answers``), ``calibration``.
 
     Each event's data is JSON; a comment line every ``EVENTS_KEEPALIVE_S`` keeps the connection open.
     At most ``EVENTS_MAX_STREAMS`` streams are open at once: one more is answered 503 with
@@ -187,3 +198,21 @@ def game_over():
     if not answer.accepted:
         return error_response("scan-refused", answer.reason, 409)
     return jsonify({"accepted": True, "ended": answer.ended}), 202
+
+
+@bp.post("/api/game-answers")
+def game_answers():
+    """Game over's answers: body ``{"answers": {question key: value}}``; the current game ends with
+    every total (200 ``{"score"}``); 409 ``no-questions`` when nothing is asked, 400 ``invalid-answers``."""
+    st = station()
+    game = st.store.current_game()
+    body = json_body()
+    if game is None:
+        return error_response("no-questions", "no game is set up", 409)
+    try:
+        out = st.answer_questions(game["id"], body.get("answers", {}))
+    except BadInputError as err:
+        if err.code == "no-questions":
+            return error_response(err.code, err.message, 409)
+        raise
+    return jsonify(out)

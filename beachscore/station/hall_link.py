@@ -277,12 +277,16 @@ class HallLink:
             revision = sum(len(m["revisions"]) for m in mats)
             explanation = None
         else:
-            score = scan["current_score"]
+            score, state = scan["current_score"], scan["current_state"]
             revision = len(scan["revisions"])
+            ending = self.station.game_ending(game["id"])
+            if ending is not None and ending["score"] is not None:  # a followed game: its facts and answers
+                score, state, setup = ending["score"], ending["state"], ending["setup"]
             try:
-                explanation = scoring.explain(scan["current_state"], setup)
+                explanation = scoring.explain(state, setup)
             except Exception:  # noqa: BLE001 - the station's scorer may not be the rules engine (tests)
                 explanation = None
+            state = scan["current_state"]
         link = self.outbox.link()
         photo = None
         if scan.get("annotated_photo_id") is not None:
@@ -294,7 +298,7 @@ class HallLink:
         if number is None:
             number = (link["assignment"] or {}).get("round")
         payload = {"scan_id": scan["id"], "revision": revision, "game": game["game"], "score": score,
-                   "state": scan["current_state"], "explanation": explanation,
+                   "state": state, "explanation": explanation,
                    "names": (game.get("display") or {}).get("names") or {}, "seats": link["seats"],
                    "round": number, "finished_at": game["ended_at"]}
         return payload, photo

@@ -90,6 +90,7 @@ class ScanFlow:
             result = self.scanner(image, cal, setup)
         except BeachscoreError as err:
             return self._failed(game_id, source, jpeg, err, timing, mat), for_the_page(err.message)
+        result, followed = self.follow_reading(game, cal, result, player)
         doc = result.to_json()
         doc["warnings"] = warnings_for_the_page(doc.get("warnings"))  # the pages' words, not the command line's
         extra = {"registration": doc.pop("registration", None), **mat}
@@ -114,6 +115,7 @@ class ScanFlow:
             if err.code not in WRITE_PROBLEMS:
                 raise
             return self._failed(game_id, source, None, err, timing, mat), for_the_page(err.message)
+        self.keep_step(game_id, scan_id, followed)
         log.info("scan %d: %s, confidence %.2f, %.0f ms", scan_id, doc.get("game"), doc.get("confidence") or 0,
                  _ms(t0))
         if self.light:

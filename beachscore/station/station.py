@@ -32,6 +32,7 @@ from beachscore.games import READERS
 from beachscore.station import plazing, seashells, setups
 from beachscore.station.encoding import encode
 from beachscore.station.events import EventBus
+from beachscore.station.following import GameFollowing
 from beachscore.station.scanning import ScanFlow
 from beachscore.station.store import Store, StoreError
 from beachscore.station.wording import for_the_page
@@ -70,7 +71,7 @@ def _default_calibrator(calibration_json, out_dir):
     return pipeline.calibrate(calibration_json, out_dir)
 
 
-class Station(ScanFlow):
+class Station(ScanFlow, GameFollowing):
     """Everything the table does, independent of the web page.
 
     Args:
@@ -249,7 +250,11 @@ class Station(ScanFlow):
         whatever must happen at the end of a game hooks in here.
         Raises:
             StoreError: the store cannot be written (the game stays open).
+        A followed game whose totals need the players' answers stays open and asks them
+        (``game-questions``, :meth:`answer_questions` ends it).
         """
+        if self.ask_at_end(game_id, scan_id):
+            return
         self.store.end_game(game_id, scan_id)
         self.events.publish("game-over", {"game_id": game_id, "scan_id": scan_id})
 
@@ -350,7 +355,7 @@ class Station(ScanFlow):
             StoreError: ``not-found``; BadInputError: as :meth:`correct`; the scorer's error.
         """
         scan = self._correctable(scan_id, state)
-        return self.rescore(state, self.setup_of_scan(scan))
+        return self.rescore(state, self.correction_setup(scan, state, self.setup_of_scan(scan)))
 
     def correct(self, scan_id: int, state: dict, note: str = "") -> dict:
         """Save a manual correction of a scan as a new revision (the machine reading is kept).
@@ -361,8 +366,9 @@ class Station(ScanFlow):
             StoreError: ``not-found``; the scorer's error for an invalid state.
         """
         scan = self._correctable(scan_id, state)
-        score = self.rescore(state, self.setup_of_scan(scan))
+        score = self.rescore(state, self.correction_setup(scan, state, self.setup_of_scan(scan)))
         rev = self.store.add_revision(scan_id, state, score, note)
+        self.accept_correction(scan, state, rev)
         self.events.publish("revision", {"scan_id": scan_id, "revision_id": rev})
         return {"revision_id": rev, "score": score}
 

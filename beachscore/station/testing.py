@@ -16,6 +16,7 @@ import numpy as np
 
 import scoring
 from beachscore.errors import BeachscoreError
+from vision.types import Reading
 
 #: A small Strand unter reading (contract shape): two grooves, two players.
 STRAND_STATE = {
@@ -47,8 +48,16 @@ def fake_score(state: dict, setup: dict | None = None) -> dict:
 
 
 @dataclass
+class FakeRegistration:
+    """The registration surface a followed game reads (``beachscore.follow``): its warnings."""
+
+    warnings: list = field(default_factory=list)
+
+
+@dataclass
 class FakeResult:
-    """What :class:`FakeScanner` returns: the ``ScanResult`` surface the station uses."""
+    """What :class:`FakeScanner` returns: the ``ScanResult`` surface the station uses (the reading
+    and registration too, as :class:`beachscore.follow.FollowedGame` reads them)."""
 
     game: str
     state: dict
@@ -56,6 +65,12 @@ class FakeResult:
     image: np.ndarray = field(repr=False)
     confidence: float = 0.9
     warnings: list = field(default_factory=list)
+    reading: Reading | None = field(default=None, repr=False)
+    registration: FakeRegistration = field(default_factory=FakeRegistration, repr=False)
+
+    def __post_init__(self):
+        if self.reading is None:
+            self.reading = Reading(state=self.state, confidence=self.confidence, warnings=list(self.warnings))
 
     def to_json(self) -> dict:
         return {"game": self.game, "state": self.state, "score": self.score, "confidence": self.confidence,
@@ -80,8 +95,9 @@ class FakeScanner:
     """
 
     def __init__(self, state: dict | None = None, *, scorer=fake_score, delay_s: float = 0.0,
-                 error: BeachscoreError | None = None):
+                 error: BeachscoreError | None = None, confidence: float = 0.9):
         self.state = copy.deepcopy(state or STRAND_STATE)
+        self.confidence = confidence
         self.scorer = scorer
         self.delay_s = delay_s
         self.error = error
@@ -97,7 +113,7 @@ class FakeScanner:
             raise self.error
         state = copy.deepcopy(self.state)
         return FakeResult(game=state.get("game", "strand-unter"), state=state, score=self.scorer(state, setup),
-                          image=image)
+                          image=image, confidence=self.confidence)
 
 
 @dataclass

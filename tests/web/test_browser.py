@@ -524,7 +524,12 @@ def test_plazing_correction_by_clicking_cells_on_the_grid_and_the_photo(browser,
         assert screen["facing"] == "S" and sorted(screen["cells"]) == [[3, 4], [3, 5], [3, 6]]
         assert {"player": "blue", "kind": "gear", "cells": [[8, 8]]} in state["pieces"]
         assert {"kind": "shell", "cell": [10, 1]} in state["resources"] and state["neutral"] == [[10, 2]]
-        assert saved["current_score"] == score_with_rules(state, setup)
+        # the game is followed: the correction is its accepted reading, scored with the timeline's facts
+        from beachscore.station.store.steps import of_scan
+        step = of_scan(station.store, scan_id)
+        assert step["accepted"] and step["revision_id"] == saved["revisions"][-1]["id"]
+        facts = {k: step["timeline"][k] for k in ("closings", "collected", "track")}
+        assert saved["current_score"] == score_with_rules(state, dict(setup, **facts))
 
 
 def test_sand_castles_correction_per_lane(browser, server):

@@ -80,9 +80,10 @@
     document.getElementById("busy").hidden = !st.busy;
     document.getElementById("scan-now").disabled = st.busy || !st.camera.ok || !st.calibration.ok;
     renderSeashells(data.seashells, st);
+    if (window.renderFollow) window.renderFollow(data.follow, st);
     const over = !!(st.game && st.game.ended_at);
     const key = scan ? `${scan.id}/${scan.revisions.length}${over ? "/final" : ""}` : "none";
-    if (pending && pending.accepted && !st.busy) settle(pending.before !== key ? scan : null, st);
+    if (pending && pending.accepted && !st.busy) settle(pending.before !== key ? scan : null, st, data);
     const img = document.getElementById("photo"), pid = scan ? scan.annotated_photo_id || scan.photo_id : null;
     if (pid && img.dataset.photoId !== String(pid)) {  // the annotated picture comes a moment after the score
       img.dataset.photoId = pid; img.src = `/photos/${pid}`; img.hidden = false;
@@ -114,13 +115,15 @@
   }
 
   // The outcome of the scan this page started: read, failed (and why), game over or still open.
-  function settle(scan, st) {
+  function settle(scan, st, data) {
     const final = pending.final;
     pending = null;
     if (!scan) say(`The scan failed: ${(st.store && st.store.problem) || "nothing was saved; see the station's log"}`, "bad");
     else if (scan.error) say(`Scan ${scan.id} failed: ${scan.error.message}`, "bad");
     else say(`Scan ${scan.id} read.`, "good");
-    if (final && !(st.game && st.game.ended_at)) say("The final scan did not read: the game is still open. " +
+    const asked = !!(data.follow && data.follow.ending && data.follow.ending.answers === null);
+    if (final && asked) say("Game over: answer the questions below to get every total.", "good");
+    else if (final && !(st.game && st.game.ended_at)) say("The final scan did not read: the game is still open. " +
       "Fix it and press Game over again.", "bad");
     else if (final) say("Game over: the final score is below.", "good");
   }
@@ -152,6 +155,7 @@
       refresh();
     });
     es.addEventListener("game-over", () => { pending = null; say("Game over: the final score is below.", "good"); refresh(); });
+    es.addEventListener("game-questions", () => { pending = null; say("Game over: answer the questions below to get every total.", "good"); refresh(); });
     es.addEventListener("game-over-failed", ev => { pending = null; say(JSON.parse(ev.data).message, "bad"); refresh(); });
     for (const kind of ["revision", "game", "calibration", "scan-annotated"]) es.addEventListener(kind, refresh);
     es.onerror = () => {

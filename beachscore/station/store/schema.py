@@ -60,6 +60,32 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX revisions_by_scan ON revisions(scan_id, id);
     """,
+    # version 2: a game followed photo after photo (docs/game.md) and its end-of-game answers
+    """
+    CREATE TABLE game_steps (
+        id          INTEGER PRIMARY KEY,
+        game_id     INTEGER NOT NULL REFERENCES games(id),
+        scan_id     INTEGER NOT NULL REFERENCES scans(id),
+        revision_id INTEGER REFERENCES revisions(id),  -- set when a player's correction made this step
+        created_at  TEXT NOT NULL,
+        accepted    INTEGER NOT NULL,                  -- 1: the game goes on from this reading
+        state_json  TEXT NOT NULL,                     -- the reading compared (the accepted one when accepted)
+        changes_json TEXT NOT NULL DEFAULT '[]',       -- since the last accepted reading (contract changes)
+        impossible_json TEXT NOT NULL DEFAULT '[]',    -- what the rules forbid (contract impossible)
+        timeline_json TEXT NOT NULL DEFAULT '{}'       -- the timeline after this step (facts, readings, notes)
+    );
+    CREATE INDEX game_steps_by_game ON game_steps(game_id, id);
+    CREATE TABLE game_endings (
+        game_id     INTEGER PRIMARY KEY REFERENCES games(id),
+        scan_id     INTEGER NOT NULL REFERENCES scans(id),  -- the final scan
+        created_at  TEXT NOT NULL,
+        questions_json TEXT NOT NULL DEFAULT '[]',     -- what neither photo nor timeline knows
+        answers_json TEXT,                             -- NULL until the players answered
+        state_json  TEXT,                              -- the final (last accepted) reading
+        setup_json  TEXT,                              -- the setup it is scored with: facts and answers
+        score_json  TEXT                               -- the final score, every total when answered
+    );
+    """,
 ]
 
 #: The schema version this code writes and reads.

@@ -1,0 +1,128 @@
+"""Game over at the station: what neither the photo nor the timeline knows, asked in the game's words.
+
+A *question* is a JSON object the page shows as a counter or a choice:
+``{"key", "player" (or None), "text", "kind": "count" | "choice", "value" (the default),
+"max" (counts), "choices" ([[value, words], ...], choices)}``. Answers are ``{key: value}``.
+
+- Plażing: the weather die when the set-up does not give it; when the station joined a game
+  already under way (its first accepted reading had pieces on the board), each player's areas
+  closed and resources collected in the whole game (the timeline's counts as the defaults).
+- Strand unter: for each player whose total is not known, the shells left in the bucket after
+  laying it on the face-up cards (unfit shells), per colour.
+- Sand Castles: nothing (the co-operative score needs no more).
+"""
+
+from __future__ import annotations
+
+from beachscore.errors import BadInputError
+from scoring.plazing_state import COLLECTED_KINDS, WEATHERS
+from scoring.strand_unter import COLOURS
+
+#: The weather die's faces as the page names them.
+WEATHER_WORDS = {"sun": "sun", "rain": "rain", "wind-N": "wind towards the sea (N)",
+                 "wind-S": "wind towards the dune (S)", "wind-E": "wind to the east (E)",
+                 "wind-W": "wind to the west (W)"}
+#: Largest count a counter takes (areas, resources, shells of a colour).
+MOST = 99
+#: Words of the timeline's note on an area whose closer the photos could not tell
+#: (``scoring.timeline.plazing._closings``).
+UNSURE_CLOSER = "cannot tell who placed"
+
+
+def _count(key: str, player: str, text: str, value: int = 0) -> dict:
+    return {"key": key, "player": player, "text": text, "kind": "count", "value": int(value), "max": MOST}
+
+
+def questions(game: str, setup: dict | None, score: dict | None, *, facts: dict | None = None,
+              joined_mid_game: bool = False, unsure: list[str] | None = None) -> list[dict]:
+    """What the station asks at Game over (empty: every total is known already).
+
+    Args:
+        game: the game's name; setup: the game's set-up; score: the final reading's score with
+            the timeline's facts; facts: the timeline's facts; joined_mid_game: the first accepted
+            reading already had pieces on the board; unsure: the timeline's notes on areas whose
+            closer the photos could not tell (Plażing: each player's areas closed is then asked,
+            the timeline's guess as the default).
+    """
+    setup, facts = setup or {}, facts or {}
+    players = [p.get("player") for p in (score or {}).get("players") or [] if isinstance(p, dict)]
+    out: list[dict] = []
+    if game == "plazing":
+        if not setup.get("weather"):
+            out.append({"key": "weather", "player": None, "text": "The weather die: which face is up?",
+                        "kind": "choice", "value": "sun",
+                        "choices": [[w, WEATHER_WORDS[w]] for w in WEATHERS]})
+        if joined_mid_game and not isinstance(setup.get("closings"), dict):
+            for p in players:
+                out.append(_count(f"{p}/closings", p, f"areas {p} closed in the whole game",
+                                  (facts.get("closings") or {}).get(p, 0)))
+                got = (facts.get("collected") or {}).get(p) or {}
+                for kind in COLLECTED_KINDS:
+                    out.append(_count(f"{p}/{kind}", p, f"{kind} {p} collected in the whole game", got.get(kind, 0)))
+        elif unsure and not isinstance(setup.get("closings"), dict):
+            for p in players:
+                q = _count(f"{p}/closings", p, f"areas {p} closed in the whole game (the photos could not tell "
+                           "who closed some of them: " + "; ".join(unsure) + ")",
+                           (facts.get("closings") or {}).get(p, 0))
+                out.append(q)
+    elif game == "strand-unter":
+        for row in (score or {}).get("players") or []:
+            if isinstance(row, dict) and row.get("total") is None:
+                p = row.get("player")
+                for colour in COLOURS:
+                    out.append(_count(f"{p}/unfit/{colour}", p, f"{colour} shells left in {p}'s bucket after "
+                                      "laying it on the face-up cards (unfit shells)"))
+    return out
+
+
+def answered(questions_: list[dict], answers: object) -> dict:
+    """Every question's answer (its default when not given), checked.
+
+    Raises:
+        BadInputError: ``invalid-answers`` (not an object, a count out of 0..99, a choice not offered,
+            a key not asked).
+    """
+    if not isinstance(answers, dict):
+        raise BadInputError("invalid-answers", "the answers must be a JSON object {question: value}")
+    asked = {q["key"]: q for q in questions_}
+    unknown = [k for k in answers if k not in asked]
+    if unknown:
+        raise BadInputError("invalid-answers", f"{str(unknown[0])[:40]!r} was not asked")
+    out = {}
+    for key, q in asked.items():
+        value = answers.get(key, q["value"])
+        if q["kind"] == "count":
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= q["max"]:
+                raise BadInputError("invalid-answers", f"{q['text']}: expected a whole number 0 to {q['max']}")
+        elif value not in [c[0] for c in q["choices"]]:
+            raise BadInputError("invalid-answers", f"{q['text']}: expected one of "
+                                f"{', '.join(c[0] for c in q['choices'])}")
+        out[key] = value
+    return out
+
+
+def final_setup(game: str, setup: dict, answers: dict) -> dict:
+    """The setup the final score is computed with: ``setup`` (the game's, with the timeline's
+    facts) and the answers. When closings were answered the running ``track`` is dropped (the
+    score then counts start + closings + fields, as the track does)."""
+    out = dict(setup)
+    if game == "plazing":
+        if "weather" in answers:
+            out["weather"] = answers["weather"]
+        closings = {k.split("/")[0]: v for k, v in answers.items() if k.endswith("/closings")}
+        if closings:
+            out["closings"] = {**(out.get("closings") or {}), **closings}
+            out.pop("track", None)
+        collected = {k.split("/")[0] for k in answers if k.split("/")[-1] in COLLECTED_KINDS}
+        if collected:
+            out["collected"] = {**(out.get("collected") or {}),
+                                **{p: {kind: answers.get(f"{p}/{kind}", 0) for kind in COLLECTED_KINDS}
+                                   for p in collected}}
+    elif game == "strand-unter":
+        hands: dict = {}
+        for key, value in answers.items():
+            player, _, colour = key.split("/")
+            hands.setdefault(player, {"bucket": {c: 0 for c in COLOURS}, "open_cards": []})["bucket"][colour] = value
+        if hands:
+            out["players"] = {**(out.get("players") or {}), **hands}
+    return out

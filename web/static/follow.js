@@ -1,0 +1,105 @@
+// Live page, a game followed scan after scan: what changed since the last accepted reading, the
+// timeline's facts, a forbidden change with both photos, and Game over's questions with counters.
+"use strict";
+(function () {
+  const card = () => document.getElementById("follow");
+  const who = (p, display) => `<span class="swatch" style="background:${esc((display.swatches || {})[p] || p)}"></span>${esc(p)}` +
+    ((display.names || {})[p] ? ` <small>${esc(display.names[p])}</small>` : "");
+
+  function factsHtml(t, display) {
+    if (!t || !t.closings) return "";
+    const players = Object.keys(t.closings);
+    let h = `<table class="score timeline"><thead><tr><th>Player</th><th>areas closed</th><th>collected</th><th>track</th></tr></thead><tbody>`;
+    for (const p of players) {
+      const got = Object.entries((t.collected || {})[p] || {}).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "—";
+      h += `<tr data-player="${esc(p)}"><td>${who(p, display)}</td><td>${t.closings[p]}</td><td>${esc(got)}</td>` +
+        `<td>${t.track && t.track[p] !== undefined ? t.track[p] : "—"}</td></tr>`;
+    }
+    return h + `</tbody></table>`;
+  }
+
+  function stepHtml(f) {
+    const s = f.step;
+    if (!s) return "";
+    let h = "";
+    if (s.impossible.length) {
+      h += `<div class="impossible" id="impossible"><p class="error">Not accepted: the rules forbid what this photo shows. ` +
+        `Check the board (or correct the scan); the game goes on from the last accepted reading.</p>` +
+        `<ul>${s.impossible.map(c => `<li>${esc(c.text)}</li>`).join("")}</ul>` +
+        `<div class="side-by-side">` +
+        (f.previous_photo_id ? `<figure><img src="/photos/${f.previous_photo_id}" alt="last accepted photo"><figcaption>last accepted (scan ${f.previous_scan_id})</figcaption></figure>` : "") +
+        (f.photo_id ? `<figure><img src="/photos/${f.photo_id}" alt="this photo"><figcaption>this photo</figcaption></figure>` : "") +
+        `</div></div>`;
+    } else if (!s.accepted) {
+      h += `<p class="error">Not accepted: this photo is unsure; take it again.</p>`;
+    }
+    const label = s.revision_id ? "Corrected by a player: accepted. Since the last accepted reading" : "Since the last accepted reading";
+    h += `<h3>${label}</h3>` + (s.changes.length
+      ? `<ul id="changes">${s.changes.map(c => `<li data-kind="${esc(c.kind)}">${esc(c.text)}</li>`).join("")}</ul>`
+      : `<p id="changes" class="muted">nothing changed</p>`);
+    return h;
+  }
+
+  function questionHtml(q) {
+    if (q.kind === "choice") {
+      return `<label class="question">${esc(q.text)} <select data-key="${esc(q.key)}">` +
+        q.choices.map(([v, words]) => `<option value="${esc(v)}"${v === q.value ? " selected" : ""}>${esc(words)}</option>`).join("") +
+        `</select></label>`;
+    }
+    return `<div class="question counter" data-key="${esc(q.key)}" data-max="${q.max}">` +
+      `<button type="button" class="minus" aria-label="one less">−</button><output>${q.value}</output>` +
+      `<button type="button" class="plus" aria-label="one more">+</button> <span>${esc(q.text)}</span></div>`;
+  }
+
+  function questionsHtml(e) {
+    return `<h2>Game over: a few questions</h2><p class="muted">Only what neither the photos nor the game's timeline can know.</p>` +
+      `<form id="questions">${e.questions.map(questionHtml).join("")}` +
+      `<p><button type="submit" id="finish-game" class="big primary">Finish the game</button></p></form>`;
+  }
+
+  function totalsHtml(e, display) {
+    const players = (e.score && e.score.players) || [];
+    return `<h2>Final totals</h2><ul id="totals" class="totals">` + players.map(p =>
+      `<li data-player="${esc(p.player)}">${who(p.player, display)}: <b class="total">${p.total === null || p.total === undefined ? "not known" : p.total}</b></li>`).join("") +
+      `</ul>` + (e.score && e.score.missing && e.score.missing.length ? `<p class="muted">still not known: ${esc(e.score.missing.join(", "))}</p>` : "");
+  }
+
+  function wire(el) {
+    el.querySelectorAll(".counter").forEach(c => {
+      const out = c.querySelector("output"), max = Number(c.dataset.max);
+      c.querySelector(".minus").addEventListener("click", () => { out.textContent = Math.max(0, Number(out.textContent) - 1); });
+      c.querySelector(".plus").addEventListener("click", () => { out.textContent = Math.min(max, Number(out.textContent) + 1); });
+    });
+    const form = el.querySelector("#questions");
+    if (!form) return;
+    form.addEventListener("submit", async ev => {
+      ev.preventDefault();
+      const answers = {};
+      form.querySelectorAll(".counter").forEach(c => { answers[c.dataset.key] = Number(c.querySelector("output").textContent); });
+      form.querySelectorAll("select[data-key]").forEach(s => { answers[s.dataset.key] = s.value; });
+      try {
+        await api("POST", "/api/game-answers", { answers });
+        say("Game over: every player's total is below.", "good");
+      } catch (e) { say(explainError(e), "bad"); }
+    });
+  }
+
+  window.renderFollow = function (f, st) {
+    const el = card();
+    if (!el) return;
+    if (!f) { el.hidden = true; el.innerHTML = ""; el.dataset.key = ""; return; }
+    const e = f.ending, asking = !!(e && e.answers === null && e.questions.length);
+    const key = asking ? `ask/${e.game_id}/${e.created_at}` : JSON.stringify(f);
+    if (el.dataset.key === key) return;  // a form being filled in is left alone
+    el.dataset.key = key;
+    const display = (st.game && st.game.display) || {};
+    let h;
+    if (asking) h = questionsHtml(e);
+    else if (e && e.answers !== null && e.score) h = totalsHtml(e, display) + `<h3>The game's timeline</h3>` + factsHtml(f.timeline, display);
+    else h = `<h2>The game so far</h2>` + stepHtml(f) + factsHtml(f.timeline, display);
+    el.innerHTML = h;
+    el.hidden = false;
+    el.dataset.state = asking ? "asking" : (e && e.score ? "over" : "playing");
+    wire(el);
+  };
+})();
