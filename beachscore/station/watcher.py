@@ -67,6 +67,7 @@ class BoardWatcher:
         self.state = OFF
         self.problem: str | None = None
         self.scans = 0
+        self._enabled: bool | None = None
         self._check: StillBoard | None = None
         self._calibration = None
         self._saw_scan = False
@@ -76,12 +77,15 @@ class BoardWatcher:
     # -- the setting -------------------------------------------------------------------------
     @property
     def enabled(self) -> bool:
-        """Whether the setting lets it scan by itself (default on)."""
-        return self.station.store.get_setting(AUTO_SCAN_SETTING, "on") != "off"
+        """Whether the setting lets it scan by itself (default on; read from the store once)."""
+        if self._enabled is None:
+            self._enabled = self.station.store.get_setting(AUTO_SCAN_SETTING, "on") != "off"
+        return self._enabled
 
     def set_enabled(self, on: bool) -> None:
         """Turn scanning by itself on or off (kept in the store). Raises StoreError when it cannot be kept."""
         self.station.store.set_setting(AUTO_SCAN_SETTING, "on" if on else "off")
+        self._enabled = bool(on)
         if not on:
             self._say(OFF, "scanning by itself is turned off")
 

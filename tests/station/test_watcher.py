@@ -111,6 +111,7 @@ def test_turned_off_it_does_not_scan_and_the_setting_is_kept(tmp_path, table):
     run_steps(st, 35)
     assert auto_scans(st) == []
     assert st.store.get_setting(AUTO_SCAN_SETTING) == "off"
+    assert BoardWatcher(st).enabled is False  # a station started again on this data folder
     assert st.status()["auto_scan"] == {"enabled": False, "state": "off",
                                         "problem": "scanning by itself is turned off"}
     st.set_auto_scan(True)
