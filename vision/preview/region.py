@@ -49,12 +49,17 @@ class PreviewRegion:
         far: bool (h, w): farther than the hand reach outside the outline, or on the frame's
             border (where the frame cuts the region, an arm enters through it).
         mm2_per_px: board-plane area of one preview pixel on the board (mean over the board), mm².
+        far_index: int64 (n,) flat indices of the ``far`` pixels.
+        far_mm2: float64 (n,) the area each of them stands for, mm²: its own, and for a pixel on
+            the frame's border a strip as deep as the reach (what lies beyond the border unseen).
     """
 
     crop: tuple[int, int, int, int]
     board: np.ndarray
     far: np.ndarray
     mm2_per_px: float
+    far_index: np.ndarray
+    far_mm2: np.ndarray
 
     @property
     def board_u8(self) -> np.ndarray:
@@ -112,12 +117,16 @@ def preview_region(geometry: BoardGeometry, preview_size: tuple[int, int], *, ma
 
     board_mask = fill(board)
     far = ~fill(near)
+    if not board_mask.any():
+        raise ValueError(f"the board is not inside the {pw}x{ph} preview")
+    area_mm2 = float(geometry.board_mm[0]) * float(geometry.board_mm[1])
+    mm2_per_px = area_mm2 / float(cv2.contourArea(board.astype(np.float32)))
+    weight = np.where(far, mm2_per_px, 0.0)
     for clipped, index in ((x0 == 0, (slice(None), 0)), (x1 == pw, (slice(None), -1)),
                            (y0 == 0, (0, slice(None))), (y1 == ph, (-1, slice(None)))):
         if clipped:
             far[index] = True
-    if not board_mask.any():
-        raise ValueError(f"the board is not inside the {pw}x{ph} preview")
-    area_mm2 = float(geometry.board_mm[0]) * float(geometry.board_mm[1])
+            weight[index] = max(reach_mm * np.sqrt(mm2_per_px), mm2_per_px)
+    far_index = np.flatnonzero(far)
     return PreviewRegion(crop=(int(x0), int(y0), int(x1), int(y1)), board=board_mask, far=far,
-                         mm2_per_px=area_mm2 / float(cv2.contourArea(board.astype(np.float32))))
+                         mm2_per_px=mm2_per_px, far_index=far_index, far_mm2=weight.ravel()[far_index])

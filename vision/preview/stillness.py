@@ -8,11 +8,12 @@ region of interest around the board (:mod:`vision.preview.region`):
   the current frame becomes the anchor. The board is still once the anchor is
   :attr:`StillnessConfig.settle_s` old.
 - with the **reference**, the frame of the last scan (the first frame when there was none),
-  after mapping the reference's grey levels onto the frame's (histogram matching, so a light
+  after fitting the reference's grey levels to the frame's (a gain or an offset, so a light
   that drifts is not a change): the changed pixels are grouped into connected regions. A region that
   reaches both onto the board and farther than :attr:`StillnessConfig.reach_mm` outside it (or
   the frame's border) is an arm with its hand: a piece lies on the board, a bumped board's edge
-  moves a few mm, only an arm crosses the outline that far.
+  moves a few mm, only an arm crosses the outline that far. Once seen, the arm is taken to stay
+  until nothing differs beyond that reach any more.
 
 A pixel differs when its 3×3 mean absolute difference exceeds :attr:`StillnessConfig.noise_k`
 times the frame's own noise (the median of that mean difference on the board between two still
@@ -41,6 +42,8 @@ WATCHING, CHANGING, HAND, SCAN = "watching", "changing", "hand", "scan"
 #: compared: a 640 px preview to 320, where a 20 mm piece still covers ~80 px on a 460 mm board
 #: seen across 400 preview px, and the averaging lowers the noise.
 WORK_WIDTH_PX = 320
+#: Every how many rows and columns a pixel takes part in :func:`light_fit`.
+_SUBSAMPLE = 3
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,9 @@ class StillnessConfig:
         reach_mm: how far outside the board's outline a changed region must reach to be an arm
             (mm; a bumped board's edge moves less).
         margin_mm: how far outside the outline the check looks (mm).
-        min_arm_mm2: changed area outside the reach an arm needs at least (mm², a finger's
-            width by a few cm).
+        min_arm_mm2: changed area beyond the reach an arm needs at least (mm²: a hand's width,
+            ~40 mm, by the reach; a piece on a board the frame cuts, touching the frame's border,
+            stays below it).
         min_region_mm2: a changed region smaller than this is a speck of noise, not counted (mm²).
         noise_rate: weight of a new still frame in the running noise estimate.
     """
@@ -72,7 +76,7 @@ class StillnessConfig:
     min_change_mm2: float = 40.0
     reach_mm: float = 15.0
     margin_mm: float = 60.0
-    min_arm_mm2: float = 150.0
+    min_arm_mm2: float = 600.0
     min_region_mm2: float = 10.0
     noise_rate: float = 0.2
 
@@ -130,11 +134,13 @@ class StillBoard:
         self._anchor: np.ndarray | None = None
         self._anchor_t = 0.0
         self._noise: float | None = None
+        self._arm = False
 
     # -- what the station tells it ----------------------------------------------------------
     def rescan(self) -> None:
         """Forget the reference: the next frame becomes it (a scan was taken another way, e.g. the button)."""
         self._reference = None
+        self._arm = False
 
     def region(self, size: tuple[int, int]) -> PreviewRegion:
         """The board's masks for frames of ``size`` = (width_px, height_px), built once per size."""
@@ -169,8 +175,11 @@ class StillBoard:
         moving_mm2 = self._motion(roi, region, t_s)
         still_s = t_s - self._anchor_t
         changed = self._changed_mask(roi)
-        changed_mm2, arm = self._changed_regions(changed, region)
-        state = self._state(changed_mm2, moving_mm2, still_s, arm)
+        changed_mm2, arm, outside_mm2 = self._changed_regions(changed, region)
+        # an arm seen stays until nothing differs outside the board any more: where it crosses
+        # the board's rim in the rim's own grey, its region may break in two for a frame
+        self._arm = arm or (self._arm and outside_mm2 >= self.config.min_arm_mm2)
+        state = self._state(changed_mm2, moving_mm2, still_s, self._arm)
         if state == SCAN:
             self._reference = roi.copy()
         return Preview(state, changed_mm2, moving_mm2, still_s, self.noise_grey)
@@ -201,26 +210,27 @@ class StillBoard:
         return moving_mm2
 
     def _changed_mask(self, roi: np.ndarray) -> np.ndarray:
-        """uint8 (h, w) 0/1: pixels that differ from the reference in the frame's light (:func:`light_map`)."""
-        ref = self._reference
-        fitted = cv2.LUT(ref, light_map(ref, roi))
-        return (_mean_diff9(roi, fitted) > 9 * self.threshold()).astype(np.uint8)
+        """uint8 (h, w) 0/1: pixels that differ from the reference in the frame's light (:func:`light_fit`)."""
+        a, b = light_fit(self._reference, roi)
+        ref = self._reference if (a, b) == (1.0, 0.0) else cv2.convertScaleAbs(self._reference, alpha=a, beta=b)
+        return (_mean_diff9(roi, ref) > 9 * self.threshold()).astype(np.uint8)
 
-    def _changed_regions(self, changed: np.ndarray, region: PreviewRegion) -> tuple[float, bool]:
-        """(changed board area mm², whether a changed region is an arm over the board)."""
+    def _changed_regions(self, changed: np.ndarray, region: PreviewRegion) -> tuple[float, bool, float]:
+        """(changed board area mm², whether a changed region is an arm over the board, changed area
+        beyond the reach outside the board mm²)."""
         c = self.config
         n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= max(c.min_region_mm2 / region.mm2_per_px, 2))
         big = big[big > 0]
         if big.size == 0:
-            return 0.0, False
+            return 0.0, False, 0.0
         keep = np.zeros(n, bool)
         keep[big] = True
         on_board = np.bincount(labels[region.board], minlength=n)
-        far = np.bincount(labels[region.far], minlength=n)
-        arm = bool(np.any(keep & (on_board > 0) & (far * region.mm2_per_px >= c.min_arm_mm2)))
+        far = np.bincount(labels.ravel()[region.far_index], weights=region.far_mm2, minlength=n)
+        arm = bool(np.any(keep & (on_board > 0) & (far >= c.min_arm_mm2)))
         changed_mm2 = float(on_board[keep].sum()) * region.mm2_per_px
-        return changed_mm2, arm
+        return changed_mm2, arm, float(far[keep].sum())
 
     def _state(self, changed_mm2: float, moving_mm2: float, still_s: float, arm: bool) -> str:
         c = self.config
@@ -255,28 +265,51 @@ def _median(values: np.ndarray, mask: np.ndarray) -> float:
     return float(np.searchsorted(np.cumsum(hist), total / 2)) if total else 0.0
 
 
-def light_map(ref: np.ndarray, cur: np.ndarray) -> np.ndarray:
-    """A grey-level look-up table taking ``ref``'s light to ``cur``'s (histogram matching).
+def light_fit(ref: np.ndarray, cur: np.ndarray) -> tuple[float, float]:
+    """How the light changed from ``ref`` to ``cur``: ``cur ≈ a·ref + b``.
 
-    Any steady change of the light that keeps the order of grey levels (gain, offset, clipped
-    highlights) maps each level of ``ref`` onto the level of ``cur`` at the same rank; the few
-    pixels a moved piece or a hand changes barely move the ranks.
+    Three candidates, each from medians: an offset alone, Tukey's resistant line (through the
+    medians of the darkest and the brightest third), a gain alone (through the brightest third's
+    medians and black); the one leaving the smallest median absolute residual is kept (least
+    median of squares). Medians, so whatever covers a small part of the pictures (a hand, moved
+    pieces) does not bend it, as a least-squares line or a matched histogram would be bent by a
+    large hand.
 
-    Returns:
-        uint8 (256,) table for ``cv2.LUT``.
-
-    >>> ref = np.arange(0, 200, dtype=np.uint8).reshape(10, 20)
-    >>> lut = light_map(ref, np.clip(ref * 1.1 + 5, 0, 255).astype(np.uint8))
-    >>> int(lut[100]), int(lut[10])
-    (115, 16)
+    >>> ref = np.arange(20, 220, dtype=np.uint8).reshape(10, 20)
+    >>> a, b = light_fit(ref, np.round(ref * 1.1).astype(np.uint8))
+    >>> round(a, 2), round(b)
+    (1.1, 0)
+    >>> a, b = light_fit(ref, np.round(ref * 0.9 - 4).astype(np.uint8))
+    >>> round(a, 2), round(b)
+    (0.9, -4)
     """
-    lut = np.interp(_ranks(ref), _ranks(cur), np.arange(256, dtype=np.float64))
-    return np.clip(np.round(lut), 0, 255).astype(np.uint8)
+    r = ref[::_SUBSAMPLE, ::_SUBSAMPLE].ravel()
+    c = cur[::_SUBSAMPLE, ::_SUBSAMPLE].ravel()
+    candidates = [(1.0, _median_int(c.astype(np.int16) - r + 255) - 255)]
+    cdf = np.cumsum(np.bincount(r, minlength=256)) / r.size
+    low, high = np.searchsorted(cdf, [1 / 3, 2 / 3])
+    dark, bright = r <= low, r > high
+    if dark.any() and bright.any():
+        spread = _median_int(r[bright]) - _median_int(r[dark])
+        if spread >= 8:
+            a = (_median_int(c[bright]) - _median_int(c[dark])) / spread
+            b = _median_int(np.clip(np.round(c - a * r.astype(np.float32)), -255, 255).astype(np.int16) + 255) - 255
+            candidates.append((a, b))
+        candidates.append((_median_int(c[bright]) / max(_median_int(r[bright]), 1.0), 0.0))
+    rf, cf = r.astype(np.float32), c.astype(np.float32)
+    return min(candidates, key=lambda ab: _median_int(np.abs(np.round(cf - ab[0] * rf - ab[1])).astype(np.int16)))
 
 
-def _ranks(grey: np.ndarray) -> np.ndarray:
-    """Each grey level's rank in a uint8 picture: the middle of its step of the cumulative
-    distribution, float64 (256,) in [0, 1], non-decreasing."""
-    cdf = np.cumsum(cv2.calcHist([np.ascontiguousarray(grey)], [0], None, [256], [0, 256]).ravel()).astype(np.float64)
-    cdf /= cdf[-1]
-    return (cdf + np.concatenate([[0.0], cdf[:-1]])) / 2
+def _median_int(values: np.ndarray) -> float:
+    """Median of small non-negative integers, from their counts, interpolated within its level
+    (each integer standing for the values within half a step of it).
+
+    >>> _median_int(np.array([1, 2, 2, 3])), _median_int(np.array([4, 4, 5]))
+    (2.0, 4.25)
+    """
+    counts = np.bincount(values.ravel(), minlength=1)
+    cdf = np.cumsum(counts)
+    half = cdf[-1] / 2
+    level = int(np.searchsorted(cdf, half))
+    below = cdf[level - 1] if level else 0
+    return float(level - 0.5 + (half - below) / counts[level])
