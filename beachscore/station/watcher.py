@@ -22,7 +22,7 @@ import time
 from typing import Callable
 
 from vision.preview.region import BoardGeometry
-from vision.preview.stillness import SCAN, StillBoard, StillnessConfig
+from vision.preview.stillness import SCAN, WATCHING, StillBoard, StillnessConfig
 
 log = logging.getLogger("beachscore.station")
 
@@ -151,9 +151,9 @@ class BoardWatcher:
             self.scans += 1
             self._saw_scan = True  # the frame that triggered it is the reference
             self._say(SCANNING)
-        else:
+        else:  # the check took this board as its reference: one refusal per change
             log.info("board still but no scan: %s", answer.reason)
-            self._say(preview.state, answer.reason)
+            self._say(WATCHING, f"the board changed but was not scanned: {answer.reason}")
         return self.interval_s
 
     def _ready(self) -> StillBoard | None:

@@ -139,3 +139,27 @@ def test_the_thread_watches_and_stops(tmp_path, table):
     assert st.store.scans(limit=5) == []
     st.close()  # stops the watcher first
     assert st.watcher._thread is None
+
+
+def test_a_refused_scan_is_said_once_per_change(tmp_path, table):
+    moved = table.move_piece(table.frame)
+    st = station_for(tmp_path, table, [table.frame] * 5 + [moved] * 30)
+    st.calibration.game = "plazing"  # a game set up for another calibration: every scan is refused
+    st.new_game("strand-unter", {"players": {}})
+    q = st.events.subscribe()
+    run_steps(st, 35)
+    assert auto_scans(st) == [] and st.watcher.scans == 0
+    refusals = [s for s in board_states_with_problems(q) if s[1] and "not scanned" in s[1]]
+    assert len(refusals) == 1 and refusals[0][0] == "watching"
+    st.close()
+
+
+def board_states_with_problems(q):
+    out = []
+    while True:
+        try:
+            ev = q.get_nowait()
+        except queue.Empty:
+            return out
+        if ev["kind"] == "board":
+            out.append((ev["data"]["state"], ev["data"]["problem"]))

@@ -76,13 +76,13 @@
   // what the board watcher sees (board events, and the status on every refresh)
   const boardWords = {
     watching: "Watching the board.", changing: "The board is changing: it is scanned once it is still.",
-    hand: "Hand over the board: waiting until it has gone.", scanning: "Scanning…", off: "Not watching the board",
+    hand: "Hand over the board: waiting until it has gone.", scanning: "Scanning…", off: "Not watching the board.",
   };
   function showBoard(a) {
     if (!a) return;
     const el = document.getElementById("board-state"), box = document.getElementById("auto-scan");
     el.dataset.state = a.state;
-    el.textContent = (boardWords[a.state] || a.state) + (a.state === "off" && a.problem ? `: ${a.problem}.` : "");
+    el.textContent = (boardWords[a.state] || a.state) + (a.problem ? ` (${a.problem})` : "");
     if (document.activeElement !== box) box.checked = !!a.enabled;
   }
 
