@@ -12,7 +12,8 @@ for each pixel threshold ``noise_k`` tried:
 - **hand**: an arm held still over the board's middle for 3 s (σ 2): the share of frames called
   ``hand`` (must be 1);
 - **game steps** (the ``*games*`` sets: consecutive photos of one game, light jittered between them
-  by the renderer): the changed area between two photos with no hand and no bump.
+  by the renderer): the changed area between two photos with no hand and no bump;
+- **piece scanned**, **step scanned**: whether the changed board, held still, is scanned exactly once.
 
 Prints a table per ``noise_k``: percentiles of each. ``--json`` prints the rows.
 
@@ -74,16 +75,19 @@ def hand_states(table: Table, config: StillnessConfig) -> float:
     return states[5:].count("hand") / 30
 
 
-def change_area(table: Table, config: StillnessConfig, before: np.ndarray, after: np.ndarray) -> float:
+def change_area(table: Table, config: StillnessConfig, before: np.ndarray, after: np.ndarray) -> tuple[float, bool]:
+    """(changed area mm² when the board changes, whether it is scanned once it settled)."""
     det = StillBoard(table.geometry, config)
     for i in range(5):
         det.update(table.noisy(before, 1.0), i / FPS)
-    return det.update(table.noisy(after, 1.0), 0.5).changed_mm2
+    area = det.update(table.noisy(after, 1.0), 0.5).changed_mm2
+    states = [det.update(table.noisy(after, 1.0), 0.6 + i / FPS).state for i in range(12)]
+    return area, states.count("scan") == 1
 
 
 def measure(folder: str, config: StillnessConfig, piece_mm: float, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    rows = {"still": [], "piece": [], "step": [], "hand": []}
+    rows = {"still": [], "piece": [], "step": [], "hand": [], "piece scanned": [], "step scanned": []}
     names = photos(folder)
     games = "games" in folder
     previous = None
@@ -92,12 +96,16 @@ def measure(folder: str, config: StillnessConfig, piece_mm: float, seed: int) ->
         if not games or name == names[0]:
             rows["still"] += [(area, f"{folder} {name} {how}") for area, how in still_areas(table, config, rng)]
             rows["hand"].append(hand_states(table, config))
-            rows["piece"].append(change_area(table, config, table.frame, table.move_piece(table.frame, piece_mm)))
+            area, scanned = change_area(table, config, table.frame, table.move_piece(table.frame, piece_mm))
+            rows["piece"].append(area)
+            rows["piece scanned"].append(float(scanned))
         with open(os.path.join(folder, name.replace(".jpg", ".truth.json")), encoding="utf-8") as f:
             truth = json.load(f)
         clean = not truth.get("occluded") and not truth.get("bumped")
         if games and previous is not None and clean and previous[1]:
-            rows["step"].append(change_area(table, config, previous[0], table.frame))
+            area, scanned = change_area(table, config, previous[0], table.frame)
+            rows["step"].append(area)
+            rows["step scanned"].append(float(scanned))
         previous = (table.frame, clean)
         if not games and len(rows["piece"]) >= 3:
             break  # three photos of a set-up of still scenes are enough
@@ -116,13 +124,14 @@ def main(argv=None) -> int:
     results = []
     for k in (float(x) for x in a.k.split(",")):
         config = StillnessConfig(noise_k=k)
-        rows = {"still": [], "piece": [], "step": [], "hand": []}
+        rows = {"still": [], "piece": [], "step": [], "hand": [], "piece scanned": [], "step scanned": []}
         for i, folder in enumerate(folders):
             for key, vals in measure(folder, config, a.piece_mm, seed=1000 + i).items():
                 rows[key] += vals
         worst_still = max(rows["still"])
         rows["still"] = [area for area, _ in rows["still"]]
-        summary = {"noise_k": k, "setups": len(folders), "worst_still": worst_still[1]}
+        summary = {"noise_k": k, "setups": len(folders), "worst_still": worst_still[1],
+                   "still_would_scan": float(np.mean(np.asarray(rows["still"]) > config.min_change_mm2))}
         for key, vals in rows.items():
             v = np.asarray(vals) if vals else np.zeros(1)
             summary[key] = {"n": len(vals), "min": round(float(v.min()), 3), "p5": round(float(np.percentile(v, 5)), 3),
@@ -131,12 +140,13 @@ def main(argv=None) -> int:
         results.append(summary)
         if not a.json:
             print(f"noise_k {k:g} ({len(folders)} set-ups)")
-            for key in ("still", "piece", "step", "hand"):
+            for key in ("still", "piece", "step", "hand", "piece scanned", "step scanned"):
                 s = summary[key]
-                unit = "share of frames" if key == "hand" else "mm²"
-                print(f"  {key:6s} n={s['n']:4d}  min {s['min']:8.1f}  p5 {s['p5']:8.1f}  median {s['p50']:8.1f}  "
+                unit = {"hand": "share of frames"}.get(key, "1 = scanned once" if "scanned" in key else "mm²")
+                print(f"  {key:13s} n={s['n']:4d}  min {s['min']:8.1f}  p5 {s['p5']:8.1f}  median {s['p50']:8.1f}  "
                       f"p95 {s['p95']:8.1f}  max {s['max']:8.1f}  {unit}")
-            print(f"  worst still: {worst_still[1]}")
+            print(f"  worst still: {worst_still[1]}; still sequences above min_change_mm2 "
+                  f"({config.min_change_mm2:g} mm²): {summary['still_would_scan']:.3f}")
     if a.json:
         print(json.dumps(results, indent=1))
     return 0

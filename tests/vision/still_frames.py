@@ -88,8 +88,10 @@ class Table:
         side = min(x1 - x0, y1 - y0)
         return slice(y0, y0 + side), slice(x0, x0 + side)
 
-    def arm(self, frame: np.ndarray, hand_mm: tuple[float, float], shake_px: float = 0.0) -> np.ndarray:
-        """``frame`` with an arm from the nearest frame border to a hand over board point ``hand_mm``."""
+    def arm(self, frame: np.ndarray, hand_mm: tuple[float, float], shake_px: float = 0.0,
+            hidden_outside: bool = False) -> np.ndarray:
+        """``frame`` with an arm from the nearest frame border to a hand over board point ``hand_mm``;
+        ``hidden_outside``: only its part over the board shows (an arm in the table's own colour)."""
         out = frame.copy()
         hand = self.px(*hand_mm) + self.rng.normal(0.0, shake_px, 2)
         h, w = out.shape[:2]
@@ -101,4 +103,10 @@ class Table:
         angle = np.degrees(np.arctan2(hand[1] - border[1], hand[0] - border[0]))
         cv2.ellipse(out, tuple(np.round(hand).astype(int)), (int(55 * scale), int(45 * scale)), angle, 0, 360,
                     SKIN, -1)
+        if hidden_outside:
+            w_mm, h_mm = self.board_mm
+            board = np.zeros(out.shape[:2], np.uint8)
+            corners = preview_points(self.geometry, [[0, 0], [w_mm, 0], [w_mm, h_mm], [0, h_mm]], PREVIEW)
+            cv2.fillConvexPoly(board, np.round(corners).astype(np.int32), 1)
+            out[board == 0] = frame[board == 0]
         return out

@@ -64,6 +64,13 @@ def test_a_hand_that_stays_over_the_board_never_triggers(table, shake_px):
     assert states[15:] == [HAND] * (len(states) - 15)
 
 
+def test_an_arm_in_the_tables_own_colour_is_still_a_hand(table):
+    hands = [table.arm(table.frame, (200, 150), 0.0, hidden_outside=True) for _ in range(40)]
+    _, states = run(table, [table.frame] * 10 + hands)
+    assert SCAN not in states
+    assert states[-1] == HAND
+
+
 def test_the_board_scans_once_the_hand_has_gone(table):
     moved = table.move_piece(table.frame)
     frames = [table.frame] * 10 + [table.arm(moved, (150, 120), 1.0) for _ in range(30)] + [moved] * 30

@@ -49,6 +49,7 @@ class PreviewRegion:
         far: bool (h, w): farther than the hand reach outside the outline, or on the frame's
             border (where the frame cuts the region, an arm enters through it).
         mm2_per_px: board-plane area of one preview pixel on the board (mean over the board), mm².
+        rim: bool (h, w): board pixels within the reach inside the outline.
         far_index: int64 (n,) flat indices of the ``far`` pixels.
         far_mm2: float64 (n,) the area each of them stands for, mm²: its own, and for a pixel on
             the frame's border a strip as deep as the reach (what lies beyond the border unseen).
@@ -58,8 +59,14 @@ class PreviewRegion:
     board: np.ndarray
     far: np.ndarray
     mm2_per_px: float
+    rim: np.ndarray
     far_index: np.ndarray
     far_mm2: np.ndarray
+
+    @property
+    def rim_px(self) -> int:
+        """Number of pixels of the board's rim."""
+        return int(np.count_nonzero(self.rim))
 
     @property
     def board_u8(self) -> np.ndarray:
@@ -94,13 +101,14 @@ def preview_region(geometry: BoardGeometry, preview_size: tuple[int, int], *, ma
         geometry: the calibration's board geometry.
         margin_mm: how far beyond the outline the region of interest reaches (board plane, mm).
         reach_mm: how far outside the outline a change must reach to be an arm, not the board's
-            own edge moved by a bump (mm).
+            own edge moved by a bump (mm); also the depth of the board's rim inside the outline.
     Raises:
         ValueError: the board is not in the preview's frame.
     """
     pw, ph = preview_size
     board = preview_points(geometry, _outline_mm(geometry.board_mm, 0.0), preview_size)
     near = preview_points(geometry, _outline_mm(geometry.board_mm, reach_mm), preview_size)
+    inner = preview_points(geometry, _outline_mm(geometry.board_mm, -reach_mm), preview_size)
     outer = preview_points(geometry, _outline_mm(geometry.board_mm, margin_mm), preview_size)
     x0, y0 = np.floor(outer.min(axis=0)).astype(int)
     x1, y1 = np.ceil(outer.max(axis=0)).astype(int) + 1
@@ -117,6 +125,7 @@ def preview_region(geometry: BoardGeometry, preview_size: tuple[int, int], *, ma
 
     board_mask = fill(board)
     far = ~fill(near)
+    rim = board_mask & ~fill(inner)
     if not board_mask.any():
         raise ValueError(f"the board is not inside the {pw}x{ph} preview")
     area_mm2 = float(geometry.board_mm[0]) * float(geometry.board_mm[1])
@@ -129,4 +138,4 @@ def preview_region(geometry: BoardGeometry, preview_size: tuple[int, int], *, ma
             weight[index] = max(reach_mm * np.sqrt(mm2_per_px), mm2_per_px)
     far_index = np.flatnonzero(far)
     return PreviewRegion(crop=(int(x0), int(y0), int(x1), int(y1)), board=board_mask, far=far,
-                         mm2_per_px=mm2_per_px, far_index=far_index, far_mm2=weight.ravel()[far_index])
+                         mm2_per_px=mm2_per_px, rim=rim, far_index=far_index, far_mm2=weight.ravel()[far_index])

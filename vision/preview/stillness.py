@@ -66,6 +66,12 @@ class StillnessConfig:
         min_arm_mm2: changed area beyond the reach an arm needs at least (mm²: a hand's width,
             ~40 mm, by the reach; a piece on a board the frame cuts, touching the frame's border,
             stays below it).
+        min_hand_mm2: a changed region on the board at least this large (mm²: half a hand's palm;
+            the boxed games' largest piece, a Plażing blanket, covers 1600) that enters over the
+            board's rim is a hand even when its arm is not seen outside the board (an arm in
+            the table's grey).
+        max_rim_share: ... but only when it touches less than this share of the rim (a bumped
+            board's edge, or a new Seashells mat, changes all of it).
         min_region_mm2: a changed region smaller than this is a speck of noise, not counted (mm²).
         noise_rate: weight of a new still frame in the running noise estimate.
     """
@@ -77,6 +83,8 @@ class StillnessConfig:
     reach_mm: float = 15.0
     margin_mm: float = 60.0
     min_arm_mm2: float = 600.0
+    min_hand_mm2: float = 3000.0
+    max_rim_share: float = 0.25
     min_region_mm2: float = 10.0
     noise_rate: float = 0.2
 
@@ -228,7 +236,13 @@ class StillBoard:
         keep[big] = True
         on_board = np.bincount(labels[region.board], minlength=n)
         far = np.bincount(labels.ravel()[region.far_index], weights=region.far_mm2, minlength=n)
-        arm = bool(np.any(keep & (on_board > 0) & (far >= c.min_arm_mm2)))
+        arm = keep & (on_board > 0) & (far >= c.min_arm_mm2)
+        # an arm the table's own grey hides: a hand-sized region entering over a short stretch of
+        # the board's rim (a bumped board's edge moves along all of it)
+        rim = np.bincount(labels[region.rim], minlength=n)
+        arm |= keep & (on_board * region.mm2_per_px >= c.min_hand_mm2) & (rim > 0) \
+            & (rim < c.max_rim_share * region.rim_px)
+        arm = bool(arm.any())
         changed_mm2 = float(on_board[keep].sum()) * region.mm2_per_px
         return changed_mm2, arm, float(far[keep].sum())
 
