@@ -73,6 +73,9 @@ class StillnessConfig:
         max_rim_share: ... but only when it touches less than this share of the rim (a bumped
             board's edge, or a new Seashells mat, changes all of it).
         min_region_mm2: a changed region smaller than this is a speck of noise, not counted (mm²).
+        arm_k: an arm is looked for among the pixels that differ by this many times the
+            threshold: a hand differs strongly from the board and the table, while a light that
+            changed unevenly (a lamp moved) leaves faint speckles that join across the outline.
         noise_rate: weight of a new still frame in the running noise estimate.
     """
 
@@ -86,6 +89,7 @@ class StillnessConfig:
     min_hand_mm2: float = 3000.0
     max_rim_share: float = 0.25
     min_region_mm2: float = 10.0
+    arm_k: float = 1.5
     noise_rate: float = 0.2
 
 
@@ -182,8 +186,9 @@ class StillBoard:
             self._reference = roi.copy()
         moving_mm2 = self._motion(roi, region, t_s)
         still_s = t_s - self._anchor_t
-        changed = self._changed_mask(roi)
-        changed_mm2, arm, outside_mm2 = self._changed_regions(changed, region)
+        diff9 = self._reference_diff9(roi)
+        changed_mm2 = self._changed_area(diff9 > 9 * self.threshold(), region)
+        arm, outside_mm2 = self._arm_regions(diff9 > 9 * self.config.arm_k * self.threshold(), region)
         # an arm seen stays until nothing differs outside the board any more: where it crosses
         # the board's rim in the rim's own grey, its region may break in two for a frame
         self._arm = arm or (self._arm and outside_mm2 >= self.config.min_arm_mm2)
@@ -217,23 +222,34 @@ class StillBoard:
             self._anchor, self._anchor_t = roi.copy(), t_s
         return moving_mm2
 
-    def _changed_mask(self, roi: np.ndarray) -> np.ndarray:
-        """uint8 (h, w) 0/1: pixels that differ from the reference in the frame's light (:func:`light_fit`)."""
+    def _reference_diff9(self, roi: np.ndarray) -> np.ndarray:
+        """Nine times the 3×3 mean absolute difference from the reference in the frame's light
+        (:func:`light_fit`), uint16 (h, w)."""
         a, b = light_fit(self._reference, roi)
         ref = self._reference if (a, b) == (1.0, 0.0) else cv2.convertScaleAbs(self._reference, alpha=a, beta=b)
-        return (_mean_diff9(roi, ref) > 9 * self.threshold()).astype(np.uint8)
+        return _mean_diff9(roi, ref)
 
-    def _changed_regions(self, changed: np.ndarray, region: PreviewRegion) -> tuple[float, bool, float]:
-        """(changed board area mm², whether a changed region is an arm over the board, changed area
-        beyond the reach outside the board mm²)."""
+    def _components(self, mask: np.ndarray, region: PreviewRegion) -> tuple[int, np.ndarray, np.ndarray]:
+        """(count, int32 labels (h, w), bool (count,) regions large enough to count) of a mask."""
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask.view(np.uint8), connectivity=8)
+        keep = stats[:, cv2.CC_STAT_AREA] >= max(self.config.min_region_mm2 / region.mm2_per_px, 2)
+        keep[0] = False
+        return n, labels, keep
+
+    def _changed_area(self, changed: np.ndarray, region: PreviewRegion) -> float:
+        """Board area (mm²) of the changed regions large enough to count."""
+        n, labels, keep = self._components(changed, region)
+        if not keep.any():
+            return 0.0
+        return float(np.bincount(labels[region.board], minlength=n)[keep].sum()) * region.mm2_per_px
+
+    def _arm_regions(self, strong: np.ndarray, region: PreviewRegion) -> tuple[bool, float]:
+        """(whether a strongly changed region is an arm over the board, strongly changed area beyond
+        the reach outside the board mm²)."""
         c = self.config
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
-        big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= max(c.min_region_mm2 / region.mm2_per_px, 2))
-        big = big[big > 0]
-        if big.size == 0:
-            return 0.0, False, 0.0
-        keep = np.zeros(n, bool)
-        keep[big] = True
+        n, labels, keep = self._components(strong, region)
+        if not keep.any():
+            return False, 0.0
         on_board = np.bincount(labels[region.board], minlength=n)
         far = np.bincount(labels.ravel()[region.far_index], weights=region.far_mm2, minlength=n)
         arm = keep & (on_board > 0) & (far >= c.min_arm_mm2)
@@ -242,9 +258,7 @@ class StillBoard:
         rim = np.bincount(labels[region.rim], minlength=n)
         arm |= keep & (on_board * region.mm2_per_px >= c.min_hand_mm2) & (rim > 0) \
             & (rim < c.max_rim_share * region.rim_px)
-        arm = bool(arm.any())
-        changed_mm2 = float(on_board[keep].sum()) * region.mm2_per_px
-        return changed_mm2, arm, float(far[keep].sum())
+        return bool(arm.any()), float(far[keep].sum())
 
     def _state(self, changed_mm2: float, moving_mm2: float, still_s: float, arm: bool) -> str:
         c = self.config
