@@ -71,7 +71,9 @@ class StillnessConfig:
             board's rim is a hand even when its arm is not seen outside the board (an arm in
             the table's grey).
         max_rim_share: ... but only when it touches less than this share of the rim (a bumped
-            board's edge, or a new Seashells mat, changes all of it).
+            board's edge, or a new Seashells mat, changes all of it) ...
+        max_entry_mm: ... along a stretch of the rim no longer than this (mm: an arm's width with
+            its slant; a Strand unter sea front touches both sides of the board).
         min_region_mm2: a changed region smaller than this is a speck of noise, not counted (mm²).
         arm_k: an arm is looked for among the pixels that differ by this many times the
             threshold: a hand differs strongly from the board and the table, while a light that
@@ -88,6 +90,7 @@ class StillnessConfig:
     min_arm_mm2: float = 600.0
     min_hand_mm2: float = 3000.0
     max_rim_share: float = 0.25
+    max_entry_mm: float = 150.0
     min_region_mm2: float = 10.0
     arm_k: float = 1.5
     noise_rate: float = 0.2
@@ -253,11 +256,16 @@ class StillBoard:
         on_board = np.bincount(labels[region.board], minlength=n)
         far = np.bincount(labels.ravel()[region.far_index], weights=region.far_mm2, minlength=n)
         arm = keep & (on_board > 0) & (far >= c.min_arm_mm2)
-        # an arm the table's own grey hides: a hand-sized region entering over a short stretch of
-        # the board's rim (a bumped board's edge moves along all of it)
+        # an arm the table's own grey hides: a hand-sized region entering over one short stretch
+        # of the board's rim (a bumped board's edge moves along all of it, a Strand unter sea
+        # front spans the board from side to side)
         rim = np.bincount(labels[region.rim], minlength=n)
-        arm |= keep & (on_board * region.mm2_per_px >= c.min_hand_mm2) & (rim > 0) \
-            & (rim < c.max_rim_share * region.rim_px)
+        entering = keep & (on_board * region.mm2_per_px >= c.min_hand_mm2) & (rim > 0) \
+            & (rim < c.max_rim_share * region.rim_px) & ~arm
+        mm_per_px = float(np.sqrt(region.mm2_per_px))
+        for label in np.flatnonzero(entering):
+            ys, xs = np.nonzero((labels == label) & region.rim)
+            arm[label] = float(np.hypot(np.ptp(xs), np.ptp(ys))) * mm_per_px <= c.max_entry_mm
         return bool(arm.any()), float(far[keep].sum())
 
     def _state(self, changed_mm2: float, moving_mm2: float, still_s: float, arm: bool) -> str:
