@@ -87,7 +87,7 @@ def change_area(table: Table, config: StillnessConfig, before: np.ndarray, after
 
 def measure(folder: str, config: StillnessConfig, piece_mm: float, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    rows = {"still": [], "piece": [], "step": [], "hand": [], "piece scanned": [], "step scanned": []}
+    rows = {"still": [], "piece": [], "step": [], "hand": [], "piece scanned": [], "step scanned": [], "misses": []}
     names = photos(folder)
     games = "games" in folder
     previous = None
@@ -96,9 +96,13 @@ def measure(folder: str, config: StillnessConfig, piece_mm: float, seed: int) ->
         if not games or name == names[0]:
             rows["still"] += [(area, f"{folder} {name} {how}") for area, how in still_areas(table, config, rng)]
             rows["hand"].append(hand_states(table, config))
+            if rows["hand"][-1] < 1:
+                rows["misses"].append(f"held arm not always a hand ({rows['hand'][-1]:.2f}): {folder} {name}")
             area, scanned = change_area(table, config, table.frame, table.move_piece(table.frame, piece_mm))
             rows["piece"].append(area)
             rows["piece scanned"].append(float(scanned))
+            if not scanned:
+                rows["misses"].append(f"moved piece not scanned once: {folder} {name}")
         with open(os.path.join(folder, name.replace(".jpg", ".truth.json")), encoding="utf-8") as f:
             truth = json.load(f)
         clean = not truth.get("occluded") and not truth.get("bumped")
@@ -106,6 +110,8 @@ def measure(folder: str, config: StillnessConfig, piece_mm: float, seed: int) ->
             area, scanned = change_area(table, config, previous[0], table.frame)
             rows["step"].append(area)
             rows["step scanned"].append(float(scanned))
+            if not scanned:
+                rows["misses"].append(f"game step not scanned once: {folder} {name}")
         previous = (table.frame, clean)
         if not games and len(rows["piece"]) >= 3:
             break  # three photos of a set-up of still scenes are enough
@@ -124,13 +130,14 @@ def main(argv=None) -> int:
     results = []
     for k in (float(x) for x in a.k.split(",")):
         config = StillnessConfig(noise_k=k)
-        rows = {"still": [], "piece": [], "step": [], "hand": [], "piece scanned": [], "step scanned": []}
+        rows = {"still": [], "piece": [], "step": [], "hand": [], "piece scanned": [], "step scanned": [], "misses": []}
         for i, folder in enumerate(folders):
             for key, vals in measure(folder, config, a.piece_mm, seed=1000 + i).items():
                 rows[key] += vals
+        misses = rows.pop("misses")
         worst_still = max(rows["still"])
         rows["still"] = [area for area, _ in rows["still"]]
-        summary = {"noise_k": k, "setups": len(folders), "worst_still": worst_still[1],
+        summary = {"noise_k": k, "setups": len(folders), "worst_still": worst_still[1], "misses": misses,
                    "still_would_scan": float(np.mean(np.asarray(rows["still"]) > config.min_change_mm2))}
         for key, vals in rows.items():
             v = np.asarray(vals) if vals else np.zeros(1)
@@ -147,6 +154,8 @@ def main(argv=None) -> int:
                       f"p95 {s['p95']:8.1f}  max {s['max']:8.1f}  {unit}")
             print(f"  worst still: {worst_still[1]}; still sequences above min_change_mm2 "
                   f"({config.min_change_mm2:g} mm²): {summary['still_would_scan']:.3f}")
+            for miss in misses:
+                print(f"  {miss}")
     if a.json:
         print(json.dumps(results, indent=1))
     return 0
