@@ -71,6 +71,7 @@ class BoardWatcher:
         self._check: StillBoard | None = None
         self._calibration = None
         self._saw_scan = False
+        self._refused = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -144,7 +145,9 @@ class BoardWatcher:
             self._say(OFF, str(err))
             return CAMERA_RETRY_S
         if preview.state != SCAN:
-            self._say(preview.state)
+            # a refusal stays said while the board stays as it was refused
+            self._say(preview.state, self.problem if self._refused and preview.state == self.state else None)
+            self._refused = self._refused and preview.state == self.state
             return self.interval_s
         answer = st.request_scan("auto")
         if answer.accepted:
@@ -154,6 +157,7 @@ class BoardWatcher:
         else:  # the check took this board as its reference: one refusal per change
             log.info("board still but no scan: %s", answer.reason)
             self._say(WATCHING, f"the board changed but was not scanned: {answer.reason}")
+            self._refused = True
         return self.interval_s
 
     def _ready(self) -> StillBoard | None:

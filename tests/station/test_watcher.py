@@ -151,6 +151,7 @@ def test_a_refused_scan_is_said_once_per_change(tmp_path, table):
     assert auto_scans(st) == [] and st.watcher.scans == 0
     refusals = [s for s in board_states_with_problems(q) if s[1] and "not scanned" in s[1]]
     assert len(refusals) == 1 and refusals[0][0] == "watching"
+    assert "not scanned" in st.status()["auto_scan"]["problem"]  # still said while the board stays so
     st.close()
 
 
