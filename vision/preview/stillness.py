@@ -12,8 +12,11 @@ region of interest around the board (:mod:`vision.preview.region`):
   that drifts is not a change): the changed pixels are grouped into connected regions. A region that
   reaches both onto the board and farther than :attr:`StillnessConfig.reach_mm` outside it (or
   the frame's border) is an arm with its hand: a piece lies on the board, a bumped board's edge
-  moves a few mm, only an arm crosses the outline that far. Once seen, the arm is taken to stay
-  until nothing differs beyond that reach any more.
+  moves a few mm, only an arm crosses the outline that far. An arm the table's grey hides, or
+  one parted where it crosses the board's rim in the rim's grey, is a hand-sized region
+  entering over one short stretch of the rim, or a hand-sized region on the board within twice
+  the reach of an arm-sized one outside. Once seen, the arm is taken to stay until nothing
+  differs beyond that reach any more.
 
 A pixel differs when its 3×3 mean absolute difference exceeds :attr:`StillnessConfig.noise_k`
 times the frame's own noise (the median of that mean difference on the board between two still
@@ -266,6 +269,14 @@ class StillBoard:
         for label in np.flatnonzero(entering):
             ys, xs = np.nonzero((labels == label) & region.rim)
             arm[label] = float(np.hypot(np.ptp(xs), np.ptp(ys))) * mm_per_px <= c.max_entry_mm
+        # ... or the hand seen on the board and its arm seen outside, parted where the arm
+        # crosses the rim in the rim's own grey: the two come within twice the reach
+        hand = keep & (on_board * region.mm2_per_px >= c.min_hand_mm2) & (rim < c.max_rim_share * region.rim_px)
+        outside = keep & (on_board == 0) & (far >= c.min_arm_mm2)
+        if not arm.any() and hand.any() and outside.any():
+            gap_px = max(int(round(2 * c.reach_mm / mm_per_px)), 1)
+            near_outside = cv2.dilate(outside[labels].view(np.uint8), np.ones((2 * gap_px + 1,) * 2, np.uint8))
+            arm[np.unique(labels[(near_outside > 0) & hand[labels]])] = True
         return bool(arm.any()), float(far[keep].sum())
 
     def _state(self, changed_mm2: float, moving_mm2: float, still_s: float, arm: bool) -> str:
