@@ -126,6 +126,7 @@ def build_station(data_dir: str, *, camera: str | None = None, calibration: str 
                   button: str | None = None, led: str | None = None, buzzer: str | None = None,
                   **station_options) -> Station:
     """Open the store, camera, calibration and GPIO parts; whatever fails is recorded, not raised.
+    The station then watches the camera's preview to scan by itself when the board is still.
 
     Args:
         data_dir: the station's data folder.
@@ -183,6 +184,7 @@ def build_station(data_dir: str, *, camera: str | None = None, calibration: str 
         except Exception as err:  # noqa: BLE001
             station.button_problem = gpio_problem("button", pin, err)
             log.warning("%s", station.button_problem)
+    station.watch()
     return station
 
 

@@ -8,7 +8,7 @@ import threading
 import cv2
 import numpy as np
 
-from hardware.camera_base import Camera, check_bgr
+from hardware.camera_base import Camera, check_bgr, shrink_to_preview
 from hardware.errors import CameraError
 
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -41,11 +41,16 @@ class FileCamera(Camera):
         self.loop = loop
         self._next = 0
         self._lock = threading.Lock()
+        self._preview: tuple[str, np.ndarray] | None = None
         self.name = f"file:{path} ({len(files)} photo{'s' if len(files) != 1 else ''})"
 
     def capture(self) -> np.ndarray:
         """Return the next photo, BGR uint8 (H, W, 3). Raises CameraError ``camera-failed``."""
-        data, path = self._next_file()
+        return self._decode(*self._next_file())
+
+    @staticmethod
+    def _decode(data: bytes, path: str) -> np.ndarray:
+        """A photo file's content decoded, BGR uint8 (H, W, 3). Raises CameraError ``camera-failed``."""
         image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
         if image is None:
             raise CameraError("camera-failed", f"file camera: {path}: not a readable image")
@@ -68,6 +73,22 @@ class FileCamera(Camera):
                 self._next = 0
             path = self.files[self._next]
             self._next += 1
+        return self._read(path)
+
+    def preview(self) -> np.ndarray:
+        """The photo the next :meth:`capture` returns, shrunk to the preview size (BGR uint8): the
+        table as it is now. Raises CameraError ``camera-failed``."""
+        with self._lock:
+            index = self._next if self._next < len(self.files) or not self.loop else 0
+            path = self.files[min(index, len(self.files) - 1)]
+            cached = self._preview
+        if cached is not None and cached[0] == path:
+            return cached[1]
+        frame = shrink_to_preview(self._decode(*self._read(path)))
+        self._preview = (path, frame)
+        return frame
+
+    def _read(self, path: str) -> tuple[bytes, str]:
         try:
             with open(path, "rb") as f:
                 data = f.read()

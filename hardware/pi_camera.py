@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from hardware.camera_base import Camera, check_bgr
+from hardware.camera_base import PREVIEW_SIZE, Camera, check_bgr
 from hardware.errors import CameraError
 
 #: libcamera's ``AfModeEnum.Manual``.
@@ -20,8 +20,9 @@ AF_MODE_MANUAL = 0
 class PiCamera(Camera):
     """A Pi camera kept open, taking full-resolution stills with locked colours.
 
-    On opening: configure a still mode (``RGB888``, full sensor size unless ``size`` is given),
-    start, let auto-exposure/white-balance settle for ``warmup_s``, then lock exposure time,
+    On opening: configure a still mode (``RGB888``, full sensor size unless ``size`` is given)
+    with a low-resolution ``lores`` stream beside it (``YUV420``, :data:`PREVIEW_SIZE`, scaled
+    from the same sensor crop: the board is watched in its Y plane between scans), start, let auto-exposure/white-balance settle for ``warmup_s``, then lock exposure time,
     analogue gain, white balance (``ColourGains``) and focus (``LensPosition``, when the module has
     autofocus) at the settled values, so every scan of a game sees the same colours.
     Channel order is verified once against picamera2's own RGB image of the same request.
@@ -54,8 +55,9 @@ class PiCamera(Camera):
         main = {"format": "RGB888"}
         if size is not None:
             main["size"] = tuple(size)
+        lores = {"format": "YUV420", "size": tuple(PREVIEW_SIZE)}
         try:
-            config = self._cam.create_still_configuration(main=main, buffer_count=1)
+            config = self._cam.create_still_configuration(main=main, lores=lores, buffer_count=1)
             self._cam.configure(config)
             self._cam.start()
             time.sleep(warmup_s)
@@ -110,6 +112,22 @@ class PiCamera(Camera):
         if self.swap_rb:
             frame = frame[..., ::-1]
         return check_bgr(np.ascontiguousarray(frame), "picamera2")
+
+    def preview(self) -> np.ndarray:
+        """The ``lores`` stream's newest frame: its Y plane, grey uint8 (360, 640).
+        Raises CameraError ``camera-failed``."""
+        w, h = PREVIEW_SIZE
+        with self._lock:
+            if self._cam is None:
+                raise CameraError("camera-failed", "Pi camera is closed")
+            try:
+                yuv = np.asarray(self._cam.capture_array("lores"))
+            except Exception as exc:  # noqa: BLE001
+                raise CameraError("camera-failed", f"Pi camera preview failed: {exc}") from None
+        if yuv.dtype != np.uint8 or yuv.ndim != 2 or yuv.shape[0] < h or yuv.shape[1] < w:
+            raise CameraError("camera-failed", f"Pi camera preview: expected a YUV420 {w}x{h} frame, got "
+                              f"{yuv.dtype} {yuv.shape}")
+        return np.ascontiguousarray(yuv[:h, :w])  # the Y plane (rows may be padded to a stride)
 
     def close(self) -> None:
         with self._lock:

@@ -6,7 +6,7 @@ import threading
 
 import numpy as np
 
-from hardware.camera_base import Camera, check_bgr
+from hardware.camera_base import Camera, check_bgr, shrink_to_preview
 from hardware.errors import CameraError
 
 
@@ -49,6 +49,17 @@ class UsbCamera(Camera):
         if not ok or frame is None:
             raise CameraError("camera-failed", f"{self.name}: no frame")
         return check_bgr(frame, self.name)
+
+    def preview(self) -> np.ndarray:
+        """The camera's newest frame shrunk to the preview size, BGR uint8 (no flush: the stream
+        runs on). Raises CameraError ``camera-failed``."""
+        with self._lock:
+            if self._cap is None:
+                raise CameraError("camera-failed", f"{self.name}: camera is closed")
+            ok, frame = self._cap.read()
+        if not ok or frame is None:
+            raise CameraError("camera-failed", f"{self.name}: no frame")
+        return shrink_to_preview(check_bgr(frame, self.name))
 
     def close(self) -> None:
         with self._lock:

@@ -100,8 +100,9 @@ def init_app(app) -> None:
 
 @bp.get("/events")
 def events():
-    """Server-Sent Events: ``scan-started``, ``scan`` (``status`` ok, or error with ``error`` and
-    ``message``), ``scan-refused`` (a button press that could not start a scan), ``revision``,
+    """Server-Sent Events: ``scan-started`` (``source`` button, web or auto), ``scan`` (``status`` ok,
+    or error with ``error`` and ``message``), ``scan-refused`` (a button press that could not start a
+    scan), ``board`` (what the board watcher sees: ``state``, ``problem``), ``revision``,
     ``game``, ``game-over``, ``game-over-failed`` (the final scan did not read: the game stays
     open), ``game-questions`` (Game over of a followed game asks the players first: the game stays
     open until ``/api/game-answers``), ``calibration``.
@@ -189,6 +190,18 @@ def scan_now():
     if not answer.accepted:
         return error_response("scan-refused", answer.reason, 409)
     return jsonify({"accepted": True}), 202
+
+
+@bp.post("/api/auto-scan")
+def auto_scan():
+    """Turn scanning by itself (when the board is still) on or off: body ``{"on": true | false}``;
+    answers ``{"auto_scan": {"enabled", "state", "problem"}}``. 400 ``invalid-input`` without a boolean."""
+    on = json_body().get("on")
+    if not isinstance(on, bool):
+        raise BadInputError("invalid-input", "expected {\"on\": true} or {\"on\": false}")
+    st = station()
+    st.set_auto_scan(on)
+    return jsonify({"auto_scan": st.watcher.status()})
 
 
 @bp.post("/api/game-over")

@@ -36,6 +36,7 @@ from beachscore.station.following import GameFollowing
 from beachscore.station.scanning import ScanFlow
 from beachscore.station.store import Store, StoreError
 from beachscore.station.wording import for_the_page
+from beachscore.station.watcher import BoardWatcher
 from vision.image import decode as image_io
 
 log = logging.getLogger("beachscore.station")
@@ -118,6 +119,8 @@ class Station(ScanFlow, GameFollowing):
         self._worker: threading.Thread | None = None
         self._camera_lock = threading.Lock()
         self._image_work = threading.Lock()
+        #: scans by itself when the board is still (started by :meth:`watch`)
+        self.watcher = BoardWatcher(self)
 
     # -- status -----------------------------------------------------------------------------
     @property
@@ -146,6 +149,7 @@ class Station(ScanFlow, GameFollowing):
                        "problem": self.button_problem},
             "light": {"ok": self.light_problem is None, "fitted": self.light is not None, "problem": self.light_problem},
             "game": game,
+            "auto_scan": self.watcher.status(),
             "last_event_id": self.events.last_id,
         }
 
@@ -158,7 +162,7 @@ class Station(ScanFlow, GameFollowing):
         does), and it is refused when every mat is read (the page then asks whose mat to rescan).
 
         Args:
-            source: who asked (``button``, ``web``), kept with the scan.
+            source: who asked (``button``, ``web``, ``auto``: the board watcher), kept with the scan.
             final: mark the current game over with this scan's score ("game over" long press).
             player: whose Seashells mat this scan reads (ignored in other games).
         Returns:
@@ -207,6 +211,15 @@ class Station(ScanFlow, GameFollowing):
             self._worker.start()
         self._jobs.put((source, final, player, game["id"] if game else None))  # the game asked for, not a later one
         return ScanRequest(True)
+
+    def watch(self) -> None:
+        """Start watching the camera's preview, to scan by itself once the board changed and is still
+        (:mod:`beachscore.station.watcher`; its setting :meth:`set_auto_scan`)."""
+        self.watcher.start()
+
+    def set_auto_scan(self, on: bool) -> None:
+        """Turn scanning by itself on or off; kept in the store. Raises StoreError when it cannot be kept."""
+        self.watcher.set_enabled(on)
 
     def end_game(self, source: str = "button") -> ScanRequest:
         """Long press (or the page's "Game over", ``source="web"``): take a final scan and mark the
@@ -427,7 +440,8 @@ class Station(ScanFlow, GameFollowing):
         self.events.publish("calibration", {"game": cal.game})
 
     def close(self) -> None:
-        """Stop: wait for a running scan, release the button, light, camera and store. Safe twice."""
+        """Stop: the watcher, wait for a running scan, release the button, light, camera and store. Safe twice."""
+        self.watcher.stop()
         self.wait_idle(30)
         if self._worker is not None:
             self._jobs.put(None)

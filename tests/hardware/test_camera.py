@@ -32,6 +32,19 @@ def test_file_camera_replays_a_folder_in_name_order_and_loops(tmp_path):
     assert "2 photos" in cam.name
 
 
+def test_file_camera_previews_the_photo_its_next_capture_returns(tmp_path):
+    _write(tmp_path, "a.png", (200, 0, 0))
+    _write(tmp_path, "b.png", (0, 0, 200))
+    cam = open_camera(f"file:{tmp_path}")
+    preview = cam.preview()
+    assert preview.shape == (360, 640, 3) and preview[0, 0].tolist() == [200, 0, 0]
+    assert cam.preview()[0, 0].tolist() == [200, 0, 0]  # a preview does not move the replay on
+    cam.capture()
+    assert cam.preview()[0, 0].tolist() == [0, 0, 200]
+    cam.capture()
+    assert cam.preview()[0, 0].tolist() == [200, 0, 0]  # looped
+
+
 def test_file_camera_without_loop_stops(tmp_path):
     _write(tmp_path, "a.png", (1, 2, 3))
     cam = FileCamera(str(tmp_path / "a.png"), loop=False)
@@ -77,6 +90,17 @@ def test_mock_camera_frames_and_failure():
         MockCamera(fail=True).capture()
     synthetic = MockCamera(size=(64, 48)).capture()
     assert synthetic.shape == (48, 64, 3) and synthetic.dtype == np.uint8
+
+
+def test_mock_camera_previews_its_queued_frames_then_holds_the_last():
+    a, b = np.zeros((360, 640), np.uint8), np.full((360, 640), 9, np.uint8)
+    cam = MockCamera(preview_frames=[a, b])
+    assert [int(cam.preview()[0, 0]) for _ in range(4)] == [0, 9, 9, 9]
+    assert cam.previews == 4 and cam.captures == 0
+    shrunk = MockCamera([np.full((720, 1280, 3), 5, np.uint8)]).preview()
+    assert shrunk.shape == (360, 640, 3) and int(shrunk[0, 0, 0]) == 5
+    with pytest.raises(CameraError):
+        MockCamera(fail=True).preview()
 
 
 def test_auto_without_any_camera_is_one_clear_error(monkeypatch):
@@ -128,9 +152,9 @@ class FakePicamera2:
         self.closed = False
         FakePicamera2.instances.append(self)
 
-    def create_still_configuration(self, main, buffer_count):
+    def create_still_configuration(self, main, lores, buffer_count):
         assert main["format"] == "RGB888"
-        return {"main": main}
+        return {"main": main, "lores": lores}
 
     def configure(self, config):
         self.config = config
@@ -148,6 +172,11 @@ class FakePicamera2:
         return FakeRequest(self.rgb)
 
     def capture_array(self, name):
+        if name == "lores":  # YUV420: the Y plane (rows of width), then U and V at quarter size
+            w, h = self.config["lores"]["size"]
+            yuv = np.zeros((h * 3 // 2, w), np.uint8)
+            yuv[:h] = 77  # the red scene's luma
+            return yuv
         return self.rgb[..., ::-1].copy()
 
     def stop(self):
@@ -166,6 +195,9 @@ def test_pi_camera_locks_exposure_white_balance_and_focus_and_returns_bgr():
     frame = cam.capture()
     assert frame[0, 0].tolist() == [0, 0, 200]  # red scene in B,G,R order
     assert cam.name == "picamera2 40x30"
+    assert fake.config["lores"] == {"format": "YUV420", "size": (640, 360)}
+    preview = cam.preview()
+    assert preview.shape == (360, 640) and preview.dtype == np.uint8 and int(preview[0, 0]) == 77
     cam.close()
     cam.close()
     assert fake.closed
@@ -174,7 +206,7 @@ def test_pi_camera_locks_exposure_white_balance_and_focus_and_returns_bgr():
 def test_pi_camera_swaps_when_the_library_delivers_rgb():
     class RgbPicamera2(FakePicamera2):
         def capture_array(self, name):
-            return self.rgb.copy()
+            return super().capture_array(name) if name == "lores" else self.rgb.copy()
 
         def capture_request(self):
             req = FakeRequest(self.rgb)

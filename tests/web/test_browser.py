@@ -716,3 +716,22 @@ def test_no_broken_image_before_any_photo(browser, server):
             "(!i.getAttribute('src') || (i.complete && i.naturalWidth === 0))).map(i => i.id || i.alt)")
         assert broken == [], path
     station.new_game("strand-unter")
+
+
+def test_the_live_page_says_what_the_board_watcher_sees_and_turns_it_off(browser, server):
+    url, station = server["url"], server["station"]
+    unlock(browser, url)
+    browser.get(url + "/")
+    wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-transport") == "sse")
+    state = browser.find_element(By.ID, "board-state")
+    station.events.publish("board", {"state": "hand", "problem": None})
+    wait(browser, lambda d: state.get_attribute("data-state") == "hand" and "Hand over the board" in state.text)
+    station.events.publish("board", {"state": "changing", "problem": None})
+    wait(browser, lambda d: "changing" in state.text)
+    box = browser.find_element(By.ID, "auto-scan")
+    assert box.is_selected()  # on unless turned off
+    box.click()
+    wait(browser, lambda d: station.store.get_setting("auto_scan") == "off")
+    wait(browser, lambda d: state.get_attribute("data-state") == "off" and "turned off" in state.text)
+    box.click()
+    wait(browser, lambda d: station.store.get_setting("auto_scan") == "on")

@@ -74,8 +74,22 @@
       post("/api/scan", `Scan of ${b.dataset.player}'s mat`, { player: b.dataset.player })));
   }
 
+  // what the board watcher sees (board events, and the status on every refresh)
+  const boardWords = {
+    watching: "Watching the board.", changing: "The board is changing: it is scanned once it is still.",
+    hand: "Hand over the board: waiting until it has gone.", scanning: "Scanning…", off: "Not watching the board.",
+  };
+  function showBoard(a) {
+    if (!a) return;
+    const el = document.getElementById("board-state"), box = document.getElementById("auto-scan");
+    el.dataset.state = a.state;
+    el.textContent = (boardWords[a.state] || a.state) + (a.problem ? ` (${a.problem})` : "");
+    if (document.activeElement !== box) box.checked = !!a.enabled;
+  }
+
   function render(data) {
     const st = data.status, scan = data.scan;
+    showBoard(st.auto_scan);
     document.getElementById("status").innerHTML = statusHtml(st);
     document.getElementById("busy").hidden = !st.busy;
     document.getElementById("scan-now").disabled = st.busy || !st.camera.ok || !st.calibration.ok;
@@ -143,7 +157,12 @@
     es.addEventListener("scan-started", ev => {
       document.getElementById("busy").hidden = false;
       const d = JSON.parse(ev.data);
-      if (!pending) say(d.final ? "Final scan started (button)…" : "Scan started (button)…", "good");
+      if (!pending && d.source === "auto") say("The board is still: scanning…", "good");
+      else if (!pending) say(d.final ? "Final scan started (button)…" : "Scan started (button)…", "good");
+    });
+    es.addEventListener("board", ev => {
+      const d = JSON.parse(ev.data), box = document.getElementById("auto-scan");
+      showBoard({ ...d, enabled: box.checked || d.state !== "off" });
     });
     es.addEventListener("scan-refused", ev => { say("Button: " + JSON.parse(ev.data).reason, "bad"); });
     es.addEventListener("scan", ev => {
@@ -175,6 +194,10 @@
     } catch (e) { pending = null; say(explainError(e), "bad"); }
   }
   document.getElementById("scan-now").addEventListener("click", () => post("/api/scan", "Scan"));
+  document.getElementById("auto-scan").addEventListener("change", async ev => {
+    try { showBoard((await api("POST", "/api/auto-scan", { on: ev.target.checked })).auto_scan); }
+    catch (e) { say(explainError(e), "bad"); ev.target.checked = !ev.target.checked; }
+  });
   document.getElementById("game-over").addEventListener("click", () => {
     if (confirm("End the game and take the final score?")) post("/api/game-over", "Final scan");
   });
