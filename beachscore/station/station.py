@@ -133,7 +133,10 @@ class Station(ScanFlow, GameFollowing):
 
         ``store``: ``{"ok", "code", "problem"}`` — ``read-only`` (viewing mode),
         ``data-folder-missing`` or ``disk-full`` (the last write failed for want of space).
+        ``last_event_id``: the last event published before the rest was read, so a page can tell
+        a ``board`` event newer than this answer's ``auto_scan``.
         """
+        last_event_id = self.events.last_id
         game = self.store.current_game()
         problem = self.store.problem()
         return {
@@ -150,7 +153,7 @@ class Station(ScanFlow, GameFollowing):
             "light": {"ok": self.light_problem is None, "fitted": self.light is not None, "problem": self.light_problem},
             "game": game,
             "auto_scan": self.watcher.status(),
-            "last_event_id": self.events.last_id,
+            "last_event_id": last_event_id,
         }
 
     # -- scanning ---------------------------------------------------------------------------

@@ -6,6 +6,8 @@
   let shownKey = null, pollTimer = null;
   // a scan asked from this page: its outcome replaces "… started" (SSE events, or the next poll)
   let pending = null;
+  // the id of the last board event: an answer of /api/latest read before it says an older state
+  let boardEventId = 0;
 
   function statusHtml(st) {
     const out = [];
@@ -89,7 +91,7 @@
 
   function render(data) {
     const st = data.status, scan = data.scan;
-    showBoard(st.auto_scan);
+    if (!(st.last_event_id < boardEventId)) showBoard(st.auto_scan);
     document.getElementById("status").innerHTML = statusHtml(st);
     document.getElementById("busy").hidden = !st.busy;
     document.getElementById("scan-now").disabled = st.busy || !st.camera.ok || !st.calibration.ok;
@@ -162,6 +164,7 @@
     });
     es.addEventListener("board", ev => {
       const d = JSON.parse(ev.data), box = document.getElementById("auto-scan");
+      boardEventId = Math.max(boardEventId, Number(ev.lastEventId) || 0);
       showBoard({ ...d, enabled: box.checked || d.state !== "off" });
     });
     es.addEventListener("scan-refused", ev => { say("Button: " + JSON.parse(ev.data).reason, "bad"); });
