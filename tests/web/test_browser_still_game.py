@@ -1,8 +1,9 @@
 """A Plażing game at the station scanned by the still-board trigger, in headless Chromium.
 
 The station's board watcher runs on its own thread; the test drives the camera's preview frame by
-frame: each step of the game shows players moving pieces (frames that keep changing), an arm with
-its hand held over the board (long past the settle time), then the board still. The scanner reads
+frame: each step of the game shows players moving pieces (frames that keep changing, longer than
+the settle time), an arm with its hand held over the board (long past the settle time; one step
+without it), then the board still. The scanner reads
 the synthetic Plażing game of tests/station/test_followed_game.py in order; the station is paired
 to a real hall. The game ends in the browser: Game over, the weather answered, every total on the
 page and at the hall.
@@ -51,6 +52,10 @@ from tests.web.test_browser import unlock, wait  # noqa: E402
 
 #: the preview frames an arm is held over the board: 2.5 s of the watcher's clock, past its 1 s settle
 HAND_FRAMES = 25
+#: the preview frames of pieces being moved, each another move: 1.5 s, past the settle time
+CHANGING_FRAMES = 15
+#: the step whose pieces are moved and left without a hand held over the board afterwards
+NO_HAND_STEP = 2
 #: what each step of the game shows on the page's list of changes
 CHANGES = {1: "red placed a screen", 2: "blue closed the area", 3: "red collected the amber"}
 
@@ -132,7 +137,7 @@ def game_frames(table: Table) -> tuple[np.ndarray, list[dict]]:
     steps = []
     for _ in GAME:
         after = table.move_piece(board)
-        steps.append({"changing": [table.move_piece(board) for _ in range(4)] + [after],
+        steps.append({"changing": [table.move_piece(board) for _ in range(CHANGING_FRAMES - 1)] + [after],
                       "hand": table.arm(after, (200, 150)), "still": after})
         board = after
     return table.frame, steps
@@ -184,15 +189,19 @@ def board_state(driver) -> str:
 
 
 def play_step(driver, station, camera, k: int, frames: dict) -> dict:
-    """One step of the game: pieces moved, a hand held over the board (never scanned), the board
-    still (scanned once); returns the scan."""
+    """One step of the game: pieces moved (never scanned while they move), a hand held over the
+    board (never scanned; not at :data:`NO_HAND_STEP`), the board still (scanned once); returns the scan."""
     before = len(auto_scans(station))
-    camera.play([(f"{k}:changing", f) for f in frames["changing"]], hold=(f"{k}:hand", frames["hand"]))
-    wait(driver, lambda d: board_state(d) == "hand", timeout=30)
-    wait(driver, lambda d: camera.served[f"{k}:hand"] >= HAND_FRAMES, timeout=30)
-    assert station.watcher.state == "hand" and board_state(driver) == "hand"
-    assert len(auto_scans(station)) == before, f"step {k}: scanned with a hand over the board"
-    camera.play([], hold=(f"{k}:still", frames["still"]))
+    moving = [(f"{k}:changing", f) for f in frames["changing"]]
+    if k == NO_HAND_STEP:
+        camera.play(moving, hold=(f"{k}:still", frames["still"]))
+    else:
+        camera.play(moving, hold=(f"{k}:hand", frames["hand"]))
+        wait(driver, lambda d: board_state(d) == "hand", timeout=30)
+        wait(driver, lambda d: camera.served[f"{k}:hand"] >= HAND_FRAMES, timeout=30)
+        assert station.watcher.state == "hand" and board_state(driver) == "hand"
+        assert len(auto_scans(station)) == before, f"step {k}: scanned with a hand over the board"
+        camera.play([], hold=(f"{k}:still", frames["still"]))
     wait(driver, lambda d: len(auto_scans(station)) == before + 1 and not station.busy, timeout=30)
     scan = auto_scans(station)[0]
     wait(driver, lambda d: d.find_element(By.ID, "live").get_attribute("data-scan-id") == str(scan["id"]))
@@ -221,7 +230,8 @@ def test_a_plazing_game_scanned_when_still_ends_with_every_total_here_and_at_the
             scans.append(play_step(browser, station, camera, k, frames))
             if k in CHANGES:
                 wait(browser, lambda d: CHANGES[k] in d.find_element(By.ID, "changes").text)
-        # one scan per settled step, each taken on the still board, none with the hand over it
+        # one scan per settled step, each taken on the still board: none while pieces moved, none
+        # with the hand over it
         assert station.scanner.seen == [f"{k}:still" for k in range(len(GAME))]
         assert station.watcher.scans == len(GAME) and [s["status"] for s in scans] == ["ok"] * len(GAME)
         # Game over in the browser: the final scan, then the weather die, the one thing nobody knows
