@@ -150,12 +150,13 @@
 
   function startPolling() {
     document.body.dataset.transport = "poll";
+    boardEventId = 0;  // no board events any more: every answer says the state
     if (!pollTimer) pollTimer = setInterval(refresh, pollMs);
   }
 
   function startSse() {
     const es = new EventSource("/events");
-    es.addEventListener("hello", () => { document.body.dataset.transport = "sse"; });
+    es.addEventListener("hello", () => { document.body.dataset.transport = "sse"; boardEventId = 0; });
     es.addEventListener("scan-started", ev => {
       document.getElementById("busy").hidden = false;
       const d = JSON.parse(ev.data);
@@ -164,7 +165,7 @@
     });
     es.addEventListener("board", ev => {
       const d = JSON.parse(ev.data), box = document.getElementById("auto-scan");
-      boardEventId = Math.max(boardEventId, Number(ev.lastEventId) || 0);
+      boardEventId = Number(ev.lastEventId) || 0;
       showBoard({ ...d, enabled: box.checked || d.state !== "off" });
     });
     es.addEventListener("scan-refused", ev => { say("Button: " + JSON.parse(ev.data).reason, "bad"); });
