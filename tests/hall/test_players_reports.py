@@ -17,9 +17,9 @@ def _code(organiser, eid, table=1):
     return re.findall(r'<strong class="code">([A-Z0-9]+)</strong>', slips)[table - 1]
 
 
-def _players_say(app, organiser, eid, points, table=1):
+def _players_say(app, organiser, eid, points, table=1, client=None):
     """Post the players' report; ``points`` in the seated order."""
-    client = app.test_client()
+    client = client or app.test_client()
     page = client.get(f"/events/{eid}/report/{table}").get_data(as_text=True)
     csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
     ids = [p["id"] for p in app.extensions["hall_store"].table(eid, 1, table)["players"]]
@@ -102,3 +102,30 @@ def test_closing_names_the_players_report_it_counted(organiser, app):
     page = _flashed(organiser, organiser.post(f"/events/{eid}/rounds/1/close"))
     assert ("Round 1 closed; the players' report of table 1 and the station result of table 2 were counted as "
             "sent, without review") in page
+
+
+def test_impossible_points_are_told_with_the_players_name(organiser, app):
+    eid = _event(organiser)
+    client = app.test_client()
+    r = _players_say(app, organiser, eid, [10, "1e300"], client=client)
+    assert r.status_code == 302
+    text = html.unescape(client.get(r.headers["Location"]).get_data(as_text=True))
+    second = app.extensions["hall_store"].table(eid, 1, 1)["players"][1]["name"]
+    assert f"{second}'s game points: 1e300 is more than a game gives" in text
+    assert "game_points[" not in text and app.extensions["hall_store"].count_results(eid) == {}
+
+
+def test_wrong_report_codes_lock_the_address_out_as_the_docs_say(organiser, app):
+    eid = _event(organiser)
+    client = app.test_client()
+    page = client.get(f"/events/{eid}/report/1").get_data(as_text=True)
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    ids = [p["id"] for p in app.extensions["hall_store"].table(eid, 1, 1)["players"]]
+    form = {f"gp_{i}": "3" for i in ids}
+    limit = app.config["PAIRING_MAX_FAILURES"]
+    codes = ["WRONG1"] * limit + [_code(organiser, eid)]
+    statuses = [client.post(f"/events/{eid}/report/1", data={**form, "code": c, "csrf_token": csrf}).status_code
+                for c in codes]
+    assert statuses == [403] * limit + [429]
+    docs = (__import__("pathlib").Path(__file__).parents[2] / "docs" / "tournament.md").read_text()
+    assert f"{limit} wrong in a row lock that\naddress out for {app.config['LOGIN_LOCKOUT_S']:g} s" in docs
