@@ -427,15 +427,27 @@ def _typed_result(info: dict, co_op: bool) -> dict:
     return {"game_points": points, **({"ranks": ranks} if ranks else {})}
 
 
-def absent_players(info: dict) -> set[str]:
-    """Ids of the players the table's current result counts as no-shows: named in the note it was
-    saved with (:func:`no_show_note`, its first part) and scoring 0; empty without a result."""
+def absent_players(info: dict) -> set[str] | None:
+    """Ids of the players the table's current result counts as no-shows; empty without a result or
+    without no-shows; None when the result has no-shows that cannot be told apart.
+
+    A result with ``k`` no-shows at a table of ``n`` carries the note :func:`no_show_note` (its first
+    part names them) and gives each of them 0 points and the shared last place ``n - k + 1``, after
+    everyone who played: the no-shows are the players named there with both. When that does not
+    pick exactly the names in the note (two players of one name, one of whom played, placed last
+    with 0 points by a typed rank), None: the page ticks nobody and says so.
+    """
     current = info.get("current") or {}
-    note, points = current.get("note") or "", current.get("game_points") or {}
+    note, points, ranks = current.get("note") or "", current.get("game_points") or {}, current.get("ranks") or {}
     if not note.startswith(NO_SHOW_PREFIX):
         return set()
-    names = set(note[len(NO_SHOW_PREFIX):].split("; ")[0].split(", "))
-    return {p["id"] for p in info["players"] if p["name"] in names and points.get(p["id"]) == 0}
+    names = sorted(note[len(NO_SHOW_PREFIX):].split("; ")[0].split(", "))
+    last = len(info["players"]) - len(names) + 1
+    absent = [p for p in info["players"] if p["name"] in names and points.get(p["id"]) == 0
+              and ranks.get(p["id"]) == last]
+    if sorted(p["name"] for p in absent) != names:
+        return None
+    return {p["id"] for p in absent}
 
 
 def no_show_note(info: dict) -> str:
