@@ -316,7 +316,8 @@ def table(event_id: int, number: int, table_no: int):
             raw = _typed_result(info, is_co_op(event["game"]))
             kind = "correct" if info["revisions"] else "entry"
             note = "; ".join(n for n in (no_show_note(info), request.form.get("note", "").strip()) if n)
-            st.enter_result(event_id, number, table_no, raw, kind=kind, by=organiser(), note=note)
+            absent = [p["id"] for p in info["players"] if request.form.get(f"noshow_{p['id']}")]
+            st.enter_result(event_id, number, table_no, raw, kind=kind, by=organiser(), note=note, no_shows=absent)
             flash(f"Table {table_no}: result saved.")
             later = [r["number"] for r in st.event_doc(event_id)["rounds"] if r["number"] > number]
             if kind == "correct" and later:
@@ -431,13 +432,16 @@ def absent_players(info: dict) -> set[str] | None:
     """Ids of the players the table's current result counts as no-shows; empty without a result or
     without no-shows; None when the result has no-shows that cannot be told apart.
 
-    A result with ``k`` no-shows at a table of ``n`` carries the note :func:`no_show_note` (its first
+    A revision saved with its no-shows' ids (``no_shows``) says who they are. For one without: a
+    result with ``k`` no-shows at a table of ``n`` carries the note :func:`no_show_note` (its first
     part names them) and gives each of them 0 points and the shared last place ``n - k + 1``, after
     everyone who played: the no-shows are the players named there with both. When that does not
     pick exactly the names in the note (two players of one name, one of whom played, placed last
     with 0 points by a typed rank), None: the page ticks nobody and says so.
     """
     current = info.get("current") or {}
+    if current.get("no_shows"):
+        return set(current["no_shows"])
     note, points, ranks = current.get("note") or "", current.get("game_points") or {}, current.get("ranks") or {}
     if not note.startswith(NO_SHOW_PREFIX):
         return set()

@@ -202,7 +202,7 @@ class RoundStore(StoreBase):
 
     def enter_result(self, event_id: int, number: int, table_no: int, raw: dict, *, kind: str = "entry",
                      by: str | None = None, note: str = "", acting_on: int | None = None,
-                     seen_latest: int | None = None) -> int:
+                     seen_latest: int | None = None, no_shows: list[str] | None = None) -> int:
         """The organiser's result for a table (typed by hand, a correction, or acceptance of a report).
 
         Args:
@@ -213,6 +213,8 @@ class RoundStore(StoreBase):
                 twice at once), whose id is then returned and nothing is stored twice.
             seen_latest: the table's latest revision when the organiser chose (default ``acting_on``):
                 choosing among stations that disagree picks a revision older than the latest.
+            no_shows: ids of the table's players who did not come (kept with the revision; their
+                points and ranks are in ``raw``).
         Returns:
             The stored revision's id.
         Raises:
@@ -244,6 +246,7 @@ class RoundStore(StoreBase):
                 game_points_json=json.dumps(result.game_points),
                 ranks_json=None if result.ranks is None else json.dumps(result.ranks),
                 photo_sha256=source["photo_sha256"] if source else None, note=note[:500], created_by=by,
+                no_shows_json=json.dumps([i for i in ids if i in no_shows]) if no_shows else None,
                 created_at=now_iso())).inserted_primary_key[0]
             self._bump(conn, event_id)
         return rid
@@ -456,5 +459,6 @@ def _result_dict(row) -> dict:
             "station_id": d["station_id"], "scan_id": d["scan_id"], "scan_revision": d["scan_revision"],
             "photo_sha256": d["photo_sha256"], "explanation": d["explanation"],
             "report": json.loads(d["report_json"]) if d["report_json"] else None, "problem": d["problem"],
-            "note": d["note"], "created_by": d["created_by"], "created_at": d["created_at"]}
+            "note": d["note"], "created_by": d["created_by"], "created_at": d["created_at"],
+            "no_shows": json.loads(d["no_shows_json"]) if d.get("no_shows_json") else None}
 
