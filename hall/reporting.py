@@ -77,6 +77,11 @@ def report(event_id: int, table_no: int):
             raise HallError("invalid-result", f"{p['name']}'s game points: {typed[:20]} is more than a game gives "
                             f"(at most {MAX_POINTS:,})")
         points[p["id"]] = int(value) if value.is_integer() else value
+    before = [r for r in info["revisions"] if r["source"] == "players"]
     store().players_report(event_id, table_no, {"game_points": points})
-    flash(f"Table {table_no}: thank you, your result is sent to the organiser.")
+    if before and before[-1]["game_points"] != points:
+        flash(f"Table {table_no}: this differs from the result sent before from this table, so the organiser "
+              "will check both and choose.")
+    else:
+        flash(f"Table {table_no}: thank you, your result is sent to the organiser.")
     return redirect(url_for("public.seating_page", event_id=event_id))

@@ -58,7 +58,10 @@ def test_players_sending_different_points_again_is_a_dispute_not_an_overwrite(or
     assert _state(organiser, eid) == "reported"
     assert _players_say(app, organiser, eid, [10, 2]).status_code == 302  # the same again: nothing new
     assert store.count_results(eid) == {"players": 1}
-    assert _players_say(app, organiser, eid, [2, 10]).status_code == 302
+    client = app.test_client()
+    r = _players_say(app, organiser, eid, [2, 10], client=client)
+    assert "differs from the result sent before" in html.unescape(client.get(r.headers["Location"]).get_data(
+        as_text=True))
     info = store.table(eid, 1, 1)
     assert info["current"] is None and len(info["conflict"]) == 2 and _state(organiser, eid) == "needs review"
     assert "result" not in store.event_doc(eid)["rounds"][0]["tables"][0]
