@@ -86,7 +86,12 @@ def _v3(conn: Connection) -> None:
     m.create_all(conn)
 
 
-MIGRATIONS = [_v1, _v2, _v3]
+def _v4(conn: Connection) -> None:
+    """A result's no-shows by player id (JSON list; null: none recorded, as in older revisions)."""
+    conn.execute(text("ALTER TABLE results ADD COLUMN no_shows_json TEXT"))
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4]
 #: The schema version this code writes and reads.
 VERSION = len(MIGRATIONS)
 

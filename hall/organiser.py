@@ -16,6 +16,7 @@ from hall.auth import client_address, error, log_in, log_out, organiser, organis
 from hall.errors import HallError
 from hall.reporting import report_code
 from hall.store import PAIRING_TTL_MIN
+from hall.store.rounds import REPORTERS
 from tournament.event import MAX_POINTS, TIEBREAKERS, UNEVEN, ranks_from_points
 from tournament.errors import InvalidEventError
 from tournament.games import PLAYERS, is_co_op
@@ -250,12 +251,28 @@ def start_round(event_id: int):
 def close_round(event_id: int, number: int):
     as_sent = store().close_round(event_id, number)
     if as_sent:
-        tables = f"table{'s' if len(as_sent) > 1 else ''} {', '.join(map(str, as_sent))}"
-        flash(f"Round {number} closed; the station result{'s' if len(as_sent) > 1 else ''} of {tables} "
-              f"{'were' if len(as_sent) > 1 else 'was'} counted as sent, without review: open a table to correct it.")
+        flash(f"Round {number} closed; {counted_as_sent(as_sent)}, without review: open a table to correct it.")
     else:
         flash(f"Round {number} closed.")
     return redirect(url_for("organiser.manage", event_id=event_id))
+
+
+def counted_as_sent(as_sent: list[tuple[int, str]]) -> str:
+    """Which reports a round closed with, unreviewed (``[(table_no, "station" | "players")]``).
+
+    >>> counted_as_sent([(2, "station")])
+    'the station result of table 2 was counted as sent'
+    >>> counted_as_sent([(1, "players"), (2, "station"), (3, "station")])
+    "the players' report of table 1 and the station results of tables 2, 3 were counted as sent"
+    """
+    parts = []
+    for source, one, many in (("players", "the players' report", "the players' reports"),
+                              ("station", "the station result", "the station results")):
+        tables = [str(t) for t, s in as_sent if s == source]
+        if tables:
+            parts.append(f"{many if len(tables) > 1 else one} of table{'s' if len(tables) > 1 else ''} "
+                         f"{', '.join(tables)}")
+    return f"{' and '.join(parts)} {'were' if len(as_sent) > 1 else 'was'} counted as sent"
 
 
 @bp.get("/events/<int:event_id>/rounds/<int:number>/slips")
@@ -282,12 +299,14 @@ def table(event_id: int, number: int, table_no: int):
             chosen = request.form.get("revision", "")
             last = next((r for r in info["revisions"] if str(r["id"]) == chosen), None) if chosen else \
                 (info["revisions"][-1] if info["revisions"] else None)
-            if last is None or last["game_points"] is None or last["source"] != "station":
+            if last is None or last["game_points"] is None or last["source"] not in REPORTERS \
+                    or (not chosen and last["source"] != "station"):
                 raise HallError("nothing-to-accept", "there is no station result with points to accept")
             raw = {"game_points": last["game_points"], **({"ranks": last["ranks"]} if last["ranks"] else {})}
-            st.enter_result(event_id, number, table_no, raw, kind="accept", by=organiser(), note="accepted",
+            whose = "the players' report" if last["source"] == "players" else "the station's result"
+            st.enter_result(event_id, number, table_no, raw, kind="accept", by=organiser(), note=f"accepted {whose}",
                             acting_on=last["id"], seen_latest=_revision_id(request.form.get("latest"), last["id"]))
-            flash(f"Table {table_no}: the station's result is accepted.")
+            flash(f"Table {table_no}: {whose} is accepted.")
         elif action == "assign":
             raw = _assigned_result(event["game"], info)
             st.enter_result(event_id, number, table_no, raw, kind="assign", by=organiser(),
@@ -297,7 +316,8 @@ def table(event_id: int, number: int, table_no: int):
             raw = _typed_result(info, is_co_op(event["game"]))
             kind = "correct" if info["revisions"] else "entry"
             note = "; ".join(n for n in (no_show_note(info), request.form.get("note", "").strip()) if n)
-            st.enter_result(event_id, number, table_no, raw, kind=kind, by=organiser(), note=note)
+            absent = [p["id"] for p in info["players"] if request.form.get(f"noshow_{p['id']}")]
+            st.enter_result(event_id, number, table_no, raw, kind=kind, by=organiser(), note=note, no_shows=absent)
             flash(f"Table {table_no}: result saved.")
             later = [r["number"] for r in st.event_doc(event_id)["rounds"] if r["number"] > number]
             if kind == "correct" and later:
@@ -408,15 +428,30 @@ def _typed_result(info: dict, co_op: bool) -> dict:
     return {"game_points": points, **({"ranks": ranks} if ranks else {})}
 
 
-def absent_players(info: dict) -> set[str]:
-    """Ids of the players the table's current result counts as no-shows: named in the note it was
-    saved with (:func:`no_show_note`, its first part) and scoring 0; empty without a result."""
+def absent_players(info: dict) -> set[str] | None:
+    """Ids of the players the table's current result counts as no-shows; empty without a result or
+    without no-shows; None when the result has no-shows that cannot be told apart.
+
+    A revision saved with its no-shows' ids (``no_shows``) says who they are. For one without: a
+    result with ``k`` no-shows at a table of ``n`` carries the note :func:`no_show_note` (its first
+    part names them) and gives each of them 0 points and the shared last place ``n - k + 1``, after
+    everyone who played: the no-shows are the players named there with both. When that does not
+    pick exactly the names in the note (two players of one name, one of whom played, placed last
+    with 0 points by a typed rank), None: the page ticks nobody and says so.
+    """
     current = info.get("current") or {}
-    note, points = current.get("note") or "", current.get("game_points") or {}
+    if current.get("no_shows"):
+        return set(current["no_shows"])
+    note, points, ranks = current.get("note") or "", current.get("game_points") or {}, current.get("ranks") or {}
     if not note.startswith(NO_SHOW_PREFIX):
         return set()
-    names = set(note[len(NO_SHOW_PREFIX):].split("; ")[0].split(", "))
-    return {p["id"] for p in info["players"] if p["name"] in names and points.get(p["id"]) == 0}
+    names = sorted(note[len(NO_SHOW_PREFIX):].split("; ")[0].split(", "))
+    last = len(info["players"]) - len(names) + 1
+    absent = [p for p in info["players"] if p["name"] in names and points.get(p["id"]) == 0
+              and ranks.get(p["id"]) == last]
+    if sorted(p["name"] for p in absent) != names:
+        return None
+    return {p["id"] for p in absent}
 
 
 def no_show_note(info: dict) -> str:

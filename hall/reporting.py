@@ -4,7 +4,8 @@
 players' point fields; ``POST`` there with the slip's code stores the players' report
 (:meth:`hall.store.HallStore.players_report`). The station's report and the players' confirm
 each other when they agree; when they differ the table waits for the organiser. Wrong codes are
-rate-limited per address like pairing codes.
+rate-limited per address together with pairing codes (``PAIRING_MAX_FAILURES`` in a row, then
+``LOGIN_LOCKOUT_S``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from hall.auth import client_address
 from hall.errors import HallError
 from hall.store.stations import CODE_ALPHABET, normalise_code
+from tournament.event import MAX_POINTS
 
 bp = Blueprint("reporting", __name__)
 
@@ -71,7 +73,15 @@ def report(event_id: int, table_no: int):
             raise HallError("invalid-result", f"type {p['name']}'s game points as a number") from None
         if not math.isfinite(value):
             raise HallError("invalid-result", f"type {p['name']}'s game points as a number")
+        if abs(value) > MAX_POINTS:
+            raise HallError("invalid-result", f"{p['name']}'s game points: {typed[:20]} is more than a game gives "
+                            f"(at most {MAX_POINTS:,})")
         points[p["id"]] = int(value) if value.is_integer() else value
+    before = [r for r in info["revisions"] if r["source"] == "players"]
     store().players_report(event_id, table_no, {"game_points": points})
-    flash(f"Table {table_no}: thank you, your result is sent to the organiser.")
+    if before and before[-1]["game_points"] != points:
+        flash(f"Table {table_no}: this differs from the result sent before from this table, so the organiser "
+              "will check both and choose.")
+    else:
+        flash(f"Table {table_no}: thank you, your result is sent to the organiser.")
     return redirect(url_for("public.seating_page", event_id=event_id))

@@ -128,16 +128,17 @@ class RoundStore(StoreBase):
             self._bump(conn, event_id)
         return nxt.number
 
-    def close_round(self, event_id: int, number: int) -> list[int]:
-        """Close a round once every table has a result; returns the tables whose result is a report the
-        organiser has not accepted or corrected and the players did not confirm (it counts as sent).
+    def close_round(self, event_id: int, number: int) -> list[tuple[int, str]]:
+        """Close a round once every table has a result; returns ``[(table_no, source)]`` for the tables
+        whose result is a report the organiser has not accepted or corrected and no other reporter
+        confirmed (it counts as sent): ``source`` is who sent the counted report, "station" or "players".
 
         The checks run under the event's row lock, in the transaction that closes: a station's
         result is either in before the close (and in the standings it closes with) or refused
         after it (``round-closed``), never accepted into a closed round.
 
         Raises HallError ``not-found``, ``round-closed`` (closed already), ``round-incomplete`` (a table
-        without a result, or whose stations disagree).
+        without a result, or whose reports disagree).
         """
         r, et, res = self.t["rounds"], self.t["event_tables"], self.t["results"]
         with self._write() as conn:
@@ -163,19 +164,20 @@ class RoundStore(StoreBase):
             disputed = [str(t) for t, rows in sorted(by_table.items()) if in_conflict(rows)]
             if disputed:
                 which = f"table{'s' if len(disputed) > 1 else ''} {', '.join(disputed)}"
-                raise HallError("round-incomplete", f"{which}: two stations reported different results; open "
+                raise HallError("round-incomplete", f"{which}: the reports give different results; open "
                                 f"the table and choose the right one (or type it), then close round {number}", 409)
             by_organiser = select(res.c.id).where(res.c.round_id == rnd["id"], res.c.table_no == et.c.table_no,
                                                   res.c.source == "organiser").exists()
-            as_sent = [t for t in conn.execute(select(et.c.table_no).where(et.c.round_id == rnd["id"], ~by_organiser)
-                                               .order_by(et.c.table_no)).scalars() if not agreed(by_table.get(t, []))]
+            as_sent = [(t, current_result(by_table[t])["source"]) for t in conn.execute(
+                select(et.c.table_no).where(et.c.round_id == rnd["id"], ~by_organiser).order_by(et.c.table_no)
+            ).scalars() if not agreed(by_table.get(t, []))]
             conn.execute(r.update().where(r.c.id == rnd["id"]).values(status="closed", closed_at=now_iso()))
             self._bump(conn, event_id)
         return as_sent
 
     def table(self, event_id: int, number: int, table_no: int) -> dict:
         """One table of a round: ``players`` [{id, name}], ``revisions`` (oldest first), ``current`` (or None),
-        ``round_status``, ``conflict`` (the reporters' newest reports when they disagree, else []),
+        ``round_status``, ``conflict`` (the different results reported while the table needs review, else []),
         ``agreed`` (station and players reported the same)."""
         res, et, p = self.t["results"], self.t["event_tables"], self.t["players"]
         with self._read() as conn:
@@ -192,7 +194,7 @@ class RoundStore(StoreBase):
         revisions = [_result_dict(x) for x in rows]
         chosen = current_result(rows)
         current = next((x for x in revisions if chosen is not None and x["id"] == chosen["id"]), None)
-        conflict = {r["id"] for r in latest_reports(rows)} if in_conflict(rows) else set()
+        conflict = {r["id"] for r in disputed_reports(rows)}
         both = agreed(rows)
         return {"round": number, "table": table_no, "round_status": rnd["status"],
                 "players": [{"id": i, "name": names.get(i, i)} for i in ids], "revisions": revisions,
@@ -200,7 +202,7 @@ class RoundStore(StoreBase):
 
     def enter_result(self, event_id: int, number: int, table_no: int, raw: dict, *, kind: str = "entry",
                      by: str | None = None, note: str = "", acting_on: int | None = None,
-                     seen_latest: int | None = None) -> int:
+                     seen_latest: int | None = None, no_shows: list[str] | None = None) -> int:
         """The organiser's result for a table (typed by hand, a correction, or acceptance of a report).
 
         Args:
@@ -211,6 +213,8 @@ class RoundStore(StoreBase):
                 twice at once), whose id is then returned and nothing is stored twice.
             seen_latest: the table's latest revision when the organiser chose (default ``acting_on``):
                 choosing among stations that disagree picks a revision older than the latest.
+            no_shows: ids of the table's players who did not come (kept with the revision; their
+                points and ranks are in ``raw``).
         Returns:
             The stored revision's id.
         Raises:
@@ -242,6 +246,7 @@ class RoundStore(StoreBase):
                 game_points_json=json.dumps(result.game_points),
                 ranks_json=None if result.ranks is None else json.dumps(result.ranks),
                 photo_sha256=source["photo_sha256"] if source else None, note=note[:500], created_by=by,
+                no_shows_json=json.dumps([i for i in ids if i in no_shows]) if no_shows else None,
                 created_at=now_iso())).inserted_primary_key[0]
             self._bump(conn, event_id)
         return rid
@@ -270,7 +275,9 @@ class RoundStore(StoreBase):
     def players_report(self, event_id: int, table_no: int, raw: dict) -> int:
         """The players' own report of their table's result in the open round (``raw`` as
         :meth:`enter_result` takes it); returns the revision's id. It counts like a station's report:
-        the same result from both confirms it, a different one sends the table to review.
+        the same result from both confirms it, a different one sends the table to review. The table
+        has one players' report: the same one sent again stores nothing (its id is returned); a
+        different one is a dispute too (review), never an overwrite.
 
         Raises:
             HallError: ``no-open-round``, ``not-found`` (table not seated), ``confirmed`` (the organiser
@@ -292,7 +299,15 @@ class RoundStore(StoreBase):
             rnd = self.round_row(conn, event_id, number)
             if rnd is None or rnd["status"] != "open":
                 raise HallError("round-closed", f"round {number} was closed meanwhile", 409)
-            rid = conn.execute(self.t["results"].insert().values(
+            res = self.t["results"]
+            before = conn.execute(select(res).where(res.c.round_id == rnd["id"], res.c.table_no == table_no,
+                                                    res.c.source == "players").order_by(res.c.id.desc()).limit(1)
+                                  ).mappings().first()
+            if before is not None and json.loads(before["game_points_json"]) == json.loads(
+                    json.dumps(result.game_points)) and before["ranks_json"] == (
+                    None if result.ranks is None else json.dumps(result.ranks)):
+                return int(before["id"])  # the same report sent again: nothing new
+            rid = conn.execute(res.insert().values(
                 round_id=rnd["id"], table_no=table_no, source="players", kind="report",
                 game_points_json=json.dumps(result.game_points),
                 ranks_json=None if result.ranks is None else json.dumps(result.ranks),
@@ -368,17 +383,48 @@ def _same_result(a, b) -> bool:
     return json.loads(a["game_points_json"]) == json.loads(b["game_points_json"]) and ranks(a) == ranks(b)
 
 
+def _disagreed(rows: list) -> bool:
+    """Whether the table's reports ever disagreed (rows in id order): after some report, two
+    reporters' newest reports differ, or a players' report differs from the players' one before."""
+    players = None
+    for n, r in enumerate(rows):
+        if r["source"] not in REPORTERS or r["game_points_json"] is None:
+            continue
+        if r["source"] == "players":
+            if players is not None and not _same_result(players, r):
+                return True
+            players = r
+        reports = latest_reports(rows[:n + 1])
+        if any(not _same_result(reports[0], x) for x in reports[1:]):
+            return True
+    return False
+
+
 def in_conflict(rows: list) -> bool:
-    """Whether the table's stations disagree (their newest reports give different points or ranks)
-    and the organiser has not decided since."""
+    """Whether the table needs review: its reports disagreed (:func:`_disagreed`: stations, station
+    and players, or the players' own reports) and the organiser has not decided since. No later
+    report clears it; only the organiser's result does."""
     if any(r["source"] == "organiser" and r["game_points_json"] is not None for r in rows):
         return False
-    reports = latest_reports(rows)
-    return any(not _same_result(reports[0], r) for r in reports[1:])
+    return _disagreed(rows)
+
+
+def disputed_reports(rows: list) -> list:
+    """The results the organiser chooses among while :func:`in_conflict`: each different result
+    reported (stations and players), the newest row of each, oldest first; [] otherwise."""
+    if not in_conflict(rows):
+        return []
+    newest: list = []
+    for r in reversed(rows):
+        if r["source"] in REPORTERS and r["game_points_json"] is not None \
+                and not any(_same_result(r, x) for x in newest):
+            newest.append(r)
+    return newest[::-1]
 
 
 def agreed(rows: list) -> bool:
-    """Whether the table's station and its players both reported and their newest reports agree."""
+    """Whether the table's station and its players both reported and their newest reports agree
+    (and never disagreed)."""
     reports = latest_reports(rows)
     return {r["source"] for r in reports} == set(REPORTERS) and not in_conflict(rows)
 
@@ -386,8 +432,8 @@ def agreed(rows: list) -> bool:
 def current_result(rows: list) -> dict | None:
     """A table's result among its revisions (rows in id order): the organiser's latest when there is
     one; else the newest station report with points (each station's reports in scan and revision
-    order) — None while two stations' newest reports disagree (:func:`in_conflict`): the
-    organiser picks one.
+    order) — None while the table's reports disagree (:func:`in_conflict`): the organiser picks
+    one.
 
     >>> rows = [{"id": 1, "source": "station", "station_id": 5, "scan_id": 9, "scan_revision": 1, "game_points_json": "{}", "ranks_json": None},
     ...         {"id": 2, "source": "station", "station_id": 5, "scan_id": 9, "scan_revision": 0, "game_points_json": "{}", "ranks_json": None}]
@@ -413,5 +459,6 @@ def _result_dict(row) -> dict:
             "station_id": d["station_id"], "scan_id": d["scan_id"], "scan_revision": d["scan_revision"],
             "photo_sha256": d["photo_sha256"], "explanation": d["explanation"],
             "report": json.loads(d["report_json"]) if d["report_json"] else None, "problem": d["problem"],
-            "note": d["note"], "created_by": d["created_by"], "created_at": d["created_at"]}
+            "note": d["note"], "created_by": d["created_by"], "created_at": d["created_at"],
+            "no_shows": json.loads(d["no_shows_json"]) if d.get("no_shows_json") else None}
 
