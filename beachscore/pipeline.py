@@ -41,10 +41,14 @@ from vision.types import CalibrationShot, Photo, Reader, Reading, Registration
 
 def learned_classes(cal: store.Calibration, calibration_json: str) -> list[str]:
     """The classes a calibration knows, sorted: the labels of calibration.json's samples and those the
-    reader learned besides them (``cal.model["classes"]``); what ``calibrate`` and the wizard report."""
+    reader learned besides them (``cal.model["classes"]``); what ``calibrate`` and the wizard report.
+    A learned name that is a label's last part (the grid reader's ``black`` for ``cell/black``) is
+    that label's class, listed once as the user wrote it."""
     model = cal.model if isinstance(getattr(cal, "model", None), dict) else {}
     learned = model.get("classes") if isinstance(model.get("classes"), (dict, list)) else []
-    return sorted({label for label, _ in load_calibration_request(calibration_json).samples} | set(learned))
+    labels = {label for label, _ in load_calibration_request(calibration_json).samples}
+    tails = {label.rsplit("/", 1)[1] for label in labels if "/" in label}
+    return sorted(labels | {name for name in learned if name not in tails})
 
 
 def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
