@@ -20,3 +20,27 @@ def test_learned_classes_lists_each_grid_class_once_as_labelled():
     assert learned_classes(cal, GOMRADE) == ["cell/black", "cell/empty", "cell/white"]
     extra = SimpleNamespace(model={"classes": {"black": 4, "screen/red/N": 1}})
     assert learned_classes(extra, GOMRADE) == ["cell/black", "cell/empty", "cell/white", "screen/red/N"]
+
+
+def test_scan_previous_with_a_piece_of_a_colour_not_playing_is_refused(tmp_path, capsys):
+    """``--previous`` holding a purple piece when the calibration learned red and yellow: exit 2
+    ``invalid-previous`` naming the player, not a game followed from an impossible prior."""
+    import json
+
+    from beachscore.cli import main
+
+    setup_dir = "/work/renders/dev/plazing-games-dev-10003/setup0"
+    if not os.path.isdir(setup_dir):
+        pytest.skip("development renders not present")
+    cal = tmp_path / "cal"
+    assert main(["calibrate", f"{setup_dir}/calibration.json", "--out", str(cal)]) == 0
+    truth = json.load(open(f"{setup_dir}/scene_01.truth.json"))
+    state = truth.get("state", truth)
+    assert state["pieces"], "the scene needs a piece"
+    state["pieces"][0]["player"] = "purple"
+    prev = tmp_path / "prev.json"
+    prev.write_text(json.dumps(state))
+    capsys.readouterr()
+    rc = main(["scan", f"{setup_dir}/scene_02.jpg", "--calibration", str(cal), "--previous", str(prev), "--json"])
+    err = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["error"]
+    assert rc == 2 and err["code"] == "invalid-previous" and "'purple'" in err["message"]
