@@ -168,6 +168,22 @@ def unlearned_players(setup: dict, cal) -> list[str]:
             for who in named if isinstance(who, str) and who not in learned]
 
 
+def game_players(setup: dict | None, cal) -> list[str] | None:
+    """The game's players: the setup's ``players`` (a list, or an object keyed by player) when it
+    gives them, else the player colours the calibration learned (``cal.model["players"]``); None
+    when neither says.
+
+    Args:
+        setup: a setup.json dict or None; cal: the calibration (anything with a ``model`` dict).
+    """
+    named = (setup or {}).get("players") if isinstance(setup, dict) else None
+    if isinstance(named, (dict, list)) and named and all(isinstance(who, str) for who in named):
+        return list(named)
+    model = getattr(cal, "model", None)
+    learned = model.get("players") if isinstance(model, dict) else None
+    return [str(who) for who in learned] if isinstance(learned, list) and learned else None
+
+
 def _names_setup_field(problem: str, state: dict, setup: dict | None) -> bool:
     """Whether a rules-engine problem is about a field only the setup gave (``terrain[3]: …``)."""
     field_name = re.split(r"[.\[: ]", problem, maxsplit=1)[0]

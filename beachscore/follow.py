@@ -44,7 +44,7 @@ class Previous:
     facts: dict | None = None
 
 
-def previous_from(doc: object, game: str, where: str) -> Previous:
+def previous_from(doc: object, game: str, where: str, players: list[str] | None = None) -> Previous:
     """The previous reading held by one parsed JSON document.
 
     Args:
@@ -52,9 +52,11 @@ def previous_from(doc: object, game: str, where: str) -> Previous:
             ``timeline``), or a bare state (with ``game``).
         game: the calibrated game the new photo is read as.
         where: how to name the input in errors.
+        players: the game's players (:func:`beachscore.checks.game_players`), None when unknown.
     Raises:
-        BadInputError: ``invalid-previous`` (no reading in it: an error line, another shape),
-            ``previous-game`` (a reading of another game).
+        BadInputError: ``invalid-previous`` (no reading in it: an error line, another shape, a
+            piece of someone who is not a player of the game), ``previous-game`` (a reading of
+            another game).
     """
     if not isinstance(doc, dict):
         raise BadInputError("invalid-previous", f"{where}: expected a JSON object ({PREVIOUS_SHAPES})")
@@ -76,6 +78,10 @@ def previous_from(doc: object, game: str, where: str) -> Previous:
     if problems:
         raise BadInputError("invalid-previous",
                             f"{where}: the state breaks the game's rules ({'; '.join(problems[:3])})")
+    strangers = _strangers(state, players)
+    if strangers:
+        raise BadInputError("invalid-previous", f"{where}: {'; '.join(strangers[:3])}: not a player of this game "
+                            f"({', '.join(players)}); pass a previous reading of this game")
     timeline = doc.get("timeline") if "state" in doc else None
     facts = None
     if isinstance(timeline, dict):
@@ -83,7 +89,21 @@ def previous_from(doc: object, game: str, where: str) -> Previous:
     return Previous(state=state, facts=facts or None)
 
 
-def load_previous(path: str, game: str) -> Previous:
+def _strangers(state: dict, players: list[str] | None) -> list[str]:
+    """``pieces[3].player 'purple'`` for every entry of the state's lists whose player is not one of
+    ``players`` (none when ``players`` is None)."""
+    if not players:
+        return []
+    out = []
+    for key, items in state.items():
+        for i, item in enumerate(items if isinstance(items, list) else []):
+            who = item.get("player") if isinstance(item, dict) else None
+            if isinstance(who, str) and who not in players:
+                out.append(f"{key}[{i}].player {who!r}")
+    return out
+
+
+def load_previous(path: str, game: str, players: list[str] | None = None) -> Previous:
     """Read ``--previous``: one JSON object, or JSON lines (the output of ``game --json``: the last
     accepted line with a state is taken).
 
@@ -95,12 +115,12 @@ def load_previous(path: str, game: str) -> Previous:
     raw = read_input_file(path, MAX_PREVIOUS_BYTES, "previous reading", "invalid-json")
     lines = [line for line in raw.decode("utf-8", errors="replace").splitlines() if line.strip()]
     if len(lines) <= 1:
-        return previous_from(load_json(path, "previous reading"), game, where)
+        return previous_from(load_json(path, "previous reading"), game, where, players)
     docs = [parse_json_text(line, f"{where} line {i + 1}") for i, line in enumerate(lines)]
     readings = [d for d in docs if isinstance(d, dict) and "state" in d and d.get("accepted") is not False]
     if not readings:
         raise BadInputError("invalid-previous", f"{where}: no line holds a reading ({PREVIOUS_SHAPES})")
-    return previous_from(readings[-1], game, where)
+    return previous_from(readings[-1], game, where, players)
 
 
 @dataclass

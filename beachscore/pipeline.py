@@ -24,6 +24,7 @@ from beachscore.games import reader
 from calibration import store
 from calibration.files import load_calibration_request
 from calibration.light_check import light_check
+from calibration.shot_check import check_shot
 from vision.appearance import board_layout
 from vision.board import locate
 from vision.confidence import confidence_percent
@@ -41,18 +42,24 @@ from vision.types import CalibrationShot, Photo, Reader, Reading, Registration
 
 def learned_classes(cal: store.Calibration, calibration_json: str) -> list[str]:
     """The classes a calibration knows, sorted: the labels of calibration.json's samples and those the
-    reader learned besides them (``cal.model["classes"]``); what ``calibrate`` and the wizard report."""
+    reader learned besides them (``cal.model["classes"]``); what ``calibrate`` and the wizard report.
+    A learned name that is a label's last part (the grid reader's ``black`` for ``cell/black``) is
+    that label's class, listed once as the user wrote it."""
     model = cal.model if isinstance(getattr(cal, "model", None), dict) else {}
     learned = model.get("classes") if isinstance(model.get("classes"), (dict, list)) else []
-    return sorted({label for label, _ in load_calibration_request(calibration_json).samples} | set(learned))
+    labels = {label for label, _ in load_calibration_request(calibration_json).samples}
+    tails = {label.rsplit("/", 1)[1] for label in labels if "/" in label}
+    return sorted(labels | {name for name in learned if name not in tails})
 
 
 def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
     """Learn a calibration from calibration.json and write it to ``out_dir``.
 
     Raises:
-        BadInputError: bad files, unknown labels, samples off the board.
-        UnreadableBoardError: markers declared but not visible and no corners given.
+        BadInputError: bad files, unknown labels, samples off the board or of different labels on
+            one spot (``bad-sample``).
+        UnreadableBoardError: markers declared but not visible and no corners given; a shot with
+            nothing to learn (``too-dark``, ``glare``, ``no-contrast``: :mod:`calibration.shot_check`).
     """
     req = load_calibration_request(calibration_json)
     check_output_folder(out_dir, calibration_json)
@@ -83,6 +90,7 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
         if not (-1e-6 * w <= x <= w * (1 + 1e-6) and -1e-6 * h <= y <= h * (1 + 1e-6)):
             raise BadInputError("sample-off-board", f"sample {label!r} at {x:g},{y:g} mm is outside the "
                                 f"{w:g}x{h:g} mm board")
+    check_shot(image, H, req.profile["board_mm"], req.samples)
     shot = CalibrationShot(request=req, image=image, empty_image=empty, H_px_from_mm=H)
     with tempfile.TemporaryDirectory(prefix="beachscore-undistorted-") as tmp:
         if lens is not None:  # readers that decode the shot themselves read the undistorted copies

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 
 import cv2
+import numpy as np
 
 from calibration.errors import CalibrationError
 from vision.files import load_object
@@ -124,6 +125,29 @@ class CalibrationRequest:
     charuco_image_path: str | None = None
 
 
+#: Samples of different labels closer than this are on the same spot (a sample is the centre of a
+#: piece or a place; the closest different ones in the shared and development calibrations are 20 mm
+#: apart), mm.
+SAME_SPOT_MM = 1.0
+
+
+def _check_spots(samples: list, where: str) -> None:
+    """Refuse samples of different labels on the same spot (``bad-sample``): nothing tells them apart."""
+    if len(samples) < 2:
+        return
+    xy = np.array([p for _, p in samples], np.float64)
+    labels = np.array([label for label, _ in samples])
+    order = np.lexsort((xy[:, 1], xy[:, 0]))
+    for k, i in enumerate(order):
+        for j in order[k + 1:]:
+            if xy[j, 0] - xy[i, 0] >= SAME_SPOT_MM:
+                break
+            if labels[i] != labels[j] and np.hypot(*(xy[j] - xy[i])) < SAME_SPOT_MM:
+                raise CalibrationError("bad-sample", f"{where}: samples of different labels on the same spot: "
+                                       f"{labels[i]!r} and {labels[j]!r} at {xy[i, 0]:g},{xy[i, 1]:g} mm; put each "
+                                       "sample on the piece or place it names")
+
+
 def load_calibration_request(path: str) -> CalibrationRequest:
     """Parse and check calibration.json (paths relative to the file).
 
@@ -158,6 +182,7 @@ def load_calibration_request(path: str) -> CalibrationRequest:
                                    "spaces around a part; write it as the game's labels are written (e.g. piece/red)")
         (xy,) = _points([s.get("board_mm")], 1, "board_mm", f"{where}: sample {i}")
         samples.append((s["label"], (xy[0], xy[1])))
+    _check_spots(samples, where)
     empty = data.get("empty_image")
     charuco = data.get("charuco_image")
     if charuco is not None and not isinstance(charuco, str):

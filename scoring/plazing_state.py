@@ -31,6 +31,8 @@ NEUTRAL = "neutral"
 # rulebook's 6 and the samples disagree; the samples are what a reading must be able to score.
 PIECES_PER_PLAYER = {"screen": 8, "blanket": 5}
 MAX_PLAYERS = 4
+MAX_GRID = 200  #: the most rows, and columns, a board may have
+MAX_SQUARES = MAX_GRID * MAX_GRID  #: the most squares of any board (when the grid is not known)
 
 
 @dataclass(frozen=True)
@@ -144,8 +146,10 @@ def read_catalogue(p: Problems, raw: Any) -> dict[str, set[tuple[Cell, ...]]]:
     return cat
 
 
-def read_facts(p: Problems, state: dict, setup: dict | None, seen_players: list[str]) -> Facts:
-    """Check the off-board facts (setup fields, or the same fields in the state)."""
+def read_facts(p: Problems, state: dict, setup: dict | None, seen_players: list[str],
+               squares: int = MAX_SQUARES) -> Facts:
+    """Check the off-board facts (setup fields, or the same fields in the state); ``squares``: the
+    board's number of squares (at most that many tokens, and closed areas, fit on it)."""
     raw_players = merged("players", state, setup)
     players_given = raw_players is not None
     players: list[str] = []
@@ -164,6 +168,9 @@ def read_facts(p: Problems, state: dict, setup: dict | None, seen_players: list[
                 seen_players = seen_players + [k for k in raw if isinstance(k, str)]
         players = sorted(set(seen_players))
     known = tuple(players)
+    if players_given and isinstance(raw_players, (list, tuple)) and not raw_players:
+        p.add("players: an empty list; a game has at least one player (leave 'players' out to take them "
+              "from the board)")
     if len(known) > MAX_PLAYERS:
         p.add(f"players: {len(known)} players ({', '.join(show(x) for x in known[:8])}…); "
               f"the game is for at most {MAX_PLAYERS}")
@@ -193,6 +200,7 @@ def read_facts(p: Problems, state: dict, setup: dict | None, seen_players: list[
 
     collected = per_player("collected", lambda v, w: counts_dict(p, v, w, COLLECTED_KINDS))
     closings = per_player("closings", lambda v, w: p.need_int(v, w, lo=0))
+    _check_box_counts(p, collected, closings, squares)
     track = per_player("track", lambda v, w: p.need_int(v, w))
     expansions = merged("expansions", state, setup)
     expansions = {} if expansions is None else (p.need_dict(expansions, "expansions") or {})
@@ -202,6 +210,25 @@ def read_facts(p: Problems, state: dict, setup: dict | None, seen_players: list[
         flags[key] = bool(p.need_bool(v, f"expansions.{key}"))
     return Facts(known, players_given, weather, collected, closings, track,
                  flags["clean_beach"] or bool(state.get("trash")), flags["surprises"])
+
+
+def _check_box_counts(p: Problems, collected: dict | None, closings: dict | None, squares: int) -> None:
+    """Record counts no game can reach: every resource and trash token lies on a square of the board
+    at the start, and every closed area holds a square of its own, so no count (one player's, or
+    all players' together) exceeds the board's ``squares``."""
+    for key, per_player in (("collected", collected), ("closings", closings)):
+        if not per_player:
+            continue
+        kinds = COLLECTED_KINDS if key == "collected" else (None,)
+        for kind in kinds:
+            counts = {name: (v[kind] if kind else v) for name, v in per_player.items()}
+            what = f"{key}.{{}}.{kind}" if kind else f"{key}.{{}}"
+            over = [name for name, n in counts.items() if n > squares]
+            for name in over:
+                p.add(f"{what.format(name)}: {show(counts[name])} is more than the board holds ({squares} squares)")
+            if not over and sum(counts.values()) > squares:
+                p.add(f"{key}{'.*.' + kind if kind else ''}: {sum(counts.values())} in all players' counts, more "
+                      f"than the board holds ({squares} squares)")
 
 
 def read_terrain(p: Problems, raw: Any, rows: int | None, cols: int | None) -> tuple[str, ...] | None:
@@ -233,15 +260,16 @@ def read_board(state: dict, setup: dict | None = None) -> tuple[Board, Facts]:
         InvalidStateError: listing every problem (field, cell and bad value).
     """
     p = Problems()
-    rows = p.need_int(state.get("rows"), "rows", lo=1, hi=200)
-    cols = p.need_int(state.get("cols"), "cols", lo=1, hi=200)
+    rows = p.need_int(state.get("rows"), "rows", lo=1, hi=MAX_GRID)
+    cols = p.need_int(state.get("cols"), "cols", lo=1, hi=MAX_GRID)
     terrain = read_terrain(p, merged("terrain", state, setup), rows, cols)
     catalogue = read_catalogue(p, (setup or {}).get("pieces"))
     raw_pieces = p.need_list(state.get("pieces", []), "pieces") or []
     raw_meeples = state.get("meeples") if isinstance(state.get("meeples"), list) else []
     seen_players = [x.get("player") for x in raw_pieces + raw_meeples
                     if isinstance(x, dict) and isinstance(x.get("player"), str)]
-    facts = read_facts(p, state, setup, seen_players)
+    facts = read_facts(p, state, setup, seen_players,
+                       rows * cols if rows is not None and cols is not None else MAX_SQUARES)
     grid_ok = rows is not None and cols is not None
     size = (rows, cols) if grid_ok else (None, None)
     occupied: dict[Cell, int] = {}

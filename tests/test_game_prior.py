@@ -112,3 +112,21 @@ def test_a_first_reading_that_breaks_the_rules_is_not_accepted():
     photo = game.follow(scan(Reading(state=outside, confidence=0.9)))
     assert [c["kind"] for c in photo.step.impossible] == ["marked"]
     assert not photo.accepted and photo.result.confidence <= IMPOSSIBLE_CONFIDENCE and game.timeline.last is None
+
+
+def test_previous_with_a_piece_of_someone_not_playing_is_refused():
+    purple = dict(SCREEN, player="purple")
+    with pytest.raises(BadInputError) as err:
+        previous_from({"state": state([purple, GEAR])}, "plazing", "x", ["red", "blue"])
+    assert err.value.code == "invalid-previous" and "pieces[0].player 'purple'" in err.value.message
+    assert previous_from({"state": state([SCREEN, GEAR])}, "plazing", "x", ["red", "blue"]).state
+
+
+def test_the_game_players_come_from_the_setup_else_from_the_calibration():
+    from beachscore.checks import game_players
+
+    cal = SimpleNamespace(model={"players": ["red", "yellow"]})
+    assert game_players({"players": ["red", "blue"]}, cal) == ["red", "blue"]
+    assert game_players({"players": {"red": {}}}, cal) == ["red"]
+    assert game_players(None, cal) == ["red", "yellow"]
+    assert game_players({}, SimpleNamespace(model={})) is None

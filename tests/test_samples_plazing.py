@@ -187,6 +187,22 @@ def test_a_wrong_setup_terrain_is_named_in_the_refusal(tmp_path_factory):
     assert "setup's terrain may be wrong" in msg and "G1" in msg and "hand" not in msg
 
 
+def test_a_setup_terrain_of_closing_cells_only_is_refused(tmp_path_factory):
+    """Scene 2's photo with a terrain all '#': not an empty reading at full confidence but exit 3
+    ``terrain-mismatch`` naming the closing cells that show sand, tokens or pieces."""
+    if not os.path.isdir(SETUP):
+        pytest.skip("shared Plażing samples not present")
+    from beachscore.errors import UnreadableBoardError
+
+    image, setup = _sample(2)
+    setup["terrain"] = ["#" * len(row) for row in setup["terrain"]]
+    with pytest.raises(UnreadableBoardError) as err:
+        _scan_array(tmp_path_factory, image, setup)
+    msg = str(err.value)
+    assert err.value.code == "terrain-mismatch" and err.value.exit_code == 3
+    assert "setup's terrain may be wrong" in msg and "A1" in msg and "closing cells" in msg
+
+
 def test_a_colour_cast_is_named_in_the_refusal(tmp_path_factory):
     """A strong orange cast: the refusal gives the measured colour gains, not "a hand"."""
     if not os.path.isdir(SETUP):

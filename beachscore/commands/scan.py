@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+from beachscore.checks import game_players
 from beachscore.commands.common import EXIT_OK, emit_error, load_setup
 from beachscore.commands.game import follow
 from beachscore.errors import BadInputError, BeachscoreError
@@ -95,7 +96,7 @@ def run(args) -> int:
 def _scan_after(args, cal, setup: dict | None, targets: list) -> int:
     """``scan --previous``: the photos read in order after the previous reading, each with the
     accepted reading before it as its prior (``changes``, ``impossible``; no final line)."""
-    game = FollowedGame(cal, setup, load_previous(args.previous, cal.game))
+    game = FollowedGame(cal, setup, load_previous(args.previous, cal.game, game_players(setup, cal)))
 
     def annotate(i: int, result) -> None:
         if targets[i]:

@@ -124,3 +124,18 @@ def test_a_failed_save_leaves_the_calibration_saved_before(tmp_path, monkeypatch
         store.save(folder, new, {"outline.png": np.full((8, 8), 255, np.uint8)})
     assert {name: (tmp_path / "cal" / name).read_bytes() for name in os.listdir(folder)} == before
     assert store.load(folder).model == old.model
+
+
+def test_samples_of_different_labels_on_one_spot_are_refused(tmp_path):
+    _write(tmp_path, "profile.json", PROFILE)
+    corners = [[0, 0], [1, 0], [1, 1], [0, 1]]
+    same = [{"label": lab, "board_mm": [50, 50]} for lab in ("cell/black", "cell/white", "cell/empty")]
+    with pytest.raises(BadInputError) as err:
+        load_calibration_request(_write(tmp_path, "cal.json", {"profile": "profile.json", "image": "x.jpg",
+                                                               "corners_px": corners, "samples": same}))
+    assert err.value.code == "bad-sample" and "samples of different labels on the same spot" in err.value.message
+    apart = [{"label": "cell/black", "board_mm": [50, 50]}, {"label": "cell/black", "board_mm": [50, 50]},
+             {"label": "cell/white", "board_mm": [60, 50]}]
+    req = load_calibration_request(_write(tmp_path, "cal2.json", {"profile": "profile.json", "image": "x.jpg",
+                                                                  "corners_px": corners, "samples": apart}))
+    assert len(req.samples) == 3

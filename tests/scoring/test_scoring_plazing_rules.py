@@ -311,3 +311,21 @@ def test_explanation_names_the_ring_pieces_per_colour_and_the_verdict():
     assert "a: closed, 1 square (C1); closed by 3 pieces: red 2 (gear B1, gear C2), blue 1 (gear D1) → red" in text
     assert "DISPUTE: marked blue, rules give red" in text
     assert " 1  . R a B ." in text  # the map row at the sea, area lettered
+
+
+def test_a_count_beyond_what_the_box_holds_is_refused():
+    """10**12 amber collected: every token lies on a square at the start, so no count exceeds the
+    board's squares, for one player or for all together."""
+    state = {"game": "plazing", "rows": 12, "cols": 20}
+    with pytest.raises(InvalidStateError, match=r"collected\.red\.amber: 1000000000000 is more than the board"):
+        validate(state, {"players": ["red", "yellow"], "collected": {"red": {"amber": 10 ** 12}}})
+    with pytest.raises(InvalidStateError, match=r"collected\.\*\.shell: 300 in all players"):
+        validate(state, {"players": ["red", "yellow"], "collected": {"red": {"shell": 150}, "yellow": {"shell": 150}}})
+    with pytest.raises(InvalidStateError, match=r"closings\.red: 241 is more"):
+        validate(state, {"players": ["red"], "closings": {"red": 241}})
+    validate(state, {"players": ["red", "yellow"], "collected": {"red": {"amber": 12}}, "closings": {"red": 3}})
+
+
+def test_an_empty_players_list_is_refused():
+    with pytest.raises(InvalidStateError, match="players: an empty list"):
+        validate({"game": "plazing", "rows": 12, "cols": 20}, {"players": []})

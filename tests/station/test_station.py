@@ -313,3 +313,20 @@ def test_a_new_game_naming_a_colour_the_calibration_has_not_learned_is_refused(t
         assert st.new_game("strand-unter", {"players": {"red": {"bucket": {"white": 1}}}})
     finally:
         st.close()
+
+
+@pytest.mark.parametrize("setup, says", [
+    ({"players": []}, "players: an empty list"),
+    ({"players": ["red", "yellow"], "collected": {"red": {"amber": 10 ** 12}}}, "collected.red.amber"),
+])
+def test_a_new_plazing_game_the_rules_cannot_score_is_refused_up_front(tmp_path, setup, says):
+    from beachscore.errors import BadInputError
+
+    st = Station(Store(str(tmp_path / "data")), camera=MockCamera(), calibration=None, scanner=FakeScanner())
+    try:
+        with pytest.raises(BadInputError) as err:
+            st.new_game("plazing", setup)
+        assert err.value.code == "invalid-setup" and says in err.value.message
+        assert st.store.count("games") == 0
+    finally:
+        st.close()

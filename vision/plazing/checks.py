@@ -95,6 +95,34 @@ def unlike_message(cells, blob: int, model: ReaderModel, terrain: np.ndarray, te
         " Take the photo again with the view clear (or fix --setup)."
 
 
+def wrong_walls(looks, model: ReaderModel, terrain: np.ndarray, terrain_given: bool) -> None:
+    """Refuse a setup terrain that puts closing terrain where the photo shows sand, tokens or pieces:
+    more than ``TERRAIN.wrong_wall_share`` of its ``#`` cells (and at least ``TERRAIN.wrong_wall_cells``)
+    look placeable (:meth:`~vision.plazing.terrain.TerrainModel.placeable_walls`). Else the reader
+    would read nothing there, with full confidence.
+
+    Raises:
+        UnreadableBoardError: ``terrain-mismatch`` naming the cells.
+    """
+    if looks is None or not terrain_given or model.terrain is None or not model.terrain.known:
+        return
+    walls = terrain == "#"
+    odd = model.terrain.placeable_walls(looks, walls)
+    n_odd, n_wall = int(odd.sum()), int(walls.sum())
+    if n_odd < TERRAIN.wrong_wall_cells or n_odd <= TERRAIN.wrong_wall_share * n_wall:
+        return
+    read, _, _ = model.terrain.classify(looks)
+    says_sand = np.argwhere((read == "#") & ~walls).tolist()
+    elsewhere = (", and closing terrain at " + cells_text(says_sand) + " where the setup says sand"
+                 if says_sand else "")
+    raise UnreadableBoardError(
+        "terrain-mismatch", f"the setup's terrain may be wrong: it puts closing terrain '#' at "
+        f"{cells_text(np.argwhere(odd).tolist(), 8)} ({n_odd} of its {n_wall} closing cells) where the photo "
+        "shows sand, tokens or pieces (they look like the calibration shot's placeable cells, unlike any of "
+        f"its closing terrain){elsewhere}. Pass the terrain of this game, or leave it out to read it from the "
+        "photo.")
+
+
 def unlike_board(looks, model: ReaderModel, terrain: np.ndarray, terrain_given: bool, gains, owner: np.ndarray) -> list:
     """Cells whose whole look (:func:`~vision.plazing.terrain.terrain_features`) is unlike every cell
     of the calibration shot (``QUALITY.unlike_look``).

@@ -186,6 +186,12 @@ class TerrainConfig:
     object_slope: float = 4.0
     #: Cells whose terrain is read less sure than this are named in the terrain warning (a posterior).
     doubt_below: float = 0.9
+    #: A setup whose closing cells look placeable (:meth:`~vision.plazing.terrain.TerrainModel.placeable_walls`)
+    #: beyond this share of them has the wrong terrain (refused; dev tables: at most 4 of 15 with the
+    #: right terrain, at least 221 of 240 with all '#', ``docs/tuning.md``) …
+    wrong_wall_share: float = 0.5
+    #: … when they are at least this many cells (a closing object: a 2×2 stand).
+    wrong_wall_cells: int = 4
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ import numpy as np
 
 from vision.errors import BadInputError, UnreadableBoardError
 from vision.plazing.cells import Grid
-from vision.plazing.checks import light_named, terrain_warning, unlike_board
+from vision.plazing.checks import light_named, terrain_warning, unlike_board, wrong_walls
 from vision.plazing.config import QUALITY, RECTIFY, TOKENS
 from vision.plazing.ledger import Decision, Ledger, calibrated
 from vision.plazing.model import ReaderModel
@@ -56,7 +56,8 @@ def read(photo: Photo) -> Reading:
     Raises:
         UnreadableBoardError: ``too-dark``, ``glare``, ``too-blurred`` (photo quality),
             ``occluded`` (something no learned class explains over the board: a hand, an arm),
-            ``board-out-of-view``, ``uneven-light``.
+            ``board-out-of-view``, ``uneven-light``, ``terrain-mismatch`` (the setup's terrain puts
+            closing terrain where the photo shows sand, tokens or pieces).
         BadInputError: ``invalid-setup`` when the setup's terrain does not fit the grid;
             ``terrain-missing``; ``calibration-outdated`` for a model of an older reader.
     """
@@ -82,6 +83,7 @@ def read(photo: Photo) -> Reading:
         unlike_board(looks, model, terrain, terrain_given, view.gains, view.owner)
     except UnreadableBoardError as e:
         raise light_named(e, prep) from None
+    wrong_walls(looks, model, terrain, terrain_given)
     if not terrain_given:
         terrain, view = _read_terrain(prep, model, looks, ledger, warnings)
     owner = view.owner

@@ -111,6 +111,37 @@ class TerrainModel:
         d2 = (x * x).sum(1)[:, None] + (ref * ref).sum(1)[None] - 2.0 * small_matmul(x, np.ascontiguousarray(ref.T))
         return (np.maximum(d2, 0.0).min(axis=1) / x.shape[1]).reshape(feats.shape[:2])
 
+    def placeable_walls(self, feats: np.ndarray, walls: np.ndarray) -> np.ndarray:
+        """Which of the cells ``walls`` (bool (rows, cols): the setup's closing terrain) look
+        placeable: nearer a placeable calibration cell (sand, a mark, a piece) than any of the
+        calibration's closing cells, and farther from those than any calibration closing cell is
+        from the nearest other one (beyond what the calibration's own terrain looks like).
+
+        Args:
+            feats: float64 (rows, cols, F) cell looks (:func:`terrain_features`).
+        Returns:
+            bool (rows, cols); all False when the calibration shows no closing and no placeable cell.
+        """
+        labels = np.array(self.labels)
+        wall = labels == "#"
+        if wall.sum() < 2 or wall.all():
+            return np.zeros(walls.shape, bool)
+        ref = self.feats / self.scale
+        x = feats[walls] / self.scale
+        F = x.shape[1]
+
+        def d2(a, b):
+            return np.maximum((a * a).sum(1)[:, None] + (b * b).sum(1)[None]
+                              - 2.0 * small_matmul(a, np.ascontiguousarray(b.T)), 0.0) / F
+
+        own = d2(ref[wall], ref[wall])
+        np.fill_diagonal(own, np.inf)
+        d_wall = d2(x, ref[wall]).min(axis=1)
+        d_free = d2(x, ref[~wall]).min(axis=1)
+        out = np.zeros(walls.shape, bool)
+        out[walls] = (d_free < d_wall) & (d_wall > own.min(axis=1).max())
+        return out
+
     @property
     def classes(self) -> list:
         """Classes seen at calibration, sorted."""
