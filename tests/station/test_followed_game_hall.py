@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from test_followed_game import GAME, SETUP, plazing_calibration, scan, play
-from test_hall_link import Hall, wait_for
+from test_hall_link import seated_hall, wait_for
 
 from beachscore.station import Station
 from beachscore.station.hall_link import HallLink
@@ -15,11 +15,7 @@ from hardware.mock_camera import MockCamera
 
 @pytest.fixture
 def plazing_hall(tmp_path):
-    h = Hall(tmp_path).start()
-    eid = h.store.create_event("Beach night", "plazing", {"seating": {"table_size": 2}})
-    h.store.add_players(eid, [{"name": "Ana"}, {"name": "Bo"}])
-    h.store.start_round(eid, seed=1)
-    h.event_id = eid
+    h = seated_hall(tmp_path, "plazing", "Beach night")
     yield h
     h.stop()
     h.store.close()

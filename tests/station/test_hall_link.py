@@ -39,6 +39,17 @@ class Hall:
             self.server = None
 
 
+def seated_hall(tmp_path, game: str, name: str):
+    """A started :class:`Hall` with one event of ``game`` (tables of 2), Ana and Bo seated in round 1
+    (``event_id`` set); the caller stops it and closes its store."""
+    h = Hall(tmp_path).start()
+    eid = h.store.create_event(name, game, {"seating": {"table_size": 2}})
+    h.store.add_players(eid, [{"name": "Ana"}, {"name": "Bo"}])
+    h.store.start_round(eid, seed=1)
+    h.event_id = eid
+    return h
+
+
 def wait_for(predicate, timeout_s=15.0):
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -50,11 +61,7 @@ def wait_for(predicate, timeout_s=15.0):
 
 @pytest.fixture
 def hall(tmp_path):
-    h = Hall(tmp_path).start()
-    eid = h.store.create_event("Club night", "strand-unter", {"seating": {"table_size": 2}})
-    h.store.add_players(eid, [{"name": "Ana"}, {"name": "Bo"}])
-    h.store.start_round(eid, seed=1)
-    h.event_id = eid
+    h = seated_hall(tmp_path, "strand-unter", "Club night")
     yield h
     h.stop()
     h.store.close()

@@ -36,7 +36,7 @@ from hardware.mock_camera import MockCamera
 from web import create_app
 
 from tests.station.test_followed_game import GAME, SETUP
-from tests.station.test_hall_link import Hall, wait_for
+from tests.station.test_hall_link import seated_hall, wait_for
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "vision"))
 from still_frames import EXAMPLE, Table  # noqa: E402
@@ -145,11 +145,7 @@ def game_frames(table: Table) -> tuple[np.ndarray, list[dict]]:
 
 @pytest.fixture
 def plazing_hall(tmp_path):
-    h = Hall(tmp_path).start()
-    eid = h.store.create_event("Beach night", "plazing", {"seating": {"table_size": 2}})
-    h.store.add_players(eid, [{"name": "Ana"}, {"name": "Bo"}])
-    h.store.start_round(eid, seed=1)
-    h.event_id = eid
+    h = seated_hall(tmp_path, "plazing", "Beach night")
     yield h
     h.stop()
     h.store.close()
