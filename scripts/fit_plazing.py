@@ -2,7 +2,7 @@
 """Fit the Plażing reader's statistical constants on development set-ups (and only those).
 
     .venv/bin/python scripts/fit_plazing.py FOLDER [FOLDER ...] [--setups setup0,setup1] \
-        [--seeds 7,8,9] [--write vision/plazing/fitted.json]
+        [--seeds 7,8,9] [--write vision/plazing/fitted.json [--scene-map]]
 
 Each FOLDER holds ``profile.json`` and ``setupN/`` folders (the samples' layout, with truth). It
 prints the maximum-likelihood values of
@@ -26,8 +26,8 @@ With ``--write`` the fitted ``t_dof``, ``scene_spread`` and ``slopes`` are writt
 ``vision/plazing/fitted.json`` (which :mod:`vision.plazing.config` reads), with the folders and
 set-ups they were fitted on and the synthetic seeds (``--seeds``: those the synthetic folders
 were made with by ``scripts/synthetic_plazing_setups.py``). The confidence map's ``intercept``
-and ``slope`` are only printed: :class:`~vision.plazing.config.ConfidenceConfig` keeps the
-identity map (``docs/tuning.md``). Never pass held-out set-ups: what is fitted on them is no
+and ``slope`` are written too with ``--scene-map`` (only printed without it: the config then
+keeps the identity map; ``docs/tuning.md``). Never pass held-out set-ups: what is fitted on them is no
 longer a measurement of transfer.
 """
 
@@ -204,16 +204,20 @@ def fitted_on(folders, setups, seeds) -> dict:
     return {"sets": sets, "synthetic_seeds": list(seeds)}
 
 
-def write_fitted(path: str, tokens: dict, token_sets: dict, slopes: dict, slope_sets: dict) -> None:
+def write_fitted(path: str, tokens: dict, token_sets: dict, slopes: dict, slope_sets: dict,
+                 scene_map: tuple | None = None) -> None:
     """Write ``fitted.json``: the token model's ``t_dof`` and ``scene_spread``, the per-kind
-    confidence ``slopes`` (in the order of the current file's kinds, new kinds after), and what
-    each was fitted on (:func:`fitted_on`)."""
+    confidence ``slopes`` (in the order of the current file's kinds, new kinds after), the scene
+    map ``(intercept, slope)`` when given, and what each was fitted on (:func:`fitted_on`)."""
     order = list(CONFIDENCE.slopes)
     slopes = {k: slopes[k] for k in order if k in slopes} | {k: v for k, v in slopes.items() if k not in order}
     doc = {"script": "scripts/fit_plazing.py",
            "tokens": {"t_dof": float(tokens["t_dof"]), "scene_spread": float(tokens["scene_spread"]),
                       "fitted_on": token_sets},
-           "confidence": {"slopes": {k: float(v) for k, v in slopes.items()}, "fitted_on": slope_sets}}
+           "confidence": {"slopes": {k: float(v) for k, v in slopes.items()}}}
+    if scene_map is not None:
+        doc["confidence"].update(intercept=float(scene_map[0]), slope=float(scene_map[1]))
+    doc["confidence"]["fitted_on"] = slope_sets
     with open(path, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1, ensure_ascii=False)
         f.write("\n")
@@ -225,6 +229,7 @@ def main(argv=None) -> int:
     ap.add_argument("--setups", help="only these set-up folders (comma-separated names)")
     ap.add_argument("--seeds", default="", help="synthetic seeds the synthetic folders were made with (comma-separated)")
     ap.add_argument("--write", help="write the fitted values here (vision/plazing/fitted.json)")
+    ap.add_argument("--scene-map", action="store_true", help="also write the fitted scene map (intercept, slope)")
     a = ap.parse_args(argv)
     setups = set(a.setups.split(",")) if a.setups else None
     scenes, cells, held = collect(a.folders, setups)
@@ -259,7 +264,8 @@ def main(argv=None) -> int:
               + ", ".join(f"{name} at {c:.3f}" for c, ok, name in conf if not ok))
     if a.write:
         made_on = fitted_on(a.folders, setups, [int(x) for x in a.seeds.split(",") if x])
-        write_fitted(a.write, {"t_dof": best[1], "scene_spread": best[2]}, made_on, slopes, made_on)
+        write_fitted(a.write, {"t_dof": best[1], "scene_spread": best[2]}, made_on, slopes, made_on,
+                     (round(a0, 3), round(b0, 3)) if a.scene_map else None)
         print(f"wrote {a.write}")
     return 0
 

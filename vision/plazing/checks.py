@@ -12,6 +12,8 @@ scattered odd cells only make the reading doubtful.
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 
@@ -28,10 +30,16 @@ def check_quality(small: np.ndarray, view_gains: np.ndarray, model: ReaderModel,
     """Refuse dark or glared photos with :func:`vision.image.quality.check` and blurred ones against the
     calibration's sharpness (Pech-Pacheco et al. 2000).
 
+    With the calibration's sand known (``model.sand``) the share of blown-out pixels refuses nothing
+    here: a lamp brighter than at calibration whitens sand that is still sand, and the cells judge
+    it themselves (:func:`vision.plazing.prepare.prepare`: a cell whose sand is clipped beyond the
+    calibration's is doubted, too many such cells refuse the photo as ``glare``).
+
     Raises:
         UnreadableBoardError: ``too-dark``, ``glare``, ``too-blurred``.
     """
-    quality.check(small, gains=view_gains)
+    cfg = quality.QUALITY if model.sand is None else dataclasses.replace(quality.QUALITY, max_glare_fraction=1.0)
+    quality.check(small, gains=view_gains, cfg=cfg)
     if model.sharpness > 0:  # measured after the lighting correction: a dimmer photo is not a blurred one
         now = frame_sharpness(cv2.cvtColor(cv2.transform(small, np.diag(view_gains).astype(np.float32)),
                                       cv2.COLOR_BGR2GRAY), grid)

@@ -371,13 +371,13 @@ class ConfidenceConfig:
     per kind of decision, ``slopes``), then their product mapped to the probability that the whole
     reading is right (Platt scaling of its log-odds: ``1 / (1 + exp(−(intercept + slope·logit)))``).
 
-    The slopes are fitted by ``scripts/fit_plazing.py`` (``fitted.json``); the scene map is the
-    identity. Checked on the held-out set-ups by ``scripts/reliability.py``."""
+    The slopes and the scene map are fitted by ``scripts/fit_plazing.py`` (``fitted.json``; a file
+    without the scene map keeps the identity). Checked on the held-out set-ups by ``scripts/reliability.py``."""
 
-    #: Intercept of the scene map (Platt scaling of the reading's log-odds), log-odds.
-    intercept: float = 0.0
-    #: Slope of the scene map, a factor on the log-odds.
-    slope: float = 1.0
+    #: Intercept of the scene map (Platt scaling of the reading's log-odds; fitted: ``fitted.json``), log-odds.
+    intercept: float = float(FITTED["confidence"].get("intercept", 0.0))
+    #: Slope of the scene map, a factor on the log-odds (fitted: ``fitted.json``).
+    slope: float = float(FITTED["confidence"].get("slope", 1.0))
     #: Per kind of decision, the factor on its log-odds making it a probability of being right
     #: (Platt scaling without intercept; 1: taken as it is; fitted: ``fitted.json``).
     slopes: dict = field(default_factory=lambda: {k: float(v) for k, v in FITTED["confidence"]["slopes"].items()})
