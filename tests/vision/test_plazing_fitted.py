@@ -14,6 +14,7 @@ SCRIPT = os.path.join(HERE, "..", "..", "scripts", "fit_plazing.py")
 #: The values the reader was measured with (docs/tuning.md, "Plażing: fitted constants").
 EXPECTED_TOKENS = {"t_dof": 4.0, "scene_spread": 11.0}
 EXPECTED_SLOPES = {"cover": 1.24, "token": 0.74, "split": 1.62, "facing": 2.54, "print": 1.5}
+EXPECTED_SCENE_MAP = {"intercept": 0.756, "slope": 1.744}
 
 
 def test_fitted_values_are_the_measured_ones_bit_for_bit():
@@ -22,6 +23,8 @@ def test_fitted_values_are_the_measured_ones_bit_for_bit():
     assert list(config.CONFIDENCE.slopes) == list(EXPECTED_SLOPES)
     assert {k: v.hex() for k, v in config.CONFIDENCE.slopes.items()} == \
         {k: v.hex() for k, v in EXPECTED_SLOPES.items()}
+    assert config.CONFIDENCE.intercept.hex() == EXPECTED_SCENE_MAP["intercept"].hex()
+    assert config.CONFIDENCE.slope.hex() == EXPECTED_SCENE_MAP["slope"].hex()
 
 
 def test_fitted_file_names_what_it_was_fitted_on():
@@ -51,5 +54,6 @@ def test_the_fitting_script_writes_a_file_the_config_reads_back(tmp_path):
     packaged = json.loads(config.FITTED_FILE.read_text(encoding="utf-8"))
     again = tmp_path / "again.json"
     fit.write_fitted(str(again), packaged["tokens"], packaged["tokens"]["fitted_on"],
-                     packaged["confidence"]["slopes"], packaged["confidence"]["fitted_on"])
+                     packaged["confidence"]["slopes"], packaged["confidence"]["fitted_on"],
+                     (packaged["confidence"]["intercept"], packaged["confidence"]["slope"]))
     assert again.read_text(encoding="utf-8") == config.FITTED_FILE.read_text(encoding="utf-8")

@@ -74,12 +74,19 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
 
 def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, terrain_given, looks) -> list:
     """Refuse the photo (``occluded``) when the free cells that nothing learned explains (unknown or
-    odd, overexposed cells left out) form a blob; else the unknown cells."""
+    odd, overexposed cells left out) form a blob, or the faintly odd ones do (``QUALITY.faint_distance``:
+    a hand whose skin a light makes look like a pale token is no cell of calibration's either,
+    and it spans many touching cells where lone tokens in another light do not); else the unknown cells."""
     unknown = [c for c, pu in zip(free, post.p_unknown) if pu > TOKENS.unknown_posterior]
     odd = [c for c, o in zip(free, odd_cells(x, model.tokens, QUALITY.odd_distance, dists)) if o]
     glare = prep.clipped if prep.clipped is not None else np.zeros(terrain.shape, bool)
     strange = sorted(c for c in set(odd) | set(unknown) if not glare[c])  # overexposed: explained, doubted below
     blob = largest_blob(strange, (grid.rows, grid.cols))
+    if blob <= QUALITY.max_unknown_blob_cells:
+        faint = sorted(c for c, o in zip(free, odd_cells(x, model.tokens, QUALITY.faint_distance, dists))
+                       if o and not glare[c])
+        if largest_blob(faint, (grid.rows, grid.cols)) > QUALITY.max_unknown_blob_cells:
+            strange, blob = faint, largest_blob(faint, (grid.rows, grid.cols))
     if blob > QUALITY.max_unknown_blob_cells:
         raise light_named(UnreadableBoardError("occluded", unlike_message(
             big_blobs(strange, (grid.rows, grid.cols), QUALITY.max_unknown_blob_cells), blob, model, terrain,
