@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""How large a blob of faintly odd free cells clean scenes and scenes with a hand give (Plażing).
+
+    .venv/bin/python scripts/faint_blob_stats.py FOLDER [FOLDER ...] [--limits 2,2.5,3,3.5,4,5]
+
+Each FOLDER holds ``profile.json`` and ``setupN/`` folders with truth (``occluded``: a hand over
+the board). For every scene the reader runs as in a scan; for each limit the script measures the
+largest 4-connected blob of free cells whose strict distance to everything seen at calibration
+(:func:`vision.plazing.tokens.odd_cells`) exceeds it (clipped cells left out), and prints one line
+per scene, then per limit the largest blob of the clean scenes and the smallest of the scenes with
+a hand. ``QualityConfig.faint_distance`` is the limit where the two stay furthest apart around
+``QualityConfig.max_unknown_blob_cells`` (docs/tuning.md). Pass development folders only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from beachscore import pipeline  # noqa: E402
+from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
+from calibration import store  # noqa: E402
+from vision.plazing import read_tokens  # noqa: E402
+from vision.plazing.checks import largest_blob  # noqa: E402
+from vision.plazing.tokens import odd_cells  # noqa: E402
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folders", nargs="+")
+    ap.add_argument("--limits", default="2,2.5,3,3.5,4,5")
+    a = ap.parse_args(argv)
+    limits = [float(x) for x in a.limits.split(",")]
+    seen: dict = {}
+    real = read_tokens._refuse_occlusion
+
+    def spy(free, x, post, dists, prep, view, model, grid, terrain, *rest):  # measure, then decide as the reader does
+        clipped = prep.clipped if prep.clipped is not None else None
+        seen["blobs"] = [largest_blob(sorted(c for c, o in zip(free, odd_cells(x, model.tokens, lim, dists))
+                                             if o and (clipped is None or not clipped[c])), (grid.rows, grid.cols))
+                         for lim in limits]
+        return real(free, x, post, dists, prep, view, model, grid, terrain, *rest)
+
+    read_tokens._refuse_occlusion = spy
+    rows = []
+    for folder in a.folders:
+        for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
+            cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"), tempfile.mkdtemp()).folder)
+            for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
+                truth = json.load(open(tpath))
+                sp = tpath.replace(".truth.json", ".setup.json")
+                seen.clear()
+                try:
+                    pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal,
+                                       json.load(open(sp)) if os.path.exists(sp) else None)
+                    status = "read"
+                except (UnreadableBoardError, BadInputError) as e:
+                    status = e.code
+                if "blobs" not in seen:
+                    continue
+                hand = bool(truth.get("occluded"))
+                rows.append((hand, seen["blobs"]))
+                print(f"{os.path.relpath(tpath, os.path.dirname(folder))[:-11]:45s} {'hand ' if hand else 'clean'} "
+                      f"{status:12s} {seen['blobs']}", flush=True)
+    read_tokens._refuse_occlusion = real
+    for i, lim in enumerate(limits):
+        clean = [b[i] for hand, b in rows if not hand]
+        hands = [b[i] for hand, b in rows if hand]
+        print(f"limit {lim:g}: clean scenes {len(clean)}, largest blob {max(clean, default=0)}; "
+              f"scenes with a hand {len(hands)}, smallest blob {min(hands, default=0)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
