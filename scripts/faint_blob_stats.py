@@ -28,7 +28,6 @@ from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 from calibration import store  # noqa: E402
 from vision.plazing import read_tokens  # noqa: E402
 from vision.plazing.checks import largest_blob  # noqa: E402
-from vision.plazing.tokens import odd_cells  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -42,7 +41,7 @@ def main(argv=None) -> int:
 
     def spy(free, x, post, dists, prep, view, model, grid, terrain, *rest):  # measure, then decide as the reader does
         clipped = prep.clipped if prep.clipped is not None else None
-        seen["blobs"] = [largest_blob(sorted(c for c, o in zip(free, odd_cells(x, model.tokens, lim, dists))
+        seen["blobs"] = [largest_blob(sorted(c for c, o in zip(free, read_tokens.faint_cells(dists, lim))
                                              if o and (clipped is None or not clipped[c])), (grid.rows, grid.cols))
                          for lim in limits]
         return real(free, x, post, dists, prep, view, model, grid, terrain, *rest)

@@ -83,8 +83,7 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
     strange = sorted(c for c in set(odd) | set(unknown) if not glare[c])  # overexposed: explained, doubted below
     blob = largest_blob(strange, (grid.rows, grid.cols))
     if blob <= QUALITY.max_unknown_blob_cells:
-        faint = sorted(c for c, o in zip(free, odd_cells(x, model.tokens, QUALITY.faint_distance, dists))
-                       if o and not glare[c])
+        faint = sorted(c for c, o in zip(free, faint_cells(dists, QUALITY.faint_distance)) if o and not glare[c])
         if largest_blob(faint, (grid.rows, grid.cols)) > QUALITY.max_unknown_blob_cells:
             strange, blob = faint, largest_blob(faint, (grid.rows, grid.cols))
     if blob > QUALITY.max_unknown_blob_cells:
@@ -92,6 +91,20 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
             big_blobs(strange, (grid.rows, grid.cols), QUALITY.max_unknown_blob_cells), blob, model, terrain,
             terrain_given, looks, view.gains)), prep) from None
     return unknown
+
+
+def faint_cells(dists: dict, limit: float) -> np.ndarray:
+    """bool (N,): the cells farther than ``limit`` (Mahalanobis distance in the base metric, which
+    allows for the light's brightness drift: a lamp's hot spot is no object) from every bare cell
+    and token prototype of the calibration (``dists``: :func:`~vision.plazing.tokens.token_distances`'s
+    ``keep``, squared distances)."""
+    da, dp = dists["empties"], dists["protos"]
+    n = max(len(da), len(dp))
+    nearest = np.full(n, np.inf)
+    for d in (da, dp):
+        if d.size:
+            nearest = np.minimum(nearest, d.min(axis=1))
+    return nearest > float(limit) ** 2
 
 
 def _decide_cells(free, post, prep, view, local, unseen, ledger: Ledger, tokens: dict) -> tuple[list, list]:
