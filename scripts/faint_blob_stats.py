@@ -5,9 +5,9 @@
 
 Each FOLDER holds ``profile.json`` and ``setupN/`` folders with truth (``occluded``: a hand over
 the board). For every scene the reader runs as in a scan; for each limit the script measures the
-largest 4-connected blob of free cells whose strict distance to everything seen at calibration
-(:func:`vision.plazing.tokens.odd_cells`) exceeds it (clipped cells left out), and prints one line
-per scene, then per limit the largest blob of the clean scenes and the smallest of the scenes with
+largest 4-connected blob of free cells whose distance to everything seen at calibration in the
+base metric (:func:`vision.plazing.read_tokens.faint_cells`: light drift allowed) exceeds it
+(clipped cells left out), and prints one line per scene, then per limit the largest blob of the clean scenes and the smallest of the scenes with
 a hand. ``QualityConfig.faint_distance`` is the limit where the two stay furthest apart around
 ``QualityConfig.max_unknown_blob_cells`` (docs/tuning.md). Pass development folders only.
 """

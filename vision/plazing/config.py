@@ -341,7 +341,8 @@ class QualityConfig:
     max_unknown_blob_cells: int = 4
     #: A free cell farther than this from everything seen at calibration is faintly odd (a token in
     #: another light, or a hand whose skin looks like a pale token): more than ``max_unknown_blob_cells``
-    #: of them touching is something over the board, Mahalanobis distance in the base metric (light drift allowed; fitted: docs/tuning.md).
+    #: of them touching is something over the board; Mahalanobis distance in the base metric (light
+    #: drift allowed; fitted: docs/tuning.md).
     faint_distance: float = 2.5
     #: A cell is unlike the calibrated board beyond this from every calibration cell (mean squared z per feature) …
     unlike_look: float = 1.0
