@@ -19,7 +19,10 @@ calibrated and every scene read; from the reading and the truth it fits, by maxi
    these tables is not made infinitely sure), never above 1 (a stage is not made surer than its model);
 3. the count prior (``count_prior``): how often one part holds n shells (shells touching) on
    these tables, with one pseudo-count per n; a part where the truth has more shells than parts
-   is tallied as clumps of two.
+   is tallied as clumps of two;
+4. the sandpiper's blob area (:class:`~vision.strand_unter.config.BirdConfig` ``alone_log_area``,
+   ``alone_sigma``, ``touch_prior``): log (blob area / the calibration bird's), Student t by
+   maximum likelihood; a shell touching the bird gets one pseudo-count among the blobs.
 
 With ``--write`` the values go to ``vision/strand_unter/fitted.json`` (read by
 :mod:`vision.strand_unter.config`) with the folders they were fitted on. Never pass judging
@@ -44,7 +47,8 @@ from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 import vision.strand_unter.reading as reading  # noqa: E402
 from vision.strand_unter.castle_values import student_t_logpdf  # noqa: E402
-from vision.strand_unter.config import READING, SHELLS  # noqa: E402
+from vision.strand_unter.castle_values import tower_likelihood  # noqa: E402
+from vision.strand_unter.config import BIRD, CASTLES, READING, SHELLS  # noqa: E402
 
 SIGMAS = np.round(np.arange(0.04, 0.301, 0.01), 3)
 PARTIAL = (SHELLS.partial_share,)  # kept: one look at a pale shell in a shadow is too few to fit it on
@@ -54,7 +58,7 @@ DOFS = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 10.0, 30.0, 1e6)
 def _capture():
     """Wrap the reader's shell and castle stages so that their outputs can be looked at."""
     seen = {}
-    read_shells, enter_castles = reading.read_shells, reading._enter_castles
+    read_shells, enter_castles, find_bird = reading.read_shells, reading._enter_castles, reading.find_bird
 
     def shells(*a, **k):
         seen["parts"] = read_shells(*a, **k)
@@ -62,15 +66,21 @@ def _capture():
 
     def castles(*a, **k):
         out = enter_castles(*a, **k)
-        seen["castles"] = out[0]
+        seen["castles"], seen["castle_model"] = out[0], a[2].model["castle_model"]
         return out
-    reading.read_shells, reading._enter_castles = shells, castles
+    def bird(blobs, owned, image, A, *a, **k):
+        out = find_bird(blobs, owned, image, A, *a, **k)
+        if out.mask is not None:
+            seen["bird"] = float(np.log(out.mask.sum()) - A.model["sandpiper"]["features"][4])
+        return out
+    reading.read_shells, reading._enter_castles, reading.find_bird = shells, castles, bird
     return seen
 
 
-def collect(folder: str, seen: dict) -> tuple[list, list]:
-    """([(shells in this photo's units, true count)], [(value posterior, right?)]) of one folder."""
-    counts, values = [], []
+def collect(folder: str, seen: dict) -> tuple[list, list, list]:
+    """([(shells in this photo's units, true count)], [(value posterior, right?)], [log (bird blob's
+    area / the calibration bird's)]) of one folder."""
+    counts, values, birds, towers = [], [], [], []
     for sd in sorted(glob.glob(os.path.join(folder, "setup*"))):
         with tempfile.TemporaryDirectory() as out:
             cal = pipeline.calibrate(os.path.join(sd, "calibration.json"), out)
@@ -84,7 +94,35 @@ def collect(folder: str, seen: dict) -> tuple[list, list]:
                     continue
                 counts += _settled_counts(seen["parts"].parts, truth)
                 values += _castle_values(seen["castles"], truth)
-    return counts, values
+                towers += _tower_looks(seen["castles"], seen["castle_model"], truth)
+                if "bird" in seen:
+                    birds.append(seen["bird"])
+    return counts, values, birds, towers
+
+
+def _tower_looks(castles: list, cm: dict, truth: dict) -> list:
+    """[(P(tower count seen | value) (n_values,), index of the true value)] of the castles whose
+    player has one castle in that groove (its value then known)."""
+    out = []
+    for c in castles:
+        if c.groove not in truth or c.value is None or not c.cues:
+            continue
+        mine = [t["value"] for t in truth[c.groove]["castles"] if t["player"] == c.player]
+        if len(mine) == 1 and mine[0] in cm["values"]:
+            out.append((tower_likelihood(c.cues["towers"], cm, c.player), cm["values"].index(mine[0])))
+    return out
+
+
+def fit_tower_miss(towers: list) -> float:
+    """The share of castles whose tower count in a scene is none of the calibration's (a tower hidden
+    or two shadows merged): P(k | v) = (1 − ε) · calibrated + ε / (max_towers + 1), ε by maximum
+    likelihood of the true values on a grid."""
+    best = (0.0, -np.inf)
+    for eps in np.round(np.arange(0.0, 0.301, 0.005), 3):
+        ll = sum(np.log((1 - eps) * t[v] + eps / (CASTLES.max_towers + 1)) for t, v in towers)
+        if ll > best[1]:
+            best = (float(eps), ll)
+    return best[0]
 
 
 def _settled_counts(parts: list, truth: dict) -> list:
@@ -150,6 +188,20 @@ def fit_count(counts: list) -> tuple[float, float, float, float]:
     return best[0], best[1], best[2], best[3] / max(len(counts), 1)
 
 
+def fit_bird_area(log_ratios: list) -> tuple[float, float, float]:
+    """(mu, sigma, touch_prior) of the bird's blob area (:class:`~vision.strand_unter.config.BirdConfig`):
+    the Student t (``alone_dof``) of the log ratios by maximum likelihood on a grid (robust to the
+    few blobs a shell or a shadow joined), and one pseudo-count for a shell touching the bird."""
+    r = np.asarray(log_ratios, np.float64)
+    best = None
+    for mu in np.round(np.arange(-0.3, 0.301, 0.01), 3):
+        for sig in np.round(np.arange(0.03, 0.301, 0.01), 3):
+            ll = float(np.sum(student_t_logpdf((r - mu) / sig, BIRD.alone_dof) - np.log(sig)))
+            if best is None or ll > best[2]:
+                best = (float(mu), float(sig), ll)
+    return best[0], best[1], round(1.0 / (len(r) + 2), 4)
+
+
 def fit_slope(values: list) -> float:
     """The slope b maximising Σ log P(right | b · logit p) + log N(log b; 0, 1)."""
     p = np.clip(np.array([v for v, _ in values]), 1e-6, 1 - 1e-6)
@@ -170,18 +222,27 @@ def main() -> None:
     ap.add_argument("--write", help="write the fitted values to this JSON file")
     args = ap.parse_args()
     seen = _capture()
-    counts, values = [], []
+    counts, values, birds, towers = [], [], [], []
     for folder in args.folders:
-        c, v = collect(folder, seen)
-        print(f"{folder}: {len(c)} settled shell parts, {len(v)} castle values ({sum(not r for _, r in v)} wrong)")
+        c, v, b, t = collect(folder, seen)
+        towers += t
+        print(f"{folder}: {len(c)} settled shell parts, {len(v)} castle values ({sum(not r for _, r in v)} wrong), "
+              f"{len(b)} sandpipers")
         counts += c
         values += v
+        birds += b
     prior = fit_prior(counts, SHELLS.max_count)
     counts_known = [(x, n) for x, n in counts if x is not None]
     sigma, dof, partial, mean_ll = fit_count(counts_known)
     for x, n in sorted(counts_known, key=lambda t: -abs(t[0] - t[1]))[:8]:
         print(f"  farthest: {x:.2f} shells' area, truly {n}")
     slope = fit_slope(values)
+    mu, sig, touch = fit_bird_area(birds)
+    miss = fit_tower_miss(towers)
+    odd = sum(int(np.argmax(t) != v) for t, v in towers)
+    print(f"tower counts: {odd} of {len(towers)} castles showed a count more likely under another value; "
+          f"miscount share {miss}")
+    print(f"sandpiper blob log area over calibration: mu {mu}, sigma {sig}; touch_prior {touch} ({len(birds)} blobs)")
     names = [os.path.basename(os.path.normpath(f)) for f in args.folders]
     print(f"shell count prior (relative to one shell, n = 0 … {SHELLS.max_count}): {prior}")
     print(f"shell count: area_sigma {sigma}, area_dof {dof:g}, partial_share {partial} (mean log density {mean_ll:.4f}, "
@@ -190,7 +251,8 @@ def main() -> None:
     if args.write:
         data = {"script": "scripts/fit_strand.py", "fitted_on": names,
                 "shell_count": {"area_sigma": sigma, "area_dof": dof, "count_prior": prior, "parts": len(counts)},
-                "confidence": {"slopes": {"castle value": slope}, "castles": len(values)}}
+                "confidence": {"slopes": {"castle value": slope}, "castles": len(values)},
+                "sandpiper_area": {"mu": mu, "sigma": sig, "touch_prior": touch, "blobs": len(birds)}}
         with open(args.write, "w") as f:
             json.dump(data, f, indent=1)
             f.write("\n")

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vision.strand_unter import config, shells
+from vision.strand_unter.bird import alone_posterior
 from vision.strand_unter.confidence import Decisions, calibrated
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,6 +32,8 @@ def test_the_reader_uses_the_fitted_values():
     assert config.SHELLS.area_dof == doc["shell_count"]["area_dof"]
     assert list(config.SHELLS.count_prior) == doc["shell_count"]["count_prior"]
     assert config.CONFIDENCE.slopes == doc["confidence"]["slopes"]
+    assert (config.BIRD.alone_log_area, config.BIRD.alone_sigma, config.BIRD.touch_prior) == \
+        tuple(doc["sandpiper_area"][k] for k in ("mu", "sigma", "touch_prior"))
 
 
 def test_a_large_single_shell_is_not_read_as_two_with_confidence():
@@ -77,3 +80,20 @@ def test_the_slope_fit_tempers_an_overconfident_stage_and_never_sharpens():
     over = [(0.99, True)] * 80 + [(0.99, False)] * 20          # says 99 %, right 80 %
     assert fit.fit_slope(over) < 0.5
     assert fit.fit_slope([(0.9, True)] * 200) == 1.0
+
+
+def test_a_shell_merged_into_the_sandpipers_blob_is_doubted():
+    """A white shell touching the bird joined its blob and went uncounted at 0.96: a blob one shell
+    larger than the bird is doubted; the bird's usual spread of sizes is not."""
+    cfg = config.BIRD
+    share = 0.55                                     # one shell over the bird's area, as on the dev tables
+    assert alone_posterior(cfg.alone_log_area, share) > 0.99
+    assert alone_posterior(cfg.alone_log_area - 0.3, share) > 0.99       # a bird partly hidden
+    assert alone_posterior(cfg.alone_log_area + float(np.log1p(share)), share) < 0.3
+
+
+def test_the_bird_area_fit_is_robust_to_a_blob_with_a_shell():
+    fit = _fit_module()
+    rng = np.random.default_rng(5)
+    mu, sigma, prior = fit.fit_bird_area(list(-0.1 + 0.08 * rng.standard_normal(60)) + [0.4])
+    assert abs(mu + 0.1) < 0.04 and 0.05 <= sigma <= 0.11 and prior == pytest.approx(1 / 63, abs=1e-4)

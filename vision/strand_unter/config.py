@@ -21,6 +21,7 @@ FITTED_FILE = Path(__file__).with_name("fitted.json")
 FITTED = json.loads(FITTED_FILE.read_text()) if FITTED_FILE.exists() else {}
 _COUNT = FITTED.get("shell_count", {})
 _SLOPES = FITTED.get("confidence", {}).get("slopes", {})
+_BIRD = FITTED.get("sandpiper_area", {})
 
 
 @dataclass(frozen=True)
@@ -203,6 +204,12 @@ class BirdConfig:
     max_d2: float = 27.9              # χ² 99.99% quantile, 6 degrees of freedom
     area_gate_sigmas: float = 4.0     # blobs whose log area is farther than this many sigmas are not looked at
     base_sigma_mm: float = 2.0        # position error of its base
+    # a piece touching the bird merges into its blob: the blob's log area over the calibration bird's,
+    # alone (Student t around ``alone_log_area`` with ``alone_sigma``) or with one shell's area more
+    alone_log_area: float = _BIRD.get("mu", 0.0)     # (fitted: the median bird looks a little smaller than at calibration)
+    alone_sigma: float = _BIRD.get("sigma", 0.2)     # (fitted)
+    alone_dof: float = 4.0            # robust: a bird half hidden by a hand, a shadow joined to it
+    touch_prior: float = _BIRD.get("touch_prior", 0.05)  # prior of a shell touching the bird (fitted: one pseudo-count)
 
 
 @dataclass(frozen=True)

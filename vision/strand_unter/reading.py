@@ -102,6 +102,10 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     if bird.mask is not None:
         owned |= bird.mask
     decisions.add("sandpiper", bird.posterior, bird.doubts)
+    if bird.groove is not None:
+        decisions.add("nothing beside the sandpiper", bird.p_alone, [
+            f"the sandpiper's outline at {A.where(bird.x, bird.y)} is larger than at calibration: a shell "
+            "touching it may not have been counted; move it apart from the bird"])
     bird_groove = bird.groove if bird.groove in visible else None
 
     # 7. shells: the rest of every blob
