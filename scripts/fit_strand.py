@@ -24,6 +24,10 @@ calibrated and every scene read; from the reading and the truth it fits, by maxi
    ``alone_sigma``, ``touch_prior``): log (blob area / the calibration bird's), Student t by
    maximum likelihood; a shell touching the bird gets one pseudo-count among the blobs.
 
+It also prints (and does not write) the tower-count evidence: how many castles showed a count
+more likely under another value, and the maximum-likelihood ``CastleConfig.tower_pool_weight``
+(``docs/tuning.md``: kept at 1, the fit would make the tower count surer still).
+
 With ``--write`` the values go to ``vision/strand_unter/fitted.json`` (read by
 :mod:`vision.strand_unter.config`) with the folders they were fitted on. Never pass judging
 tables: what is fitted on them is no longer a measurement of transfer.
@@ -101,7 +105,7 @@ def collect(folder: str, seen: dict) -> tuple[list, list, list]:
 
 
 def _tower_looks(castles: list, cm: dict, truth: dict) -> list:
-    """[(P(tower count seen | value) (n_values,), index of the true value)] of the castles whose
+    """[(tower count seen, castle model, player, index of the true value)] of the castles whose
     player has one castle in that groove (its value then known)."""
     out = []
     for c in castles:
@@ -109,19 +113,20 @@ def _tower_looks(castles: list, cm: dict, truth: dict) -> list:
             continue
         mine = [t["value"] for t in truth[c.groove]["castles"] if t["player"] == c.player]
         if len(mine) == 1 and mine[0] in cm["values"]:
-            out.append((tower_likelihood(c.cues["towers"], cm, c.player), cm["values"].index(mine[0])))
+            out.append((c.cues["towers"], cm, c.player, cm["values"].index(mine[0])))
     return out
 
 
-def fit_tower_miss(towers: list) -> float:
-    """The share of castles whose tower count in a scene is none of the calibration's (a tower hidden
-    or two shadows merged): P(k | v) = (1 − ε) · calibrated + ε / (max_towers + 1), ε by maximum
-    likelihood of the true values on a grid."""
-    best = (0.0, -np.inf)
-    for eps in np.round(np.arange(0.0, 0.301, 0.005), 3):
-        ll = sum(np.log((1 - eps) * t[v] + eps / (CASTLES.max_towers + 1)) for t, v in towers)
+def fit_tower_weight(towers: list) -> float:
+    """``CastleConfig.tower_pool_weight``: how much the pooled tower-count frequencies weigh against
+    what the very castle showed at calibration (:func:`vision.strand_unter.castle_values.tower_likelihood`),
+    by maximum likelihood of the tower counts seen under the true values, on a grid."""
+    best = (1.0, -np.inf)
+    for w in (0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0):
+        cfg = CASTLES.__class__(**{**CASTLES.__dict__, "tower_pool_weight": w})
+        ll = sum(np.log(tower_likelihood(k, cm, p, cfg)[v]) for k, cm, p, v in towers)
         if ll > best[1]:
-            best = (float(eps), ll)
+            best = (float(w), ll)
     return best[0]
 
 
@@ -238,10 +243,10 @@ def main() -> None:
         print(f"  farthest: {x:.2f} shells' area, truly {n}")
     slope = fit_slope(values)
     mu, sig, touch = fit_bird_area(birds)
-    miss = fit_tower_miss(towers)
-    odd = sum(int(np.argmax(t) != v) for t, v in towers)
+    weight = fit_tower_weight(towers)
+    odd = sum(int(np.argmax(tower_likelihood(k, cm, p)) != v) for k, cm, p, v in towers)
     print(f"tower counts: {odd} of {len(towers)} castles showed a count more likely under another value; "
-          f"miscount share {miss}")
+          f"tower_pool_weight {weight}")
     print(f"sandpiper blob log area over calibration: mu {mu}, sigma {sig}; touch_prior {touch} ({len(birds)} blobs)")
     names = [os.path.basename(os.path.normpath(f)) for f in args.folders]
     print(f"shell count prior (relative to one shell, n = 0 … {SHELLS.max_count}): {prior}")

@@ -17,9 +17,10 @@ Models (all learned at calibration except the documented statistical constants i
   colour no shell has is not forced into a class. A part whose pixels split between shell
   colours (two shells touching) is read colour by colour.
 - count: area / the area one shell of that colour covers in this photo (the learned area × the
-  median ratio of this photo's clear single shells of that colour, when there are two), Gaussian
-  around n with a relative spread ``area_sigma``·√n, or partly seen (:func:`count_posterior`);
-  the posterior over n = 0 (a speck) … 8;
+  median ratio of this photo's clear single shells of that colour, when there are two), Student-t
+  around n with a relative spread ``area_sigma``·√n, or partly seen, under a prior of how often
+  shells touch (:func:`count_posterior`; fitted by ``scripts/fit_strand.py``); the posterior over
+  n = 0 (a speck) … 8;
 - groove: the centre's y with ``centre_sigma_mm`` (:func:`vision.strand_unter.castles.groove_posterior`).
 """
 
