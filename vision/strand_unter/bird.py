@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from vision.strand_unter.blobs import blob_box
+from vision.strand_unter.castle_values import student_t_logpdf
 from vision.strand_unter.castles import groove_posterior
 from vision.strand_unter.config import BIRD, READING
 
@@ -41,6 +42,7 @@ class Bird:
     posterior: float = 1.0
     mask: np.ndarray | None = None
     doubts: list | None = None
+    p_alone: float = 1.0             # the posterior that nothing else (a shell) is merged into its blob
 
 
 def features(pixels_bgr: np.ndarray) -> np.ndarray:
@@ -127,4 +129,24 @@ def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float
         doubts.append("the sandpiper was hard to recognise; check where it stands")
     if pg < 0.9:
         doubts.append("the sandpiper stands on the line between two grooves")
-    return Bird(g, x=bx, y=by, d2=d2, posterior=p * pg, mask=mask, doubts=doubts)
+    p_alone = alone_posterior(float(np.log(blobs.stats[i, cv2.CC_STAT_AREA])) - want[4],
+                              float(np.median(list(model["shell_area_px2"].values()))) / float(np.exp(want[4])), cfg)
+    return Bird(g, x=bx, y=by, d2=d2, posterior=p * pg, mask=mask, doubts=doubts, p_alone=p_alone)
+
+
+def alone_posterior(log_ratio: float, shell_share: float, cfg=BIRD) -> float:
+    """The posterior that the bird's blob holds the bird alone, not the bird and a shell touching it.
+
+    Args:
+        log_ratio: log (blob area / the calibration bird's area); shell_share: one shell's area
+            over the calibration bird's.
+    Returns:
+        Posterior in (0, 1]: Student t (``alone_dof``) of the log ratio around ``alone_log_area``
+        against around ``alone_log_area`` + log(1 + shell_share), priors 1 − ``touch_prior`` and
+        ``touch_prior``.
+    """
+    z0 = (log_ratio - cfg.alone_log_area) / cfg.alone_sigma
+    z1 = (log_ratio - cfg.alone_log_area - np.log1p(shell_share)) / cfg.alone_sigma
+    l0 = (1 - cfg.touch_prior) * np.exp(student_t_logpdf(np.float64(z0), cfg.alone_dof))
+    l1 = cfg.touch_prior * np.exp(student_t_logpdf(np.float64(z1), cfg.alone_dof))
+    return float(l0 / max(l0 + l1, 1e-300))

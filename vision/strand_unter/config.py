@@ -11,7 +11,17 @@ and what it was set and checked on: ``docs/tuning.md``, "Strand unter".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: The constants fitted by ``scripts/fit_strand.py`` on rendered development tables (``fitted.json``
+#: beside this module, which also names the tables and seeds they were fitted on).
+FITTED_FILE = Path(__file__).with_name("fitted.json")
+FITTED = json.loads(FITTED_FILE.read_text()) if FITTED_FILE.exists() else {}
+_COUNT = FITTED.get("shell_count", {})
+_SLOPES = FITTED.get("confidence", {}).get("slopes", {})
+_BIRD = FITTED.get("sandpiper_area", {})
 
 
 @dataclass(frozen=True)
@@ -159,7 +169,12 @@ class ShellConfig:
     """Shells: colour, count and groove models. See :mod:`vision.strand_unter.shells`."""
 
     unknown_prior: float = 0.05       # prior share of left-over parts that are no shell (hands, cards, specks)
-    area_sigma: float = 0.14          # relative spread of one shell's blob area (its rim's ±0.5 px at 1 px/mm)
+    area_sigma: float = _COUNT.get("area_sigma", 0.14)  # relative spread of one shell's blob area (fitted)
+    #: prior weight of a part holding n = 0 … max_count shells, relative to one shell (fitted: how
+    #: often shells lie touching on the development tables; 1 for a speck and for one shell)
+    count_prior: tuple = tuple(_COUNT.get("count_prior", (1.0,) * 9))
+    area_dof: float = _COUNT.get("area_dof", 1e6)  # Student-t degrees of freedom of that spread (fitted: a bumped
+    #                                   board's blur, a shadow or a tilted shell make the tails heavier than Gaussian)
     partial_share: float = 0.1        # share of shells only partly standing out from the sand (count model)
     speck_sigma: float = 0.2          # area spread (in shells) of a part that is no shell at all
     area_scale_range: tuple = (0.75, 1.25)  # a photo's own shell area is trusted within this × the learned one
@@ -189,6 +204,12 @@ class BirdConfig:
     max_d2: float = 27.9              # χ² 99.99% quantile, 6 degrees of freedom
     area_gate_sigmas: float = 4.0     # blobs whose log area is farther than this many sigmas are not looked at
     base_sigma_mm: float = 2.0        # position error of its base
+    # a piece touching the bird merges into its blob: the blob's log area over the calibration bird's,
+    # alone (Student t around ``alone_log_area`` with ``alone_sigma``) or with one shell's area more
+    alone_log_area: float = _BIRD.get("mu", 0.0)     # (fitted: the median bird looks a little smaller than at calibration)
+    alone_sigma: float = _BIRD.get("sigma", 0.2)     # (fitted)
+    alone_dof: float = 4.0            # robust: a bird half hidden by a hand, a shadow joined to it
+    touch_prior: float = _BIRD.get("touch_prior", 0.05)  # prior of a shell touching the bird (fitted: one pseudo-count)
 
 
 @dataclass(frozen=True)
@@ -203,6 +224,9 @@ class ConfidenceConfig:
     faint_posterior: float = 0.5      # a shell-sized patch only the weak colour change sees: a piece or not, a coin toss
     noise_posterior: float = 0.7      # a grainy photo (noise_doubt_ratio): small pieces may be misread
     doubt_below: float = 0.9          # a decision less sure than this is named in a warning
+    #: per kind of decision, the slope turning its posterior's log-odds into the probability of being
+    #: right (Platt scaling without intercept, fitted: ``fitted.json``); a kind not named keeps 1
+    slopes: dict = field(default_factory=lambda: dict(_SLOPES))
 
 
 CASTLES = CastleConfig()

@@ -102,6 +102,10 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     if bird.mask is not None:
         owned |= bird.mask
     decisions.add("sandpiper", bird.posterior, bird.doubts)
+    if bird.groove is not None:
+        decisions.add("nothing beside the sandpiper", bird.p_alone, [
+            f"the sandpiper's outline at {A.where(bird.x, bird.y)} is larger than at calibration: a shell "
+            "touching it may not have been counted; move it apart from the bird"])
     bird_groove = bird.groove if bird.groove in visible else None
 
     # 7. shells: the rest of every blob
@@ -202,7 +206,8 @@ def _enter_castles(castles: list, cls: np.ndarray, A, visible: set, grooves: dic
             continue
         grooves[c.groove]["castles"].append({"player": c.player, "value": c.value})
         decisions.add(f"{c.player} castle value", c.p_value, [f"the {c.player} castle in groove {c.groove} may be "
-                                                               f"worth {_alternative(c)} rather than {c.value}"])
+                                                               f"worth {_alternative(c)} rather than {c.value}"],
+                      kind="castle value")
         decisions.add(f"{c.player} castle owner", c.p_owner, [f"the castle in groove {c.groove} at {where} may "
                                                                f"belong to another player than {c.player}"])
         decisions.add(f"{c.player} castle groove", c.p_groove, [f"the {c.player} castle at {where} stands on the "
@@ -257,7 +262,7 @@ def _enter_shells(parts: list, A, visible: set, grooves: dict, decisions: Decisi
             grooves[part.groove]["shells"][part.colour] += part.count
             decisions.add("shell colour", part.p_colour, [f"the shells at {where} may not be {part.colour}"])
             decisions.add("shell count", part.p_count, [f"the {part.colour} shells at {where} could be "
-                                                        f"{part.count - 1} or {part.count + 1}"])
+                                                        f"{part.count - 1} or {part.count + 1}"], kind="shell count")
             decisions.add("shell groove", part.p_groove, [f"the {part.colour} shell at {where} lies on the line "
                                                           "between two grooves"])
         elif part.groove == 0:

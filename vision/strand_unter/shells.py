@@ -17,9 +17,10 @@ Models (all learned at calibration except the documented statistical constants i
   colour no shell has is not forced into a class. A part whose pixels split between shell
   colours (two shells touching) is read colour by colour.
 - count: area / the area one shell of that colour covers in this photo (the learned area × the
-  median ratio of this photo's clear single shells of that colour, when there are two), Gaussian
-  around n with a relative spread ``area_sigma``·√n, or partly seen (:func:`count_posterior`);
-  the posterior over n = 0 (a speck) … 8;
+  median ratio of this photo's clear single shells of that colour, when there are two), Student-t
+  around n with a relative spread ``area_sigma``·√n, or partly seen, under a prior of how often
+  shells touch (:func:`count_posterior`; fitted by ``scripts/fit_strand.py``); the posterior over
+  n = 0 (a speck) … 8;
 - groove: the centre's y with ``centre_sigma_mm`` (:func:`vision.strand_unter.castles.groove_posterior`).
 """
 
@@ -32,6 +33,7 @@ import numpy as np
 
 from vision.strand_unter import stats
 from vision.strand_unter.blobs import components
+from vision.strand_unter.castle_values import student_t_logpdf
 from vision.strand_unter.castles import groove_posterior
 from vision.strand_unter.config import READING, SHELLS
 
@@ -52,6 +54,7 @@ class Part:
     p_count: float = 1.0
     p_groove: float = 1.0
     ratio: float = 0.0
+    shells: float = 0.0              # area in shells of this photo (the ratio over the photo's own shell area)
     thickness: float = 1.0
     colour_distance: float = 0.0
     why: str = ""                    # why a part is no shell ("colour", "thick", "ring", "cloth")
@@ -98,17 +101,20 @@ def colour_posterior(lab: np.ndarray, A, residual_ab: float, cfg=SHELLS) -> tupl
 def count_posterior(ratio: float, cfg=SHELLS) -> np.ndarray:
     """Posterior float (cfg.max_count + 1,) of the number of shells in a part of ``ratio`` × one shell's area.
 
-    n ≥ 1 shells: the area is Gaussian around n with ``area_sigma``·√n, except with probability
+    n ≥ 1 shells: the area is Student-t (``area_dof``) around n with ``area_sigma``·√n, except with probability
     ``partial_share`` where part of the last shell did not stand out from the sand (low contrast
     under a lamp, a shadow): then uniform over (n − 1 + ``min_blob_fraction``, n); n = 0 (a speck,
-    dust, a base's rim) is Gaussian around 0 with ``speck_sigma``. Uniform prior over n.
+    dust, a base's rim) is Gaussian around 0 with ``speck_sigma``. Prior over n: ``count_prior``
+    (how often shells touch, fitted on development tables).
     """
     n = np.arange(cfg.max_count + 1, dtype=np.float64)
     sigma = np.where(n > 0, cfg.area_sigma * np.sqrt(np.maximum(n, 1)), cfg.speck_sigma)
-    pdf = np.exp(-0.5 * ((ratio - n) / sigma) ** 2) / (sigma * np.sqrt(2 * np.pi))
+    z = (ratio - n) / sigma
+    pdf = np.where(n > 0, np.exp(student_t_logpdf(z, cfg.area_dof)), np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)) / sigma
     lo = n - 1 + READING.min_blob_fraction
     partial = ((ratio > lo) & (ratio < n) & (n > 0)) / (1 - READING.min_blob_fraction)
     p = np.where(n > 0, (1 - cfg.partial_share) * pdf + cfg.partial_share * partial, pdf)
+    p = p * np.asarray(cfg.count_prior, np.float64)[:len(n)]
     return p / max(p.sum(), 1e-300)
 
 
@@ -286,7 +292,8 @@ def _count_shells(out: ShellParts, A, model: dict, cfg) -> None:
     for part in out.parts:
         if part.colour is None:
             continue
-        pc = count_posterior(part.ratio / scale[part.colour], cfg)
+        part.shells = part.ratio / scale[part.colour]
+        pc = count_posterior(part.shells, cfg)
         part.count = int(np.argmax(pc))
         part.p_count = float(pc[part.count])
         if part.count > 0:

@@ -1,0 +1,99 @@
+"""The Strand unter constants fitted by ``scripts/fit_strand.py`` on rendered development tables
+(``vision/strand_unter/fitted.json``): the reader uses them, the file names the tables, and the
+count model they make doubts a part the photo cannot settle instead of guessing."""
+
+import importlib.util
+import json
+import os
+
+import numpy as np
+import pytest
+
+from vision.strand_unter import config, shells
+from vision.strand_unter.bird import alone_posterior
+from vision.strand_unter.confidence import Decisions, calibrated
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "..", "scripts", "fit_strand.py")
+
+
+def _fit_module():
+    spec = importlib.util.spec_from_file_location("fit_strand", SCRIPT)
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    return fit
+
+
+def test_the_reader_uses_the_fitted_values():
+    doc = json.loads(config.FITTED_FILE.read_text(encoding="utf-8"))
+    assert doc["script"] == "scripts/fit_strand.py"
+    assert doc["fitted_on"] and all(name.startswith("strand-dev-") for name in doc["fitted_on"])
+    assert config.SHELLS.area_sigma == doc["shell_count"]["area_sigma"]
+    assert config.SHELLS.area_dof == doc["shell_count"]["area_dof"]
+    assert list(config.SHELLS.count_prior) == doc["shell_count"]["count_prior"]
+    assert config.CONFIDENCE.slopes == doc["confidence"]["slopes"]
+    assert (config.BIRD.alone_log_area, config.BIRD.alone_sigma, config.BIRD.touch_prior) == \
+        tuple(doc["sandpiper_area"][k] for k in ("mu", "sigma", "touch_prior"))
+
+
+def test_a_large_single_shell_is_not_read_as_two_with_confidence():
+    """A shell half again as large as the calibration's (shells differ in size, a shadow adds to
+    its outline) was read as two at 0.99: the fitted model reads one, or doubts."""
+    p = shells.count_posterior(1.5)
+    assert int(np.argmax(p)) == 1 or p.max() < 0.6
+
+
+@pytest.mark.parametrize("ratio", [1.95, 2.05])
+def test_two_touching_shells_still_read_as_two(ratio):
+    p = shells.count_posterior(ratio)
+    assert int(np.argmax(p)) == 2 and p[2] > 0.5
+
+
+def test_between_one_and_two_the_count_is_doubted():
+    p = shells.count_posterior(1.75)
+    assert p.max() < 0.9
+
+
+def test_a_slope_below_one_makes_a_decision_less_sure_and_is_applied_by_kind():
+    assert calibrated(0.9, 0.5) == pytest.approx(0.75)
+    assert calibrated(0.9, 1.0) == 0.9 and calibrated(1.0, 0.3) == 1.0
+    d = Decisions()
+    cfg = config.ConfidenceConfig(slopes={"castle value": 0.5})
+    d.add("red castle value", 0.9, [], kind="castle value", cfg=cfg)
+    d.add("shell colour", 0.9, [], kind="shell colour", cfg=cfg)
+    assert [q for _, q, _ in d.items] == [pytest.approx(0.75), 0.9]
+
+
+def test_the_fit_recovers_a_known_area_spread_and_a_prior_of_clumps():
+    fit = _fit_module()
+    rng = np.random.default_rng(3)
+    counts = [(1 + 0.1 * x, 1) for x in rng.standard_normal(400)] + \
+             [(2 + 0.1 * np.sqrt(2) * x, 2) for x in rng.standard_normal(40)]
+    sigma, dof, _, _ = fit.fit_count(counts)
+    assert 0.08 <= sigma <= 0.12 and dof >= 10
+    prior = fit.fit_prior(counts, 8)
+    assert prior[0] == prior[1] == 1.0 and prior[2] == pytest.approx(41 / 401, rel=1e-3)
+
+
+def test_the_slope_fit_tempers_an_overconfident_stage_and_never_sharpens():
+    fit = _fit_module()
+    over = [(0.99, True)] * 80 + [(0.99, False)] * 20          # says 99 %, right 80 %
+    assert fit.fit_slope(over) < 0.5
+    assert fit.fit_slope([(0.9, True)] * 200) == 1.0
+
+
+def test_a_shell_merged_into_the_sandpipers_blob_is_doubted():
+    """A white shell touching the bird joined its blob and went uncounted at 0.96: a blob one shell
+    larger than the bird is doubted; the bird's usual spread of sizes is not."""
+    cfg = config.BIRD
+    share = 0.55                                     # one shell over the bird's area, as on the dev tables
+    assert alone_posterior(cfg.alone_log_area, share) > 0.99
+    assert alone_posterior(cfg.alone_log_area - 0.3, share) > 0.99       # a bird partly hidden
+    assert alone_posterior(cfg.alone_log_area + float(np.log1p(share)), share) < 0.3
+
+
+def test_the_bird_area_fit_is_robust_to_a_blob_with_a_shell():
+    fit = _fit_module()
+    rng = np.random.default_rng(5)
+    mu, sigma, prior = fit.fit_bird_area(list(-0.1 + 0.08 * rng.standard_normal(60)) + [0.4])
+    assert abs(mu + 0.1) < 0.04 and 0.05 <= sigma <= 0.11 and prior == pytest.approx(1 / 63, abs=1e-4)
