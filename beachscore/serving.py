@@ -26,6 +26,7 @@ from waitress.channel import HTTPChannel
 from waitress.server import create_server as waitress_server
 
 from beachscore.inputs import check_calibration_dir
+from beachscore.pipeline import prepare_calibration
 from beachscore.run_server import run_until_stopped
 from beachscore.station import CALIBRATION_SETTING, Station
 from beachscore.station.store import Store, StoreError
@@ -153,6 +154,7 @@ def build_station(data_dir: str, *, camera: str | None = None, calibration: str 
         try:
             check_calibration_dir(cal_dir)
             cal = cal_store.load(cal_dir)
+            prepare_calibration(cal)  # the first scan after the station starts costs what the others do
         except Exception as err:  # noqa: BLE001 - a broken calibration must not stop the page
             cal_problem = getattr(err, "message", str(err))
             log.warning("calibration: %s", cal_problem)
