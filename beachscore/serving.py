@@ -154,10 +154,14 @@ def build_station(data_dir: str, *, camera: str | None = None, calibration: str 
         try:
             check_calibration_dir(cal_dir)
             cal = cal_store.load(cal_dir)
-            prepare_calibration(cal)  # the first scan after the station starts costs what the others do
         except Exception as err:  # noqa: BLE001 - a broken calibration must not stop the page
             cal_problem = getattr(err, "message", str(err))
             log.warning("calibration: %s", cal_problem)
+    if cal is not None:
+        try:
+            prepare_calibration(cal)  # the first scan after the station starts costs what the others do
+        except Exception as err:  # noqa: BLE001 - the scans say what is wrong with it, as before
+            log.warning("calibration: %s", getattr(err, "message", str(err)))
     light = None
     led_pin = parse_pin(led if led is not None else os.environ.get("BEACHSCORE_LED"))
     buzzer_pin = parse_pin(buzzer if buzzer is not None else os.environ.get("BEACHSCORE_BUZZER"))

@@ -3,7 +3,8 @@ that scan would have built itself: the same Plażing registration reference (edg
 unmoved correlation, keypoints, half-size and normalised edges, the grown keypoint mask), the same
 board-stage references, and the same reading of a bumped board's first photo. On
 ``../shared/samples-new-setups/plazing/setup0`` (its board was bumped after calibration, so the
-first scan runs the whole motion search); skipped when absent.
+first scan runs the whole motion search); and Strand unter's per-calibration assets on
+``../shared/samples/strand-unter/setup0``. Skipped when absent.
 """
 
 import json
@@ -15,9 +16,11 @@ import pytest
 from beachscore import pipeline
 from calibration import store
 from vision.plazing.model import ReaderModel
+import vision.strand_unter.assets as strand_assets
 
 SETUP = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "samples-new-setups", "plazing", "setup0")
 SCENE = os.path.join(SETUP, "scene_00.jpg")
+STRAND = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "samples", "strand-unter", "setup0")
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +70,15 @@ def test_prepared_equals_built_by_the_first_scan(cal_dir):
     assert again.to_json()["state"] == first.to_json()["state"]
     assert again.confidence == first.confidence and again.warnings == first.warnings
     assert np.array_equal(again.registration.H_px_from_mm, first.registration.H_px_from_mm)
+
+
+def test_strand_assets_built_before_the_first_scan(tmp_path):
+    if not os.path.isfile(os.path.join(STRAND, "calibration.json")):
+        pytest.skip("shared Strand unter samples not present")
+    out = str(tmp_path / "cal")
+    made = pipeline.calibrate(os.path.join(STRAND, "calibration.json"), out)
+    assert strand_assets._CACHE.get((out, id(made))) is not None
+    loaded = store.load(out)
+    assert (out, id(loaded)) not in strand_assets._CACHE
+    pipeline.prepare_calibration(loaded)
+    assert strand_assets._CACHE.get((out, id(loaded))) is strand_assets.assets(loaded)
