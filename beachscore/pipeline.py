@@ -32,8 +32,8 @@ from vision.board.ecc import reference_image
 from vision.board.geometry import board_corners_mm, homography_from_corners, project
 from vision.board.identity import identity_layout, identity_profiles
 from vision.board.markers import detect_markers
-from vision.board.references import (IDENTITY_PNG, OUTLINE_PNG, REFERENCE_DOWNSCALE, identity_grow_mm, outline_layout,
-                                     outline_ppm)
+from vision.board.references import (IDENTITY_PNG, OUTLINE_PNG, REFERENCE_DOWNSCALE, identity_grow_mm,
+                                     identity_reference, outline_layout, outline_ppm, outline_reference)
 from vision.board.strips import sample_bands, strip_layout
 from vision.board.undistort import find_lens, undistorted_request, view_outline_mm
 from vision.image.decode import decode_image, read_image
@@ -120,7 +120,31 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
             shutil.rmtree(out_dir, ignore_errors=True)
         raise BadInputError("output-unwritable", f"cannot write the calibration to {out_dir}: "
                             f"{exc.strerror or exc}") from None
+    prepare_calibration(cal)
     return cal
+
+
+def prepare_calibration(cal: store.Calibration) -> None:
+    """Build now, once per loaded calibration, what scans derive from the calibration alone and keep
+    (the board stage's outline and identity references, the lens maps, the reader's own references
+    for photos of the calibration shot's size, the game's rules engine): the first scan after a
+    calibration or a station's start then costs what the others do. A scan reads the same arrays
+    whether they were built here or by itself.
+
+    Raises:
+        BadInputError: unknown game, or a reader's ``calibration-outdated``.
+    """
+    game_reader = reader(cal.game)
+    w, h = (int(v) for v in cal.image_size)
+    r = max(int(game_reader.decode_reduce), 1)
+    shape = (-(-h // r), -(-w // r))  # what a JPEG decoded at 1/r has
+    if cal.lens is not None:
+        cal.lens.undistort_image(np.zeros(shape + (3,), np.uint8))
+    if cal.reference is not None:
+        outline_reference(cal)
+    identity_reference(cal)
+    game_reader.prepare(cal, shape)
+    scoring.game_module({"game": cal.game})
 
 
 def model_version(game_reader: Reader) -> int:

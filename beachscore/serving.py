@@ -26,6 +26,7 @@ from waitress.channel import HTTPChannel
 from waitress.server import create_server as waitress_server
 
 from beachscore.inputs import check_calibration_dir
+from beachscore.pipeline import prepare_calibration
 from beachscore.run_server import run_until_stopped
 from beachscore.station import CALIBRATION_SETTING, Station
 from beachscore.station.store import Store, StoreError
@@ -156,6 +157,11 @@ def build_station(data_dir: str, *, camera: str | None = None, calibration: str 
         except Exception as err:  # noqa: BLE001 - a broken calibration must not stop the page
             cal_problem = getattr(err, "message", str(err))
             log.warning("calibration: %s", cal_problem)
+    if cal is not None:
+        try:
+            prepare_calibration(cal)  # the first scan after the station starts costs what the others do
+        except Exception as err:  # noqa: BLE001 - the scans say what is wrong with it, as before
+            log.warning("calibration: %s", getattr(err, "message", str(err)))
     light = None
     led_pin = parse_pin(led if led is not None else os.environ.get("BEACHSCORE_LED"))
     buzzer_pin = parse_pin(buzzer if buzzer is not None else os.environ.get("BEACHSCORE_BUZZER"))

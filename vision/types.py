@@ -185,6 +185,10 @@ class Reader(Protocol):
         """Whether the reader's own registration already showed the calibrated board (the board
         stage then makes no identity check of its own)."""
 
+    def prepare(self, cal: Calibration, shape: tuple[int, int]) -> None:
+        """Build now what scans of photos decoded at ``shape`` ((H, W) px) derive from the
+        calibration alone and keep (once per loaded calibration, before the first scan)."""
+
 
 def _no_registration(image: np.ndarray, cal: Calibration) -> None:
     return None
@@ -192,6 +196,10 @@ def _no_registration(image: np.ndarray, cal: Calibration) -> None:
 
 def _no_match(registration: Registration, cal: Calibration) -> bool:
     return False
+
+
+def _nothing_to_prepare(cal: Calibration, shape: tuple[int, int]) -> None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -204,6 +212,7 @@ class GameReader:
         own_registration: ``(image, cal) -> Registration`` when the reader registers photos itself.
         exclude: ``(image, cal) -> mask | None`` (:meth:`Reader.registration_exclude`).
         matches_board: ``(registration, cal) -> bool`` (:meth:`Reader.registration_matches_board`).
+        prepare_calibration: ``(cal, shape) -> None`` (:meth:`Reader.prepare`).
     """
 
     game: str
@@ -216,6 +225,7 @@ class GameReader:
     own_registration: Callable[[np.ndarray, Calibration], Registration] = _no_registration
     exclude: Callable[[np.ndarray, Calibration], np.ndarray | None] = _no_registration
     matches_board: Callable[[Registration, Calibration], bool] = _no_match
+    prepare_calibration: Callable[[Calibration, tuple[int, int]], None] = _nothing_to_prepare
 
     def register(self, image: np.ndarray, cal: Calibration) -> Registration | None:
         """:meth:`Reader.register`."""
@@ -228,3 +238,7 @@ class GameReader:
     def registration_matches_board(self, registration: Registration, cal: Calibration) -> bool:
         """:meth:`Reader.registration_matches_board`."""
         return bool(self.matches_board(registration, cal))
+
+    def prepare(self, cal: Calibration, shape: tuple[int, int]) -> None:
+        """:meth:`Reader.prepare`."""
+        self.prepare_calibration(cal, shape)

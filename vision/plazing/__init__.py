@@ -25,7 +25,7 @@ from vision.plazing.lighting import lighting_gains
 from vision.plazing.model import MODEL_VERSION, ReaderModel
 from vision.plazing.reader import read
 from vision.plazing.rectify import DECODE_REDUCE
-from vision.plazing.register import register
+from vision.plazing.register import prepare_reference, register
 from vision.types import GameReader, Photo, Reading
 
 __all__ = ["DECODE_REDUCE", "MODEL_VERSION", "READER", "annotate", "learn", "lighting_gains", "parse_label", "read",
@@ -68,4 +68,4 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
 #: The Plażing reader (:class:`vision.types.Reader`).
 READER = GameReader(game="plazing", learn=learn, read=read, annotate=annotate, decode_reduce=DECODE_REDUCE,
                     model_version=MODEL_VERSION, own_registration=register,
-                    matches_board=registration_matches_board)
+                    matches_board=registration_matches_board, prepare_calibration=prepare_reference)

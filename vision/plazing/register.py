@@ -136,13 +136,7 @@ def register(image: np.ndarray, cal, cfg: RegisterConfig = REGISTER) -> Registra
     if cal.reference is None:
         return Registration(H0, "corners")
     model = ReaderModel.of(cal)
-    s = cal.reference.shape[1] / image.shape[1]
-    S = np.diag([s, s, 1.0])
-    ends = project(S @ H0, np.array([[0.0, 0.0], [100.0, 0.0]]))
-    ppm_ref = float(np.linalg.norm(ends[1] - ends[0])) / 100.0  # reference px per board mm
-    ref = model.registration_levels.get("reference")
-    if ref is None:
-        ref = model.registration_levels["reference"] = _Reference(cal, S @ H0, cfg, BOARD_MOVED.shift_mm * ppm_ref)
+    S, ppm_ref, ref = _reference(cal, model, H0, image.shape, cfg)
     small = cv2.resize(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (ref.shape[1], ref.shape[0]),
                        interpolation=cv2.INTER_AREA)
     b = edges(small)
@@ -182,6 +176,60 @@ def register(image: np.ndarray, cal, cfg: RegisterConfig = REGISTER) -> Registra
     return reg
 
 
+def _reference(cal, model: ReaderModel, H0: np.ndarray, shape, cfg: RegisterConfig):
+    """(S 3×3 photo px → reference px, reference px per board mm, the :class:`_Reference`) for a
+    photo of ``shape`` whose calibrated homography is ``H0``; the reference is built on first use
+    and kept in ``model``."""
+    s = cal.reference.shape[1] / shape[1]
+    S = np.diag([s, s, 1.0])
+    ends = project(S @ H0, np.array([[0.0, 0.0], [100.0, 0.0]]))
+    ppm_ref = float(np.linalg.norm(ends[1] - ends[0])) / 100.0  # reference px per board mm
+    ref = model.registration_levels.get("reference")
+    if ref is None:
+        ref = model.registration_levels["reference"] = _Reference(cal, S @ H0, cfg, BOARD_MOVED.shift_mm * ppm_ref)
+    return S, ppm_ref, ref
+
+
+def prepare_reference(cal, shape, cfg: RegisterConfig = REGISTER) -> None:
+    """Build now what :func:`register` derives from the calibration alone for photos of ``shape``
+    ((H, W) as decoded): the fixed parts' reference, its keypoints, its half-size edges and mask, its
+    normalised edges and the keypoint mask grown by the largest bump, the very arrays the first
+    scan of a moved board would otherwise build. For a station or a benchmark, once per loaded
+    calibration; a scan reads the same arrays either way.
+
+    Raises:
+        BadInputError: ``calibration-outdated`` (:meth:`ReaderModel.of`).
+    """
+    if cal.reference is None:
+        return
+    image = np.empty((shape[0], shape[1], 0), np.uint8)  # photo_homography needs only the size
+    _, ppm_ref, ref = _reference(cal, ReaderModel.of(cal), photo_homography(cal, image), shape, cfg)
+    ref.keypoints()
+    _grown_mask(ref, ppm_ref, cfg)
+    _half(ref)
+    _normalised(ref)
+
+
+def _grown_mask(ref: _Reference, ppm_ref: float, cfg: RegisterConfig) -> np.ndarray:
+    """The fixed parts' mask grown by the largest bump (where a moved photo's keypoints may lie)."""
+    grow = int(np.ceil(cfg.largest_bump_mm * ppm_ref))
+    return ref.derived(("grown", grow), lambda: cv2.dilate(ref.mask, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)))
+
+
+def _half(ref: _Reference) -> tuple[np.ndarray, np.ndarray]:
+    """The reference's edges and mask at half size (ECC's coarse level)."""
+    h, w = ref.shape
+    half = (w // 2, h // 2)
+    return ref.derived("half", lambda: (cv2.resize(ref.edges, half, interpolation=cv2.INTER_AREA),
+                                        cv2.resize(ref.mask, half, interpolation=cv2.INTER_NEAREST)))
+
+
+def _normalised(ref: _Reference) -> tuple[np.ndarray, np.ndarray]:
+    """(bool mask of the fixed parts, the reference's edges over their sd there)."""
+    mask = ref.mask
+    return ref.derived("normalised", lambda: (mask > 0, ref.edges / max(float(ref.edges[mask > 0].std()), 1e-6)))
+
+
 def _best_nearby(ref: _Reference, b: np.ndarray, W: np.ndarray, score: float) -> bool:
     """Is the alignment ``W`` (3×3, reference px → photo px at the reference size), which scores
     ``score`` on the photo's edges ``b``, better than itself moved by each of ``ref.nearby`` (the
@@ -202,8 +250,7 @@ def _keypoint_motion(ref: _Reference, small: np.ndarray, ppm_ref: float, cfg: Re
     if ref_desc is None or len(ref_kp) < cfg.min_inliers:
         return unknown
     # the photo's fixed parts may have moved: look for keypoints in the mask grown by the largest bump
-    grow = int(np.ceil(cfg.largest_bump_mm * ppm_ref))
-    mask = ref.derived(("grown", grow), lambda: cv2.dilate(ref.mask, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)))
+    mask = _grown_mask(ref, ppm_ref, cfg)
     kp, desc = orb.detectAndCompute(small, mask)
     if desc is None or len(kp) < cfg.min_inliers:
         return unknown
@@ -244,8 +291,7 @@ def _robust_ecc(ref: _Reference, b: np.ndarray, init: np.ndarray, cfg: RegisterC
     """
     h, w = ref.shape
     half = (w // 2, h // 2)
-    a2, m2 = ref.derived("half", lambda: (cv2.resize(ref.edges, half, interpolation=cv2.INTER_AREA),
-                                          cv2.resize(ref.mask, half, interpolation=cv2.INTER_NEAREST)))
+    a2, m2 = _half(ref)
     b2 = cv2.resize(b, half, interpolation=cv2.INTER_AREA)
     warp = init.copy()
     warp[:, 2] *= 0.5
@@ -254,8 +300,7 @@ def _robust_ecc(ref: _Reference, b: np.ndarray, init: np.ndarray, cfg: RegisterC
                                        | cv2.TERM_CRITERIA_COUNT, cfg.iterations, cfg.epsilon), m2, 1)
         warp[:, 2] *= 2.0
         mask = ref.mask
-        inside, an = ref.derived("normalised", lambda: (
-            mask > 0, ref.edges / max(float(ref.edges[mask > 0].std()), 1e-6)))
+        inside, an = _normalised(ref)
         back = cv2.warpAffine(b, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         bn = back / max(float(back[inside].std()), 1e-6)
         res = np.abs(an - bn)

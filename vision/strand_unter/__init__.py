@@ -35,6 +35,7 @@ import numpy as np
 from vision.board.geometry import SIDES
 from vision.strand_unter.config import REGISTRATION
 from vision.strand_unter.draw import annotate
+from vision.strand_unter.assets import assets as reader_assets
 from vision.strand_unter.calibrate import MODEL_VERSION, learn, parse_label
 from vision.strand_unter.reading import read
 from vision.strand_unter import colour as colour
@@ -91,7 +92,19 @@ def registration_exclude(image_bgr: np.ndarray, cal) -> np.ndarray | None:
     return cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (25, 25)))
 
 
+def prepare(cal, shape) -> None:
+    """:meth:`vision.types.Reader.prepare`: the calibration's :class:`~vision.strand_unter.assets.Assets`
+    and class lookup table, built now rather than by the first scan (``shape`` is not needed).
+
+    Raises:
+        UnreadableBoardError: ``calibration-incomplete`` (made by an older version).
+    """
+    reader_assets(cal)
+    class_table(cal)
+
+
 #: The Strand unter reader (:class:`vision.types.Reader`).
 READER = GameReader(game="strand-unter", learn=learn, read=read, annotate=annotate, decode_reduce=DECODE_REDUCE,
                     model_version=MODEL_VERSION, registration_sides=REGISTRATION_SIDES, own_registration=register,
-                    exclude=registration_exclude, matches_board=registration_matches_board)
+                    exclude=registration_exclude, matches_board=registration_matches_board,
+                    prepare_calibration=prepare)
