@@ -153,6 +153,8 @@ class FollowedGame:
 
     def __init__(self, cal, setup: dict | None = None, previous: Previous | None = None):
         self.cal, self.setup = cal, setup
+        #: the confidence of the last accepted reading (None before one)
+        self.last_confidence: float | None = None
         if cal.game not in TIMELINES:
             raise BadInputError("unknown-game", f"{cal.game!r} has no game rules to follow photo after photo; "
                                 f"'game' and 'scan --previous' read {', '.join(TIMELINES)}")
@@ -189,6 +191,8 @@ class FollowedGame:
         warnings += step.notes
         if UNRECOGNISED_BOARD_WARNING in result.warnings:
             confidence = min(confidence, UNRECOGNISED_BOARD_CONFIDENCE)
+        if accepted:
+            self.last_confidence = confidence
         out = dataclasses.replace(result, state=scoring.complete_state(chosen.state, facts_setup), score=score,
                                   confidence=confidence, warnings=list(dict.fromkeys(warnings)), reading=chosen)
         return GamePhoto(out, step, accepted, self.timeline.to_json(), facts_setup)
@@ -255,12 +259,31 @@ class FollowedGame:
         return _unlawful(reading, step, confidence)
 
     def final_json(self) -> dict:
-        """The game's last line: ``{"game", "final": true, "timeline", "score", "state"}`` (the score of
-        the last accepted reading with the timeline's facts; ``state``: that reading)."""
+        """The game's last line: ``{"game", "final": true, "timeline", "score", "state", "confidence",
+        "warnings"}`` (the score of the last accepted reading with the timeline's facts; ``state``: that
+        reading; ``confidence``: the last accepted photo's, at most :data:`IMPOSSIBLE_CONFIDENCE` when
+        the timeline doubts a fact the totals need; ``warnings``: those doubts)."""
         last = self.timeline.last
         score = scoring.score(last, self.timeline.score_setup()) if last is not None else None
+        warnings = self.final_warnings()
+        confidence = self.last_confidence
+        if warnings and confidence is not None:
+            confidence = min(confidence, IMPOSSIBLE_CONFIDENCE)
         return {"game": self.cal.game, "final": True, "timeline": self.timeline.to_json(), "score": score,
-                "state": last}
+                "state": last, "confidence": confidence, "warnings": warnings}
+
+    def final_warnings(self) -> list[str]:
+        """What the timeline doubts that the totals need (Plażing: areas whose closer the photos could
+        not tell; those players' totals are then unknown), one sentence each."""
+        out = []
+        for d in (self.timeline.facts or {}).get("doubted_closings") or []:
+            names = scoring_cell_names(d.get("cells", []))
+            who = d.get("candidates", [])
+            where = names[0] if len(names) == 1 else f"{names[0]}–{names[-1]}"
+            out.append(f"the area at {where} ({len(names)} squares) was closed "
+                       f"by {' or '.join(who)}: the photos cannot tell who placed the last piece; "
+                       f"{' and '.join(who)} have no total until the players say who closed it")
+        return out
 
 
 def _unlawful(reading, step: Step, confidence: float):

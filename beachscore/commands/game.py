@@ -32,6 +32,7 @@ def final_text(game: FollowedGame) -> str:
     lines = [f"game: {game.cal.game}, {facts['readings']} photo(s) accepted"]
     lines += [f"  {key}: {json.dumps(value)}" for key, value in facts.items() if key not in ("readings", "notes")]
     lines += [f"  note: {n}" for n in facts["notes"]]
+    lines += [f"  warning: {w}" for w in game.final_warnings()]
     if game.timeline.last is not None:
         text = scoring.explain(game.timeline.last, game.timeline.score_setup())
         lines += ["  " + line for line in text.splitlines()]
