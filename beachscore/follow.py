@@ -269,8 +269,26 @@ class FollowedGame:
         confidence = self.last_confidence
         if warnings and confidence is not None:
             confidence = min(confidence, IMPOSSIBLE_CONFIDENCE)
-        return {"game": self.cal.game, "final": True, "timeline": self.timeline.to_json(), "score": score,
-                "state": last, "confidence": confidence, "warnings": warnings}
+        out = {"game": self.cal.game, "final": True, "timeline": self.timeline.to_json(), "score": score,
+               "state": last, "confidence": confidence, "warnings": warnings}
+        if warnings and last is not None:
+            out["totals_range"] = self.totals_range()
+        return out
+
+    def totals_range(self) -> dict:
+        """Plażing, with areas whose closer the photos could not tell: each player's lowest and
+        highest possible total ``{player: [low, high]}`` (low: none of those areas closed by the
+        player; high: every one of them where the player is a candidate), None where the total
+        needs another missing fact."""
+        facts = self.timeline.facts or {}
+        sure = dict(self.setup or {}, **{k: facts[k] for k in ("collected", "track") if k in facts},
+                    closings=facts.get("closings_at_least") or facts.get("closings") or {})
+        low = {p["player"]: p["total"] for p in scoring.score(self.timeline.last, sure)["players"]}
+        may = {}
+        for d in facts.get("doubted_closings") or []:
+            for p in d.get("candidates", []):
+                may[p] = may.get(p, 0) + 1
+        return {p: None if t is None else [t, t + may.get(p, 0)] for p, t in low.items()}
 
     def final_warnings(self) -> list[str]:
         """What the timeline doubts that the totals need (Plażing: areas whose closer the photos could
@@ -280,9 +298,9 @@ class FollowedGame:
             names = scoring_cell_names(d.get("cells", []))
             who = d.get("candidates", [])
             where = names[0] if len(names) == 1 else f"{names[0]}–{names[-1]}"
-            out.append(f"the area at {where} ({len(names)} squares) was closed "
-                       f"by {' or '.join(who)}: the photos cannot tell who placed the last piece; "
-                       f"{' and '.join(who)} have no total until the players say who closed it")
+            size = f"{len(names)} square{'' if len(names) == 1 else 's'}"
+            out.append(f"the area at {where} ({size}) was closed by {' or '.join(who)}: the photos cannot tell "
+                       f"who placed the last piece; {', '.join(who)}: no total until the players say who closed it")
         return out
 
 

@@ -145,10 +145,12 @@ def test_a_closing_the_photos_cannot_tell_makes_the_final_line_doubted():
     assert final["warnings"] and "blue or red" in final["warnings"][0]
     assert {p["player"]: p["total"] for p in final["score"]["players"]} == {"red": None, "blue": None, "green": 0}
     assert final["timeline"]["doubted_closings"][0]["candidates"] == ["blue", "red"]
+    low, high = final["totals_range"]["red"]
+    assert high == low + 1 and final["totals_range"]["green"] == [0, 0]
 
 
 def test_a_game_with_nothing_doubted_keeps_its_last_confidence():
     game = game_after(state([SCREEN]))
     game.follow(scan(Reading(state=state([SCREEN, GEAR]), confidence=0.9)))
     final = game.final_json()
-    assert final["confidence"] == pytest.approx(0.9) and final["warnings"] == []
+    assert final["confidence"] == pytest.approx(0.9) and final["warnings"] == [] and "totals_range" not in final
