@@ -52,3 +52,25 @@ def test_sand_castles_game_told_out_of_order_is_caught(tmp_path, capsys):
     cal, images, _ = _game("sand-castles", tmp_path)
     _, lines = _lines(capsys, [images[2], images[1]], cal)
     assert lines[1]["impossible"] and lines[1]["accepted"] is False
+
+
+def test_strand_unter_game_in_play_order(tmp_path, capsys):
+    cal, images, truths = _game("strand-unter", tmp_path)
+    rc, lines = _lines(capsys, images, cal)
+    assert rc == 0 and len(lines) == len(images) + 1
+    for line, truth in zip(lines, truths):
+        assert line["accepted"] and line["impossible"] == []
+        got = line["state"]
+        assert (got["sea_front"], got["sandpiper"]) == (truth["sea_front"], truth["sandpiper"])
+        for g, want in zip(got["grooves"], truth["grooves"]):
+            assert g["shells"] == want["shells"] and g["castles"] == want["castles"], g["number"]
+    built = [c for line in lines[:-1] for c in line["changes"] if c["kind"] == "built"]
+    assert len(built) == sum(len(g["castles"]) for g in truths[-1]["grooves"])
+    timeline = lines[-1]["timeline"]
+    assert timeline["washed"] == [] and len(timeline["built"]) == len(built) and lines[-1]["warnings"] == []
+
+
+def test_strand_unter_game_told_out_of_order_is_caught(tmp_path, capsys):
+    cal, images, _ = _game("strand-unter", tmp_path)
+    _, lines = _lines(capsys, [images[-1], images[0]], cal)
+    assert lines[1]["impossible"] and lines[1]["accepted"] is False
