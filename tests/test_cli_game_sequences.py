@@ -74,3 +74,26 @@ def test_strand_unter_game_told_out_of_order_is_caught(tmp_path, capsys):
     cal, images, _ = _game("strand-unter", tmp_path)
     _, lines = _lines(capsys, [images[-1], images[0]], cal)
     assert lines[1]["impossible"] and lines[1]["accepted"] is False
+
+
+def test_seashells_game_in_play_order(tmp_path, capsys):
+    cal, images, truths = _game("seashells", tmp_path)
+    rc, lines = _lines(capsys, images, cal)
+    assert rc == 0 and len(lines) == len(images) + 1
+    for line, truth in zip(lines, truths):
+        assert line["accepted"] and line["impossible"] == []
+        got, want = line["state"]["players"][0], truth["players"][0]
+        assert sorted(map(list, got["shells"])) == sorted(map(list, want["shells"]))
+        for key in ("fossil_heads", "fossil_tails", "sand_dollars", "bottles"):
+            assert got[key] == want[key], key
+    keys = ("shells", "fossil_heads", "fossil_tails", "sand_dollars", "bottles")
+    grew = [sum(b["players"][0][k] != a["players"][0][k] for k in keys)
+            for a, b in zip(truths, truths[1:])]  # one "collected" change per category that grew
+    assert [sum(c["kind"] == "collected" for c in line["changes"]) for line in lines[1:-1]] == grew
+    assert lines[-1]["timeline"]["readings"] == len(images) and lines[-1]["warnings"] == []
+
+
+def test_seashells_game_told_out_of_order_is_caught(tmp_path, capsys):
+    cal, images, _ = _game("seashells", tmp_path)
+    _, lines = _lines(capsys, [images[-1], images[0]], cal)
+    assert lines[1]["impossible"] and lines[1]["accepted"] is False
