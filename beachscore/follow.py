@@ -153,6 +153,8 @@ class FollowedGame:
 
     def __init__(self, cal, setup: dict | None = None, previous: Previous | None = None):
         self.cal, self.setup = cal, setup
+        #: the confidence of the last accepted reading (None before one)
+        self.last_confidence: float | None = None
         if cal.game not in TIMELINES:
             raise BadInputError("unknown-game", f"{cal.game!r} has no game rules to follow photo after photo; "
                                 f"'game' and 'scan --previous' read {', '.join(TIMELINES)}")
@@ -189,6 +191,8 @@ class FollowedGame:
         warnings += step.notes
         if UNRECOGNISED_BOARD_WARNING in result.warnings:
             confidence = min(confidence, UNRECOGNISED_BOARD_CONFIDENCE)
+        if accepted:
+            self.last_confidence = confidence
         out = dataclasses.replace(result, state=scoring.complete_state(chosen.state, facts_setup), score=score,
                                   confidence=confidence, warnings=list(dict.fromkeys(warnings)), reading=chosen)
         return GamePhoto(out, step, accepted, self.timeline.to_json(), facts_setup)
@@ -255,12 +259,49 @@ class FollowedGame:
         return _unlawful(reading, step, confidence)
 
     def final_json(self) -> dict:
-        """The game's last line: ``{"game", "final": true, "timeline", "score", "state"}`` (the score of
-        the last accepted reading with the timeline's facts; ``state``: that reading)."""
+        """The game's last line: ``{"game", "final": true, "timeline", "score", "state", "confidence",
+        "warnings"}`` (the score of the last accepted reading with the timeline's facts; ``state``: that
+        reading; ``confidence``: the last accepted photo's, at most :data:`IMPOSSIBLE_CONFIDENCE` when
+        the timeline doubts a fact the totals need; ``warnings``: those doubts)."""
         last = self.timeline.last
         score = scoring.score(last, self.timeline.score_setup()) if last is not None else None
-        return {"game": self.cal.game, "final": True, "timeline": self.timeline.to_json(), "score": score,
-                "state": last}
+        warnings = self.final_warnings()
+        confidence = self.last_confidence
+        if warnings and confidence is not None:
+            confidence = min(confidence, IMPOSSIBLE_CONFIDENCE)
+        out = {"game": self.cal.game, "final": True, "timeline": self.timeline.to_json(), "score": score,
+               "state": last, "confidence": confidence, "warnings": warnings}
+        if warnings and last is not None:
+            out["totals_range"] = self.totals_range()
+        return out
+
+    def totals_range(self) -> dict:
+        """Plażing, with areas whose closer the photos could not tell: each player's lowest and
+        highest possible total ``{player: [low, high]}`` (low: none of those areas closed by the
+        player; high: every one of them where the player is a candidate), None where the total
+        needs another missing fact."""
+        facts = self.timeline.facts or {}
+        sure = dict(self.setup or {}, **{k: facts[k] for k in ("collected", "track") if k in facts},
+                    closings=facts.get("closings_at_least") or facts.get("closings") or {})
+        low = {p["player"]: p["total"] for p in scoring.score(self.timeline.last, sure)["players"]}
+        may = {}
+        for d in facts.get("doubted_closings") or []:
+            for p in d.get("candidates", []):
+                may[p] = may.get(p, 0) + 1
+        return {p: None if t is None else [t, t + may.get(p, 0)] for p, t in low.items()}
+
+    def final_warnings(self) -> list[str]:
+        """What the timeline doubts that the totals need (Plażing: areas whose closer the photos could
+        not tell; those players' totals are then unknown), one sentence each."""
+        out = []
+        for d in (self.timeline.facts or {}).get("doubted_closings") or []:
+            names = scoring_cell_names(d.get("cells", []))
+            who = d.get("candidates", [])
+            where = names[0] if len(names) == 1 else f"{names[0]}–{names[-1]}"
+            size = f"{len(names)} square{'' if len(names) == 1 else 's'}"
+            out.append(f"the area at {where} ({size}) was closed by {' or '.join(who)}: the photos cannot tell "
+                       f"who placed the last piece; {', '.join(who)}: no total until the players say who closed it")
+        return out
 
 
 def _unlawful(reading, step: Step, confidence: float):

@@ -130,3 +130,27 @@ def test_the_game_players_come_from_the_setup_else_from_the_calibration():
     assert game_players({"players": {"red": {}}}, cal) == ["red"]
     assert game_players(None, cal) == ["red", "yellow"]
     assert game_players({}, SimpleNamespace(model={})) is None
+
+
+def test_a_closing_the_photos_cannot_tell_makes_the_final_line_doubted():
+    left = {"player": "red", "kind": "gear", "cells": [[0, 0], [1, 0]]}
+    right = {"player": "blue", "kind": "gear", "cells": [[0, 4], [1, 4]]}
+    game = FollowedGame(SimpleNamespace(game="plazing"), dict(SETUP, weather="sun", players=["red", "blue", "green"]),
+                        Previous(state([SCREEN])))
+    photo = game.follow(scan(Reading(state=state([SCREEN, left, right]), confidence=0.95)))
+    assert photo.accepted and photo.result.confidence == pytest.approx(0.95)
+    assert any("cannot tell who placed" in w for w in photo.result.warnings)
+    final = game.final_json()
+    assert final["confidence"] <= IMPOSSIBLE_CONFIDENCE
+    assert final["warnings"] and "blue or red" in final["warnings"][0]
+    assert {p["player"]: p["total"] for p in final["score"]["players"]} == {"red": None, "blue": None, "green": 0}
+    assert final["timeline"]["doubted_closings"][0]["candidates"] == ["blue", "red"]
+    low, high = final["totals_range"]["red"]
+    assert high == low + 1 and final["totals_range"]["green"] == [0, 0]
+
+
+def test_a_game_with_nothing_doubted_keeps_its_last_confidence():
+    game = game_after(state([SCREEN]))
+    game.follow(scan(Reading(state=state([SCREEN, GEAR]), confidence=0.9)))
+    final = game.final_json()
+    assert final["confidence"] == pytest.approx(0.9) and final["warnings"] == [] and "totals_range" not in final

@@ -32,6 +32,12 @@ def final_text(game: FollowedGame) -> str:
     lines = [f"game: {game.cal.game}, {facts['readings']} photo(s) accepted"]
     lines += [f"  {key}: {json.dumps(value)}" for key, value in facts.items() if key not in ("readings", "notes")]
     lines += [f"  note: {n}" for n in facts["notes"]]
+    warnings = game.final_warnings()
+    lines += [f"  warning: {w}" for w in warnings]
+    if warnings and game.timeline.last is not None:
+        spans = [f"{p} {'?' if r is None else (r[0] if r[0] == r[1] else f'{r[0]}–{r[1]}')}"
+                 for p, r in game.totals_range().items()]
+        lines.append("  possible totals: " + ", ".join(spans))
     if game.timeline.last is not None:
         text = scoring.explain(game.timeline.last, game.timeline.score_setup())
         lines += ["  " + line for line in text.splitlines()]

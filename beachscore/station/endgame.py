@@ -42,7 +42,7 @@ def questions(game: str, setup: dict | None, score: dict | None, *, facts: dict 
             the timeline's facts; facts: the timeline's facts; joined_mid_game: the first accepted
             reading already had pieces on the board; unsure: the timeline's notes on areas whose
             closer the photos could not tell (Plażing: each player's areas closed is then asked,
-            the timeline's guess as the default).
+            the areas the timeline is sure of as the default).
     """
     setup, facts = setup or {}, facts or {}
     players = [p.get("player") for p in (score or {}).get("players") or [] if isinstance(p, dict)]
@@ -55,7 +55,7 @@ def questions(game: str, setup: dict | None, score: dict | None, *, facts: dict 
         if joined_mid_game and not isinstance(setup.get("closings"), dict):
             for p in players:
                 out.append(_count(f"{p}/closings", p, f"areas {p} closed in the whole game",
-                                  (facts.get("closings") or {}).get(p, 0)))
+                                  (facts.get("closings_at_least") or facts.get("closings") or {}).get(p, 0)))
                 got = (facts.get("collected") or {}).get(p) or {}
                 for kind in COLLECTED_KINDS:
                     out.append(_count(f"{p}/{kind}", p, f"{kind} {p} collected in the whole game", got.get(kind, 0)))
@@ -63,7 +63,7 @@ def questions(game: str, setup: dict | None, score: dict | None, *, facts: dict 
             for p in players:
                 q = _count(f"{p}/closings", p, f"areas {p} closed in the whole game (the photos could not tell "
                            "who closed some of them: " + "; ".join(unsure) + ")",
-                           (facts.get("closings") or {}).get(p, 0))
+                           (facts.get("closings_at_least") or facts.get("closings") or {}).get(p, 0))
                 out.append(q)
     elif game == "strand-unter":
         for row in (score or {}).get("players") or []:

@@ -100,7 +100,8 @@ class Timeline:
     def to_json(self) -> dict:
         """The facts so far (the contract's ``timeline``), plus ``readings`` and ``notes``."""
         facts = self.facts if self.facts is not None else self.module.initial_facts(self._players())
-        return dict(facts, readings=self.accepted, notes=list(self.notes))
+        shown = getattr(self.module, "public_facts", None)
+        return dict(shown(facts) if shown else facts, readings=self.accepted, notes=list(self.notes))
 
     def score_setup(self) -> dict:
         """The setup with the timeline's facts filled in (what the game's final score uses)."""

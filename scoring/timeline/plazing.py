@@ -22,6 +22,8 @@ from scoring.timeline.common import Step, change, plural
 
 #: Off-board facts the timeline supplies; the readings are compared without them.
 TIMELINE_KEYS = ("closings", "collected", "track")
+#: Words of the note on an area whose closer the photos cannot tell (the station looks for them).
+UNSURE_WORDS = "cannot tell who placed the last piece"
 #: Most new pieces whose placing orders are tried to find who closed an area (2**n orders of subsets).
 MOST_PIECES_TRIED = 8
 _N4 = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -32,11 +34,11 @@ def initial_facts(players: list[str], start: int = 0) -> dict:
 
     >>> initial_facts(["red"], 10)
     {'closings': {'red': 0}, 'collected': {'red': {'amber': 0, 'shell': 0, 'pebble': 0, 'trash': 0}},
-     'track': {'red': 10}}
+     'track': {'red': 10}, 'doubted_closings': []}
     """
     return {"closings": {p: 0 for p in players},
             "collected": {p: {k: 0 for k in COLLECTED_KINDS} for p in players},
-            "track": {p: start for p in players}}
+            "track": {p: start for p in players}, "doubted_closings": []}
 
 
 def bare_setup(setup: dict | None) -> dict:
@@ -98,9 +100,12 @@ def _given_facts(setup: dict | None) -> dict | None:
 
 
 def _copy_facts(facts: dict, players: list[str], start: int) -> dict:
-    out = {"closings": dict(facts.get("closings", {})),
+    """A copy of the facts kept inside the timeline (also from :func:`public_facts`' shape: the
+    sure ``closings_at_least`` of every player stand for ``closings``)."""
+    out = {"closings": dict(facts.get("closings_at_least") or facts.get("closings", {})),
            "collected": {p: dict(v) for p, v in facts.get("collected", {}).items()},
-           "track": dict(facts.get("track", {}))}
+           "track": dict(facts.get("track", {})),
+           "doubted_closings": [dict(d) for d in facts.get("doubted_closings") or []]}
     for p in players:
         out["closings"].setdefault(p, 0)
         out["collected"].setdefault(p, {k: 0 for k in COLLECTED_KINDS})
@@ -166,40 +171,51 @@ def _compare_pieces(old: Board | None, new: Board, old_areas: tuple[Area, ...], 
 
 
 def _closings(old: Board | None, new: Board, old_areas, new_areas, placed: list[Piece], step: Step) -> None:
-    """Every area closed since ``old``: who closed it (the player whose piece closed it) gets the point."""
+    """Every area closed since ``old``: who closed it (the player whose piece closed it) gets the point.
+
+    When new pieces of several players may have closed it the photos cannot tell who did: the
+    point goes to nobody, the area joins ``doubted_closings`` with its candidates, and the
+    candidates' closings and track are unknown until the players say (:func:`public_facts`).
+    """
     was_closed = [frozenset(a.cells) for a in old_areas if a.closed]
     for area in new_areas:
         if not area.closed or any(frozenset(area.cells) <= c for c in was_closed):
             continue
         candidates = closers(new, area, placed)
         owner = "neutral" if area.owner == NEUTRAL else area.owner
+        where = _where(area.cells)
+        cells = [list(c) for c in area.cells]
         if not candidates:  # closed by terrain and the sea alone: it became an area when a piece touched it
-            candidates = {p.player: p for p in sorted(placed, key=lambda p: min(p.cells), reverse=True)
-                          if p.index in area.ring}
+            candidates = {p.player: p for p in placed if p.index in area.ring}
         if not candidates:
-            step.impossible.append(change("closed", f"the area at {_where(area.cells)} is closed, but no piece placed "
-                                          "since the last reading closes it", cells=[list(c) for c in area.cells]))
+            step.impossible.append(change("closed", f"the area at {where} is closed, but no piece placed "
+                                          "since the last reading closes it", cells=cells))
+            continue
+        size = plural(len(area.cells), "square")
+        if len(candidates) > 1:
+            who = sorted(candidates)
+            step.notes.append(f"the area at {where} was closed by {' or '.join(who)}: the photos {UNSURE_WORDS}; "
+                              "its closing point is given to nobody until the players say")
+            step.facts["doubted_closings"].append({"cells": cells, "owner": area.owner, "candidates": who})
+            step.changes.append(change("closed", f"{' or '.join(who)} closed the area at {where} ({size}, "
+                                       f"{owner}'s): the photos cannot tell who", player=None, candidates=who,
+                                       owner=area.owner, cells=cells))
             continue
         closer = next(iter(candidates))
-        if len(candidates) > 1:
-            step.notes.append(f"the area at {_where(area.cells)} was closed by {' or '.join(candidates)}: the "
-                              f"photos cannot tell who placed the last piece; {closer} is given the point")
         step.facts["closings"][closer] = step.facts["closings"].get(closer, 0) + 1
-        step.changes.append(change("closed", f"{closer} closed the area at {_where(area.cells)} "
-                                   f"({plural(len(area.cells), 'square')}, {owner}'s)", player=closer, owner=area.owner,
-                                   cells=[list(c) for c in area.cells]))
+        step.changes.append(change("closed", f"{closer} closed the area at {where} ({size}, {owner}'s)",
+                                   player=closer, owner=area.owner, cells=cells))
 
 
 def closers(board: Board, area: Area, placed: list[Piece]) -> dict[str, Piece]:
     """Who may have closed ``area``: each player with a newly placed piece that closes it in some
-    placing order, and that player's such piece lying last in reading order (most likely first).
+    placing order, and one such piece of that player.
 
     A piece P closes the area in some order when some set S of the other new pieces leaves it open
     while S + P closes it. With more than :data:`MOST_PIECES_TRIED` new pieces only the sets "all
     others" are tried. Pieces placed before ``placed`` stay. When several players may have closed
-    it the photos cannot tell who placed the last piece; the players are then ordered by their
-    piece lying last in reading order (row by row from the sea, then by column), the order in which
-    the development games' enclosing moves lay a ring (``docs/game.md``): a convention, not a rule.
+    it the photos cannot tell who placed the last piece (:func:`_closings`); the players come in
+    name order.
 
     >>> from scoring.plazing_state import Board, Piece
     >>> old = (Piece(0, "red", "screen", ((1, 1), (1, 2), (1, 3)), "S"), Piece(1, "red", "gear", ((0, 0),)))
@@ -218,10 +234,9 @@ def closers(board: Board, area: Area, placed: list[Piece]) -> dict[str, Piece]:
             (list(s) for k in range(len(others), -1, -1) for s in itertools.combinations(others, k))
         for s in subsets:
             if _group(board, kept + list(s), cells) == "open" and _group(board, kept + list(s) + [p], cells) == "exact":
-                if p.player not in found or min(p.cells) > min(found[p.player].cells):
-                    found[p.player] = p
+                found.setdefault(p.player, p)
                 break
-    return dict(sorted(found.items(), key=lambda kv: min(kv[1].cells), reverse=True))
+    return dict(sorted(found.items()))
 
 
 def _group(board: Board, pieces: list[Piece], cells: set[Cell]) -> str:
@@ -322,9 +337,41 @@ def _track(board: Board, areas: tuple[Area, ...], facts: dict, players: list[str
     return {p: start + facts["closings"].get(p, 0) + fields.get(p, 0) for p in players}
 
 
+def doubted_players(facts: dict | None) -> list[str]:
+    """The players who may have closed an area whose closer the photos could not tell."""
+    return sorted({p for d in (facts or {}).get("doubted_closings") or [] for p in d.get("candidates", [])})
+
+
+def public_facts(facts: dict) -> dict:
+    """The facts as the timeline shows them (contract ``timeline``): ``closings`` and ``track`` hold
+    only the players whose counts are sure; the candidates of a ``doubted_closings`` area are left
+    out (their figures are unknown, never guessed); ``closings_at_least`` gives every player's sure
+    closings. Takes the kept facts or this shape again (the same result).
+
+    >>> f = dict(initial_facts(["red", "blue", "green"]), doubted_closings=[
+    ...     {"cells": [[1, 1]], "owner": "red", "candidates": ["blue", "red"]}])
+    >>> p = public_facts(f)
+    >>> p["closings"], p["track"], p["closings_at_least"]
+    ({'green': 0}, {'green': 0}, {'red': 0, 'blue': 0, 'green': 0})
+    >>> public_facts(p) == p
+    True
+    """
+    unsure = set(doubted_players(facts))
+    sure = dict(facts.get("closings_at_least") or facts.get("closings") or {})
+    out = dict(facts)
+    out["closings"] = {p: n for p, n in sure.items() if p not in unsure}
+    out["track"] = {p: n for p, n in (facts.get("track") or {}).items() if p not in unsure}
+    out["closings_at_least"] = sure
+    out["doubted_closings"] = [dict(d) for d in facts.get("doubted_closings") or []]
+    return out
+
+
 def with_facts(setup: dict | None, facts: dict | None) -> dict:
-    """The setup with the timeline's ``closings``, ``collected`` and ``track`` (what the final score uses)."""
+    """The setup with the timeline's ``closings``, ``collected`` and ``track`` (what the final score
+    uses); a player who may have closed an area the photos could not tell has no ``closings`` nor
+    ``track`` in it, so that player's total is unknown (null), not guessed."""
     out = dict(setup or {})
     if facts:
-        out.update({k: facts[k] for k in TIMELINE_KEYS if k in facts})
+        shown = public_facts(facts)
+        out.update({k: shown[k] for k in TIMELINE_KEYS if k in shown})
     return out

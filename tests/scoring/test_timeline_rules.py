@@ -5,6 +5,7 @@ import copy
 
 import pytest
 
+import scoring
 from scoring.errors import UnknownGameError
 from scoring.timeline import Timeline, compare
 
@@ -99,11 +100,34 @@ def test_no_piece_goes_into_a_closed_area_and_markers_stay():
                          SETUP).impossible) == ["marked"]
 
 
-def test_who_closed_an_area_with_pieces_of_two_players_is_a_note():
+def test_an_area_two_players_may_have_closed_is_doubted_not_given():
     step = compare(plazing([SCREEN]), plazing([SCREEN, LEFT, RIGHT]), SETUP)
-    assert kinds(step.changes).count("closed") == 1
-    assert sum(step.facts["closings"].values()) == 1
-    assert step.notes and "red or blue" in step.notes[0] or "blue or red" in step.notes[0]
+    closed = [c for c in step.changes if c["kind"] == "closed"]
+    assert len(closed) == 1 and "player" not in closed[0] and closed[0]["candidates"] == ["blue", "red"]
+    assert sum(step.facts["closings"].values()) == 0
+    assert step.facts["doubted_closings"][0]["candidates"] == ["blue", "red"]
+    assert step.notes and "blue or red" in step.notes[0] and "cannot tell who placed" in step.notes[0]
+
+
+def test_a_doubted_closing_leaves_its_candidates_totals_unknown():
+    t = Timeline("plazing", dict(SETUP, players=["red", "blue", "green"], weather="sun"))
+    for state in (plazing([SCREEN]), plazing([SCREEN, LEFT, RIGHT])):
+        step = t.propose(state)
+        t.accept(state, step)
+    shown = t.to_json()
+    assert shown["closings"] == {"green": 0} and set(shown["track"]) == {"green"}
+    assert shown["closings_at_least"] == {"red": 0, "blue": 0, "green": 0}
+    totals = {p["player"]: p["total"] for p in scoring.score(t.last, t.score_setup())["players"]}
+    assert totals["red"] is None and totals["blue"] is None and totals["green"] is not None
+    again = Timeline("plazing", t.setup, last=t.last, facts={k: v for k, v in shown.items()
+                                                             if k not in ("readings", "notes")})
+    later = plazing([SCREEN, LEFT, RIGHT, {"player": "green", "kind": "gear", "cells": [[3, 5]]}])
+    assert again.propose(later).facts["doubted_closings"] == shown["doubted_closings"]
+
+
+def test_an_area_one_player_closed_with_two_pieces_is_that_players():
+    step = compare(plazing([SCREEN]), plazing([SCREEN, LEFT, dict(RIGHT, player="red")]), SETUP)
+    assert step.facts["closings"] == {"red": 1, "blue": 0} and not step.facts["doubted_closings"]
 
 
 def test_timeline_accumulates_and_fills_the_score_setup():
@@ -217,6 +241,6 @@ def test_a_state_copy_is_not_changed_by_comparing():
 
 def test_facts_typed_in_the_setup_start_the_timeline():
     typed = dict(SETUP, closings={"red": 2, "blue": 1}, collected={"red": {"amber": 1}, "blue": {}})
-    step = compare(plazing([SCREEN]), plazing([SCREEN, LEFT, RIGHT]), typed)
+    step = compare(plazing([SCREEN, LEFT]), plazing([SCREEN, LEFT, RIGHT]), typed)
     assert step.facts["closings"] == {"red": 2, "blue": 2}
     assert step.facts["collected"]["red"]["amber"] == 1

@@ -8,11 +8,15 @@
 
   function factsHtml(t, display) {
     if (!t || !t.closings) return "";
-    const players = Object.keys(t.closings);
+    const sure = t.closings_at_least || t.closings;
+    const players = Object.keys(sure);
+    const doubted = p => (t.doubted_closings || []).filter(d => (d.candidates || []).includes(p)).length;
+    const closed = p => t.closings[p] !== undefined ? `${t.closings[p]}`
+      : `${sure[p]} to ${sure[p] + doubted(p)} (the photos cannot tell who closed ${doubted(p)})`;
     let h = `<table class="score timeline"><thead><tr><th>Player</th><th>areas closed</th><th>collected</th><th>track</th></tr></thead><tbody>`;
     for (const p of players) {
       const got = Object.entries((t.collected || {})[p] || {}).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "—";
-      h += `<tr data-player="${esc(p)}"><td>${who(p, display)}</td><td>${t.closings[p]}</td><td>${esc(got)}</td>` +
+      h += `<tr data-player="${esc(p)}"><td>${who(p, display)}</td><td>${esc(closed(p))}</td><td>${esc(got)}</td>` +
         `<td>${t.track && t.track[p] !== undefined ? t.track[p] : "—"}</td></tr>`;
     }
     return h + `</tbody></table>`;
