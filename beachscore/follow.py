@@ -8,7 +8,9 @@ confidence is its probability given that the readings the rules rule out are not
 When no reading is allowed, the photo's own reading is kept and every forbidden change is reported
 in ``impossible``, never silently undone; it is then not accepted, and the game goes on from the
 last accepted reading. A photo the reader itself doubts (confidence below 0.5) shows no change for
-sure: its differences are named in its warnings instead, and it is not accepted either.
+sure: its differences are named in its warnings instead, and it is not accepted either. Nor is a
+doubted first photo (a hand over the board, a bad read): it would be what every later photo is
+compared with, so the game starts at the next trusted photo.
 Contract: ``shared/contracts/README.md`` §One game, photo after photo.
 """
 
@@ -198,7 +200,8 @@ class FollowedGame:
         return GamePhoto(out, step, accepted, self.timeline.to_json(), facts_setup)
 
     def _choose(self, result: ScanResult):
-        """The first of the photo's readings the rules allow after the last accepted one.
+        """The first of the photo's readings the rules allow after the last accepted one (before any
+        accepted one: the photo's own reading, when it is trusted and lawful).
 
         Returns:
             (reading, step, confidence, warning or None, whether it is accepted).
@@ -206,6 +209,8 @@ class FollowedGame:
         primary = result.reading
         if self.timeline.last is None:
             first = self.timeline.propose(primary.state)
+            if result.confidence < TRUSTED:
+                return _doubted_first(primary, first, result.confidence)
             if not first.lawful:
                 return _unlawful(primary, first, result.confidence)
             return primary, first, result.confidence, None, True
@@ -302,6 +307,25 @@ class FollowedGame:
             out.append(f"the area at {where} ({size}) was closed by {' or '.join(who)}: the photos cannot tell "
                        f"who placed the last piece; {', '.join(who)}: no total until the players say who closed it")
         return out
+
+
+#: The warning of a doubted photo that would have started the game.
+DOUBTED_FIRST_WARNING = "doubted: not taken as the game's start; the next trusted photo starts the game"
+
+
+def _doubted_first(reading, step: Step, confidence: float):
+    """A doubted reading (below :data:`TRUSTED`) before any accepted one: it would become what every
+    later photo is compared with, so it is not accepted; the game starts at the next trusted photo.
+    The photo shows no change for sure: ``changes`` and ``impossible`` stay empty, and the rules it
+    breaks (if any) are named in its warning.
+
+    Returns:
+        (reading, an empty step, confidence, warning, False).
+    """
+    note = DOUBTED_FIRST_WARNING
+    if step.impossible:
+        note += " (the rules also forbid: " + "; ".join(c["text"] for c in step.impossible[:3]) + ")"
+    return reading, Step(), confidence, note, False
 
 
 def _unlawful(reading, step: Step, confidence: float):

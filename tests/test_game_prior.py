@@ -154,3 +154,29 @@ def test_a_game_with_nothing_doubted_keeps_its_last_confidence():
     game.follow(scan(Reading(state=state([SCREEN, GEAR]), confidence=0.9)))
     final = game.final_json()
     assert final["confidence"] == pytest.approx(0.9) and final["warnings"] == [] and "totals_range" not in final
+
+
+def test_a_doubted_first_reading_is_not_the_games_start():
+    game = FollowedGame(SimpleNamespace(game="plazing"), SETUP)
+    hand = state([GEAR])  # a bad read of the empty beach: a gear where a hand lay
+    photo = game.follow(scan(Reading(state=hand, confidence=0.3)))
+    assert not photo.accepted and game.timeline.last is None and game.last_confidence is None
+    line = photo.to_json()
+    assert line["accepted"] is False and line["state"]["pieces"] == [GEAR] and line["confidence"] == 0.3
+    assert line["changes"] == [] and line["impossible"] == [] and line["timeline"]["readings"] == 0
+    assert any("not taken as the game's start" in w for w in line["warnings"])
+    # the next trusted photo starts the game: compared with nothing, the gear's absence is no removal
+    start = state([SCREEN], [AMBER])
+    photo = game.follow(scan(Reading(state=start, confidence=0.9)))
+    assert photo.accepted and photo.step.impossible == [] and game.timeline.last == start
+    assert [c["text"] for c in photo.step.changes] == ["red placed a screen on B3–D3"]
+    assert game.final_json()["confidence"] == pytest.approx(0.9)
+
+
+def test_a_doubted_first_reading_that_breaks_the_rules_names_them_in_its_warning():
+    game = FollowedGame(SimpleNamespace(game="plazing"), SETUP)
+    outside = state([SCREEN], meeples=[{"player": "red", "cell": [0, 2]}])
+    photo = game.follow(scan(Reading(state=outside, confidence=0.3)))
+    assert not photo.accepted and photo.step.impossible == [] and game.timeline.last is None
+    assert any("not taken as the game's start" in w and "outside any closed area" in w
+               for w in photo.result.warnings)
