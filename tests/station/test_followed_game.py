@@ -155,6 +155,23 @@ def test_a_game_joined_mid_way_asks_closings_and_collected(station):
     assert red["closing_points"] == 2 and isinstance(red["total"], int)
 
 
+def test_a_doubted_first_scan_is_not_the_games_start(station):
+    game_id = station.new_game("plazing", dict(SETUP, weather="sun"))
+    station.scanner.confidence = 0.3  # a hand over the board: the pieces read where none lie
+    doubted = scan(station, plazing([SCREEN, RIGHT], resources=[AMBER]))
+    step = game_steps.of_scan(station.store, doubted["id"])
+    assert not step["accepted"] and step["changes"] == [] and step["impossible"] == []
+    assert any("not taken as the game's start" in w for w in station.store.scan(doubted["id"])["warnings"])
+    assert game_steps.last_accepted(station.store, game_id) is None
+    station.scanner.confidence = 0.9
+    first = scan(station, GAME[0])  # the empty beach, trusted: the game starts here, nothing called removed
+    step = game_steps.of_scan(station.store, first["id"])
+    assert step["accepted"] and step["impossible"] == [] and step["timeline"]["readings"] == 1
+    assert game_steps.first_accepted(station.store, game_id)["scan_id"] == first["id"]
+    later = game_steps.of_scan(station.store, scan(station, GAME[1])["id"])
+    assert later["accepted"] and [c["kind"] for c in later["changes"]] == ["placed", "placed"]
+
+
 def test_a_game_with_every_fact_ends_at_once(station):
     game_id = station.new_game("plazing", dict(SETUP, weather="wind-N"))
     play(station)
