@@ -77,6 +77,7 @@ def compare(before: dict | None, after: dict, setup: dict | None = None, facts: 
         _markers(old_board, new_board, new_areas, step)
     else:
         _first_markers(new_board, new_areas, step)
+        _first_closed_note(new_areas, step)
     facts["track"] = _track(new_board, new_areas, facts, players, start)
     return step
 
@@ -187,6 +188,8 @@ def _closings(old: Board | None, new: Board, old_areas, new_areas, placed: list[
         cells = [list(c) for c in area.cells]
         if not candidates:  # closed by terrain and the sea alone: it became an area when a piece touched it
             candidates = {p.player: p for p in placed if p.index in area.ring}
+        elif old is None and len(placed) - 1 > MOST_PIECES_TRIED:
+            candidates = _ring_players(area, placed, candidates)
         if not candidates:
             step.impossible.append(change("closed", f"the area at {where} is closed, but no piece placed "
                                           "since the last reading closes it", cells=cells))
@@ -205,6 +208,31 @@ def _closings(old: Board | None, new: Board, old_areas, new_areas, placed: list[
         step.facts["closings"][closer] = step.facts["closings"].get(closer, 0) + 1
         step.changes.append(change("closed", f"{closer} closed the area at {where} ({size}, {owner}'s)",
                                    player=closer, owner=area.owner, cells=cells))
+
+
+def _ring_players(area: Area, placed: list[Piece], found: dict[str, Piece]) -> dict[str, Piece]:
+    """``found`` (from a search of some placing orders only) with every other player who has a piece
+    on the area's ring: the last piece that closed an area touches it, so these are all who may
+    have closed it; at the game's first reading nothing tells which order was played."""
+    out = dict(found)
+    for p in placed:
+        if p.index in area.ring:
+            out.setdefault(p.player, p)
+    return dict(sorted(out.items()))
+
+
+def _first_closed_note(areas: tuple[Area, ...], step: Step) -> None:
+    """At the game's first reading, a note on the areas already closed on it: the photos did not see
+    them close, and what was taken from them before is not counted."""
+    closed = [a for a in areas if a.closed]
+    if not closed:
+        return
+    where = ", ".join(_where(a.cells) for a in closed)
+    them = "it" if len(closed) == 1 else "them"
+    step.notes.append(f"the timeline starts at a board with {plural(len(closed), 'area')} already closed ({where}): "
+                      f"the photos did not see {them} close, so who closed {them} is told from the pieces around "
+                      f"{them} alone (doubted where more than one player may have), and resources taken from {them} "
+                      "before are not counted")
 
 
 def closers(board: Board, area: Area, placed: list[Piece]) -> dict[str, Piece]:

@@ -244,3 +244,29 @@ def test_facts_typed_in_the_setup_start_the_timeline():
     step = compare(plazing([SCREEN, LEFT]), plazing([SCREEN, LEFT, RIGHT]), typed)
     assert step.facts["closings"] == {"red": 2, "blue": 2}
     assert step.facts["collected"]["red"]["amber"] == 1
+
+
+def _gear(player, r, c):
+    return {"player": player, "kind": "gear", "cells": [[r, c]]}
+
+
+#: red walls C1 in from the sea, blue's gear under it; red's gear on C3 would also close it (as a
+#: bigger area) had it come before blue's: who closed C1 depends on the order, which no photo saw
+WALLED = [_gear("red", 0, 1), _gear("red", 0, 3), _gear("red", 1, 1), _gear("red", 1, 3), _gear("red", 2, 2),
+          _gear("blue", 1, 2)]
+
+
+@pytest.mark.parametrize("others", [1, 4], ids=["every-order-tried", "more-pieces-than-orders-tried"])
+def test_a_first_reading_with_a_closed_area_doubts_its_closer_and_says_so(others):
+    pieces = WALLED + [_gear("blue", 4, c) for c in (0, 2, 4, 6)[:others]]
+    first = {"game": "plazing", "rows": 5, "cols": 8, "pieces": pieces, "meeples": [], "neutral": [],
+             "resources": [], "trash": [], "surprises": []}
+    step = compare(None, first, {"players": ["red", "blue"]})
+    assert step.impossible == [] and step.facts["closings"] == {"red": 0, "blue": 0}
+    assert step.facts["doubted_closings"] == [{"cells": [[0, 2]], "owner": "red", "candidates": ["blue", "red"]}]
+    assert any("starts at a board with 1 area already closed (C1)" in n and "not counted" in n for n in step.notes)
+
+
+def test_a_first_reading_without_a_closed_area_adds_no_note():
+    step = compare(None, plazing([SCREEN]), SETUP)
+    assert step.notes == [] and step.impossible == []
