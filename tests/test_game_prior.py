@@ -180,3 +180,10 @@ def test_a_doubted_first_reading_that_breaks_the_rules_names_them_in_its_warning
     assert not photo.accepted and photo.step.impossible == [] and game.timeline.last is None
     assert any("not taken as the game's start" in w and "outside any closed area" in w
                for w in photo.result.warnings)
+
+
+def test_with_a_previous_reading_a_doubted_photo_is_compared_with_it_not_taken_as_a_start():
+    game = game_after(state([SCREEN]))  # scan --previous: the previous reading is given
+    photo = game.follow(scan(Reading(state=state([SCREEN, GEAR]), confidence=0.3)))
+    assert not any("game's start" in w for w in photo.result.warnings)
+    assert [c["text"] for c in photo.step.changes] == ["blue placed a gear on F4"]
