@@ -157,6 +157,8 @@ class FollowedGame:
         self.cal, self.setup = cal, setup
         #: the confidence of the last accepted reading (None before one)
         self.last_confidence: float | None = None
+        #: photos read but not accepted while the game has no start yet (doubted, or against the rules)
+        self.unstarted = 0
         if cal.game not in TIMELINES:
             raise BadInputError("unknown-game", f"{cal.game!r} has no game rules to follow photo after photo; "
                                 f"'game' and 'scan --previous' read {', '.join(TIMELINES)}")
@@ -195,6 +197,8 @@ class FollowedGame:
             confidence = min(confidence, UNRECOGNISED_BOARD_CONFIDENCE)
         if accepted:
             self.last_confidence = confidence
+        elif self.timeline.last is None:
+            self.unstarted += 1
         out = dataclasses.replace(result, state=scoring.complete_state(chosen.state, facts_setup), score=score,
                                   confidence=confidence, warnings=list(dict.fromkeys(warnings)), reading=chosen)
         return GamePhoto(out, step, accepted, self.timeline.to_json(), facts_setup)
@@ -297,7 +301,11 @@ class FollowedGame:
 
     def final_warnings(self) -> list[str]:
         """What the timeline doubts that the totals need (Plażing: areas whose closer the photos could
-        not tell; those players' totals are then unknown), one sentence each."""
+        not tell; those players' totals are then unknown), one sentence each; or, when photos were read
+        but none started the game, that there is no final score."""
+        if self.timeline.last is None and self.unstarted:
+            return [f"no photo started the game ({self.unstarted} read, none both trusted and allowed by the "
+                    "rules): no final score; take the photos again"]
         out = []
         for d in (self.timeline.facts or {}).get("doubted_closings") or []:
             names = scoring_cell_names(d.get("cells", []))

@@ -165,12 +165,15 @@ def test_a_doubted_first_reading_is_not_the_games_start():
     assert line["accepted"] is False and line["state"]["pieces"] == [GEAR] and line["confidence"] == 0.3
     assert line["changes"] == [] and line["impossible"] == [] and line["timeline"]["readings"] == 0
     assert any("not taken as the game's start" in w for w in line["warnings"])
+    nothing = game.final_json()
+    assert nothing["score"] is None and nothing["state"] is None and nothing["confidence"] is None
+    assert nothing["warnings"] and "no photo started the game (1 read" in nothing["warnings"][0]
     # the next trusted photo starts the game: compared with nothing, the gear's absence is no removal
     start = state([SCREEN], [AMBER])
     photo = game.follow(scan(Reading(state=start, confidence=0.9)))
     assert photo.accepted and photo.step.impossible == [] and game.timeline.last == start
     assert [c["text"] for c in photo.step.changes] == ["red placed a screen on B3–D3"]
-    assert game.final_json()["confidence"] == pytest.approx(0.9)
+    assert game.final_json()["confidence"] == pytest.approx(0.9) and game.final_json()["warnings"] == []
 
 
 def test_a_doubted_first_reading_that_breaks_the_rules_names_them_in_its_warning():
