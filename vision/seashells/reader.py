@@ -43,6 +43,7 @@ from vision.mats.basket import find_items, learn_basket
 from vision.mats.checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, ring_change, text_scale)
 from vision.mats.config import SEASHELLS as CFG
+from vision.seashells.columns import column_posterior, column_shell_features
 from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
 from vision.board.geometry import project, rectify
@@ -290,10 +291,11 @@ def learn(shot: CalibrationShot) -> dict:
         _check_samples(np.asarray(basket.pop("sample_features")), [lab_ for lab_, _ in basket_samples],
                        [xy for _, xy in basket_samples], "basket")
     L = np.ascontiguousarray(lab[..., 0])
+    column_shells = column_shell_features(feats, towel_labels, np.asarray(towel_idx) % len(cols))
     return {"median_bgr": np.asarray(median, float).round(2).tolist(), "towel": towel.to_json(), "basket": basket,
             "detail_ratio": round(detail_ratio(L, CFG.detail_sigma_px), 4),
             "noise_sigma": round(board_noise_sigma(L), 4), "ring_power": round(contrast.ring_power, 4),
-            "ring_lab": ring_lab.round(2).tolist(), "shell_colours": shell_colours}
+            "ring_lab": ring_lab.round(2).tolist(), "shell_colours": shell_colours, "column_shells": column_shells}
 
 
 def _unlike_shells(contrast, occupied: np.ndarray, shell_colours, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
@@ -439,9 +441,7 @@ def read(photo: Photo) -> Reading:
         variances = towel.variances.copy()
         variances[e, :2] += np.log1p(excess) ** 2
         judge = GaussianClasses(list(towel.classes), towel.means.copy(), variances)
-    post = judge.posterior(feats)
-    shell_k = towel.classes.index("shell")
-    p_shell = post[:, shell_k]
+    p_shell = column_posterior(judge, feats, model.get("column_shells"), len(cols))
     occupied = p_shell > 0.5
     place_conf = np.where(occupied, p_shell, 1.0 - p_shell)
     warnings: list[str] = []

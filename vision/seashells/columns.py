@@ -1,0 +1,62 @@
+"""Towel shells judged column by column: each colour column's shells look as they do in that column.
+
+A shell's contrast with the towel depends on its colour column: a white shell on the white
+column differs from its towel by a few ΔE where a violet one on the violet column differs by
+tens. One shell class learned over every column is then so broad (and its density so thin) that
+a faint shell of a faint column looks more like an empty cell than like a shell: on the rendered
+tables of docs/tuning.md (Seashells) every missed towel shell was a white shell on the white
+column. Here the calibration's shells are kept per column (:func:`column_shell_features`) and
+each cell is judged against its own column's shells (:func:`column_posterior`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.mats.config import SEASHELLS as CFG
+from vision.mats.ring_contrast import GaussianClasses
+
+
+def column_shell_features(feats, labels, columns) -> list[list[float]]:
+    """Mean contrast features of the calibrated shells of every colour column that has one.
+
+    Args:
+        feats: (N, F) the towel samples' contrast features; labels: N labels (``shell``/``empty``);
+            columns: N colour-column indices of the samples' cells.
+    Returns:
+        ``[[column, f0, f1, …], …]`` sorted by column (JSON-serialisable), one row per column with a shell sample.
+    """
+    feats, labels, columns = np.asarray(feats, np.float64), np.asarray(labels), np.asarray(columns)
+    shell = labels == "shell"
+    return [[int(c), *feats[shell & (columns == c)].mean(axis=0).round(4).tolist()]
+            for c in np.unique(columns[shell])]
+
+
+def column_posterior(judge: GaussianClasses, feats: np.ndarray, column_shells, n_cols: int) -> np.ndarray:
+    """Posterior that each towel cell holds a shell, judged against the shells of its own colour column.
+
+    In every column with a calibrated shell, the shell class is centred
+    on that column's calibrated shells (mean features) and spreads, per feature, as far as the
+    empty class's mean (:meth:`GaussianClasses.broadened`), floored at ``towel_var_floor``; the
+    empty class is the one learned over all columns. Columns without a calibrated shell keep the
+    all-column shell class.
+
+    Args:
+        judge: the towel classes (``shell``, ``empty``), the empty class possibly widened for noise.
+        feats: float64 (R·C, F) every cell's contrast features, row-major, clipped below at the empty mean.
+        column_shells: ``[[column, f0, f1, …], …]`` the calibrated shells' mean features per column, or None.
+        n_cols: number of colour columns C.
+    Returns:
+        float64 (R·C,) p(shell) per cell.
+    """
+    shell_k, empty_k = judge.classes.index("shell"), judge.classes.index("empty")
+    p_shell = judge.posterior(feats)[:, shell_k]
+    column = np.arange(len(feats)) % n_cols
+    for c, *mean in column_shells or []:
+        means, variances = judge.means.copy(), judge.variances.copy()
+        means[shell_k] = mean
+        variances[shell_k] = np.maximum(np.asarray(CFG.towel_var_floor, np.float64),
+                                        (means[shell_k] - means[empty_k]) ** 2)
+        sel = column == int(c)
+        p_shell[sel] = GaussianClasses(list(judge.classes), means, variances).posterior(feats[sel])[:, shell_k]
+    return p_shell
