@@ -6,10 +6,13 @@ all-column shell class read as empty at p(shell) 0.05.
 """
 
 import numpy as np
+import pytest
 
+from vision.errors import UnreadableBoardError
+from vision.mats.checks import blown_out_share
 from vision.mats.config import SEASHELLS as CFG
 from vision.mats.ring_contrast import GaussianClasses
-from vision.seashells.columns import column_posterior, column_shell_features
+from vision.seashells.columns import column_posterior, column_shell_features, glared_cells, pale_columns
 
 N_COLS = 7
 WHITE = 5
@@ -65,3 +68,31 @@ def test_empty_white_cell_is_empty_and_columns_without_a_calibrated_shell_keep_t
     assert p[WHITE] < 0.1
     assert p[2] == common[2] and p[0] != common[0]
     assert np.array_equal(column_posterior(towel, feats, None, N_COLS), common)
+
+
+def test_pale_columns_are_those_whose_shells_barely_differ_from_their_towel():
+    _, column_shells = classes()
+    pale = pale_columns(column_shells, N_COLS)
+    assert pale.tolist() == [c == WHITE for c in range(N_COLS)]
+    assert pale_columns([row for row in column_shells if row[0] != 2], N_COLS)[2]   # no calibrated shell: unknown
+
+
+def test_glare_doubts_empty_cells_of_pale_columns_and_refuses_only_when_nothing_is_left():
+    _, column_shells = classes()
+    blown = np.zeros(7 * N_COLS)
+    blown[[WHITE, WHITE + 7, 0, 1]] = [0.6, 0.3, 0.9, 0.9]        # two white cells, two vivid ones
+    occupied = np.zeros(7 * N_COLS, bool)
+    occupied[WHITE + 7] = True
+    glared = glared_cells(blown, occupied, column_shells, N_COLS)
+    assert np.flatnonzero(glared).tolist() == [WHITE]             # the found shell and vivid columns are not doubted
+    blown[WHITE::N_COLS][:4] = 1.0                                # most of the white column blown out entirely
+    with pytest.raises(UnreadableBoardError) as e:
+        glared_cells(blown, occupied, column_shells, N_COLS)
+    assert e.value.code == "glare"
+
+
+def test_blown_out_share_of_cell_cores():
+    board = np.full((40, 80, 3), 200, np.uint8)
+    board[:, 40:60] = 255                                         # the right cell's core half blown out
+    share = blown_out_share(board, [[0, 0, 40, 40], [40, 0, 80, 40]], 1.0, 5.0)
+    assert share[0] == 0.0 and share[1] == pytest.approx(15 / 30)

@@ -40,10 +40,10 @@ import numpy as np
 
 from vision.errors import BadInputError, UnreadableBoardError
 from vision.mats.basket import find_items, learn_basket
-from vision.mats.checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
+from vision.mats.checks import (annotation_canvas, as_scanned, blown_out_share, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, ring_change, text_scale)
 from vision.mats.config import SEASHELLS as CFG
-from vision.seashells.columns import column_posterior, column_shell_features
+from vision.seashells.columns import column_posterior, column_shell_features, glared_cells
 from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
 from vision.board.geometry import project, rectify
@@ -336,19 +336,22 @@ def _unlike_shells(contrast, occupied: np.ndarray, shell_colours, n_cols: int) -
     return dist > CFG.shell_colour_de, dist
 
 
-def _board_lab(photo: Photo, boxes: np.ndarray) -> tuple[np.ndarray, float]:
-    """The mat rectified at ``CFG.px_per_mm``, its light evened out, as normalised Lab, and its
-    noise sigma; refuses a photo too dark, blurred or noisy to read.
+def _board_lab(photo: Photo, boxes: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    """The mat rectified at ``CFG.px_per_mm``, its light evened out, as normalised Lab, its noise
+    sigma and every towel cell's blown-out share; refuses a photo too dark, blurred or noisy to
+    read (glare is judged cell by cell: :func:`vision.seashells.columns.glared_cells`).
 
     Returns:
-        ``(lab, sigma)``: float32 (H, W, 3) Lab of the rectified mat, and its grey noise sigma.
+        ``(lab, sigma, blown)``: float32 (H, W, 3) Lab of the rectified mat, its grey noise sigma,
+        float64 (R·C,) share of each cell's core blown out (:func:`vision.mats.checks.blown_out_share`).
     Raises:
         UnreadableBoardError: as :func:`read`.
     """
     model = photo.calibration.model
     H = photo.registration.H_px_from_mm
     board = rectify(photo.image, H, photo.calibration.profile["board_mm"], CFG.px_per_mm)
-    check_photo(board, model["median_bgr"], min_L=CFG.min_board_L)
+    check_photo(board, model["median_bgr"], min_L=CFG.min_board_L, glare=False)
+    blown = blown_out_share(board, boxes, CFG.px_per_mm, CFG.core_inset_mm)
     lab = normalised_lab(board, model["median_bgr"])
     field = _light_field(lab, boxes, model.get("ring_lab"))
     if field is not None:
@@ -360,7 +363,7 @@ def _board_lab(photo: Photo, boxes: np.ndarray) -> tuple[np.ndarray, float]:
     check_blur(detail_ratio(L, CFG.detail_sigma_px, grad), model.get("detail_ratio"), CFG.min_detail_share)
     sigma = board_noise_sigma(L)
     check_excess_noise(sigma, model.get("noise_sigma"), CFG.max_excess_noise)
-    return lab, sigma
+    return lab, sigma, blown
 
 
 def _read_basket(lab: np.ndarray, model: dict, profile: dict, warnings: list[str]) -> tuple[dict, list, float]:
@@ -427,7 +430,7 @@ def read(photo: Photo) -> Reading:
     cal = photo.calibration
     profile, model = cal.profile, cal.model
     boxes, rows, cols = towel_geometry(profile)
-    lab, sigma = _board_lab(photo, boxes)
+    lab, sigma, blown = _board_lab(photo, boxes)
     towel = GaussianClasses.from_json(model["towel"])
     contrast = _towel(lab, boxes)
     feats = towel.clip_below(contrast.features, "empty")
@@ -467,15 +470,16 @@ def read(photo: Photo) -> Reading:
     if strange.mean() > CFG.occluded_share or (covered | unlike).mean() >= CFG.covered_share:
         raise UnreadableBoardError("occluded", _occlusion_message(int(covered.sum()), int(unlike.sum()),
                                                                   int((far & ~covered & ~unlike).sum()), len(boxes)))
-    if covered.any():
-        place_conf = np.where(covered, np.minimum(place_conf, CFG.covered_conf), place_conf)
-        warnings.append("towel cells whose towel colour changed since calibration (covered by something?): "
-                        + ", ".join(_cell_name(k, rows, cols) for k in np.flatnonzero(covered)))
-    if unlike.any():
-        place_conf = np.where(unlike, np.minimum(place_conf, CFG.covered_conf), place_conf)
-        warnings.append("towel cells holding something unlike the calibrated shells of their column (a hand, "
-                        "another object?): " + ", ".join(f"{_cell_name(k, rows, cols)} (colour ΔE {shell_de[k]:.0f})"
-                                                         for k in np.flatnonzero(unlike)))
+    glared = glared_cells(blown, occupied, model.get("column_shells"), len(cols))
+    for cells, what in ((covered, "whose towel colour changed since calibration (covered by something?)"),
+                        (unlike, "holding something unlike the calibrated shells of their column (a hand, another "
+                                 "object?)"),
+                        (glared, "blown out by glare (a pale shell there cannot be seen)")):
+        if cells.any():
+            place_conf = np.where(cells, np.minimum(place_conf, CFG.covered_conf), place_conf)
+            warnings.append(f"towel cells {what}: " + ", ".join(
+                _cell_name(k, rows, cols) + (f" (colour ΔE {shell_de[k]:.0f})" if cells is unlike else "")
+                for k in np.flatnonzero(cells)))
     # one shell lying across a grid line shows in both cells: report it once, unsure of its place
     straddle = _straddling(contrast, occupied & ~covered, boxes, len(cols))
     for keep, drop in straddle:
@@ -500,6 +504,7 @@ def read(photo: Photo) -> Reading:
                "ring_de": ring_de.round(2).tolist(), "strange": strange.tolist(), "unlike": unlike.tolist(),
                "straddling": [list(p) for p in straddle],
                "shapes": rows, "colours": cols, "counts": counts, "confidence": confidence,
+               "blown": blown.round(3).tolist(),
                "noise": {"sigma": round(sigma, 3), "ring_power": round(contrast.ring_power, 3)},
                "items": [it.__dict__ for it in items]}
     return Reading(state=state, confidence=confidence, warnings=warnings, details=details)
