@@ -10,8 +10,11 @@ not make every cell look occupied. Occupied / empty appearance is learned from t
 calibration's ``shell`` and ``empty`` samples (each checked against the others: a sample that
 clearly looks like the other class is refused as ``bad-sample``); when the photo's background
 noise exceeds the calibration's, the empty class is widened, so faint shells become unsure
-rather than confidently wrong. A found shell must also be coloured like the calibrated shells
-of its colour column (a hand, a stray object or a mirrored photo is not).
+rather than confidently wrong. Each cell is judged against the calibrated shells of its own
+colour column (:mod:`vision.seashells.columns`: a white shell on the white column is faint where
+a violet one is vivid). A found shell must also be coloured like the calibrated shells
+of its colour column (a hand, a stray object or a mirrored photo is not). Glare is judged cell
+by cell: an empty-read cell of a pale column blown out by a lamp's hot spot is doubted.
 
 The basket holds loose items; they are found as blobs against the basket's learned background
 and classified by their learned look (:mod:`vision.mats.basket`). The reading never reports more
@@ -19,8 +22,9 @@ items of a kind than the game box holds (``scoring.seashells.BOX``): more blobs 
 misreading, capped and reported unsure.
 
 Refusals (exit 3): part of the mat outside the photo (``board-out-of-view``,
-:func:`vision.image.quality.check_board_in_view`, run by the pipeline), too dark or glared
-(:func:`vision.mats.checks.check_photo`), too blurred (the board's fine detail against the
+:func:`vision.image.quality.check_board_in_view`, run by the pipeline), too dark
+(:func:`vision.mats.checks.check_photo`), glared (most of the pale columns' cells wholly blown
+out, :func:`vision.seashells.columns.glared_cells`), too blurred (the board's fine detail against the
 calibration's, :func:`vision.image.quality.detail_ratio`), too noisy (the board's pixel noise against
 the calibration's, :func:`vision.image.quality.board_noise_sigma`), ``registration-lost`` when most
 found shells have colours unlike their columns' calibrated shells (mirrored photo, another mat),
