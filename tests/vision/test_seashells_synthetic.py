@@ -291,3 +291,17 @@ def test_uneven_light_is_read_right_or_unsure(model, seed, light):
         p = r.state["players"][0]
         assert (p["fossil_heads"], p["fossil_tails"], p["sand_dollars"], p["bottles"]) == (0, 1, 1, 1) \
             or r.confidence < 0.5
+
+
+def test_hot_spot_over_the_white_column_is_read_and_its_blown_out_cells_doubted(model):
+    # a lamp's hot spot whitens the towel around the white column (10 % of the board blown out):
+    # the coloured shells still show; a white shell there cannot be seen, so its cells are doubted
+    base = seashells_mat([(0, 1, 0, 0), (2, 3, 0, 0), (3, 5, 0, 0)], [], seed=3).astype(np.float32)
+    yy, xx = np.mgrid[0:base.shape[0], 0:base.shape[1]] / PX_PER_MM
+    gain = 1 + 0.35 * np.exp(-((xx - 200) ** 2 + (yy - 110) ** 2) / (2 * 30 ** 2))
+    r = seashells.read(photo("seashells", PROFILE, model, np.clip(base * gain[..., None], 0, 255).astype(np.uint8)))
+    shells = r.state["players"][0]["shells"]
+    assert ["scallop", "blue"] in shells and ["whelk", "orange"] in shells
+    assert r.confidence < 0.5
+    glare = [w for w in r.warnings if "blown out by glare" in w]
+    assert glare and "cowrie/white" in glare[0] and "blue" not in glare[0]

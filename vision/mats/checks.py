@@ -8,6 +8,8 @@ board's fine detail with the calibration's, is :func:`vision.image.quality.check
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 
@@ -83,7 +85,7 @@ def rectify_part(image: np.ndarray, H_px_from_mm: np.ndarray, origin_mm, size_mm
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
 
 
-def check_photo(board_bgr: np.ndarray, reference_median_bgr, *, min_L: float) -> None:
+def check_photo(board_bgr: np.ndarray, reference_median_bgr, *, min_L: float, glare: bool = True) -> None:
     """Refuse a rectified board that is too dark or glared (exit 3), cheaply.
 
     Darkness and glare are judged by :func:`vision.image.quality.check` (when present) on a 1/2
@@ -94,10 +96,35 @@ def check_photo(board_bgr: np.ndarray, reference_median_bgr, *, min_L: float) ->
         board_bgr: rectified board before lighting correction, BGR uint8 (H, W, 3).
         reference_median_bgr: (3,) median B, G, R of the calibration board.
         min_L: mean grey (0–100) below which the board is too dark (used without ``vision.image.quality``).
+        glare: refuse a board whose blown-out share is too large (False: the reader judges blown-out
+            pixels place by place itself, :func:`blown_out_share`).
     Raises:
         UnreadableBoardError: ``too-dark`` or ``glare``.
     """
-    check_light(np.ascontiguousarray(board_bgr[::2, ::2]), reference_median_bgr, min_L)
+    cfg = None if glare else dataclasses.replace(quality.QUALITY, max_glare_fraction=1.0)
+    check_light(np.ascontiguousarray(board_bgr[::2, ::2]), reference_median_bgr, min_L, cfg)
+
+
+def blown_out_share(board_bgr: np.ndarray, boxes_mm, px_per_mm: float, inset_mm: float) -> np.ndarray:
+    """Share of each rectangular place's core pixels that are blown out (every channel ≥
+    ``vision.image.quality.QUALITY.saturated``: the colour there is lost).
+
+    Args:
+        board_bgr: rectified board before lighting correction, BGR uint8 (H, W, 3); pixel (u, v)
+            at ((u + 0.5)/ppm, (v + 0.5)/ppm) mm.
+        boxes_mm: (N, 4) places x0, y0, x1, y1 in board mm; inset_mm: the core lies this far inside.
+        px_per_mm: resolution of ``board_bgr``.
+    Returns:
+        float64 (N,) in 0–1 (0 for a core outside the board).
+    """
+    blown = cv2.inRange(board_bgr, (quality.QUALITY.saturated,) * 3, (255, 255, 255))
+    out = np.zeros(len(boxes_mm))
+    for i, (x0, y0, x1, y1) in enumerate(np.asarray(boxes_mm, np.float64)):
+        u0, v0 = (int(round((v + inset_mm) * px_per_mm)) for v in (x0, y0))
+        u1, v1 = (int(round((v - inset_mm) * px_per_mm)) for v in (x1, y1))
+        core = blown[max(v0, 0):max(v1, 0), max(u0, 0):max(u1, 0)]
+        out[i] = float(np.count_nonzero(core)) / core.size if core.size else 0.0
+    return out
 
 
 def ring_change(ring_lab: np.ndarray, reference_lab) -> np.ndarray:
@@ -126,7 +153,7 @@ def mean_lightness(board_bgr: np.ndarray) -> float:
     return float(g.mean()) * 100.0 / 255.0
 
 
-def check_light(board_bgr: np.ndarray, reference_median_bgr, min_L: float) -> None:
+def check_light(board_bgr: np.ndarray, reference_median_bgr, min_L: float, cfg=None) -> None:
     """Refuse a photo the board cannot be read in (too dark, glare, blur).
 
     Uses the generic :func:`vision.image.quality.check` with the lighting gain against the calibration
@@ -136,12 +163,13 @@ def check_light(board_bgr: np.ndarray, reference_median_bgr, min_L: float) -> No
         board_bgr: the rectified board before lighting correction, BGR uint8 (H, W, 3).
         reference_median_bgr: (3,) median B, G, R of the calibration board.
         min_L: mean grey (0–100) below which the board is too dark (fallback test only).
+        cfg: a ``vision.image.quality.QualityConfig`` (None: its defaults).
     Raises:
         UnreadableBoardError: ``too-dark``, ``glare`` or ``too-blurred``.
     """
     if hasattr(quality, "check"):
         gains = np.asarray(reference_median_bgr, np.float64) / np.maximum(board_median_bgr(board_bgr), 1.0)
-        quality.check(board_bgr, gains=gains)
+        quality.check(board_bgr, gains=gains, cfg=cfg or quality.QUALITY)
         return
     L = mean_lightness(board_bgr)
     if L < min_L:

@@ -63,6 +63,18 @@ class SeashellsConfig:
     #: Towel features are measured on the board averaged over this many px square (means over
     #: areas, ``vision.mats.ring_contrast.denoised_contrast_features``): 3 px = 2.4 mm.
     smooth_px: int = 3
+    #: Glare (blown-out pixels: every channel ≥ ``vision.image.quality.QUALITY.saturated``) is judged
+    #: cell by cell, not by the board's share: a lamp's hot spot whitens the pale towel while the
+    #: shells on it still show their colour. A cell of a pale column (``vision.seashells.columns``)
+    #: whose core is blown out beyond this share may hide a shell: read empty, it is doubted
+    #: (``covered_conf``) …
+    glare_cell_share: float = 0.1
+    #: … and more than ``glare_refuse_share`` of the pale columns' cells blown out beyond
+    #: ``glare_lost_share`` (nothing left to see) refuses the photo (``glare``). Development tables
+    #: (seashells-rel-20107 setup6, 1280×720, docs/tuning.md): cells blown out up to 90 % read right,
+    #: a white shell in a cell 65 % blown out found at p 1.0.
+    glare_lost_share: float = 0.95
+    glare_refuse_share: float = 0.5
     #: Noise check (``vision.image.quality.board_noise_sigma`` of the rectified board's Lab L, unsmoothed):
     #: the largest excess noise σ over the calibration's. Samples: clean 0.1–0.25; Gaussian
     #: noise σ 8 / 15 / 25 / 35 (0–255, full-size photo) gives 0.4–0.5 / 0.6–0.8 / 1.0–1.2 / 1.4.

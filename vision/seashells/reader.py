@@ -10,8 +10,11 @@ not make every cell look occupied. Occupied / empty appearance is learned from t
 calibration's ``shell`` and ``empty`` samples (each checked against the others: a sample that
 clearly looks like the other class is refused as ``bad-sample``); when the photo's background
 noise exceeds the calibration's, the empty class is widened, so faint shells become unsure
-rather than confidently wrong. A found shell must also be coloured like the calibrated shells
-of its colour column (a hand, a stray object or a mirrored photo is not).
+rather than confidently wrong. Each cell is judged against the calibrated shells of its own
+colour column (:mod:`vision.seashells.columns`: a white shell on the white column is faint where
+a violet one is vivid). A found shell must also be coloured like the calibrated shells
+of its colour column (a hand, a stray object or a mirrored photo is not). Glare is judged cell
+by cell: an empty-read cell of a pale column blown out by a lamp's hot spot is doubted.
 
 The basket holds loose items; they are found as blobs against the basket's learned background
 and classified by their learned look (:mod:`vision.mats.basket`). The reading never reports more
@@ -19,8 +22,9 @@ items of a kind than the game box holds (``scoring.seashells.BOX``): more blobs 
 misreading, capped and reported unsure.
 
 Refusals (exit 3): part of the mat outside the photo (``board-out-of-view``,
-:func:`vision.image.quality.check_board_in_view`, run by the pipeline), too dark or glared
-(:func:`vision.mats.checks.check_photo`), too blurred (the board's fine detail against the
+:func:`vision.image.quality.check_board_in_view`, run by the pipeline), too dark
+(:func:`vision.mats.checks.check_photo`), glared (most of the pale columns' cells wholly blown
+out, :func:`vision.seashells.columns.glared_cells`), too blurred (the board's fine detail against the
 calibration's, :func:`vision.image.quality.detail_ratio`), too noisy (the board's pixel noise against
 the calibration's, :func:`vision.image.quality.board_noise_sigma`), ``registration-lost`` when most
 found shells have colours unlike their columns' calibrated shells (mirrored photo, another mat),
@@ -40,9 +44,10 @@ import numpy as np
 
 from vision.errors import BadInputError, UnreadableBoardError
 from vision.mats.basket import find_items, learn_basket
-from vision.mats.checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
+from vision.mats.checks import (annotation_canvas, as_scanned, blown_out_share, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, ring_change, text_scale)
 from vision.mats.config import SEASHELLS as CFG
+from vision.seashells.columns import column_posterior, column_shell_features, glared_cells
 from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
 from vision.board.geometry import project, rectify
@@ -290,10 +295,11 @@ def learn(shot: CalibrationShot) -> dict:
         _check_samples(np.asarray(basket.pop("sample_features")), [lab_ for lab_, _ in basket_samples],
                        [xy for _, xy in basket_samples], "basket")
     L = np.ascontiguousarray(lab[..., 0])
+    column_shells = column_shell_features(feats, towel_labels, np.asarray(towel_idx) % len(cols))
     return {"median_bgr": np.asarray(median, float).round(2).tolist(), "towel": towel.to_json(), "basket": basket,
             "detail_ratio": round(detail_ratio(L, CFG.detail_sigma_px), 4),
             "noise_sigma": round(board_noise_sigma(L), 4), "ring_power": round(contrast.ring_power, 4),
-            "ring_lab": ring_lab.round(2).tolist(), "shell_colours": shell_colours}
+            "ring_lab": ring_lab.round(2).tolist(), "shell_colours": shell_colours, "column_shells": column_shells}
 
 
 def _unlike_shells(contrast, occupied: np.ndarray, shell_colours, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
@@ -334,19 +340,22 @@ def _unlike_shells(contrast, occupied: np.ndarray, shell_colours, n_cols: int) -
     return dist > CFG.shell_colour_de, dist
 
 
-def _board_lab(photo: Photo, boxes: np.ndarray) -> tuple[np.ndarray, float]:
-    """The mat rectified at ``CFG.px_per_mm``, its light evened out, as normalised Lab, and its
-    noise sigma; refuses a photo too dark, blurred or noisy to read.
+def _board_lab(photo: Photo, boxes: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    """The mat rectified at ``CFG.px_per_mm``, its light evened out, as normalised Lab, its noise
+    sigma and every towel cell's blown-out share; refuses a photo too dark, blurred or noisy to
+    read (glare is judged cell by cell: :func:`vision.seashells.columns.glared_cells`).
 
     Returns:
-        ``(lab, sigma)``: float32 (H, W, 3) Lab of the rectified mat, and its grey noise sigma.
+        ``(lab, sigma, blown)``: float32 (H, W, 3) Lab of the rectified mat, its grey noise sigma,
+        float64 (R·C,) share of each cell's core blown out (:func:`vision.mats.checks.blown_out_share`).
     Raises:
         UnreadableBoardError: as :func:`read`.
     """
     model = photo.calibration.model
     H = photo.registration.H_px_from_mm
     board = rectify(photo.image, H, photo.calibration.profile["board_mm"], CFG.px_per_mm)
-    check_photo(board, model["median_bgr"], min_L=CFG.min_board_L)
+    check_photo(board, model["median_bgr"], min_L=CFG.min_board_L, glare=False)
+    blown = blown_out_share(board, boxes, CFG.px_per_mm, CFG.core_inset_mm)
     lab = normalised_lab(board, model["median_bgr"])
     field = _light_field(lab, boxes, model.get("ring_lab"))
     if field is not None:
@@ -358,7 +367,7 @@ def _board_lab(photo: Photo, boxes: np.ndarray) -> tuple[np.ndarray, float]:
     check_blur(detail_ratio(L, CFG.detail_sigma_px, grad), model.get("detail_ratio"), CFG.min_detail_share)
     sigma = board_noise_sigma(L)
     check_excess_noise(sigma, model.get("noise_sigma"), CFG.max_excess_noise)
-    return lab, sigma
+    return lab, sigma, blown
 
 
 def _read_basket(lab: np.ndarray, model: dict, profile: dict, warnings: list[str]) -> tuple[dict, list, float]:
@@ -425,7 +434,7 @@ def read(photo: Photo) -> Reading:
     cal = photo.calibration
     profile, model = cal.profile, cal.model
     boxes, rows, cols = towel_geometry(profile)
-    lab, sigma = _board_lab(photo, boxes)
+    lab, sigma, blown = _board_lab(photo, boxes)
     towel = GaussianClasses.from_json(model["towel"])
     contrast = _towel(lab, boxes)
     feats = towel.clip_below(contrast.features, "empty")
@@ -439,9 +448,7 @@ def read(photo: Photo) -> Reading:
         variances = towel.variances.copy()
         variances[e, :2] += np.log1p(excess) ** 2
         judge = GaussianClasses(list(towel.classes), towel.means.copy(), variances)
-    post = judge.posterior(feats)
-    shell_k = towel.classes.index("shell")
-    p_shell = post[:, shell_k]
+    p_shell = column_posterior(judge, feats, model.get("column_shells"), len(cols))
     occupied = p_shell > 0.5
     place_conf = np.where(occupied, p_shell, 1.0 - p_shell)
     warnings: list[str] = []
@@ -467,15 +474,16 @@ def read(photo: Photo) -> Reading:
     if strange.mean() > CFG.occluded_share or (covered | unlike).mean() >= CFG.covered_share:
         raise UnreadableBoardError("occluded", _occlusion_message(int(covered.sum()), int(unlike.sum()),
                                                                   int((far & ~covered & ~unlike).sum()), len(boxes)))
-    if covered.any():
-        place_conf = np.where(covered, np.minimum(place_conf, CFG.covered_conf), place_conf)
-        warnings.append("towel cells whose towel colour changed since calibration (covered by something?): "
-                        + ", ".join(_cell_name(k, rows, cols) for k in np.flatnonzero(covered)))
-    if unlike.any():
-        place_conf = np.where(unlike, np.minimum(place_conf, CFG.covered_conf), place_conf)
-        warnings.append("towel cells holding something unlike the calibrated shells of their column (a hand, "
-                        "another object?): " + ", ".join(f"{_cell_name(k, rows, cols)} (colour ΔE {shell_de[k]:.0f})"
-                                                         for k in np.flatnonzero(unlike)))
+    glared = glared_cells(blown, occupied, model.get("column_shells"), len(cols))
+    for cells, what in ((covered, "whose towel colour changed since calibration (covered by something?)"),
+                        (unlike, "holding something unlike the calibrated shells of their column (a hand, another "
+                                 "object?)"),
+                        (glared, "blown out by glare (a pale shell there cannot be seen)")):
+        if cells.any():
+            place_conf = np.where(cells, np.minimum(place_conf, CFG.covered_conf), place_conf)
+            warnings.append(f"towel cells {what}: " + ", ".join(
+                _cell_name(k, rows, cols) + (f" (colour ΔE {shell_de[k]:.0f})" if cells is unlike else "")
+                for k in np.flatnonzero(cells)))
     # one shell lying across a grid line shows in both cells: report it once, unsure of its place
     straddle = _straddling(contrast, occupied & ~covered, boxes, len(cols))
     for keep, drop in straddle:
@@ -500,6 +508,7 @@ def read(photo: Photo) -> Reading:
                "ring_de": ring_de.round(2).tolist(), "strange": strange.tolist(), "unlike": unlike.tolist(),
                "straddling": [list(p) for p in straddle],
                "shapes": rows, "colours": cols, "counts": counts, "confidence": confidence,
+               "blown": blown.round(3).tolist(),
                "noise": {"sigma": round(sigma, 3), "ring_power": round(contrast.ring_power, 3)},
                "items": [it.__dict__ for it in items]}
     return Reading(state=state, confidence=confidence, warnings=warnings, details=details)

@@ -1,0 +1,98 @@
+"""Towel cells judged against their own colour column's calibrated shells (vision.seashells.columns).
+
+The features are those measured on a rendered development table (seashells-rel-20107 setup7,
+1280×720): the calibration's samples, and a white starfish on the white column that the one
+all-column shell class read as empty at p(shell) 0.05.
+"""
+
+import numpy as np
+import pytest
+
+from vision.errors import UnreadableBoardError
+from vision.mats.checks import blown_out_share
+from vision.mats.config import SEASHELLS as CFG
+from vision.mats.ring_contrast import GaussianClasses
+from vision.seashells.columns import column_posterior, column_shell_features, glared_cells, pale_columns
+
+N_COLS = 7
+WHITE = 5
+#: (column, label, features) of the calibration's towel samples.
+SAMPLES = [(0, "shell", (3.35, 3.59, 0.68)), (3, "empty", (0.37, 0.0, -0.51)), (4, "empty", (0.0, 0.0, -0.16)),
+           (2, "empty", (0.25, 0.6, -0.14)), (3, "shell", (3.41, 3.72, 1.57)), (5, "empty", (0.0, 0.0, -1.0)),
+           (6, "shell", (3.33, 3.51, 0.74)), (0, "empty", (0.65, 0.56, -0.53)), (2, "shell", (3.14, 3.7, 1.54)),
+           (1, "empty", (0.88, 0.92, -1.03)), (5, "shell", (1.05, 1.37, -0.26)), (1, "shell", (3.24, 3.86, 1.37)),
+           (4, "shell", (2.72, 3.17, 1.56))]
+FAINT_STARFISH = (0.70, 1.03, -0.10)
+
+
+def classes():
+    cols, labels, feats = zip(*SAMPLES)
+    towel = GaussianClasses.fit(np.array(feats), labels, CFG.towel_var_floor).broadened("shell", toward="empty")
+    return towel, column_shell_features(np.array(feats), labels, np.array(cols))
+
+
+def cells(white_cell, other_cell):
+    """One towel row: ``white_cell`` in the white column, ``other_cell`` in every other column."""
+    feats = np.array([white_cell if c == WHITE else other_cell for c in range(N_COLS)], np.float64)
+    return feats
+
+
+def test_column_shell_features_are_each_columns_shells():
+    _, column_shells = classes()
+    assert [row[0] for row in column_shells] == [0, 1, 2, 3, 4, 5, 6]
+    assert np.allclose(column_shells[WHITE][1:], (1.05, 1.37, -0.26))
+
+
+def test_faint_white_shell_on_white_column_is_a_shell():
+    towel, column_shells = classes()
+    feats = towel.clip_below(cells(FAINT_STARFISH, (0.0, 0.0, -1.0)), "empty")
+    assert towel.posterior(feats)[WHITE, towel.classes.index("shell")] < 0.1   # one class for all columns: missed
+    p = column_posterior(towel, feats, column_shells, N_COLS)
+    assert p[WHITE] > 0.5
+    assert (p[np.arange(N_COLS) != WHITE] < 0.05).all()
+
+
+def test_the_same_faint_contrast_on_a_vivid_column_stays_empty():
+    # where the calibrated shells are vivid, that little contrast is no shell
+    towel, column_shells = classes()
+    feats = towel.clip_below(cells((0.0, 0.0, -1.0), FAINT_STARFISH), "empty")
+    p = column_posterior(towel, feats, column_shells, N_COLS)
+    assert (p[np.arange(N_COLS) != WHITE] < 0.5).all() and p[WHITE] < 0.1
+
+
+def test_empty_white_cell_is_empty_and_columns_without_a_calibrated_shell_keep_the_common_class():
+    towel, column_shells = classes()
+    feats = towel.clip_below(cells((0.0, 0.0, -1.0), (1.0, 1.2, 0.2)), "empty")
+    common = towel.posterior(feats)[:, towel.classes.index("shell")]
+    p = column_posterior(towel, feats, [row for row in column_shells if row[0] != 2], N_COLS)
+    assert p[WHITE] < 0.1
+    assert p[2] == common[2] and p[0] != common[0]
+    assert np.array_equal(column_posterior(towel, feats, None, N_COLS), common)
+
+
+def test_pale_columns_are_those_whose_shells_barely_differ_from_their_towel():
+    _, column_shells = classes()
+    pale = pale_columns(column_shells, N_COLS)
+    assert pale.tolist() == [c == WHITE for c in range(N_COLS)]
+    assert pale_columns([row for row in column_shells if row[0] != 2], N_COLS)[2]   # no calibrated shell: unknown
+
+
+def test_glare_doubts_empty_cells_of_pale_columns_and_refuses_only_when_nothing_is_left():
+    _, column_shells = classes()
+    blown = np.zeros(7 * N_COLS)
+    blown[[WHITE, WHITE + 7, 0, 1]] = [0.6, 0.3, 0.9, 0.9]        # two white cells, two vivid ones
+    occupied = np.zeros(7 * N_COLS, bool)
+    occupied[WHITE + 7] = True
+    glared = glared_cells(blown, occupied, column_shells, N_COLS)
+    assert np.flatnonzero(glared).tolist() == [WHITE]             # the found shell and vivid columns are not doubted
+    blown[WHITE::N_COLS][:4] = 1.0                                # most of the white column blown out entirely
+    with pytest.raises(UnreadableBoardError) as e:
+        glared_cells(blown, occupied, column_shells, N_COLS)
+    assert e.value.code == "glare"
+
+
+def test_blown_out_share_of_cell_cores():
+    board = np.full((40, 80, 3), 200, np.uint8)
+    board[:, 40:60] = 255                                         # the right cell's core half blown out
+    share = blown_out_share(board, [[0, 0, 40, 40], [40, 0, 80, 40]], 1.0, 5.0)
+    assert share[0] == 0.0 and share[1] == pytest.approx(15 / 30)

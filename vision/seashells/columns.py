@@ -1,0 +1,101 @@
+"""Towel shells judged column by column: each colour column's shells look as they do in that column.
+
+A shell's contrast with the towel depends on its colour column: a white shell on the white
+column differs from its towel by a few ΔE where a violet one on the violet column differs by
+tens. One shell class learned over every column is then so broad (and its density so thin) that
+a faint shell of a faint column looks more like an empty cell than like a shell: on the rendered
+tables of docs/tuning.md (Seashells) every missed towel shell was a white shell on the white
+column. Here the calibration's shells are kept per column (:func:`column_shell_features`) and
+each cell is judged against its own column's shells (:func:`column_posterior`). The same
+calibrated shells say where glare can hide a shell (:func:`glared_cells`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.errors import UnreadableBoardError
+from vision.mats.config import SEASHELLS as CFG
+from vision.mats.ring_contrast import GaussianClasses
+
+
+def column_shell_features(feats, labels, columns) -> list[list[float]]:
+    """Mean contrast features of the calibrated shells of every colour column that has one.
+
+    Args:
+        feats: (N, F) the towel samples' contrast features; labels: N labels (``shell``/``empty``);
+            columns: N colour-column indices of the samples' cells.
+    Returns:
+        ``[[column, f0, f1, …], …]`` sorted by column (JSON-serialisable), one row per column with a shell sample.
+    """
+    feats, labels, columns = np.asarray(feats, np.float64), np.asarray(labels), np.asarray(columns)
+    shell = labels == "shell"
+    return [[int(c), *feats[shell & (columns == c)].mean(axis=0).round(4).tolist()]
+            for c in np.unique(columns[shell])]
+
+
+def column_posterior(judge: GaussianClasses, feats: np.ndarray, column_shells, n_cols: int) -> np.ndarray:
+    """Posterior that each towel cell holds a shell, judged against the shells of its own colour column.
+
+    In every column with a calibrated shell, the shell class is centred
+    on that column's calibrated shells (mean features) and spreads, per feature, as far as the
+    empty class's mean (:meth:`GaussianClasses.broadened`), floored at ``towel_var_floor``; the
+    empty class is the one learned over all columns. Columns without a calibrated shell keep the
+    all-column shell class.
+
+    Args:
+        judge: the towel classes (``shell``, ``empty``), the empty class possibly widened for noise.
+        feats: float64 (R·C, F) every cell's contrast features, row-major, clipped below at the empty mean.
+        column_shells: ``[[column, f0, f1, …], …]`` the calibrated shells' mean features per column, or None.
+        n_cols: number of colour columns C.
+    Returns:
+        float64 (R·C,) p(shell) per cell.
+    """
+    shell_k, empty_k = judge.classes.index("shell"), judge.classes.index("empty")
+    p_shell = judge.posterior(feats)[:, shell_k]
+    column = np.arange(len(feats)) % n_cols
+    for c, *mean in column_shells or []:
+        means, variances = judge.means.copy(), judge.variances.copy()
+        means[shell_k] = mean
+        variances[shell_k] = np.maximum(np.asarray(CFG.towel_var_floor, np.float64),
+                                        (means[shell_k] - means[empty_k]) ** 2)
+        sel = column == int(c)
+        p_shell[sel] = GaussianClasses(list(judge.classes), means, variances).posterior(feats[sel])[:, shell_k]
+    return p_shell
+
+
+def pale_columns(column_shells, n_cols: int) -> np.ndarray:
+    """Colour columns whose shells barely differ from their towel, bool (C,).
+
+    A column is pale when its calibrated shells' mean ΔE from their towel over the cell's core
+    (``expm1`` of contrast feature 0) is below ``shell_pixel_de``, the ΔE that marks a pixel as a
+    shell's; a column without a calibrated shell is unknown, so counted pale.
+    """
+    pale = np.ones(n_cols, bool)
+    for c, f0, *_ in column_shells or []:
+        pale[int(c)] = float(np.expm1(f0)) < CFG.shell_pixel_de
+    return pale
+
+
+def glared_cells(blown: np.ndarray, occupied: np.ndarray, column_shells, n_cols: int) -> np.ndarray:
+    """Towel cells read empty that may hide a shell lost in glare, bool (R·C,).
+
+    A lamp's hot spot blows out the pale towel (every channel saturated) while a coloured shell on
+    it keeps its colour: only a pale column's shell (:func:`pale_columns`) vanishes with the
+    towel. So a cell read empty whose core is blown out beyond ``glare_cell_share`` in a pale
+    column is doubted; the photo is refused when more than ``glare_refuse_share`` of the pale
+    columns' cells are blown out beyond ``glare_lost_share``.
+
+    Args:
+        blown: float64 (R·C,) share of each cell's core blown out; occupied: bool (R·C,) cells read
+            as holding a shell; column_shells: as :func:`column_posterior`; n_cols: C.
+    Raises:
+        UnreadableBoardError: ``glare``.
+    """
+    blown = np.asarray(blown, np.float64)
+    pale = pale_columns(column_shells, n_cols)[np.arange(len(blown)) % n_cols]
+    lost = pale & (blown > CFG.glare_lost_share)
+    if lost.sum() > CFG.glare_refuse_share * pale.sum():
+        raise UnreadableBoardError("glare", f"{int(lost.sum())} towel cells of pale shells are blown out by glare; "
+                                   "move the lamp or shade the board")
+    return pale & (blown > CFG.glare_cell_share) & ~occupied
