@@ -143,6 +143,16 @@ def test_mislabelled_calibration_sample_is_refused(index, wrong):
     assert e.value.code == "bad-sample" and f"{wrong!r} at {x:g},{y:g} mm" in str(e.value)
 
 
+
+def test_wave_washed_out_by_a_reflection_is_no_wrong_label():
+    # a glossy wave under the lamp's reflection, paler than the sea: unlike the other waves but no
+    # space either (calibration refused it as "looks like 'space'")
+    img = sand_castles_board(CAL, seed=1).astype(np.float32)
+    x0, y0, x1, y1 = (np.array([176, 108, 214, 172]) * PX_PER_MM).astype(int)   # the middle lane's wave
+    img[y0:y1, x0:x1] += 0.7 * (255 - img[y0:y1, x0:x1])
+    model = sand_castles.learn(shot("sand-castles", PROFILE, img.clip(0, 255).astype(np.uint8), SAMPLES))
+    assert "wave" in model["spaces"]["classes"]
+
 NO_WALLS = {"top": {"wave": 7, "wall": False, "castle_pieces": 4}, "middle": {"wave": 1, "wall": False,
                                                                             "castle_pieces": 3},
             "bottom": {"wave": 3, "wall": False, "castle_pieces": 0}}

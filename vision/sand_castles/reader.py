@@ -169,7 +169,9 @@ def _check_samples(board_bgr: np.ndarray, samples, shown, px_per_mm: float, patc
     """Refuse a calibration sample that clearly looks like another class (``bad-sample``, exit 2).
 
     Leave-one-out over the place features of :mod:`vision.places` (per-class diagonal Gaussians
-    floored by its covariance floor, :meth:`vision.mats.ring_contrast.GaussianClasses.mislabelled`).
+    floored by its covariance floor, :meth:`vision.mats.ring_contrast.GaussianClasses.mislabelled`);
+    a suspect must also lie near the class it looks like (``CFG.bad_sample_other_rms_z``), so a
+    sample unlike every class, such as a glossy wave catching the light, is not refused.
 
     Args:
         board_bgr: the view the samples are read from; samples: ``(label, (x, y))`` in its mm.
@@ -179,7 +181,8 @@ def _check_samples(board_bgr: np.ndarray, samples, shown, px_per_mm: float, patc
         return
     feats = place_features(board_bgr, [xy for _, xy in samples], px_per_mm, patch_mm).astype(np.float64)
     labels = [lab_ for lab_, _ in samples]
-    bad = GaussianClasses.mislabelled(feats, labels, COVARIANCE_FLOOR, CFG.bad_sample_llr, CFG.bad_sample_rms_z)
+    bad = GaussianClasses.mislabelled(feats, labels, COVARIANCE_FLOOR, CFG.bad_sample_llr, CFG.bad_sample_rms_z,
+                                      near_rms_z=CFG.bad_sample_other_rms_z)
     if bad:
         i, other = bad[0]
         x, y = shown[i][1]
