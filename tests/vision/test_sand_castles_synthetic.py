@@ -167,3 +167,45 @@ def test_uneven_light_gives_no_confident_phantom_wall(model, seed, light):
     got = {k: (v["wave"], v["wall"], v["castle_pieces"]) for k, v in r.state["lanes"].items()}
     want = {k: (v["wave"], v["wall"], v["castle_pieces"]) for k, v in NO_WALLS.items()}
     assert got == want or (r.confidence < 0.5 and r.warnings)
+
+
+def _lanes(r):
+    return {k: (v["wave"], v["wall"], v["castle_pieces"]) for k, v in r.state["lanes"].items()}
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_calibration_softer_than_the_photo_reads_no_phantom_walls(seed):
+    # a soft calibration shot (its spaces' rings hold the blurred tile edges) against a sharp photo:
+    # every empty space looked occupied, walls were read on the empty wall spaces, doubted
+    model = sand_castles.learn(shot("sand-castles", PROFILE, cv2.GaussianBlur(sand_castles_board(CAL, seed=1), (0, 0),
+                                                                            3.0), SAMPLES))
+    r = sand_castles.read(photo("sand-castles", PROFILE, model, sand_castles_board(NO_WALLS, seed=seed)))
+    assert _lanes(r) == {k: (v["wave"], v["wall"], v["castle_pieces"]) for k, v in NO_WALLS.items()}
+    assert r.confidence >= 0.5 and not r.warnings
+
+
+def _sand_wall_spaces(img: np.ndarray, seed: int) -> np.ndarray:
+    """The board with every wall space the sand of the lines between the tiles (no tile edge)."""
+    s = PX_PER_MM
+    margin = img[int(264 * s):int(296 * s), int(20 * s):int(420 * s)].reshape(-1, 3).astype(np.float32)
+    rng = np.random.default_rng(seed)
+    out = img.copy()
+    for lane in PROFILE["lanes"]:
+        (x0, y0), (x1, y1) = lane["spaces"][-2]["polygon_mm"][0], lane["spaces"][-2]["polygon_mm"][2]
+        h, w = int((y1 - y0) * s), int((x1 - x0) * s)
+        fill = np.median(margin, axis=0) + rng.normal(0, margin.std(axis=0), (h, w, 3))
+        out[int(y0 * s):int(y0 * s) + h, int(x0 * s):int(x0 * s) + w] = fill.clip(0, 255).astype(np.uint8)
+    return out
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_empty_sand_wall_space_is_no_wall(seed):
+    # a soft camera: the sea spaces' rings hold their tiles' blurred edges, the sand wall space's ring
+    # none, so an empty wall space had the texture of a piece (walls read, doubted, on every lane)
+    lanes = {k: dict(v, wave=min(v["wave"], 6)) for k, v in NO_WALLS.items()}
+    model = sand_castles.learn(shot("sand-castles", PROFILE, cv2.GaussianBlur(sand_castles_board(CAL, seed=1), (0, 0),
+                                                                            2.0), SAMPLES))
+    img = cv2.GaussianBlur(_sand_wall_spaces(sand_castles_board(lanes, seed=seed), seed), (0, 0), 2.0)
+    r = sand_castles.read(photo("sand-castles", PROFILE, model, img))
+    assert _lanes(r) == {k: (v["wave"], v["wall"], v["castle_pieces"]) for k, v in lanes.items()}
+    assert r.confidence >= 0.5 and not r.warnings

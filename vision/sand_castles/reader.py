@@ -155,14 +155,32 @@ def learn(shot: CalibrationShot) -> dict:
     feats = ring_contrast_features(lab, occ_boxes, CFG.space_px_per_mm, CFG.core_inset_mm, CFG.ring_mm,
                                    step_px=CFG.space_step_px)
     all_boxes = np.concatenate([L["boxes_mm"] for L in lanes])
-    _, ring_lab = ring_contrast_features(lab, all_boxes, CFG.space_px_per_mm, CFG.core_inset_mm, CFG.ring_mm,
-                                         with_background=True, step_px=CFG.space_step_px)
+    all_feats, ring_lab = ring_contrast_features(lab, all_boxes, CFG.space_px_per_mm, CFG.core_inset_mm, CFG.ring_mm,
+                                                 with_background=True, step_px=CFG.space_step_px)
     ring_bgr = ring_medians(coarse, all_boxes, CFG.space_px_per_mm, CFG.ring_mm)
     occupancy = GaussianClasses.fit(feats, occ_labels, CFG.space_var_floor).broadened("occupied", toward="empty")
     return {"median_bgr": np.asarray(np.median(sparse.reshape(-1, 3), axis=0), float).round(2).tolist(),
             "spaces": spaces.to_json(), "slots": slots.to_json(), "occupancy": occupancy.to_json(),
             "detail_ratio": round(detail_ratio(lab[..., 0], CFG.detail_sigma_px), 4),
-            "ring_lab": ring_lab.round(2).tolist(), "ring_bgr": ring_bgr.round(2).tolist()}
+            "ring_lab": ring_lab.round(2).tolist(), "ring_bgr": ring_bgr.round(2).tolist(),
+            "empty_baseline": empty_baseline(all_feats, lanes).round(4).tolist()}
+
+
+def empty_baseline(feats: np.ndarray, lanes: list[dict]) -> np.ndarray:
+    """The look of an empty plain space in one photo: the median ring-contrast features of the plain spaces.
+
+    By the rules each lane has one wave, so of its spaces 1…length−2 (sea, never a wall) all but
+    at most one are empty, and their median is an empty space seen through this photo's own
+    sharpness, noise and light.
+
+    Args:
+        feats: float64 (N, 3) :func:`vision.mats.ring_contrast.ring_contrast_features` of every lane
+            space, lanes in profile order, spaces by index.
+    Returns:
+        float64 (3,).
+    """
+    plain = np.concatenate([np.arange(L["length"]) < L["length"] - 2 for L in lanes])
+    return np.median(np.asarray(feats, np.float64)[plain], axis=0)
 
 
 def _check_samples(board_bgr: np.ndarray, samples, shown, px_per_mm: float, patch_mm: float) -> None:
@@ -299,6 +317,23 @@ def _wave_and_wall(name: str, n: int, d2_wave: np.ndarray, d2_wall: np.ndarray, 
     return wave, p_wave, wall, lane_conf
 
 
+def _colour_occupancy(occupancy: GaussianClasses, feats: np.ndarray) -> np.ndarray:
+    """Probability, float64 (N,), that something stands on a sand space, from its colour contrast alone.
+
+    The texture ratio compares a space's core with its ring, and a sea space's ring holds the
+    edge of its tile against the sand lines between tiles; a sand space's ring has no such edge,
+    so an empty wall space has the texture of something standing there. Its mean and 90th
+    percentile ΔE from the ring (:data:`vision.mats.ring_contrast.FEATURE_NAMES` 0 and 1) do not
+    depend on the tile's edge.
+
+    Args:
+        feats: float64 (N, 3) ring-contrast features (clipped below the empty mean).
+    """
+    cols = [0, 1]
+    colour = GaussianClasses(list(occupancy.classes), occupancy.means[:, cols], occupancy.variances[:, cols])
+    return colour.posterior(np.asarray(feats, np.float64)[:, cols])[:, colour.classes.index("occupied")]
+
+
 def _check_covered(ring_de: np.ndarray, n_boxes: int, n_strange_slots: int, n_slots_seen: int) -> None:
     """Refuse a board a hand covers: lane spaces whose own background changed colour, or castle
     slots unlike anything learned, together at least ``CFG.covered_share`` of what was looked at.
@@ -359,9 +394,15 @@ def read(photo: Photo) -> Reading:
     d2_wall = _d2(spaces, feats, "wall") if has_wall else np.full(len(feats), np.inf)
     occ_feats, ring_lab = ring_contrast_features(lab, all_boxes, CFG.space_px_per_mm, CFG.core_inset_mm,
                                                  CFG.ring_mm, grad, with_background=True, step_px=CFG.space_step_px)
+    if "empty_baseline" in model:
+        # contrast against the ring depends on the photo's sharpness and noise: measured from the
+        # empty plain spaces of this photo against the calibration's
+        occ_feats = occ_feats - (empty_baseline(occ_feats, lanes) - np.asarray(model["empty_baseline"], np.float64))
     occ_feats = occupancy.clip_below(occ_feats, "empty")
     ring_de = ring_change(ring_lab, model.get("ring_lab"))
     p_occ = occupancy.posterior(occ_feats)[:, occ_k]
+    wall_spaces = np.cumsum([L["length"] for L in lanes]) - 2
+    p_occ[wall_spaces] = _colour_occupancy(occupancy, occ_feats[wall_spaces])
     # every slot at once: a slot is strange when far from both classes, absolutely or against the
     # photo's typical slot (a global shift — blur, a colour cast — moves every slot alike)
     crop_lab_grad = _lab_grad(raw_crop, gains)   # the slots, and the misfit search around them, read the same crop
