@@ -317,6 +317,25 @@ def _wave_and_wall(name: str, n: int, d2_wave: np.ndarray, d2_wall: np.ndarray, 
     return wave, p_wave, wall, lane_conf
 
 
+def _occupancy(occupancy: GaussianClasses, feats: np.ndarray, lanes: list[dict], baseline) -> np.ndarray:
+    """Probability, float64 (N,), that something stands on each lane space.
+
+    Contrast against the ring depends on the photo's sharpness and noise, so the features are first
+    shifted by this photo's :func:`empty_baseline` less the calibration's (``baseline``, (3,); None
+    for calibrations without it). Wall spaces are judged by :func:`_colour_occupancy`.
+
+    Args:
+        feats: float64 (N, 3) ring-contrast features of every lane space, in :func:`empty_baseline`'s order.
+    """
+    if baseline is not None:
+        feats = feats - (empty_baseline(feats, lanes) - np.asarray(baseline, np.float64))
+    feats = occupancy.clip_below(feats, "empty")
+    p_occ = occupancy.posterior(feats)[:, occupancy.classes.index("occupied")]
+    wall_spaces = np.cumsum([L["length"] for L in lanes]) - 2
+    p_occ[wall_spaces] = _colour_occupancy(occupancy, feats[wall_spaces])
+    return p_occ
+
+
 def _colour_occupancy(occupancy: GaussianClasses, feats: np.ndarray) -> np.ndarray:
     """Probability, float64 (N,), that something stands on a sand space, from its colour contrast alone.
 
@@ -383,7 +402,6 @@ def read(photo: Photo) -> Reading:
     all_boxes = np.concatenate([L["boxes_mm"] for L in lanes])
     gains = _gains(raw, sparse, all_boxes, model)
     occupancy = GaussianClasses.from_json(model["occupancy"])
-    occ_k = occupancy.classes.index("occupied")
     has_wall = "wall" in spaces.classes
 
     centres = np.stack([(all_boxes[:, 0] + all_boxes[:, 2]) / 2, (all_boxes[:, 1] + all_boxes[:, 3]) / 2], axis=1)
@@ -394,15 +412,8 @@ def read(photo: Photo) -> Reading:
     d2_wall = _d2(spaces, feats, "wall") if has_wall else np.full(len(feats), np.inf)
     occ_feats, ring_lab = ring_contrast_features(lab, all_boxes, CFG.space_px_per_mm, CFG.core_inset_mm,
                                                  CFG.ring_mm, grad, with_background=True, step_px=CFG.space_step_px)
-    if "empty_baseline" in model:
-        # contrast against the ring depends on the photo's sharpness and noise: measured from the
-        # empty plain spaces of this photo against the calibration's
-        occ_feats = occ_feats - (empty_baseline(occ_feats, lanes) - np.asarray(model["empty_baseline"], np.float64))
-    occ_feats = occupancy.clip_below(occ_feats, "empty")
     ring_de = ring_change(ring_lab, model.get("ring_lab"))
-    p_occ = occupancy.posterior(occ_feats)[:, occ_k]
-    wall_spaces = np.cumsum([L["length"] for L in lanes]) - 2
-    p_occ[wall_spaces] = _colour_occupancy(occupancy, occ_feats[wall_spaces])
+    p_occ = _occupancy(occupancy, occ_feats, lanes, model.get("empty_baseline"))
     # every slot at once: a slot is strange when far from both classes, absolutely or against the
     # photo's typical slot (a global shift — blur, a colour cast — moves every slot alike)
     crop_lab_grad = _lab_grad(raw_crop, gains)   # the slots, and the misfit search around them, read the same crop
