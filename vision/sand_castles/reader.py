@@ -9,7 +9,9 @@ slots), read with :mod:`vision.places` plus two rules of the game that make the 
 * **Walls stand on the wall space, and only there.** Whether something stands on a space is
   judged against the space's own ring (:mod:`vision.mats.ring_contrast`), because the wall space is
   sand and the others sea; something standing on a space 1…length−2 that is not the wave is a
-  contradiction and lowers the confidence.
+  contradiction and lowers the confidence. Those plain spaces, nearly all empty, also give the
+  empty look of each photo (its sharpness and noise) against the calibration's; the sand wall
+  space, whose ring holds no tile edge, is judged by colour contrast alone.
 * **Flooding** is the wave standing on the castle space (``length``): its pieces are washed
   away (shared/rules/sand-castles.md §Play), so ``castle_pieces`` is 0.
 * Castle pieces: every slot is classified ``castle_piece`` / ``slot`` by the place reader.
