@@ -185,6 +185,9 @@ class SandCastlesConfig:
     #: Calibration check of every labelled sample, as ``SeashellsConfig.bad_sample_llr``.
     bad_sample_llr: float = 8.0
     bad_sample_rms_z: float = 3.0
+    #: ... and lies within this many (RMS z) of the class it looks like: a sample unlike every
+    #: class (a glossy wave under a light's reflection) is not a wrong label (docs/tuning.md).
+    bad_sample_other_rms_z: float = 3.0
     min_board_L: float = 15.0
     #: Blur check on the coarse board (see ``SeashellsConfig``). Samples: clean photos keep ≥ 0.8;
     #: blurred by σ = 1 px (half-size photo) 0.6–0.77, read right and sure; by σ = 1.5 px 0.47–0.59,

@@ -9,7 +9,9 @@ slots), read with :mod:`vision.places` plus two rules of the game that make the 
 * **Walls stand on the wall space, and only there.** Whether something stands on a space is
   judged against the space's own ring (:mod:`vision.mats.ring_contrast`), because the wall space is
   sand and the others sea; something standing on a space 1…length−2 that is not the wave is a
-  contradiction and lowers the confidence.
+  contradiction and lowers the confidence. Those plain spaces, nearly all empty, also give the
+  empty look of each photo (its sharpness and noise) against the calibration's; the sand wall
+  space, whose ring holds no tile edge, is judged by colour contrast alone.
 * **Flooding** is the wave standing on the castle space (``length``): its pieces are washed
   away (shared/rules/sand-castles.md §Play), so ``castle_pieces`` is 0.
 * Castle pieces: every slot is classified ``castle_piece`` / ``slot`` by the place reader.
@@ -155,21 +157,41 @@ def learn(shot: CalibrationShot) -> dict:
     feats = ring_contrast_features(lab, occ_boxes, CFG.space_px_per_mm, CFG.core_inset_mm, CFG.ring_mm,
                                    step_px=CFG.space_step_px)
     all_boxes = np.concatenate([L["boxes_mm"] for L in lanes])
-    _, ring_lab = ring_contrast_features(lab, all_boxes, CFG.space_px_per_mm, CFG.core_inset_mm, CFG.ring_mm,
-                                         with_background=True, step_px=CFG.space_step_px)
+    all_feats, ring_lab = ring_contrast_features(lab, all_boxes, CFG.space_px_per_mm, CFG.core_inset_mm, CFG.ring_mm,
+                                                 with_background=True, step_px=CFG.space_step_px)
     ring_bgr = ring_medians(coarse, all_boxes, CFG.space_px_per_mm, CFG.ring_mm)
     occupancy = GaussianClasses.fit(feats, occ_labels, CFG.space_var_floor).broadened("occupied", toward="empty")
     return {"median_bgr": np.asarray(np.median(sparse.reshape(-1, 3), axis=0), float).round(2).tolist(),
             "spaces": spaces.to_json(), "slots": slots.to_json(), "occupancy": occupancy.to_json(),
             "detail_ratio": round(detail_ratio(lab[..., 0], CFG.detail_sigma_px), 4),
-            "ring_lab": ring_lab.round(2).tolist(), "ring_bgr": ring_bgr.round(2).tolist()}
+            "ring_lab": ring_lab.round(2).tolist(), "ring_bgr": ring_bgr.round(2).tolist(),
+            "empty_baseline": empty_baseline(all_feats, lanes).round(4).tolist()}
+
+
+def empty_baseline(feats: np.ndarray, lanes: list[dict]) -> np.ndarray:
+    """The look of an empty plain space in one photo: the median ring-contrast features of the plain spaces.
+
+    By the rules each lane has one wave, so of its spaces 1…length−2 (sea, never a wall) all but
+    at most one are empty, and their median is an empty space seen through this photo's own
+    sharpness, noise and light.
+
+    Args:
+        feats: float64 (N, 3) :func:`vision.mats.ring_contrast.ring_contrast_features` of every lane
+            space, lanes in profile order, spaces by index.
+    Returns:
+        float64 (3,).
+    """
+    plain = np.concatenate([np.arange(L["length"]) < L["length"] - 2 for L in lanes])
+    return np.median(np.asarray(feats, np.float64)[plain], axis=0)
 
 
 def _check_samples(board_bgr: np.ndarray, samples, shown, px_per_mm: float, patch_mm: float) -> None:
     """Refuse a calibration sample that clearly looks like another class (``bad-sample``, exit 2).
 
     Leave-one-out over the place features of :mod:`vision.places` (per-class diagonal Gaussians
-    floored by its covariance floor, :meth:`vision.mats.ring_contrast.GaussianClasses.mislabelled`).
+    floored by its covariance floor, :meth:`vision.mats.ring_contrast.GaussianClasses.mislabelled`);
+    a suspect must also lie near the class it looks like (``CFG.bad_sample_other_rms_z``), so a
+    sample unlike every class, such as a glossy wave catching the light, is not refused.
 
     Args:
         board_bgr: the view the samples are read from; samples: ``(label, (x, y))`` in its mm.
@@ -179,7 +201,8 @@ def _check_samples(board_bgr: np.ndarray, samples, shown, px_per_mm: float, patc
         return
     feats = place_features(board_bgr, [xy for _, xy in samples], px_per_mm, patch_mm).astype(np.float64)
     labels = [lab_ for lab_, _ in samples]
-    bad = GaussianClasses.mislabelled(feats, labels, COVARIANCE_FLOOR, CFG.bad_sample_llr, CFG.bad_sample_rms_z)
+    bad = GaussianClasses.mislabelled(feats, labels, COVARIANCE_FLOOR, CFG.bad_sample_llr, CFG.bad_sample_rms_z,
+                                      near_rms_z=CFG.bad_sample_other_rms_z)
     if bad:
         i, other = bad[0]
         x, y = shown[i][1]
@@ -296,6 +319,42 @@ def _wave_and_wall(name: str, n: int, d2_wave: np.ndarray, d2_wall: np.ndarray, 
     return wave, p_wave, wall, lane_conf
 
 
+def _occupancy(occupancy: GaussianClasses, feats: np.ndarray, lanes: list[dict], baseline) -> np.ndarray:
+    """Probability, float64 (N,), that something stands on each lane space.
+
+    Contrast against the ring depends on the photo's sharpness and noise, so the features are first
+    shifted by this photo's :func:`empty_baseline` less the calibration's (``baseline``, (3,); None
+    for calibrations without it). Wall spaces are judged by :func:`_colour_occupancy`.
+
+    Args:
+        feats: float64 (N, 3) ring-contrast features of every lane space, in :func:`empty_baseline`'s order.
+    """
+    if baseline is not None:
+        feats = feats - (empty_baseline(feats, lanes) - np.asarray(baseline, np.float64))
+    feats = occupancy.clip_below(feats, "empty")
+    p_occ = occupancy.posterior(feats)[:, occupancy.classes.index("occupied")]
+    wall_spaces = np.cumsum([L["length"] for L in lanes]) - 2
+    p_occ[wall_spaces] = _colour_occupancy(occupancy, feats[wall_spaces])
+    return p_occ
+
+
+def _colour_occupancy(occupancy: GaussianClasses, feats: np.ndarray) -> np.ndarray:
+    """Probability, float64 (N,), that something stands on a sand space, from its colour contrast alone.
+
+    The texture ratio compares a space's core with its ring, and a sea space's ring holds the
+    edge of its tile against the sand lines between tiles; a sand space's ring has no such edge,
+    so an empty wall space has the texture of something standing there. Its mean and 90th
+    percentile ΔE from the ring (:data:`vision.mats.ring_contrast.FEATURE_NAMES` 0 and 1) do not
+    depend on the tile's edge.
+
+    Args:
+        feats: float64 (N, 3) ring-contrast features (clipped below the empty mean).
+    """
+    cols = [0, 1]
+    colour = GaussianClasses(list(occupancy.classes), occupancy.means[:, cols], occupancy.variances[:, cols])
+    return colour.posterior(np.asarray(feats, np.float64)[:, cols])[:, colour.classes.index("occupied")]
+
+
 def _check_covered(ring_de: np.ndarray, n_boxes: int, n_strange_slots: int, n_slots_seen: int) -> None:
     """Refuse a board a hand covers: lane spaces whose own background changed colour, or castle
     slots unlike anything learned, together at least ``CFG.covered_share`` of what was looked at.
@@ -345,7 +404,6 @@ def read(photo: Photo) -> Reading:
     all_boxes = np.concatenate([L["boxes_mm"] for L in lanes])
     gains = _gains(raw, sparse, all_boxes, model)
     occupancy = GaussianClasses.from_json(model["occupancy"])
-    occ_k = occupancy.classes.index("occupied")
     has_wall = "wall" in spaces.classes
 
     centres = np.stack([(all_boxes[:, 0] + all_boxes[:, 2]) / 2, (all_boxes[:, 1] + all_boxes[:, 3]) / 2], axis=1)
@@ -356,9 +414,8 @@ def read(photo: Photo) -> Reading:
     d2_wall = _d2(spaces, feats, "wall") if has_wall else np.full(len(feats), np.inf)
     occ_feats, ring_lab = ring_contrast_features(lab, all_boxes, CFG.space_px_per_mm, CFG.core_inset_mm,
                                                  CFG.ring_mm, grad, with_background=True, step_px=CFG.space_step_px)
-    occ_feats = occupancy.clip_below(occ_feats, "empty")
     ring_de = ring_change(ring_lab, model.get("ring_lab"))
-    p_occ = occupancy.posterior(occ_feats)[:, occ_k]
+    p_occ = _occupancy(occupancy, occ_feats, lanes, model.get("empty_baseline"))
     # every slot at once: a slot is strange when far from both classes, absolutely or against the
     # photo's typical slot (a global shift — blur, a colour cast — moves every slot alike)
     crop_lab_grad = _lab_grad(raw_crop, gains)   # the slots, and the misfit search around them, read the same crop
