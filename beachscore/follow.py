@@ -17,6 +17,7 @@ Contract: ``shared/contracts/README.md`` §One game, photo after photo.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from dataclasses import dataclass
 
 import scoring
@@ -25,6 +26,7 @@ from beachscore.errors import BadInputError
 from beachscore.pipeline import ScanResult, scan_file
 from scoring.plazing_state import cell_name
 from scoring.timeline import GAMES as TIMELINES, Step, Timeline
+from scoring.timeline.plazing import doubted_closing_warnings, sure_closings
 from vision.files import load_json, parse_json_text, read_input_file
 
 #: How a previous reading may be given (``--previous``).
@@ -291,12 +293,9 @@ class FollowedGame:
         needs another missing fact."""
         facts = self.timeline.facts or {}
         sure = dict(self.setup or {}, **{k: facts[k] for k in ("collected", "track") if k in facts},
-                    closings=facts.get("closings_at_least") or facts.get("closings") or {})
+                    closings=sure_closings(facts))
         low = {p["player"]: p["total"] for p in scoring.score(self.timeline.last, sure)["players"]}
-        may = {}
-        for d in facts.get("doubted_closings") or []:
-            for p in d.get("candidates", []):
-                may[p] = may.get(p, 0) + 1
+        may = Counter(p for d in facts.get("doubted_closings") or [] for p in d.get("candidates", []))
         return {p: None if t is None else [t, t + may.get(p, 0)] for p, t in low.items()}
 
     def final_warnings(self) -> list[str]:
@@ -306,15 +305,7 @@ class FollowedGame:
         if self.timeline.last is None and self.unstarted:
             return [f"no photo started the game ({self.unstarted} read, none both trusted and allowed by the "
                     "rules): no final score; take the photos again"]
-        out = []
-        for d in (self.timeline.facts or {}).get("doubted_closings") or []:
-            names = scoring_cell_names(d.get("cells", []))
-            who = d.get("candidates", [])
-            where = names[0] if len(names) == 1 else f"{names[0]}–{names[-1]}"
-            size = f"{len(names)} square{'' if len(names) == 1 else 's'}"
-            out.append(f"the area at {where} ({size}) was closed by {' or '.join(who)}: the photos cannot tell "
-                       f"who placed the last piece; {', '.join(who)}: no total until the players say who closed it")
-        return out
+        return doubted_closing_warnings(self.timeline.facts)
 
 
 #: The warning of a doubted photo that would have started the game.

@@ -17,6 +17,7 @@ from __future__ import annotations
 from beachscore.errors import BadInputError
 from scoring.plazing_state import COLLECTED_KINDS, WEATHERS
 from scoring.strand_unter import COLOURS
+from scoring.timeline.plazing import sure_closings
 
 #: The weather die's faces as the page names them.
 WEATHER_WORDS = {"sun": "sun", "rain": "rain", "wind-N": "wind towards the sea (N)",
@@ -55,7 +56,7 @@ def questions(game: str, setup: dict | None, score: dict | None, *, facts: dict 
         if joined_mid_game and not isinstance(setup.get("closings"), dict):
             for p in players:
                 out.append(_count(f"{p}/closings", p, f"areas {p} closed in the whole game",
-                                  (facts.get("closings_at_least") or facts.get("closings") or {}).get(p, 0)))
+                                  sure_closings(facts).get(p, 0)))
                 got = (facts.get("collected") or {}).get(p) or {}
                 for kind in COLLECTED_KINDS:
                     out.append(_count(f"{p}/{kind}", p, f"{kind} {p} collected in the whole game", got.get(kind, 0)))
@@ -63,7 +64,7 @@ def questions(game: str, setup: dict | None, score: dict | None, *, facts: dict 
             for p in players:
                 q = _count(f"{p}/closings", p, f"areas {p} closed in the whole game (the photos could not tell "
                            "who closed some of them: " + "; ".join(unsure) + ")",
-                           (facts.get("closings_at_least") or facts.get("closings") or {}).get(p, 0))
+                           sure_closings(facts).get(p, 0))
                 out.append(q)
     elif game == "strand-unter":
         for row in (score or {}).get("players") or []:

@@ -103,7 +103,7 @@ def _given_facts(setup: dict | None) -> dict | None:
 def _copy_facts(facts: dict, players: list[str], start: int) -> dict:
     """A copy of the facts kept inside the timeline (also from :func:`public_facts`' shape: the
     sure ``closings_at_least`` of every player stand for ``closings``)."""
-    out = {"closings": dict(facts.get("closings_at_least") or facts.get("closings", {})),
+    out = {"closings": dict(sure_closings(facts)),
            "collected": {p: dict(v) for p, v in facts.get("collected", {}).items()},
            "track": dict(facts.get("track", {})),
            "doubted_closings": [dict(d) for d in facts.get("doubted_closings") or []]}
@@ -370,6 +370,29 @@ def doubted_players(facts: dict | None) -> list[str]:
     return sorted({p for d in (facts or {}).get("doubted_closings") or [] for p in d.get("candidates", [])})
 
 
+def sure_closings(facts: dict | None) -> dict:
+    """Every player's closings the photos are sure of: ``closings_at_least`` where the facts have
+    it (:func:`public_facts`' shape), else ``closings``.
+
+    >>> sure_closings({"closings": {"red": 1}, "closings_at_least": {"red": 1, "blue": 2}})
+    {'red': 1, 'blue': 2}
+    """
+    facts = facts or {}
+    return facts.get("closings_at_least") or facts.get("closings") or {}
+
+
+def doubted_closing_warnings(facts: dict | None) -> list[str]:
+    """One sentence per area whose closer the photos could not tell (``doubted_closings``): those
+    players' totals are unknown until they say who closed it."""
+    out = []
+    for d in (facts or {}).get("doubted_closings") or []:
+        cells = [tuple(c) for c in d.get("cells", [])]
+        who = d.get("candidates", [])
+        out.append(f"the area at {_where(cells)} ({plural(len(cells), 'square')}) was closed by {' or '.join(who)}: "
+                   f"the photos {UNSURE_WORDS}; {', '.join(who)}: no total until the players say who closed it")
+    return out
+
+
 def public_facts(facts: dict) -> dict:
     """The facts as the timeline shows them (contract ``timeline``): ``closings`` and ``track`` hold
     only the players whose counts are sure; the candidates of a ``doubted_closings`` area are left
@@ -385,7 +408,7 @@ def public_facts(facts: dict) -> dict:
     True
     """
     unsure = set(doubted_players(facts))
-    sure = dict(facts.get("closings_at_least") or facts.get("closings") or {})
+    sure = dict(sure_closings(facts))
     out = dict(facts)
     out["closings"] = {p: n for p, n in sure.items() if p not in unsure}
     out["track"] = {p: n for p, n in (facts.get("track") or {}).items() if p not in unsure}

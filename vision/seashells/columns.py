@@ -51,16 +51,16 @@ def column_posterior(judge: GaussianClasses, feats: np.ndarray, column_shells, n
     Returns:
         float64 (R·C,) p(shell) per cell.
     """
-    shell_k, empty_k = judge.classes.index("shell"), judge.classes.index("empty")
+    shell_k = judge.classes.index("shell")
     p_shell = judge.posterior(feats)[:, shell_k]
     column = np.arange(len(feats)) % n_cols
     for c, *mean in column_shells or []:
         means, variances = judge.means.copy(), judge.variances.copy()
         means[shell_k] = mean
-        variances[shell_k] = np.maximum(np.asarray(CFG.towel_var_floor, np.float64),
-                                        (means[shell_k] - means[empty_k]) ** 2)
+        variances[shell_k] = CFG.towel_var_floor
+        own = GaussianClasses(list(judge.classes), means, variances).broadened("shell", toward="empty")
         sel = column == int(c)
-        p_shell[sel] = GaussianClasses(list(judge.classes), means, variances).posterior(feats[sel])[:, shell_k]
+        p_shell[sel] = own.posterior(feats[sel])[:, shell_k]
     return p_shell
 
 
