@@ -59,6 +59,12 @@ def wait_for(predicate, timeout_s=15.0):
     return False
 
 
+def _settled(counts: dict, n: int) -> bool:
+    """``n`` reports in the outbox and none pending (one reading of the counts: a report queued
+    between two readings would pass a check made of two)."""
+    return counts.get("pending", 0) == 0 and sum(counts.values()) == n
+
+
 @pytest.fixture
 def hall(tmp_path):
     h = seated_hall(tmp_path, "strand-unter", "Club night")
@@ -194,7 +200,7 @@ def test_a_later_round_is_reported_without_opening_the_hall_page(hall, tmp_path)
         assert wait_for(lambda: link.outbox.counts() == {"sent": 1})
         assert _new_round(hall) == 2
         finish_game(station)  # nobody opened the station's Hall page since round 1
-        assert wait_for(lambda: link.outbox.counts().get("pending", 0) == 0 and sum(link.outbox.counts().values()) == 2)
+        assert wait_for(lambda: _settled(link.outbox.counts(), 2))
         assert link.outbox.counts() == {"sent": 2}, link.status()["reports"]
         assert hall.store.table(hall.event_id, 2, 1)["current"]["source"] == "station"
     finally:
