@@ -24,6 +24,7 @@ if not installed():
     pytest.skip("needs chromium and chromium-driver", allow_module_level=True)
 webdriver = pytest.importorskip("selenium.webdriver")
 
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -97,6 +98,11 @@ def _sideways(driver, width: int) -> tuple[int, list[str]]:
     return scroll, out
 
 
+def _wait(driver, condition, timeout=15):
+    """Wait for ``condition``; an element looked up while the page is replaced or redrawn goes stale: look again."""
+    return WebDriverWait(driver, timeout, ignored_exceptions=(StaleElementReferenceException,)).until(condition)
+
+
 def _unlock(driver, url):
     driver.get(url + "/pin")
     fields = driver.find_elements(By.CSS_SELECTOR, "#pin-form input[type=password]")
@@ -104,8 +110,7 @@ def _unlock(driver, url):
         f.send_keys(PIN)
     if fields:
         driver.find_element(By.CSS_SELECTOR, "#pin-form button").click()
-        WebDriverWait(driver, 15).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-unlocked")
-                                        == "yes")
+        _wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-unlocked") == "yes")
 
 
 def _pages(pages):
@@ -146,7 +151,7 @@ def test_every_station_page_fits_the_window(station_pages, width):
                     for b in driver.find_elements(By.CSS_SELECTOR, "#buckets .add-card"):
                         b.click()
             elif how is not None:
-                WebDriverWait(driver, 15).until(how)
+                _wait(driver, how)
             driver.execute_script("return document.fonts.ready")
             inner = driver.execute_script("return window.innerWidth")  # a phone widens its layout to fit
             scroll, sticking_out = _sideways(driver, width)
@@ -164,7 +169,7 @@ def test_the_plazing_score_shows_every_total(station_pages, width):
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 500})
         driver.get(url + "/")
-        WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#score td.total"))
+        _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#score td.total"))
         totals = driver.find_elements(By.CSS_SELECTOR, "#score tr[data-player] td.total")
         assert len(totals) == 2
         for td in totals:
@@ -201,8 +206,7 @@ def test_the_seashells_live_page_fits_with_every_total(seashells_live, width):
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 500})
         driver.get(url + "/")
-        WebDriverWait(driver, 15).until(
-            lambda d: d.find_element(By.ID, "live").get_attribute("data-seashells") == "missing:yellow")
+        _wait(driver, lambda d: d.find_element(By.ID, "live").get_attribute("data-seashells") == "missing:yellow")
         inner = driver.execute_script("return window.innerWidth")
         scroll, sticking_out = _sideways(driver, width)
         driver.save_screenshot(os.path.join(SHOTS, f"{width}-live-seashells.png"))
