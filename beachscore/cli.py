@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--calibration", required=True, metavar="CAL_DIR", help="folder written by 'beachscore calibrate'")
     g.add_argument("--setup", metavar="SETUP.json", help="setup file (Plażing: terrain, players, weather …)")
     g.add_argument("--json", action="store_true", help="one JSON object per photo, then the game's final line")
+    g.add_argument("--closer", action="append", default=[], metavar="PLACE=PLAYER",
+                   help="Plażing: who closed an area the photos could not tell (its place as the game's lines "
+                        "name it, e.g. N5-N7=red); repeat for each area")
 
     sc = sub.add_parser("score", help="score a game state given as JSON")
     sc.add_argument("state", nargs="+", metavar="STATE.json",

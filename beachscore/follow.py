@@ -26,7 +26,7 @@ from beachscore.errors import BadInputError
 from beachscore.pipeline import ScanResult, scan_file
 from scoring.plazing_state import cell_name
 from scoring.timeline import GAMES as TIMELINES, Step, Timeline
-from scoring.timeline.plazing import doubted_closing_warnings, sure_closings
+from scoring.timeline.plazing import doubted_closing_warnings, settle_closers, sure_closings
 from vision.files import load_json, parse_json_text, read_input_file
 
 #: How a previous reading may be given (``--previous``).
@@ -161,6 +161,8 @@ class FollowedGame:
         self.last_confidence: float | None = None
         #: photos read but not accepted while the game has no start yet (doubted, or against the rules)
         self.unstarted = 0
+        #: what the players said (``--closer``) that the timeline could not take
+        self.told_problems: list[str] = []
         if cal.game not in TIMELINES:
             raise BadInputError("unknown-game", f"{cal.game!r} has no game rules to follow photo after photo; "
                                 f"'game' and 'scan --previous' read {', '.join(TIMELINES)}")
@@ -269,6 +271,17 @@ class FollowedGame:
                 return dataclasses.replace(reading, state=restored), again, confidence, note, True
         return _unlawful(reading, step, confidence)
 
+    def settle_closers(self, told: dict[str, str]) -> None:
+        """The players' word on who closed areas the photos could not tell (``{place: player}``,
+        ``scoring.timeline.plazing.settle_closers``): those areas count for them in the final line;
+        a place naming no such area, or a player who cannot have closed it, becomes a final warning."""
+        if self.cal.game != "plazing" or self.timeline.last is None:
+            self.told_problems = ["--closer: " + ("only Plażing games have areas to close" if self.cal.game != "plazing"
+                                                  else "no photo was accepted") + "; ignored"]
+            return
+        self.timeline.facts, problems = settle_closers(self.timeline.facts, told)
+        self.told_problems = [f"--closer {p}; ignored" for p in problems]
+
     def final_json(self) -> dict:
         """The game's last line: ``{"game", "final": true, "timeline", "score", "state", "confidence",
         "warnings"}`` (the score of the last accepted reading with the timeline's facts; ``state``: that
@@ -281,7 +294,7 @@ class FollowedGame:
         if warnings and confidence is not None:
             confidence = min(confidence, IMPOSSIBLE_CONFIDENCE)
         out = {"game": self.cal.game, "final": True, "timeline": self.timeline.to_json(), "score": score,
-               "state": last, "confidence": confidence, "warnings": warnings}
+               "state": last, "confidence": confidence, "warnings": warnings + self.told_problems}
         if warnings and last is not None:
             out["totals_range"] = self.totals_range()
         return out

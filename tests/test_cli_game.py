@@ -150,3 +150,18 @@ def test_game_with_a_bad_setup_is_one_error_and_no_result(strand_cal, tmp_path, 
     (doc,) = [json.loads(line) for line in captured.out.splitlines()]
     assert doc["error"]["code"] == "invalid-setup"
     assert len(captured.err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("value", ["N5-N7", "=red", "n5=red", "N5-N7 = red"])
+def test_game_with_a_malformed_closer_is_one_error_before_any_photo(strand_cal, capsys, value):
+    assert main(["game", PHOTO, "--calibration", strand_cal, "--closer", value, "--json"]) == 2
+    captured = capsys.readouterr()
+    (doc,) = [json.loads(line) for line in captured.out.splitlines()]
+    assert doc["error"]["code"] == "invalid-closer" and "PLACE=PLAYER" in doc["error"]["message"]
+    assert len(captured.err.strip().splitlines()) == 1
+
+
+def test_a_closer_told_for_a_game_without_areas_is_a_final_warning(strand_cal, capsys):
+    assert main(["game", PHOTO, "--calibration", strand_cal, "--closer", "N5=red", "--json"]) == 0
+    final = _lines(capsys)[-1]
+    assert final["final"] and any("only Plażing games have areas to close" in w for w in final["warnings"])

@@ -149,6 +149,37 @@ def test_a_closing_the_photos_cannot_tell_makes_the_final_line_doubted():
     assert high == low + 1 and final["totals_range"]["green"] == [0, 0]
 
 
+def _doubted_game() -> FollowedGame:
+    """red's and blue's gears both laid between two photos: either one closed the area B1–D2."""
+    left = {"player": "red", "kind": "gear", "cells": [[0, 0], [1, 0]]}
+    right = {"player": "blue", "kind": "gear", "cells": [[0, 4], [1, 4]]}
+    game = FollowedGame(SimpleNamespace(game="plazing"), dict(SETUP, weather="sun"), Previous(state([SCREEN])))
+    game.follow(scan(Reading(state=state([SCREEN, left, right]), confidence=0.95)))
+    return game
+
+
+def test_the_players_word_on_who_closed_an_area_settles_the_final_line():
+    game = _doubted_game()
+    span = game.final_json()["totals_range"]  # {player: [without the area's point, with it]}
+    game.settle_closers({"B1-D2": "blue"})
+    final = game.final_json()
+    totals = {p["player"]: p["total"] for p in final["score"]["players"]}
+    assert totals == {"red": span["red"][0], "blue": span["blue"][1]} and span["blue"][1] == span["blue"][0] + 1
+    assert final["warnings"] == [] and "totals_range" not in final and final["confidence"] == pytest.approx(0.95)
+    assert final["timeline"]["closings"] == {"red": 0, "blue": 1} and final["timeline"]["doubted_closings"] == []
+
+
+@pytest.mark.parametrize("told, words", [({"B1-D2": "green"}, "green is not among who may have closed it"),
+                                         ({"F4": "red"}, "F4: no area there")])
+def test_a_closer_the_timeline_cannot_take_is_a_warning_and_the_doubt_stays(told, words):
+    game = _doubted_game()
+    game.settle_closers(told)
+    final = game.final_json()
+    assert any(words in w and w.endswith("ignored") for w in final["warnings"])
+    assert final["confidence"] <= IMPOSSIBLE_CONFIDENCE and final["timeline"]["doubted_closings"]
+    assert {p["player"]: p["total"] for p in final["score"]["players"]} == {"red": None, "blue": None}
+
+
 def test_a_game_with_nothing_doubted_keeps_its_last_confidence():
     game = game_after(state([SCREEN]))
     game.follow(scan(Reading(state=state([SCREEN, GEAR]), confidence=0.9)))

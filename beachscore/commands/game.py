@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 
 import scoring
 from beachscore.checks import check_setup
 from beachscore.commands.common import EXIT_OK, emit_error, load_setup
-from beachscore.errors import BeachscoreError
+from beachscore.errors import BadInputError, BeachscoreError
 from beachscore.follow import FollowedGame, GamePhoto
 from beachscore.inputs import check_calibration_dir
 from vision.confidence import confidence_percent
@@ -33,7 +34,7 @@ def final_text(game: FollowedGame) -> str:
     lines += [f"  {key}: {json.dumps(value)}" for key, value in facts.items() if key not in ("readings", "notes")]
     lines += [f"  note: {n}" for n in facts["notes"]]
     warnings = game.final_warnings()
-    lines += [f"  warning: {w}" for w in warnings]
+    lines += [f"  warning: {w}" for w in warnings + game.told_problems]
     if warnings and game.timeline.last is not None:
         spans = [f"{p} {'?' if r is None else (r[0] if r[0] == r[1] else f'{r[0]}–{r[1]}')}"
                  for p, r in game.totals_range().items()]
@@ -60,13 +61,36 @@ def follow(game: FollowedGame, images: list[str], as_json: bool, annotate=None) 
     return worst
 
 
+#: ``--closer``: a square (``N5``) or a first and last square (``N5-N7``), ``=``, a player.
+CLOSER = re.compile(r"^([A-Z]+[0-9]+(?:[-–][A-Z]+[0-9]+)?)=(\S+)$")
+
+
+def told_closers(values: list[str]) -> dict[str, str]:
+    """``--closer PLACE=PLAYER`` values as ``{place: player}``.
+
+    Raises:
+        BadInputError: ``invalid-closer``, a value not shaped PLACE=PLAYER.
+    """
+    out = {}
+    for value in values:
+        m = CLOSER.match(value.strip())
+        if not m:
+            raise BadInputError("invalid-closer", f"--closer {value[:40]!r}: expected PLACE=PLAYER, e.g. N5-N7=red "
+                                "(the area's place as the game's lines name it)")
+        out[m.group(1)] = m.group(2)
+    return out
+
+
 def run(args) -> int:
     """``beachscore game``: every photo with the accepted reading before it as its prior, then the final line."""
+    told = told_closers(args.closer)
     check_calibration_dir(args.calibration)
     cal = store.load(args.calibration)
     setup = load_setup(args.setup)
     check_setup(setup, cal)  # once, before any photo: a bad setup is one error, not one per photo
     game = FollowedGame(cal, setup)
     worst = follow(game, args.images, args.json)
+    if told:
+        game.settle_closers(told)
     print(json.dumps(game.final_json()) if args.json else final_text(game), flush=True)
     return worst

@@ -6,7 +6,9 @@ A *question* is a JSON object the page shows as a counter or a choice:
 
 - Plażing: the weather die when the set-up does not give it; when the station joined a game
   already under way (its first accepted reading had pieces on the board), each player's areas
-  closed and resources collected in the whole game (the timeline's counts as the defaults).
+  closed and resources collected in the whole game (the timeline's counts as the defaults);
+  otherwise, for each area whose closer the photos could not tell, who closed it (a choice among
+  the players who may have; "nobody remembers" leaves their totals unknown).
 - Strand unter: for each player whose total is not known, the shells left in the bucket after
   laying it on the face-up cards (unfit shells), per colour.
 - Sand Castles: nothing (the co-operative score needs no more).
@@ -17,7 +19,7 @@ from __future__ import annotations
 from beachscore.errors import BadInputError
 from scoring.plazing_state import COLLECTED_KINDS, WEATHERS
 from scoring.strand_unter import COLOURS
-from scoring.timeline.plazing import sure_closings
+from scoring.timeline.plazing import area_place, public_facts, settle_closers, sure_closings
 
 #: The weather die's faces as the page names them.
 WEATHER_WORDS = {"sun": "sun", "rain": "rain", "wind-N": "wind towards the sea (N)",
@@ -25,25 +27,35 @@ WEATHER_WORDS = {"sun": "sun", "rain": "rain", "wind-N": "wind towards the sea (
                  "wind-W": "wind to the west (W)"}
 #: Largest count a counter takes (areas, resources, shells of a colour).
 MOST = 99
-#: Words of the timeline's note on an area whose closer the photos could not tell
-#: (``scoring.timeline.plazing._closings``).
-UNSURE_CLOSER = "cannot tell who placed"
+#: The answer "nobody remembers who closed this area" (those players' totals stay unknown).
+UNKNOWN_CLOSER = "unknown"
 
 
 def _count(key: str, player: str, text: str, value: int = 0) -> dict:
     return {"key": key, "player": player, "text": text, "kind": "count", "value": int(value), "max": MOST}
 
 
+def _closer(n: int, doubted: dict) -> dict:
+    """The question "who closed this area?" of the ``n``-th area whose closer the photos could not tell."""
+    cells = doubted.get("cells") or []
+    owner = doubted.get("owner")
+    whose = "nobody's" if owner in (None, "neutral") else f"{owner}'s"
+    who = [str(p) for p in doubted.get("candidates") or []]
+    return {"key": f"closer/{n}", "player": None, "kind": "choice", "value": UNKNOWN_CLOSER,
+            "text": f"Who closed the area at {area_place(cells)} ({len(cells)} square{'s' if len(cells) != 1 else ''}, "
+                    f"{whose})? The photos cannot tell which piece came last.",
+            "choices": [[p, p] for p in who] + [[UNKNOWN_CLOSER, f"nobody remembers ({', '.join(who)}: no total)"]]}
+
+
 def questions(game: str, setup: dict | None, score: dict | None, *, facts: dict | None = None,
-              joined_mid_game: bool = False, unsure: list[str] | None = None) -> list[dict]:
+              joined_mid_game: bool = False) -> list[dict]:
     """What the station asks at Game over (empty: every total is known already).
 
     Args:
         game: the game's name; setup: the game's set-up; score: the final reading's score with
-            the timeline's facts; facts: the timeline's facts; joined_mid_game: the first accepted
-            reading already had pieces on the board; unsure: the timeline's notes on areas whose
-            closer the photos could not tell (Plażing: each player's areas closed is then asked,
-            the areas the timeline is sure of as the default).
+            the timeline's facts; facts: the timeline's facts (Plażing: each of its
+            ``doubted_closings`` is asked as "who closed it?"); joined_mid_game: the first accepted
+            reading already had pieces on the board.
     """
     setup, facts = setup or {}, facts or {}
     players = [p.get("player") for p in (score or {}).get("players") or [] if isinstance(p, dict)]
@@ -60,12 +72,8 @@ def questions(game: str, setup: dict | None, score: dict | None, *, facts: dict 
                 got = (facts.get("collected") or {}).get(p) or {}
                 for kind in COLLECTED_KINDS:
                     out.append(_count(f"{p}/{kind}", p, f"{kind} {p} collected in the whole game", got.get(kind, 0)))
-        elif unsure and not isinstance(setup.get("closings"), dict):
-            for p in players:
-                q = _count(f"{p}/closings", p, f"areas {p} closed in the whole game (the photos could not tell "
-                           "who closed some of them: " + "; ".join(unsure) + ")",
-                           sure_closings(facts).get(p, 0))
-                out.append(q)
+        elif not isinstance(setup.get("closings"), dict):
+            out += [_closer(n, d) for n, d in enumerate(facts.get("doubted_closings") or [], 1)]
     elif game == "strand-unter":
         for row in (score or {}).get("players") or []:
             if isinstance(row, dict) and row.get("total") is None:
@@ -102,15 +110,29 @@ def answered(questions_: list[dict], answers: object) -> dict:
     return out
 
 
-def final_setup(game: str, setup: dict, answers: dict) -> dict:
+def told_closers(facts: dict | None, answers: dict) -> dict[str, str]:
+    """``{place: player}`` of the doubted areas whose closer the players named (``closer/N``
+    answers other than "nobody remembers"), for ``scoring.timeline.plazing.settle_closers``."""
+    out = {}
+    for n, d in enumerate((facts or {}).get("doubted_closings") or [], 1):
+        who = answers.get(f"closer/{n}", UNKNOWN_CLOSER)
+        if who != UNKNOWN_CLOSER:
+            out[area_place(d.get("cells") or [[0, 0]])] = who
+    return out
+
+
+def final_setup(game: str, setup: dict, answers: dict, facts: dict | None = None) -> dict:
     """The setup the final score is computed with: ``setup`` (the game's, with the timeline's
-    facts) and the answers. When closings were answered the running ``track`` is dropped (the
-    score then counts start + closings + fields, as the track does)."""
+    facts), the timeline's ``facts`` and the answers. When closings were answered (counts, or who
+    closed each doubted area) the running ``track`` is dropped (the score then counts start +
+    closings + fields, as the track does)."""
     out = dict(setup)
     if game == "plazing":
         if "weather" in answers:
             out["weather"] = answers["weather"]
         closings = {k.split("/")[0]: v for k, v in answers.items() if k.endswith("/closings")}
+        if any(k.startswith("closer/") for k in answers):
+            closings = public_facts(settle_closers(facts, told_closers(facts, answers))[0])["closings"]
         if closings:
             out["closings"] = {**(out.get("closings") or {}), **closings}
             out.pop("track", None)

@@ -174,9 +174,7 @@ class GameFollowing:
             score = None
         first = game_steps.first_accepted(self.store, game_id)
         joined = bool(first and first["state"].get("pieces"))
-        unsure = [n for n in (last["timeline"] or {}).get("notes") or [] if endgame.UNSURE_CLOSER in n]
-        asked = endgame.questions(game["game"], game["setup"], score, facts=facts, joined_mid_game=joined,
-                                  unsure=unsure)
+        asked = endgame.questions(game["game"], game["setup"], score, facts=facts, joined_mid_game=joined)
         if not asked:
             game_steps.set_ending(self.store, game_id, scan_id, [], answers={}, state=last["state"], setup=setup,
                                   score=score)
@@ -207,8 +205,9 @@ class GameFollowing:
     def _settle(self, game: dict, ending: dict, answers: dict) -> dict | None:
         """Score the game's last accepted reading with its facts and ``answers``; keep it as its end."""
         last = game_steps.last_accepted(self.store, game["id"])
-        setup = game_module(game["game"]).with_facts(game["setup"] or None, _facts(last["timeline"]))
-        setup = endgame.final_setup(game["game"], setup, answers)
+        facts = _facts(last["timeline"])
+        setup = game_module(game["game"]).with_facts(game["setup"] or None, facts)
+        setup = endgame.final_setup(game["game"], setup, answers, facts)
         try:
             score = self.scorer(last["state"], setup)
         except Exception:  # noqa: BLE001 - kept without a score: the page and the hall say so

@@ -114,8 +114,13 @@ def _copy_facts(facts: dict, players: list[str], start: int) -> dict:
     return out
 
 
-def _where(cells) -> str:
-    cells = sorted(cells)
+def area_place(cells) -> str:
+    """Where an area lies, in the board's square names: its first and last square (``"N5–N7"``).
+
+    >>> area_place([(6, 13), (4, 13), (5, 13)])
+    'N5–N7'
+    """
+    cells = sorted(tuple(c) for c in cells)
     return cell_name(cells[0]) if len(cells) == 1 else f"{cell_name(cells[0])}–{cell_name(cells[-1])}"
 
 
@@ -131,7 +136,7 @@ def _compare_pieces(old: Board | None, new: Board, old_areas: tuple[Area, ...], 
     """Pieces placed since ``old`` (returned), and every piece that moved, turned, changed or left."""
     if old is None:
         for p in new.pieces:
-            step.changes.append(change("placed", f"{p.player} placed a {p.kind} on {_where(p.cells)}",
+            step.changes.append(change("placed", f"{p.player} placed a {p.kind} on {area_place(p.cells)}",
                                        player=p.player, piece=p.kind, cells=[list(c) for c in sorted(p.cells)]))
         return list(new.pieces)
     now = {frozenset(p.cells): p for p in new.pieces}
@@ -142,15 +147,15 @@ def _compare_pieces(old: Board | None, new: Board, old_areas: tuple[Area, ...], 
         if q is None:
             moved = [x for x in new.pieces if frozenset(x.cells) not in was and x.player == p.player
                      and x.kind == p.kind and _near(x.cells, p.cells)]
-            kind, how = ("moved", f"moved to {_where(moved[0].cells)}") if moved else ("removed", "is gone")
-            step.impossible.append(change(kind, f"{p.player}'s {p.kind} on {_where(p.cells)} {how}: a placed "
+            kind, how = ("moved", f"moved to {area_place(moved[0].cells)}") if moved else ("removed", "is gone")
+            step.impossible.append(change(kind, f"{p.player}'s {p.kind} on {area_place(p.cells)} {how}: a placed "
                                           "piece never moves or leaves", player=p.player, piece=p.kind, cells=cells))
         elif (q.player, q.kind) != (p.player, p.kind):
-            step.impossible.append(change("changed", f"the {p.player} {p.kind} on {_where(p.cells)} is now a "
+            step.impossible.append(change("changed", f"the {p.player} {p.kind} on {area_place(p.cells)} is now a "
                                           f"{q.player} {q.kind}: a placed piece never changes", player=p.player,
                                           piece=p.kind, cells=cells))
         elif q.facing != p.facing:
-            step.impossible.append(change("turned", f"{p.player}'s screen on {_where(p.cells)} turned from "
+            step.impossible.append(change("turned", f"{p.player}'s screen on {area_place(p.cells)} turned from "
                                           f"{p.facing} to {q.facing}: a placed piece never turns", player=p.player,
                                           piece=p.kind, cells=cells))
     closed_cells = {c: a for a in old_areas if a.closed for c in a.cells}
@@ -162,11 +167,11 @@ def _compare_pieces(old: Board | None, new: Board, old_areas: tuple[Area, ...], 
         cells = [list(c) for c in sorted(p.cells)]
         inside = [c for c in p.cells if c in closed_cells]
         if inside:
-            step.impossible.append(change("placed", f"{p.player} placed a {p.kind} on {_where(p.cells)}, inside an "
+            step.impossible.append(change("placed", f"{p.player} placed a {p.kind} on {area_place(p.cells)}, inside an "
                                           "area closed before: nobody places pieces in a closed area",
                                           player=p.player, piece=p.kind, cells=cells))
         else:
-            step.changes.append(change("placed", f"{p.player} placed a {p.kind} on {_where(p.cells)}",
+            step.changes.append(change("placed", f"{p.player} placed a {p.kind} on {area_place(p.cells)}",
                                        player=p.player, piece=p.kind, cells=cells))
     return placed
 
@@ -184,7 +189,7 @@ def _closings(old: Board | None, new: Board, old_areas, new_areas, placed: list[
             continue
         candidates = closers(new, area, placed)
         owner = "neutral" if area.owner == NEUTRAL else area.owner
-        where = _where(area.cells)
+        where = area_place(area.cells)
         cells = [list(c) for c in area.cells]
         if not candidates:  # closed by terrain and the sea alone: it became an area when a piece touched it
             candidates = {p.player: p for p in placed if p.index in area.ring}
@@ -227,7 +232,7 @@ def _first_closed_note(areas: tuple[Area, ...], step: Step) -> None:
     closed = [a for a in areas if a.closed]
     if not closed:
         return
-    where = ", ".join(_where(a.cells) for a in closed)
+    where = ", ".join(area_place(a.cells) for a in closed)
     them = "it" if len(closed) == 1 else "them"
     step.notes.append(f"the timeline starts at a board with {plural(len(closed), 'area')} already closed ({where}): "
                       f"the photos did not see {them} close, so who closed {them} is told from the pieces around "
@@ -388,9 +393,52 @@ def doubted_closing_warnings(facts: dict | None) -> list[str]:
     for d in (facts or {}).get("doubted_closings") or []:
         cells = [tuple(c) for c in d.get("cells", [])]
         who = d.get("candidates", [])
-        out.append(f"the area at {_where(cells)} ({plural(len(cells), 'square')}) was closed by {' or '.join(who)}: "
+        out.append(f"the area at {area_place(cells)} ({plural(len(cells), 'square')}) was closed by {' or '.join(who)}: "
                    f"the photos {UNSURE_WORDS}; {', '.join(who)}: no total until the players say who closed it")
     return out
+
+
+def settle_closers(facts: dict | None, told: dict[str, str]) -> tuple[dict, list[str]]:
+    """The facts once the players said who closed some areas whose closer the photos could not tell.
+
+    Args:
+        facts: the timeline's facts (kept, or :func:`public_facts`' shape).
+        told: ``{place: player}``, the place of a ``doubted_closings`` area as :func:`area_place`
+            names it (``"N5–N7"``; a hyphen stands for the dash), the player who closed it.
+    Returns:
+        (a copy of the facts where each told area has left ``doubted_closings`` and counts in its
+        player's closings (and track, in the kept shape), the problems: one sentence per place that
+        names no doubted area or player who is not among its candidates; those are left as they were).
+
+    >>> f = dict(initial_facts(["red", "blue"]), doubted_closings=[
+    ...     {"cells": [[1, 1], [1, 2]], "owner": "red", "candidates": ["blue", "red"]}])
+    >>> settled, problems = settle_closers(f, {"B2-C2": "blue"})
+    >>> settled["closings"], settled["track"], settled["doubted_closings"], problems
+    ({'red': 0, 'blue': 1}, {'red': 0, 'blue': 1}, [], [])
+    >>> settle_closers(f, {"B2-C2": "green", "A1": "red"})[1]
+    ['B2–C2: green is not among who may have closed it (blue or red)', 'A1: no area there whose closer the photos could not tell']
+    """
+    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in (facts or {}).items()}
+    told = {place.replace("-", "–"): who for place, who in told.items()}
+    public = "closings_at_least" in out
+    left, problems = [], []
+    for doubted in out.get("doubted_closings") or []:
+        place = area_place(doubted.get("cells") or [[0, 0]])
+        who = told.pop(place, None)
+        candidates = doubted.get("candidates") or []
+        if who is not None and who not in candidates:
+            problems.append(f"{place}: {who} is not among who may have closed it ({' or '.join(candidates)})")
+            who = None
+        if who is None:
+            left.append(dict(doubted))
+            continue
+        counts = out["closings_at_least"] if public else out.setdefault("closings", {})
+        counts[who] = counts.get(who, 0) + 1
+        if not public and who in out.get("track", {}):
+            out["track"][who] += 1
+    out["doubted_closings"] = left
+    problems += [f"{place}: no area there whose closer the photos could not tell" for place in told]
+    return out, problems
 
 
 def public_facts(facts: dict) -> dict:

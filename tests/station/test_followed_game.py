@@ -240,10 +240,30 @@ def test_an_area_two_players_may_have_closed_is_asked(station):
     play(station, [GAME[0], plazing([SCREEN], resources=[AMBER]), GAME[2], GAME[3]])
     scan(station, GAME[3], final=True)
     questions = station.game_ending(game_id)["questions"]
-    assert [q["key"] for q in questions] == ["red/closings", "blue/closings"]
-    assert "could not tell" in questions[0]["text"]
-    station.answer_questions(game_id, {"red/closings": 0, "blue/closings": 1})
+    assert [q["key"] for q in questions] == ["closer/1"]
+    assert "Who closed the area at" in questions[0]["text"]
+    assert [c[0] for c in questions[0]["choices"]] == ["blue", "red", "unknown"] and questions[0]["value"] == "unknown"
+    station.answer_questions(game_id, {"closer/1": "blue"})
     ending = station.game_ending(game_id)
     assert ending["setup"]["closings"] == {"red": 0, "blue": 1} and "track" not in ending["setup"]
     assert ending["setup"]["collected"]["red"]["amber"] == 1  # the timeline's, not asked
     assert all(isinstance(p["total"], int) for p in ending["score"]["players"])
+
+
+def test_an_area_nobody_remembers_closing_leaves_its_candidates_totals_unknown(station):
+    game_id = station.new_game("plazing", dict(SETUP, weather="sun"))
+    play(station, [GAME[0], plazing([SCREEN], resources=[AMBER]), GAME[2], GAME[3]])
+    scan(station, GAME[3], final=True)
+    station.answer_questions(game_id, {})
+    ending = station.game_ending(game_id)
+    assert ending["answers"] == {"closer/1": "unknown"}
+    assert {p["player"]: p["total"] for p in ending["score"]["players"]} == {"red": None, "blue": None}
+
+
+def test_a_closer_not_among_the_candidates_is_refused(station):
+    game_id = station.new_game("plazing", dict(SETUP, weather="sun"))
+    play(station, [GAME[0], plazing([SCREEN], resources=[AMBER]), GAME[2], GAME[3]])
+    scan(station, GAME[3], final=True)
+    with pytest.raises(BadInputError, match="expected one of blue, red, unknown"):
+        station.answer_questions(game_id, {"closer/1": "green"})
+    assert station.game_ending(game_id)["answers"] is None

@@ -86,3 +86,31 @@ def test_a_plazing_game_ends_with_every_total_on_the_page(server):
         # the score card shows the final score too: every total, none unknown
         totals = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#score td.total")]
         assert sorted(totals) == sorted(want.values())
+
+
+def test_the_players_name_who_closed_an_area_the_photos_cannot_tell(server):
+    url, station = server["url"], server["station"]
+    # red's gear and blue's gear both laid between two photos: either one closed the area
+    game_id = station.new_game("plazing", dict(SETUP, weather="sun"))
+    with headless_chromium() as browser:
+        unlock(browser, url)
+        browser.get(url + "/")
+        for state in (GAME[0], plazing([SCREEN], resources=[AMBER]), GAME[2], GAME[3]):
+            scan_now(browser, station, state)
+        station.scanner.state = copy.deepcopy(GAME[3])
+        browser.execute_script("window.confirm = () => true")
+        browser.find_element(By.ID, "game-over").click()
+        wait(browser, lambda d: d.find_element(By.ID, "follow").get_attribute("data-state") == "asking")
+        question = browser.find_element(By.CSS_SELECTOR, "#questions label.question")
+        assert "Who closed the area at" in question.text
+        chooser = Select(question.find_element(By.CSS_SELECTOR, "select[data-key='closer/1']"))
+        assert [o.get_attribute("value") for o in chooser.options] == ["blue", "red", "unknown"]
+        chooser.select_by_value("blue")
+        browser.find_element(By.ID, "finish-game").click()
+        wait(browser, lambda d: d.find_element(By.ID, "follow").get_attribute("data-state") == "over")
+        shown = {li.get_attribute("data-player"): li.find_element(By.CSS_SELECTOR, ".total").text
+                 for li in browser.find_elements(By.CSS_SELECTOR, "#totals li")}
+    ending = station.game_ending(game_id)
+    assert ending["setup"]["closings"] == {"red": 0, "blue": 1}
+    assert shown == {p["player"]: str(p["total"]) for p in ending["score"]["players"]}
+    assert all(v.lstrip("-").isdigit() for v in shown.values())
