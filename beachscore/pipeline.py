@@ -21,6 +21,7 @@ from beachscore.checks import (check_colours, check_corners, check_output_folder
                                doubt_unrecognised_board)
 from beachscore.errors import BadInputError, UnreadableBoardError
 from beachscore.games import reader
+from beachscore.marked_areas import settle_unmarked
 from calibration import store
 from calibration.files import load_calibration_request
 from calibration.light_check import light_check
@@ -286,7 +287,7 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     # … and makes a reading of a board it does not recognise unsure
     identity = board.identity()
     t_identity = time.perf_counter()
-    reading, result = _score_lawful(reading, setup)
+    reading, result = settle_unmarked(*_score_lawful(reading, setup), setup)
     reading = doubt_unrecognised_board(reading, identity)
     state = scoring.complete_state(reading.state, setup)
     t3 = time.perf_counter()
