@@ -152,7 +152,7 @@ def test_game_with_a_bad_setup_is_one_error_and_no_result(strand_cal, tmp_path, 
     assert len(captured.err.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("value", ["N5-N7", "=red", "n5=red", "N5-N7 = red"])
+@pytest.mark.parametrize("value", ["N5-N7", "=red", "N5-N7=red=blue", "N5-N7=red,yellow", "N5-N7 = red", "N5=\x1b[31mred"])
 def test_game_with_a_malformed_closer_is_one_error_before_any_photo(strand_cal, capsys, value):
     assert main(["game", PHOTO, "--calibration", strand_cal, "--closer", value, "--json"]) == 2
     captured = capsys.readouterr()

@@ -167,6 +167,7 @@ def test_the_players_word_on_who_closed_an_area_settles_the_final_line():
     assert totals == {"red": span["red"][0], "blue": span["blue"][1]} and span["blue"][1] == span["blue"][0] + 1
     assert final["warnings"] == [] and "totals_range" not in final and final["confidence"] == pytest.approx(0.95)
     assert final["timeline"]["closings"] == {"red": 0, "blue": 1} and final["timeline"]["doubted_closings"] == []
+    assert final["timeline"]["notes"][-1] == "the players said blue closed the area at B1–D2"
 
 
 @pytest.mark.parametrize("told, words", [({"B1-D2": "green"}, "green is not among who may have closed it"),

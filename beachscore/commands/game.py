@@ -61,8 +61,8 @@ def follow(game: FollowedGame, images: list[str], as_json: bool, annotate=None) 
     return worst
 
 
-#: ``--closer``: a square (``N5``) or a first and last square (``N5-N7``), ``=``, a player.
-CLOSER = re.compile(r"^([A-Z]+[0-9]+(?:[-–][A-Z]+[0-9]+)?)=(\S+)$")
+#: ``--closer``: a square (``N5``) or a first and last square (``N5-N7``), ``=``, a player's colour.
+CLOSER = re.compile(r"^([A-Za-z]+[0-9]+(?:[-–][A-Za-z]+[0-9]+)?)=([A-Za-z0-9_-]{1,40})$")
 
 
 def told_closers(values: list[str]) -> dict[str, str]:
@@ -71,13 +71,16 @@ def told_closers(values: list[str]) -> dict[str, str]:
     Raises:
         BadInputError: ``invalid-closer``, a value not shaped PLACE=PLAYER.
     """
-    out = {}
+    out: dict[str, str] = {}
     for value in values:
         m = CLOSER.match(value.strip())
         if not m:
             raise BadInputError("invalid-closer", f"--closer {value[:40]!r}: expected PLACE=PLAYER, e.g. N5-N7=red "
                                 "(the area's place as the game's lines name it)")
-        out[m.group(1)] = m.group(2)
+        place, who = m.group(1).upper().replace("–", "-"), m.group(2)
+        if out.get(place, who) != who:
+            raise BadInputError("invalid-closer", f"--closer {place}: named twice, for {out[place]} and for {who}")
+        out[place] = who
     return out
 
 

@@ -43,8 +43,8 @@ def _closer(n: int, doubted: dict) -> dict:
     who = [str(p) for p in doubted.get("candidates") or []]
     return {"key": f"closer/{n}", "player": None, "kind": "choice", "value": UNKNOWN_CLOSER,
             "text": f"Who closed the area at {area_place(cells)} ({len(cells)} square{'s' if len(cells) != 1 else ''}, "
-                    f"{whose})? The photos cannot tell which piece came last.",
-            "choices": [[p, p] for p in who] + [[UNKNOWN_CLOSER, f"nobody remembers ({', '.join(who)}: no total)"]]}
+                    f"{whose})?",
+            "choices": [[p, p] for p in who] + [[UNKNOWN_CLOSER, "nobody remembers"]]}
 
 
 def questions(game: str, setup: dict | None, score: dict | None, *, facts: dict | None = None,
@@ -104,7 +104,7 @@ def answered(questions_: list[dict], answers: object) -> dict:
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= q["max"]:
                 raise BadInputError("invalid-answers", f"{q['text']}: expected a whole number 0 to {q['max']}")
         elif value not in [c[0] for c in q["choices"]]:
-            raise BadInputError("invalid-answers", f"{q['text']}: expected one of "
+            raise BadInputError("invalid-answers", f"{q['text'].rstrip('?:.')}: expected one of "
                                 f"{', '.join(c[0] for c in q['choices'])}")
         out[key] = value
     return out
@@ -123,17 +123,19 @@ def told_closers(facts: dict | None, answers: dict) -> dict[str, str]:
 
 def final_setup(game: str, setup: dict, answers: dict, facts: dict | None = None) -> dict:
     """The setup the final score is computed with: ``setup`` (the game's, with the timeline's
-    facts), the timeline's ``facts`` and the answers. When closings were answered (counts, or who
-    closed each doubted area) the running ``track`` is dropped (the score then counts start +
-    closings + fields, as the track does)."""
+    facts), the timeline's ``facts`` and the answers. Who closed each doubted area settles its
+    closer's closings and track (:func:`scoring.timeline.plazing.settle_closers`); when the
+    closings of the whole game were counted instead, the running ``track`` is dropped (the score
+    then counts start + closings + fields, as the track does)."""
     out = dict(setup)
     if game == "plazing":
         if "weather" in answers:
             out["weather"] = answers["weather"]
         closings = {k.split("/")[0]: v for k, v in answers.items() if k.endswith("/closings")}
         if any(k.startswith("closer/") for k in answers):
-            closings = public_facts(settle_closers(facts, told_closers(facts, answers))[0])["closings"]
-        if closings:
+            settled = public_facts(settle_closers(facts, told_closers(facts, answers))[0])
+            out["closings"], out["track"] = settled["closings"], settled["track"]
+        elif closings:
             out["closings"] = {**(out.get("closings") or {}), **closings}
             out.pop("track", None)
         collected = {k.split("/")[0] for k in answers if k.split("/")[-1] in COLLECTED_KINDS}

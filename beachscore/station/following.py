@@ -11,7 +11,7 @@ photo nor the timeline knows (:mod:`beachscore.station.endgame`), then ends the 
 total.
 
 :class:`GameFollowing` is mixed into :class:`~beachscore.station.station.Station`: it uses the
-station's ``store``, ``scorer`` and ``events``.
+station's ``store``, ``scorer``, ``events`` and the ``_answering`` lock.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from beachscore.station import endgame
 from beachscore.station.store import StoreError
 from beachscore.station.store import steps as game_steps
 from scoring.timeline import GAMES as TIMELINES, Timeline, game_module
+from scoring.timeline.plazing import public_facts, settle_closers
 
 log = logging.getLogger("beachscore.station")
 
@@ -36,6 +37,16 @@ def _facts(timeline: dict | None) -> dict | None:
     """The timeline's facts alone (without ``readings`` and ``notes``)."""
     facts = {k: v for k, v in (timeline or {}).items() if k not in ("readings", "notes")}
     return facts or None
+
+
+def _told(game: dict, timeline: dict | None, ending: dict | None) -> dict | None:
+    """A Plażing game's stored timeline with the closers the players named at Game over settled."""
+    answers = (ending or {}).get("answers") or {}
+    if game.get("game") != "plazing" or not timeline or not any(k.startswith("closer/") for k in answers):
+        return timeline
+    facts = _facts(timeline)
+    settled = public_facts(settle_closers(facts, endgame.told_closers(facts, answers))[0])
+    return dict(timeline, **settled)
 
 
 def _restore(timeline: Timeline, stored: dict | None) -> Timeline:
@@ -139,9 +150,9 @@ class GameFollowing:
             return None
         last = game_steps.last_accepted(self.store, game["id"])
         step = game_steps.of_scan(self.store, scan["id"]) if scan and scan.get("game_id") == game["id"] else None
-        out = {"step": step, "timeline": (last or {}).get("timeline"),
-               "accepted_scan_id": last["scan_id"] if last else None,
-               "ending": game_steps.ending(self.store, game["id"])}
+        ending = game_steps.ending(self.store, game["id"])
+        out = {"step": step, "timeline": _told(game, (last or {}).get("timeline"), ending),
+               "accepted_scan_id": last["scan_id"] if last else None, "ending": ending}
         if step and step["impossible"]:
             before = game_steps.last_accepted(self.store, game["id"], before_scan=scan["id"])
             out["photo_id"] = scan.get("photo_id")
@@ -192,13 +203,16 @@ class GameFollowing:
             BadInputError: ``no-questions`` (nothing is asked now), ``invalid-answers``.
             StoreError: the store cannot be written (the game stays open).
         """
-        game = self.store.game(game_id)
-        ending = game_steps.ending(self.store, game_id)
-        if game["ended_at"] or ending is None or ending["answers"] is not None:
-            raise BadInputError("no-questions", f"game {game_id} asks nothing now: press Game over to end it")
-        got = endgame.answered(ending["questions"], answers)
-        score = self._settle(game, ending, got)
-        self.store.end_game(game_id, ending["scan_id"])
+        with self._answering:  # two pages answering at once: the second finds the game over
+            game = self.store.game(game_id)
+            ending = game_steps.ending(self.store, game_id)
+            if game["ended_at"] or ending is None or ending["answers"] is not None:
+                raise BadInputError("no-questions", f"game {game_id} asks nothing now: "
+                                    + ("it is over, its questions answered" if game["ended_at"] else
+                                       "press Game over to end it"))
+            got = endgame.answered(ending["questions"], answers)
+            score = self._settle(game, ending, got)
+            self.store.end_game(game_id, ending["scan_id"])
         self.events.publish("game-over", {"game_id": game_id, "scan_id": ending["scan_id"]})
         return {"score": score}
 

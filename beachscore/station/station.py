@@ -119,6 +119,7 @@ class Station(ScanFlow, GameFollowing):
         self._worker: threading.Thread | None = None
         self._camera_lock = threading.Lock()
         self._image_work = threading.Lock()
+        self._answering = threading.Lock()
         #: scans by itself when the board is still (started by :meth:`watch`)
         self.watcher = BoardWatcher(self)
 

@@ -105,7 +105,7 @@ def _copy_facts(facts: dict, players: list[str], start: int) -> dict:
     sure ``closings_at_least`` of every player stand for ``closings``)."""
     out = {"closings": dict(sure_closings(facts)),
            "collected": {p: dict(v) for p, v in facts.get("collected", {}).items()},
-           "track": dict(facts.get("track", {})),
+           "track": dict(facts.get("track_at_least") or facts.get("track") or {}),
            "doubted_closings": [dict(d) for d in facts.get("doubted_closings") or []]}
     for p in players:
         out["closings"].setdefault(p, 0)
@@ -407,8 +407,8 @@ def settle_closers(facts: dict | None, told: dict[str, str]) -> tuple[dict, list
             names it (``"N5–N7"``; a hyphen stands for the dash), the player who closed it.
     Returns:
         (a copy of the facts where each told area has left ``doubted_closings`` and counts in its
-        player's closings (and track, in the kept shape), the problems: one sentence per place that
-        names no doubted area or player who is not among its candidates; those are left as they were).
+        player's closings and track, the problems: one sentence per place that names no doubted
+        area, a player who is not among its candidates, or two players; those are left as they were).
 
     >>> f = dict(initial_facts(["red", "blue"]), doubted_closings=[
     ...     {"cells": [[1, 1], [1, 2]], "owner": "red", "candidates": ["blue", "red"]}])
@@ -417,14 +417,28 @@ def settle_closers(facts: dict | None, told: dict[str, str]) -> tuple[dict, list
     ({'red': 0, 'blue': 1}, {'red': 0, 'blue': 1}, [], [])
     >>> settle_closers(f, {"B2-C2": "green", "A1": "red"})[1]
     ['B2–C2: green is not among who may have closed it (blue or red)', 'A1: no area there whose closer the photos could not tell']
+    >>> settle_closers(f, {"B2-C2": "blue", "b2–c2": "red"})[1]
+    ['B2–C2: named twice, for blue and for red']
     """
     out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in (facts or {}).items()}
-    told = {place.replace("-", "–"): who for place, who in told.items()}
+    problems = []
+    named: dict[str, str] = {}
+    for place, who in told.items():
+        place = place.replace("-", "–").upper()
+        if place in named and named[place] != who:
+            if named[place] is not None:
+                problems.append(f"{place}: named twice, for {named[place]} and for {who}")
+            who = None
+        named[place] = who
+    told = named
     public = "closings_at_least" in out
-    left, problems = [], []
+    left = []
     for doubted in out.get("doubted_closings") or []:
         place = area_place(doubted.get("cells") or [[0, 0]])
-        who = told.pop(place, None)
+        if place not in told:
+            left.append(dict(doubted))
+            continue
+        who = told.pop(place)
         candidates = doubted.get("candidates") or []
         if who is not None and who not in candidates:
             problems.append(f"{place}: {who} is not among who may have closed it ({' or '.join(candidates)})")
@@ -434,8 +448,9 @@ def settle_closers(facts: dict | None, told: dict[str, str]) -> tuple[dict, list
             continue
         counts = out["closings_at_least"] if public else out.setdefault("closings", {})
         counts[who] = counts.get(who, 0) + 1
-        if not public and who in out.get("track", {}):
-            out["track"][who] += 1
+        track = out.get("track_at_least" if public else "track") or {}
+        if who in track:
+            track[who] += 1
     out["doubted_closings"] = left
     problems += [f"{place}: no area there whose closer the photos could not tell" for place in told]
     return out, problems
@@ -444,23 +459,26 @@ def settle_closers(facts: dict | None, told: dict[str, str]) -> tuple[dict, list
 def public_facts(facts: dict) -> dict:
     """The facts as the timeline shows them (contract ``timeline``): ``closings`` and ``track`` hold
     only the players whose counts are sure; the candidates of a ``doubted_closings`` area are left
-    out (their figures are unknown, never guessed); ``closings_at_least`` gives every player's sure
-    closings. Takes the kept facts or this shape again (the same result).
+    out (their figures are unknown, never guessed); ``closings_at_least`` and ``track_at_least``
+    give every player's figures counting the sure closings only. Takes the kept facts or this shape
+    again (the same result).
 
     >>> f = dict(initial_facts(["red", "blue", "green"]), doubted_closings=[
     ...     {"cells": [[1, 1]], "owner": "red", "candidates": ["blue", "red"]}])
     >>> p = public_facts(f)
-    >>> p["closings"], p["track"], p["closings_at_least"]
-    ({'green': 0}, {'green': 0}, {'red': 0, 'blue': 0, 'green': 0})
+    >>> p["closings"], p["track"], p["closings_at_least"], p["track_at_least"]
+    ({'green': 0}, {'green': 0}, {'red': 0, 'blue': 0, 'green': 0}, {'red': 0, 'blue': 0, 'green': 0})
     >>> public_facts(p) == p
     True
     """
     unsure = set(doubted_players(facts))
     sure = dict(sure_closings(facts))
+    track = dict(facts.get("track_at_least") or facts.get("track") or {})
     out = dict(facts)
     out["closings"] = {p: n for p, n in sure.items() if p not in unsure}
-    out["track"] = {p: n for p, n in (facts.get("track") or {}).items() if p not in unsure}
+    out["track"] = {p: n for p, n in track.items() if p not in unsure}
     out["closings_at_least"] = sure
+    out["track_at_least"] = track
     out["doubted_closings"] = [dict(d) for d in facts.get("doubted_closings") or []]
     return out
 

@@ -243,9 +243,12 @@ def test_an_area_two_players_may_have_closed_is_asked(station):
     assert [q["key"] for q in questions] == ["closer/1"]
     assert "Who closed the area at" in questions[0]["text"]
     assert [c[0] for c in questions[0]["choices"]] == ["blue", "red", "unknown"] and questions[0]["value"] == "unknown"
+    sure_track = game_steps.last_accepted(station.store, game_id)["timeline"]["track_at_least"]
     station.answer_questions(game_id, {"closer/1": "blue"})
     ending = station.game_ending(game_id)
-    assert ending["setup"]["closings"] == {"red": 0, "blue": 1} and "track" not in ending["setup"]
+    assert ending["setup"]["closings"] == {"red": 0, "blue": 1}
+    assert ending["setup"]["track"] == {"red": sure_track["red"], "blue": sure_track["blue"] + 1}
+    assert ending["score"]["missing"] == []
     assert ending["setup"]["collected"]["red"]["amber"] == 1  # the timeline's, not asked
     assert all(isinstance(p["total"], int) for p in ending["score"]["players"])
 
