@@ -12,7 +12,7 @@ from vision.errors import UnreadableBoardError
 from vision.mats.checks import blown_out_share
 from vision.mats.config import SEASHELLS as CFG
 from vision.mats.ring_contrast import GaussianClasses
-from vision.seashells.columns import column_posterior, column_shell_features, glared_cells, pale_columns
+from vision.seashells.columns import column_posterior, column_shell_features, glared_cells, level_columns, pale_columns
 
 N_COLS = 7
 WHITE = 5
@@ -96,3 +96,34 @@ def test_blown_out_share_of_cell_cores():
     board[:, 40:60] = 255                                         # the right cell's core half blown out
     share = blown_out_share(board, [[0, 0, 40, 40], [40, 0, 80, 40]], 1.0, 5.0)
     assert share[0] == 0.0 and share[1] == pytest.approx(15 / 30)
+
+
+ROWS = 7
+VIOLET = 6
+
+
+def towel_of(column: int, column_cells) -> np.ndarray:
+    """Every cell empty (the empty class's mean) but ``column``'s, which take ``column_cells`` row by row."""
+    towel, _ = classes()
+    feats = np.tile(towel.means[towel.classes.index("empty")], (ROWS * N_COLS, 1))
+    feats[column::N_COLS] = column_cells
+    return towel.clip_below(feats, "empty")
+
+
+def test_a_vivid_columns_raised_empty_cells_are_levelled_and_its_shell_kept():
+    towel, shells = classes()
+    raised = [(1.6, 1.7, -0.8)] * ROWS  # a dim warm lamp: the violet column's empty cells look like faint shells
+    raised[2] = (3.33, 3.51, 0.74)
+    feats = towel_of(VIOLET, raised)
+    assert (column_posterior(towel, feats, shells, N_COLS)[VIOLET::N_COLS] > 0.5).sum() > 1
+    levelled = column_posterior(towel, level_columns(towel, feats, shells, N_COLS), shells, N_COLS)
+    assert (levelled[VIOLET::N_COLS] > 0.5).tolist() == [i == 2 for i in range(ROWS)]
+
+
+@pytest.mark.parametrize("column, shell", [(VIOLET, (3.33, 3.51, 0.74)), (VIOLET, (2.6, 2.9, 0.5)),
+                                           (WHITE, FAINT_STARFISH)])
+def test_a_column_full_of_shells_keeps_them(column, shell):
+    towel, shells = classes()
+    feats = towel_of(column, [shell] * ROWS)
+    levelled = column_posterior(towel, level_columns(towel, feats, shells, N_COLS), shells, N_COLS)
+    assert (levelled[column::N_COLS] > 0.5).all()

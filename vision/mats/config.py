@@ -23,6 +23,12 @@ class SeashellsConfig:
     ring_mm: tuple[float, float] = (2.5, 4.5)
     #: Variance floor of each towel contrast feature (log units), see ``vision.mats.ring_contrast``.
     towel_var_floor: tuple[float, ...] = (0.4 ** 2, 0.4 ** 2, 0.2 ** 2)
+    #: A colour column's empty cells in this photo: the contrast at this quantile of its cells
+    #: (a column is mostly empty: of 7 cells the 3rd faintest) …
+    column_empty_quantile: float = 1 / 3
+    #: … taken down to the empty class by at most this share of the way from the empty class to the
+    #: column's calibrated shells (a column full of shells keeps them).
+    column_shift_cap: float = 0.5
     #: Basket: pixels this far inside the basket outline (mm) are searched for loose items.
     basket_inset_mm: float = 2.0
     #: Basket foreground: colour distance from the learned basket background above

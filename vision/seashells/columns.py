@@ -64,6 +64,37 @@ def column_posterior(judge: GaussianClasses, feats: np.ndarray, column_shells, n
     return p_shell
 
 
+def level_columns(judge: GaussianClasses, feats: np.ndarray, column_shells, n_cols: int) -> np.ndarray:
+    """Every colour column's cells with this photo's look of an empty cell of that column taken off.
+
+    Under some light a coloured column's empty cells differ from their ring by a few ΔE (the
+    towel's tint and grid lines under a warmer or dimmer lamp than at calibration), and look like
+    faint shells. A column is mostly empty, so its faint cells show how its empty cells look in
+    this photo: the contrast features 0 and 1 at ``column_empty_quantile`` of the column's cells,
+    above the empty class's mean, are taken off the column's cells, at most ``column_shift_cap``
+    of the way to the column's calibrated shells. A pale column (:func:`pale_columns`: its
+    shells barely differ from its towel, or it has no calibrated shell) is left as it is: a
+    column full of its faint shells would look like raised empty cells.
+
+    Args:
+        judge: the towel classes (``shell``, ``empty``); feats: float64 (R·C, F) every cell's
+            contrast features, row-major, clipped below at the empty mean; column_shells: as
+            :func:`column_posterior`; n_cols: C.
+    Returns:
+        float64 (R·C, F): the levelled features, clipped below at the empty mean again.
+    """
+    feats = np.array(feats, np.float64)
+    empty, shell = judge.means[judge.classes.index("empty")], judge.means[judge.classes.index("shell")]
+    own = {int(c): np.asarray(mean, np.float64) for c, *mean in column_shells or []}
+    column = np.arange(len(feats)) % n_cols
+    for c in np.flatnonzero(~pale_columns(column_shells, n_cols)):
+        sel = column == c
+        base = np.quantile(feats[sel, :2], CFG.column_empty_quantile, axis=0)
+        cap = CFG.column_shift_cap * np.maximum(own.get(c, shell)[:2] - empty[:2], 0.0)
+        feats[sel, :2] -= np.clip(base - empty[:2], 0.0, cap)
+    return judge.clip_below(feats, "empty")
+
+
 def pale_columns(column_shells, n_cols: int) -> np.ndarray:
     """Colour columns whose shells barely differ from their towel, bool (C,).
 

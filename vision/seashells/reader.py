@@ -47,7 +47,7 @@ from vision.mats.basket import find_items, learn_basket
 from vision.mats.checks import (annotation_canvas, as_scanned, blown_out_share, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, ring_change, text_scale)
 from vision.mats.config import SEASHELLS as CFG
-from vision.seashells.columns import column_posterior, column_shell_features, glared_cells
+from vision.seashells.columns import column_posterior, column_shell_features, glared_cells, level_columns
 from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
 from vision.board.geometry import project, rectify
@@ -448,6 +448,7 @@ def read(photo: Photo) -> Reading:
         variances = towel.variances.copy()
         variances[e, :2] += np.log1p(excess) ** 2
         judge = GaussianClasses(list(towel.classes), towel.means.copy(), variances)
+    feats = level_columns(judge, feats, model.get("column_shells"), len(cols))
     p_shell = column_posterior(judge, feats, model.get("column_shells"), len(cols))
     occupied = p_shell > 0.5
     place_conf = np.where(occupied, p_shell, 1.0 - p_shell)
