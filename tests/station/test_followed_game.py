@@ -270,3 +270,16 @@ def test_a_closer_not_among_the_candidates_is_refused(station):
     with pytest.raises(BadInputError, match="expected one of blue, red, unknown"):
         station.answer_questions(game_id, {"closer/1": "green"})
     assert station.game_ending(game_id)["answers"] is None
+
+
+def test_the_page_after_every_closer_was_named_shows_no_doubt(station):
+    game_id = station.new_game("plazing", dict(SETUP, weather="sun"))
+    play(station, [GAME[0], plazing([SCREEN], resources=[AMBER]), GAME[2], GAME[3]])
+    final = scan(station, GAME[3], final=True)
+    station.answer_questions(game_id, {"closer/1": "blue"})
+    view = station.follow_view(station.store.game(game_id), final)
+    assert all(isinstance(p["total"], int) for p in view["ending"]["score"]["players"])
+    # follow.js shows "N to M (the photos cannot tell who closed K)" for these …
+    assert view["timeline"]["doubted_closings"] == [] and view["timeline"]["closings"] == {"red": 0, "blue": 1}
+    # … and "still not known: …" under the totals for these
+    assert not view["ending"]["score"]["missing"]
