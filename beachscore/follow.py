@@ -27,6 +27,7 @@ from beachscore.pipeline import ScanResult, scan_file
 from scoring.plazing_state import cell_name
 from scoring.timeline import GAMES as TIMELINES, Step, Timeline
 from scoring.timeline.plazing import area_place, doubted_closing_warnings, settle_closers, sure_closings
+from scoring.timeline.plazing_terrain import TerrainMemory
 from vision.files import load_json, parse_json_text, read_input_file
 
 #: How a previous reading may be given (``--previous``).
@@ -163,6 +164,8 @@ class FollowedGame:
         self.unstarted = 0
         #: what the players said (``--closer``) that the timeline could not take
         self.told_problems: list[str] = []
+        #: Plażing without a setup terrain: the terrain each square showed uncovered (None otherwise)
+        self.terrain = TerrainMemory() if cal.game == "plazing" and not (setup or {}).get("terrain") else None
         if cal.game not in TIMELINES:
             raise BadInputError("unknown-game", f"{cal.game!r} has no game rules to follow photo after photo; "
                                 f"'game' and 'scan --previous' read {', '.join(TIMELINES)}")
@@ -185,6 +188,8 @@ class FollowedGame:
         chosen, step, confidence, note, accepted = self._choose(result)
         if accepted:
             self.timeline.accept(chosen.state, step)
+            if self.terrain is not None:
+                self.terrain.remember(chosen.state)
         facts_setup = self.timeline.score_setup()
         try:
             score = scoring.score(chosen.state, facts_setup)
@@ -207,6 +212,13 @@ class FollowedGame:
                                   confidence=confidence, warnings=list(dict.fromkeys(warnings)), reading=chosen)
         return GamePhoto(out, step, accepted, self.timeline.to_json(), facts_setup)
 
+    def _remembered(self, reading):
+        """``reading`` with the terrain under its pieces and tokens as the game's earlier photos showed it."""
+        if self.terrain is None:
+            return reading
+        state = self.terrain.fill(reading.state)
+        return reading if state is reading.state else dataclasses.replace(reading, state=state)
+
     def _choose(self, result: ScanResult):
         """The first of the photo's readings the rules allow after the last accepted one (before any
         accepted one: the photo's own reading, when it is trusted and lawful).
@@ -214,7 +226,7 @@ class FollowedGame:
         Returns:
             (reading, step, confidence, warning or None, whether it is accepted).
         """
-        primary = result.reading
+        primary = self._remembered(result.reading)
         if self.timeline.last is None:
             first = self.timeline.propose(primary.state)
             if result.confidence < TRUSTED:
@@ -222,7 +234,7 @@ class FollowedGame:
             if not first.lawful:
                 return _unlawful(primary, first, result.confidence)
             return primary, first, result.confidence, None, True
-        candidates = [primary] + list(primary.alternatives or ())
+        candidates = [primary] + [self._remembered(alt) for alt in result.reading.alternatives or ()]
         probs = _probabilities([primary.confidence] + [c.confidence for c in candidates[1:]])
         steps: list[Step | None] = []
         for reading in candidates:
@@ -298,7 +310,7 @@ class FollowedGame:
         if warnings and confidence is not None:
             confidence = min(confidence, IMPOSSIBLE_CONFIDENCE)
         out = {"game": self.cal.game, "final": True, "timeline": self.timeline.to_json(), "score": score,
-               "state": last, "confidence": confidence, "warnings": warnings + self.told_problems}
+               "state": last, "confidence": confidence, "warnings": warnings + self.told_problems + self.terrain_note()}
         if warnings and last is not None:
             out["totals_range"] = self.totals_range()
         return out
@@ -314,6 +326,14 @@ class FollowedGame:
         low = {p["player"]: p["total"] for p in scoring.score(self.timeline.last, sure)["players"]}
         may = Counter(p for d in facts.get("doubted_closings") or [] for p in d.get("candidates", []))
         return {p: None if t is None else [t, t + may.get(p, 0)] for p, t in low.items()}
+
+    def terrain_note(self) -> list[str]:
+        """Plażing without a setup terrain: how the game's terrain was read (one sentence), else nothing."""
+        if self.terrain is None or self.timeline.last is None:
+            return []
+        return ["terrain read from the photos (no setup terrain): each square keeps what the first photo that "
+                "showed it uncovered read there, and a mark already covered then is taken as sand; pass --setup "
+                "with 'terrain' to be sure"]
 
     def final_warnings(self) -> list[str]:
         """What the timeline doubts that the totals need (Plażing: areas whose closer the photos could

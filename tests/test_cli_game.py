@@ -121,6 +121,7 @@ def test_game_lines_final_and_skipped_unreadable_photo(strand_cal, tmp_path, cap
     assert len(lines) == 4
     first, refused, again, final = lines
     assert rc == 3 and refused["error"]["code"] and "state" not in refused
+    assert refused["image"] == str(blank)  # the refused photo is named
     for line in (first, again):
         assert isinstance(line["changes"], list) and line["impossible"] == []
     assert again["changes"] == []

@@ -222,3 +222,23 @@ def test_with_a_previous_reading_a_doubted_photo_is_compared_with_it_not_taken_a
     photo = game.follow(scan(Reading(state=state([SCREEN, GEAR]), confidence=0.3)))
     assert not any("game's start" in w for w in photo.result.warnings)
     assert [c["text"] for c in photo.step.changes] == ["blue placed a gear on F4"]
+
+
+def test_a_mark_covered_since_the_first_photo_keeps_its_terrain_without_a_setup_terrain():
+    bare = ["......", "..+...", "......", "......"]
+    under = ["......", "......", "......", "......"]  # the + on C2 under red's gear: read as sand
+    gear = {"player": "red", "kind": "gear", "cells": [[1, 2]]}
+    game = FollowedGame(SimpleNamespace(game="plazing"), {"players": ["red", "blue"], "weather": "sun"})
+    first = game.follow(scan(Reading(state=dict(state([]), terrain=bare), confidence=0.9)))
+    later = game.follow(scan(Reading(state=dict(state([gear]), terrain=under), confidence=0.9)))
+    assert first.accepted and later.accepted and later.result.state["terrain"] == bare
+    final = game.final_json()
+    assert final["timeline"]["track"]["red"] == 1  # the + square under red's gear
+    assert any(w.startswith("terrain read from the photos") for w in final["warnings"])
+
+
+def test_a_setup_terrain_is_never_replaced():
+    game = FollowedGame(SimpleNamespace(game="plazing"), dict(SETUP, weather="sun"))
+    assert game.terrain is None
+    game.follow(scan(Reading(state=state([SCREEN]), confidence=0.9)))
+    assert not any(w.startswith("terrain read from the photos") for w in game.final_json()["warnings"])

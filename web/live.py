@@ -101,7 +101,8 @@ def init_app(app) -> None:
 @bp.get("/events")
 def events():
     """Server-Sent Events: ``scan-started`` (``source`` button, web or auto), ``scan`` (``status`` ok,
-    or error with ``error`` and ``message``), ``scan-refused`` (a button press that could not start a
+    or error with ``error`` and ``message``), ``scan-finished`` (the station may scan again),
+    ``scan-refused`` (a button press that could not start a
     scan), ``board`` (what the board watcher sees: ``state``, ``problem``), ``revision``,
     ``game``, ``game-over``, ``game-over-failed`` (the final scan did not read: the game stays
     open), ``game-questions`` (Game over of a followed game asks the players first: the game stays

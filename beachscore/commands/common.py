@@ -27,7 +27,10 @@ def load_setup(value: str | None) -> dict | None:
     return load_object(value, "setup file")
 
 
-def emit_error(err: BeachscoreError, as_json: bool) -> None:
+def emit_error(err: BeachscoreError, as_json: bool, image: str | None = None) -> None:
+    """The error's one line on stderr (and its JSON object on stdout with ``--json``); ``image``
+    names the photo it is about when a command reads several."""
     if as_json:
-        print(json.dumps(err.to_json()), flush=True)
-    print(f"beachscore: error: {err.message} [{err.code}]", file=sys.stderr, flush=True)
+        print(json.dumps(dict(err.to_json(), image=image) if image else err.to_json()), flush=True)
+    where = f"{image}: " if image else ""
+    print(f"beachscore: error: {where}{err.message} [{err.code}]", file=sys.stderr, flush=True)

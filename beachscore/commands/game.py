@@ -34,7 +34,7 @@ def final_text(game: FollowedGame) -> str:
     lines += [f"  {key}: {json.dumps(value)}" for key, value in facts.items() if key not in ("readings", "notes")]
     lines += [f"  note: {n}" for n in facts["notes"]]
     warnings = game.final_warnings()
-    lines += [f"  warning: {w}" for w in warnings + game.told_problems]
+    lines += [f"  warning: {w}" for w in warnings + game.told_problems + game.terrain_note()]
     if warnings and game.timeline.last is not None:
         spans = [f"{p} {'?' if r is None else (r[0] if r[0] == r[1] else f'{r[0]}–{r[1]}')}"
                  for p, r in game.totals_range().items()]
@@ -54,7 +54,7 @@ def follow(game: FollowedGame, images: list[str], as_json: bool, annotate=None) 
             if annotate:
                 annotate(i, photo.result)
         except BeachscoreError as err:
-            emit_error(err, as_json)
+            emit_error(err, as_json, path)
             worst = max(worst, err.exit_code)
             continue
         print(json.dumps(photo.to_json()) if as_json else photo_text(path, photo), flush=True)

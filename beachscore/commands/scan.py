@@ -83,7 +83,7 @@ def run(args) -> int:
             if target:
                 _write_annotation(target, result)
         except BeachscoreError as err:
-            emit_error(err, args.json)
+            emit_error(err, args.json, path if len(args.images) > 1 else None)
             worst = max(worst, err.exit_code)
             continue
         if args.json:

@@ -1,14 +1,15 @@
 """Game over at the station: what neither the photo nor the timeline knows, asked in the game's words.
 
 A *question* is a JSON object the page shows as a counter or a choice:
-``{"key", "player" (or None), "text", "kind": "count" | "choice", "value" (the default),
+``{"key", "player" (or None), "text", "kind": "count" | "choice", "value" (the default; None: a
+choice the players must make),
 "max" (counts), "choices" ([[value, words], ...], choices)}``. Answers are ``{key: value}``.
 
 - Plażing: the weather die when the set-up does not give it; when the station joined a game
   already under way (its first accepted reading had pieces on the board), each player's areas
   closed and resources collected in the whole game (the timeline's counts as the defaults);
   otherwise, for each area whose closer the photos could not tell, who closed it (a choice among
-  the players who may have; "nobody remembers" leaves their totals unknown).
+  the players who may have, with no default; "nobody remembers" leaves their totals unknown).
 - Strand unter: for each player whose total is not known, the shells left in the bucket after
   laying it on the face-up cards (unfit shells), per colour.
 - Sand Castles: nothing (the co-operative score needs no more).
@@ -41,7 +42,7 @@ def _closer(n: int, doubted: dict) -> dict:
     owner = doubted.get("owner")
     whose = "nobody's" if owner in (None, "neutral") else f"{owner}'s"
     who = [str(p) for p in doubted.get("candidates") or []]
-    return {"key": f"closer/{n}", "player": None, "kind": "choice", "value": UNKNOWN_CLOSER,
+    return {"key": f"closer/{n}", "player": None, "kind": "choice", "value": None,
             "text": f"Who closed the area at {area_place(cells)} ({len(cells)} square{'s' if len(cells) != 1 else ''}, "
                     f"{whose})?",
             "choices": [[p, p] for p in who] + [[UNKNOWN_CLOSER, "nobody remembers"]]}
@@ -100,6 +101,9 @@ def answered(questions_: list[dict], answers: object) -> dict:
     out = {}
     for key, q in asked.items():
         value = answers.get(key, q["value"])
+        if value is None and q["kind"] == "choice":
+            raise BadInputError("invalid-answers", f"{q['text'].rstrip('?:.')}: choose one of "
+                                f"{', '.join(c[1] for c in q['choices'])}")
         if q["kind"] == "count":
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= q["max"]:
                 raise BadInputError("invalid-answers", f"{q['text']}: expected a whole number 0 to {q['max']}")

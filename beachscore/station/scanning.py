@@ -53,6 +53,7 @@ class ScanFlow:
             if self.after_scan is not None:
                 self.after_scan()
             self._busy.release()
+            self.events.publish("scan-finished", {"source": source})  # the pages may scan again
             self._idle.set()
 
     def _end_with(self, game_id: int | None, scan_id: int | None, problem: str | None) -> None:

@@ -5,7 +5,8 @@ many scans), one at a time; a request while one runs is refused (a button press 
 not queued), so the web server never waits for the camera or the pipeline. Every outcome reaches
 the page and the LED: a ``scan`` event (``status`` ok or error with its ``error`` code and
 ``message``: ``disk-full`` too), ``scan-annotated`` once its annotated picture is stored (drawn
-after the score is out, off the scan's critical path), ``game-over`` when a game ends (:meth:`Station.finish_game`, the
+after the score is out, off the scan's critical path), ``scan-finished`` once the scan thread is
+free again, ``game-over`` when a game ends (:meth:`Station.finish_game`, the
 one place a game ends), ``game-over-failed`` when its final scan did not read.
 The station starts without a camera or a calibration and says why on the page.
 

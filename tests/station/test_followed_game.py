@@ -242,7 +242,7 @@ def test_an_area_two_players_may_have_closed_is_asked(station):
     questions = station.game_ending(game_id)["questions"]
     assert [q["key"] for q in questions] == ["closer/1"]
     assert "Who closed the area at" in questions[0]["text"]
-    assert [c[0] for c in questions[0]["choices"]] == ["blue", "red", "unknown"] and questions[0]["value"] == "unknown"
+    assert [c[0] for c in questions[0]["choices"]] == ["blue", "red", "unknown"] and questions[0]["value"] is None
     sure_track = game_steps.last_accepted(station.store, game_id)["timeline"]["track_at_least"]
     station.answer_questions(game_id, {"closer/1": "blue"})
     ending = station.game_ending(game_id)
@@ -257,7 +257,9 @@ def test_an_area_nobody_remembers_closing_leaves_its_candidates_totals_unknown(s
     game_id = station.new_game("plazing", dict(SETUP, weather="sun"))
     play(station, [GAME[0], plazing([SCREEN], resources=[AMBER]), GAME[2], GAME[3]])
     scan(station, GAME[3], final=True)
-    station.answer_questions(game_id, {})
+    with pytest.raises(BadInputError, match="choose one of blue, red, nobody remembers"):
+        station.answer_questions(game_id, {})  # no default: the players choose
+    station.answer_questions(game_id, {"closer/1": "unknown"})
     ending = station.game_ending(game_id)
     assert ending["answers"] == {"closer/1": "unknown"}
     assert {p["player"]: p["total"] for p in ending["score"]["players"]} == {"red": None, "blue": None}

@@ -33,7 +33,8 @@ def test_scan_is_stored_and_published(station):
     assert scan["game_id"] == game and scan["status"] == "ok" and scan["source"] == "web"
     assert scan["photo_id"] and scan["annotated_photo_id"]
     assert set(scan["timing_ms"]) >= {"capture", "encode", "annotate", "detect"}
-    assert _events(q) == ["scan-started", "scan", "scan-annotated"]  # the picture after the score
+    # the picture after the score, then the thread free again (the pages enable Scan now)
+    assert _events(q) == ["scan-started", "scan", "scan-annotated", "scan-finished"]
 
 
 def test_a_second_request_during_a_scan_is_refused(tmp_path):

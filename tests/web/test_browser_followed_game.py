@@ -104,7 +104,9 @@ def test_the_players_name_who_closed_an_area_the_photos_cannot_tell(server):
         question = browser.find_element(By.CSS_SELECTOR, "#questions label.question")
         assert "Who closed the area at" in question.text
         chooser = Select(question.find_element(By.CSS_SELECTOR, "select[data-key='closer/1']"))
-        assert [o.get_attribute("value") for o in chooser.options] == ["blue", "red", "unknown"]
+        assert [o.get_attribute("value") for o in chooser.options] == ["", "blue", "red", "unknown"]
+        # nothing chosen yet: the form cannot be sent (no default closer)
+        assert browser.execute_script("return document.getElementById('questions').checkValidity()") is False
         chooser.select_by_value("blue")
         browser.find_element(By.ID, "finish-game").click()
         wait(browser, lambda d: d.find_element(By.ID, "follow").get_attribute("data-state") == "over")

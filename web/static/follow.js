@@ -46,7 +46,8 @@
 
   function questionHtml(q) {
     if (q.kind === "choice") {
-      return `<label class="question">${esc(q.text)} <select data-key="${esc(q.key)}">` +
+      return `<label class="question">${esc(q.text)} <select data-key="${esc(q.key)}"${q.value === null ? " required" : ""}>` +
+        (q.value === null ? `<option value="" selected disabled>choose…</option>` : "") +
         q.choices.map(([v, words]) => `<option value="${esc(v)}"${v === q.value ? " selected" : ""}>${esc(words)}</option>`).join("") +
         `</select></label>`;
     }

@@ -180,7 +180,7 @@
     es.addEventListener("game-over", () => { pending = null; say("Game over: the final score is below.", "good"); refresh(); });
     es.addEventListener("game-questions", () => { pending = null; say("Game over: answer the questions below to get every total.", "good"); refresh(); });
     es.addEventListener("game-over-failed", ev => { pending = null; say(JSON.parse(ev.data).message, "bad"); refresh(); });
-    for (const kind of ["revision", "game", "calibration", "scan-annotated"]) es.addEventListener(kind, refresh);
+    for (const kind of ["revision", "game", "calibration", "scan-annotated", "scan-finished"]) es.addEventListener(kind, refresh);
     es.onerror = () => {
       if (es.readyState === EventSource.CLOSED) { startPolling(); }
     };
