@@ -331,6 +331,7 @@ def test_plazing_terrain_not_clicked_in_is_not_sent(browser, server):
     wait(browser, lambda d: "started" in d.find_element(By.ID, "message").text)
     game = station.store.current_game()
     assert game["game"] == "plazing" and "terrain" not in game["setup"]
+    assert "weather" not in game["setup"]  # not rolled yet: asked at Game over, never taken as sun
     browser.find_element(By.CSS_SELECTOR, '#terrain span[data-row="1"][data-col="1"]').click()
     assert state.get_attribute("data-entered") == "yes"
     browser.find_element(By.ID, "terrain-clear").click()

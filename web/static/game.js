@@ -169,7 +169,8 @@
     const g = gameSel.value, ps = players();
     let setup = {};
     if (g === "plazing") {
-      setup = { weather: document.getElementById("weather").value, players: ps.map(p => p.label) };
+      const weather = document.getElementById("weather").value;  // "": rolled at the end, asked at Game over
+      setup = Object.assign(weather ? { weather } : {}, { players: ps.map(p => p.label) });
       if (terrainEntered) setup.terrain = terrain.map(r => r.join(""));
     } else if (g === "strand-unter") {
       setup = { players: collectBuckets() };
