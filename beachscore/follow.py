@@ -26,7 +26,7 @@ from beachscore.errors import BadInputError
 from beachscore.pipeline import ScanResult, scan_file
 from scoring.plazing_state import cell_name
 from scoring.timeline import GAMES as TIMELINES, Step, Timeline
-from scoring.timeline.plazing import area_place, doubted_closing_warnings, settle_closers, sure_closings
+from scoring.timeline.plazing import area_place, doubted_closing_warnings, place_key, settle_closers, sure_closings
 from scoring.timeline.plazing_terrain import TerrainMemory
 from vision.files import load_json, parse_json_text, read_input_file
 
@@ -294,7 +294,7 @@ class FollowedGame:
         before = [area_place(d["cells"]) for d in (self.timeline.facts or {}).get("doubted_closings") or []]
         self.timeline.facts, problems = settle_closers(self.timeline.facts, told)
         left = {area_place(d["cells"]) for d in self.timeline.facts.get("doubted_closings") or []}
-        named = {place.replace("-", "–").upper(): who for place, who in told.items()}
+        named = {place_key(place): who for place, who in told.items()}
         self.timeline.notes += [f"the players said {named[p]} closed the area at {p}" for p in before if p not in left]
         self.told_problems = [f"--closer {p}; ignored" for p in problems]
 

@@ -13,6 +13,7 @@ from beachscore.follow import FollowedGame, GamePhoto
 from beachscore.inputs import check_calibration_dir
 from vision.confidence import confidence_percent
 from calibration import store
+from scoring.timeline.plazing import place_key
 
 
 def photo_text(path: str, photo: GamePhoto) -> str:
@@ -77,7 +78,7 @@ def told_closers(values: list[str]) -> dict[str, str]:
         if not m:
             raise BadInputError("invalid-closer", f"--closer {value[:40]!r}: expected PLACE=PLAYER, e.g. N5-N7=red "
                                 "(the area's place as the game's lines name it)")
-        place, who = m.group(1).upper().replace("–", "-"), m.group(2)
+        place, who = place_key(m.group(1)), m.group(2)
         if out.get(place, who) != who:
             raise BadInputError("invalid-closer", f"--closer {place}: named twice, for {out[place]} and for {who}")
         out[place] = who

@@ -114,15 +114,16 @@ def answered(questions_: list[dict], answers: object) -> dict:
     return out
 
 
-def told_closers(facts: dict | None, answers: dict) -> dict[str, str]:
-    """``{place: player}`` of the doubted areas whose closer the players named (``closer/N``
-    answers other than "nobody remembers"), for ``scoring.timeline.plazing.settle_closers``."""
-    out = {}
+def settled_facts(facts: dict | None, answers: dict) -> dict:
+    """The timeline's facts (public shape) with the doubted areas whose closer the players named
+    (``closer/N`` answers other than "nobody remembers") settled
+    (:func:`scoring.timeline.plazing.settle_closers`)."""
+    named = {}
     for n, d in enumerate((facts or {}).get("doubted_closings") or [], 1):
         who = answers.get(f"closer/{n}", UNKNOWN_CLOSER)
         if who != UNKNOWN_CLOSER:
-            out[area_place(d.get("cells") or [[0, 0]])] = who
-    return out
+            named[area_place(d.get("cells") or [[0, 0]])] = who
+    return public_facts(settle_closers(facts, named)[0])
 
 
 def final_setup(game: str, setup: dict, answers: dict, facts: dict | None = None) -> dict:
@@ -137,7 +138,7 @@ def final_setup(game: str, setup: dict, answers: dict, facts: dict | None = None
             out["weather"] = answers["weather"]
         closings = {k.split("/")[0]: v for k, v in answers.items() if k.endswith("/closings")}
         if any(k.startswith("closer/") for k in answers):
-            settled = public_facts(settle_closers(facts, told_closers(facts, answers))[0])
+            settled = settled_facts(facts, answers)
             out["closings"], out["track"] = settled["closings"], settled["track"]
         elif closings:
             out["closings"] = {**(out.get("closings") or {}), **closings}

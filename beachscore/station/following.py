@@ -25,7 +25,6 @@ from beachscore.station import endgame
 from beachscore.station.store import StoreError
 from beachscore.station.store import steps as game_steps
 from scoring.timeline import GAMES as TIMELINES, Timeline, game_module
-from scoring.timeline.plazing import public_facts, settle_closers
 
 log = logging.getLogger("beachscore.station")
 
@@ -44,9 +43,7 @@ def _told(game: dict, timeline: dict | None, ending: dict | None) -> dict | None
     answers = (ending or {}).get("answers") or {}
     if game.get("game") != "plazing" or not timeline or not any(k.startswith("closer/") for k in answers):
         return timeline
-    facts = _facts(timeline)
-    settled = public_facts(settle_closers(facts, endgame.told_closers(facts, answers))[0])
-    return dict(timeline, **settled)
+    return dict(timeline, **endgame.settled_facts(_facts(timeline), answers))
 
 
 def _restore(timeline: Timeline, stored: dict | None) -> Timeline:

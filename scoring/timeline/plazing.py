@@ -398,6 +398,15 @@ def doubted_closing_warnings(facts: dict | None) -> list[str]:
     return out
 
 
+def place_key(place: str) -> str:
+    """A place as a player writes it (``"n5-n7"``), as :func:`area_place` names it (``"N5–N7"``).
+
+    >>> place_key("n5-n7")
+    'N5–N7'
+    """
+    return place.replace("-", "–").upper()
+
+
 def settle_closers(facts: dict | None, told: dict[str, str]) -> tuple[dict, list[str]]:
     """The facts once the players said who closed some areas whose closer the photos could not tell.
 
@@ -424,7 +433,7 @@ def settle_closers(facts: dict | None, told: dict[str, str]) -> tuple[dict, list
     problems = []
     named: dict[str, str] = {}
     for place, who in told.items():
-        place = place.replace("-", "–").upper()
+        place = place_key(place)
         if place in named and named[place] != who:
             if named[place] is not None:
                 problems.append(f"{place}: named twice, for {named[place]} and for {who}")

@@ -84,13 +84,13 @@ def level_columns(judge: GaussianClasses, feats: np.ndarray, column_shells, n_co
         float64 (R·C, F): the levelled features, clipped below at the empty mean again.
     """
     feats = np.array(feats, np.float64)
-    empty, shell = judge.means[judge.classes.index("empty")], judge.means[judge.classes.index("shell")]
+    empty = judge.means[judge.classes.index("empty")]
     own = {int(c): np.asarray(mean, np.float64) for c, *mean in column_shells or []}
     column = np.arange(len(feats)) % n_cols
     for c in np.flatnonzero(~pale_columns(column_shells, n_cols)):
         sel = column == c
         base = np.quantile(feats[sel, :2], CFG.column_empty_quantile, axis=0)
-        cap = CFG.column_shift_cap * np.maximum(own.get(c, shell)[:2] - empty[:2], 0.0)
+        cap = CFG.column_shift_cap * np.maximum(own[c][:2] - empty[:2], 0.0)
         feats[sel, :2] -= np.clip(base - empty[:2], 0.0, cap)
     return judge.clip_below(feats, "empty")
 
