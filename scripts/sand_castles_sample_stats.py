@@ -9,7 +9,8 @@ and two figures are printed — for samples with their true label that the log-l
 distance rules suspect, the RMS z distance to the better class (a false alarm when large: the
 sample looks like nothing learned, e.g. a glossy wave catching the light); and for every sample
 relabelled as each other class of its group (a made mislabel) that those rules catch, its RMS z
-distance to the class it looks like. The evidence for ``SandCastlesConfig.bad_sample_other_rms_z`` (docs/tuning.md).
+distance to the class it looks like. The evidence for ``SandCastlesConfig.bad_sample_other_rms_z`` and
+``bad_sample_clear_rms_z`` (docs/tuning.md).
 A measurement, not a test: it prints.
 """
 
@@ -85,6 +86,9 @@ def main() -> None:
           f"min {min((a for a, _ in alarms), default=float('nan')):.2f}; own/other ratio max "
           f"{max((r for _, r in alarms), default=float('nan')):.2f}")
     print(f"made mislabels caught: own/other rms z ratio min {min(ratios, default=float('nan')):.2f}")
+    clear = np.mean(np.asarray(flips) < CFG.bad_sample_clear_rms_z) if flips else float("nan")
+    print(f"made mislabels refused (within bad_sample_clear_rms_z = {CFG.bad_sample_clear_rms_z} of the class "
+          f"they look like): {clear:.1%}; the rest are kept and named in the calibration's confusable")
 
 
 if __name__ == "__main__":

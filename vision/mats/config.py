@@ -194,6 +194,11 @@ class SandCastlesConfig:
     #: ... and lies within this many (RMS z) of the class it looks like: a sample unlike every
     #: class (a glossy wave under a light's reflection) is not a wrong label (docs/tuning.md).
     bad_sample_other_rms_z: float = 3.0
+    #: A suspect within this many (RMS z) of the class it looks like is refused; one farther (up to
+    #: ``bad_sample_other_rms_z``) is kept and named in the calibration's ``confusable``: 98 % of
+    #: made mislabels lie closer, the two true samples suspected (glossy waves) at 2.90 and 3.11
+    #: (``scripts/sand_castles_sample_stats.py``, docs/tuning.md).
+    bad_sample_clear_rms_z: float = 2.5
     min_board_L: float = 15.0
     #: Blur check on the coarse board (see ``SeashellsConfig``). Samples: clean photos keep ≥ 0.8;
     #: blurred by σ = 1 px (half-size photo) 0.6–0.77, read right and sure; by σ = 1.5 px 0.47–0.59,

@@ -149,8 +149,8 @@ def learn(shot: CalibrationShot) -> dict:
             slot_samples.append((label, tuple(lanes[li]["slots_mm"][k])))
     offset = all_slots[0] - shifted[0]
     crop_samples = [(lab_, tuple(np.asarray(xy) - offset)) for lab_, xy in slot_samples]
-    _check_samples(coarse, space_samples, space_samples, CFG.space_px_per_mm, space_mm)
-    _check_samples(crop, crop_samples, slot_samples, CFG.px_per_mm, slot_mm)
+    doubted = (_check_samples(coarse, space_samples, space_samples, CFG.space_px_per_mm, space_mm)
+               + _check_samples(crop, crop_samples, slot_samples, CFG.px_per_mm, slot_mm))
     spaces = learn_places(coarse, space_samples, CFG.space_px_per_mm, space_mm)
     slots = learn_places(crop, crop_samples, CFG.px_per_mm, slot_mm)
     lab = board_lab(coarse)
@@ -165,7 +165,8 @@ def learn(shot: CalibrationShot) -> dict:
             "spaces": spaces.to_json(), "slots": slots.to_json(), "occupancy": occupancy.to_json(),
             "detail_ratio": round(detail_ratio(lab[..., 0], CFG.detail_sigma_px), 4),
             "ring_lab": ring_lab.round(2).tolist(), "ring_bgr": ring_bgr.round(2).tolist(),
-            "empty_baseline": empty_baseline(all_feats, lanes).round(4).tolist()}
+            "empty_baseline": empty_baseline(all_feats, lanes).round(4).tolist(),
+            **({"doubted_samples": doubted} if doubted else {})}
 
 
 def empty_baseline(feats: np.ndarray, lanes: list[dict]) -> np.ndarray:
@@ -185,29 +186,39 @@ def empty_baseline(feats: np.ndarray, lanes: list[dict]) -> np.ndarray:
     return np.median(np.asarray(feats, np.float64)[plain], axis=0)
 
 
-def _check_samples(board_bgr: np.ndarray, samples, shown, px_per_mm: float, patch_mm: float) -> None:
+def _check_samples(board_bgr: np.ndarray, samples, shown, px_per_mm: float, patch_mm: float) -> list[dict]:
     """Refuse a calibration sample that clearly looks like another class (``bad-sample``, exit 2).
 
     Leave-one-out over the place features of :mod:`vision.places` (per-class diagonal Gaussians
-    floored by its covariance floor, :meth:`vision.mats.ring_contrast.GaussianClasses.mislabelled`);
-    a suspect must also lie near the class it looks like (``CFG.bad_sample_other_rms_z``), so a
-    sample unlike every class, such as a glossy wave catching the light, is not refused.
+    floored by its covariance floor, :meth:`vision.mats.ring_contrast.GaussianClasses.mislabelled`).
+    A suspect within ``CFG.bad_sample_clear_rms_z`` of the class it looks like is refused. One
+    farther, up to ``CFG.bad_sample_other_rms_z``, may be a right label the light disguises (a
+    glossy wave under the lamp's reflection looks pale like an empty space): it is kept, learned
+    from, and returned so that calibration names it. A sample unlike every class is neither.
 
     Args:
         board_bgr: the view the samples are read from; samples: ``(label, (x, y))`` in its mm.
         shown: the same samples in board mm, for the message.
+    Returns:
+        the kept suspects, ``[{"label": str, "board_mm": [x, y], "looks_like": str}]``.
     """
     if len(samples) < 3:
-        return
+        return []
     feats = place_features(board_bgr, [xy for _, xy in samples], px_per_mm, patch_mm).astype(np.float64)
     labels = [lab_ for lab_, _ in samples]
-    bad = GaussianClasses.mislabelled(feats, labels, COVARIANCE_FLOOR, CFG.bad_sample_llr, CFG.bad_sample_rms_z,
-                                      near_rms_z=CFG.bad_sample_other_rms_z)
-    if bad:
-        i, other = bad[0]
+
+    def suspects(near: float) -> list[tuple[int, str]]:
+        return GaussianClasses.mislabelled(feats, labels, COVARIANCE_FLOOR, CFG.bad_sample_llr,
+                                           CFG.bad_sample_rms_z, near_rms_z=near)
+
+    clear = suspects(CFG.bad_sample_clear_rms_z)
+    if clear:
+        i, other = clear[0]
         x, y = shown[i][1]
         raise BadInputError("bad-sample", f"calibration sample {labels[i]!r} at {x:g},{y:g} mm looks like "
                             f"{other!r}, not like the other {labels[i]!r} samples; check its label and point")
+    return [{"label": labels[i], "board_mm": [round(float(v), 2) for v in shown[i][1]], "looks_like": other}
+            for i, other in suspects(CFG.bad_sample_other_rms_z)]
 
 
 def _views(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, slots_mm: np.ndarray, patch_mm: float):
