@@ -27,23 +27,31 @@ from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 from calibration import store  # noqa: E402
 from vision.plazing import read_tokens  # noqa: E402
-from vision.plazing.checks import largest_blob  # noqa: E402
+from vision.plazing.checks import grown_blob, largest_blob  # noqa: E402
+from vision.plazing.config import QUALITY  # noqa: E402
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--limits", default="2,2.5,3,3.5,4,5")
+    ap.add_argument("--grow", default="", help="with these lower limits too: blobs of cells beyond "
+                    "faint_distance grown through cells beyond each (checks.grown_blob)")
     a = ap.parse_args(argv)
     limits = [float(x) for x in a.limits.split(",")]
+    grows = [float(x) for x in a.grow.split(",") if x]
     seen: dict = {}
     real = read_tokens._refuse_occlusion
 
     def spy(free, x, post, dists, prep, view, model, grid, terrain, *rest):  # measure, then decide as the reader does
         clipped = prep.clipped if prep.clipped is not None else None
-        seen["blobs"] = [largest_blob(sorted(c for c, o in zip(free, read_tokens.faint_cells(dists, lim))
-                                             if o and (clipped is None or not clipped[c])), (grid.rows, grid.cols))
-                         for lim in limits]
+        def beyond(lim):
+            return sorted(c for c, o in zip(free, read_tokens.faint_cells(dists, lim))
+                          if o and (clipped is None or not clipped[c]))
+        shape = (grid.rows, grid.cols)
+        seeds = beyond(QUALITY.faint_distance)
+        seen["blobs"] = [largest_blob(beyond(lim), shape) for lim in limits] + \
+            [len(grown_blob(seeds, sorted(set(beyond(g)) | set(seeds)), shape)) for g in grows]
         return real(free, x, post, dists, prep, view, model, grid, terrain, *rest)
 
     read_tokens._refuse_occlusion = spy
@@ -68,10 +76,10 @@ def main(argv=None) -> int:
                 print(f"{os.path.relpath(tpath, os.path.dirname(folder))[:-11]:45s} {'hand ' if hand else 'clean'} "
                       f"{status:12s} {seen['blobs']}", flush=True)
     read_tokens._refuse_occlusion = real
-    for i, lim in enumerate(limits):
+    for i, lim in enumerate(limits + [f"grown through {g:g}" for g in grows]):
         clean = [b[i] for hand, b in rows if not hand]
         hands = [b[i] for hand, b in rows if hand]
-        print(f"limit {lim:g}: clean scenes {len(clean)}, largest blob {max(clean, default=0)}; "
+        print(f"limit {lim}: clean scenes {len(clean)}, largest blob {max(clean, default=0)}; "
               f"scenes with a hand {len(hands)}, smallest blob {min(hands, default=0)}")
     return 0
 

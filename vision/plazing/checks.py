@@ -193,6 +193,25 @@ def big_blobs(cells, shape, most: int) -> list:
     return [tuple(rc) for rc in np.argwhere(np.isin(lab, keep)).tolist()] if keep else []
 
 
+def grown_blob(seeds, cells, shape) -> list:
+    """The largest 4-connected blob of ``cells`` that holds a cell of ``seeds`` (hysteresis, as
+    Canny's edges: strong cells start a blob, weaker ones only extend it).
+
+    Args:
+        seeds, cells: lists of (r, c), ``seeds`` a subset of ``cells``; shape: (rows, cols).
+    Returns:
+        [(r, c)] of that blob, sorted; [] when no seed.
+    """
+    if not seeds:
+        return []
+    m = np.zeros(shape, np.uint8)
+    for r, c in cells:
+        m[r, c] = 1
+    _, labels = cv2.connectedComponents(m, connectivity=4)
+    best = max({int(labels[r, c]) for r, c in seeds}, key=lambda k: int((labels == k).sum()))
+    return [tuple(rc) for rc in np.argwhere(labels == best).tolist()]
+
+
 def largest_blob(cells, shape) -> int:
     """Size of the largest 4-connected blob of ``cells`` (list of (r, c)) on a grid of ``shape``."""
     if not cells:

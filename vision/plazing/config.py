@@ -344,6 +344,13 @@ class QualityConfig:
     #: of them touching is something over the board; Mahalanobis distance in the base metric (light
     #: drift allowed; fitted: docs/tuning.md).
     faint_distance: float = 2.5
+    #: A hand's blurred skin is a little odd on every cell it covers, faintly odd at its heart:
+    #: the faintly odd cells grown through touching cells beyond this distance (hysteresis, as
+    #: Canny's) and more than ``max_faint_grown_cells`` of them are something over the board.
+    #: Fitted on 301 clean development scenes (grown blobs ≤ 5 cells) and 63 with a hand (≥ 11):
+    #: ``scripts/faint_blob_stats.py --grow``, docs/tuning.md.
+    faint_grow_distance: float = 1.5
+    max_faint_grown_cells: int = 8
     #: A cell is unlike the calibrated board beyond this from every calibration cell (mean squared z per feature) …
     unlike_look: float = 1.0
     #: … a blob of them is a flat patch when its texture and cell-to-cell spread are below this, BGR levels …

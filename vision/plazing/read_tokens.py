@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.errors import UnreadableBoardError
-from vision.plazing.checks import big_blobs, largest_blob, light_named, unlike_message
+from vision.plazing.checks import big_blobs, grown_blob, largest_blob, light_named, unlike_message
 from vision.plazing.config import PRINTS, QUALITY, RECTIFY, REVISIT, TOKENS
 from vision.plazing.ledger import Decision, Ledger
 from vision.plazing.names import cell_name, cells_text
@@ -76,7 +76,10 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
     """Refuse the photo (``occluded``) when the free cells that nothing learned explains (unknown or
     odd, overexposed cells left out) form a blob, or the faintly odd ones do (``QUALITY.faint_distance``:
     a hand whose skin a light makes look like a pale token is no cell of calibration's either,
-    and it spans many touching cells where lone tokens in another light do not); else the unknown cells."""
+    and it spans many touching cells where lone tokens in another light do not), or those grown
+    through the touching cells a little odd do and are no brighter than the rest
+    (``QUALITY.faint_grow_distance``: a blurred hand's rim, not a lamp's hot spot); else the
+    unknown cells."""
     unknown = [c for c, pu in zip(free, post.p_unknown) if pu > TOKENS.unknown_posterior]
     odd = [c for c, o in zip(free, odd_cells(x, model.tokens, QUALITY.odd_distance, dists)) if o]
     glare = prep.clipped if prep.clipped is not None else np.zeros(terrain.shape, bool)
@@ -86,11 +89,27 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
         faint = sorted(c for c, o in zip(free, faint_cells(dists, QUALITY.faint_distance)) if o and not glare[c])
         if largest_blob(faint, (grid.rows, grid.cols)) > QUALITY.max_unknown_blob_cells:
             strange, blob = faint, largest_blob(faint, (grid.rows, grid.cols))
+        else:
+            weak = {c for c, o in zip(free, faint_cells(dists, QUALITY.faint_grow_distance)) if o and not glare[c]}
+            grown = grown_blob(faint, sorted(weak | set(faint)), (grid.rows, grid.cols))
+            if len(grown) > QUALITY.max_faint_grown_cells and not _brighter_than_the_rest(grown, free, looks):
+                strange, blob = grown, len(grown)
     if blob > QUALITY.max_unknown_blob_cells:
         raise light_named(UnreadableBoardError("occluded", unlike_message(
             big_blobs(strange, (grid.rows, grid.cols), QUALITY.max_unknown_blob_cells), blob, model, terrain,
             terrain_given, looks, view.gains)), prep) from None
     return unknown
+
+
+def _brighter_than_the_rest(cells, free, looks) -> bool:
+    """Whether ``cells`` are on average brighter than the other free cells (``looks``' brightness,
+    light-normalised): a lamp's hot spot is, a hand between the light and the board is not. True
+    when there are no looks to tell."""
+    if looks is None:
+        return True
+    inside = set(cells)
+    rest = [looks[c][0] for c in free if c not in inside]
+    return not rest or float(np.mean([looks[c][0] for c in cells])) >= float(np.mean(rest))
 
 
 def faint_cells(dists: dict, limit: float) -> np.ndarray:
