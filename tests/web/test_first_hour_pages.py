@@ -35,3 +35,32 @@ def test_the_calibration_shot_asks_for_what_the_chosen_game_needs(client):
 @pytest.mark.parametrize("game", sorted(REQUIRED_WORDS))
 def test_each_games_shot_sentence_names_what_its_calibration_requires(game):
     assert all(w in SHOT_NEEDS[game] for w in REQUIRED_WORDS[game]), SHOT_NEEDS[game]
+
+
+def score_data(page: str) -> dict:
+    return json.loads(html.unescape(re.search(r'id="score-data">(.*?)</script>', page, re.S).group(1)))
+
+
+def test_a_scans_page_draws_the_score_the_live_page_shows_for_it(unlocked, station):
+    game = unlocked.post_json("/api/games", {"game": "strand-unter", "setup": {},
+                                             "display": {"names": {"red": "Ana"}}}).get_json()["game_id"]
+    assert unlocked.post_json("/api/scan").status_code == 202
+    station.wait_idle()
+    live = unlocked.get("/api/latest").get_json()
+    page = unlocked.get(f"/scans/{live['scan']['id']}").get_data(as_text=True)
+    shown = score_data(page)
+    assert shown["score"] == live["scan"]["current_score"] and shown["score"]["players"]
+    assert shown["display"] == live["status"]["game"]["display"] == station.store.game(game)["display"]
+    # drawn by the live page's own table (score.js's renderScore), into the page's score element
+    assert '<div id="score"></div>' in page and "/static/score.js" in page and "/static/scan.js" in page
+
+
+def test_a_finished_games_final_scan_page_shows_the_final_score(unlocked, station):
+    station.new_game("strand-unter", {"players": {"red": {"bucket": {"white": 1, "gray": 0, "brown": 0, "black": 0},
+                                                          "open_cards": []}}})
+    assert unlocked.post_json("/api/game-over").status_code == 202
+    station.wait_idle()
+    live = unlocked.get("/api/latest").get_json()
+    assert live["status"]["game"]["ended_at"] and live["follow"]["ending"]["score"]
+    page = unlocked.get(f"/scans/{live['scan']['id']}").get_data(as_text=True)
+    assert score_data(page)["score"] == live["scan"]["current_score"] == live["follow"]["ending"]["score"]
