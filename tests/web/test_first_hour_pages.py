@@ -7,6 +7,8 @@ import re
 
 import pytest
 
+from beachscore.station.testing import FakeCalibration
+from scoring.plazing_state import cell_name
 from scoring.strand_unter import COLOURS as SHELL_COLOURS
 from web.calibrate import LABELS, SHOT_NEEDS
 
@@ -64,3 +66,29 @@ def test_a_finished_games_final_scan_page_shows_the_final_score(unlocked, statio
     assert live["status"]["game"]["ended_at"] and live["follow"]["ending"]["score"]
     page = unlocked.get(f"/scans/{live['scan']['id']}").get_data(as_text=True)
     assert score_data(page)["score"] == live["scan"]["current_score"] == live["follow"]["ending"]["score"]
+
+
+def terrain_html(page: str) -> str:
+    return re.search(r'<div id="terrain"[^>]*>(.*?)</div>', page, re.S).group(1)
+
+
+@pytest.mark.parametrize("grid", [None, (5, 28)])
+def test_the_terrain_grid_has_the_boards_column_letters_and_row_numbers(client, station, grid):
+    if grid is not None:  # a Plażing calibration whose profile gives another grid
+        station.calibration = FakeCalibration(game="plazing", profile={"game": "plazing",
+                                                                       "grid": {"rows": grid[0], "cols": grid[1]}})
+    rows, cols = grid or (12, 20)
+    terrain = terrain_html(client.get("/game").get_data(as_text=True))
+    columns = re.findall(r'<b class="axis col">([^<]*)</b>', terrain)
+    numbers = re.findall(r'<b class="axis row">([^<]*)</b>', terrain)
+    assert columns == [cell_name((0, c))[:-1] for c in range(cols)] and numbers == [str(r + 1) for r in range(rows)]
+    if grid is None:
+        assert columns == list("ABCDEFGHIJKLMNOPQRST") and numbers[-1] == "12"
+    else:
+        assert columns[-2:] == ["AA", "AB"]
+    # each square sits after its row's number, under its column's letter, and is named as the game names it
+    squares = re.findall(r'<span data-row="(\d+)" data-col="(\d+)" title="([^"]+)"', terrain)
+    assert len(squares) == rows * cols
+    assert all(name == f"{columns[int(c)]}{numbers[int(r)]}" == cell_name((int(r), int(c))) for r, c, name in squares)
+    cells = re.findall(r'<b class="axis row">|<span data-row="(\d+)"', terrain)
+    assert cells[:cols + 1] == ["", *(["0"] * cols)]  # a row's number, then its squares
