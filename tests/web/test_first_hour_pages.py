@@ -92,3 +92,8 @@ def test_the_terrain_grid_has_the_boards_column_letters_and_row_numbers(client, 
     assert all(name == f"{columns[int(c)]}{numbers[int(r)]}" == cell_name((int(r), int(c))) for r, c, name in squares)
     cells = re.findall(r'<b class="axis row">|<span data-row="(\d+)"', terrain)
     assert cells[:cols + 1] == ["", *(["0"] * cols)]  # a row's number, then its squares
+
+
+def test_the_live_pages_photo_card_says_there_is_no_photo_yet(client):
+    card = re.search(r'<section class="card photo-card">(.*?)</section>', client.get("/").get_data(as_text=True), re.S)
+    assert "No photo yet: press the button or “Scan now”." in text_of(card.group(1))
