@@ -5,12 +5,15 @@ from __future__ import annotations
 import copy
 import json
 import os
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
 import pytest
 
 from beachscore.cli import main
+from beachscore.commands.game import final_text
+from beachscore.follow import FollowedGame
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "examples", "strand-unter")
@@ -166,3 +169,11 @@ def test_a_closer_told_for_a_game_without_areas_is_a_final_warning(strand_cal, c
     assert main(["game", PHOTO, "--calibration", strand_cal, "--closer", "N5=red", "--json"]) == 0
     final = _lines(capsys)[-1]
     assert final["final"] and any("only Plażing games have areas to close" in w for w in final["warnings"])
+
+
+def test_the_final_block_says_none_for_an_empty_fact_and_the_json_keeps_it():
+    game = FollowedGame(SimpleNamespace(game="plazing"))  # no players in the setup: no one's closings yet
+    text = final_text(game)
+    assert "  closings: none" in text.splitlines()
+    assert "{}" not in text and "[]" not in text
+    assert game.final_json()["timeline"]["closings"] == {}  # the contract's field, unchanged

@@ -24,6 +24,20 @@ LABELS = {
     "sand-castles": ["wave", "wall", "space", "castle_piece", "slot"],
 }
 DEFAULT_PLAYERS = ["red", "yellow", "green", "blue"]
+#: What each game's calibration shot must hold (what ``calibrate`` refuses to go without, and
+#: what it cannot read unless labelled); the wizard's step 1 says it for the chosen board.
+SHOT_NEEDS = {
+    "strand-unter": "the sea cloth, at least one shell of each colour (white, gray, brown, black) and a castle "
+                    "of each player's colour (players are learned from their castles); the sandpiper too, "
+                    "for scans to find it",
+    "plazing": "a piece or a screen of each player's colour and one of each other kind the scans should read "
+               "(meeples, neutral, amber, shell, pebble, trash, surprise); the wizard does not learn the "
+               "terrain's look, so each game's terrain is entered on the Game page",
+    "seashells": "a player's mat with at least one shell on a towel place and one free towel place; "
+                 "fossil heads and tails, sand dollars and bottles in the basket for scans to tell them apart",
+    "sand-castles": "at least one wave, one empty lane space, one castle piece and one empty castle slot; "
+                    "a wall too, for scans to find walls",
+}
 
 
 def station():
@@ -51,7 +65,8 @@ def page():
     if game and isinstance(game["setup"].get("players"), (list, dict)):
         players = list(dict.fromkeys([*game["setup"]["players"], *players]))
     labels = {g: label_choices(g, players) for g in LABELS}
-    return render_template("calibrate.html", labels=labels, profile=cal.profile if cal is not None else None,
+    return render_template("calibrate.html", labels=labels, shot_needs=SHOT_NEEDS,
+                           profile=cal.profile if cal is not None else None,
                            default_profiles=DEFAULT_PROFILE_GAMES,
                            default_game=(cal.game if cal is not None else game["game"] if game else "strand-unter"))
 

@@ -8,6 +8,7 @@ from flask import Blueprint, current_app, jsonify, render_template
 
 from beachscore.errors import BadInputError
 from beachscore.station import plazing
+from scoring.plazing_state import cell_name
 from scoring.seashells import COLOURS, SHAPES
 from web.inputs import MAX_SETUP_BYTES, check_display, check_name, check_players, json_body
 
@@ -30,13 +31,28 @@ def seashells_vocabulary() -> dict:
     return {"shapes": list(SHAPES), "colours": list(COLOURS)}
 
 
+def terrain_grid(rows: int, cols: int) -> dict:
+    """The Plażing terrain grid as the Game page draws it: its size, the column letters across and
+    the row numbers down from the sea, and every square's name as the game names places
+    (:func:`scoring.plazing_state.cell_name`, ``"N5"``).
+
+    >>> g = terrain_grid(2, 3)
+    >>> g["col_names"], g["row_names"], g["names"][1][2]
+    (['A', 'B', 'C'], ['1', '2'], 'C2')
+    """
+    return {"rows": rows, "cols": cols,
+            "col_names": [cell_name((0, c)).removesuffix("1") for c in range(cols)],
+            "row_names": [cell_name((r, 0)).removeprefix("A") for r in range(rows)],
+            "names": [[cell_name((r, c)) for c in range(cols)] for r in range(rows)]}
+
+
 @bp.get("/game")
 def page():
     st = station()
     cal = st.calibration
     rows, cols = st.plazing_grid()  # a sane grid even when the calibration's is not
     return render_template("game.html", games=GAMES, weather=WEATHER, current=st.store.current_game(),
-                           grid={"rows": rows, "cols": cols}, default_game=cal.game if cal is not None else GAMES[0],
+                           grid=terrain_grid(rows, cols), default_game=cal.game if cal is not None else GAMES[0],
                            seashells=seashells_vocabulary(),
                            reads_terrain=("yes" if plazing.reads_terrain(cal) else "no")
                            if cal is not None and cal.game == "plazing" else "unknown")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, render_template, request
 
 from web.inputs import query_id
+from web.live import shown_score
 
 bp = Blueprint("history", __name__)
 
@@ -24,7 +25,13 @@ def page():
 
 @bp.get("/scans/<id:scan_id>")
 def scan_page(scan_id: int):
-    return render_template("scan.html", scan=station().store.scan(scan_id))
+    """The scan's photos, its score table as the live page shows it, its reading and revisions."""
+    st = station()
+    scan = st.store.scan(scan_id)
+    game = st.store.game(scan["game_id"]) if scan.get("game_id") is not None else None
+    ending = st.game_ending(game["id"]) if game is not None else None
+    return render_template("scan.html", scan=scan, score=shown_score(scan, ending),
+                           display=(game or {}).get("display") or {})
 
 
 @bp.get("/api/scans/<id:scan_id>")

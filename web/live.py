@@ -34,6 +34,16 @@ def scan_summary(scan: dict | None) -> dict | None:
             "confidence_percent": confidence_percent(scan.get("confidence"))}
 
 
+def shown_score(scan: dict, ending: dict | None) -> dict | None:
+    """The score the pages show for ``scan``: a followed game's final score when ``scan`` is the scan
+    its Game over ended with (the timeline's facts and the players' answers), else its current score
+    (latest revision, else the machine reading)."""
+    ending = ending or {}
+    if ending.get("score") is not None and ending.get("scan_id") == scan["id"]:
+        return ending["score"]
+    return scan["current_score"]
+
+
 @bp.get("/")
 def page():
     return render_template("live.html", poll_ms=current_app.config["POLL_INTERVAL_MS"])
@@ -64,9 +74,8 @@ def latest():
     game = status["game"]
     scan = st.shown_scan(game)
     follow = st.follow_view(game, scan)
-    ending = (follow or {}).get("ending") or {}
-    if scan is not None and ending.get("score") is not None and ending.get("scan_id") == scan["id"]:
-        scan = {**scan, "current_score": ending["score"]}  # the final score: the timeline's facts and the answers
+    if scan is not None:
+        scan = {**scan, "current_score": shown_score(scan, (follow or {}).get("ending"))}
     return jsonify({"status": status, "scan": scan_summary(scan), "seashells": st.seashells_table(game),
                     "follow": follow})
 

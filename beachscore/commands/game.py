@@ -28,11 +28,30 @@ def photo_text(path: str, photo: GamePhoto) -> str:
     return "\n".join(lines)
 
 
+def fact_text(key: str, value, facts: dict) -> str:
+    """One timeline fact as the final block prints it: its JSON, or words when it is empty.
+
+    An empty ``closings`` or ``track`` beside ``doubted_closings`` is every player's figure in doubt,
+    not nobody's closing.
+
+    >>> fact_text("closings", {}, {"doubted_closings": []}), fact_text("track", {"red": 1}, {})
+    ('none', '{"red": 1}')
+    >>> fact_text("closings", {}, {"doubted_closings": [{"candidates": ["red", "blue"]}]})
+    'none sure (see doubted_closings)'
+    """
+    if not isinstance(value, (dict, list)) or value:
+        return json.dumps(value)
+    if key in ("closings", "track") and facts.get("doubted_closings"):
+        return "none sure (see doubted_closings)"
+    return "none"
+
+
 def final_text(game: FollowedGame) -> str:
     """The game's end: the timeline's facts and the last accepted reading scored with them."""
     facts = game.timeline.to_json()
     lines = [f"game: {game.cal.game}, {facts['readings']} photo(s) accepted"]
-    lines += [f"  {key}: {json.dumps(value)}" for key, value in facts.items() if key not in ("readings", "notes")]
+    lines += [f"  {key}: {fact_text(key, value, facts)}" for key, value in facts.items()
+              if key not in ("readings", "notes")]
     lines += [f"  note: {n}" for n in facts["notes"]]
     warnings = game.final_warnings()
     lines += [f"  warning: {w}" for w in warnings + game.told_problems + game.terrain_note()]

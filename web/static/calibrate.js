@@ -10,7 +10,9 @@
   let photoId = null, emptyPhotoId = null, corners = [], samples = [], clicks = [], fileProfile = null;
   let game = root.dataset.defaultGame;
 
+  const NEEDS = JSON.parse(document.getElementById("shot-needs-data").textContent);
   function fillLabels() {
+    if (NEEDS[game]) document.getElementById("shot-needs-game").textContent = NEEDS[game];
     const keep = labelSel.value;
     labelSel.innerHTML = (LABELS[game] || []).map(l => `<option value="${esc(l)}">${esc(l)}</option>`).join("");
     if ([...labelSel.options].some(o => o.value === keep)) labelSel.value = keep;

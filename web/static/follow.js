@@ -6,14 +6,40 @@
   const who = (p, display) => `<span class="swatch" style="background:${esc((display.swatches || {})[p] || p)}"></span>${esc(p)}` +
     ((display.names || {})[p] ? ` <small>${esc(display.names[p])}</small>` : "");
 
+  // The other games' facts (Strand unter, Sand Castles), one line each in the game's words.
+  const FACT_WORDS = { built: "Castles built", washed: "Castles the sea washed away", taken: "Shells taken from the grooves",
+                       bought: "Bought", waves: "Waves broken on a wall" };
+  const castle = x => x.player !== undefined ? `${x.player}'s castle ${x.value} (groove ${x.groove})` : JSON.stringify(x);
+  function factValue(v) {
+    if (Array.isArray(v)) return v.length ? v.map(x => (x && typeof x === "object") ? castle(x) : String(x)).join(", ") : "none";
+    if (v && typeof v === "object") {
+      const got = Object.entries(v).filter(([, n]) => n).map(([k, n]) => `${n} ${k.replace(/_/g, " ")}`);
+      return got.length ? got.join(", ") : "none";
+    }
+    return String(v);
+  }
+
+  // The timeline's facts: Plażing's table per player, the other games' lines; never nothing.
   function factsHtml(t, display) {
-    if (!t || !t.closings) return "";
+    if (!t) return `<p class="muted" id="timeline-facts">Empty: no scan of this game was accepted yet.</p>`;
+    const notes = (t.notes || []).map(n => `<p class="muted">${esc(n)}</p>`).join("");
+    if (t.closings) return plazingFactsHtml(t, display) + notes;
+    const keys = Object.keys(t).filter(k => k !== "readings" && k !== "notes");
+    if (!keys.length) return `<p class="muted" id="timeline-facts">This game's timeline learns nothing the score needs.</p>` + notes;
+    return `<ul id="timeline-facts" class="facts">` + keys.map(k =>
+      `<li data-fact="${esc(k)}">${esc(FACT_WORDS[k] || k.replace(/_/g, " "))}: ${esc(factValue(t[k]))}</li>`).join("") +
+      `</ul>` + notes;
+  }
+
+  function plazingFactsHtml(t, display) {
     const sure = t.closings_at_least || t.closings;
     const players = Object.keys(sure);
+    const anyone = [...players, ...Object.keys(t.collected || {}), ...Object.keys(t.track || {})];
+    if (!anyone.length) return `<p class="muted" id="timeline-facts">No area closed and nothing collected yet.</p>`;
     const doubted = p => (t.doubted_closings || []).filter(d => (d.candidates || []).includes(p)).length;
     const closed = p => t.closings[p] !== undefined ? `${t.closings[p]}`
       : `${sure[p]} to ${sure[p] + doubted(p)} (the photos cannot tell who closed ${doubted(p)})`;
-    let h = `<table class="score timeline"><thead><tr><th>Player</th><th>areas closed</th><th>collected</th><th>track</th></tr></thead><tbody>`;
+    let h = `<table class="score timeline" id="timeline-facts"><thead><tr><th>Player</th><th>areas closed</th><th>collected</th><th>track</th></tr></thead><tbody>`;
     for (const p of players) {
       const got = Object.entries((t.collected || {})[p] || {}).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "—";
       h += `<tr data-player="${esc(p)}"><td>${who(p, display)}</td><td>${esc(closed(p))}</td><td>${esc(got)}</td>` +

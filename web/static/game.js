@@ -52,22 +52,21 @@
           : "Terrain not entered: the scans read it from the photo when the Plażing calibration learned how it looks; " +
             "else click the cells to enter it.";
   }
-  grid.style.gridTemplateColumns = `repeat(${cols}, minmax(0, 1.6rem))`;
-  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) {
-    const cell = document.createElement("span");
-    cell.dataset.row = r; cell.dataset.col = c; cell.textContent = ".";
-    if (r === 0) cell.classList.add("sea");
+  // the squares come drawn by the page, each row after its number, the column letters above
+  grid.style.gridTemplateColumns = `auto repeat(${cols}, minmax(0, 1.6rem))`;
+  const cells = [...grid.querySelectorAll("span[data-row]")];
+  for (const cell of cells) {
+    const r = Number(cell.dataset.row), c = Number(cell.dataset.col);
     cell.onclick = () => {
       const v = CYCLE[(CYCLE.indexOf(terrain[r][c]) + 1) % CYCLE.length];
       terrain[r][c] = v; cell.textContent = v;
       cell.className = (r === 0 ? "sea " : "") + CLS[v];
       if (!terrainEntered) { terrainEntered = true; showTerrainState(); }
     };
-    grid.appendChild(cell);
   }
   clearBtn.onclick = () => {
     terrain.forEach(row => row.fill("."));
-    grid.querySelectorAll("span").forEach(cell => {
+    cells.forEach(cell => {
       cell.textContent = "."; cell.className = cell.dataset.row === "0" ? "sea" : "";
     });
     terrainEntered = false; showTerrainState();

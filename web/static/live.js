@@ -94,16 +94,21 @@
     if (!(st.last_event_id < boardEventId)) showBoard(st.auto_scan);
     document.getElementById("status").innerHTML = statusHtml(st);
     document.getElementById("busy").hidden = !st.busy;
-    document.getElementById("scan-now").disabled = st.busy || !st.camera.ok || !st.calibration.ok;
+    const over = !!(st.game && st.game.ended_at);  // a finished game scans no more: a new game first
+    document.getElementById("scan-now").disabled = over || st.busy || !st.camera.ok || !st.calibration.ok;
+    document.getElementById("game-over").disabled = over;
     renderSeashells(data.seashells, st);
+    document.querySelectorAll("#seashells .scan-mat").forEach(b => { b.disabled = over; });
     if (window.renderFollow) window.renderFollow(data.follow, st);
-    const over = !!(st.game && st.game.ended_at);
     const key = scan ? `${scan.id}/${scan.revisions.length}${over ? "/final" : ""}` : "none";
     if (pending && pending.accepted && !st.busy) settle(pending.before !== key ? scan : null, st, data);
     const img = document.getElementById("photo"), pid = scan ? scan.annotated_photo_id || scan.photo_id : null;
     if (pid && img.dataset.photoId !== String(pid)) {  // the annotated picture comes a moment after the score
       img.dataset.photoId = pid; img.src = `/photos/${pid}`; img.hidden = false;
     } else if (!pid) { img.hidden = true; img.removeAttribute("src"); img.dataset.photoId = ""; }
+    const noPhoto = document.getElementById("no-photo");
+    noPhoto.hidden = !!pid;
+    if (!pid) noPhoto.textContent = scan ? `Scan ${scan.id} kept no photo.` : "No photo yet: press the button or “Scan now”.";
     if (key === shownKey) return;
     shownKey = key;
     root.dataset.scanId = scan ? scan.id : "";
