@@ -162,6 +162,8 @@ class FollowedGame:
         self.last_confidence: float | None = None
         #: photos read but not accepted while the game has no start yet (doubted, or against the rules)
         self.unstarted = 0
+        #: accepted readings the product doubted (confidence below :data:`TRUSTED`)
+        self.doubted_accepted = 0
         #: what the players said (``--closer``) that the timeline could not take
         self.told_problems: list[str] = []
         #: Plażing without a setup terrain: the terrain each square showed uncovered (None otherwise)
@@ -206,6 +208,7 @@ class FollowedGame:
             confidence = min(confidence, UNRECOGNISED_BOARD_CONFIDENCE)
         if accepted:
             self.last_confidence = confidence
+            self.doubted_accepted += confidence < TRUSTED
         elif self.timeline.last is None:
             self.unstarted += 1
         out = dataclasses.replace(result, state=scoring.complete_state(chosen.state, facts_setup), score=score,

@@ -50,11 +50,12 @@ def main() -> None:
     args = ap.parse_args()
     groups: list = []
 
-    def spy(board, samples, shown, px_per_mm, patch_mm):
+    def spy(board, samples, shown, px_per_mm, patch_mm, *_):
         groups.append(place_features(board, [xy for _, xy in samples], px_per_mm, patch_mm).astype(np.float64))
         groups.append([lab for lab, _ in samples])
+        return []
 
-    reader._check_samples = spy
+    reader.check_samples = spy
     alarms, flips, ratios = [], [], []
     for folder in args.setups:
         groups.clear()

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from beachscore.follow import IMPOSSIBLE_CONFIDENCE, FollowedGame, Previous, previous_from, restore_unsure
+from beachscore.commands.game import final_text
 from beachscore.errors import BadInputError
 from beachscore.pipeline import ScanResult
 from vision.types import Reading, Registration
@@ -242,3 +243,13 @@ def test_a_setup_terrain_is_never_replaced():
     assert game.terrain is None
     game.follow(scan(Reading(state=state([SCREEN]), confidence=0.9)))
     assert not any(w.startswith("terrain read from the photos") for w in game.final_json()["warnings"])
+
+
+def test_the_possible_totals_say_when_doubted_photos_may_put_the_truth_outside_them():
+    game = _doubted_game()
+    assert "may lie outside" not in final_text(game)            # every accepted photo was trusted
+    photo = game.follow(scan(Reading(state=game.timeline.last, confidence=0.3)))
+    assert photo.accepted and game.doubted_accepted == 1
+    text = final_text(game)
+    assert "possible totals, by who closed the doubted areas: " in text
+    assert "1 accepted photo(s) were doubted, so the true totals may lie outside them" in text

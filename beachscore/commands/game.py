@@ -58,7 +58,11 @@ def final_text(game: FollowedGame) -> str:
     if warnings and game.timeline.last is not None:
         spans = [f"{p} {'?' if r is None else (r[0] if r[0] == r[1] else f'{r[0]}–{r[1]}')}"
                  for p, r in game.totals_range().items()]
-        lines.append("  possible totals: " + ", ".join(spans))
+        lines.append("  possible totals, by who closed the doubted areas: " + ", ".join(spans))
+        if game.doubted_accepted or game.terrain_note():
+            lines.append(f"  (those ranges take the photos as read; {game.doubted_accepted} accepted photo(s) "
+                         "were doubted" + (" and the terrain is not sure" if game.terrain_note() else "")
+                         + ", so the true totals may lie outside them)")
     if game.timeline.last is not None:
         text = scoring.explain(game.timeline.last, game.timeline.score_setup())
         lines += ["  " + line for line in text.splitlines()]

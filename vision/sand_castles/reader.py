@@ -43,10 +43,11 @@ from vision.mats.checks import (annotation_canvas, as_scanned, check_labels, che
                                draw_caption, draw_label, draw_text_box, rectify_part, ring_change, text_scale)
 from vision.mats.config import SAND_CASTLES as CFG
 from vision.image.quality import check_blur, detail_ratio, median_last
-from vision.places import COVARIANCE_FLOOR, PlaceModel, learn_places, place_features
+from vision.places import PlaceModel, learn_places
 from vision.board.geometry import project, rectify
 from vision.mats.ring_contrast import (GaussianClasses, board_lab, patch_features,
                                   ring_contrast_features, ring_medians)
+from vision.sand_castles.sample_check import check_samples, one_wave_a_lane
 from vision.types import CalibrationShot, Photo, Reading
 from vision.confidence import confidence_percent
 
@@ -137,20 +138,25 @@ def learn(shot: CalibrationShot) -> dict:
     image, H = as_scanned(shot.image, shot.H_px_from_mm, DECODE_REDUCE)
     all_slots = np.concatenate([L["slots_mm"] for L in lanes])
     sparse, coarse, crop, shifted = _views(image, H, profile["board_mm"], all_slots, slot_mm)
-    space_samples, slot_samples, occ_boxes, occ_labels = [], [], [], []
+    space_samples, slot_samples, occ_boxes, occ_labels, lane_seas, waves = [], [], [], [], [], []
     for label, (x, y) in samples:
         li, k = _locate(lanes, label, x, y)
+        if label == "wave":
+            waves.append((lanes[li]["name"], (x, y)))
         if label in SPACE_LABELS:
             box = lanes[li]["boxes_mm"][k]
             space_samples.append((label, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)))
+            seas = lanes[li]["boxes_mm"][: lanes[li]["length"] - 2]
+            lane_seas.append(np.delete((seas[:, :2] + seas[:, 2:]) / 2, k, axis=0) if k < len(seas) else seas[:0, :2])
             occ_boxes.append(box)
             occ_labels.append("empty" if label == "space" else "occupied")
         else:
             slot_samples.append((label, tuple(lanes[li]["slots_mm"][k])))
+    one_wave_a_lane(waves)
     offset = all_slots[0] - shifted[0]
     crop_samples = [(lab_, tuple(np.asarray(xy) - offset)) for lab_, xy in slot_samples]
-    doubted = (_check_samples(coarse, space_samples, space_samples, CFG.space_px_per_mm, space_mm)
-               + _check_samples(crop, crop_samples, slot_samples, CFG.px_per_mm, slot_mm))
+    doubted = (check_samples(coarse, space_samples, space_samples, CFG.space_px_per_mm, space_mm, lane_seas)
+               + check_samples(crop, crop_samples, slot_samples, CFG.px_per_mm, slot_mm))
     spaces = learn_places(coarse, space_samples, CFG.space_px_per_mm, space_mm)
     slots = learn_places(crop, crop_samples, CFG.px_per_mm, slot_mm)
     lab = board_lab(coarse)
@@ -184,41 +190,6 @@ def empty_baseline(feats: np.ndarray, lanes: list[dict]) -> np.ndarray:
     """
     plain = np.concatenate([np.arange(L["length"]) < L["length"] - 2 for L in lanes])
     return np.median(np.asarray(feats, np.float64)[plain], axis=0)
-
-
-def _check_samples(board_bgr: np.ndarray, samples, shown, px_per_mm: float, patch_mm: float) -> list[dict]:
-    """Refuse a calibration sample that clearly looks like another class (``bad-sample``, exit 2).
-
-    Leave-one-out over the place features of :mod:`vision.places` (per-class diagonal Gaussians
-    floored by its covariance floor, :meth:`vision.mats.ring_contrast.GaussianClasses.mislabelled`).
-    A suspect within ``CFG.bad_sample_clear_rms_z`` of the class it looks like is refused. One
-    farther, up to ``CFG.bad_sample_other_rms_z``, may be a right label the light disguises (a
-    glossy wave under the lamp's reflection looks pale like an empty space): it is kept, learned
-    from, and returned so that calibration names it. A sample unlike every class is neither.
-
-    Args:
-        board_bgr: the view the samples are read from; samples: ``(label, (x, y))`` in its mm.
-        shown: the same samples in board mm, for the message.
-    Returns:
-        the kept suspects, ``[{"label": str, "board_mm": [x, y], "looks_like": str}]``.
-    """
-    if len(samples) < 3:
-        return []
-    feats = place_features(board_bgr, [xy for _, xy in samples], px_per_mm, patch_mm).astype(np.float64)
-    labels = [lab_ for lab_, _ in samples]
-
-    def suspects(near: float) -> list[tuple[int, str]]:
-        return GaussianClasses.mislabelled(feats, labels, COVARIANCE_FLOOR, CFG.bad_sample_llr,
-                                           CFG.bad_sample_rms_z, near_rms_z=near)
-
-    clear = suspects(CFG.bad_sample_clear_rms_z)
-    if clear:
-        i, other = clear[0]
-        x, y = shown[i][1]
-        raise BadInputError("bad-sample", f"calibration sample {labels[i]!r} at {x:g},{y:g} mm looks like "
-                            f"{other!r}, not like the other {labels[i]!r} samples; check its label and point")
-    return [{"label": labels[i], "board_mm": [round(float(v), 2) for v in shown[i][1]], "looks_like": other}
-            for i, other in suspects(CFG.bad_sample_other_rms_z)]
 
 
 def _views(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, slots_mm: np.ndarray, patch_mm: float):
