@@ -209,3 +209,15 @@ def test_empty_sand_wall_space_is_no_wall(seed):
     r = sand_castles.read(photo("sand-castles", PROFILE, model, img))
     assert _lanes(r) == {k: (v["wave"], v["wall"], v["castle_pieces"]) for k, v in lanes.items()}
     assert r.confidence >= 0.5 and not r.warnings
+
+
+def test_a_board_whose_plain_margin_leaves_the_frame_is_still_in_view():
+    # a bumped board's bottom margin (no lane space, no slot there) outside the photo: refused as
+    # out of view although everything read was in it
+    H = np.diag([2.0, 2.0, 1.0])                                     # 2 px/mm
+    w, h = PROFILE["board_mm"]
+    size = (int(2 * w), int(2 * (sand_castles.read_area(PROFILE)[3] + 5)))
+    assert check_board_in_view(H, PROFILE["board_mm"], size, area_mm=sand_castles.read_area(PROFILE)) == 0.0
+    with pytest.raises(UnreadableBoardError) as e:
+        check_board_in_view(H, PROFILE["board_mm"], size)
+    assert e.value.code == "board-out-of-view" and "of the board lies outside" in str(e.value)

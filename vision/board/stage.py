@@ -221,7 +221,7 @@ def locate(image: np.ndarray, cal: Calibration, reader: Reader | None = None) ->
     try:
         located.registration = register(image, cal, reader, **looked)
         check_board_in_view(located.registration.H_px_from_mm, cal.profile["board_mm"],
-                            (image.shape[1], image.shape[0]))
+                            (image.shape[1], image.shape[0]), area_mm=reader.read_area(cal.profile))
     except UnreadableBoardError:
         located.check_identity()
         raise

@@ -321,7 +321,7 @@ def check_excess_noise(sigma: float, sigma_ref: float | None, max_excess: float)
     return excess
 
 
-def board_outside_share(H_px_from_mm, board_mm, image_size, step_mm: float = 5.0) -> float:
+def board_outside_share(H_px_from_mm, board_mm, image_size, step_mm: float = 5.0, area_mm=None) -> float:
     """Share of the board that lies outside the photo after registration (0 = wholly in view).
 
     The board's outline and interior are sampled every ``step_mm`` mm and projected into the
@@ -333,21 +333,22 @@ def board_outside_share(H_px_from_mm, board_mm, image_size, step_mm: float = 5.0
         board_mm: (width, height) of the board, mm.
         image_size: (width, height) of the photo in px.
         step_mm: sampling step, mm.
+        area_mm: ``(x0, y0, x1, y1)`` mm, the part of the board to judge (default: all of it).
     Returns:
         The share in [0, 1].
     """
-    w, h = (float(v) for v in board_mm)
+    x0, y0, x1, y1 = (0.0, 0.0, *(float(v) for v in board_mm)) if area_mm is None else (float(v) for v in area_mm)
     W, Hh = image_size
     # the board is convex and a homography keeps a quad in front of the camera convex: its four
     # corners in view (one px of slack: a board that exactly fills the frame, pixel-corner or
     # pixel-centre conventions) put every sample in view
-    c = np.asarray(H_px_from_mm, np.float64) @ np.array([[0.0, w, w, 0.0], [0.0, 0.0, h, h], [1.0] * 4])
+    c = np.asarray(H_px_from_mm, np.float64) @ np.array([[x0, x1, x1, x0], [y0, y0, y1, y1], [1.0] * 4])
     if (c[2] > 1e-9).all():
         cu, cv = c[0] / c[2], c[1] / c[2]
         if ((cu >= -1.0) & (cu <= W) & (cv >= -1.0) & (cv <= Hh)).all():
             return 0.0
-    xs = np.linspace(0.0, w, max(int(w / step_mm), 1) + 1)
-    ys = np.linspace(0.0, h, max(int(h / step_mm), 1) + 1)
+    xs = np.linspace(x0, x1, max(int((x1 - x0) / step_mm), 1) + 1)
+    ys = np.linspace(y0, y1, max(int((y1 - y0) / step_mm), 1) + 1)
     gx, gy = np.meshgrid(xs, ys)
     pts = np.stack([gx.ravel(), gy.ravel(), np.ones(gx.size)])
     q = np.asarray(H_px_from_mm, np.float64) @ pts
@@ -359,7 +360,7 @@ def board_outside_share(H_px_from_mm, board_mm, image_size, step_mm: float = 5.0
     return float(1.0 - inside.mean())
 
 
-def check_board_in_view(H_px_from_mm, board_mm, image_size, max_outside: float = 0.01) -> float:
+def check_board_in_view(H_px_from_mm, board_mm, image_size, max_outside: float = 0.01, area_mm=None) -> float:
     """Refuse a photo in which part of the registered board lies outside the frame (exit 3).
 
     A board pushed partly out of view can still register (the part in view matches), but the
@@ -371,13 +372,17 @@ def check_board_in_view(H_px_from_mm, board_mm, image_size, max_outside: float =
         board_mm: (width, height) of the board, mm.
         image_size: (width, height) of the photo in px.
         max_outside: largest share of the board allowed outside the photo.
+        area_mm: ``(x0, y0, x1, y1)`` mm, the part of the board the reader reads (default: all
+            of it; the margin around it may leave the frame).
     Returns:
         The share outside.
     Raises:
         UnreadableBoardError: ``board-out-of-view``.
     """
-    out = board_outside_share(H_px_from_mm, board_mm, image_size)
+    out = board_outside_share(H_px_from_mm, board_mm, image_size, area_mm=area_mm)
     if out > max_outside:
-        raise UnreadableBoardError("board-out-of-view", f"{out:.0%} of the board lies outside the photo; "
+        whole = area_mm is None or tuple(area_mm) == (0.0, 0.0, *(float(v) for v in board_mm))
+        what = "the board" if whole else "the part of the board that is read"
+        raise UnreadableBoardError("board-out-of-view", f"{out:.0%} of {what} lies outside the photo; "
                                    "put the whole board in the camera's view")
     return out

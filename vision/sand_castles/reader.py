@@ -101,6 +101,19 @@ def _patch_sizes(lanes: list[dict]) -> tuple[float, float]:
     return CFG.space_patch_share * short, CFG.slot_patch_share * spacing
 
 
+def read_area(profile: dict) -> tuple[float, float, float, float]:
+    """The board rectangle ``(x0, y0, x1, y1)`` mm holding every lane space and castle slot patch:
+    what a photo must show whole (:meth:`vision.types.Reader.read_area`)."""
+    lanes = lane_geometry(profile)
+    _, slot_mm = _patch_sizes(lanes)
+    boxes = np.concatenate([L["boxes_mm"] for L in lanes])
+    slots = np.concatenate([L["slots_mm"] for L in lanes])
+    lo = np.minimum(boxes[:, :2].min(axis=0), slots.min(axis=0) - slot_mm / 2)
+    hi = np.maximum(boxes[:, 2:].max(axis=0), slots.max(axis=0) + slot_mm / 2)
+    w, h = profile["board_mm"]
+    return (max(float(lo[0]), 0.0), max(float(lo[1]), 0.0), min(float(hi[0]), float(w)), min(float(hi[1]), float(h)))
+
+
 def _locate(lanes, label: str, x: float, y: float):
     """(lane index, space index 0-based) or (lane index, slot index) of a sample point."""
     if label in SPACE_LABELS:
