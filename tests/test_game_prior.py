@@ -168,6 +168,7 @@ def test_the_players_word_on_who_closed_an_area_settles_the_final_line():
     assert final["warnings"] == [] and "totals_range" not in final and final["confidence"] == pytest.approx(0.95)
     assert final["timeline"]["closings"] == {"red": 0, "blue": 1} and final["timeline"]["doubted_closings"] == []
     assert final["timeline"]["notes"][-1] == "the players said blue closed the area at B1–D2"
+    assert not any("cannot tell who" in n for n in final["timeline"]["notes"])
 
 
 @pytest.mark.parametrize("told, words", [({"B1-D2": "green"}, "green is not among who may have closed it"),
