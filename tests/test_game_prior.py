@@ -2,6 +2,7 @@
 its confidence, what is called impossible, what is accepted."""
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
@@ -243,3 +244,24 @@ def test_a_setup_terrain_is_never_replaced():
     assert game.terrain is None
     game.follow(scan(Reading(state=state([SCREEN]), confidence=0.9)))
     assert not any(w.startswith("terrain read from the photos") for w in game.final_json()["warnings"])
+
+
+def test_the_annotated_picture_shows_the_confidence_the_pages_show(monkeypatch):
+    drawn = []
+
+    class Drawer:
+        @staticmethod
+        def annotate(photo, reading):
+            drawn.append(reading.confidence)
+            return photo.image
+
+    monkeypatch.setattr("beachscore.pipeline.reader", lambda game: Drawer)
+    previous = state([SCREEN], [AMBER])
+    alt = Reading(state=state([SCREEN]), confidence=0.5)  # ruled out: the reading's confidence rises
+    result = game_after(previous).follow(scan(Reading(state=state([SCREEN], [AMBER]), confidence=0.6,
+                                                      alternatives=[alt]))).result
+    image = np.zeros((4, 4, 3), np.uint8)
+    result = dataclasses.replace(result, photo=SimpleNamespace(image=image, calibration=SimpleNamespace(lens=None)))
+    result.annotate()
+    assert result.reading.confidence == pytest.approx(0.6) and drawn == [pytest.approx(0.75)]
+    assert drawn[0] == result.confidence
