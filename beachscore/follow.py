@@ -26,7 +26,8 @@ from beachscore.errors import BadInputError
 from beachscore.pipeline import ScanResult, scan_file
 from scoring.plazing_state import cell_name
 from scoring.timeline import GAMES as TIMELINES, Step, Timeline
-from scoring.timeline.plazing import area_place, doubted_closing_warnings, place_key, settle_closers, sure_closings
+from scoring.timeline.plazing import (area_place, doubted_closing_warnings, place_key, settle_closers, sure_closings,
+                                      told_notes)
 from scoring.timeline.plazing_terrain import TerrainMemory
 from vision.files import load_json, parse_json_text, read_input_file
 
@@ -298,7 +299,10 @@ class FollowedGame:
         self.timeline.facts, problems = settle_closers(self.timeline.facts, told)
         left = {area_place(d["cells"]) for d in self.timeline.facts.get("doubted_closings") or []}
         named = {place_key(place): who for place, who in told.items()}
-        self.timeline.notes += [f"the players said {named[p]} closed the area at {p}" for p in before if p not in left]
+        said = {p: named[p] for p in before if p not in left}
+        kept = told_notes(self.timeline.notes, said)
+        self.timeline.notes = kept + [f"the players said {who} closed the area at {p}" for p, who in said.items()
+                                      if f"the players said {who} closed the area at {p}" not in kept]
         self.told_problems = [f"--closer {p}; ignored" for p in problems]
 
     def final_json(self) -> dict:

@@ -231,9 +231,12 @@ class ScanResult:
         drawing is carried back into the photo as taken (its own, distorted, pixels): what the
         reader drew is mapped back through the lens and laid over the photo, whose other pixels
         stay untouched. A reader's picture of another size (a rectified board) is left as drawn.
-        The reader finds the score in ``reading.details["score"]`` (vision never scores).
+        The reader finds the score in ``reading.details["score"]`` (vision never scores), and draws
+        this result's confidence (a followed game's, with the rules and the last accepted reading),
+        the one the pages and the text show, not the reader's own.
         """
-        scored = replace(self.reading, details={**self.reading.details, "score": self.score})
+        scored = replace(self.reading, confidence=self.confidence,
+                         details={**self.reading.details, "score": self.score})
         drawn = reader(self.game).annotate(self.photo, scored)
         lens = self.photo.calibration.lens
         if lens is None or self.taken is None or drawn.shape != self.photo.image.shape:

@@ -2,6 +2,7 @@
 its confidence, what is called impossible, what is accepted."""
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
@@ -169,6 +170,7 @@ def test_the_players_word_on_who_closed_an_area_settles_the_final_line():
     assert final["warnings"] == [] and "totals_range" not in final and final["confidence"] == pytest.approx(0.95)
     assert final["timeline"]["closings"] == {"red": 0, "blue": 1} and final["timeline"]["doubted_closings"] == []
     assert final["timeline"]["notes"][-1] == "the players said blue closed the area at B1–D2"
+    assert not any("cannot tell who" in n for n in final["timeline"]["notes"])
 
 
 @pytest.mark.parametrize("told, words", [({"B1-D2": "green"}, "green is not among who may have closed it"),
@@ -253,3 +255,24 @@ def test_the_possible_totals_say_when_doubted_photos_may_put_the_truth_outside_t
     text = final_text(game)
     assert "possible totals, by who closed the doubted areas: " in text
     assert "1 accepted photo(s) were doubted, so the true totals may lie outside them" in text
+
+
+def test_the_annotated_picture_shows_the_confidence_the_pages_show(monkeypatch):
+    drawn = []
+
+    class Drawer:
+        @staticmethod
+        def annotate(photo, reading):
+            drawn.append(reading.confidence)
+            return photo.image
+
+    monkeypatch.setattr("beachscore.pipeline.reader", lambda game: Drawer)
+    previous = state([SCREEN], [AMBER])
+    alt = Reading(state=state([SCREEN]), confidence=0.5)  # ruled out: the reading's confidence rises
+    result = game_after(previous).follow(scan(Reading(state=state([SCREEN], [AMBER]), confidence=0.6,
+                                                      alternatives=[alt]))).result
+    image = np.zeros((4, 4, 3), np.uint8)
+    result = dataclasses.replace(result, photo=SimpleNamespace(image=image, calibration=SimpleNamespace(lens=None)))
+    result.annotate()
+    assert result.reading.confidence == pytest.approx(0.6) and drawn == [pytest.approx(0.75)]
+    assert drawn[0] == result.confidence

@@ -107,6 +107,23 @@ def test_the_wizard_passes_the_pairs_on():
     assert confusable_pairs(object()) == []
 
 
+def test_the_wizard_names_a_doubted_sample_by_its_number_and_label():
+    class Cal:
+        extra = {"separability": {"confusable": [
+            {"classes": ["wave", "shell"], "sample_mm": [195.0, 140.0],
+             "advice": "calibration sample 'wave' at 195,140 mm looks more like 'shell' than like the other 'wave' "
+                       "samples; check its label and point."},
+            {"classes": ["sand", "rock"], "advice": "more light helps"}]}}
+    samples = [{"label": "shell", "board_mm": [20.0, 30.0]}, {"label": "wave", "board_mm": [40.0, 50.0]},
+               {"label": "wave", "board_mm": [195.3, 139.6]}]
+    named, other = confusable_pairs(Cal(), samples)
+    assert named["sample"] == 3 and " mm" not in named["advice"]
+    assert named["advice"].startswith("calibration sample 3 (wave) looks more like 'shell'")
+    assert other == {"classes": ["sand", "rock"], "advice": "more light helps"}
+    far = [dict(s, board_mm=[s["board_mm"][0] + 5, s["board_mm"][1]]) for s in samples]
+    assert "sample" not in confusable_pairs(Cal(), far)[0]  # no clicked sample there: the millimetres stay
+
+
 @pytest.mark.skipif(not os.path.isdir(os.path.join(SAMPLES, "plazing")), reason="shared samples absent")
 def test_a_light_that_merges_shells_with_the_sand_is_named_and_a_good_one_says_nothing(tmp_path, capsys):
     setup = os.path.join(SAMPLES, "plazing", "setup0")

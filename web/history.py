@@ -27,7 +27,7 @@ def page():
 def scan_page(scan_id: int):
     """The scan's photos, its score table as the live page shows it, its reading and revisions."""
     st = station()
-    scan = st.store.scan(scan_id)
+    scan = st.told_scan(st.store.scan(scan_id))
     game = st.store.game(scan["game_id"]) if scan.get("game_id") is not None else None
     ending = st.game_ending(game["id"]) if game is not None else None
     return render_template("scan.html", scan=scan, score=shown_score(scan, ending),
@@ -40,7 +40,7 @@ def scan_json(scan_id: int):
     (player names, swatch colours) and, when the station's calibration is for the same game, the
     profile (for clicking on the photo)."""
     st = station()
-    scan = st.store.scan(scan_id)
+    scan = st.told_scan(st.store.scan(scan_id))
     cal = st.calibration
     profile = cal.profile if cal is not None and cal.game == scan.get("game") else None
     display = st.store.game(scan["game_id"])["display"] if scan.get("game_id") is not None else {}

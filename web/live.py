@@ -72,7 +72,7 @@ def latest():
     st = station()
     status = st.status()
     game = status["game"]
-    scan = st.shown_scan(game)
+    scan = st.told_scan(st.shown_scan(game))
     follow = st.follow_view(game, scan)
     if scan is not None:
         scan = {**scan, "current_score": shown_score(scan, (follow or {}).get("ending"))}

@@ -20,7 +20,7 @@ from __future__ import annotations
 from beachscore.errors import BadInputError
 from scoring.plazing_state import COLLECTED_KINDS, WEATHERS
 from scoring.strand_unter import COLOURS
-from scoring.timeline.plazing import area_place, public_facts, settle_closers, sure_closings
+from scoring.timeline.plazing import area_place, public_facts, settle_closers, sure_closings, told_notes
 
 #: The weather die's faces as the page names them.
 WEATHER_WORDS = {"sun": "sun", "rain": "rain", "wind-N": "wind towards the sea (N)",
@@ -114,16 +114,29 @@ def answered(questions_: list[dict], answers: object) -> dict:
     return out
 
 
-def settled_facts(facts: dict | None, answers: dict) -> dict:
-    """The timeline's facts (public shape) with the doubted areas whose closer the players named
-    (``closer/N`` answers other than "nobody remembers") settled
-    (:func:`scoring.timeline.plazing.settle_closers`)."""
+def named_closers(facts: dict | None, answers: dict) -> dict[str, str]:
+    """``{place: player}`` of the doubted areas (the timeline's ``doubted_closings``, in the order
+    they were asked) whose closer the players named (``closer/N`` answers other than "nobody
+    remembers"); the place as :func:`scoring.timeline.plazing.area_place` names it."""
     named = {}
     for n, d in enumerate((facts or {}).get("doubted_closings") or [], 1):
         who = answers.get(f"closer/{n}", UNKNOWN_CLOSER)
         if who != UNKNOWN_CLOSER:
             named[area_place(d.get("cells") or [[0, 0]])] = who
-    return public_facts(settle_closers(facts, named)[0])
+    return named
+
+
+def settled_facts(facts: dict | None, answers: dict) -> dict:
+    """The timeline's facts (public shape) with the doubted areas whose closer the players named
+    (:func:`named_closers`) settled (:func:`scoring.timeline.plazing.settle_closers`)."""
+    return public_facts(settle_closers(facts, named_closers(facts, answers))[0])
+
+
+def settled_notes(notes: list[str], facts: dict | None, answers: dict) -> list[str]:
+    """``notes`` (a timeline's notes or a scan's warnings) with each one saying the photos cannot
+    tell who closed an area the players named replaced by what they said
+    (:func:`scoring.timeline.plazing.told_notes`)."""
+    return told_notes(list(notes or []), named_closers(facts, answers))
 
 
 def final_setup(game: str, setup: dict, answers: dict, facts: dict | None = None) -> dict:

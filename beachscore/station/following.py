@@ -43,7 +43,9 @@ def _told(game: dict, timeline: dict | None, ending: dict | None) -> dict | None
     answers = (ending or {}).get("answers") or {}
     if game.get("game") != "plazing" or not timeline or not any(k.startswith("closer/") for k in answers):
         return timeline
-    return dict(timeline, **endgame.settled_facts(_facts(timeline), answers))
+    facts = _facts(timeline)
+    return dict(timeline, **endgame.settled_facts(facts, answers),
+                notes=endgame.settled_notes(timeline.get("notes"), facts, answers))
 
 
 def _restore(timeline: Timeline, stored: dict | None) -> Timeline:
@@ -159,6 +161,21 @@ class GameFollowing:
             except StoreError:
                 out["previous_photo_id"] = None
         return out
+
+    def told_scan(self, scan: dict | None) -> dict | None:
+        """``scan`` as the pages show it: in a Plażing game whose players named at Game over who
+        closed areas the photos could not tell, its warnings about those areas replaced by what the
+        players said (the stored scan is left as read)."""
+        if not scan or scan.get("game_id") is None:
+            return scan
+        game = self.store.game(scan["game_id"])
+        ending = game_steps.ending(self.store, game["id"])
+        answers = (ending or {}).get("answers") or {}
+        if game.get("game") != "plazing" or not any(k.startswith("closer/") for k in answers):
+            return scan
+        last = game_steps.last_accepted(self.store, game["id"])
+        facts = _facts(last["timeline"]) if last else None
+        return {**scan, "warnings": endgame.settled_notes(scan.get("warnings"), facts, answers)}
 
     def game_ending(self, game_id: int) -> dict | None:
         """The end of a followed game: questions, answers, final reading and score (None: none)."""

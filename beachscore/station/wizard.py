@@ -101,11 +101,12 @@ def write_request(folder: str, photo_path: str, profile: dict, corners_px: list,
     return path
 
 
-def preview(photo_path: str, calibration_json: str, classes: list[str]) -> np.ndarray:
+def preview(photo_path: str, calibration_json: str, classes: list[str], doubted: tuple[int, ...] = ()) -> np.ndarray:
     """The calibration shot with the board outline, every sample and its label drawn on it (BGR uint8).
 
     Samples whose label (or a parent such as ``castle/red`` for ``castle/red/2``) is among the learned
-    ``classes`` are circled green, the others red.
+    ``classes`` are circled green, the others red; the samples numbered in ``doubted`` (1-based,
+    :func:`confusable_pairs`' ``sample``) get a wider orange ring.
     """
     with open(calibration_json, encoding="utf-8") as f:
         doc = json.load(f)
@@ -116,9 +117,11 @@ def preview(photo_path: str, calibration_json: str, classes: list[str]) -> np.nd
     cv2.polylines(img, [corners.astype(np.int32)], True, (0, 255, 255), 3)
     H = np.linalg.inv(mm_from_px(doc["corners_px"], profile["board_mm"]))
     scale = max(img.shape[:2]) / 1500
-    for s in doc["samples"]:
+    for n, s in enumerate(doc["samples"], 1):
         px = cv2.perspectiveTransform(np.array([[s["board_mm"]]], np.float64), H)[0, 0]
         c = (int(px[0]), int(px[1]))
+        if n in doubted:
+            cv2.circle(img, c, int(22 * scale), (0, 140, 255), max(3, int(4 * scale)))
         learned = not classes or any(s["label"] == c or s["label"].startswith(c + "/") for c in classes)
         colour = (0, 200, 0) if learned else (0, 0, 255)
         cv2.circle(img, c, int(12 * scale), colour, max(2, int(3 * scale)))
@@ -143,7 +146,7 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
 
     Returns:
         ``{"game", "classes": [labels learned], "folder", "preview_photo_id", "confusable": [{"classes":
-        [a, b], "advice"}]}`` (:func:`confusable_pairs`).
+        [a, b], "advice", "sample"?}]}`` (:func:`confusable_pairs`).
     Raises:
         StoreError: ``not-found`` for an unknown photo; ``disk-full``, ``read-only``,
             ``data-folder-missing`` (nothing is left in ``calibrations/``: a failed calibration
@@ -169,7 +172,10 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
                                     empty_path)
             cal = _calibrate(station, request, os.path.join(folder, "cal"))
             model = cal.model.get("classes") if isinstance(getattr(cal, "model", None), dict) else None
-            picture = preview(photo_path, request, sorted(model) if isinstance(model, (dict, list)) else [])
+            with open(request, encoding="utf-8") as f:
+                pairs = confusable_pairs(cal, json.load(f)["samples"])
+            picture = preview(photo_path, request, sorted(model) if isinstance(model, (dict, list)) else [],
+                              tuple(p["sample"] for p in pairs if "sample" in p))
             classes = learned_classes(cal, request)
             preview_id = station.store.add_photo(encode(picture, ".jpg"), ext=".jpg", kind="calibration")
         except BaseException as exc:
@@ -181,16 +187,40 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
             raise
         station.use_calibration(cal, os.path.join(folder, "cal"))
     return {"game": cal.game, "classes": classes, "folder": folder, "preview_photo_id": preview_id,
-            "confusable": confusable_pairs(cal)}
+            "confusable": pairs}
 
 
-def confusable_pairs(cal) -> list[dict]:
+#: Farthest (board mm) a doubted sample's position may be from a clicked sample's and still name it.
+SAMPLE_MATCH_MM = 1.0
+
+
+def sample_number(samples: list[dict], at_mm) -> int | None:
+    """The wizard's number (1-based, the order clicked) of the sample whose ``board_mm`` is nearest
+    ``at_mm`` ([x, y] board mm), None when none is within :data:`SAMPLE_MATCH_MM`."""
+    if not samples or not isinstance(at_mm, (list, tuple)) or len(at_mm) != 2:
+        return None
+    gaps = [float(np.hypot(s["board_mm"][0] - at_mm[0], s["board_mm"][1] - at_mm[1])) for s in samples]
+    k = int(np.argmin(gaps))
+    return k + 1 if gaps[k] <= SAMPLE_MATCH_MM else None
+
+
+def confusable_pairs(cal, samples: list[dict] | None = None) -> list[dict]:
     """The pairs of classes the calibration shot's light cannot tell apart, with what helps:
     ``[{"classes": [a, b], "advice": str}]`` (empty for a good table or a calibration without
-    the measure)."""
+    the measure). With the request's ``samples`` (``[{"label", "board_mm"}]``, in the wizard's
+    order), a pair about one doubted sample (``sample_mm``) names it by the wizard's number and
+    label instead of board millimetres and carries ``"sample"``: that number."""
     extra = getattr(cal, "extra", None)
     found = (extra.get("separability") or {}).get("confusable", []) if isinstance(extra, dict) else []
-    return [{"classes": list(p["classes"]), "advice": p["advice"]} for p in found]
+    out = []
+    for p in found:
+        pair = {"classes": list(p["classes"]), "advice": p["advice"]}
+        n = sample_number(samples or [], p.get("sample_mm"))
+        if n is not None and " mm " in pair["advice"]:
+            rest = pair["advice"].split(" mm ", 1)[1]
+            pair.update(sample=n, advice=f"calibration sample {n} ({samples[n - 1]['label']}) {rest}")
+        out.append(pair)
+    return out
 
 
 def _calibrate(station: Station, request: str, out_dir: str):

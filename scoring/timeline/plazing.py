@@ -465,6 +465,23 @@ def settle_closers(facts: dict | None, told: dict[str, str]) -> tuple[dict, list
     return out, problems
 
 
+def told_notes(notes: list[str], told: dict[str, str]) -> list[str]:
+    """``notes`` (the timeline's notes, or a reading's warnings) with each one saying the photos
+    cannot tell who closed an area the players have named (``told``: ``{place: player}``, the place
+    as :func:`area_place` names it) replaced by what they said; the others kept, in order, once each.
+
+    >>> told_notes(["the area at C10 was closed by blue or red: the photos cannot tell who placed the "
+    ...             "last piece; its closing point is given to nobody until the players say", "other"],
+    ...            {"C10": "red"})
+    ['the players said red closed the area at C10', 'other']
+    """
+    out = []
+    for note in notes:
+        place = next((p for p in told if note.startswith(f"the area at {p} ") and UNSURE_WORDS in note), None)
+        out.append(note if place is None else f"the players said {told[place]} closed the area at {place}")
+    return list(dict.fromkeys(out))
+
+
 def public_facts(facts: dict) -> dict:
     """The facts as the timeline shows them (contract ``timeline``): ``closings`` and ``track`` hold
     only the players whose counts are sure; the candidates of a ``doubted_closings`` area are left

@@ -14,6 +14,7 @@ from beachscore.station.store import Store
 from beachscore.station.store import steps as game_steps
 from beachscore.station.testing import FakeCalibration, FakeScanner, score_with_rules
 from hardware.mock_camera import MockCamera
+from scoring.timeline.plazing import UNSURE_WORDS, area_place
 
 # the synthetic Plażing states of tests/scoring/test_timeline_rules.py: a 4x6 beach, red and blue
 TERRAIN = ["......", "..+...", "......", "......"]
@@ -285,3 +286,28 @@ def test_the_page_after_every_closer_was_named_shows_no_doubt(station):
     assert view["timeline"]["doubted_closings"] == [] and view["timeline"]["closings"] == {"red": 0, "blue": 1}
     # … and "still not known: …" under the totals for these
     assert not view["ending"]["score"]["missing"]
+
+
+def test_once_the_players_named_the_closer_the_doubt_is_replaced_by_their_word(station):
+    game_id = station.new_game("plazing", dict(SETUP, weather="sun"))
+    scans = play(station, [GAME[0], plazing([SCREEN], resources=[AMBER]), GAME[2], GAME[3]])
+    final = scan(station, GAME[3], final=True)
+    doubted = [s for s in scans if any(UNSURE_WORDS in w for w in s["warnings"])]
+    assert doubted, "the game's doubted closing was not warned about"
+    place = area_place(game_steps.last_accepted(station.store, game_id)["timeline"]["doubted_closings"][0]["cells"])
+    station.answer_questions(game_id, {"closer/1": "blue"})
+    said = f"the players said blue closed the area at {place}"
+    notes = station.follow_view(station.store.game(game_id), final)["timeline"]["notes"]
+    assert not any(UNSURE_WORDS in n for n in notes) and said in notes
+    for shown in [station.told_scan(station.store.scan(s["id"])) for s in doubted + [final]]:
+        assert not any(UNSURE_WORDS in w for w in shown["warnings"])
+    assert said in station.told_scan(station.store.scan(doubted[0]["id"]))["warnings"]
+
+
+def test_an_area_nobody_remembers_closing_stays_doubted_on_the_page(station):
+    game_id = station.new_game("plazing", dict(SETUP, weather="sun"))
+    scans = play(station, [GAME[0], plazing([SCREEN], resources=[AMBER]), GAME[2], GAME[3]])
+    final = scan(station, GAME[3], final=True)
+    station.answer_questions(game_id, {"closer/1": "unknown"})
+    assert any(UNSURE_WORDS in n for n in station.follow_view(station.store.game(game_id), final)["timeline"]["notes"])
+    assert any(UNSURE_WORDS in w for s in scans for w in station.told_scan(station.store.scan(s["id"]))["warnings"])

@@ -53,6 +53,10 @@ def finished_page(driver) -> None:
     """The finished game's live page: the buttons off, the timeline's facts under its heading."""
     wait(driver, lambda d: d.find_element(By.ID, "follow").get_attribute("data-state") == "over")
     wait(driver, lambda d: buttons(d) == {"scan-now": False, "game-over": False})
+    # nothing scans a finished game by itself: the box is off and the page says why, not "Watching the board."
+    assert not driver.find_element(By.ID, "auto-scan").is_enabled()
+    board = driver.find_element(By.ID, "board-state")
+    assert "The game is over" in board.text and "Watching" not in board.text
     follow = driver.find_element(By.ID, "follow")
     assert "The game's timeline" in follow.text
     facts = {li.get_attribute("data-fact"): li.text for li in follow.find_elements(By.CSS_SELECTOR, "#timeline-facts li")}

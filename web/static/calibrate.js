@@ -8,7 +8,7 @@
   const labelSel = document.getElementById("label"), help = document.getElementById("step-help");
   const saveBtn = document.getElementById("save");
   let photoId = null, emptyPhotoId = null, corners = [], samples = [], clicks = [], fileProfile = null;
-  let game = root.dataset.defaultGame;
+  let game = root.dataset.defaultGame, doubted = [];  // doubted: the light check's sample numbers (1-based)
 
   const NEEDS = JSON.parse(document.getElementById("shot-needs-data").textContent);
   function fillLabels() {
@@ -28,8 +28,10 @@
     if (corners.length > 1) s += `<polyline points="${corners.map(p => p.join(",")).join(" ")}${corners.length === 4 ? " " + corners[0].join(",") : ""}" fill="none" stroke="yellow" stroke-width="${r / 3}"/>`;
     corners.forEach((p, i) => { s += `<circle cx="${p[0]}" cy="${p[1]}" r="${r}" fill="none" stroke="yellow" stroke-width="${r / 3}"/><text x="${p[0] + r}" y="${p[1] - r}" fill="yellow" font-size="${r * 2.5}">${i + 1}</text>`; });
     samples.forEach(sm => { s += `<circle cx="${sm.px[0]}" cy="${sm.px[1]}" r="${r * .8}" fill="none" stroke="#0f0" stroke-width="${r / 3}"/><text x="${sm.px[0] + r}" y="${sm.px[1]}" fill="#fff" stroke="#000" stroke-width="${r / 8}" font-size="${r * 1.8}">${esc(sm.label)}</text>`; });
+    doubted.forEach(n => { const sm = samples[n - 1]; if (sm) s += `<circle class="doubted" cx="${sm.px[0]}" cy="${sm.px[1]}" r="${r * 1.8}" fill="none" stroke="orange" stroke-width="${r / 2}"/>`; });
     svg.innerHTML = s;
-    document.getElementById("samples").innerHTML = samples.map(sm => `<li>${esc(sm.label)} @ ${sm.px.map(v => v.toFixed(0)).join(", ")}</li>`).join("");
+    document.getElementById("samples").innerHTML = samples.map((sm, i) =>
+      `<li${doubted.includes(i + 1) ? ' class="doubted"' : ""}>${esc(sm.label)} @ ${sm.px.map(v => v.toFixed(0)).join(", ")}</li>`).join("");
     help.textContent = !photoId ? "Take or upload a shot first."
       : corners.length < 4 ? `Click board corner ${corners.length + 1} of 4: ${CORNERS[corners.length]}.`
       : `Choose a label, then click the centre of a piece with that label (${samples.length} so far).`;
@@ -38,7 +40,7 @@
   }
 
   function showShot(id) {
-    photoId = id; corners = []; samples = []; clicks = [];
+    photoId = id; corners = []; samples = []; clicks = []; doubted = [];
     img.onload = () => { img.hidden = false; draw(); root.dataset.photoId = id; };
     img.src = `/photos/${id}`;
     document.getElementById("result").hidden = true;
@@ -51,8 +53,8 @@
     else { samples.push({ label: labelSel.value, px: p }); clicks.push("sample"); }
     draw();
   });
-  document.getElementById("undo").onclick = () => { const k = clicks.pop(); if (k === "corner") corners.pop(); if (k === "sample") samples.pop(); draw(); };
-  document.getElementById("reset").onclick = () => { corners = []; samples = []; clicks = []; draw(); };
+  document.getElementById("undo").onclick = () => { const k = clicks.pop(); doubted = []; if (k === "corner") corners.pop(); if (k === "sample") samples.pop(); draw(); };
+  document.getElementById("reset").onclick = () => { corners = []; samples = []; clicks = []; doubted = []; draw(); };
 
   document.getElementById("take-shot").onclick = async () => {
     say("Taking the shot…");
@@ -119,6 +121,7 @@
       document.getElementById("result").hidden = false;
       root.dataset.done = "yes";
       const pairs = out.confusable || [];
+      doubted = pairs.filter(p => p.sample).map(p => p.sample);
       document.getElementById("confusable").innerHTML = pairs.map(p => `<li>${esc(p.advice)}</li>`).join("");
       document.getElementById("light").hidden = pairs.length === 0;
       if (pairs.length) say(`Calibrated ${out.game}, but in this light some pieces look alike: see below. Scans now use this calibration.`, "bad");

@@ -63,8 +63,12 @@
     } else if (!s.accepted) {
       h += `<p class="error">Not accepted: this photo is unsure; take it again.</p>`;
     }
+    if (s.accepted && f.timeline && f.timeline.readings === 1) {  // the first: its changes are the totals below
+      return h + `<h3 id="changes-heading">The game's first accepted reading</h3>` +
+        `<p id="changes" class="muted">what it shows is under "So far in this game"</p>`;
+    }
     const label = s.revision_id ? "Corrected by a player: accepted. Since the last accepted reading" : "Since the last accepted reading";
-    h += `<h3>${label}</h3>` + (s.changes.length
+    h += `<h3 id="changes-heading">${label}</h3>` + (s.changes.length
       ? `<ul id="changes">${s.changes.map(c => `<li data-kind="${esc(c.kind)}">${esc(c.text)}</li>`).join("")}</ul>`
       : `<p id="changes" class="muted">nothing changed</p>`);
     return h;
@@ -127,7 +131,8 @@
     let h;
     if (asking) h = questionsHtml(e);
     else if (e && e.answers !== null && e.score) h = totalsHtml(e, display) + `<h3>The game's timeline</h3>` + factsHtml(f.timeline, display);
-    else h = `<h2>The game so far</h2>` + stepHtml(f) + factsHtml(f.timeline, display);
+    else h = `<h2>The game so far</h2>` + stepHtml(f) + `<h3 id="totals-heading">So far in this game</h3>` +
+      factsHtml(f.timeline, display);
     el.innerHTML = h;
     el.hidden = false;
     el.dataset.state = asking ? "asking" : (e && e.score ? "over" : "playing");

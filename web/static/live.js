@@ -8,6 +8,8 @@
   let pending = null;
   // the id of the last board event: an answer of /api/latest read before it says an older state
   let boardEventId = 0;
+  // the shown game is over: the board is not watched for it (a new game first)
+  let gameOver = false;
 
   function statusHtml(st) {
     const out = [];
@@ -84,19 +86,38 @@
   function showBoard(a) {
     if (!a) return;
     const el = document.getElementById("board-state"), box = document.getElementById("auto-scan");
-    el.dataset.state = a.state;
-    el.textContent = (boardWords[a.state] || a.state) + (a.problem ? ` (${a.problem})` : "");
+    el.dataset.state = gameOver ? "over" : a.state;
+    el.textContent = gameOver ? "The game is over: the board is not scanned by itself until a new game is set up."
+      : (boardWords[a.state] || a.state) + (a.problem ? ` (${a.problem})` : "");
     if (document.activeElement !== box) box.checked = !!a.enabled;
+  }
+
+  // Why the buttons are greyed out: no PIN (or a locked page), a finished game, no game to end.
+  function showActions(st, over) {
+    const locked = document.body.dataset.unlocked !== "yes";
+    const lockHint = document.body.dataset.pinSet === "yes" ? "Unlock with the PIN (top right) to scan."
+      : "Choose the station PIN first (top right): nothing can be scanned until then.";
+    const scan = document.getElementById("scan-now"), end = document.getElementById("game-over");
+    const box = document.getElementById("auto-scan");
+    scan.disabled = locked || over || st.busy || !st.camera.ok || !st.calibration.ok;
+    end.disabled = locked || over || !st.game;
+    box.disabled = locked || over;
+    const hint = locked ? lockHint : over ? "" : !st.game ? "Game over ends a game: set up a game first." : "";
+    scan.title = locked ? lockHint : over ? "The game is over: set up a new game to scan again." : "";
+    end.title = locked ? lockHint : over ? "This game is over already." : !st.game ? "No game to end yet." : "";
+    box.parentElement.title = locked ? lockHint : over ? "The game is over: nothing is scanned by itself." : "";
+    const el = document.getElementById("actions-hint");
+    el.textContent = hint; el.hidden = !hint;
   }
 
   function render(data) {
     const st = data.status, scan = data.scan;
+    const over = !!(st.game && st.game.ended_at);  // a finished game scans no more: a new game first
+    gameOver = over;
     if (!(st.last_event_id < boardEventId)) showBoard(st.auto_scan);
     document.getElementById("status").innerHTML = statusHtml(st);
     document.getElementById("busy").hidden = !st.busy;
-    const over = !!(st.game && st.game.ended_at);  // a finished game scans no more: a new game first
-    document.getElementById("scan-now").disabled = over || st.busy || !st.camera.ok || !st.calibration.ok;
-    document.getElementById("game-over").disabled = over;
+    showActions(st, over);
     renderSeashells(data.seashells, st);
     document.querySelectorAll("#seashells .scan-mat").forEach(b => { b.disabled = over; });
     if (window.renderFollow) window.renderFollow(data.follow, st);

@@ -1,0 +1,58 @@
+"""The live page's "The game so far" card (web/static/follow.js) rendered in headless Chromium from
+a hand-made follow view: the running totals under their own heading, apart from the changes since
+the last accepted reading, and nothing shown twice on a game's first reading."""
+
+import json
+import pathlib
+
+import pytest
+
+from tests.chromium import headless_chromium, installed
+
+webdriver = pytest.importorskip("selenium.webdriver")
+if not installed():
+    pytest.skip("Chromium/chromedriver not installed (apt-get install chromium chromium-driver)",
+                allow_module_level=True)
+
+from selenium.webdriver.common.by import By  # noqa: E402
+
+STATIC = pathlib.Path(__file__).resolve().parents[2] / "web" / "static"
+CASTLES = [{"player": "yellow", "value": 2, "groove": 1}, {"player": "red", "value": 3, "groove": 4}]
+
+
+def render(tmp_path, follow: dict) -> dict:
+    """The card's headings and texts after ``renderFollow(follow, {})``."""
+    page = tmp_path / "follow.html"
+    page.write_text(
+        '<!doctype html><meta name="csrf-token" content="x"><div id="follow" hidden></div>'
+        f'<script src="{(STATIC / "common.js").as_uri()}"></script>'
+        f'<script src="{(STATIC / "follow.js").as_uri()}"></script>'
+        f"<script>renderFollow({json.dumps(follow)}, {{}});</script>")
+    with headless_chromium() as browser:
+        browser.get(page.as_uri())
+        card = browser.find_element(By.ID, "follow")
+        return {"headings": [h.text for h in card.find_elements(By.CSS_SELECTOR, "h2, h3")],
+                "changes": card.find_element(By.ID, "changes").text,
+                "facts": card.find_element(By.ID, "timeline-facts").text, "text": card.text}
+
+
+def step(changes):
+    return {"accepted": True, "changes": changes, "impossible": [], "revision_id": None}
+
+
+def test_running_totals_have_their_own_heading_after_nothing_changed(tmp_path):
+    shown = render(tmp_path, {"step": step([]), "ending": None,
+                              "timeline": {"built": CASTLES, "readings": 3, "notes": []}})
+    assert shown["headings"] == ["The game so far", "Since the last accepted reading", "So far in this game"]
+    assert shown["changes"] == "nothing changed"
+    assert "yellow's castle 2 (groove 1)" in shown["facts"]
+
+
+def test_the_first_reading_lists_each_castle_once(tmp_path):
+    built = [{"kind": "built", "text": "yellow built a castle of 2 in groove 1"},
+             {"kind": "built", "text": "red built a castle of 3 in groove 4"}]
+    shown = render(tmp_path, {"step": step(built), "ending": None,
+                              "timeline": {"built": CASTLES, "readings": 1, "notes": []}})
+    assert "So far in this game" in shown["headings"]
+    assert "Since the last accepted reading" not in shown["headings"]
+    assert shown["text"].count("yellow") == 1 and shown["text"].count("red") == 1
