@@ -2,7 +2,6 @@
 the first photo, the buttons and the timeline of a finished game before and after a reload, the
 scan's page with the live page's score table, the Plażing terrain grid's place names."""
 
-import threading
 
 import pytest
 
@@ -12,7 +11,7 @@ from beachscore.station import Station
 from beachscore.station.store import Store
 from beachscore.station.testing import FakeCalibration, FakeScanner, fake_score
 from hardware.mock_camera import MockCamera
-from web import create_app
+from tests.web.serving import served_station
 
 webdriver = pytest.importorskip("selenium.webdriver")
 if not installed():
@@ -26,17 +25,10 @@ from tests.web.test_browser import unlock, wait  # noqa: E402
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from waitress.server import create_server
-
     tmp = tmp_path_factory.mktemp("station")
-    station = Station(Store(str(tmp / "data")), camera=MockCamera(size=(80, 60)), calibration=FakeCalibration(),
-                      scanner=FakeScanner(), scorer=fake_score)
-    app = create_app({"EVENTS_KEEPALIVE_S": 1.0, "POLL_INTERVAL_MS": 400}, station=station)
-    srv = create_server(app, host="127.0.0.1", port=0, threads=8)
-    threading.Thread(target=srv.run, daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{srv.effective_port}", "station": station}
-    srv.close()
-    station.close()
+    with served_station(Station(Store(str(tmp / "data")), camera=MockCamera(size=(80, 60)),
+                                calibration=FakeCalibration(), scanner=FakeScanner(), scorer=fake_score)) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 forbidden change shown with both photos, to Game over's question and every player's total on the page."""
 
 import copy
-import threading
 
 import pytest
 
@@ -12,7 +11,7 @@ from beachscore.station import Station
 from beachscore.station.store import Store
 from beachscore.station.testing import FakeScanner, score_with_rules
 from hardware.mock_camera import MockCamera
-from web import create_app
+from tests.web.serving import served_station
 
 from tests.station.test_followed_game import AMBER, GAME, RIGHT, SCREEN, SETUP, plazing, plazing_calibration
 
@@ -28,17 +27,10 @@ from tests.web.test_browser import unlock, wait  # noqa: E402
 
 @pytest.fixture
 def server(tmp_path):
-    from waitress.server import create_server
-
-    station = Station(Store(str(tmp_path / "data")), camera=MockCamera(size=(80, 60)),
-                      calibration=plazing_calibration(), scanner=FakeScanner(GAME[0], scorer=score_with_rules),
-                      scorer=score_with_rules)
-    app = create_app({"EVENTS_KEEPALIVE_S": 1.0, "POLL_INTERVAL_MS": 400}, station=station)
-    srv = create_server(app, host="127.0.0.1", port=0, threads=8)
-    threading.Thread(target=srv.run, daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{srv.effective_port}", "station": station}
-    srv.close()
-    station.close()
+    with served_station(Station(Store(str(tmp_path / "data")), camera=MockCamera(size=(80, 60)),
+                                calibration=plazing_calibration(), scanner=FakeScanner(GAME[0], scorer=score_with_rules),
+                                scorer=score_with_rules)) as served:
+        yield served
 
 
 def scan_now(driver, station, state):

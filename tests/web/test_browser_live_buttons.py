@@ -1,7 +1,6 @@
 """The live page's buttons before the station has a PIN or a game, in headless Chromium: greyed out,
 with a line saying why, as the station refuses them."""
 
-import threading
 
 import pytest
 
@@ -11,7 +10,7 @@ from beachscore.station import Station
 from beachscore.station.store import Store
 from beachscore.station.testing import FakeCalibration, FakeScanner, fake_score
 from hardware.mock_camera import MockCamera
-from web import create_app
+from tests.web.serving import served_station
 
 webdriver = pytest.importorskip("selenium.webdriver")
 if not installed():
@@ -24,16 +23,9 @@ from tests.web.test_browser import unlock, wait  # noqa: E402
 
 @pytest.fixture
 def server(tmp_path):
-    from waitress.server import create_server
-
-    station = Station(Store(str(tmp_path / "data")), camera=MockCamera(size=(80, 60)), calibration=FakeCalibration(),
-                      scanner=FakeScanner(), scorer=fake_score)
-    app = create_app({"EVENTS_KEEPALIVE_S": 1.0, "POLL_INTERVAL_MS": 400}, station=station)
-    srv = create_server(app, host="127.0.0.1", port=0, threads=8)
-    threading.Thread(target=srv.run, daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{srv.effective_port}", "station": station}
-    srv.close()
-    station.close()
+    with served_station(Station(Store(str(tmp_path / "data")), camera=MockCamera(size=(80, 60)),
+                                calibration=FakeCalibration(), scanner=FakeScanner(), scorer=fake_score)) as served:
+        yield served
 
 
 def buttons(driver) -> dict:

@@ -1,0 +1,24 @@
+"""A station's web app served on a free local port for the browser tests (waitress, one thread)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from web import create_app
+
+
+@contextlib.contextmanager
+def served_station(station, threads: int = 8):
+    """Serve ``station``'s pages; yields ``{"url": "http://127.0.0.1:PORT", "station": station}``
+    and closes the server and the station on exit."""
+    from waitress.server import create_server
+
+    app = create_app({"EVENTS_KEEPALIVE_S": 1.0, "POLL_INTERVAL_MS": 400}, station=station)
+    srv = create_server(app, host="127.0.0.1", port=0, threads=threads)
+    threading.Thread(target=srv.run, daemon=True).start()
+    try:
+        yield {"url": f"http://127.0.0.1:{srv.effective_port}", "station": station}
+    finally:
+        srv.close()
+        station.close()
