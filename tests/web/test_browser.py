@@ -152,6 +152,7 @@ def test_gpio_press_shows_the_new_scan_without_reload(browser, server, gpio):
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#score table.score td.total"))
     wait(browser, lambda d: d.execute_script("const i = document.getElementById('photo');"
                                              "return i.complete && i.naturalWidth > 0"))
+    wait(browser, lambda d: not d.find_element(By.ID, "busy").is_displayed())  # the scan's work is over
     screenshot(browser, "live.png")
 
     # the polling fallback shows the next scan too

@@ -53,6 +53,6 @@ def test_the_first_reading_lists_each_castle_once(tmp_path):
              {"kind": "built", "text": "red built a castle of 3 in groove 4"}]
     shown = render(tmp_path, {"step": step(built), "ending": None,
                               "timeline": {"built": CASTLES, "readings": 1, "notes": []}})
-    assert "So far in this game" in shown["headings"]
-    assert "Since the last accepted reading" not in shown["headings"]
+    assert shown["headings"] == ["The game so far", "So far in this game"]
+    assert shown["changes"] == "The game's first photo: everything it shows is below."
     assert shown["text"].count("yellow") == 1 and shown["text"].count("red") == 1

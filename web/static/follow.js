@@ -64,8 +64,7 @@
       h += `<p class="error">Not accepted: this photo is unsure; take it again.</p>`;
     }
     if (s.accepted && f.timeline && f.timeline.readings === 1) {  // the first: its changes are the totals below
-      return h + `<h3 id="changes-heading">The game's first accepted reading</h3>` +
-        `<p id="changes" class="muted">what it shows is under "So far in this game"</p>`;
+      return h + `<p id="changes" class="muted">The game's first photo: everything it shows is below.</p>`;
     }
     const label = s.revision_id ? "Corrected by a player: accepted. Since the last accepted reading" : "Since the last accepted reading";
     h += `<h3 id="changes-heading">${label}</h3>` + (s.changes.length
