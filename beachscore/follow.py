@@ -27,7 +27,7 @@ from beachscore.pipeline import ScanResult, scan_file
 from scoring.plazing_state import cell_name
 from scoring.timeline import GAMES as TIMELINES, Step, Timeline
 from scoring.timeline.plazing import (area_place, doubted_closing_warnings, place_key, settle_closers, sure_closings,
-                                      told_notes)
+                                      told_note, told_notes)
 from scoring.timeline.plazing_terrain import TerrainMemory
 from vision.files import load_json, parse_json_text, read_input_file
 
@@ -301,8 +301,7 @@ class FollowedGame:
         named = {place_key(place): who for place, who in told.items()}
         said = {p: named[p] for p in before if p not in left}
         kept = told_notes(self.timeline.notes, said)
-        self.timeline.notes = kept + [f"the players said {who} closed the area at {p}" for p, who in said.items()
-                                      if f"the players said {who} closed the area at {p}" not in kept]
+        self.timeline.notes = kept + [told_note(p, who) for p, who in said.items() if told_note(p, who) not in kept]
         self.told_problems = [f"--closer {p}; ignored" for p in problems]
 
     def final_json(self) -> dict:

@@ -14,6 +14,18 @@ def installed() -> bool:
     return os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)
 
 
+def require_chromium():
+    """Skip the calling test module unless Selenium, Chromium and its driver are installed; returns
+    ``selenium.webdriver``. Call at module level, before importing from ``selenium``."""
+    import pytest
+
+    webdriver = pytest.importorskip("selenium.webdriver")
+    if not installed():
+        pytest.skip("Chromium/chromedriver not installed (apt-get install chromium chromium-driver)",
+                    allow_module_level=True)
+    return webdriver
+
+
 @contextlib.contextmanager
 def headless_chromium(window: str = "1400,1000"):
     """A Selenium Chrome driver on a throw-away profile, quit and removed on exit.

@@ -189,14 +189,14 @@ class Reader(Protocol):
         """Build now what scans of photos decoded at ``shape`` ((H, W) px) derive from the
         calibration alone and keep (once per loaded calibration, before the first scan)."""
 
-    def read_area(self, profile: dict) -> tuple[float, float, float, float]:
+    def read_area(self, profile: dict) -> tuple[float, float, float, float] | None:
         """The board rectangle ``(x0, y0, x1, y1)`` mm that holds everything the reader reads
-        (the photo must show it whole; the board's plain margin may leave the frame)."""
+        (the photo must show it whole; the board's plain margin may leave the frame), or None:
+        the whole board."""
 
 
-def _whole_board(profile: dict) -> tuple[float, float, float, float]:
-    w, h = profile["board_mm"]
-    return 0.0, 0.0, float(w), float(h)
+def _whole_board(profile: dict) -> None:
+    return None
 
 
 def _no_registration(image: np.ndarray, cal: Calibration) -> None:
@@ -222,8 +222,8 @@ class GameReader:
         exclude: ``(image, cal) -> mask | None`` (:meth:`Reader.registration_exclude`).
         matches_board: ``(registration, cal) -> bool`` (:meth:`Reader.registration_matches_board`).
         prepare_calibration: ``(cal, shape) -> None`` (:meth:`Reader.prepare`).
-        reads_within: ``profile -> (x0, y0, x1, y1)`` mm (:meth:`Reader.read_area`; the whole board
-            by default).
+        reads_within: ``profile -> (x0, y0, x1, y1)`` mm or None (:meth:`Reader.read_area`; None,
+            the whole board, by default).
     """
 
     game: str
@@ -237,7 +237,7 @@ class GameReader:
     exclude: Callable[[np.ndarray, Calibration], np.ndarray | None] = _no_registration
     matches_board: Callable[[Registration, Calibration], bool] = _no_match
     prepare_calibration: Callable[[Calibration, tuple[int, int]], None] = _nothing_to_prepare
-    reads_within: Callable[[dict], tuple[float, float, float, float]] = _whole_board
+    reads_within: Callable[[dict], tuple[float, float, float, float] | None] = _whole_board
 
     def register(self, image: np.ndarray, cal: Calibration) -> Registration | None:
         """:meth:`Reader.register`."""
@@ -247,7 +247,7 @@ class GameReader:
         """:meth:`Reader.registration_exclude`."""
         return self.exclude(image, cal)
 
-    def read_area(self, profile: dict) -> tuple[float, float, float, float]:
+    def read_area(self, profile: dict) -> tuple[float, float, float, float] | None:
         """:meth:`Reader.read_area`."""
         return self.reads_within(profile)
 

@@ -465,6 +465,11 @@ def settle_closers(facts: dict | None, told: dict[str, str]) -> tuple[dict, list
     return out, problems
 
 
+def told_note(place: str, who: str) -> str:
+    """What the timeline says once the players named ``who`` closed the area at ``place``."""
+    return f"the players said {who} closed the area at {place}"
+
+
 def told_notes(notes: list[str], told: dict[str, str]) -> list[str]:
     """``notes`` (the timeline's notes, or a reading's warnings) with each one saying the photos
     cannot tell who closed an area the players have named (``told``: ``{place: player}``, the place
@@ -478,7 +483,7 @@ def told_notes(notes: list[str], told: dict[str, str]) -> list[str]:
     out = []
     for note in notes:
         place = next((p for p in told if note.startswith(f"the area at {p} ") and UNSURE_WORDS in note), None)
-        out.append(note if place is None else f"the players said {told[place]} closed the area at {place}")
+        out.append(note if place is None else told_note(place, told[place]))
     return list(dict.fromkeys(out))
 
 

@@ -5,7 +5,7 @@ import copy
 
 import pytest
 
-from tests.chromium import headless_chromium, installed
+from tests.chromium import headless_chromium, require_chromium
 
 from beachscore.station import Station
 from beachscore.station.store import Store
@@ -15,10 +15,7 @@ from tests.web.serving import served_station
 
 from tests.station.test_followed_game import AMBER, GAME, RIGHT, SCREEN, SETUP, plazing, plazing_calibration
 
-webdriver = pytest.importorskip("selenium.webdriver")
-if not installed():
-    pytest.skip("Chromium/chromedriver not installed (apt-get install chromium chromium-driver)",
-                allow_module_level=True)
+require_chromium()
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402

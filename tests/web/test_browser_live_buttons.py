@@ -4,7 +4,7 @@ with a line saying why, as the station refuses them."""
 
 import pytest
 
-from tests.chromium import headless_chromium, installed
+from tests.chromium import headless_chromium, require_chromium
 
 from beachscore.station import Station
 from beachscore.station.store import Store
@@ -12,10 +12,7 @@ from beachscore.station.testing import FakeCalibration, FakeScanner, fake_score
 from hardware.mock_camera import MockCamera
 from tests.web.serving import served_station
 
-webdriver = pytest.importorskip("selenium.webdriver")
-if not installed():
-    pytest.skip("Chromium/chromedriver not installed (apt-get install chromium chromium-driver)",
-                allow_module_level=True)
+require_chromium()
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from tests.web.test_browser import unlock, wait  # noqa: E402

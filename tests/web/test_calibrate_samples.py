@@ -3,14 +3,9 @@ one column, so no number of a second column runs into the first column's text.""
 
 import pathlib
 
-import pytest
+from tests.chromium import headless_chromium, require_chromium
 
-from tests.chromium import headless_chromium, installed
-
-webdriver = pytest.importorskip("selenium.webdriver")
-if not installed():
-    pytest.skip("Chromium/chromedriver not installed (apt-get install chromium chromium-driver)",
-                allow_module_level=True)
+require_chromium()
 
 from selenium.webdriver.common.by import By  # noqa: E402
 

@@ -5,14 +5,9 @@ the last accepted reading, and nothing shown twice on a game's first reading."""
 import json
 import pathlib
 
-import pytest
+from tests.chromium import headless_chromium, require_chromium
 
-from tests.chromium import headless_chromium, installed
-
-webdriver = pytest.importorskip("selenium.webdriver")
-if not installed():
-    pytest.skip("Chromium/chromedriver not installed (apt-get install chromium chromium-driver)",
-                allow_module_level=True)
+require_chromium()
 
 from selenium.webdriver.common.by import By  # noqa: E402
 

@@ -39,6 +39,14 @@ def fixed_sides(cal: Calibration, which: str, strips, reader: Reader | None = No
     return usable
 
 
+def read_area(cal: Calibration, reader: Reader | None = None):
+    """The part of the board the reader reads (:meth:`Reader.read_area`; None: the whole board),
+    derived from the profile once per loaded calibration."""
+    if "read-area" not in cal.cache:
+        cal.cache["read-area"] = reader.read_area(cal.profile) if reader is not None else None
+    return cal.cache["read-area"]
+
+
 #: ``markers_H`` of :func:`board_identity` and :func:`register` when the caller has not looked for
 #: the profile's markers yet (they look themselves).
 NOT_LOOKED = object()
@@ -221,7 +229,7 @@ def locate(image: np.ndarray, cal: Calibration, reader: Reader | None = None) ->
     try:
         located.registration = register(image, cal, reader, **looked)
         check_board_in_view(located.registration.H_px_from_mm, cal.profile["board_mm"],
-                            (image.shape[1], image.shape[0]), area_mm=reader.read_area(cal.profile))
+                            (image.shape[1], image.shape[0]), area_mm=read_area(cal, reader))
     except UnreadableBoardError:
         located.check_identity()
         raise

@@ -381,8 +381,7 @@ def check_board_in_view(H_px_from_mm, board_mm, image_size, max_outside: float =
     """
     out = board_outside_share(H_px_from_mm, board_mm, image_size, area_mm=area_mm)
     if out > max_outside:
-        whole = area_mm is None or tuple(area_mm) == (0.0, 0.0, *(float(v) for v in board_mm))
-        what = "the board" if whole else "the part of the board that is read"
+        what = "the board" if area_mm is None else "the part of the board that is read"
         raise UnreadableBoardError("board-out-of-view", f"{out:.0%} of {what} lies outside the photo; "
                                    "put the whole board in the camera's view")
     return out

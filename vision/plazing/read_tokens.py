@@ -86,11 +86,12 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
     strange = sorted(c for c in set(odd) | set(unknown) if not glare[c])  # overexposed: explained, doubted below
     blob = largest_blob(strange, (grid.rows, grid.cols))
     if blob <= QUALITY.max_unknown_blob_cells:
-        faint = sorted(c for c, o in zip(free, faint_cells(dists, QUALITY.faint_distance)) if o and not glare[c])
+        nearest2 = nearest_distance2(dists)
+        faint = sorted(c for c, d2 in zip(free, nearest2) if d2 > QUALITY.faint_distance ** 2 and not glare[c])
         if largest_blob(faint, (grid.rows, grid.cols)) > QUALITY.max_unknown_blob_cells:
             strange, blob = faint, largest_blob(faint, (grid.rows, grid.cols))
         else:
-            weak = {c for c, o in zip(free, faint_cells(dists, QUALITY.faint_grow_distance)) if o and not glare[c]}
+            weak = {c for c, d2 in zip(free, nearest2) if d2 > QUALITY.faint_grow_distance ** 2 and not glare[c]}
             grown = grown_blob(faint, sorted(weak | set(faint)), (grid.rows, grid.cols))
             if len(grown) > QUALITY.max_faint_grown_cells and not _brighter_than_the_rest(grown, free, looks):
                 strange, blob = grown, len(grown)
@@ -112,18 +113,23 @@ def _brighter_than_the_rest(cells, free, looks) -> bool:
     return not rest or float(np.mean([looks[c][0] for c in cells])) >= float(np.mean(rest))
 
 
-def faint_cells(dists: dict, limit: float) -> np.ndarray:
-    """bool (N,): the cells farther than ``limit`` (Mahalanobis distance in the base metric, which
-    allows for the light's brightness drift: a lamp's hot spot is no object) from every bare cell
-    and token prototype of the calibration (``dists``: :func:`~vision.plazing.tokens.token_distances`'s
+def nearest_distance2(dists: dict) -> np.ndarray:
+    """float (N,): each cell's squared distance (Mahalanobis, in the base metric, which allows for
+    the light's brightness drift: a lamp's hot spot is no object) to the nearest bare cell or token
+    prototype of the calibration (``dists``: :func:`~vision.plazing.tokens.token_distances`'s
     ``keep``, squared distances)."""
     da, dp = dists["empties"], dists["protos"]
-    n = max(len(da), len(dp))
-    nearest = np.full(n, np.inf)
+    nearest = np.full(max(len(da), len(dp)), np.inf)
     for d in (da, dp):
         if d.size:
             nearest = np.minimum(nearest, d.min(axis=1))
-    return nearest > float(limit) ** 2
+    return nearest
+
+
+def faint_cells(dists: dict, limit: float) -> np.ndarray:
+    """bool (N,): the cells farther than ``limit`` from everything seen at calibration
+    (:func:`nearest_distance2`)."""
+    return nearest_distance2(dists) > float(limit) ** 2
 
 
 def _decide_cells(free, post, prep, view, local, unseen, ledger: Ledger, tokens: dict) -> tuple[list, list]:
