@@ -458,7 +458,8 @@ class GaussianClasses:
     @classmethod
     def mislabelled(cls, features, labels, var_floor, min_llr: float, min_rms_z: float,
                     broaden: tuple[str, str] | None = None,
-                    close_rms_z: float | None = None, near_rms_z: float | None = None) -> list[tuple[int, str]]:
+                    close_rms_z: float | None = None, near_rms_z: float | None = None,
+                    broad_own_rms_z: float = 0.0) -> list[tuple[int, str]]:
         """Samples that clearly belong to another class than their label (leave-one-out).
 
         Each sample is left out, the classes are learned from the others (as :meth:`fit`, then
@@ -467,7 +468,9 @@ class GaussianClasses:
         it lies more than ``min_rms_z`` standard deviations (RMS per feature) from its own
         class — or, with ``close_rms_z``, when it lies within ``close_rms_z`` standard
         deviations of the better class (a broad class such as broadened shells also "explains" a
-        plain empty place; a sample indistinguishable from another class is still suspect).
+        plain empty place; a sample indistinguishable from another class is still suspect). Close
+        to the broadened class counts only beyond ``broad_own_rms_z`` from the sample's own class:
+        that class covers ``toward`` by construction, so every ``toward`` sample lies close to it.
         With ``near_rms_z``, the first rule also needs the sample within ``near_rms_z`` standard
         deviations of the better class: a sample unlike every class (a glossy piece catching the
         light) is far from its own class without looking like another one.
@@ -499,6 +502,8 @@ class GaussianClasses:
             rms_z = float(np.sqrt(d2[own] / X.shape[1]))
             other_z = float(np.sqrt(d2[other] / X.shape[1]))
             close = close_rms_z is not None and other_z < close_rms_z
+            if close and broaden and model.classes[other] == broaden[0]:
+                close = rms_z > broad_own_rms_z
             near = near_rms_z is None or other_z < near_rms_z
             if (ll[other] - ll[own] > min_llr and rms_z > min_rms_z and near) or (close and ll[other] > ll[own]):
                 out.append((ll[other] - ll[own], i, model.classes[other]))

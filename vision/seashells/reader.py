@@ -215,25 +215,38 @@ def _straddling(contrast, occupied: np.ndarray, boxes: np.ndarray, n_cols: int) 
     return pairs
 
 
-def _check_samples(feats, labels, where, what: str) -> None:
+def _check_samples(feats, labels, where, what: str) -> list[dict]:
     """Refuse a calibration sample that clearly belongs to another class (``bad-sample``, exit 2).
+
+    An ``empty`` towel sample close to the broadened shell class but within
+    ``CFG.bad_sample_clear_rms_z`` of the other empty cells may be a right label (an empty cell
+    whose ring is a little uneven): it is kept, learned from and returned so that calibration names
+    it; one farther from the empty cells is refused (a faint shell labelled empty).
 
     Args:
         feats: (N, F) the samples' features; labels: their labels; where: their (x, y) mm.
         what: ``"towel"`` or ``"basket"`` (which features and floor to use).
+    Returns:
+        the kept suspects, ``[{"label": str, "board_mm": [x, y], "looks_like": str}]``.
     """
     if what == "towel":
-        bad = GaussianClasses.mislabelled(feats, labels, CFG.towel_var_floor, CFG.bad_sample_llr,
-                                          CFG.bad_sample_rms_z, broaden=("shell", "empty"),
-                                          close_rms_z=CFG.bad_sample_close_rms_z)
+        def suspects(broad_own_rms_z: float) -> list[tuple[int, str]]:
+            return GaussianClasses.mislabelled(feats, labels, CFG.towel_var_floor, CFG.bad_sample_llr,
+                                               CFG.bad_sample_rms_z, broaden=("shell", "empty"),
+                                               close_rms_z=CFG.bad_sample_close_rms_z,
+                                               broad_own_rms_z=broad_own_rms_z)
+        bad, maybe = suspects(CFG.bad_sample_clear_rms_z), suspects(0.0)
     else:
         bad = GaussianClasses.mislabelled(feats, labels, np.square(CFG.item_sd), CFG.bad_sample_llr,
                                           CFG.bad_sample_rms_z)
+        maybe = bad
     if bad:
         i, other = bad[0]
         x, y = where[i]
         raise BadInputError("bad-sample", f"calibration sample {labels[i]!r} at {x:g},{y:g} mm looks like "
                             f"{other!r}, not like the other {labels[i]!r} samples; check its label and point")
+    return [{"label": labels[i], "board_mm": [round(float(where[i][0]), 2), round(float(where[i][1]), 2)],
+             "looks_like": other} for i, other in maybe]
 
 
 def learn(shot: CalibrationShot) -> dict:
@@ -280,7 +293,7 @@ def learn(shot: CalibrationShot) -> dict:
             basket_samples.append((label, (x, y)))
     contrast = _towel(lab, boxes)
     feats = contrast.features[towel_idx]
-    _check_samples(feats, towel_labels, towel_where, "towel")
+    doubted = _check_samples(feats, towel_labels, towel_where, "towel")
     # each cell's towel colour, robust to shells spilling into a ring: its colour column's median
     ring_lab = contrast.ring_lab.reshape(len(rows), len(cols), 3)
     ring_lab = np.broadcast_to(np.median(ring_lab, axis=0), ring_lab.shape).reshape(-1, 3)
@@ -299,7 +312,8 @@ def learn(shot: CalibrationShot) -> dict:
     return {"median_bgr": np.asarray(median, float).round(2).tolist(), "towel": towel.to_json(), "basket": basket,
             "detail_ratio": round(detail_ratio(L, CFG.detail_sigma_px), 4),
             "noise_sigma": round(board_noise_sigma(L), 4), "ring_power": round(contrast.ring_power, 4),
-            "ring_lab": ring_lab.round(2).tolist(), "shell_colours": shell_colours, "column_shells": column_shells}
+            "ring_lab": ring_lab.round(2).tolist(), "shell_colours": shell_colours, "column_shells": column_shells,
+            **({"doubted_samples": doubted} if doubted else {})}
 
 
 def _unlike_shells(contrast, occupied: np.ndarray, shell_colours, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
