@@ -12,7 +12,8 @@ from vision.errors import UnreadableBoardError
 from vision.mats.checks import blown_out_share
 from vision.mats.config import SEASHELLS as CFG
 from vision.mats.ring_contrast import GaussianClasses
-from vision.seashells.columns import column_posterior, column_shell_features, glared_cells, level_columns, pale_columns
+from vision.seashells.columns import (column_posterior, column_shell_features, glared_cells, level_columns, pale_columns,
+                                      shell_spill)
 
 N_COLS = 7
 WHITE = 5
@@ -127,3 +128,36 @@ def test_a_column_full_of_shells_keeps_them(column, shell):
     feats = towel_of(column, [shell] * ROWS)
     levelled = column_posterior(towel, level_columns(towel, feats, shells, N_COLS), shells, N_COLS)
     assert (levelled[column::N_COLS] > 0.5).all()
+
+
+# a 3-row, 2-column towel: column 0 is blue (its calibrated shell Lab 50, 0, -40), column 1 orange
+RING_REF = np.array([[90.0, 0.0, 5.0]] * 6)
+SHELLS = [[0, 50.0, 0.0, -40.0], [1, 65.0, 35.0, 55.0]]
+
+
+def _spill(ring_now, occupied):
+    return shell_spill(np.asarray(ring_now), RING_REF, SHELLS, np.asarray(occupied, bool), 2).tolist()
+
+
+def test_a_ring_moved_toward_its_columns_shell_beside_a_shell_is_spilled_into():
+    now = RING_REF.copy()
+    now[2] += 0.6 * (np.array([50.0, 0.0, -40.0]) - RING_REF[2])    # row 1, blue column: half blue now
+    assert _spill(now, [1, 0, 1, 0, 0, 0]) == [False, False, True, False, False, False]
+
+
+@pytest.mark.parametrize("toward, occupied", [
+    ([70.0, 18.0, 20.0], [1, 0, 1, 0, 0, 0]),        # toward skin, not toward the column's blue shells
+    ([50.0, 0.0, -40.0], [0, 0, 1, 0, 0, 0]),        # no shell above or below to spill
+])
+def test_other_ring_changes_are_no_spill(toward, occupied):
+    now = RING_REF.copy()
+    now[2] += np.array(toward) - RING_REF[2]                         # 31 and 60 ΔE: a ring covered
+    assert not any(_spill(now, occupied))
+
+
+def test_no_spill_from_a_shell_whose_own_ring_changed_too():
+    now = RING_REF.copy()
+    skin = np.array([70.0, 18.0, 20.0])
+    now[0] = skin                                                    # a hand over the shell above
+    now[2] += 0.6 * (np.array([50.0, 0.0, -40.0]) - RING_REF[2])
+    assert not any(_spill(now, [1, 0, 1, 0, 0, 0]))

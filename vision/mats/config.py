@@ -60,6 +60,10 @@ class SeashellsConfig:
     #: from the calibration's, beyond the board-wide change (``vision.mats.checks.ring_change``):
     #: the cell is *covered*. Samples: ≤ 17 (a shell spilling into its ring); a skin-coloured arm ≥ 30.
     ring_change_de: float = 25.0
+    #: … unless the change is only its column's shells spilling into it (``shell_spill``): its ring
+    #: within this ΔE of the line from its calibrated colour to its column's shell colour. Development
+    #: tables: the 13 covered cells of clean scenes lie at 0.7–4.0; synthetic arms at 1.6–36 (docs/tuning.md).
+    spill_residual_de: float = 5.0
     #: Above this share of strange towel places, the mat is covered (``occluded``) …
     occluded_share: float = 0.25
     #: … and from this share of covered cells (3 of 49) on; fewer covered cells cap their place

@@ -47,7 +47,8 @@ from vision.mats.basket import find_items, learn_basket
 from vision.mats.checks import (annotation_canvas, as_scanned, blown_out_share, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, ring_change, text_scale)
 from vision.mats.config import SEASHELLS as CFG
-from vision.seashells.columns import column_posterior, column_shell_features, glared_cells, level_columns
+from vision.seashells.columns import (column_posterior, column_shell_features, glared_cells, level_columns,
+                                      shell_spill)
 from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
 from vision.board.geometry import project, rectify
@@ -477,6 +478,7 @@ def read(photo: Photo) -> Reading:
     # over a cell looks uniform, like an empty cell, but not like *this* cell's towel
     ring_de = ring_change(contrast.ring_lab, model.get("ring_lab"))
     covered = ring_de > CFG.ring_change_de
+    covered &= ~shell_spill(contrast.ring_lab, model.get("ring_lab"), model.get("shell_colours"), occupied, len(cols))
     unlike, shell_de = _unlike_shells(contrast, occupied & ~covered, model.get("shell_colours"), len(cols))
     n_unlike, n_found = int(unlike.sum()), int(occupied.sum())
     if n_unlike >= CFG.layout_min_unlike and 2 * n_unlike >= n_found and not covered.any():
