@@ -25,15 +25,20 @@ from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 
 
+def calibrate_request(request: dict, folder: str, tmp: str):
+    """``pipeline.calibrate`` of a calibration request whose paths are relative to ``folder``, into ``tmp``."""
+    path = os.path.join(tmp, "calibration.json")
+    with open(path, "w") as f:
+        json.dump(dict(request, profile=os.path.join(folder, request["profile"]),
+                       image=os.path.join(folder, request["image"])), f)
+    return pipeline.calibrate(path, os.path.join(tmp, "cal"))
+
+
 def outcome(request: dict, folder: str) -> str:
     """``refused`` (bad-sample), ``named`` (kept, in confusable) or ``taken``; other errors by code."""
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "calibration.json")
-        with open(path, "w") as f:
-            json.dump(dict(request, profile=os.path.join(folder, request["profile"]),
-                           image=os.path.join(folder, request["image"])), f)
         try:
-            cal = pipeline.calibrate(path, os.path.join(tmp, "cal"))
+            cal = calibrate_request(request, folder, tmp)
         except (BadInputError, UnreadableBoardError) as e:
             return "refused" if e.code == "bad-sample" else e.code
     named = [p for p in (cal.extra.get("separability") or {}).get("confusable", []) if "sample_mm" in p]

@@ -21,9 +21,9 @@ from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, CodedError  # noqa: E402
 import vision.seashells.reader as seashells  # noqa: E402
+from sand_castles_wave_check import calibrate_request  # noqa: E402
 
 SWAP = {"shell": "empty", "empty": "shell"}
 
@@ -43,12 +43,8 @@ def towel_samples(folder: str):
     seashells._check_samples = record
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "calibration.json")
-            with open(path, "w") as f:
-                json.dump(dict(request, profile=os.path.join(folder, request["profile"]),
-                               image=os.path.join(folder, request["image"])), f)
             try:
-                pipeline.calibrate(path, os.path.join(tmp, "cal"))
+                calibrate_request(request, folder, tmp)
             except CodedError as e:
                 if not seen:
                     return e.code
@@ -66,27 +62,28 @@ def outcome(feats, labels, where) -> str:
     return "named" if kept else "taken"
 
 
+def tally(folder: str, right: Counter, made: Counter) -> None:
+    """Count one set-up's outcomes: as labelled into ``right``, each swap into ``made``."""
+    seen = towel_samples(folder)
+    if isinstance(seen, str):
+        right[seen] += 1
+        print(f"{folder}: calibration refused first: {seen}", flush=True)
+        return
+    feats, labels, where = seen
+    right[outcome(feats, labels, where)] += 1
+    for k, label in enumerate(labels):
+        got = outcome(feats, [SWAP[lab] if j == k else lab for j, lab in enumerate(labels)], where)
+        made[got, label] += 1
+        if got != "refused":
+            print(f"{folder}: {label} at {where[k]} labelled {SWAP[label]}: {got}", flush=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("setups", nargs="+")
-    a = ap.parse_args(argv)
     right, made = Counter(), Counter()
-    for folder in a.setups:
-        seen = towel_samples(folder)
-        if isinstance(seen, str):
-            right[seen] += 1
-            print(f"{folder}: calibration refused first: {seen}", flush=True)
-            continue
-        feats, labels, where = seen
-        got = outcome(feats, labels, where)
-        right[got] += 1
-        print(f"{folder}: as labelled: {got}", flush=True)
-        for k, label in enumerate(labels):
-            swapped = [SWAP[lab] if j == k else lab for j, lab in enumerate(labels)]
-            got = outcome(feats, swapped, where)
-            made[got, label] += 1
-            if got != "refused":
-                print(f"{folder}: {label} at {where[k]} labelled {SWAP[label]}: {got}", flush=True)
+    for folder in ap.parse_args(argv).setups:
+        tally(folder, right, made)
     print(f"right labels: {dict(right)}; made mislabels (outcome, true label): {dict(made)}")
     return 0
 
