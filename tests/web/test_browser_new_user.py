@@ -70,3 +70,42 @@ def test_the_correction_page_shows_the_photo_first_on_a_phone_and_beside_on_a_la
         else:
             assert b["photo"]["left"] >= b["editor"]["right"], b  # beside it
             assert b["photo"]["top"] < 900, b
+
+
+#: The contract's Plażing player row (../shared/contracts/plazing.md), keys sorted by name as the
+#: station's JSON sends them.
+PLAZING_ROW = {"areas": 2, "closing_points": 2, "field_points": 1, "largest_area": 7, "largest_area_points": 9,
+               "most_areas_points": 12, "player": "red", "resource_points": 15, "start": 0, "total": 53,
+               "track": 14, "trash_points": None, "weather_points": 4}
+
+
+def headers(driver) -> list[str]:
+    return [th.text for th in driver.find_elements(By.CSS_SELECTOR, "#score table.score thead th")]
+
+
+def test_the_score_breakdown_follows_the_rules_order(tmp_path):
+    from scoring import score as rules_score
+
+    station = Station(Store(str(tmp_path / "data")), camera=MockCamera(size=(160, 120)),
+                      calibration=FakeCalibration(), scanner=FakeScanner(scorer=rules_score), scorer=rules_score)
+    with served_station(station) as served, headless_chromium("1280,900") as browser:
+        url = served["url"]
+        station.new_game("strand-unter")
+        station.request_scan("test")
+        station.wait_idle(30)
+        scan = station.store.latest_scan()
+        assert scan["status"] == "ok", scan["error"]
+        unlock(browser, url)
+        for page in ("/", f"/scans/{scan['id']}", f"/scans/{scan['id']}/correct"):
+            browser.get(url + page)
+            wait(browser, lambda d: headers(d))
+            # the rules: each castle (groove + value = points), castle points, unfit shells, total
+            assert headers(browser) == ["Player", "castle points", "unfit shells", "Total"], page
+            castle = browser.find_element(By.CSS_SELECTOR, '#score tr[data-player="red"] .detail').text
+            assert castle == "castles: groove 1 value 2 points 3", page
+        shown = browser.execute_script(
+            "const box = document.createElement('div'); box.innerHTML = renderScore(arguments[0], {game: 'plazing'});"
+            "return [...box.querySelectorAll('thead th')].map(th => th.textContent);", {"players": [PLAZING_ROW]})
+        assert shown == ["Player", "start", "closing points", "field points", "track", "weather points",
+                         "resource points", "areas", "most areas points", "largest area", "largest area points",
+                         "trash points", "Total"]
