@@ -103,6 +103,8 @@ def test_the_score_breakdown_follows_the_rules_order(tmp_path):
             assert headers(browser) == ["Player", "castle points", "unfit shells", "Total"], page
             castle = browser.find_element(By.CSS_SELECTOR, '#score tr[data-player="red"] .detail').text
             assert castle == "castles: groove 1 value 2 points 3", page
+            total = browser.find_element(By.CSS_SELECTOR, '#score tr[data-player="red"] td.total')
+            assert total.text == "—" and "not known yet" in total.get_attribute("title"), page  # no buckets given
         shown = browser.execute_script(
             "const box = document.createElement('div'); box.innerHTML = renderScore(arguments[0], {game: 'plazing'});"
             "return [...box.querySelectorAll('thead th')].map(th => th.textContent);", {"players": [PLAZING_ROW]})

@@ -33,6 +33,10 @@ function fmtValue(v, field) {
   return String(v);
 }
 
+// a figure the rules engine left null needs a fact the photo cannot show (the Game page asks for it)
+const unknown = v => (v === null || v === undefined)
+  ? ' title="not known yet: it needs a fact the photo cannot show (Game page, or asked at Game over)"' : "";
+
 function renderScore(score, opts) {
   opts = opts || {};
   if (!score || !Array.isArray(score.players) || !score.players.length) {
@@ -55,8 +59,8 @@ function renderScore(score, opts) {
     const det = detail.map(k => `<span class="detail">${esc(k.replace(/_/g, " "))}: ${esc(fmtValue(p[k], k))}</span>`).join("");
     h += `<tr class="${winners.has(p.player) ? "winner" : ""}" data-player="${esc(p.player)}">` +
       `<td><span class="swatch" style="background:${esc(sw)}"></span>${esc(p.player)}${name}${winners.has(p.player) ? ' <span class="star" title="winner">★</span>' : ""}${det}</td>` +
-      simple.map(k => `<td data-label="${label(k)}">${esc(fmtValue(p[k]))}</td>`).join("") +
-      `<td class="total" data-label="Total">${esc(fmtValue(p.total))}</td></tr>`;
+      simple.map(k => `<td data-label="${label(k)}"${unknown(p[k])}>${esc(fmtValue(p[k]))}</td>`).join("") +
+      `<td class="total" data-label="Total"${unknown(p.total)}>${esc(fmtValue(p.total))}</td></tr>`;
   }
   h += "</tbody></table></div>";
   if (score.tie_break) h += `<p class="muted">tie-break: ${esc(score.tie_break)}</p>`;
