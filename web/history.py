@@ -2,12 +2,35 @@
 
 from __future__ import annotations
 
+import re
+
 from flask import Blueprint, current_app, jsonify, render_template, request
 
+from beachscore.station.wording import source_for_the_page
 from web.inputs import query_id
 from web.live import shown_score
 
 bp = Blueprint("history", __name__)
+bp.add_app_template_filter(source_for_the_page, "scan_source")
+
+#: A player label that is itself a CSS colour name (``red``), used as its swatch when the game gave none.
+COLOUR_WORD = re.compile(r"[a-z]{3,20}")
+
+
+def player_chip(player: str, display: dict) -> dict:
+    """How the pages name a player (a colour label): ``{"label", "name", "swatch"}``; ``name`` is the
+    name typed at set-up (None when none), ``swatch`` the set-up's ``#rrggbb``, else the label when it
+    is a colour word, else None.
+
+    >>> player_chip("red", {"names": {"red": "Hannah"}})
+    {'label': 'red', 'name': 'Hannah', 'swatch': 'red'}
+    >>> player_chip("p1", {"swatches": {"p1": "#112233"}})
+    {'label': 'p1', 'name': None, 'swatch': '#112233'}
+    """
+    swatch = (display.get("swatches") or {}).get(player)
+    if swatch is None and isinstance(player, str) and COLOUR_WORD.fullmatch(player):
+        swatch = player
+    return {"label": player, "name": (display.get("names") or {}).get(player), "swatch": swatch}
 
 
 def station():
@@ -20,7 +43,9 @@ def page():
     game_id = request.args.get("game", type=query_id)  # not an id: every game
     games = store.games()
     scans = store.scans(game_id=game_id, limit=500)
-    return render_template("history.html", games=games, scans=scans, game_id=game_id)
+    displays = {g["id"]: g.get("display") or {} for g in games}
+    return render_template("history.html", games=games, scans=scans, game_id=game_id, displays=displays,
+                           player_chip=player_chip)
 
 
 @bp.get("/scans/<id:scan_id>")

@@ -104,8 +104,9 @@ def write_request(folder: str, photo_path: str, profile: dict, corners_px: list,
 def preview(photo_path: str, calibration_json: str, classes: list[str], doubted: tuple[int, ...] = ()) -> np.ndarray:
     """The calibration shot with the board outline, every sample and its label drawn on it (BGR uint8).
 
-    Samples whose label (or a parent such as ``castle/red`` for ``castle/red/2``) is among the learned
-    ``classes`` are circled green, the others red; the samples numbered in ``doubted`` (1-based,
+    Samples whose label (or a parent such as ``castle/red`` for ``castle/red/2``) is among ``classes``
+    (the wizard passes :func:`beachscore.pipeline.learned_classes`, the list it shows) are circled
+    green, the others red; the samples numbered in ``doubted`` (1-based,
     :func:`confusable_pairs`' ``sample``) get a wider orange ring.
     """
     with open(calibration_json, encoding="utf-8") as f:
@@ -171,12 +172,10 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
             request = write_request(os.path.join(folder, "request"), photo_path, profile, corners_px, samples,
                                     empty_path)
             cal = _calibrate(station, request, os.path.join(folder, "cal"))
-            model = cal.model.get("classes") if isinstance(getattr(cal, "model", None), dict) else None
             with open(request, encoding="utf-8") as f:
                 pairs = confusable_pairs(cal, json.load(f)["samples"])
-            picture = preview(photo_path, request, sorted(model) if isinstance(model, (dict, list)) else [],
-                              tuple(p["sample"] for p in pairs if "sample" in p))
             classes = learned_classes(cal, request)
+            picture = preview(photo_path, request, classes, tuple(p["sample"] for p in pairs if "sample" in p))
             preview_id = station.store.add_photo(encode(picture, ".jpg"), ext=".jpg", kind="calibration")
         except BaseException as exc:
             if folder is not None:  # a failed calibration leaves nothing (it held a copy of the photo)

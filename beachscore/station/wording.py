@@ -55,3 +55,22 @@ def for_the_page(message: str | None) -> str | None:
 def warnings_for_the_page(warnings: list | None) -> list:
     """Each warning of a scan as :func:`for_the_page` says it."""
     return [for_the_page(w) if isinstance(w, str) else w for w in warnings or []]
+
+
+#: What asked for a scan (the store's ``source``) as the pages say it.
+SOURCES = {
+    "web": "from the page",
+    "button": "by the button",
+    "auto": "by itself (the board stood still)",
+    "upload": "from an uploaded photo",
+    "test": "by a test",
+}
+
+
+def source_for_the_page(source: str | None) -> str:
+    """What asked for a scan, in words: ``"web"`` → ``"from the page"``; an unknown source as stored.
+
+    >>> source_for_the_page("web"), source_for_the_page("auto"), source_for_the_page("hall"), source_for_the_page(None)
+    ('from the page', 'by itself (the board stood still)', 'hall', '')
+    """
+    return SOURCES.get(source, source or "")

@@ -29,6 +29,19 @@ def clicks_for(calibration_json):
     return doc["corners_px"], samples, profile
 
 
+def ring_colours(picture, samples) -> dict:
+    """The colour names (``green``, ``red``, ``other``) of the ring the preview draws around each sample,
+    by label: the pixel on the ring's left side (radius 12 px per 1,500 px of the picture's longer side)."""
+    r = 12 * max(picture.shape[:2]) / 1500
+    out = {}
+    for s in samples:
+        x, y = int(s["px"][0] - r), int(s["px"][1])
+        b, g, red = np.median(picture[y - 1:y + 2, x - 1:x + 2].reshape(-1, 3), axis=0)
+        name = "green" if g > 140 and red < 90 and b < 90 else "red" if red > 180 and g < 90 and b < 90 else "other"
+        out.setdefault(s["label"], set()).add(name)
+    return out
+
+
 def test_wizard_round_trip_makes_a_calibration_that_scans(tmp_path, make_unlocked):
     pytest.importorskip("vision.strand_unter")
     pytest.importorskip("beachscore.pipeline")
@@ -47,7 +60,11 @@ def test_wizard_round_trip_makes_a_calibration_that_scans(tmp_path, make_unlocke
     out = r.get_json()
     assert out["game"] == "strand-unter" and out["classes"]
     assert out["confusable"] == []  # the example's light tells every class apart
-    assert client.get(f"/photos/{out['preview_photo_id']}").status_code == 200
+    preview = client.get(f"/photos/{out['preview_photo_id']}")
+    assert preview.status_code == 200
+    rings = ring_colours(cv2.imdecode(np.frombuffer(preview.data, np.uint8), cv2.IMREAD_COLOR), samples)
+    assert "sandpiper" in out["classes"] and rings["sandpiper"] == {"green"}  # the list and the picture agree
+    assert not any("red" in colours for colours in rings.values()), rings  # every listed label learned
     assert station.calibration is not None and station.calibration_problem is None
     station.camera = FileCamera(os.path.join(EXAMPLE, "scene_05.jpg"))
     assert client.post_json("/api/scan").status_code == 202

@@ -184,6 +184,7 @@
     try {
       const out = await api("POST", "/api/games", { game: g, setup, display });
       say(`Game ${out.game_id} started.`, "good");
-    } catch (e) { say(explainError(e), "bad"); }
+      document.getElementById("to-live").hidden = false;
+    } catch (e) { document.getElementById("to-live").hidden = true; say(explainError(e), "bad"); }
   });
 })();

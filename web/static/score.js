@@ -2,18 +2,40 @@
 "use strict";
 const SKIP = new Set(["player", "total"]);
 const MANY_COLUMNS = 4;  // more breakdown columns than this: a narrow card stacks them (app.css)
+// The breakdown in the order each game's rules count it (the rules pages' scoring sections:
+// Strand unter castle by castle, castle points, unfit shells; Plażing's start, running points, then
+// weather, resources, most areas, largest area, trash; Seashells' category coins, fossils, sand
+// dollars, then the Sun shell's tie-break). The JSON's keys come sorted by name; any field not
+// named here follows in that order.
+const RULE_ORDER = {
+  "strand-unter": ["castles", "castle_points", "unfit_shells"],
+  "plazing": ["start", "closing_points", "field_points", "track", "weather_points", "resource_points",
+              "areas", "most_areas_points", "largest_area", "largest_area_points", "trash_points"],
+  "seashells": ["categories", "fossil_pairs", "fossil_points", "sand_dollar_points", "sun_matches", "secrets_known"],
+};
+const PART_ORDER = { castles: ["groove", "player", "value", "points"] };  // a castle: groove + value = points
 
-function fmtValue(v) {
+function inOrder(keys, order) {
+  const rank = k => { const i = (order || []).indexOf(k); return i < 0 ? Infinity : i; };
+  return keys.map((k, i) => [k, i]).sort((a, b) => (rank(a[0]) - rank(b[0])) || (a[1] - b[1])).map(a => a[0]);
+}
+
+function fmtValue(v, field) {
   if (v === null || v === undefined) return "—";
+  const entries = x => inOrder(Object.keys(x), PART_ORDER[field]).map(k => [k, x[k]]);
   if (Array.isArray(v)) {
     if (!v.length) return "–";
     return v.map(x => (x && typeof x === "object")
-      ? Object.entries(x).map(([k, y]) => `${k} ${typeof y === "object" ? JSON.stringify(y) : y}`).join(" ")
+      ? entries(x).map(([k, y]) => `${k} ${typeof y === "object" ? JSON.stringify(y) : y}`).join(" ")
       : String(x)).join("; ");
   }
-  if (typeof v === "object") return Object.entries(v).map(([k, y]) => `${k} ${y}`).join(", ");
+  if (typeof v === "object") return entries(v).map(([k, y]) => `${k} ${y}`).join(", ");
   return String(v);
 }
+
+// a figure the rules engine left null needs a fact the photo cannot show (the Game page asks for it)
+const unknown = v => (v === null || v === undefined)
+  ? ' title="not known yet: it needs a fact the photo cannot show (Game page, or asked at Game over)"' : "";
 
 function renderScore(score, opts) {
   opts = opts || {};
@@ -24,6 +46,7 @@ function renderScore(score, opts) {
   const swatches = opts.swatches || {}, names = opts.names || {};
   const cols = [];
   for (const p of score.players) for (const k of Object.keys(p)) if (!SKIP.has(k) && !cols.includes(k)) cols.push(k);
+  cols.splice(0, cols.length, ...inOrder(cols, RULE_ORDER[opts.game || score.game]));
   const simple = cols.filter(k => score.players.every(p => p[k] === null || p[k] === undefined || typeof p[k] !== "object"));
   const detail = cols.filter(k => !simple.includes(k));
   // many columns (Plażing has 11): on a narrow card each player becomes a block, Total beside the name
@@ -33,11 +56,11 @@ function renderScore(score, opts) {
   for (const p of score.players) {
     const sw = swatches[p.player] || p.player;
     const name = names[p.player] ? ` <small>${esc(names[p.player])}</small>` : "";
-    const det = detail.map(k => `<span class="detail">${esc(k.replace(/_/g, " "))}: ${esc(fmtValue(p[k]))}</span>`).join("");
+    const det = detail.map(k => `<span class="detail">${esc(k.replace(/_/g, " "))}: ${esc(fmtValue(p[k], k))}</span>`).join("");
     h += `<tr class="${winners.has(p.player) ? "winner" : ""}" data-player="${esc(p.player)}">` +
       `<td><span class="swatch" style="background:${esc(sw)}"></span>${esc(p.player)}${name}${winners.has(p.player) ? ' <span class="star" title="winner">★</span>' : ""}${det}</td>` +
-      simple.map(k => `<td data-label="${label(k)}">${esc(fmtValue(p[k]))}</td>`).join("") +
-      `<td class="total" data-label="Total">${esc(fmtValue(p.total))}</td></tr>`;
+      simple.map(k => `<td data-label="${label(k)}"${unknown(p[k])}>${esc(fmtValue(p[k]))}</td>`).join("") +
+      `<td class="total" data-label="Total"${unknown(p.total)}>${esc(fmtValue(p.total))}</td></tr>`;
   }
   h += "</tbody></table></div>";
   if (score.tie_break) h += `<p class="muted">tie-break: ${esc(score.tie_break)}</p>`;
