@@ -33,6 +33,28 @@ def player_chip(player: str, display: dict) -> dict:
     return {"label": player, "name": (display.get("names") or {}).get(player), "swatch": swatch}
 
 
+#: A co-operative score's outcome (Sand Castles' ``outcome``) as the pages say it.
+OUTCOMES = {"won": "won: every castle complete", "lost-castle": "a castle flooded, play on",
+            "playing": "playing"}
+
+
+def together_line(score: dict | None) -> str | None:
+    """A co-operative score (Sand Castles: ``points``, ``max_points``, ``outcome``, no ``players``) in
+    one line, e.g. ``"castles 6 of 15 points · playing"``; None for a score with player rows.
+
+    >>> together_line({"points": 6, "max_points": 15, "outcome": "lost-castle"})
+    'castles 6 of 15 points · a castle flooded, play on'
+    >>> together_line({"players": []}), together_line(None)
+    (None, None)
+    """
+    if not isinstance(score, dict) or "players" in score or "points" not in score:
+        return None
+    points = "?" if score.get("points") is None else score["points"]
+    of = f" of {score['max_points']}" if score.get("max_points") is not None else ""
+    outcome = OUTCOMES.get(score.get("outcome"), score.get("outcome"))
+    return f"castles {points}{of} points" + (f" · {outcome}" if outcome else "")
+
+
 def station():
     return current_app.extensions["station"]
 
@@ -45,7 +67,7 @@ def page():
     scans = store.scans(game_id=game_id, limit=500)
     displays = {g["id"]: g.get("display") or {} for g in games}
     return render_template("history.html", games=games, scans=scans, game_id=game_id, displays=displays,
-                           player_chip=player_chip)
+                           player_chip=player_chip, together_line=together_line)
 
 
 @bp.get("/scans/<id:scan_id>")
@@ -56,7 +78,7 @@ def scan_page(scan_id: int):
     game = st.store.game(scan["game_id"]) if scan.get("game_id") is not None else None
     ending = st.game_ending(game["id"]) if game is not None else None
     return render_template("scan.html", scan=scan, score=shown_score(scan, ending),
-                           display=(game or {}).get("display") or {})
+                           display=(game or {}).get("display") or {}, together_line=together_line)
 
 
 @bp.get("/api/scans/<id:scan_id>")

@@ -37,8 +37,48 @@ function fmtValue(v, field) {
 const unknown = v => (v === null || v === undefined)
   ? ' title="not known yet: it needs a fact the photo cannot show (Game page, or asked at Game over)"' : "";
 
+// Sand Castles is co-operative (../shared/contracts/sand-castles.md): no player rows but one row per
+// castle (pieces standing of those it needs, what the wave threatens), the table's points together.
+const LANES = ["top", "middle", "bottom"];
+const OUTCOME = {
+  won: "Won: every castle is complete.",
+  "lost-castle": "A castle space is flooded: play on to finish the other castles.",
+  playing: "Playing: not every castle is complete yet.",
+};
+const isCastles = (score, opts) => !!score && !Array.isArray(score.players) &&
+  (opts.game === "sand-castles" || score.game === "sand-castles" || (score.lanes && "points" in score));
+
+function renderCastles(score) {
+  const lanes = score.lanes || {}, done = new Set(score.completed || []);
+  const names = inOrder(Object.keys(lanes), LANES);
+  const num = v => (typeof v === "number" ? v : null);
+  let h = `<div class="score-wrap"><table class="score castles"><thead><tr><th>Castle</th><th>Pieces</th>` +
+    `<th>Wave</th><th>Points</th></tr></thead><tbody>`;
+  for (const name of names) {
+    const l = lanes[name] || {}, needed = num(l.needed), missing = num(l.missing);
+    const standing = needed !== null && missing !== null ? needed - missing : null;
+    const points = standing === null ? null : standing + (done.has(name) ? 1 : 0);
+    const state = done.has(name) ? ' <span class="star" title="complete: 1 bonus point">★ complete</span>'
+      : l.flooded ? ' <span class="error">flooded</span>' : "";
+    h += `<tr class="${done.has(name) ? "winner" : ""}" data-lane="${esc(name)}"><td>${esc(name)}${state}</td>` +
+      `<td data-label="Pieces"${unknown(standing)}>${standing === null ? "—" : `${standing} of ${needed}`}</td>` +
+      `<td data-label="Wave" class="danger">${esc(l.danger || "—")}</td>` +
+      `<td data-label="Points"${unknown(points)}>${esc(fmtValue(points))}</td></tr>`;
+  }
+  const max = num(score.max_points);
+  const needAll = names.reduce((a, n) => (a === null || num((lanes[n] || {}).needed) === null ? null : a + lanes[n].needed), 0);
+  h += `<tr class="together"><td>Together <small>${done.size} of ${names.length} complete</small></td>` +
+    `<td data-label="Pieces"${unknown(score.pieces)}>${esc(fmtValue(score.pieces))}${needAll ? ` of ${needAll}` : ""}</td>` +
+    `<td data-label="Walls left">${score.walls_left === undefined ? "" : `walls left: ${esc(fmtValue(score.walls_left))}`}</td>` +
+    `<td class="total" data-label="Total"${unknown(score.points)}>${esc(fmtValue(score.points))}` +
+    `${max === null ? "" : ` <small>of ${max}</small>`}</td></tr></tbody></table></div>`;
+  if (OUTCOME[score.outcome]) h += `<p class="outcome" data-outcome="${esc(score.outcome)}">${OUTCOME[score.outcome]}</p>`;
+  return h;
+}
+
 function renderScore(score, opts) {
   opts = opts || {};
+  if (isCastles(score, opts)) return renderCastles(score);
   if (!score || !Array.isArray(score.players) || !score.players.length) {
     return `<pre>${esc(JSON.stringify(score, null, 1))}</pre>`;
   }
@@ -68,6 +108,7 @@ function renderScore(score, opts) {
 }
 
 function totals(score) {
+  if (isCastles(score, {})) return `${fmtValue(score.points).replace("—", "?")} of ${fmtValue(score.max_points)} points together`;
   if (!score || !Array.isArray(score.players)) return "";
   return score.players.map(p => `${p.player} ${p.total === null || p.total === undefined ? "?" : p.total}`).join(", ");
 }

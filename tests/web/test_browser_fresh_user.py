@@ -1,0 +1,78 @@
+"""What a fresh user found on the station's pages, in headless Chromium at a laptop's 1280 px and a
+phone's 390 px: the Sand Castles score is a table (one row per castle, the points together), not
+raw JSON. Screenshots go to $BEACHSCORE_SCREENSHOTS or a temporary folder."""
+
+import contextlib
+import os
+import tempfile
+
+import pytest
+
+from tests.chromium import headless_chromium, require_chromium
+
+from beachscore.station import Station
+from beachscore.station.store import Store
+from beachscore.station.testing import FakeCalibration, FakeScanner, fake_score, score_with_rules
+from hardware.mock_camera import MockCamera
+from tests.web.serving import served_station
+
+require_chromium()
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from tests.web.test_browser import unlock, wait  # noqa: E402
+
+SHOTS = os.environ.get("BEACHSCORE_SCREENSHOTS") or tempfile.mkdtemp(prefix="beachscore-fresh-")
+os.makedirs(SHOTS, exist_ok=True)
+WIDTHS = (390, 1280)
+
+from tests.web.fresh_user_data import SAND_STATE  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    station = Station(Store(str(tmp_path_factory.mktemp("fresh") / "data")), camera=MockCamera(size=(160, 120)),
+                      calibration=FakeCalibration(), scanner=FakeScanner(), scorer=fake_score)
+    with served_station(station) as out:
+        yield out
+
+
+@contextlib.contextmanager
+def phone_or_laptop(width: int):
+    """A headless Chromium as wide as a phone (390, touch metrics) or a laptop (1280)."""
+    with headless_chromium(f"{max(width, 500)},900") as driver:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 800})
+        yield driver
+
+
+def cells(driver, lane: str) -> list[str]:
+    return [td.text for td in driver.find_elements(By.CSS_SELECTOR, f'#score tr[data-lane="{lane}"] td')]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_sand_castles_score_is_a_table_of_castles(served, width):
+    url, station = served["url"], served["station"]
+    station.new_game("sand-castles")
+    score = score_with_rules(SAND_STATE)
+    scan_id = station.store.add_scan(game_id=station.store.current_game()["id"], source="test", photo_jpeg=None,
+                                     result={"game": "sand-castles", "state": SAND_STATE, "score": score,
+                                             "confidence": 0.9})
+    with phone_or_laptop(width) as driver:
+        unlock(driver, url)
+        for page in ("/", f"/scans/{scan_id}", f"/scans/{scan_id}/correct"):
+            driver.get(url + page)
+            wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#score table.castles"))
+            assert not driver.find_elements(By.CSS_SELECTOR, "#score pre"), page  # no raw JSON
+            assert cells(driver, "top") == ["top", "2 of 5", "wave 4 moves from the wall space, no wall", "2"], page
+            assert cells(driver, "middle")[0].startswith("middle") and "complete" in cells(driver, "middle")[0], page
+            assert cells(driver, "middle")[1:] == ["3 of 3", "wave 2 moves from the wall space, wall standing", "4"]
+            assert cells(driver, "bottom")[:2] == ["bottom flooded", "0 of 4"], page
+            total = driver.find_element(By.CSS_SELECTOR, "#score tr.together td.total").text
+            assert total == "6 of 15", page
+            outcome = driver.find_element(By.CSS_SELECTOR, "#score .outcome").text
+            assert "flooded" in outcome and "play on" in outcome, page
+            name = page.strip("/").replace("/", "-") or "live"
+            driver.save_screenshot(os.path.join(SHOTS, f"sand-castles-{name}-{width}.png"))
+            wide = driver.execute_script("return document.documentElement.scrollWidth")
+            assert wide <= width + 1, (page, wide)
+        assert driver.find_element(By.ID, "machine-totals").text == "6 of 15 points together"
