@@ -13,6 +13,7 @@ from __future__ import annotations
 from flask import Flask
 
 from beachscore.pipeline import confidence_percent
+from beachscore.station.wording import GAME_NAMES, game_name
 from web import calibrate, corrections, errors, games, history, live, security
 from web.inputs import IdConverter
 
@@ -44,6 +45,8 @@ def create_app(test_config: dict | None = None, *, station) -> Flask:
     app.url_map.converters["id"] = IdConverter  # before the blueprints: their rules use <id:...>
     app.add_template_filter(local_time, "localtime")
     app.add_template_filter(confidence_percent, "percent")  # one rule with the command line's text
+    app.add_template_filter(game_name, "game_name")
+    app.add_template_global(GAME_NAMES, "game_names")  # base.html hands them to the scripts (gameName)
 
     @app.context_processor
     def _store_problem():

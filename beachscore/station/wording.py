@@ -57,6 +57,25 @@ def warnings_for_the_page(warnings: list | None) -> list:
     return [for_the_page(w) if isinstance(w, str) else w for w in warnings or []]
 
 
+#: Each game's own name, as its box prints it (the ids stay in URLs, JSON and form values).
+GAME_NAMES = {
+    "strand-unter": "Strand unter",
+    "plazing": "Plażing",
+    "seashells": "Seashells",
+    "sand-castles": "Sand Castles",
+    "grid": "Grid (a board of squares)",
+}
+
+
+def game_name(game: str | None) -> str:
+    """A game's own name for a person to read: ``"strand-unter"`` → ``"Strand unter"``; an unknown id as given.
+
+    >>> game_name("plazing"), game_name("sand-castles"), game_name("chess"), game_name(None)
+    ('Plażing', 'Sand Castles', 'chess', '')
+    """
+    return GAME_NAMES.get(game, game or "")
+
+
 #: What asked for a scan (the store's ``source``) as the pages say it.
 SOURCES = {
     "web": "from the page",

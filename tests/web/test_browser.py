@@ -253,7 +253,7 @@ def test_calibration_wizard_round_trip(browser, server):
     browser.get(url + "/calibrate")
     Select(browser.find_element(By.ID, "profile-source")).select_by_value("file")
     browser.find_element(By.ID, "profile-file").send_keys(os.path.join(EXAMPLE, "profile.json"))
-    wait(browser, lambda d: "Board profile for strand-unter" in d.find_element(By.ID, "message").text)
+    wait(browser, lambda d: "Board profile for Strand unter" in d.find_element(By.ID, "message").text)
     browser.find_element(By.ID, "upload").send_keys(os.path.join(EXAMPLE, "calib.jpg"))
     shot = browser.find_element(By.ID, "shot")
     wait(browser, lambda d: d.find_element(By.ID, "wizard").get_attribute("data-photo-id"))
@@ -582,7 +582,7 @@ def test_wizard_offers_the_default_profiles_and_an_empty_board_shot(browser, ser
         assert {o.get_attribute("value") for o in source.options} >= {
             "default:strand-unter", "default:plazing", "default:seashells", "default:sand-castles"}
         source.select_by_value("default:plazing")
-        wait(browser, lambda d: "boxed plazing board" in d.find_element(By.ID, "message").text)
+        wait(browser, lambda d: "boxed Plażing board" in d.find_element(By.ID, "message").text)
         labels = [o.get_attribute("value") for o in Select(browser.find_element(By.ID, "label")).options]
         assert "neutral" in labels and "screen/red/N" in labels
         browser.find_element(By.ID, "upload").send_keys(os.path.join(EXAMPLE, "calib.jpg"))

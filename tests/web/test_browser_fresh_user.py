@@ -19,6 +19,7 @@ from tests.web.serving import served_station
 require_chromium()
 
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
 from tests.web.test_browser import unlock, wait  # noqa: E402
 
 SHOTS = os.environ.get("BEACHSCORE_SCREENSHOTS") or tempfile.mkdtemp(prefix="beachscore-fresh-")
@@ -76,3 +77,18 @@ def test_the_sand_castles_score_is_a_table_of_castles(served, width):
             wide = driver.execute_script("return document.documentElement.scrollWidth")
             assert wide <= width + 1, (page, wide)
         assert driver.find_element(By.ID, "machine-totals").text == "6 of 15 points together"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_pages_name_the_games(served, width):
+    url = served["url"]
+    with phone_or_laptop(width) as driver:
+        unlock(driver, url)
+        driver.get(url + "/game")
+        shown = {o.get_attribute("value"): o.text for o in Select(driver.find_element(By.ID, "game")).options}
+        assert shown["strand-unter"] == "Strand unter" and shown["plazing"] == "Plażing", shown
+        driver.save_screenshot(os.path.join(SHOTS, f"game-{width}.png"))
+        driver.get(url + "/calibrate")
+        Select(driver.find_element(By.ID, "profile-source")).select_by_value("default:sand-castles")
+        wait(driver, lambda d: "the boxed Sand Castles board" in d.find_element(By.ID, "message").text)
+        driver.save_screenshot(os.path.join(SHOTS, f"calibrate-{width}.png"))

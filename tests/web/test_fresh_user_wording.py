@@ -14,3 +14,26 @@ def test_history_sums_up_a_sand_castles_scan(unlocked, station):
     assert '<span class="chip together">castles 6 of 15 points · a castle flooded, play on</span>' in page
     assert unlocked.get(f"/scans/{scan_id}").status_code == 200
     assert unlocked.get(f"/api/scans/{scan_id}").get_json()["scan"]["score"]["points"] == 6  # JSON unchanged
+
+
+NAMES = {"strand-unter": "Strand unter", "plazing": "Plażing", "seashells": "Seashells", "sand-castles": "Sand Castles"}
+
+
+def test_pages_name_games_by_their_own_names_and_keep_the_ids_as_values(unlocked, station):
+    game_page = unlocked.get("/game").get_data(as_text=True)
+    for game, name in NAMES.items():
+        assert f'<option value="{game}"' in game_page and f">{name}</option>" in game_page
+        assert f">{game}</option>" not in game_page
+    unlocked.post_json("/api/games", {"game": "strand-unter", "setup": {}})
+    assert unlocked.post_json("/api/scan").status_code == 202
+    station.wait_idle()
+    scan = unlocked.get("/api/scans").get_json()["scans"][0]
+    assert scan["game"] == "strand-unter"  # the JSON keeps the id
+    assert "(Strand unter), started" in unlocked.get("/game").get_data(as_text=True)
+    history = unlocked.get("/history").get_data(as_text=True)
+    assert "Strand unter" in history and " strand-unter " not in history
+    assert "· Strand unter</small>" in unlocked.get(f"/scans/{scan['id']}").get_data(as_text=True)
+    assert '<small class="muted">Strand unter</small>' in unlocked.get(f"/scans/{scan['id']}/correct").get_data(as_text=True)
+    calibrate = unlocked.get("/calibrate").get_data(as_text=True)
+    assert 'value="default:sand-castles"' in calibrate and "the boxed Sand Castles board" in calibrate
+    assert "the boxed sand-castles board" not in calibrate

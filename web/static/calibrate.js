@@ -95,13 +95,13 @@
     if (source.value.startsWith("default:")) {
       game = source.value.slice(8); fillLabels();
       root.dataset.game = game;
-      say(`Board profile: the boxed ${game} board.`);
+      say(`Board profile: the boxed ${gameName(game)} board.`);
     }
   }
   source.onchange = sourceChanged; sourceChanged();
   pfile.onchange = async ev => {
     const f = ev.target.files[0]; if (!f) return;
-    try { fileProfile = JSON.parse(await f.text()); game = fileProfile.game || game; fillLabels(); say(`Board profile for ${game}.`); }
+    try { fileProfile = JSON.parse(await f.text()); game = fileProfile.game || game; fillLabels(); say(`Board profile for ${gameName(game)}.`); }
     catch (e) { fileProfile = null; say("profile.json: " + e.message, "bad"); }
   };
 
@@ -124,8 +124,8 @@
       doubted = pairs.filter(p => p.sample).map(p => p.sample);
       document.getElementById("confusable").innerHTML = pairs.map(p => `<li>${esc(p.advice)}</li>`).join("");
       document.getElementById("light").hidden = pairs.length === 0;
-      if (pairs.length) say(`Calibrated ${out.game}, but in this light some pieces look alike: see below. Scans now use this calibration.`, "bad");
-      else say(`Calibrated ${out.game}: ${out.classes.length} classes learned. Scans now use this calibration.`, "good");
+      if (pairs.length) say(`Calibrated ${gameName(out.game)}, but in this light some pieces look alike: see below. Scans now use this calibration.`, "bad");
+      else say(`Calibrated ${gameName(out.game)}: ${out.classes.length} classes learned. Scans now use this calibration.`, "good");
     } catch (e) { say(explainError(e), "bad"); }
     finally { draw(); }
   };

@@ -28,6 +28,10 @@ function say(text, kind) {
   m.className = "message " + (kind || "");
 }
 
+// A game's own name ("Strand unter") for its id ("strand-unter"); ids stay in URLs, JSON and form values.
+const GAME_NAMES = JSON.parse(document.body.dataset.gameNames || "{}");
+const gameName = id => GAME_NAMES[id] || String(id || "");
+
 function explainError(err) {
   if (err.code === "pin-required" || err.code === "pin-not-set") return err.message + " → PIN page (top right).";
   return err.message;
