@@ -10,7 +10,10 @@ imports ``web``, and ``beachscore.serving`` builds the station and hands it to :
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from flask import Flask
+from markupsafe import Markup
 
 from beachscore.pipeline import confidence_percent
 from beachscore.station.wording import GAME_NAMES, game_name
@@ -44,6 +47,7 @@ def create_app(test_config: dict | None = None, *, station) -> Flask:
     app.extensions["station"] = station
     app.url_map.converters["id"] = IdConverter  # before the blueprints: their rules use <id:...>
     app.add_template_filter(local_time, "localtime")
+    app.add_template_filter(time_tag, "time_tag")
     app.add_template_filter(confidence_percent, "percent")  # one rule with the command line's text
     app.add_template_filter(game_name, "game_name")
     app.add_template_global(GAME_NAMES, "game_names")  # base.html hands them to the scripts (gameName)
@@ -60,18 +64,37 @@ def create_app(test_config: dict | None = None, *, station) -> Flask:
     return app
 
 
-def local_time(iso: str | None, seconds: bool = True) -> str:
-    """A stored time (ISO 8601, UTC) in the station's local time: ``2026-11-30 09:40:01``.
+def local_time(iso: str | None, seconds: bool = True, now: datetime | None = None) -> str:
+    """A stored time (ISO 8601, UTC) in the station's local time, on a 24-hour clock, the date only
+    when it is not today: ``09:40:01`` today, ``2026-11-30 09:40:01`` another day (``localTime`` in
+    common.js says it so in the device's time zone; every page shows this one format).
+
+    Args:
+        iso: the stored time; seconds: show them; now: today's reference (default: the clock).
 
     >>> local_time(None), local_time("not a time")
     ('', 'not a time')
+    >>> noon = datetime(2026, 12, 3, 12, 0).astimezone()
+    >>> local_time(noon.replace(hour=16, minute=7, second=43).isoformat(), now=noon)
+    '16:07:43'
+    >>> local_time(noon.replace(day=1, hour=9).isoformat(), seconds=False, now=noon)
+    '2026-12-01 09:00'
     """
-    from datetime import datetime
-
     if not iso:
         return ""
     try:
         when = datetime.fromisoformat(iso).astimezone()
     except (TypeError, ValueError):
         return str(iso)
-    return when.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+    clock = "%H:%M:%S" if seconds else "%H:%M"
+    today = (now or datetime.now().astimezone()).astimezone().date()
+    return when.strftime(clock if when.date() == today else "%Y-%m-%d " + clock)
+
+
+def time_tag(iso: str | None, seconds: bool = True) -> Markup:
+    """A stored time as ``<time datetime="…">`` with :func:`local_time`'s text; common.js says it
+    again in the device's time zone, in the same format."""
+    if not iso:
+        return Markup("")
+    return Markup('<time class="local" datetime="{}" data-seconds="{}">{}</time>').format(
+        iso, "yes" if seconds else "no", local_time(iso, seconds))

@@ -5,6 +5,8 @@ raw JSON. Screenshots go to $BEACHSCORE_SCREENSHOTS or a temporary folder."""
 import contextlib
 import os
 import tempfile
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -92,3 +94,36 @@ def test_the_pages_name_the_games(served, width):
         Select(driver.find_element(By.ID, "profile-source")).select_by_value("default:sand-castles")
         wait(driver, lambda d: "the boxed Sand Castles board" in d.find_element(By.ID, "message").text)
         driver.save_screenshot(os.path.join(SHOTS, f"calibrate-{width}.png"))
+
+
+def expected_time(iso: str, zone: str) -> str:
+    """``iso`` as the pages say it to a device in ``zone``: 24-hour clock, the date when not today."""
+    when = datetime.fromisoformat(iso).astimezone(ZoneInfo(zone))
+    today = datetime.now(ZoneInfo(zone)).date()
+    return when.strftime("%H:%M:%S" if when.date() == today else "%Y-%m-%d %H:%M:%S")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_page_says_a_time_the_same_way(served, width):
+    """Live, History and the scan page show a scan's time alike: 24-hour clock in the device's zone
+    (here not the station's), the date only when not today."""
+    url, station = served["url"], served["station"]
+    station.new_game("strand-unter")
+    assert station.request_scan("test").accepted and station.wait_idle()
+    scan = station.store.latest_scan()
+    zone = "Asia/Kolkata"  # +05:30, no summer time: never the station's zone (UTC here)
+    want = expected_time(scan["created_at"], zone)
+    with phone_or_laptop(width) as driver:
+        driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": zone})
+        unlock(driver, url)
+        driver.get(url + "/")
+        wait(driver, lambda d: d.find_element(By.ID, "live").get_attribute("data-scan-id") == str(scan["id"]))
+        title = driver.find_element(By.ID, "score-title").text
+        assert title.endswith(f"Scan {scan['id']} · {want}"), (title, want)
+        driver.save_screenshot(os.path.join(SHOTS, f"time-live-{width}.png"))
+        driver.get(url + "/history")
+        row = driver.find_element(By.CSS_SELECTOR, f'li[data-scan-id="{scan["id"]}"] time')
+        assert row.text == want
+        driver.save_screenshot(os.path.join(SHOTS, f"time-history-{width}.png"))
+        driver.get(url + f"/scans/{scan['id']}")
+        assert driver.find_element(By.CSS_SELECTOR, "h1 time").text == want

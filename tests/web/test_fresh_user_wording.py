@@ -1,7 +1,10 @@
 """What a fresh user found on the server-rendered pages (Flask test client): a Sand Castles scan is
 summed up in words on History and its scan page, not left blank."""
 
+import re
+
 from beachscore.station.testing import score_with_rules
+from web import local_time
 from tests.web.fresh_user_data import SAND_STATE
 
 
@@ -37,3 +40,15 @@ def test_pages_name_games_by_their_own_names_and_keep_the_ids_as_values(unlocked
     calibrate = unlocked.get("/calibrate").get_data(as_text=True)
     assert 'value="default:sand-castles"' in calibrate and "the boxed Sand Castles board" in calibrate
     assert "the boxed sand-castles board" not in calibrate
+
+
+def test_server_pages_say_times_on_a_24_hour_clock_without_today_s_date(unlocked, station):
+    unlocked.post_json("/api/games", {"game": "strand-unter", "setup": {}})
+    assert unlocked.post_json("/api/scan").status_code == 202
+    station.wait_idle()
+    scan = unlocked.get("/api/scans").get_json()["scans"][0]
+    for page in ("/history", f"/scans/{scan['id']}"):
+        shown = re.findall(r'<time class="local" datetime="([^"]+)" data-seconds="yes">([^<]*)</time>',
+                           unlocked.get(page).get_data(as_text=True))
+        assert (scan["created_at"], local_time(scan["created_at"])) in shown, page
+    assert re.fullmatch(r"\d\d:\d\d:\d\d", local_time(scan["created_at"]))  # today: no date

@@ -37,10 +37,26 @@ function explainError(err) {
   return err.message;
 }
 
-// An ISO 8601 time of the station (UTC) in this device's local time, e.g. "14:05:31" (today) or "3 Jan, 14:05".
-function localTime(iso) {
+// An ISO 8601 time of the station (UTC) in this device's local time on a 24-hour clock, the date only
+// when not today: "14:05:31" today, "2026-01-03 14:05:31" another day (the server's local_time says
+// it the same way; every page shows this one format).
+function localTime(iso, seconds) {
   const t = new Date(iso);
   if (isNaN(t)) return String(iso);
-  const same = t.toDateString() === new Date().toDateString();
-  return same ? t.toLocaleTimeString() : t.toLocaleString([], { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+  const two = n => String(n).padStart(2, "0");
+  const clock = `${two(t.getHours())}:${two(t.getMinutes())}` + (seconds === false ? "" : `:${two(t.getSeconds())}`);
+  if (t.toDateString() === new Date().toDateString()) return clock;
+  return `${t.getFullYear()}-${two(t.getMonth() + 1)}-${two(t.getDate())} ${clock}`;
 }
+
+// The server wrote its times in the station's time zone: say them again in this device's.
+function localTimes(root) {
+  (root || document).querySelectorAll("time.local[datetime]").forEach(el => {
+    el.textContent = localTime(el.getAttribute("datetime"), el.dataset.seconds !== "no");
+  });
+  (root || document).querySelectorAll("option[data-time]").forEach(el => {
+    el.textContent = el.textContent.replace(el.dataset.timeShown, localTime(el.dataset.time, false));
+    el.dataset.timeShown = localTime(el.dataset.time, false);
+  });
+}
+localTimes();
