@@ -127,3 +127,35 @@ def test_every_page_says_a_time_the_same_way(served, width):
         driver.save_screenshot(os.path.join(SHOTS, f"time-history-{width}.png"))
         driver.get(url + f"/scans/{scan['id']}")
         assert driver.find_element(By.CSS_SELECTOR, "h1 time").text == want
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_an_unknown_total_says_what_it_needs_and_where(tmp_path, width):
+    """A Strand unter game without buckets: Total "—" and one visible line saying what is missing,
+    with links to Game over and the Game page; a score whose totals are known shows no such line."""
+    from scoring import score as rules_score
+
+    station = Station(Store(str(tmp_path / "data")), camera=MockCamera(size=(160, 120)),
+                      calibration=FakeCalibration(), scanner=FakeScanner(scorer=rules_score), scorer=rules_score)
+    with served_station(station) as served, phone_or_laptop(width) as driver:
+        url = served["url"]
+        station.new_game("strand-unter")
+        assert station.request_scan("test").accepted and station.wait_idle()
+        scan = station.store.latest_scan()
+        assert scan["status"] == "ok", scan["error"]
+        unlock(driver, url)
+        for page in ("/", f"/scans/{scan['id']}/correct"):
+            driver.get(url + page)
+            wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#score td.total"))
+            assert driver.find_element(By.CSS_SELECTOR, '#score tr[data-player="red"] td.total').text == "—"
+            hint = driver.find_element(By.ID, "unknown-hint")
+            assert hint.is_displayed() and "bucket" in hint.text, page
+            links = {a.text: a.get_attribute("href") for a in hint.find_elements(By.TAG_NAME, "a")}
+            assert links == {"Game over": url + "/#game-over", "Game page": url + "/game"}, links
+            driver.save_screenshot(os.path.join(SHOTS, f"unknown-total-{page.strip('/').replace('/', '-') or 'live'}-{width}.png"))
+        station.scorer = station.scanner.scorer = fake_score  # every total known
+        assert station.request_scan("test").accepted and station.wait_idle()
+        driver.get(url + "/")
+        wait(driver, lambda d: d.find_element(By.ID, "live").get_attribute("data-scan-id") == str(scan["id"] + 1))
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#score td.total"))
+        assert not driver.find_elements(By.ID, "unknown-hint")

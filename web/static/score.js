@@ -76,6 +76,19 @@ function renderCastles(score) {
   return h;
 }
 
+// What each game's unknown total waits for (../shared/rules/; the Game over questions of
+// beachscore/station/endgame.py), and where a player gives it.
+const MISSING_FACTS = {
+  "strand-unter": "each player's bucket (shells left) and face-up castle cards",
+  "plazing": "the weather die, or who closed an area",
+};
+
+function unknownHint(game) {
+  const facts = MISSING_FACTS[game] || "a fact the photo cannot show";
+  return `<p class="unknown-hint" id="unknown-hint">— = not known yet: needs ${esc(facts)}. ` +
+    `Asked at <a href="/#game-over">Game over</a>; or give them when setting up on the <a href="/game">Game page</a>.</p>`;
+}
+
 function renderScore(score, opts) {
   opts = opts || {};
   if (isCastles(score, opts)) return renderCastles(score);
@@ -103,6 +116,7 @@ function renderScore(score, opts) {
       `<td class="total" data-label="Total"${unknown(p.total)}>${esc(fmtValue(p.total))}</td></tr>`;
   }
   h += "</tbody></table></div>";
+  if (score.players.some(p => p.total === null || p.total === undefined)) h += unknownHint(opts.game || score.game);
   if (score.tie_break) h += `<p class="muted">tie-break: ${esc(score.tie_break)}</p>`;
   return h;
 }
