@@ -8,6 +8,7 @@ from flask import Blueprint, current_app, jsonify, render_template, request
 
 from beachscore.errors import BadInputError
 from beachscore.station.wizard import calibrate_from_clicks
+from calibration.advice import class_words
 from calibration.profiles import GAMES as DEFAULT_PROFILE_GAMES
 from calibration.profiles import default_profile as load_default
 from web.errors import error_response
@@ -40,6 +41,62 @@ SHOT_NEEDS = {
 }
 
 
+#: What a label's last part means, by its kind (``castle/red/2``: a castle of value 2).
+PART_WORDS = {"castle": "value", "screen": "facing", "fossil": ""}
+#: Classes a reader learns by itself, nobody labels them: what they are, said to a player.
+FOUND_BY_ITSELF = {"stick": "the stick under the sea cloth's edge: learned so that nothing there counts as a piece"}
+
+
+def words_of(game: str, label: str) -> str:
+    """A class or label as players say it: ``castle/red`` → ``red castles``, ``castle/red/2`` → ``red
+    castle, value 2``, ``sand_dollar`` → ``sand dollar``.
+
+    >>> words_of("strand-unter", "castle/red/2"), words_of("plazing", "screen/blue/N"), words_of("seashells", "sand_dollar")
+    ('red castle, value 2', 'blue screen, facing N', 'sand dollar')
+    """
+    parts = label.split("/")
+    if len(parts) >= 3:
+        part = PART_WORDS.get(parts[0], "")
+        return f"{parts[1]} {parts[0].replace('_', ' ')}, {part + ' ' if part else ''}{'/'.join(parts[2:])}"
+    said = class_words(game, label)
+    if said == label and len(parts) == 2:
+        return f"{parts[1]} {parts[0].replace('_', ' ')}"
+    return said.replace("_", " ")
+
+
+def classes_in_words(game: str, classes: list[str], labels: list[str]) -> list[dict]:
+    """The calibration's classes as the wizard lists them: one entry per thing a player labelled
+    (a colour with its labelled values folded in) and one per class learned without a label.
+
+    Args:
+        game: the calibration's game; classes: what it learned (``learned_classes``); labels: the
+            labels of the wizard's samples.
+    Returns:
+        ``[{"words", "classes": [class, ...], "labelled": bool, "detail": str}]``, labelled first.
+
+    >>> [(e["words"], e["detail"], e["labelled"]) for e in classes_in_words(
+    ...     "strand-unter", ["castle/red", "castle/red/0", "castle/red/2", "sea", "stick"],
+    ...     ["castle/red/0", "castle/red/2", "sea"])]
+    [('red castles', 'values 0, 2', True), ('the sea cloth', '', True), ("the sea's stick", "the stick under the sea cloth's edge: learned so that nothing there counts as a piece", False)]
+    """
+    groups: dict[str, dict] = {}
+    for cls in classes:
+        parts = cls.split("/")
+        head = "/".join(parts[:2]) if len(parts) >= 3 else cls
+        entry = groups.setdefault(head, {"words": words_of(game, head), "classes": [], "labelled": False,
+                                         "values": []})
+        entry["classes"].append(cls)
+        if len(parts) >= 3:
+            entry["values"].append("/".join(parts[2:]))
+    for head, entry in groups.items():
+        entry["labelled"] = any(label == head or label.startswith(head + "/") for label in labels)
+        values, part = entry.pop("values"), PART_WORDS.get(head.split("/")[0], "")
+        part = "values" if part == "value" and len(values) > 1 else part
+        entry["detail"] = (f"{part + ' ' if part else ''}{', '.join(values)}" if values
+                           else "" if entry["labelled"] else FOUND_BY_ITSELF.get(head, "learned from the shot by itself"))
+    return sorted(groups.values(), key=lambda e: not e["labelled"])
+
+
 def station():
     return current_app.extensions["station"]
 
@@ -65,7 +122,8 @@ def page():
     if game and isinstance(game["setup"].get("players"), (list, dict)):
         players = list(dict.fromkeys([*game["setup"]["players"], *players]))
     labels = {g: label_choices(g, players) for g in LABELS}
-    return render_template("calibrate.html", labels=labels, shot_needs=SHOT_NEEDS,
+    label_words = {g: {label: words_of(g, label) for label in ls} for g, ls in labels.items()}
+    return render_template("calibrate.html", labels=labels, label_words=label_words, shot_needs=SHOT_NEEDS,
                            profile=cal.profile if cal is not None else None,
                            default_profiles=DEFAULT_PROFILE_GAMES,
                            default_game=(cal.game if cal is not None else game["game"] if game else "strand-unter"))
@@ -109,7 +167,8 @@ def save():
     ``calibration.files.validate_profile`` (as ``beachscore calibrate`` does); anything wrong is a
     400 and the station keeps its current calibration. Returns
     ``{"game", "classes", "preview_photo_id", "confusable": [{"classes": [a, b], "advice"}]}``: the pairs
-    of classes the shot's light cannot tell apart (empty on a good table).
+    of classes the shot's light cannot tell apart (empty on a good table); ``classes_in_words``: the
+    classes as the wizard lists them (:func:`classes_in_words`).
     """
     body = json_body()
     photo_id = body_id(body, "photo_id")
@@ -150,4 +209,6 @@ def save():
     if not isinstance(profile, dict):
         raise BadInputError("invalid-json", "profile must be a JSON object")
     out = calibrate_from_clicks(st, photo_id, profile, body.get("corners_px"), samples, empty_photo_id)
-    return jsonify({k: out[k] for k in ("game", "classes", "preview_photo_id", "confusable")}), 201
+    labels = [s["label"] for s in samples if isinstance(s, dict) and isinstance(s.get("label"), str)]
+    return jsonify({**{k: out[k] for k in ("game", "classes", "preview_photo_id", "confusable")},
+                    "classes_in_words": classes_in_words(out["game"], out["classes"], labels)}), 201

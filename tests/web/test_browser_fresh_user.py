@@ -159,3 +159,47 @@ def test_an_unknown_total_says_what_it_needs_and_where(tmp_path, width):
         wait(driver, lambda d: d.find_element(By.ID, "live").get_attribute("data-scan-id") == str(scan["id"] + 1))
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#score td.total"))
         assert not driver.find_elements(By.ID, "unknown-hint")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_wizard_says_its_labels_and_what_it_learned_in_words(tmp_path, width):
+    """Labels in the drop-down and the learned list in players' words; the class learned without a
+    label (Strand unter's stick) is listed apart, saying what it is."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    station = Station(Store(str(tmp_path / "data")), camera=MockCamera(size=(320, 240)),
+                      calibration=FakeCalibration(), scanner=FakeScanner(), scorer=fake_score)
+    station.calibrator = lambda request, out_dir: FakeCalibration(model={"classes": ["castle/red", "stick"]})
+    with served_station(station) as served, phone_or_laptop(width) as driver:
+        url = served["url"]
+        unlock(driver, url)
+        driver.get(url + "/calibrate")
+        Select(driver.find_element(By.ID, "profile-source")).select_by_value("default:strand-unter")
+        label = Select(driver.find_element(By.ID, "label"))
+        assert {o.get_attribute("value"): o.text for o in label.options}["castle/red/2"] == "red castle, value 2"
+        driver.find_element(By.ID, "take-shot").click()
+        shot, wizard = driver.find_element(By.ID, "shot"), driver.find_element(By.ID, "wizard")
+        wait(driver, lambda d: wizard.get_attribute("data-photo-id")
+             and d.execute_script("return arguments[0].naturalWidth", shot) > 0)
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", shot)
+        size = shot.size
+        clicks = [(0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9), (0.4, 0.5), (0.6, 0.5)]
+        for i, (fx, fy) in enumerate(clicks):
+            if i >= 4:
+                label.select_by_value(f"castle/red/{i - 4}")
+            ActionChains(driver, duration=0).move_to_element_with_offset(
+                shot, round((fx - 0.5) * size["width"]), round((fy - 0.5) * size["height"])).click().perform()
+        wait(driver, lambda d: wizard.get_attribute("data-samples") == "2")
+        assert [li.text.split(" @ ")[0] for li in driver.find_elements(By.CSS_SELECTOR, "#samples li")] == [
+            "red castle, value 0", "red castle, value 1"]
+        driver.find_element(By.ID, "save").click()
+        wait(driver, lambda d: wizard.get_attribute("data-done") == "yes"
+             or "bad" in d.find_element(By.ID, "message").get_attribute("class"), timeout=30)
+        assert wizard.get_attribute("data-done") == "yes", driver.find_element(By.ID, "message").text
+        learned = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#classes li")]
+        assert learned == ["red castles values 0, 1"], learned
+        found = driver.find_elements(By.CSS_SELECTOR, "#found li")
+        assert [li.text.split(" the stick")[0] for li in found] == ["the sea's stick"]
+        assert found[0].is_displayed()
+        driver.execute_script("document.getElementById('result').scrollIntoView()")
+        driver.save_screenshot(os.path.join(SHOTS, f"wizard-learned-{width}.png"))

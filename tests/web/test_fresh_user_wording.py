@@ -52,3 +52,23 @@ def test_server_pages_say_times_on_a_24_hour_clock_without_today_s_date(unlocked
                            unlocked.get(page).get_data(as_text=True))
         assert (scan["created_at"], local_time(scan["created_at"])) in shown, page
     assert re.fullmatch(r"\d\d:\d\d:\d\d", local_time(scan["created_at"]))  # today: no date
+
+
+def test_the_wizard_lists_what_was_labelled_and_what_it_found_in_words(unlocked, station):
+    from beachscore.station.testing import FakeCalibration
+
+    station.calibrator = lambda request, out_dir: FakeCalibration(model={"classes": ["castle/blue", "sea", "stick"]})
+    shot = unlocked.post_json("/api/calibration/shot").get_json()["photo_id"]
+    samples = [{"label": f"castle/blue/{v}", "px": [10 + 10 * v, 10]} for v in range(4)] + [
+        {"label": "sea", "px": [60, 40]}]
+    r = unlocked.post_json("/api/calibration", {"photo_id": shot, "corners_px": [[0, 0], [70, 0], [70, 50], [0, 50]],
+                                                "samples": samples})
+    assert r.status_code == 201, r.get_json()
+    out = r.get_json()
+    assert out["classes"] == ["castle/blue", "castle/blue/0", "castle/blue/1", "castle/blue/2", "castle/blue/3",
+                              "sea", "stick"]  # the JSON keeps its list
+    said = [(e["words"], e["detail"], e["labelled"]) for e in out["classes_in_words"]]
+    assert said[:2] == [("blue castles", "values 0, 1, 2, 3", True), ("the sea cloth", "", True)]
+    assert said[2][0] == "the sea's stick" and not said[2][2] and "nothing there counts as a piece" in said[2][1]
+    page = unlocked.get("/calibrate").get_data(as_text=True)
+    assert '"castle/red/2": "red castle, value 2"' in page and '"shell/white": "white shells"' in page

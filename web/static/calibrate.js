@@ -11,10 +11,12 @@
   let game = root.dataset.defaultGame, doubted = [];  // doubted: the light check's sample numbers (1-based)
 
   const NEEDS = JSON.parse(document.getElementById("shot-needs-data").textContent);
+  const WORDS = JSON.parse(document.getElementById("label-words-data").textContent);  // label → as players say it
+  const said = l => (WORDS[game] || {})[l] || l;
   function fillLabels() {
     if (NEEDS[game]) document.getElementById("shot-needs-game").textContent = NEEDS[game];
     const keep = labelSel.value;
-    labelSel.innerHTML = (LABELS[game] || []).map(l => `<option value="${esc(l)}">${esc(l)}</option>`).join("");
+    labelSel.innerHTML = (LABELS[game] || []).map(l => `<option value="${esc(l)}">${esc(said(l))}</option>`).join("");
     if ([...labelSel.options].some(o => o.value === keep)) labelSel.value = keep;
   }
   fillLabels();
@@ -31,7 +33,7 @@
     doubted.forEach(n => { const sm = samples[n - 1]; if (sm) s += `<circle class="doubted" cx="${sm.px[0]}" cy="${sm.px[1]}" r="${r * 1.8}" fill="none" stroke="orange" stroke-width="${r / 2}"/>`; });
     svg.innerHTML = s;
     document.getElementById("samples").innerHTML = samples.map((sm, i) =>
-      `<li${doubted.includes(i + 1) ? ' class="doubted"' : ""}>${esc(sm.label)} @ ${sm.px.map(v => v.toFixed(0)).join(", ")}</li>`).join("");
+      `<li${doubted.includes(i + 1) ? ' class="doubted"' : ""}>${esc(said(sm.label))} @ ${sm.px.map(v => v.toFixed(0)).join(", ")}</li>`).join("");
     help.textContent = !photoId ? "Take or upload a shot first."
       : corners.length < 4 ? `Click board corner ${corners.length + 1} of 4: ${CORNERS[corners.length]}.`
       : `Choose a label, then click the centre of a piece with that label (${samples.length} so far).`;
@@ -115,7 +117,13 @@
     saveBtn.disabled = true; say("Learning… (a few seconds)");
     try {
       const out = await api("POST", "/api/calibration", body);
-      document.getElementById("classes").innerHTML = out.classes.map(c => `<li class="chip">${esc(c)}</li>`).join("");
+      const listed = out.classes_in_words || out.classes.map(c => ({ words: c, classes: [c], labelled: true, detail: "" }));
+      const chip = e => `<li class="chip" data-classes="${esc(e.classes.join(" "))}">${esc(e.words)}` +
+        `${e.detail ? ` <small class="muted">${esc(e.detail)}</small>` : ""}</li>`;
+      document.getElementById("classes").innerHTML = listed.filter(e => e.labelled).map(chip).join("");
+      const found = listed.filter(e => !e.labelled);
+      document.getElementById("found").innerHTML = found.map(chip).join("");
+      document.getElementById("found-part").hidden = !found.length;
       const prev = document.getElementById("preview");
       prev.src = `/photos/${out.preview_photo_id}`;
       document.getElementById("result").hidden = false;
@@ -125,7 +133,7 @@
       document.getElementById("confusable").innerHTML = pairs.map(p => `<li>${esc(p.advice)}</li>`).join("");
       document.getElementById("light").hidden = pairs.length === 0;
       if (pairs.length) say(`Calibrated ${gameName(out.game)}, but in this light some pieces look alike: see below. Scans now use this calibration.`, "bad");
-      else say(`Calibrated ${gameName(out.game)}: ${out.classes.length} classes learned. Scans now use this calibration.`, "good");
+      else say(`Calibrated ${gameName(out.game)}: ${listed.length} kinds of things learned. Scans now use this calibration.`, "good");
     } catch (e) { say(explainError(e), "bad"); }
     finally { draw(); }
   };
