@@ -79,6 +79,8 @@ def test_the_sand_castles_score_is_a_table_of_castles(served, width):
             wide = driver.execute_script("return document.documentElement.scrollWidth")
             assert wide <= width + 1, (page, wide)
         assert driver.find_element(By.ID, "machine-totals").text == "6 of 15 points together"
+        lanes = [tr.get_attribute("data-lane") for tr in driver.find_elements(By.CSS_SELECTOR, "#lanes tr[data-lane]")]
+        assert lanes == ["top", "middle", "bottom"]  # the board's order, as the score lists them
 
 
 @pytest.mark.parametrize("width", WIDTHS)

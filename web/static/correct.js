@@ -324,7 +324,7 @@
   function drawCastles() {
     const lanes = state.lanes || {};
     editor.innerHTML = `<table class="edit" id="lanes"><thead><tr><th>lane</th><th>wave space</th><th>wall</th><th>castle pieces</th><th>flooded</th></tr></thead><tbody>` +
-      Object.entries(lanes).map(([name, l]) => `<tr data-lane="${esc(name)}"><th>${esc(name)}</th>
+      inOrder(Object.keys(lanes), LANES).map(name => [name, lanes[name]]).map(([name, l]) => `<tr data-lane="${esc(name)}"><th>${esc(name)}</th>
         <td><input type="number" class="l-wave" min="1" max="${Number(l.length) || 99}" value="${l.wave}" aria-label="${esc(name)} wave space"> of ${esc(l.length)}</td>
         <td><input type="checkbox" class="l-wall" ${l.wall ? "checked" : ""} aria-label="${esc(name)} wall"></td>
         <td><input type="number" class="l-pieces" min="0" max="9" value="${l.castle_pieces}" aria-label="${esc(name)} castle pieces"></td>
