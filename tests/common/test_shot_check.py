@@ -40,3 +40,10 @@ def test_samples_that_all_look_alike_are_refused():
     with pytest.raises(UnreadableBoardError) as err:
         check_shot(img, H, BOARD_MM, on_sand)
     assert err.value.code == "no-contrast" and "shows nothing to learn" in err.value.message
+
+
+def test_a_blown_out_shot_says_what_helps():
+    # a board blown out all over is overexposure as much as a lamp's reflection
+    with pytest.raises(UnreadableBoardError) as err:
+        check_shot(np.full((320, 400, 3), 255, np.uint8), H, BOARD_MM, SAMPLES)
+    assert "move the lamp" in err.value.message and "lower the camera's exposure" in err.value.message

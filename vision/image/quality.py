@@ -158,7 +158,7 @@ def check(board_bgr: np.ndarray, *, gains=None, board_mask: np.ndarray | None = 
     figures["glare"] = glare
     if glare > cfg.max_glare_fraction:
         raise UnreadableBoardError("glare", f"{glare:.0%} of the board is blown out by glare; "
-                                   "move the lamp or shade the board")
+                                   "move the lamp or shade the board, or lower the camera's exposure")
     figures["sharpness"] = sharpness(gray, mask)
     if ref is not None:
         figures["sharpness_ref"] = ref["sharpness"]

@@ -129,7 +129,7 @@ def glared_cells(blown: np.ndarray, occupied: np.ndarray, column_shells, n_cols:
     lost = pale & (blown > CFG.glare_lost_share)
     if lost.sum() > CFG.glare_refuse_share * pale.sum():
         raise UnreadableBoardError("glare", f"{int(lost.sum())} towel cells of pale shells are blown out by glare; "
-                                   "move the lamp or shade the board")
+                                   "move the lamp or shade the board, or lower the camera's exposure")
     return pale & (blown > CFG.glare_cell_share) & ~occupied
 
 
