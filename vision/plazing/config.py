@@ -344,6 +344,13 @@ class QualityConfig:
     #: of them touching is something over the board; Mahalanobis distance in the base metric (light
     #: drift allowed; fitted: docs/tuning.md).
     faint_distance: float = 2.5
+    #: … counted only where the cell's outer band (this wide, mm) is not bare sand: something over
+    #: the board covers the edges between the cells it spans, a token stands inside its cell with
+    #: sand around it …
+    faint_band_mm: float = 3.0
+    #: … bare sand meaning within this of the bare cells' band colour (median, BGR distance;
+    #: fitted: docs/tuning.md).
+    faint_band_sand_bgr: float = 5.0
     #: A hand's blurred skin is a little odd on every cell it covers, faintly odd at its heart:
     #: the faintly odd cells grown through touching cells beyond this distance (hysteresis, as
     #: Canny's) and more than ``max_faint_grown_cells`` of them are something over the board.

@@ -76,7 +76,8 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
     """Refuse the photo (``occluded``) when the free cells that nothing learned explains (unknown or
     odd, overexposed cells left out) form a blob, or the faintly odd ones do (``QUALITY.faint_distance``:
     a hand whose skin a light makes look like a pale token is no cell of calibration's either,
-    and it spans many touching cells where lone tokens in another light do not), or those grown
+    and it spans many touching cells, their edges too, where tokens in another light or out of
+    focus stand inside their cells with bare sand around them: :func:`band_sand_distances`), or those grown
     through the touching cells a little odd do and are no brighter than the rest
     (``QUALITY.faint_grow_distance``: a blurred hand's rim, not a lamp's hot spot); else the
     unknown cells."""
@@ -88,8 +89,9 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
     if blob <= QUALITY.max_unknown_blob_cells:
         nearest2 = nearest_distance2(dists)
         faint = sorted(c for c, d2 in zip(free, nearest2) if d2 > QUALITY.faint_distance ** 2 and not glare[c])
-        if largest_blob(faint, (grid.rows, grid.cols)) > QUALITY.max_unknown_blob_cells:
-            strange, blob = faint, largest_blob(faint, (grid.rows, grid.cols))
+        covering = _unlike_sand_around(faint, free, post, prep, view)
+        if largest_blob(covering, (grid.rows, grid.cols)) > QUALITY.max_unknown_blob_cells:
+            strange, blob = covering, largest_blob(covering, (grid.rows, grid.cols))
         else:
             weak = {c for c, d2 in zip(free, nearest2) if d2 > QUALITY.faint_grow_distance ** 2 and not glare[c]}
             grown = grown_blob(faint, sorted(weak | set(faint)), (grid.rows, grid.cols))
@@ -100,6 +102,40 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
             big_blobs(strange, (grid.rows, grid.cols), QUALITY.max_unknown_blob_cells), blob, model, terrain,
             terrain_given, looks, view.gains)), prep) from None
     return unknown
+
+
+def _unlike_sand_around(cells, free, post, prep, view) -> list:
+    """The ``cells`` whose outer band is not bare sand (:func:`band_sand_distances` beyond
+    ``QUALITY.faint_band_sand_bgr``): something over the board covers the edges between the cells
+    it spans; tokens in another light stand inside their cells with sand around them."""
+    far = band_sand_distances(cells, free, post, prep, view)
+    return [c for c, d in zip(cells, far) if d > QUALITY.faint_band_sand_bgr]
+
+
+def band_sand_distances(cells, free, post, prep, view) -> list:
+    """How far each cell's outer band (``QUALITY.faint_band_mm`` wide) is from bare sand: the BGR
+    distance of its median colour from the median band of the ``free`` cells read as bare sand
+    (``post``: their posteriors, :func:`~vision.plazing.tokens.classify_tokens`).
+
+    Returns:
+        [float] per cell of ``cells``, BGR levels on the light-normalised board; infinite for
+        every cell when no free cell is read bare.
+    """
+    bare = [c for c, k in zip(free, np.argmax(post.post, axis=1).tolist()) if post.names_all[k] == EMPTY]
+    if not cells or not bare:
+        return [float("inf")] * len(cells)
+    boxes = prep.rect.local.boxes_px(RECTIFY.px_per_mm, 1.0)
+    band = max(1, int(round(QUALITY.faint_band_mm * RECTIFY.px_per_mm)))
+
+    def band_colour(cell):
+        u0, v0, u1, v1 = boxes[cell]
+        patch = view.board[v0:v1, u0:u1]
+        outer = np.ones(patch.shape[:2], bool)
+        outer[band:-band, band:-band] = False
+        return np.median(patch[outer].astype(np.float32), axis=0)
+
+    sand = np.median(np.array([band_colour(c) for c in bare]), axis=0)
+    return [float(np.linalg.norm(band_colour(c) - sand)) for c in cells]
 
 
 def _brighter_than_the_rest(cells, free, looks) -> bool:
