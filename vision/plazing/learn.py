@@ -117,15 +117,17 @@ def learn(shot: CalibrationShot) -> dict:
             "bare": ((view.owner < 0) & (terrain != "#")).tolist()}
     # every cell's look as photographed (marks and all): how terrain looks, for reading it from photos
     looks = view.looks()
-    # the printed marks painted over with their cell's sand, as a scan does before reading tokens;
-    # a labelled token's cell shows the token, not the print (a flat marker on the only free mark
-    # cell would else be learned as the mark's ink and painted away)
+    # the printed marks painted over with their cell's sand, as a scan does before reading tokens
+    # (every free cell, the labelled tokens' too); a labelled token's cell shows the token, not the
+    # print, so it is no witness of the ink (a flat marker on the only free mark cell would else be
+    # learned as the mark's ink and painted away)
     token_samples, sample_cells, screens = _sample_cells(parsed, grid, players, profile)
     bare = (view.owner < 0) & (terrain != "#")
     for label, (r, c) in token_samples:
         bare[r, c] &= label == "sand"
     inks = ink_directions(view.board, local.boxes_px(ppm, 1.0), terrain, bare)
-    if remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, bare, inks)[0]:
+    free = (view.owner < 0) & (terrain != "#")
+    if remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, free, inks, witness=bare)[0]:
         view.refresh()
     feats = view.features()
     empty_cells = [(r, c) for r in range(grid.rows) for c in range(grid.cols)
