@@ -61,3 +61,29 @@ def test_a_token_on_one_mark_keeps_its_colour_when_other_marks_show_the_print():
     inner[:, :8] = inner[:, 22:] = False  # the disc away from the sticks' ends
     kept = board[:, 30:60][inner].astype(int)
     assert np.median(np.abs(kept - DISC).max(axis=1)) < 10
+
+
+def test_a_known_tokens_cell_is_painted_with_the_witnesses_ink_and_votes_on_nothing():
+    grid, board = _board(3)
+    disc = _disc(board, 1)
+    ends = np.zeros((30, 30), bool)
+    ends[6:9] = ends[21:24] = True  # the sticks' ends, beyond the marker's rim
+    ends &= np.all(board[:, 30:60] == STICK, axis=2)
+    assert ends.sum() >= 8
+    witness = np.array([[True, False, True]])
+    cleaned, _ = remove_marks(board, grid.boxes_px(1.5, 1.0), np.array([["x", "x", "x"]]), np.ones((1, 3), bool),
+                              witness=witness)
+    assert (0, 1) in cleaned  # the print around the token goes, as a scan paints it
+    assert np.abs(board[:, 30:60][ends].astype(int) - SAND).max() < 40
+    inner = disc.copy()
+    inner[:, :8] = inner[:, 22:] = False
+    assert np.median(np.abs(board[:, 30:60][inner].astype(int) - DISC).max(axis=1)) < 10
+
+
+def test_a_mark_no_witness_shows_is_painted_nowhere():
+    grid, board = _board(2)
+    before = board.copy()
+    cleaned, unseen = remove_marks(board, grid.boxes_px(1.5, 1.0), np.array([["x", "x"]]), np.ones((1, 2), bool),
+                                   witness=np.zeros((1, 2), bool))
+    assert not cleaned and sorted(unseen) == [(0, 0), (0, 1)]
+    assert np.array_equal(board, before)

@@ -118,12 +118,18 @@ def learn(shot: CalibrationShot) -> dict:
     # every cell's look as photographed (marks and all): how terrain looks, for reading it from photos
     looks = view.looks()
     # the printed marks painted over with their cell's sand, as a scan does before reading tokens
+    # (every free cell, the labelled tokens' too); a labelled token's cell shows the token, not the
+    # print, so it is no witness of the ink (a flat marker on the only free mark cell would else be
+    # learned as the mark's ink and painted away)
+    token_samples, sample_cells, screens = _sample_cells(parsed, grid, players, profile)
+    bare = (view.owner < 0) & (terrain != "#")
+    for label, (r, c) in token_samples:
+        bare[r, c] &= label == "sand"
+    inks = ink_directions(view.board, local.boxes_px(ppm, 1.0), terrain, bare)
     free = (view.owner < 0) & (terrain != "#")
-    inks = ink_directions(view.board, local.boxes_px(ppm, 1.0), terrain, free)
-    if remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, free, inks)[0]:
+    if remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, free, inks, witness=bare)[0]:
         view.refresh()
     feats = view.features()
-    token_samples, sample_cells, screens = _sample_cells(parsed, grid, players, profile)
     empty_cells = [(r, c) for r in range(grid.rows) for c in range(grid.cols)
                    if view.owner[r, c] < 0 and terrain[r, c] != "#" and (r, c) not in sample_cells]
     composites = _pasted_tokens(view, table, local, feats, token_samples, empty_cells, median, terrain)

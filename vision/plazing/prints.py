@@ -147,7 +147,8 @@ def _same_ink(a: np.ndarray, b: np.ndarray, cfg: PrintConfig) -> bool:
 
 
 def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free: np.ndarray,
-                 known: dict | None = None, cfg: PrintConfig = PRINTS) -> tuple[list, list]:
+                 known: dict | None = None, cfg: PrintConfig = PRINTS,
+                 witness: np.ndarray | None = None) -> tuple[list, list]:
     """Paint the printed marks of free mark cells over with each cell's sand (in place).
 
     Args:
@@ -158,6 +159,9 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
         known: mark → the direction of its ink from sand at calibration (unit BGR vector,
             :func:`ink_directions`): one more vote on which of this photo's mark cells show the
             bare print, when only one or two cells bear the mark.
+        witness: bool (rows, cols), the free cells whose print may vote on the mark's hue and colour
+            (default: every free cell). A cell outside it (a token known to lie there) is painted
+            with the witnesses' ink only; a mark no witness shows is painted nowhere.
     Returns:
         ``(cleaned, unseen)``: cells whose mark was painted over; mark cells where the print was not
         found (the mark's colour deviates nowhere in them: a token hides it, or the terrain is wrong).
@@ -169,6 +173,7 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
             continue
         patches = [board[v0:v1, u0:u1] for u0, v0, u1, v1 in (boxes[r, c] for r, c in cells)]
         sands = cell_sands_of(patches, cfg)
+        votes = [True if witness is None else bool(witness[r, c]) for r, c in cells]
         inks, devs, flats = [], [], []
         for patch, sand in zip(patches, sands):
             dev = _deviating(patch, sand, cfg)
@@ -176,7 +181,7 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
             inks.append(np.median(dev, axis=0) if len(dev) >= cfg.min_ink_px else None)
             flats.append(inks[-1] is not None
                          and (flat_share(patch, cfg, sand, dev, inks[-1]) or 0.0) >= cfg.flat_print_share)
-        seen = [k for k in inks if k is not None]
+        seen = [k for k, vote in zip(inks, votes) if k is not None and vote]
         if not seen:
             unseen += cells
             continue
@@ -185,17 +190,18 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
         # show one flat ink (a token on one of them, or a lone cell bearing a flat token of a
         # similar hue, is no witness of the print's colour); a paler or deeper print of the same
         # ink lies on the same line from sand, so one colour serves all
-        dirs = [_unit(k - sd) for k, sd in zip(inks, sands) if k is not None]
+        dirs = [_unit(k - sd) for k, sd, vote in zip(inks, sands, votes) if k is not None and vote]
         if known and mark in known:
             dirs.append(np.asarray(known[mark], np.float32))
         hue = _unit(np.median(np.array(dirs), axis=0))
-        agree = [k for k, sd, flat in zip(inks, sands, flats) if k is not None and flat and _same_ink(k - sd, hue, cfg)]
+        agree = [k for k, sd, flat, vote in zip(inks, sands, flats, votes)
+                 if k is not None and vote and flat and _same_ink(k - sd, hue, cfg)]
         if not agree:
             unseen += cells
             continue
         ink = np.median(np.array(agree), axis=0)
         tol2 = cfg.noise_bgr ** 2
-        for (r, c), patch, sand, own, flat in zip(cells, patches, sands, inks, flats):
+        for (r, c), patch, sand, own, flat, vote in zip(cells, patches, sands, inks, flats, votes):
             if own is None:
                 unseen.append((r, c))
                 continue
@@ -203,7 +209,7 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
             hit = np.zeros(len(px), bool)
             # this cell's own print too, when it is the same ink (its hue: the direction from sand)
             # and all there is (one flat ink: a token on the print would add its own colours)
-            mine = flat and _same_ink(own - sand, hue, cfg)
+            mine = vote and flat and _same_ink(own - sand, hue, cfg)
             for k in (ink, own) if mine else (ink,):
                 alpha, off2 = _on_segment(px, sand, k.astype(np.float32), cfg.max_alpha)
                 hit |= (off2 < tol2) & (alpha > cfg.min_alpha)
