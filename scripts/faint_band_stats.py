@@ -18,20 +18,15 @@ blobs, so only hands can be lost). Pass development folders only.
 from __future__ import annotations
 
 import argparse
-import glob
-import json
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from beachscore import pipeline  # noqa: E402
-from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
-from calibration import store  # noqa: E402
 from vision.plazing import read_tokens  # noqa: E402
 from vision.plazing.checks import largest_blob  # noqa: E402
 from vision.plazing.config import QUALITY  # noqa: E402
+from faint_blob_stats import scan_scenes  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -56,30 +51,10 @@ def main(argv=None) -> int:
 
     read_tokens._refuse_occlusion = spy
     rows = []
-    for folder in a.folders:
-        for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
-            truths = sorted(glob.glob(os.path.join(setup, "scene_*.truth.json")))
-            if a.hands:
-                truths = [t for t in truths if json.load(open(t)).get("occluded")]
-            if not truths:
-                continue
-            cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"), tempfile.mkdtemp()).folder)
-            for tpath in truths:
-                truth = json.load(open(tpath))
-                sp = tpath.replace(".truth.json", ".setup.json")
-                seen.clear()
-                try:
-                    pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal,
-                                       json.load(open(sp)) if os.path.exists(sp) else None)
-                    status = "read"
-                except (UnreadableBoardError, BadInputError) as e:
-                    status = e.code
-                if "blobs" not in seen:
-                    continue
-                hand = bool(truth.get("occluded"))
-                rows.append((hand, seen["blobs"]))
-                print(f"{os.path.relpath(tpath, os.path.dirname(folder))[:-11]:45s} {'hand ' if hand else 'clean'} "
-                      f"{status:12s} all {seen['blobs'][0]:3d}  banded {seen['blobs'][1:]}", flush=True)
+    for name, hand, status in scan_scenes(a.folders, seen, hands_only=a.hands):
+        rows.append((hand, seen["blobs"]))
+        print(f"{name:45s} {'hand ' if hand else 'clean'} {status:12s} all {seen['blobs'][0]:3d}  "
+              f"banded {seen['blobs'][1:]}", flush=True)
     read_tokens._refuse_occlusion = real
     big = QUALITY.max_unknown_blob_cells
     for i, lim in enumerate(limits, start=1):

@@ -31,6 +31,32 @@ from vision.plazing.checks import grown_blob, largest_blob  # noqa: E402
 from vision.plazing.config import QUALITY  # noqa: E402
 
 
+def scan_scenes(folders, seen: dict, hands_only: bool = False):
+    """Scan every scene of every set-up of ``folders`` (each set-up calibrated once); yield
+    ``(scene name, has a hand, "read" or the refusal's code)`` for the scenes whose occlusion check
+    ran (``seen`` filled by the caller's spy on it; cleared before each scan)."""
+    for folder in folders:
+        for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
+            truths = sorted(glob.glob(os.path.join(setup, "scene_*.truth.json")))
+            if hands_only:
+                truths = [t for t in truths if json.load(open(t)).get("occluded")]
+            if not truths:
+                continue
+            cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"), tempfile.mkdtemp()).folder)
+            for tpath in truths:
+                truth = json.load(open(tpath))
+                sp = tpath.replace(".truth.json", ".setup.json")
+                seen.clear()
+                try:
+                    pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal,
+                                       json.load(open(sp)) if os.path.exists(sp) else None)
+                    status = "read"
+                except (UnreadableBoardError, BadInputError) as e:
+                    status = e.code
+                if seen:
+                    yield os.path.relpath(tpath, os.path.dirname(folder))[:-11], bool(truth.get("occluded")), status
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", nargs="+")
@@ -56,25 +82,9 @@ def main(argv=None) -> int:
 
     read_tokens._refuse_occlusion = spy
     rows = []
-    for folder in a.folders:
-        for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
-            cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"), tempfile.mkdtemp()).folder)
-            for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
-                truth = json.load(open(tpath))
-                sp = tpath.replace(".truth.json", ".setup.json")
-                seen.clear()
-                try:
-                    pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal,
-                                       json.load(open(sp)) if os.path.exists(sp) else None)
-                    status = "read"
-                except (UnreadableBoardError, BadInputError) as e:
-                    status = e.code
-                if "blobs" not in seen:
-                    continue
-                hand = bool(truth.get("occluded"))
-                rows.append((hand, seen["blobs"]))
-                print(f"{os.path.relpath(tpath, os.path.dirname(folder))[:-11]:45s} {'hand ' if hand else 'clean'} "
-                      f"{status:12s} {seen['blobs']}", flush=True)
+    for name, hand, status in scan_scenes(a.folders, seen):
+        rows.append((hand, seen["blobs"]))
+        print(f"{name:45s} {'hand ' if hand else 'clean'} {status:12s} {seen['blobs']}", flush=True)
     read_tokens._refuse_occlusion = real
     for i, lim in enumerate(limits + [f"grown through {g:g}" for g in grows]):
         clean = [b[i] for hand, b in rows if not hand]
