@@ -89,7 +89,9 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
     if blob <= QUALITY.max_unknown_blob_cells:
         nearest2 = nearest_distance2(dists)
         faint = sorted(c for c, d2 in zip(free, nearest2) if d2 > QUALITY.faint_distance ** 2 and not glare[c])
-        covering = _unlike_sand_around(faint, free, post, prep, view)
+        # the banded cells are some of the faint ones: measured only when the faint ones form a blob
+        covering = (_unlike_sand_around(faint, free, post, prep, view)
+                    if largest_blob(faint, (grid.rows, grid.cols)) > QUALITY.max_unknown_blob_cells else [])
         if largest_blob(covering, (grid.rows, grid.cols)) > QUALITY.max_unknown_blob_cells:
             strange, blob = covering, largest_blob(covering, (grid.rows, grid.cols))
         else:
@@ -126,16 +128,26 @@ def band_sand_distances(cells, free, post, prep, view) -> list:
         return [float("inf")] * len(cells)
     boxes = prep.rect.local.boxes_px(RECTIFY.px_per_mm, 1.0)
     band = max(1, int(round(QUALITY.faint_band_mm * RECTIFY.px_per_mm)))
+    sand = np.median(band_colours(view.board, boxes, bare, band), axis=0)
+    return [float(d) for d in np.linalg.norm(band_colours(view.board, boxes, cells, band) - sand, axis=1)]
 
-    def band_colour(cell):
+
+def band_colours(board: np.ndarray, boxes, cells, band: int) -> np.ndarray:
+    """float32 (len(cells), 3): the median BGR of each cell's outer band, ``band`` px wide, on
+    ``board`` (BGR uint8 (H, W, 3)); ``boxes``: per cell ``(u0, v0, u1, v1)`` px. Cells of one box
+    size are taken together (one median over a stack instead of one per cell)."""
+    out = np.zeros((len(cells), 3), np.float32)
+    by_size: dict[tuple[int, int], list[int]] = {}
+    for i, cell in enumerate(cells):
         u0, v0, u1, v1 = boxes[cell]
-        patch = view.board[v0:v1, u0:u1]
-        outer = np.ones(patch.shape[:2], bool)
+        by_size.setdefault((int(v1 - v0), int(u1 - u0)), []).append(i)
+    for (h, w), rows in by_size.items():
+        outer = np.ones((h, w), bool)
         outer[band:-band, band:-band] = False
-        return np.median(patch[outer].astype(np.float32), axis=0)
-
-    sand = np.median(np.array([band_colour(c) for c in bare]), axis=0)
-    return [float(np.linalg.norm(band_colour(c) - sand)) for c in cells]
+        patches = np.stack([board[boxes[cells[i]][1]:boxes[cells[i]][1] + h,
+                                  boxes[cells[i]][0]:boxes[cells[i]][0] + w] for i in rows])
+        out[rows] = np.median(patches[:, outer].astype(np.float32), axis=1)
+    return out
 
 
 def _brighter_than_the_rest(cells, free, looks) -> bool:
