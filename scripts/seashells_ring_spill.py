@@ -26,27 +26,18 @@ from beachscore import pipeline  # noqa: E402
 from beachscore.errors import CodedError  # noqa: E402
 from calibration import store  # noqa: E402
 from vision.image.decode import read_image  # noqa: E402
-from vision.image.quality import median_last  # noqa: E402
 from vision.mats.config import SEASHELLS as CFG  # noqa: E402
 import vision.seashells.reader as seashells  # noqa: E402
+from vision.seashells.columns import spill_residual  # noqa: E402
 
 
-def residuals(ring_lab, reference_lab, shell_colours, n_cols: int) -> list[tuple[int, float, float]]:
-    """``(cell, change ΔE, residual ΔE)`` of every cell whose ring changed beyond ``ring_change_de``."""
-    now = np.asarray(ring_lab, np.float64)
-    ref = np.asarray(reference_lab, np.float64).reshape(now.shape)
-    diff = now - ref
-    moved = diff - median_last(diff.T)
-    colours = np.asarray(shell_colours or [], np.float64).reshape(-1, 4)
-    out = []
-    for k in np.flatnonzero(np.linalg.norm(moved, axis=1) > CFG.ring_change_de):
-        best = np.inf
-        for shell in colours[colours[:, 0] == k % n_cols, 1:]:
-            toward = shell - ref[k]
-            t = np.clip(np.dot(moved[k], toward) / np.dot(toward, toward), 0.0, 1.0)
-            best = min(best, float(np.linalg.norm(moved[k] - t * toward)))
-        out.append((int(k), float(np.linalg.norm(moved[k])), best))
-    return out
+def residuals(moved, reference_lab, shell_colours, n_cols: int) -> list[tuple[int, float, float]]:
+    """``(cell, change ΔE, residual ΔE)`` of every cell whose ring changed beyond ``ring_change_de``
+    (``moved``: :func:`vision.mats.checks.ring_shift`; residual: :func:`spill_residual`)."""
+    ref = np.asarray(reference_lab, np.float64).reshape(np.shape(moved))
+    change = np.linalg.norm(moved, axis=1)
+    return [(int(k), float(change[k]), spill_residual(moved[k], ref[k], shell_colours, k % n_cols))
+            for k in np.flatnonzero(change > CFG.ring_change_de)]
 
 
 def main(argv=None) -> int:
@@ -54,9 +45,9 @@ def main(argv=None) -> int:
     seen: list = []
     real = seashells.shell_spill
 
-    def record(ring_lab, reference_lab, shell_colours, occupied, n_cols):
-        seen.append((np.array(ring_lab), reference_lab, shell_colours, n_cols))
-        return real(ring_lab, reference_lab, shell_colours, occupied, n_cols)
+    def record(moved, reference_lab, shell_colours, occupied, n_cols):
+        seen.append((np.array(moved), reference_lab, shell_colours, n_cols))
+        return real(moved, reference_lab, shell_colours, occupied, n_cols)
 
     seashells.shell_spill = record
     for folder in sets:

@@ -10,6 +10,7 @@ import pytest
 
 from vision.errors import UnreadableBoardError
 from vision.mats.checks import blown_out_share
+from vision.mats.checks import ring_shift
 from vision.mats.config import SEASHELLS as CFG
 from vision.mats.ring_contrast import GaussianClasses
 from vision.seashells.columns import (column_posterior, column_shell_features, glared_cells, level_columns, pale_columns,
@@ -136,7 +137,8 @@ SHELLS = [[0, 50.0, 0.0, -40.0], [1, 65.0, 35.0, 55.0]]
 
 
 def _spill(ring_now, occupied):
-    return shell_spill(np.asarray(ring_now), RING_REF, SHELLS, np.asarray(occupied, bool), 2).tolist()
+    return shell_spill(ring_shift(np.asarray(ring_now), RING_REF), RING_REF, SHELLS, np.asarray(occupied, bool),
+                       2).tolist()
 
 
 def test_a_ring_moved_toward_its_columns_shell_beside_a_shell_is_spilled_into():

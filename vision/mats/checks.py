@@ -127,24 +127,30 @@ def blown_out_share(board_bgr: np.ndarray, boxes_mm, px_per_mm: float, inset_mm:
     return out
 
 
-def ring_change(ring_lab: np.ndarray, reference_lab) -> np.ndarray:
-    """How much each place's own background changed since calibration, beyond the board-wide shift.
+def ring_shift(ring_lab: np.ndarray, reference_lab) -> np.ndarray:
+    """How each place's own background moved since calibration, beyond the board-wide shift.
 
     A hand or a cloth over a place replaces its ring's colour; a change of light or a colour cast
     that the grey-world correction left over moves every ring alike, so the median change over all
-    places is taken off first (a cover over fewer than half of the places does not move the median).
+    places is taken off (a cover over fewer than half of the places does not move the median).
 
     Args:
         ring_lab: (N, 3) ring median Lab per place now (``ring_contrast_features(with_background=True)``).
         reference_lab: (N, 3) the same at calibration, or None.
     Returns:
-        float64 (N,) ΔE (CIE76) of each ring's change minus the median change; zeros without a reference.
+        float64 (N, 3) each ring's Lab change minus the median change; zeros without a reference.
     """
     ring_lab = np.asarray(ring_lab, np.float64)
     if reference_lab is None:
-        return np.zeros(len(ring_lab))
+        return np.zeros(ring_lab.shape)
     diff = ring_lab - np.asarray(reference_lab, np.float64).reshape(ring_lab.shape)
-    return np.linalg.norm(diff - median_last(diff.T), axis=1)        # np.median(diff, axis=0)
+    return diff - median_last(diff.T)        # np.median(diff, axis=0)
+
+
+def ring_change(ring_lab: np.ndarray, reference_lab) -> np.ndarray:
+    """float64 (N,): the ΔE (CIE76) of :func:`ring_shift`, each place's background change beyond
+    the board-wide shift; zeros without a reference."""
+    return np.linalg.norm(ring_shift(ring_lab, reference_lab), axis=1)
 
 
 def mean_lightness(board_bgr: np.ndarray) -> float:

@@ -122,12 +122,13 @@ def learn(shot: CalibrationShot) -> dict:
     # print, so it is no witness of the ink (a flat marker on the only free mark cell would else be
     # learned as the mark's ink and painted away)
     token_samples, sample_cells, screens = _sample_cells(parsed, grid, players, profile)
-    bare = (view.owner < 0) & (terrain != "#")
+    free = (view.owner < 0) & (terrain != "#")
+    bare = free.copy()
     for label, (r, c) in token_samples:
         bare[r, c] &= label == "sand"
-    inks = ink_directions(view.board, local.boxes_px(ppm, 1.0), terrain, bare)
-    free = (view.owner < 0) & (terrain != "#")
-    if remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, free, inks, witness=bare)[0]:
+    boxes = local.boxes_px(ppm, 1.0)
+    inks = ink_directions(view.board, boxes, terrain, bare)
+    if remove_marks(view.board, boxes, terrain, free, inks, witness=bare)[0]:
         view.refresh()
     feats = view.features()
     empty_cells = [(r, c) for r in range(grid.rows) for c in range(grid.cols)

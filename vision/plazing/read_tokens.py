@@ -92,8 +92,9 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
         # the banded cells are some of the faint ones: measured only when the faint ones form a blob
         covering = (_unlike_sand_around(faint, free, post, prep, view)
                     if largest_blob(faint, (grid.rows, grid.cols)) > QUALITY.max_unknown_blob_cells else [])
-        if largest_blob(covering, (grid.rows, grid.cols)) > QUALITY.max_unknown_blob_cells:
-            strange, blob = covering, largest_blob(covering, (grid.rows, grid.cols))
+        covered = largest_blob(covering, (grid.rows, grid.cols))
+        if covered > QUALITY.max_unknown_blob_cells:
+            strange, blob = covering, covered
         else:
             weak = {c for c, d2 in zip(free, nearest2) if d2 > QUALITY.faint_grow_distance ** 2 and not glare[c]}
             grown = grown_blob(faint, sorted(weak | set(faint)), (grid.rows, grid.cols))

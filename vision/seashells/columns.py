@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 
 from vision.errors import UnreadableBoardError
-from vision.image.quality import median_last
 from vision.mats.config import SEASHELLS as CFG
 from vision.mats.ring_contrast import GaussianClasses
 
@@ -133,41 +132,47 @@ def glared_cells(blown: np.ndarray, occupied: np.ndarray, column_shells, n_cols:
     return pale & (blown > CFG.glare_cell_share) & ~occupied
 
 
-def shell_spill(ring_lab, reference_lab, shell_colours, occupied: np.ndarray, n_cols: int) -> np.ndarray:
+def shell_spill(moved: np.ndarray, reference_lab, shell_colours, occupied: np.ndarray, n_cols: int) -> np.ndarray:
     """Towel cells whose ring changed since calibration (beyond ``ring_change_de``) only by their
     column's shells spilling into it, bool (R·C,).
 
     A shell larger than its cell's core covers part of its own ring and of the rings of the cells
     above and below it in its colour column; such a ring moves from its calibrated towel colour
     straight toward the colour of that column's shells. A hand or another object moves it
-    elsewhere. A cell is spilled into when its ring (the board-wide change taken off, as
-    :func:`vision.mats.checks.ring_change`) lies within ``spill_residual_de`` of the segment from
-    its calibrated ring colour to one of its column's calibrated shell colours, and a cell above
-    or below it holds a shell whose own ring kept its colour (a hand changes every ring it covers).
+    elsewhere. A cell is spilled into when its ring lies within ``spill_residual_de`` of the
+    segment from its calibrated ring colour to one of its column's calibrated shell colours
+    (:func:`spill_residual`), and a cell above or below it holds a shell whose own ring kept its
+    colour (a hand changes every ring it covers).
 
     Args:
-        ring_lab: float64 (R·C, 3) each cell's ring median Lab now; reference_lab: the same at
-            calibration (or None); shell_colours: ``[[column, L, a, b], …]`` the calibrated shells'
-            colours (or None); occupied: bool (R·C,) cells read as holding a shell; n_cols: C.
+        moved: float64 (R·C, 3) each cell's ring change beyond the board-wide one
+            (:func:`vision.mats.checks.ring_shift`); reference_lab: the rings' Lab at calibration
+            (or None); shell_colours: ``[[column, L, a, b], …]`` the calibrated shells' colours (or
+            None); occupied: bool (R·C,) cells read as holding a shell; n_cols: C.
     """
-    ring_lab = np.asarray(ring_lab, np.float64)
-    spilled = np.zeros(len(ring_lab), bool)
+    spilled = np.zeros(len(moved), bool)
     if reference_lab is None or not shell_colours:
         return spilled
-    ref = np.asarray(reference_lab, np.float64).reshape(ring_lab.shape)
-    diff = ring_lab - ref
-    moved = diff - median_last(diff.T)
+    ref = np.asarray(reference_lab, np.float64).reshape(np.shape(moved))
+    changed = np.linalg.norm(moved, axis=1) > CFG.ring_change_de
     # a spilling shell's own ring keeps its colour: a hand changes the rings around it too
-    source = np.asarray(occupied, bool) & (np.linalg.norm(moved, axis=1) <= CFG.ring_change_de)
-    near_shell = np.zeros(len(ring_lab), bool)
+    source = np.asarray(occupied, bool) & ~changed
+    near_shell = np.zeros(len(moved), bool)
     near_shell[n_cols:] |= source[:-n_cols]
     near_shell[:-n_cols] |= source[n_cols:]
-    colours = np.asarray(shell_colours, np.float64)
-    for k in np.flatnonzero(near_shell & (np.linalg.norm(moved, axis=1) > CFG.ring_change_de)):
-        for shell in colours[colours[:, 0] == k % n_cols, 1:]:
-            toward = shell - ref[k]
-            t = np.clip(np.dot(moved[k], toward) / max(float(np.dot(toward, toward)), 1e-9), 0.0, 1.0)
-            if np.linalg.norm(moved[k] - t * toward) < CFG.spill_residual_de:
-                spilled[k] = True
-                break
+    for k in np.flatnonzero(near_shell & changed):
+        spilled[k] = spill_residual(moved[k], ref[k], shell_colours, k % n_cols) < CFG.spill_residual_de
     return spilled
+
+
+def spill_residual(moved: np.ndarray, reference: np.ndarray, shell_colours, column: int) -> float:
+    """ΔE from a ring's change (``moved``, Lab (3,)) to the nearest segment from its calibrated
+    colour (``reference``, Lab (3,)) toward a calibrated shell colour of its ``column``
+    (``shell_colours``: ``[[column, L, a, b], …]``); infinite when the column has none."""
+    colours = np.asarray(shell_colours or [], np.float64).reshape(-1, 4)
+    best = np.inf
+    for shell in colours[colours[:, 0] == column, 1:]:
+        toward = shell - reference
+        t = np.clip(np.dot(moved, toward) / max(float(np.dot(toward, toward)), 1e-9), 0.0, 1.0)
+        best = min(best, float(np.linalg.norm(moved - t * toward)))
+    return best
