@@ -27,7 +27,7 @@ from beachscore.errors import CodedError  # noqa: E402
 from calibration import store  # noqa: E402
 from vision.image.decode import read_image  # noqa: E402
 from vision.mats.config import SEASHELLS as CFG  # noqa: E402
-import vision.seashells.reader as seashells  # noqa: E402
+import vision.seashells.columns as columns  # noqa: E402
 from vision.seashells.columns import spill_residual  # noqa: E402
 
 
@@ -43,13 +43,13 @@ def residuals(moved, reference_lab, shell_colours, n_cols: int) -> list[tuple[in
 def main(argv=None) -> int:
     sets = (argv if argv is not None else sys.argv[1:])
     seen: list = []
-    real = seashells.shell_spill
+    real = columns.shell_spill
 
     def record(moved, reference_lab, shell_colours, occupied, n_cols):
         seen.append((np.array(moved), reference_lab, shell_colours, n_cols))
         return real(moved, reference_lab, shell_colours, occupied, n_cols)
 
-    seashells.shell_spill = record
+    columns.shell_spill = record
     for folder in sets:
         for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
             with tempfile.TemporaryDirectory() as tmp:

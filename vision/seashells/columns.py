@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.errors import UnreadableBoardError
+from vision.mats.checks import ring_shift
 from vision.mats.config import SEASHELLS as CFG
 from vision.mats.ring_contrast import GaussianClasses
 
@@ -130,6 +131,18 @@ def glared_cells(blown: np.ndarray, occupied: np.ndarray, column_shells, n_cols:
         raise UnreadableBoardError("glare", f"{int(lost.sum())} towel cells of pale shells are blown out by glare; "
                                    "move the lamp or shade the board, or lower the camera's exposure")
     return pale & (blown > CFG.glare_cell_share) & ~occupied
+
+
+def covered_cells(ring_lab, model: dict, occupied: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(ring_de, covered)``, float64 and bool (R·C,): each towel cell's ring change since
+    calibration (ΔE beyond the board-wide change, :func:`vision.mats.checks.ring_shift`; ``ring_lab``
+    (R·C, 3) the rings' Lab now) and the cells covered: changed beyond ``ring_change_de``. A hand
+    over a cell looks uniform, like an empty cell, but not like *this* cell's towel; a ring its
+    column's own shells spill into is not covered (:func:`shell_spill`)."""
+    moved = ring_shift(ring_lab, model.get("ring_lab"))
+    ring_de = np.linalg.norm(moved, axis=1)
+    spilled = shell_spill(moved, model.get("ring_lab"), model.get("shell_colours"), occupied, n_cols)
+    return ring_de, (ring_de > CFG.ring_change_de) & ~spilled
 
 
 def shell_spill(moved: np.ndarray, reference_lab, shell_colours, occupied: np.ndarray, n_cols: int) -> np.ndarray:

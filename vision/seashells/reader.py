@@ -45,10 +45,10 @@ import numpy as np
 from vision.errors import BadInputError, UnreadableBoardError
 from vision.mats.basket import find_items, learn_basket
 from vision.mats.checks import (annotation_canvas, as_scanned, blown_out_share, check_labels, check_photo, draw_box,
-                               draw_caption, draw_label, draw_text_box, ring_shift, text_scale)
+                               draw_caption, draw_label, draw_text_box, text_scale)
 from vision.mats.config import SEASHELLS as CFG
-from vision.seashells.columns import (column_posterior, column_shell_features, glared_cells, level_columns,
-                                      shell_spill)
+from vision.seashells.columns import (column_posterior, column_shell_features, covered_cells, glared_cells,
+                                      level_columns)
 from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
 from vision.board.geometry import project, rectify
@@ -474,12 +474,7 @@ def read(photo: Photo) -> Reading:
                         "are hard to tell from it")
     # a cell far from both classes (more than 4 sd on average from the nearest) looks like nothing learned
     rms_z = np.sqrt(judge.distances2(feats).min(axis=1) / feats.shape[1])
-    # a cell whose own background (its ring) changed colour since calibration is covered: a hand
-    # over a cell looks uniform, like an empty cell, but not like *this* cell's towel
-    moved = ring_shift(contrast.ring_lab, model.get("ring_lab"))
-    ring_de = np.linalg.norm(moved, axis=1)
-    covered = ring_de > CFG.ring_change_de
-    covered &= ~shell_spill(moved, model.get("ring_lab"), model.get("shell_colours"), occupied, len(cols))
+    ring_de, covered = covered_cells(contrast.ring_lab, model, occupied, len(cols))
     unlike, shell_de = _unlike_shells(contrast, occupied & ~covered, model.get("shell_colours"), len(cols))
     n_unlike, n_found = int(unlike.sum()), int(occupied.sum())
     if n_unlike >= CFG.layout_min_unlike and 2 * n_unlike >= n_found and not covered.any():
