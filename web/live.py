@@ -46,7 +46,9 @@ def shown_score(scan: dict, ending: dict | None) -> dict | None:
 
 @bp.get("/")
 def page():
-    return render_template("live.html", poll_ms=current_app.config["POLL_INTERVAL_MS"])
+    """The live page, headed by the name of the game being played (live.js keeps it current)."""
+    return render_template("live.html", poll_ms=current_app.config["POLL_INTERVAL_MS"],
+                           game=station().store.current_game())
 
 
 @bp.get("/api/status")

@@ -27,6 +27,13 @@
     return out.map(t => `<p>${t}</p>`).join("");
   }
 
+  // The game being played, by its own name ("Strand unter"), as the page's heading.
+  function showGameTitle(game) {
+    const el = document.getElementById("game-title");
+    el.hidden = !game;
+    el.innerHTML = game ? `${esc(gameName(game.game))} <small class="muted">game ${esc(game.id)}${game.ended_at ? ", over" : ""}</small>` : "";
+  }
+
   // Seashells: one scan per player's mat; the combined score of every player's latest mat.
   function seashellsHtml(t, display) {
     const swatches = display.swatches || {}, names = display.names || {};
@@ -115,6 +122,7 @@
     const over = !!(st.game && st.game.ended_at);  // a finished game scans no more: a new game first
     gameOver = over;
     if (!(st.last_event_id < boardEventId)) showBoard(st.auto_scan);
+    showGameTitle(st.game);
     document.getElementById("status").innerHTML = statusHtml(st);
     document.getElementById("busy").hidden = !st.busy;
     showActions(st, over);
