@@ -65,7 +65,8 @@ def latest():
 
     ``follow``: in a game followed scan after scan, the shown scan's ``step`` (``changes``,
     ``impossible``, ``accepted``), the ``timeline`` (facts) after the last accepted reading, the two
-    photos of a forbidden change, and the game's ``ending`` (Game over's questions and answers)
+    photos of a forbidden change, the game's ``ending`` (Game over's questions and answers), and while
+    the game runs ``needed_at_end`` (what Game over will ask, in the players' words)
     (:meth:`beachscore.station.Station.follow_view`); null otherwise.
 
     ``seashells``: in a Seashells game with players, the combined score of every player's latest

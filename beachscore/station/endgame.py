@@ -85,6 +85,41 @@ def questions(game: str, setup: dict | None, score: dict | None, *, facts: dict 
     return out
 
 
+def _together(words: list[str]) -> str:
+    """``["red", "blue", "green"]`` → ``"red, blue and green"``."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def asked_in_words(questions_: list[dict]) -> list[str]:
+    """What :func:`questions` would ask at Game over, said ahead in the players' words: one phrase
+    per fact to have ready at the end (a running game's hint), the players of one kind of question
+    named together.
+
+    >>> asked_in_words(questions("strand-unter", None, {"players": [{"player": "red", "total": None},
+    ...     {"player": "blue", "total": 4}, {"player": "green", "total": None}]}))
+    ["the shells left in red's and green's buckets after laying them on the face-up castle cards, counted per colour"]
+    >>> asked_in_words(questions("plazing", {}, None)), asked_in_words([])
+    (['which face of the weather die is up'], [])
+    """
+    def asked_of(part: str) -> list[str]:
+        return list(dict.fromkeys(str(q["player"]) for q in questions_ if part in q["key"]))
+
+    out = []
+    if any(q["key"] == "weather" for q in questions_):
+        out.append("which face of the weather die is up")
+    out += [q["text"][0].lower() + q["text"][1:].rstrip("?") for q in questions_ if q["key"].startswith("closer/")]
+    if counted := asked_of("/closings"):
+        each = "each" if len(counted) > 1 else "they"
+        out.append(f"the areas {_together(counted)} closed and what {each} collected "
+                   f"({', '.join(COLLECTED_KINDS)}) in the whole game")
+    if unfit := asked_of("/unfit/"):
+        owners = _together([p + "'s" for p in unfit])
+        buckets, them = ("buckets", "them") if len(unfit) > 1 else ("bucket", "it")
+        out.append(f"the shells left in {owners} {buckets} after laying {them} on the face-up castle cards, "
+                   "counted per colour")
+    return out
+
+
 def answered(questions_: list[dict], answers: object) -> dict:
     """Every question's answer (its default when not given), checked.
 

@@ -144,14 +144,16 @@ class GameFollowing:
     def follow_view(self, game: dict | None, scan: dict | None) -> dict | None:
         """What the live page shows of a followed game for ``scan``: its ``step`` (or None), the
         ``timeline`` after the last accepted reading, ``accepted_scan_id``, and for a step with
-        forbidden changes the two photos (``previous_photo_id``, ``photo_id``); the ``ending``."""
+        forbidden changes the two photos (``previous_photo_id``, ``photo_id``); the ``ending``; while
+        the game runs, ``needed_at_end``: what Game over will ask, in the players' words."""
         if not self.follows(game):
             return None
         last = game_steps.last_accepted(self.store, game["id"])
         step = game_steps.of_scan(self.store, scan["id"]) if scan and scan.get("game_id") == game["id"] else None
         ending = game_steps.ending(self.store, game["id"])
         out = {"step": step, "timeline": _told(game, (last or {}).get("timeline"), ending),
-               "accepted_scan_id": last["scan_id"] if last else None, "ending": ending}
+               "accepted_scan_id": last["scan_id"] if last else None, "ending": ending,
+               "needed_at_end": self.needed_at_end(game, last, ending)}
         if step and step["impossible"]:
             before = game_steps.last_accepted(self.store, game["id"], before_scan=scan["id"])
             out["photo_id"] = scan.get("photo_id")
@@ -197,9 +199,7 @@ class GameFollowing:
             score = self.scorer(last["state"], setup)
         except Exception:  # noqa: BLE001 - asked below as for an unknown total
             score = None
-        first = game_steps.first_accepted(self.store, game_id)
-        joined = bool(first and first["state"].get("pieces"))
-        asked = endgame.questions(game["game"], game["setup"], score, facts=facts, joined_mid_game=joined)
+        asked = self._questions(game, score, facts)
         if not asked:
             game_steps.set_ending(self.store, game_id, scan_id, [], answers={}, state=last["state"], setup=setup,
                                   score=score)
@@ -207,6 +207,26 @@ class GameFollowing:
         game_steps.set_ending(self.store, game_id, scan_id, asked)
         self.events.publish("game-questions", {"game_id": game_id, "scan_id": scan_id})
         return True
+
+    def _questions(self, game: dict, score: dict | None, facts: dict | None) -> list[dict]:
+        """What Game over asks for ``game`` whose last accepted reading scored ``score`` with the
+        timeline's ``facts`` (:func:`beachscore.station.endgame.questions`)."""
+        first = game_steps.first_accepted(self.store, game["id"])
+        joined = bool(first and first["state"].get("pieces"))
+        return endgame.questions(game["game"], game["setup"], score, facts=facts, joined_mid_game=joined)
+
+    def needed_at_end(self, game: dict, last: dict | None, ending: dict | None) -> list[str]:
+        """While ``game`` runs: what Game over would ask the players now, in their words
+        (:func:`beachscore.station.endgame.asked_in_words`), from the running score of the last
+        accepted reading ``last``; empty before the first accepted reading and once Game over asks
+        or the game is over."""
+        if last is None or ending is not None or game.get("ended_at"):
+            return []
+        try:
+            score = self.store.scan(last["scan_id"])["current_score"]
+        except StoreError:
+            return []
+        return endgame.asked_in_words(self._questions(game, score, _facts(last["timeline"])))
 
     def answer_questions(self, game_id: int, answers: object) -> dict:
         """The players' answers to Game over's questions: the final score, and the game ends.

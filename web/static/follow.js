@@ -73,6 +73,14 @@
     return h;
   }
 
+  // While the game runs: what Game over will ask (the station's needed_at_end), one quiet line, so
+  // the players keep what they will have to tell (Strand unter: the shells left in each bucket).
+  function neededAtEndHtml(f) {
+    const needs = f.needed_at_end || [];
+    if (!needs.length) return "";
+    return `<p class="muted" id="needed-at-end">For the final score, Game over will ask: ${esc(needs.join("; "))}.</p>`;
+  }
+
   function questionHtml(q) {
     if (q.kind === "choice") {
       return `<label class="question">${esc(q.text)} <select data-key="${esc(q.key)}"${q.value === null ? " required" : ""}>` +
@@ -131,7 +139,7 @@
     if (asking) h = questionsHtml(e);
     else if (e && e.answers !== null && e.score) h = totalsHtml(e, display) + `<h3>The game's timeline</h3>` + factsHtml(f.timeline, display);
     else h = `<h2>The game so far</h2>` + stepHtml(f) + `<h3 id="totals-heading">So far in this game</h3>` +
-      factsHtml(f.timeline, display);
+      factsHtml(f.timeline, display) + neededAtEndHtml(f);
     el.innerHTML = h;
     el.hidden = false;
     el.dataset.state = asking ? "asking" : (e && e.score ? "over" : "playing");
