@@ -76,16 +76,34 @@ function renderCastles(score) {
   return h;
 }
 
-// What each game's unknown total waits for (../shared/rules/; the Game over questions of
-// beachscore/station/endgame.py), and where a player gives it.
+// What each game's unknown total waits for, for one player and for several (../shared/rules/; the
+// Game over questions of beachscore/station/endgame.py).
 const MISSING_FACTS = {
-  "strand-unter": "each player's bucket (shells left) and face-up castle cards",
-  "plazing": "the weather die, or who closed an area",
+  "strand-unter": ["the shells left in the bucket and the face-up castle cards",
+                   "the shells left in each bucket and each player's face-up castle cards"],
+  "plazing": ["the weather die, or who closed an area", "the weather die, or who closed an area"],
 };
 
-function unknownHint(game) {
-  const facts = MISSING_FACTS[game] || "a fact the photo cannot show";
-  return `<p class="unknown-hint" id="unknown-hint">— = not known yet: needs ${esc(facts)}. ` +
+const isKnown = v => v !== null && v !== undefined;
+const together = words => words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
+
+// A winner is marked only when the score that decides it is complete: every player's total known
+// and the ranking made on those totals (Strand unter without buckets ranks by castle points), and
+// more than one player in the score (one Seashells mat is no game's result).
+function winnerKnown(score) {
+  return Array.isArray(score.winners) && score.winners.length > 0 && score.players.length > 1 &&
+    score.players.every(p => isKnown(p.total)) && (!isKnown(score.ranked_by) || score.ranked_by === "total");
+}
+
+// Whose totals are not known and what they wait for, in players' words; "No winner yet" when the
+// score would otherwise name one.
+function unknownHint(score, game) {
+  const open = score.players.filter(p => !isKnown(p.total)).map(p => `${p.player}'s`);
+  const one = open.length === 1;
+  const facts = (MISSING_FACTS[game] || ["a fact the photo cannot show", "facts the photo cannot show"])[one ? 0 : 1];
+  const lead = (score.winners || []).length ? "No winner yet: " : "";
+  return `<p class="unknown-hint" id="unknown-hint">${lead}${esc(together(open))} total${one ? " is" : "s are"} ` +
+    `not known yet (—): ${one ? "it needs" : "they need"} ${esc(facts)}. ` +
     `Asked at <a href="/#game-over">Game over</a>; or give them when setting up on the <a href="/game">Game page</a>.</p>`;
 }
 
@@ -95,7 +113,7 @@ function renderScore(score, opts) {
   if (!score || !Array.isArray(score.players) || !score.players.length) {
     return `<pre>${esc(JSON.stringify(score, null, 1))}</pre>`;
   }
-  const winners = new Set(score.winners || []);
+  const winners = new Set(winnerKnown(score) ? score.winners : []);
   const swatches = opts.swatches || {}, names = opts.names || {};
   const cols = [];
   for (const p of score.players) for (const k of Object.keys(p)) if (!SKIP.has(k) && !cols.includes(k)) cols.push(k);
@@ -116,8 +134,8 @@ function renderScore(score, opts) {
       `<td class="total" data-label="Total"${unknown(p.total)}>${esc(fmtValue(p.total))}</td></tr>`;
   }
   h += "</tbody></table></div>";
-  if (score.players.some(p => p.total === null || p.total === undefined)) h += unknownHint(opts.game || score.game);
-  if (score.tie_break) h += `<p class="muted">tie-break: ${esc(score.tie_break)}</p>`;
+  if (score.players.some(p => !isKnown(p.total))) h += unknownHint(score, opts.game || score.game);
+  if (score.tie_break && winners.size) h += `<p class="muted">tie-break: ${esc(score.tie_break)}</p>`;
   return h;
 }
 
