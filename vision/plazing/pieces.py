@@ -178,20 +178,7 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
                 ll, face, pf = piece_score(kind, placed)
                 sc += ll
             info[mask, kind] = (float(sc), face, pf)
-    # a placement that explains its cells far worse (per cell) than another placement over one of
-    # them cannot be part of a tiling worth counting (posterior < e^-prune): left out
-    index = {c: i for i, c in enumerate(order)}
-    best = [-np.inf] * len(order)
-    for row in table:
-        for mask, kind, placed in row:
-            per = info[mask, kind][0] / len(placed)
-            for c in placed:
-                i = index[c]
-                if per > best[i]:
-                    best[i] = per
-    kept = [[(mask, kind, placed, info[mask, kind][0]) for mask, kind, placed in row
-             if all(info[mask, kind][0] / len(placed) >= best[index[c]] - cfg.prune_per_cell for c in placed)]
-            for row in table]
+    kept = _pruned(table, info, order, cfg)
     results = []
     full = (1 << len(order)) - 1
 
@@ -221,6 +208,24 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
     alt = float(post[int(ranking[1])] / post.sum()) if len(results) > 1 else 0.0
     return Split(pieces=pieces, posterior=float(post[top] / post.sum()), runner_up=runner, kinds=kinds,
                  alt_posterior=alt)
+
+
+def _pruned(table, info: dict, order: list, cfg: SeamConfig) -> list:
+    """The placement table without the placements that explain their cells far worse (per cell)
+    than another placement over one of them: they cannot be part of a tiling worth counting
+    (posterior < e^-``cfg.prune_per_cell``). Rows of (mask, kind, cells, score)."""
+    index = {c: i for i, c in enumerate(order)}
+    best = [-np.inf] * len(order)
+    for row in table:
+        for mask, kind, placed in row:
+            per = info[mask, kind][0] / len(placed)
+            for c in placed:
+                i = index[c]
+                if per > best[i]:
+                    best[i] = per
+    return [[(mask, kind, placed, info[mask, kind][0]) for mask, kind, placed in row
+             if all(info[mask, kind][0] / len(placed) >= best[index[c]] - cfg.prune_per_cell for c in placed)]
+            for row in table]
 
 
 def _kind_gain(gain: dict, inner: list, lj_seam: np.ndarray, sd: float, kind_sd: float, cfg: SeamConfig) -> dict:
