@@ -117,17 +117,3 @@ def test_a_faint_dip_alone_never_decides_for_sure(dip):
 def test_a_clear_cut_decides(dip, sure):
     split = split_group({(0, 0), (0, 1)}, {((0, 0), (0, 1)): dip}, catalogue_shapes(PROFILE), joined_sd_bgr=2.5)
     assert len(split.pieces) == 2 and split.posterior > sure
-
-
-def test_a_printed_kinds_own_dip_noise_weighs_its_inner_edges():
-    # a 6-level dip is a cut beside a plain screen's inside (sd 1.5) but ordinary inside a gear whose
-    # printed icons come near the cell edge (sd 3): only the gear's own noise reads it as one gear
-    shapes, seams = catalogue_shapes(PROFILE), {((0, 0), (0, 1)): 6.0}
-    plain = split_group({(0, 0), (0, 1)}, seams, shapes, joined_sd_bgr=1.5)
-    printed = split_group({(0, 0), (0, 1)}, seams, shapes, joined_sd_bgr=1.5, kind_joined_sd={"gear": 3.0})
-    assert len(plain.pieces) == 2
-    assert len(printed.pieces) == 1 and printed.pieces[0][0] == "gear"
-    # a clear cut stays a cut whatever the kind's noise
-    cut = split_group({(0, 0), (0, 1)}, {((0, 0), (0, 1)): 40.0}, shapes, joined_sd_bgr=1.5,
-                      kind_joined_sd={"gear": 3.0})
-    assert len(cut.pieces) == 2 and cut.posterior > 0.99

@@ -138,8 +138,8 @@ def learn(shot: CalibrationShot) -> dict:
     tokens = learn_tokens(feats, token_samples, empty_cells, composites, tests)
 
     fallback = [float(cv2.cvtColor(np.uint8([[np.clip(raw[0, 0], 0, 255)]]), cv2.COLOR_BGR2GRAY)[0, 0])] * P
-    seam_sd, jog_sd, piece_seam_sd = _edge_noise(view, local, ppm, screens)
-    patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median, seam_sd, piece_seam_sd)
+    seam_sd, jog_sd = _edge_noise(view, local, ppm, screens)
+    patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median, seam_sd)
     template = learn_template(view.gray, [(cells, f) for _, cells, f in screens], local, ppm)
     # every cell's look (the board as calibrated); with the shot's own terrain, how terrain looks
     terrain_model = TerrainModel.learn(looks, terrain,
@@ -154,8 +154,7 @@ def learn(shot: CalibrationShot) -> dict:
             "player_gray": np.round(ref_light, 2).tolist(),
             "sharpness": frame_sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
             "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model,
-            "sand": sand, "seam_sd": round(seam_sd, 3), "jog_sd": round(jog_sd, 3), "mark_inks": inks,
-            "piece_seam_sd": round(piece_seam_sd, 3)}
+            "sand": sand, "seam_sd": round(seam_sd, 3), "jog_sd": round(jog_sd, 3), "mark_inks": inks}
 
 
 def _players(parsed) -> list:
@@ -212,22 +211,17 @@ def _sample_cells(parsed, grid: Grid, players: list, profile: dict):
     return token_samples, sample_cells, screens
 
 
-def _edge_noise(view: View, local, ppm: float, screens: list) -> tuple[float, float, float]:
+def _edge_noise(view: View, local, ppm: float, screens: list) -> tuple[float, float]:
     """The dip across an edge inside one piece (BGR levels) and the outline's jog there (mm),
-    measured on the labelled screens' inner edges, and the dip inside the other pieces (their
-    printed icons come near the cell edges), measured on every edge between two cells of one
-    colour outside the labelled screens: mostly inside a piece, the robust sd shrugs off the few
-    cuts (defaults and floors from :data:`SEAM`)."""
+    measured on the labelled screens' inner edges (defaults and floors from :data:`SEAM`)."""
     seams = seam_contrasts(view.board, view.owner, local, ppm)
     inside = [v for (a, b), v in seams.items() for _, cells, _ in screens if a in cells and b in cells]
     seam_sd = joined_sd(inside)
-    in_screens = {tuple(c) for _, cells, _ in screens for c in cells}
-    piece_seam_sd = joined_sd([v for (a, b), v in seams.items() if a not in in_screens and b not in in_screens])
     jogs = edge_jogs(view.masks, view.owner, local, ppm)
     inside_jogs = [v for (a, b), v in jogs.items() for _, cells, _ in screens if a in cells and b in cells]
     jog_sd = max(float(np.sqrt(np.median(np.square(inside_jogs)) / 0.4549)) if inside_jogs else SEAM.default_jog_sd_mm,
                  SEAM.min_jog_sd_mm)
-    return seam_sd, jog_sd, piece_seam_sd
+    return seam_sd, jog_sd
 
 
 def _check_labels(raw: np.ndarray, parsed, rect: Rectified, ppm: float, cell_mm: float) -> None:
@@ -299,7 +293,7 @@ def _pasted_tokens(view: View, table: np.ndarray, grid: Grid, feats: np.ndarray,
     return out
 
 
-def _learn_patterns(profile, view: View, screens, fallback, median, seam_sd: float, piece_seam_sd: float):
+def _learn_patterns(profile, view: View, screens, fallback, median, seam_sd: float):
     """Each kind's printed cell pattern from the calibration: labelled screens (their facing gives
     the rotation), and every other piece whose split by seams alone is sure
     (``PATTERN.min_teach_posterior``).
@@ -331,8 +325,7 @@ def _learn_patterns(profile, view: View, screens, fallback, median, seam_sd: flo
     shapes = catalogue_shapes(profile)
     seams = seam_contrasts(view.board, owner, view.grid, RECTIFY.px_per_mm)
     for pi, cells in groups(owner):
-        split = split_group(cells, seams, shapes, joined_sd_bgr=seam_sd,
-                            kind_joined_sd={kind: piece_seam_sd for kind, _ in shapes if kind != "screen"})
+        split = split_group(cells, seams, shapes, joined_sd_bgr=seam_sd)
         if not split.exact or split.posterior < PATTERN.min_teach_posterior:
             continue
         for kind, placed, _, _ in split.pieces:

@@ -38,9 +38,6 @@ class ReaderModel:
         self.sharpness = float(d.get("sharpness", 0.0))
         self.seam_sd = d.get("seam_sd")  #: sd of the dip inside one piece (BGR levels), measured at calibration
         self.jog_sd = d.get("jog_sd")  #: sd of the outline's jog inside one piece (mm), measured at calibration
-        #: sd of the dip inside a piece of a kind other than the screens (printed icons near the cell
-        #: edges; BGR levels), measured at calibration; None: as inside a screen
-        self.piece_seam_sd = d.get("piece_seam_sd")
         self.mark_inks = d.get("mark_inks") or {}  #: mark → its ink's direction from sand at calibration
         self.terrain = TerrainModel.from_json(d.get("terrain"))
         sand = d.get("sand")
@@ -52,14 +49,6 @@ class ReaderModel:
         self.reference_small = None
         #: what a scan derives from the calibration alone (the frame's sampled pixels, …), made on first use
         self.derived: dict = {}
-
-    def kind_seam_sd(self, shapes) -> dict:
-        """Piece kind → the dip's sd inside a piece of it, for the catalogue's kinds (``shapes``: (kind,
-        cells) pairs) other than the screen, whose inside the calibration measured apart; {} when it
-        did not."""
-        if self.piece_seam_sd is None:
-            return {}
-        return {kind: float(self.piece_seam_sd) for kind, _ in shapes if kind != "screen"}
 
     @classmethod
     def of(cls, cal) -> "ReaderModel":

@@ -119,7 +119,7 @@ def _placement_table_of(order: list[Cell], shapes):
 
 def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
                 piece_score=None, joined_sd_bgr: float | None = None, jogs: dict | None = None,
-                jog_sd_mm: float | None = None, kind_joined_sd: dict | None = None, cfg: SeamConfig = SEAM) -> Split:
+                jog_sd_mm: float | None = None, cfg: SeamConfig = SEAM) -> Split:
     """Split one 4-connected group of a player's cells into catalogue pieces.
 
     Args:
@@ -131,9 +131,6 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
         jogs: optional outline jogs per edge (:func:`~vision.plazing.seams.edge_jogs`, mm), more
             evidence on each edge (:func:`~vision.plazing.seams.jog_log_likelihoods`) with
             ``jog_sd_mm`` (learned at calibration; default ``cfg.default_jog_sd_mm``).
-        kind_joined_sd: optional piece kind → the dip's sd inside a piece of that kind (BGR levels;
-            printed icons near the cell edges dip more than a plain screen), for the kinds whose
-            inside differs from ``joined_sd_bgr``.
         shapes: from :func:`catalogue_shapes`.
         piece_score: optional function (kind, cells) → (log-likelihood of the print, facing,
             facing posterior); without it the print is not used.
@@ -155,7 +152,6 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
     inner = [(e, seams[e]) for e in (((r, c), n) for r, c in order for n in ((r, c + 1), (r + 1, c)) if n in cells)
              if e in seams]
     lc, lj = seam_log_likelihoods(np.array([v for _, v in inner], np.float64), sd, cfg)
-    lj_seam = lj.copy()
     if jogs:
         jsd = cfg.default_jog_sd_mm if jog_sd_mm is None else jog_sd_mm
         for i, (e, _) in enumerate(inner):
@@ -164,15 +160,13 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
                 lc[i] += c2
                 lj[i] += j2
     gain = {e: float(j - c) for (e, _), c, j in zip(inner, lc, lj)}  # log LR of "joined" per edge
-    gains = {kind: _kind_gain(gain, inner, lj_seam, sd, ksd, cfg) for kind, ksd in (kind_joined_sd or {}).items()}
     base = float(np.sum(lc))
     # score every placement once: seams joined inside it, and its print
     info = {}
     for row in table:
         for mask, kind, placed in row:
             inside = set(placed)
-            g = gains.get(kind, gain)
-            sc = sum(g.get(((r, c), n), 0.0) for r, c in placed for n in ((r, c + 1), (r + 1, c)) if n in inside)
+            sc = sum(gain.get(((r, c), n), 0.0) for r, c in placed for n in ((r, c + 1), (r + 1, c)) if n in inside)
             face, pf = None, 1.0
             if piece_score is not None:
                 ll, face, pf = piece_score(kind, placed)
@@ -226,16 +220,6 @@ def _pruned(table, info: dict, order: list, cfg: SeamConfig) -> list:
     return [[(mask, kind, placed, info[mask, kind][0]) for mask, kind, placed in row
              if all(info[mask, kind][0] / len(placed) >= best[index[c]] - cfg.prune_per_cell for c in placed)]
             for row in table]
-
-
-def _kind_gain(gain: dict, inner: list, lj_seam: np.ndarray, sd: float, kind_sd: float, cfg: SeamConfig) -> dict:
-    """The per-edge log LR of "joined" inside a piece whose inside dips with sd ``kind_sd`` instead
-    of ``sd`` (``lj_seam``: the dips' joined log likelihoods at ``sd``): against the same cut, the
-    jogs' share kept from ``gain``."""
-    if kind_sd == sd or not inner:
-        return gain
-    _, lj_k = seam_log_likelihoods(np.array([v for _, v in inner], np.float64), kind_sd, cfg)
-    return {e: gain[e] + float(jk - j) for (e, _), j, jk in zip(inner, lj_seam, lj_k)}
 
 
 def groups(owner: np.ndarray) -> list[tuple[int, set[Cell]]]:

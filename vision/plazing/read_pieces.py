@@ -55,7 +55,7 @@ def _read_group(player, cells, seams, jogs, shapes, scorer, untaught, model, vie
     """The pieces of one player's group of touching cells, its split and facings (and, when the
     group fits no piece, the repairs that free one of its cells) entered in ``ledger``."""
     split = split_group(cells, seams, shapes, scorer, joined_sd_bgr=model.seam_sd, jogs=jogs,
-                        jog_sd_mm=model.jog_sd, kind_joined_sd=model.kind_seam_sd(shapes))
+                        jog_sd_mm=model.jog_sd)
     if not split.exact:
         warnings.append(f"{player} cells {cells_text(cells)} fit no piece of the catalogue")
     if split.exact and split.runner_up is not None and split.kinds & untaught:
@@ -127,7 +127,7 @@ def _split_without(cells, cell, player, seams, jogs, shapes, scorer, model, view
                 part.add(c)
                 todo += [(c[0] + 1, c[1]), (c[0] - 1, c[1]), (c[0], c[1] + 1), (c[0], c[1] - 1)]
         split = split_group(part, seams, shapes, scorer, joined_sd_bgr=model.seam_sd, jogs=jogs,
-                            jog_sd_mm=model.jog_sd, kind_joined_sd=model.kind_seam_sd(shapes))
+                            jog_sd_mm=model.jog_sd)
         if not split.exact:
             return None
         log_p += float(np.log(max(split.posterior, 1e-12)))
