@@ -18,6 +18,7 @@ import scoring
 from beachscore.errors import BadInputError, UnreadableBoardError
 from calibration import store
 from vision.appearance import SWAPPED_CORRELATION, blue_red_correlation, board_layout
+from vision.image.quality import check_light
 from vision.types import Registration
 
 #: Board corners must enclose at least this share of the calibration photo.
@@ -78,7 +79,7 @@ def check_corners(corners_px, image_size: tuple[int, int]) -> None:
 
 
 def check_photo(image: np.ndarray, cal: store.Calibration) -> None:
-    """Refuse a photo that cannot come from the calibrated camera mode, or has no colour.
+    """Refuse a photo that cannot come from the calibrated camera mode, has almost no light, or no colour.
 
     Args:
         image: decoded photo, BGR uint8 (H, W, 3), possibly decoded at reduced size.
@@ -87,7 +88,8 @@ def check_photo(image: np.ndarray, cal: store.Calibration) -> None:
         BadInputError: ``image-format`` (not BGR uint8), ``image-grayscale`` (no colour to read
             pieces by).
         UnreadableBoardError: ``registration-lost`` (another aspect ratio than the calibration shot:
-            another camera mode, the calibrated board position does not apply).
+            another camera mode, the calibrated board position does not apply), ``too-dark`` (almost
+            no light: :func:`vision.image.quality.check_light`, before any reader's checks).
     """
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise BadInputError("image-format", "expected a BGR uint8 colour photo")
@@ -96,6 +98,7 @@ def check_photo(image: np.ndarray, cal: store.Calibration) -> None:
     if abs(w / h - cw / ch) > ASPECT_TOLERANCE * cw / ch:
         raise UnreadableBoardError("registration-lost", f"the photo's shape ({w / h:.3f}:1) differs from the calibration "
                             f"shot's ({cw}x{ch} px, {cw / ch:.3f}:1); use the same camera mode or recalibrate")
+    check_light(image)
     b, g, r = cv2.split(np.ascontiguousarray(image[::8, ::8]))
     lit = cv2.max(cv2.max(b, g), r) >= LIT_LEVEL  # a dark photo is the readers' "too dark", not grey
     if np.count_nonzero(lit) >= MIN_LIT_SHARE * lit.size and \

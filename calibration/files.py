@@ -19,13 +19,23 @@ from vision.files import load_object
 GAMES = ("strand-unter", "plazing", "seashells", "sand-castles", "grid")
 
 
-def _points(value: object, n: int | None, field: str, where: str) -> list[list[float]]:
+def _points_problem(value: object, n: int | None, field: str) -> str | None:
+    """What is wrong with a list of ``n`` [x, y] number pairs (any count when None), or None."""
     ok = isinstance(value, list) and (n is None or len(value) == n) and all(
         isinstance(p, list) and len(p) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p)
         for p in value)
-    if not ok:
-        count = f"{n} " if n else ""
-        raise CalibrationError("invalid-json", f"{where}: '{field}' must be a list of {count}[x, y] number pairs")
+    return None if ok else f"'{field}' must be a list of {f'{n} ' if n else ''}[x, y] number pairs"
+
+
+def _points(value: object, n: int | None, field: str, where: str, code: str) -> list[list[float]]:
+    """``value`` as float [x, y] pairs.
+
+    Raises:
+        CalibrationError: ``code`` when it is not a list of ``n`` [x, y] number pairs.
+    """
+    problem = _points_problem(value, n, field)
+    if problem:
+        raise CalibrationError(code, f"{where}: {problem}")
     return [[float(x), float(y)] for x, y in value]
 
 
@@ -54,7 +64,7 @@ def validate_profile(profile: dict, where: str = "profile") -> dict:
         if not m["dictionary"].startswith("DICT_") or not hasattr(cv2.aruco, m["dictionary"]):
             raise CalibrationError("invalid-profile", f"{where}: marker {i}: unknown ArUco dictionary "
                                    f"{m['dictionary']!r} (e.g. DICT_4X4_50)")
-        _points(m.get("corners_mm"), 4, "corners_mm", f"{where}: marker {i}")
+        _points(m.get("corners_mm"), 4, "corners_mm", f"{where}: marker {i}", "invalid-profile")
     if "grid" in profile:
         _check_grid(profile["grid"], size, where)
     return profile
@@ -148,45 +158,76 @@ def _check_spots(samples: list, where: str) -> None:
                                        "sample on the piece or place it names")
 
 
+#: The fields every calibration.json gives, with what each is (named when missing).
+REQUIRED_FIELDS = {"profile": "the board's profile.json", "image": "the calibration photo",
+                   "samples": "the labelled pieces"}
+#: ``corners_px`` too, unless the profile declares markers.
+CORNERS_FIELD = "'corners_px' (the board's corners in the photo, unless the profile declares markers)"
+
+
+def _field_problems(data: dict, profile: dict | None) -> list[str]:
+    """Every missing or malformed top-level field of a calibration.json document.
+
+    Args:
+        data: the parsed document.
+        profile: the profile it names, loaded, or None when it names none.
+    Returns:
+        One phrase per problem (the missing fields together in the first), empty when none.
+    """
+    missing = [f"'{key}' ({what})" for key, what in REQUIRED_FIELDS.items() if key not in data]
+    if data.get("corners_px") is None and not (profile and profile.get("markers")):
+        missing.append(CORNERS_FIELD)
+    problems = [f"missing {', '.join(missing)}"] if missing else []
+    problems += [f"'{key}' must be a file path" for key in ("profile", "image") if key in data
+                 and not isinstance(data[key], str)]
+    if data.get("charuco_image") is not None and not isinstance(data["charuco_image"], str):
+        problems.append("'charuco_image' must be a file path")
+    if "samples" in data and not isinstance(data["samples"], list):
+        problems.append("'samples' must be a list")
+    if data.get("corners_px") is not None:
+        problems.append(_points_problem(data["corners_px"], 4, "corners_px"))
+    if profile is not None and data.get("game", profile["game"]) != profile["game"]:
+        problems.append(f"game {data['game']!r} does not match the profile's {profile['game']!r}")
+    return [p for p in problems if p]
+
+
 def load_calibration_request(path: str) -> CalibrationRequest:
     """Parse and check calibration.json (paths relative to the file).
 
+    Files are named as the user would: the path given, and the paths inside it joined to that
+    path's folder.
+
     Raises:
-        CalibrationError: missing file, invalid JSON, missing or malformed field.
+        CalibrationError: ``file-missing`` (or another file code of :mod:`vision.files`) and
+            ``invalid-json`` for a file that cannot be read as JSON; ``invalid-profile``;
+            ``invalid-calibration`` naming every missing or malformed field at once;
+            ``unknown-label``, ``bad-sample`` for a sample.
     """
-    where = os.path.basename(path)
+    where = path
     data = load_object(path, "calibration file")
-    base = os.path.dirname(os.path.abspath(path))
-    for key in ("profile", "image"):
-        if not isinstance(data.get(key), str):
-            raise CalibrationError("invalid-json", f"{where}: '{key}' must be a file path")
-    profile_path = os.path.join(base, data["profile"])
-    profile = validate_profile(load_object(profile_path, "profile"), os.path.basename(profile_path))
-    game = data.get("game", profile["game"])
-    if game != profile["game"]:
-        raise CalibrationError("invalid-json", f"{where}: game {game!r} does not match the profile's {profile['game']!r}")
-    corners = data.get("corners_px")
-    if corners is not None:
-        corners = _points(corners, 4, "corners_px", where)
-    elif not profile.get("markers"):
-        raise CalibrationError("invalid-json", f"{where}: 'corners_px' is required when the profile declares no markers")
-    raw_samples = data.get("samples", [])
-    if not isinstance(raw_samples, list):
-        raise CalibrationError("invalid-json", f"{where}: 'samples' must be a list")
+    base = os.path.dirname(path)
+    profile = None
+    if isinstance(data.get("profile"), str):
+        profile_path = os.path.join(base, data["profile"])
+        profile = validate_profile(load_object(profile_path, "profile"), profile_path)
+    problems = _field_problems(data, profile)
+    if problems:
+        raise CalibrationError("invalid-calibration", f"{where}: {'; '.join(problems)}")
     samples = []
-    for i, s in enumerate(raw_samples):
+    for i, s in enumerate(data["samples"]):
         if not isinstance(s, dict) or not isinstance(s.get("label"), str):
-            raise CalibrationError("invalid-json", f"{where}: sample {i} needs a 'label' string")
+            raise CalibrationError("invalid-calibration", f"{where}: sample {i} needs a 'label' string")
         if any(part != part.strip() or not part for part in s["label"].split("/")):
             raise CalibrationError("unknown-label", f"{where}: sample {i}'s label {s['label']!r} has an empty part or "
                                    "spaces around a part; write it as the game's labels are written (e.g. piece/red)")
-        (xy,) = _points([s.get("board_mm")], 1, "board_mm", f"{where}: sample {i}")
+        (xy,) = _points([s.get("board_mm")], 1, "board_mm", f"{where}: sample {i}", "invalid-calibration")
         samples.append((s["label"], (xy[0], xy[1])))
     _check_spots(samples, where)
+    game = data.get("game", profile["game"])
+    corners = data.get("corners_px")
+    corners = None if corners is None else [[float(x), float(y)] for x, y in corners]
     empty = data.get("empty_image")
     charuco = data.get("charuco_image")
-    if charuco is not None and not isinstance(charuco, str):
-        raise CalibrationError("invalid-json", f"{where}: 'charuco_image' must be a file path")
     return CalibrationRequest(
         game=game, profile=profile, image_path=os.path.join(base, data["image"]),
         empty_image_path=os.path.join(base, empty) if isinstance(empty, str) else None,

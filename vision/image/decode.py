@@ -167,8 +167,10 @@ def _jpeg_has_end(data: bytes) -> bool:
 def read_image(path: str, reduce: int = 1) -> np.ndarray:
     """Read an image file into BGR uint8 (H, W, 3).
 
+    Every message names the file by ``path`` as given, whether it is missing or cannot be decoded.
+
     Raises:
         BadInputError: missing file, directory, or any reason of :func:`decode_image`.
     """
     data = read_input_file(path, MAX_FILE_BYTES, "", "image-too-large")
-    return decode_image(data, what=os.path.basename(path) or path, reduce=reduce)
+    return decode_image(data, what=path, reduce=reduce)

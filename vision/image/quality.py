@@ -2,8 +2,9 @@
 
 Each check raises :class:`~vision.errors.UnreadableBoardError` (exit 3) with one code:
 
-- ``too-dark``: the board is much darker than at calibration (large lighting gain) or simply
-  black (median grey below an absolute floor);
+- ``too-dark``: the photo has almost no light in it (:func:`check_light`, before anything
+  else is judged), or the board is much darker than at calibration (large lighting gain) or
+  simply black (median grey below an absolute floor);
 - ``glare``: a sizeable part of the board is blown out (all channels saturated) beyond what the
   calibration shot showed;
 - ``too-blurred``: the board's fine detail fell far below the calibration's: either the
@@ -35,6 +36,7 @@ class QualityConfig:
 
     max_gain: float = 3.5             # lighting gain (calibration / now) above which the photo is too dark
     min_gray: float = 25.0            # median grey (0–255) of the board below which it is too dark
+    min_lit_share: float = 0.01       # share of the photo at least min_gray bright below which it is too dark
     saturated: int = 250              # a pixel with every channel ≥ this is blown out
     max_glare_fraction: float = 0.03  # … more than this fraction of the board (beyond the calibration's)
     min_sharpness_ratio: float = 0.2  # Laplacian variance now / at calibration below this: too blurred
@@ -42,6 +44,34 @@ class QualityConfig:
 
 
 QUALITY = QualityConfig()
+
+
+def lit_share(image: np.ndarray, cfg: QualityConfig = QUALITY) -> float:
+    """Share of a BGR uint8 photo (H, W, 3) whose grey is at least ``cfg.min_gray``, on every 8th pixel."""
+    gray = cv2.cvtColor(np.ascontiguousarray(image[::8, ::8]), cv2.COLOR_BGR2GRAY)
+    return float(np.count_nonzero(gray >= cfg.min_gray)) / max(gray.size, 1)
+
+
+def check_light(image: np.ndarray, cfg: QualityConfig = QUALITY) -> float:
+    """Refuse a photo with almost no light in it (the lens cap on, the lamp off), whatever the game.
+
+    Such a frame has no edges, colours or board to find, so any later check would give a wrong
+    reason (blurred, the board moved); it is too dark first. Lit photos, however dim a part of
+    them, have far more than ``cfg.min_lit_share`` of their pixels above ``cfg.min_gray``.
+
+    Args:
+        image: the photo, BGR uint8 (H, W, 3).
+    Returns:
+        The share of the photo that is lit (:func:`lit_share`).
+    Raises:
+        UnreadableBoardError: ``too-dark``.
+    """
+    share = lit_share(image, cfg)
+    if share < cfg.min_lit_share:
+        log.info("too dark: %.2f%% of the photo at least grey %.0f", 100 * share, cfg.min_gray)
+        raise UnreadableBoardError("too-dark", "the photo is almost black (lens cap on, or the light off?); "
+                                   "add light and take it again")
+    return share
 
 
 def sharpness(gray: np.ndarray, mask: np.ndarray | None = None) -> float:
