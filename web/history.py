@@ -61,11 +61,15 @@ def station():
 
 @bp.get("/history")
 def page():
+    """Every scan (of one game, ``?game=``) with its photo and totals: a finished game's final scan with
+    the totals Game over gave (:func:`web.live.shown_score`)."""
     store = station().store
     game_id = request.args.get("game", type=query_id)  # not an id: every game
     games = store.games()
     scans = store.scans(game_id=game_id, limit=500)
     displays = {g["id"]: g.get("display") or {} for g in games}
+    endings = {g["id"]: station().game_ending(g["id"]) for g in games if g.get("ended_at")}
+    scans = [{**s, "current_score": shown_score(s, endings.get(s.get("game_id")))} for s in scans]
     return render_template("history.html", games=games, scans=scans, game_id=game_id, displays=displays,
                            player_chip=player_chip, together_line=together_line)
 

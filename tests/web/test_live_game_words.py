@@ -13,8 +13,8 @@ from beachscore.station.testing import STRAND_STATE, FakeCalibration, FakeScanne
 from hardware.mock_camera import MockCamera
 from web import create_app
 
-BOTH_BUCKETS = ["the shells left in red's and yellow's buckets after laying them on the face-up castle cards, "
-                "counted per colour"]
+BOTH_BUCKETS = ["the shells left in red's and yellow's buckets that find no space on the face-up (unbuilt) castle "
+                "cards (unfit shells), counted per colour"]
 
 
 def game_title(client) -> str:
@@ -78,8 +78,8 @@ def test_only_the_players_whose_bucket_is_missing_are_named(ruled):
     station, client = ruled
     station.new_game("strand-unter", {"players": {"red": bucket(white=1)}})
     scanned(station)
-    assert needed_at_end(client) == ["the shells left in yellow's bucket after laying it on the face-up castle "
-                                     "cards, counted per colour"]
+    assert needed_at_end(client) == ["the shells left in yellow's bucket that find no space on the face-up "
+                                     "(unbuilt) castle cards (unfit shells), counted per colour"]
 
 
 def test_nothing_is_asked_ahead_when_every_bucket_is_given(ruled):

@@ -88,13 +88,17 @@
         q.choices.map(([v, words]) => `<option value="${esc(v)}"${v === q.value ? " selected" : ""}>${esc(words)}</option>`).join("") +
         `</select></label>`;
     }
-    return `<div class="question counter" data-key="${esc(q.key)}" data-max="${q.max}">` +
-      `<button type="button" class="minus" aria-label="one less">−</button><output>${q.value}</output>` +
+    // a counter without a default shows "—" (not given) until a player sets it: − makes it 0, + makes it 1
+    const given = q.value !== null && q.value !== undefined;
+    return `<div class="question counter" data-key="${esc(q.key)}" data-max="${q.max}"${given ? " data-given" : ""}>` +
+      `<button type="button" class="minus" aria-label="one less">−</button><output title="${given ? "" : "not given"}">${given ? q.value : "—"}</output>` +
       `<button type="button" class="plus" aria-label="one more">+</button> <span>${esc(q.text)}</span></div>`;
   }
 
   function questionsHtml(e) {
-    return `<h2>Game over: a few questions</h2><p class="muted">Only what neither the photos nor the game's timeline can know.</p>` +
+    const unset = e.questions.some(q => q.kind === "count" && (q.value === null || q.value === undefined));
+    return `<h2>Game over: a few questions</h2><p class="muted">Only what neither the photos nor the game's timeline can know.` +
+      (unset ? ` A count left at — is not given: that player's total stays unknown.` : "") + `</p>` +
       `<form id="questions">${e.questions.map(questionHtml).join("")}` +
       `<p><button type="submit" id="finish-game" class="big primary">Finish the game</button></p></form>`;
   }
@@ -109,15 +113,17 @@
   function wire(el) {
     el.querySelectorAll(".counter").forEach(c => {
       const out = c.querySelector("output"), max = Number(c.dataset.max);
-      c.querySelector(".minus").addEventListener("click", () => { out.textContent = Math.max(0, Number(out.textContent) - 1); });
-      c.querySelector(".plus").addEventListener("click", () => { out.textContent = Math.min(max, Number(out.textContent) + 1); });
+      const set = n => { out.textContent = n; out.title = ""; c.dataset.given = ""; };
+      const now = () => ("given" in c.dataset ? Number(out.textContent) : null);
+      c.querySelector(".minus").addEventListener("click", () => set(now() === null ? 0 : Math.max(0, now() - 1)));
+      c.querySelector(".plus").addEventListener("click", () => set(now() === null ? 1 : Math.min(max, now() + 1)));
     });
     const form = el.querySelector("#questions");
     if (!form) return;
     form.addEventListener("submit", async ev => {
       ev.preventDefault();
       const answers = {};
-      form.querySelectorAll(".counter").forEach(c => { answers[c.dataset.key] = Number(c.querySelector("output").textContent); });
+      form.querySelectorAll(".counter[data-given]").forEach(c => { answers[c.dataset.key] = Number(c.querySelector("output").textContent); });
       form.querySelectorAll("select[data-key]").forEach(s => { answers[s.dataset.key] = s.value; });
       try {
         await api("POST", "/api/game-answers", { answers });
@@ -129,8 +135,9 @@
   window.renderFollow = function (f, st) {
     const el = card();
     if (!el) return;
+    const e = f && f.ending, asking = !!(e && e.answers === null && e.questions.length);
+    document.body.classList.toggle("game-over-asking", asking);  // the score card's "Asked at Game over" hides
     if (!f) { el.hidden = true; el.innerHTML = ""; el.dataset.key = ""; return; }
-    const e = f.ending, asking = !!(e && e.answers === null && e.questions.length);
     const key = asking ? `ask/${e.game_id}/${e.created_at}` : JSON.stringify(f);
     if (el.dataset.key === key) return;  // a form being filled in is left alone
     el.dataset.key = key;

@@ -159,7 +159,8 @@
       document.getElementById("confidence").innerHTML =
         `<p class="muted">confidence ${c}%</p><div class="confbar ${c < 80 ? "low" : ""}"><div style="width:${c}%"></div></div>`;
     }
-    document.getElementById("warnings").innerHTML = (scan.warnings || []).map(w => `<li>${esc(w)}</li>`).join("");
+    document.getElementById("warnings").innerHTML = (scan.warnings || []).map(w => `<li>${esc(w)}</li>`).join("") +
+      (scan.settled_warnings || []).map(w => `<li class="settled"><s>${esc(w)}</s> settled by the correction</li>`).join("");
     document.getElementById("scan-links").innerHTML = `<a href="/scans/${scan.id}">details</a>` +
       (scan.status === "ok" ? ` · <a href="/scans/${scan.id}/correct">correct this scan</a>` : "");
   }

@@ -79,10 +79,13 @@ function renderCastles(score) {
 // What each game's unknown total waits for, for one player and for several (../shared/rules/; the
 // Game over questions of beachscore/station/endgame.py).
 const MISSING_FACTS = {
-  "strand-unter": ["the shells left in the bucket and the face-up castle cards",
-                   "the shells left in each bucket and each player's face-up castle cards"],
+  "strand-unter": ["its unfit shells: the shells left in the bucket that find no space on the face-up (unbuilt) castle cards",
+                   "their unfit shells: the shells left in each bucket that find no space on the face-up (unbuilt) castle cards"],
   "plazing": ["the weather die, or who closed an area", "the weather die, or who closed an area"],
 };
+
+// What the Game page takes instead, when it differs from what Game over asks.
+const SETUP_FACTS = { "strand-unter": "the buckets and face-up castle cards" };
 
 const isKnown = v => v !== null && v !== undefined;
 const together = words => words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
@@ -104,7 +107,7 @@ function unknownHint(score, game) {
   const lead = (score.winners || []).length ? "No winner yet: " : "";
   return `<p class="unknown-hint" id="unknown-hint">${lead}${esc(together(open))} total${one ? " is" : "s are"} ` +
     `not known yet (—): ${one ? "it needs" : "they need"} ${esc(facts)}. ` +
-    `Asked at <a href="/#game-over">Game over</a>; or give them when setting up on the <a href="/game">Game page</a>.</p>`;
+    `<span class="asked-at-end">Asked at <a href="/#game-over">Game over</a>; or give ${esc(SETUP_FACTS[game] || "them")} when setting up on the <a href="/game">Game page</a>.</span></p>`;
 }
 
 function renderScore(score, opts) {
