@@ -33,6 +33,18 @@ def player_chip(player: str, display: dict) -> dict:
     return {"label": player, "name": (display.get("names") or {}).get(player), "swatch": swatch}
 
 
+def in_game_order(players: list, display: dict) -> list:
+    """A score's player rows in the Game page's order (the order of its swatches), players it does
+    not name last, as the score lists them.
+
+    >>> [p["player"] for p in in_game_order([{"player": "yellow"}, {"player": "red"}, {"player": "x"}],
+    ...                                     {"swatches": {"red": "#d32f2f", "yellow": "#fbc02d"}})]
+    ['red', 'yellow', 'x']
+    """
+    order = list((display or {}).get("swatches") or {})
+    return sorted(players, key=lambda p: order.index(p.get("player")) if p.get("player") in order else len(order))
+
+
 #: A co-operative score's outcome (Sand Castles' ``outcome``) as the pages say it.
 OUTCOMES = {"won": "won: every castle complete", "lost-castle": "a castle flooded, play on",
             "playing": "playing"}
@@ -71,7 +83,7 @@ def page():
     endings = {g["id"]: station().game_ending(g["id"]) for g in games if g.get("ended_at")}
     scans = [{**s, "current_score": shown_score(s, endings.get(s.get("game_id")))} for s in scans]
     return render_template("history.html", games=games, scans=scans, game_id=game_id, displays=displays,
-                           player_chip=player_chip, together_line=together_line)
+                           player_chip=player_chip, together_line=together_line, in_game_order=in_game_order)
 
 
 @bp.get("/scans/<id:scan_id>")

@@ -100,3 +100,16 @@ def test_the_warning_a_correction_settled_is_shown_as_settled(finished):
     page = client.get(f"/scans/{scan_id}").get_data(as_text=True)
     assert f"<s>{DOUBT}</s> settled by the correction" in page and f"⚠ {DOUBT}" not in page
     assert station.store.scan(scan_id)["warnings"] == [DOUBT, MOVED]  # the stored reading stays as read
+
+
+def test_history_lists_players_in_the_game_pages_order(tmp_path, make_unlocked):
+    st = Station(Store(str(tmp_path / "data")), camera=MockCamera(size=(80, 60)), calibration=FakeCalibration(),
+                 scanner=FakeScanner(STRAND_STATE, scorer=score_with_rules), scorer=score_with_rules)
+    try:
+        client = make_unlocked(create_app({"TESTING": True}, station=st).test_client())
+        st.new_game("strand-unter", {}, {"swatches": {"yellow": "#fbc02d", "red": "#d32f2f"}})
+        assert st.request_scan("test").accepted and st.wait_idle(20)
+        assert [p["player"] for p in st.store.latest_scan()["current_score"]["players"]] == ["red", "yellow"]
+        assert [c.split()[0] for c in chips(client.get("/history").get_data(as_text=True))] == ["yellow", "red"]
+    finally:
+        st.close()

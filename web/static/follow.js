@@ -103,10 +103,24 @@
       `<p><button type="submit" id="finish-game" class="big primary">Finish the game</button></p></form>`;
   }
 
+  // Final totals best first (the score's ranking; ties in the Game page's order), the winner starred
+  // as on the score card: only when the totals that decide it are known (score.js's winnerKnown).
+  function ranked(score, display) {
+    const place = new Map();
+    (score.ranking || []).forEach((group, i) => (group || []).forEach(p => place.set(p, i)));
+    const order = Object.keys(display.swatches || {});
+    const key = p => [place.has(p.player) ? place.get(p.player) : place.size,
+                      order.includes(p.player) ? order.indexOf(p.player) : order.length];
+    return [...(score.players || [])].sort((a, b) => key(a)[0] - key(b)[0] || key(a)[1] - key(b)[1]);
+  }
+
   function totalsHtml(e, display) {
-    const players = (e.score && e.score.players) || [];
+    const score = e.score || {};
+    const players = ranked(score, display);
+    const won = new Set(typeof winnerKnown === "function" && players.length && winnerKnown(score) ? score.winners : []);
     return `<h2>Final totals</h2><ul id="totals" class="totals">` + players.map(p =>
-      `<li data-player="${esc(p.player)}">${who(p.player, display)}: <b class="total">${p.total === null || p.total === undefined ? "not known" : p.total}</b></li>`).join("") +
+      `<li data-player="${esc(p.player)}"${won.has(p.player) ? ' class="winner"' : ""}>${who(p.player, display)}: <b class="total">${p.total === null || p.total === undefined ? "not known" : p.total}</b>` +
+      `${won.has(p.player) ? ' <span class="star" title="winner">★</span>' : ""}</li>`).join("") +
       `</ul>` + (e.score && e.score.missing && e.score.missing.length ? `<p class="muted">still not known: ${esc(e.score.missing.join(", "))}</p>` : "");
   }
 
@@ -145,8 +159,11 @@
     let h;
     if (asking) h = questionsHtml(e);
     else if (e && e.answers !== null && e.score) h = totalsHtml(e, display) + `<h3>The game's timeline</h3>` + factsHtml(f.timeline, display);
-    else h = `<h2>The game so far</h2>` + stepHtml(f) + `<h3 id="totals-heading">So far in this game</h3>` +
-      factsHtml(f.timeline, display) + neededAtEndHtml(f);
+    else {
+      const step = stepHtml(f);  // the latest scan's changes, then the whole game's timeline
+      h = (step ? `<h2>The latest scan</h2>` + step + `<h3 id="totals-heading">The game's timeline</h3>`
+        : `<h2 id="totals-heading">The game's timeline</h2>`) + factsHtml(f.timeline, display) + neededAtEndHtml(f);
+    }
     el.innerHTML = h;
     el.hidden = false;
     el.dataset.state = asking ? "asking" : (e && e.score ? "over" : "playing");

@@ -110,12 +110,21 @@ function unknownHint(score, game) {
     `<span class="asked-at-end">Asked at <a href="/#game-over">Game over</a>; or give ${esc(SETUP_FACTS[game] || "them")} when setting up on the <a href="/game">Game page</a>.</span></p>`;
 }
 
+// The players in the Game page's order (the order of its swatches; players it does not name last,
+// as the score lists them); the score's own order stays in its ``ranking``.
+function inGameOrder(players, swatches) {
+  const order = Object.keys(swatches || {});
+  const at = p => (order.includes(p.player) ? order.indexOf(p.player) : order.length);
+  return [...players].sort((a, b) => at(a) - at(b));
+}
+
 function renderScore(score, opts) {
   opts = opts || {};
   if (isCastles(score, opts)) return renderCastles(score);
   if (!score || !Array.isArray(score.players) || !score.players.length) {
     return `<pre>${esc(JSON.stringify(score, null, 1))}</pre>`;
   }
+  score = Object.assign({}, score, { players: inGameOrder(score.players, opts.swatches) });
   const winners = new Set(winnerKnown(score) ? score.winners : []);
   const swatches = opts.swatches || {}, names = opts.names || {};
   const cols = [];
