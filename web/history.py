@@ -94,20 +94,22 @@ def scan_page(scan_id: int):
     game = st.store.game(scan["game_id"]) if scan.get("game_id") is not None else None
     ending = st.game_ending(game["id"]) if game is not None else None
     return render_template("scan.html", scan=scan, score=shown_score(scan, ending),
-                           display=(game or {}).get("display") or {}, together_line=together_line)
+                           display=(game or {}).get("display") or {}, together_line=together_line,
+                           game_over=bool((game or {}).get("ended_at")))
 
 
 @bp.get("/api/scans/<id:scan_id>")
 def scan_json(scan_id: int):
     """The scan (machine reading, revisions, current state/score), its game's set-up and display
-    (player names, swatch colours) and, when the station's calibration is for the same game, the
+    (player names, swatch colours), ``game_over`` (its game has ended) and, when the station's calibration is for the same game, the
     profile (for clicking on the photo)."""
     st = station()
     scan = st.told_scan(st.store.scan(scan_id))
     cal = st.calibration
     profile = cal.profile if cal is not None and cal.game == scan.get("game") else None
-    display = st.store.game(scan["game_id"])["display"] if scan.get("game_id") is not None else {}
-    return jsonify({"scan": scan, "profile": profile, "setup": st.setup_of_scan(scan), "display": display})
+    game = st.store.game(scan["game_id"]) if scan.get("game_id") is not None else {}
+    return jsonify({"scan": scan, "profile": profile, "setup": st.setup_of_scan(scan), "display": game.get("display") or {},
+                    "game_over": bool(game.get("ended_at"))})
 
 
 @bp.get("/api/scans")

@@ -229,7 +229,9 @@ class GameFollowing:
         timeline's ``facts`` (:func:`beachscore.station.endgame.questions`)."""
         first = game_steps.first_accepted(self.store, game["id"])
         joined = bool(first and first["state"].get("pieces"))
-        return endgame.questions(game["game"], game["setup"], score, facts=facts, joined_mid_game=joined)
+        asked = endgame.questions(game["game"], game["setup"], score, facts=facts, joined_mid_game=joined)
+        order = list(((game.get("display") or {}).get("swatches")) or {})  # the Game page's order of players
+        return sorted(asked, key=lambda q: order.index(q["player"]) if q["player"] in order else len(order))
 
     def needed_at_end(self, game: dict, last: dict | None, ending: dict | None) -> list[str]:
         """While ``game`` runs: what Game over would ask the players now, in their words

@@ -58,6 +58,9 @@ def test_untouched_counters_are_not_given(served):
     assert "Asked at" not in hint.text
     driver.find_element(By.ID, "finish-game").click()
     assert totals(driver) == {"red": "not known", "yellow": "not known"}
+    # the finished game's score card no longer sends anyone to Game over
+    wait(driver, lambda d: "the game ended without them" in d.find_element(By.ID, "unknown-hint").text)
+    assert "Asked at" not in driver.find_element(By.ID, "unknown-hint").text
     rows = {p["player"]: p for p in station.game_ending(game_id)["score"]["players"]}
     assert rows["red"]["unfit_shells"] is None and rows["yellow"]["total"] is None
 

@@ -100,3 +100,13 @@ def test_once_game_over_asks_the_hint_gives_way_to_the_questions(ruled):
     assert follow["needed_at_end"] == [] and follow["ending"]["questions"]
     station.answer_questions(game_id, {})
     assert needed_at_end(client) == []
+
+
+def test_game_over_names_the_players_in_the_game_pages_order(ruled):
+    station, client = ruled
+    station.new_game("strand-unter", {}, {"swatches": {"yellow": "#fbc02d", "red": "#d32f2f"}})
+    scanned(station)
+    assert needed_at_end(client) == [BOTH_BUCKETS[0].replace("red's and yellow's", "yellow's and red's")]
+    scanned(station, final=True)
+    asked = client.get("/api/latest").get_json()["follow"]["ending"]["questions"]
+    assert [q["player"] for q in asked] == ["yellow"] * 4 + ["red"] * 4

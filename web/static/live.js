@@ -154,7 +154,8 @@
       score.innerHTML = `<p class="error">Could not read the board: ${esc(scan.error.message)}</p>`;
       document.getElementById("confidence").innerHTML = "";
     } else {
-      score.innerHTML = renderScore(scan.current_score, { swatches: display.swatches, names: display.names, game: scan.game });
+      score.innerHTML = renderScore(scan.current_score, { swatches: display.swatches, names: display.names, game: scan.game,
+                                                          gameOver: !!(over && scan.game_id === st.game.id) });
       const c = scan.confidence_percent;  // the server's rule: cut to a whole percent, never rounded up
       document.getElementById("confidence").innerHTML =
         `<p class="muted">confidence ${c}%</p><div class="confbar ${c < 80 ? "low" : ""}"><div style="width:${c}%"></div></div>`;

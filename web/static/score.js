@@ -100,10 +100,15 @@ function winnerKnown(score) {
 
 // Whose totals are not known and what they wait for, in players' words; "No winner yet" when the
 // score would otherwise name one.
-function unknownHint(score, game) {
+function unknownHint(score, game, over) {
   const open = score.players.filter(p => !isKnown(p.total)).map(p => `${p.player}'s`);
   const one = open.length === 1;
   const facts = (MISSING_FACTS[game] || ["a fact the photo cannot show", "facts the photo cannot show"])[one ? 0 : 1];
+  if (over) {  // a finished game: Game over is behind it, nothing more is asked
+    return `<p class="unknown-hint" id="unknown-hint">${(score.winners || []).length ? "No winner: " : ""}` +
+      `${esc(together(open))} total${one ? " is" : "s are"} not known (—): ${one ? "it needs" : "they need"} ` +
+      `${esc(facts)}, and the game ended without ${one ? "it" : "them"}.</p>`;
+  }
   const lead = (score.winners || []).length ? "No winner yet: " : "";
   return `<p class="unknown-hint" id="unknown-hint">${lead}${esc(together(open))} total${one ? " is" : "s are"} ` +
     `not known yet (—): ${one ? "it needs" : "they need"} ${esc(facts)}. ` +
@@ -146,7 +151,7 @@ function renderScore(score, opts) {
       `<td class="total" data-label="Total"${unknown(p.total)}>${esc(fmtValue(p.total))}</td></tr>`;
   }
   h += "</tbody></table></div>";
-  if (score.players.some(p => !isKnown(p.total))) h += unknownHint(score, opts.game || score.game);
+  if (score.players.some(p => !isKnown(p.total))) h += unknownHint(score, opts.game || score.game, opts.gameOver);
   if (score.tie_break && winners.size) h += `<p class="muted">tie-break: ${esc(score.tie_break)}</p>`;
   return h;
 }
