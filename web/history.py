@@ -33,6 +33,18 @@ def player_chip(player: str, display: dict) -> dict:
     return {"label": player, "name": (display.get("names") or {}).get(player), "swatch": swatch}
 
 
+def in_game_order(players: list, display: dict) -> list:
+    """A score's player rows in the Game page's order (the order of its swatches), players it does
+    not name last, as the score lists them.
+
+    >>> [p["player"] for p in in_game_order([{"player": "yellow"}, {"player": "red"}, {"player": "x"}],
+    ...                                     {"swatches": {"red": "#d32f2f", "yellow": "#fbc02d"}})]
+    ['red', 'yellow', 'x']
+    """
+    order = list((display or {}).get("swatches") or {})
+    return sorted(players, key=lambda p: order.index(p.get("player")) if p.get("player") in order else len(order))
+
+
 #: A co-operative score's outcome (Sand Castles' ``outcome``) as the pages say it.
 OUTCOMES = {"won": "won: every castle complete", "lost-castle": "a castle flooded, play on",
             "playing": "playing"}
@@ -61,13 +73,17 @@ def station():
 
 @bp.get("/history")
 def page():
+    """Every scan (of one game, ``?game=``) with its photo and totals: a finished game's final scan with
+    the totals Game over gave (:func:`web.live.shown_score`)."""
     store = station().store
     game_id = request.args.get("game", type=query_id)  # not an id: every game
     games = store.games()
     scans = store.scans(game_id=game_id, limit=500)
     displays = {g["id"]: g.get("display") or {} for g in games}
+    endings = {g["id"]: station().game_ending(g["id"]) for g in games if g.get("ended_at")}
+    scans = [{**s, "current_score": shown_score(s, endings.get(s.get("game_id")))} for s in scans]
     return render_template("history.html", games=games, scans=scans, game_id=game_id, displays=displays,
-                           player_chip=player_chip, together_line=together_line)
+                           player_chip=player_chip, together_line=together_line, in_game_order=in_game_order)
 
 
 @bp.get("/scans/<id:scan_id>")
@@ -78,20 +94,22 @@ def scan_page(scan_id: int):
     game = st.store.game(scan["game_id"]) if scan.get("game_id") is not None else None
     ending = st.game_ending(game["id"]) if game is not None else None
     return render_template("scan.html", scan=scan, score=shown_score(scan, ending),
-                           display=(game or {}).get("display") or {}, together_line=together_line)
+                           display=(game or {}).get("display") or {}, together_line=together_line,
+                           game_over=bool((game or {}).get("ended_at")))
 
 
 @bp.get("/api/scans/<id:scan_id>")
 def scan_json(scan_id: int):
     """The scan (machine reading, revisions, current state/score), its game's set-up and display
-    (player names, swatch colours) and, when the station's calibration is for the same game, the
+    (player names, swatch colours), ``game_over`` (its game has ended) and, when the station's calibration is for the same game, the
     profile (for clicking on the photo)."""
     st = station()
     scan = st.told_scan(st.store.scan(scan_id))
     cal = st.calibration
     profile = cal.profile if cal is not None and cal.game == scan.get("game") else None
-    display = st.store.game(scan["game_id"])["display"] if scan.get("game_id") is not None else {}
-    return jsonify({"scan": scan, "profile": profile, "setup": st.setup_of_scan(scan), "display": display})
+    game = st.store.game(scan["game_id"]) if scan.get("game_id") is not None else {}
+    return jsonify({"scan": scan, "profile": profile, "setup": st.setup_of_scan(scan), "display": game.get("display") or {},
+                    "game_over": bool(game.get("ended_at"))})
 
 
 @bp.get("/api/scans")

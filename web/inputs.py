@@ -165,7 +165,7 @@ def check_name(value, where: str, *, limit: int = MAX_NAME_CHARS) -> str:
 
 
 def check_players(players, where: str = "players") -> None:
-    """A set-up's ``players``: a list of labels or an object per label; at most MAX_PLAYERS.
+    """A set-up's ``players``: a list of labels (each once) or an object per label; at most MAX_PLAYERS.
 
     Raises:
         BadInputError: ``invalid-setup``.
@@ -179,6 +179,9 @@ def check_players(players, where: str = "players") -> None:
     for i, label in enumerate(players):
         if isinstance(players, dict) or isinstance(label, str):  # other entries: the scorer checks them
             check_name(label, f"{where}[{i}]")
+            if isinstance(players, list) and label in players[:i]:
+                raise BadInputError("invalid-setup", f"{where}[{i}]: {label!r} is listed twice; each player "
+                                    "needs their own colour label")
 
 
 def check_display(display) -> dict:

@@ -10,8 +10,9 @@ choice the players must make),
   closed and resources collected in the whole game (the timeline's counts as the defaults);
   otherwise, for each area whose closer the photos could not tell, who closed it (a choice among
   the players who may have, with no default; "nobody remembers" leaves their totals unknown).
-- Strand unter: for each player whose total is not known, the shells left in the bucket after
-  laying it on the face-up cards (unfit shells), per colour.
+- Strand unter: for each player whose total is not known, per colour, the shells left in the
+  bucket that find no space on the face-up (unbuilt) castle cards (unfit shells); a counter with
+  no default: left unset it is not given, and that player's total stays unknown.
 - Sand Castles: nothing (the co-operative score needs no more).
 """
 
@@ -28,12 +29,17 @@ WEATHER_WORDS = {"sun": "sun", "rain": "rain", "wind-N": "wind towards the sea (
                  "wind-W": "wind to the west (W)"}
 #: Largest count a counter takes (areas, resources, shells of a colour).
 MOST = 99
+#: Strand unter's unfit shells as Game over asks them, in the rules' words (rules §End scoring 2).
+UNFIT_WORDS = ("shells left in {owner} {bucket} that find no space on the face-up (unbuilt) castle cards "
+               "(unfit shells)")
 #: The answer "nobody remembers who closed this area" (those players' totals stay unknown).
 UNKNOWN_CLOSER = "unknown"
 
 
-def _count(key: str, player: str, text: str, value: int = 0) -> dict:
-    return {"key": key, "player": player, "text": text, "kind": "count", "value": int(value), "max": MOST}
+def _count(key: str, player: str, text: str, value: int | None = 0) -> dict:
+    """A counter question; ``value`` its default (None: not given until the players set it)."""
+    return {"key": key, "player": player, "text": text, "kind": "count",
+            "value": None if value is None else int(value), "max": MOST}
 
 
 def _closer(n: int, doubted: dict) -> dict:
@@ -80,8 +86,8 @@ def questions(game: str, setup: dict | None, score: dict | None, *, facts: dict 
             if isinstance(row, dict) and row.get("total") is None:
                 p = row.get("player")
                 for colour in COLOURS:
-                    out.append(_count(f"{p}/unfit/{colour}", p, f"{colour} shells left in {p}'s bucket after "
-                                      "laying it on the face-up cards (unfit shells)"))
+                    words = UNFIT_WORDS.format(owner=f"{p}'s", bucket="bucket")
+                    out.append(_count(f"{p}/unfit/{colour}", p, f"{colour} {words}", None))
     return out
 
 
@@ -97,7 +103,7 @@ def asked_in_words(questions_: list[dict]) -> list[str]:
 
     >>> asked_in_words(questions("strand-unter", None, {"players": [{"player": "red", "total": None},
     ...     {"player": "blue", "total": 4}, {"player": "green", "total": None}]}))
-    ["the shells left in red's and green's buckets after laying them on the face-up castle cards, counted per colour"]
+    ["the shells left in red's and green's buckets that find no space on the face-up (unbuilt) castle cards (unfit shells), counted per colour"]
     >>> asked_in_words(questions("plazing", {}, None)), asked_in_words([])
     (['which face of the weather die is up'], [])
     """
@@ -114,14 +120,15 @@ def asked_in_words(questions_: list[dict]) -> list[str]:
                    f"({', '.join(COLLECTED_KINDS)}) in the whole game")
     if unfit := asked_of("/unfit/"):
         owners = _together([p + "'s" for p in unfit])
-        buckets, them = ("buckets", "them") if len(unfit) > 1 else ("bucket", "it")
-        out.append(f"the shells left in {owners} {buckets} after laying {them} on the face-up castle cards, "
-                   "counted per colour")
+        buckets = "buckets" if len(unfit) > 1 else "bucket"
+        out.append("the " + UNFIT_WORDS.format(owner=owners, bucket=buckets) + ", counted per colour")
     return out
 
 
 def answered(questions_: list[dict], answers: object) -> dict:
-    """Every question's answer (its default when not given), checked.
+    """Every question's answer (its default when not given), checked. A counter without a default
+    (Strand unter's unfit shells) left unset, or answered None, is not given and left out: the
+    player's unfit shells and total then stay unknown, as without the bucket at set-up (contract).
 
     Raises:
         BadInputError: ``invalid-answers`` (not an object, a count out of 0..99, a choice not offered,
@@ -136,6 +143,8 @@ def answered(questions_: list[dict], answers: object) -> dict:
     out = {}
     for key, q in asked.items():
         value = answers.get(key, q["value"])
+        if value is None and q["kind"] == "count":
+            continue
         if value is None and q["kind"] == "choice":
             raise BadInputError("invalid-answers", f"{q['text'].rstrip('?:.')}: choose one of "
                                 f"{', '.join(c[1] for c in q['choices'])}")

@@ -24,6 +24,7 @@ from beachscore.follow import FollowedGame, GamePhoto, Previous
 from beachscore.station import endgame
 from beachscore.station.store import StoreError
 from beachscore.station.store import steps as game_steps
+from beachscore.station.wording import settled_by_correction
 from scoring.timeline import GAMES as TIMELINES, Timeline, game_module
 
 log = logging.getLogger("beachscore.station")
@@ -114,16 +115,24 @@ class GameFollowing:
                                      facts=_facts(last["timeline"]) if last else None),
                             last["timeline"] if last else None)
         try:
-            return game, timeline, timeline.propose(state)
+            return game, timeline, timeline.propose_correction(state)
         except Exception:  # noqa: BLE001 - the rules engine refuses the corrected state: the timeline stays
             log.warning("scan %d: the correction could not be compared with the last accepted reading", scan["id"])
             return None
 
     def correction_setup(self, scan: dict, state: dict, setup: dict | None) -> dict | None:
         """The setup a correction of ``scan`` is scored with: ``setup`` with the timeline's facts once
-        the corrected state is accepted (``setup`` itself when the game is not followed)."""
+        the corrected state is accepted and, for the scan a finished game ended with, Game over's
+        answers (``setup`` itself when the game is not followed)."""
         found = self._correction(scan, state)
-        return setup if found is None else game_module(found[0]["game"]).with_facts(setup, found[2].facts)
+        if found is None:
+            return setup
+        game, _, step = found
+        out = game_module(game["game"]).with_facts(setup, step.facts)
+        ending = game_steps.ending(self.store, game["id"])
+        if ending is not None and ending["answers"] is not None and ending["scan_id"] == scan["id"]:
+            out = endgame.final_setup(game["game"], out, ending["answers"], step.facts)
+        return out
 
     def accept_correction(self, scan: dict, state: dict, revision_id: int) -> None:
         """A player's correction of ``scan`` becomes the game's new accepted reading (compared with
@@ -167,8 +176,15 @@ class GameFollowing:
     def told_scan(self, scan: dict | None) -> dict | None:
         """``scan`` as the pages show it: in a Plażing game whose players named at Game over who
         closed areas the photos could not tell, its warnings about those areas replaced by what the
-        players said (the stored scan is left as read)."""
-        if not scan or scan.get("game_id") is None:
+        players said; in a corrected scan, the warnings the correction settled moved to
+        ``settled_warnings`` (:func:`beachscore.station.wording.settled_by_correction`). The stored
+        scan is left as read."""
+        if not scan:
+            return scan
+        if scan.get("revisions"):
+            still, settled = settled_by_correction(scan.get("warnings"), scan.get("state"), scan.get("current_state"))
+            scan = {**scan, "warnings": still, "settled_warnings": settled}
+        if scan.get("game_id") is None:
             return scan
         game = self.store.game(scan["game_id"])
         ending = game_steps.ending(self.store, game["id"])
@@ -213,7 +229,9 @@ class GameFollowing:
         timeline's ``facts`` (:func:`beachscore.station.endgame.questions`)."""
         first = game_steps.first_accepted(self.store, game["id"])
         joined = bool(first and first["state"].get("pieces"))
-        return endgame.questions(game["game"], game["setup"], score, facts=facts, joined_mid_game=joined)
+        asked = endgame.questions(game["game"], game["setup"], score, facts=facts, joined_mid_game=joined)
+        order = list(((game.get("display") or {}).get("swatches")) or {})  # the Game page's order of players
+        return sorted(asked, key=lambda q: order.index(q["player"]) if q["player"] in order else len(order))
 
     def needed_at_end(self, game: dict, last: dict | None, ending: dict | None) -> list[str]:
         """While ``game`` runs: what Game over would ask the players now, in their words

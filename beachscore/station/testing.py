@@ -90,13 +90,15 @@ class FakeScanner:
         scorer: scores the state; default :func:`fake_score`.
         delay_s: seconds each scan takes (to test busy handling and crashes mid-scan).
         error: a BeachscoreError to raise instead of reading (e.g. an unreadable board).
+        warnings: the warnings every reading carries (as a reader words them).
     Attributes:
         calls: number of scans; ``started`` is set when a scan begins.
     """
 
     def __init__(self, state: dict | None = None, *, scorer=fake_score, delay_s: float = 0.0,
-                 error: BeachscoreError | None = None, confidence: float = 0.9):
+                 error: BeachscoreError | None = None, confidence: float = 0.9, warnings: tuple = ()):
         self.state = copy.deepcopy(state or STRAND_STATE)
+        self.warnings = list(warnings)
         self.confidence = confidence
         self.scorer = scorer
         self.delay_s = delay_s
@@ -113,7 +115,7 @@ class FakeScanner:
             raise self.error
         state = copy.deepcopy(self.state)
         return FakeResult(game=state.get("game", "strand-unter"), state=state, score=self.scorer(state, setup),
-                          image=image, confidence=self.confidence)
+                          image=image, confidence=self.confidence, warnings=list(self.warnings))
 
 
 @dataclass

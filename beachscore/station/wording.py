@@ -93,3 +93,44 @@ def source_for_the_page(source: str | None) -> str:
     ('from the page', 'by itself (the board stood still)', 'hall', '')
     """
     return SOURCES.get(source, source or "")
+
+
+#: A warning about one groove of a Strand unter reading ("the yellow castle in groove 1 may be …").
+GROOVE_NAMED = re.compile(r"\bgroove (\d+)\b")
+
+
+def _grooves(state: dict | None) -> dict[int, tuple]:
+    """Each groove of a state by number, its shells and castles in a comparable form."""
+    out = {}
+    for g in (state or {}).get("grooves") or []:
+        if isinstance(g, dict) and isinstance(g.get("number"), int):
+            castles = sorted((str(c.get("player")), c.get("value")) for c in g.get("castles") or [])
+            out[g["number"]] = (sorted((g.get("shells") or {}).items()), castles)
+    return out
+
+
+def settled_by_correction(warnings: list[str], read: dict | None, corrected: dict | None) -> tuple[list, list]:
+    """Split a scan's warnings into those still open and those a player's correction settled: a
+    warning about one groove (Strand unter) is settled when the correction changed that groove.
+
+    Args:
+        warnings: the scan's warnings; read: the machine reading's state; corrected: the state of
+            the scan's latest correction (None: not corrected).
+    Returns:
+        (open warnings, settled warnings), each in the order given.
+
+    >>> read = {"grooves": [{"number": 1, "castles": [{"player": "yellow", "value": 2}]}, {"number": 2}]}
+    >>> fixed = {"grooves": [{"number": 1, "castles": [{"player": "yellow", "value": 3}]}, {"number": 2}]}
+    >>> settled_by_correction(["the yellow castle in groove 1 may be worth 3 rather than 2",
+    ...                        "the board moved 3 mm"], read, fixed)
+    (['the board moved 3 mm'], ['the yellow castle in groove 1 may be worth 3 rather than 2'])
+    """
+    if corrected is None or corrected is read:
+        return list(warnings or []), []
+    before, after = _grooves(read), _grooves(corrected)
+    changed = {n for n in set(before) | set(after) if before.get(n) != after.get(n)}
+    still, settled = [], []
+    for w in warnings or []:
+        named = {int(n) for n in GROOVE_NAMED.findall(str(w))}
+        (settled if named and named <= changed else still).append(w)
+    return still, settled

@@ -22,6 +22,7 @@ accepted state and the facts so far.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from types import ModuleType
 
@@ -90,6 +91,14 @@ class Timeline:
     def propose(self, state: dict) -> Step:
         """Compare ``state`` with the last accepted one; nothing is kept (see :meth:`accept`)."""
         return compare(self.last, state, self.setup, self.facts)
+
+    def propose_correction(self, state: dict) -> Step:
+        """Compare a player's correction ``state`` with the last accepted reading, its facts those the
+        game learns when the correction is the truth (the game module's ``corrected_facts``: a castle
+        the correction changed replaces the one misread before); nothing is kept (see :meth:`accept`)."""
+        step = self.propose(state)
+        fix = getattr(self.module, "corrected_facts", None)
+        return dataclasses.replace(step, facts=fix(step, state)) if fix else step
 
     def accept(self, state: dict, step: Step) -> None:
         """Make ``state`` (compared as ``step``) the last accepted reading and keep its facts."""

@@ -34,6 +34,30 @@ def with_facts(setup: dict | None, facts: dict | None) -> dict:
     return dict(setup or {})
 
 
+def corrected_facts(step: Step, state: dict) -> dict:
+    """The facts once a player's correction ``state`` (compared with the last accepted reading as
+    ``step``) is accepted. A correction is the truth about the board, and castles never move or leave
+    a groove the sea has not reached: a castle the correction no longer shows there was misread
+    before and was never built, and a castle it shows in another groove stood there all along.
+
+    >>> before = {"game": "strand-unter", "sea_front": 3, "grooves": [
+    ...     {"number": 1, "castles": [{"player": "yellow", "value": 2}]}, {"number": 2}]}
+    >>> fixed = {"game": "strand-unter", "sea_front": 3, "grooves": [
+    ...     {"number": 1, "castles": [{"player": "yellow", "value": 3}]}, {"number": 2}]}
+    >>> first = compare(None, before)
+    >>> corrected_facts(compare(before, fixed, facts=first.facts), fixed)["built"]
+    [{'player': 'yellow', 'value': 3, 'groove': 1}]
+    """
+    now = _castles(state)
+    misread = {(c["player"], c["value"]) for c in step.impossible if c["kind"] == "removed"}
+    built: dict[tuple[str, int], dict] = {}
+    for x in step.facts["built"]:
+        key = (x["player"], int(x["value"]))
+        if key not in misread:
+            built[key] = dict(x, groove=now.get(key, x["groove"]))
+    return dict(step.facts, built=list(built.values()))
+
+
 def _castles(state: dict) -> dict[tuple[str, int], int]:
     return {(c["player"], int(c["value"])): int(g["number"]) for g in state.get("grooves", [])
             for c in g.get("castles", [])}

@@ -196,7 +196,9 @@ def test_strand_unter_game_over_asks_each_players_unfit_shells(tmp_path):
         out = st.answer_questions(game_id, {"red/unfit/gray": 2})
         got = {p["player"]: (p["unfit_shells"], p["total"]) for p in out["score"]["players"]}
         castles = {p["player"]: p["castle_points"] for p in out["score"]["players"]}
-        assert got == {"red": (2, castles["red"] - 2), "yellow": (0, castles["yellow"])}
+        # yellow's counters were left unset: not given, so yellow's unfit shells and total stay unknown
+        assert got == {"red": (2, castles["red"] - 2), "yellow": (None, None)}
+        assert [q["value"] for q in st.game_ending(game_id)["questions"]] == [None] * 8
         assert st.store.game(game_id)["ended_at"]
     finally:
         st.close()

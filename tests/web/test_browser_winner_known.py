@@ -47,13 +47,13 @@ def test_no_star_until_the_deciding_totals_are_known(served):
     assert "tie-break" not in score.text  # the castle points' tie-break decides no winner
     hint = driver.find_element(By.ID, "unknown-hint").text
     assert hint.startswith("No winner yet: red's and yellow's totals are not known yet"), hint
-    assert "shells left in each bucket" in hint and "face-up castle cards" in hint
+    assert "unfit shells: the shells left in each bucket that find no space on the face-up (unbuilt) castle cards" in hint
     needs = driver.find_element(By.ID, "needed-at-end").text
-    assert needs == ("For the final score, Game over will ask: the shells left in red's and yellow's buckets after "
-                     "laying them on the face-up castle cards, counted per colour.")
+    assert needs == ("For the final score, Game over will ask: the shells left in red's and yellow's buckets that "
+                     "find no space on the face-up (unbuilt) castle cards (unfit shells), counted per colour.")
 
     assert station.end_game("web").accepted and station.wait_idle(20)
-    station.answer_questions(game_id, {"red/unfit/white": 1})  # red 3 − 1, yellow 3
+    station.answer_questions(game_id, {"red/unfit/white": 1, "yellow/unfit/white": 0})  # red 3 − 1, yellow 3
     wait(driver, lambda d: d.find_element(By.ID, "follow").get_attribute("data-state") == "over")
     wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#score .star"))
     star = driver.find_element(By.CSS_SELECTOR, "#score tr.winner")
@@ -86,6 +86,7 @@ def test_a_score_names_a_winner_only_when_its_deciding_totals_are_known(served):
         "return out;", cases)
     assert got["known"] == [["red"], ""]
     assert got["one unknown"][0] == []
-    assert got["one unknown"][1].startswith("No winner yet: blue's total is not known yet (—): it needs the shells "
-                                            "left in the bucket and the face-up castle cards.")
+    assert got["one unknown"][1].startswith("No winner yet: blue's total is not known yet (—): it needs its unfit "
+                                            "shells: the shells left in the bucket that find no space on the "
+                                            "face-up (unbuilt) castle cards.")
     assert got["one mat"] == [[], ""]

@@ -1,4 +1,4 @@
-"""The live page's "The game so far" card (web/static/follow.js) rendered in headless Chromium from
+"""The live page's game card (web/static/follow.js) rendered in headless Chromium from
 a hand-made follow view: the running totals under their own heading, apart from the changes since
 the last accepted reading, and nothing shown twice on a game's first reading."""
 
@@ -38,7 +38,7 @@ def step(changes):
 def test_running_totals_have_their_own_heading_after_nothing_changed(tmp_path):
     shown = render(tmp_path, {"step": step([]), "ending": None,
                               "timeline": {"built": CASTLES, "readings": 3, "notes": []}})
-    assert shown["headings"] == ["The game so far", "Since the last accepted reading", "So far in this game"]
+    assert shown["headings"] == ["The latest scan", "Since the last accepted reading", "The game's timeline"]
     assert shown["changes"] == "nothing changed"
     assert "yellow's castle 2 (groove 1)" in shown["facts"]
 
@@ -48,6 +48,38 @@ def test_the_first_reading_lists_each_castle_once(tmp_path):
              {"kind": "built", "text": "red built a castle of 3 in groove 4"}]
     shown = render(tmp_path, {"step": step(built), "ending": None,
                               "timeline": {"built": CASTLES, "readings": 1, "notes": []}})
-    assert shown["headings"] == ["The game so far", "So far in this game"]
+    assert shown["headings"] == ["The latest scan", "The game's timeline"]
     assert shown["changes"] == "The game's first photo: everything it shows is below."
     assert shown["text"].count("yellow") == 1 and shown["text"].count("red") == 1
+
+
+def render_with_score(tmp_path, follow: dict, st: dict, score: dict) -> dict:
+    """The game card (with score.js, as on the live page) and a score card rendered for the game of ``st``."""
+    page = tmp_path / "final.html"
+    page.write_text(
+        '<!doctype html><meta name="csrf-token" content="x"><div id="follow" hidden></div><div id="score"></div>'
+        + "".join(f'<script src="{(STATIC / name).as_uri()}"></script>' for name in ("common.js", "score.js", "follow.js"))
+        + f"<script>renderFollow({json.dumps(follow)}, {json.dumps(st)});"
+        f"document.getElementById('score').innerHTML = renderScore({json.dumps(score)}, "
+        f"{{swatches: {json.dumps(st['game']['display']['swatches'])}, game: 'strand-unter'}});</script>")
+    with headless_chromium() as browser:
+        browser.get(page.as_uri())
+        return {"totals": [(li.get_attribute("data-player"), bool(li.find_elements(By.CLASS_NAME, "star")))
+                           for li in browser.find_elements(By.CSS_SELECTOR, "#totals li")],
+                "score": [tr.get_attribute("data-player") for tr in browser.find_elements(By.CSS_SELECTOR, "#score tbody tr")],
+                "headings": [h.text for h in browser.find_elements(By.CSS_SELECTOR, "#follow h2, #follow h3")]}
+
+
+def test_final_totals_are_ranked_winner_first_and_the_score_card_keeps_the_game_pages_order(tmp_path):
+    row = {"castles": [], "unfit_shells": 0}
+    score = {"players": [dict(row, player="yellow", castle_points=4, total=4),
+                         dict(row, player="red", castle_points=22, total=20),
+                         dict(row, player="blue", castle_points=9, total=9)],
+             "ranking": [["red"], ["blue"], ["yellow"]], "winners": ["red"], "ranked_by": "total"}
+    st = {"game": {"display": {"swatches": {"blue": "#1976d2", "yellow": "#fbc02d", "red": "#d32f2f"}}}}
+    follow = {"step": None, "timeline": {"built": CASTLES, "readings": 2, "notes": []},
+              "ending": {"answers": {}, "questions": [], "score": score}}
+    shown = render_with_score(tmp_path, follow, st, score)
+    assert shown["totals"] == [("red", True), ("blue", False), ("yellow", False)]
+    assert shown["score"] == ["blue", "yellow", "red"]  # the Game page's order
+    assert shown["headings"] == ["Final totals", "The game's timeline"]

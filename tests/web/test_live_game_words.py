@@ -13,8 +13,8 @@ from beachscore.station.testing import STRAND_STATE, FakeCalibration, FakeScanne
 from hardware.mock_camera import MockCamera
 from web import create_app
 
-BOTH_BUCKETS = ["the shells left in red's and yellow's buckets after laying them on the face-up castle cards, "
-                "counted per colour"]
+BOTH_BUCKETS = ["the shells left in red's and yellow's buckets that find no space on the face-up (unbuilt) castle "
+                "cards (unfit shells), counted per colour"]
 
 
 def game_title(client) -> str:
@@ -78,8 +78,8 @@ def test_only_the_players_whose_bucket_is_missing_are_named(ruled):
     station, client = ruled
     station.new_game("strand-unter", {"players": {"red": bucket(white=1)}})
     scanned(station)
-    assert needed_at_end(client) == ["the shells left in yellow's bucket after laying it on the face-up castle "
-                                     "cards, counted per colour"]
+    assert needed_at_end(client) == ["the shells left in yellow's bucket that find no space on the face-up "
+                                     "(unbuilt) castle cards (unfit shells), counted per colour"]
 
 
 def test_nothing_is_asked_ahead_when_every_bucket_is_given(ruled):
@@ -100,3 +100,13 @@ def test_once_game_over_asks_the_hint_gives_way_to_the_questions(ruled):
     assert follow["needed_at_end"] == [] and follow["ending"]["questions"]
     station.answer_questions(game_id, {})
     assert needed_at_end(client) == []
+
+
+def test_game_over_names_the_players_in_the_game_pages_order(ruled):
+    station, client = ruled
+    station.new_game("strand-unter", {}, {"swatches": {"yellow": "#fbc02d", "red": "#d32f2f"}})
+    scanned(station)
+    assert needed_at_end(client) == [BOTH_BUCKETS[0].replace("red's and yellow's", "yellow's and red's")]
+    scanned(station, final=True)
+    asked = client.get("/api/latest").get_json()["follow"]["ending"]["questions"]
+    assert [q["player"] for q in asked] == ["yellow"] * 4 + ["red"] * 4

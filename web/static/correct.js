@@ -376,7 +376,8 @@
     profile = data.profile; H = scan.extra && scan.extra.H_px_from_mm;
     hSize = scan.extra && scan.extra.H_image_size;
     lens = (scan.extra && scan.extra.lens) || null;
-    scoreOpts = { swatches: (data.display || {}).swatches, names: (data.display || {}).names, game: scan.game };
+    scoreOpts = { swatches: (data.display || {}).swatches, names: (data.display || {}).names, game: scan.game,
+                  gameOver: !!data.game_over };
     state = clone(scan.current_state);
     document.getElementById("machine-totals").textContent = totals(scan.score);
     document.getElementById("score").innerHTML = renderScore(scan.current_score, scoreOpts);

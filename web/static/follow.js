@@ -88,36 +88,56 @@
         q.choices.map(([v, words]) => `<option value="${esc(v)}"${v === q.value ? " selected" : ""}>${esc(words)}</option>`).join("") +
         `</select></label>`;
     }
-    return `<div class="question counter" data-key="${esc(q.key)}" data-max="${q.max}">` +
-      `<button type="button" class="minus" aria-label="one less">−</button><output>${q.value}</output>` +
+    // a counter without a default shows "—" (not given) until a player sets it: − makes it 0, + makes it 1
+    const given = q.value !== null && q.value !== undefined;
+    return `<div class="question counter" data-key="${esc(q.key)}" data-max="${q.max}"${given ? " data-given" : ""}>` +
+      `<button type="button" class="minus" aria-label="one less">−</button><output title="${given ? "" : "not given"}">${given ? q.value : "—"}</output>` +
       `<button type="button" class="plus" aria-label="one more">+</button> <span>${esc(q.text)}</span></div>`;
   }
 
   function questionsHtml(e) {
-    return `<h2>Game over: a few questions</h2><p class="muted">Only what neither the photos nor the game's timeline can know.</p>` +
+    const unset = e.questions.some(q => q.kind === "count" && (q.value === null || q.value === undefined));
+    return `<h2>Game over: a few questions</h2><p class="muted">Only what neither the photos nor the game's timeline can know.` +
+      (unset ? ` A count left at — is not given: that player's total stays unknown.` : "") + `</p>` +
       `<form id="questions">${e.questions.map(questionHtml).join("")}` +
       `<p><button type="submit" id="finish-game" class="big primary">Finish the game</button></p></form>`;
   }
 
+  // Final totals best first (the score's ranking; ties in the Game page's order), the winner starred
+  // as on the score card: only when the totals that decide it are known (score.js's winnerKnown).
+  function ranked(score, display) {
+    const place = new Map();
+    (score.ranking || []).forEach((group, i) => (group || []).forEach(p => place.set(p, i)));
+    const order = Object.keys(display.swatches || {});
+    const key = p => [place.has(p.player) ? place.get(p.player) : place.size,
+                      order.includes(p.player) ? order.indexOf(p.player) : order.length];
+    return [...(score.players || [])].sort((a, b) => key(a)[0] - key(b)[0] || key(a)[1] - key(b)[1]);
+  }
+
   function totalsHtml(e, display) {
-    const players = (e.score && e.score.players) || [];
+    const score = e.score || {};
+    const players = ranked(score, display);
+    const won = new Set(typeof winnerKnown === "function" && players.length && winnerKnown(score) ? score.winners : []);
     return `<h2>Final totals</h2><ul id="totals" class="totals">` + players.map(p =>
-      `<li data-player="${esc(p.player)}">${who(p.player, display)}: <b class="total">${p.total === null || p.total === undefined ? "not known" : p.total}</b></li>`).join("") +
+      `<li data-player="${esc(p.player)}"${won.has(p.player) ? ' class="winner"' : ""}>${who(p.player, display)}: <b class="total">${p.total === null || p.total === undefined ? "not known" : p.total}</b>` +
+      `${won.has(p.player) ? ' <span class="star" title="winner">★</span>' : ""}</li>`).join("") +
       `</ul>` + (e.score && e.score.missing && e.score.missing.length ? `<p class="muted">still not known: ${esc(e.score.missing.join(", "))}</p>` : "");
   }
 
   function wire(el) {
     el.querySelectorAll(".counter").forEach(c => {
       const out = c.querySelector("output"), max = Number(c.dataset.max);
-      c.querySelector(".minus").addEventListener("click", () => { out.textContent = Math.max(0, Number(out.textContent) - 1); });
-      c.querySelector(".plus").addEventListener("click", () => { out.textContent = Math.min(max, Number(out.textContent) + 1); });
+      const set = n => { out.textContent = n; out.title = ""; c.dataset.given = ""; };
+      const now = () => ("given" in c.dataset ? Number(out.textContent) : null);
+      c.querySelector(".minus").addEventListener("click", () => set(now() === null ? 0 : Math.max(0, now() - 1)));
+      c.querySelector(".plus").addEventListener("click", () => set(now() === null ? 1 : Math.min(max, now() + 1)));
     });
     const form = el.querySelector("#questions");
     if (!form) return;
     form.addEventListener("submit", async ev => {
       ev.preventDefault();
       const answers = {};
-      form.querySelectorAll(".counter").forEach(c => { answers[c.dataset.key] = Number(c.querySelector("output").textContent); });
+      form.querySelectorAll(".counter[data-given]").forEach(c => { answers[c.dataset.key] = Number(c.querySelector("output").textContent); });
       form.querySelectorAll("select[data-key]").forEach(s => { answers[s.dataset.key] = s.value; });
       try {
         await api("POST", "/api/game-answers", { answers });
@@ -129,8 +149,9 @@
   window.renderFollow = function (f, st) {
     const el = card();
     if (!el) return;
+    const e = f && f.ending, asking = !!(e && e.answers === null && e.questions.length);
+    document.body.classList.toggle("game-over-asking", asking);  // the score card's "Asked at Game over" hides
     if (!f) { el.hidden = true; el.innerHTML = ""; el.dataset.key = ""; return; }
-    const e = f.ending, asking = !!(e && e.answers === null && e.questions.length);
     const key = asking ? `ask/${e.game_id}/${e.created_at}` : JSON.stringify(f);
     if (el.dataset.key === key) return;  // a form being filled in is left alone
     el.dataset.key = key;
@@ -138,8 +159,11 @@
     let h;
     if (asking) h = questionsHtml(e);
     else if (e && e.answers !== null && e.score) h = totalsHtml(e, display) + `<h3>The game's timeline</h3>` + factsHtml(f.timeline, display);
-    else h = `<h2>The game so far</h2>` + stepHtml(f) + `<h3 id="totals-heading">So far in this game</h3>` +
-      factsHtml(f.timeline, display) + neededAtEndHtml(f);
+    else {
+      const step = stepHtml(f);  // the latest scan's changes, then the whole game's timeline
+      h = (step ? `<h2>The latest scan</h2>` + step + `<h3 id="totals-heading">The game's timeline</h3>`
+        : `<h2 id="totals-heading">The game's timeline</h2>`) + factsHtml(f.timeline, display) + neededAtEndHtml(f);
+    }
     el.innerHTML = h;
     el.hidden = false;
     el.dataset.state = asking ? "asking" : (e && e.score ? "over" : "playing");

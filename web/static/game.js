@@ -10,14 +10,51 @@
   const CYCLE = [".", "#", "+", "-", "x"];
   const CLS = { ".": "", "#": "c-hash", "+": "c-plus", "-": "c-minus", "x": "c-x" };
 
+  // The swatch a colour label stands for: the game's own colours, else a CSS colour word (purple); null: none.
+  const PALETTE = Object.fromEntries(DEFAULT);
+  const paint = document.createElement("canvas").getContext("2d");
+  function swatchFor(label) {
+    const word = label.trim().toLowerCase();
+    if (PALETTE[word]) return PALETTE[word];
+    if (!/^[a-z]{3,20}$/.test(word) || !CSS.supports("color", word)) return null;
+    paint.fillStyle = "#000000"; paint.fillStyle = word;
+    return /^#[0-9a-f]{6}$/.test(paint.fillStyle) ? paint.fillStyle : null;
+  }
+
+  // A player is named by their colour label: two rows with one label would be one player (the
+  // second row's name lost), so each repeated label is refused next to its row.
+  function markRepeatedLabels() {
+    const seen = new Map();
+    let first = null;
+    [...tbody.querySelectorAll("tr")].forEach((tr, i) => {
+      const input = tr.querySelector(".p-label"), label = input.value.trim();
+      const row = label ? seen.get(label) : undefined;
+      const problem = row ? `"${label}" is already player ${row}'s colour: give each player their own colour label` : "";
+      tr.querySelector(".p-error").textContent = problem;
+      tr.classList.toggle("repeated", !!problem);
+      input.setAttribute("aria-invalid", problem ? "true" : "false");
+      if (label && !row) seen.set(label, i + 1);
+      if (problem && !first) first = tr;
+    });
+    return first;
+  }
+
   function addPlayer(label, colour) {
     const tr = document.createElement("tr");
-    tr.innerHTML = `<td><input class="p-label" value="${esc(label || "")}" required maxlength="40"></td>
+    tr.innerHTML = `<td><input class="p-label" value="${esc(label || "")}" required maxlength="40" aria-label="colour label">
+      <span class="p-error error" role="alert"></span></td>
       <td><input class="p-name" placeholder="name (optional)" maxlength="40"></td>
       <td><input class="p-colour" type="color" value="${esc(colour || "#888888")}"></td>
       <td><button type="button" class="remove">✕</button></td>`;
-    tr.querySelector(".remove").onclick = () => { tr.remove(); drawBuckets(); drawSecrets(); };
-    tr.querySelector(".p-label").onchange = () => { drawBuckets(); drawSecrets(); };
+    tr.querySelector(".remove").onclick = () => { tr.remove(); markRepeatedLabels(); drawBuckets(); drawSecrets(); };
+    const labelInput = tr.querySelector(".p-label"), swatch = tr.querySelector(".p-colour");
+    swatch.addEventListener("input", () => { tr.dataset.swatchChosen = "yes"; });
+    labelInput.addEventListener("input", () => {
+      const colour = swatchFor(labelInput.value);
+      if (colour && !tr.dataset.swatchChosen) swatch.value = colour;  // a swatch picked by hand stays
+      markRepeatedLabels();
+      drawBuckets(); drawSecrets();  // as it is typed: redrawn on leaving the field, the page would shift under the pointer
+    });
     tbody.appendChild(tr);
   }
   function players() {
@@ -165,6 +202,13 @@
 
   form.addEventListener("submit", async ev => {
     ev.preventDefault();
+    const repeated = markRepeatedLabels();
+    if (repeated) {
+      say(`Two players have the colour label "${repeated.querySelector(".p-label").value.trim()}": ` +
+          "give each player their own (the message is next to the row).", "bad");
+      repeated.querySelector(".p-label").focus();
+      return;
+    }
     const g = gameSel.value, ps = players();
     let setup = {};
     if (g === "plazing") {

@@ -154,12 +154,14 @@
       score.innerHTML = `<p class="error">Could not read the board: ${esc(scan.error.message)}</p>`;
       document.getElementById("confidence").innerHTML = "";
     } else {
-      score.innerHTML = renderScore(scan.current_score, { swatches: display.swatches, names: display.names, game: scan.game });
+      score.innerHTML = renderScore(scan.current_score, { swatches: display.swatches, names: display.names, game: scan.game,
+                                                          gameOver: !!(over && scan.game_id === st.game.id) });
       const c = scan.confidence_percent;  // the server's rule: cut to a whole percent, never rounded up
       document.getElementById("confidence").innerHTML =
         `<p class="muted">confidence ${c}%</p><div class="confbar ${c < 80 ? "low" : ""}"><div style="width:${c}%"></div></div>`;
     }
-    document.getElementById("warnings").innerHTML = (scan.warnings || []).map(w => `<li>${esc(w)}</li>`).join("");
+    document.getElementById("warnings").innerHTML = (scan.warnings || []).map(w => `<li>${esc(w)}</li>`).join("") +
+      (scan.settled_warnings || []).map(w => `<li class="settled"><s>${esc(w)}</s> settled by the correction</li>`).join("");
     document.getElementById("scan-links").innerHTML = `<a href="/scans/${scan.id}">details</a>` +
       (scan.status === "ok" ? ` · <a href="/scans/${scan.id}/correct">correct this scan</a>` : "");
   }

@@ -4,5 +4,6 @@
   const el = document.getElementById("score"), data = document.getElementById("score-data");
   if (!el || !data) return;
   const d = JSON.parse(data.textContent);
-  if (d.score) el.innerHTML = renderScore(d.score, { swatches: d.display.swatches, names: d.display.names, game: d.game });
+  if (d.score) el.innerHTML = renderScore(d.score, { swatches: d.display.swatches, names: d.display.names, game: d.game,
+                                                  gameOver: !!d.game_over });
 })();

@@ -79,10 +79,13 @@ function renderCastles(score) {
 // What each game's unknown total waits for, for one player and for several (../shared/rules/; the
 // Game over questions of beachscore/station/endgame.py).
 const MISSING_FACTS = {
-  "strand-unter": ["the shells left in the bucket and the face-up castle cards",
-                   "the shells left in each bucket and each player's face-up castle cards"],
+  "strand-unter": ["its unfit shells: the shells left in the bucket that find no space on the face-up (unbuilt) castle cards",
+                   "their unfit shells: the shells left in each bucket that find no space on the face-up (unbuilt) castle cards"],
   "plazing": ["the weather die, or who closed an area", "the weather die, or who closed an area"],
 };
+
+// What the Game page takes instead, when it differs from what Game over asks.
+const SETUP_FACTS = { "strand-unter": "the buckets and face-up castle cards" };
 
 const isKnown = v => v !== null && v !== undefined;
 const together = words => words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
@@ -97,14 +100,27 @@ function winnerKnown(score) {
 
 // Whose totals are not known and what they wait for, in players' words; "No winner yet" when the
 // score would otherwise name one.
-function unknownHint(score, game) {
+function unknownHint(score, game, over) {
   const open = score.players.filter(p => !isKnown(p.total)).map(p => `${p.player}'s`);
   const one = open.length === 1;
   const facts = (MISSING_FACTS[game] || ["a fact the photo cannot show", "facts the photo cannot show"])[one ? 0 : 1];
+  if (over) {  // a finished game: Game over is behind it, nothing more is asked
+    return `<p class="unknown-hint" id="unknown-hint">${(score.winners || []).length ? "No winner: " : ""}` +
+      `${esc(together(open))} total${one ? " is" : "s are"} not known (—): ${one ? "it needs" : "they need"} ` +
+      `${esc(facts)}, and the game ended without ${one ? "it" : "them"}.</p>`;
+  }
   const lead = (score.winners || []).length ? "No winner yet: " : "";
   return `<p class="unknown-hint" id="unknown-hint">${lead}${esc(together(open))} total${one ? " is" : "s are"} ` +
     `not known yet (—): ${one ? "it needs" : "they need"} ${esc(facts)}. ` +
-    `Asked at <a href="/#game-over">Game over</a>; or give them when setting up on the <a href="/game">Game page</a>.</p>`;
+    `<span class="asked-at-end">Asked at <a href="/#game-over">Game over</a>; or give ${esc(SETUP_FACTS[game] || "them")} when setting up on the <a href="/game">Game page</a>.</span></p>`;
+}
+
+// The players in the Game page's order (the order of its swatches; players it does not name last,
+// as the score lists them); the score's own order stays in its ``ranking``.
+function inGameOrder(players, swatches) {
+  const order = Object.keys(swatches || {});
+  const at = p => (order.includes(p.player) ? order.indexOf(p.player) : order.length);
+  return [...players].sort((a, b) => at(a) - at(b));
 }
 
 function renderScore(score, opts) {
@@ -113,6 +129,7 @@ function renderScore(score, opts) {
   if (!score || !Array.isArray(score.players) || !score.players.length) {
     return `<pre>${esc(JSON.stringify(score, null, 1))}</pre>`;
   }
+  score = Object.assign({}, score, { players: inGameOrder(score.players, opts.swatches) });
   const winners = new Set(winnerKnown(score) ? score.winners : []);
   const swatches = opts.swatches || {}, names = opts.names || {};
   const cols = [];
@@ -134,7 +151,7 @@ function renderScore(score, opts) {
       `<td class="total" data-label="Total"${unknown(p.total)}>${esc(fmtValue(p.total))}</td></tr>`;
   }
   h += "</tbody></table></div>";
-  if (score.players.some(p => !isKnown(p.total))) h += unknownHint(score, opts.game || score.game);
+  if (score.players.some(p => !isKnown(p.total))) h += unknownHint(score, opts.game || score.game, opts.gameOver);
   if (score.tie_break && winners.size) h += `<p class="muted">tie-break: ${esc(score.tie_break)}</p>`;
   return h;
 }
