@@ -6,7 +6,7 @@ import re
 
 from flask import Blueprint, current_app, jsonify, render_template, request
 
-from beachscore.station.wording import source_for_the_page
+from beachscore.station.wording import in_game_order, source_for_the_page
 from web.inputs import query_id
 from web.live import shown_score
 
@@ -31,18 +31,6 @@ def player_chip(player: str, display: dict) -> dict:
     if swatch is None and isinstance(player, str) and COLOUR_WORD.fullmatch(player):
         swatch = player
     return {"label": player, "name": (display.get("names") or {}).get(player), "swatch": swatch}
-
-
-def in_game_order(players: list, display: dict) -> list:
-    """A score's player rows in the Game page's order (the order of its swatches), players it does
-    not name last, as the score lists them.
-
-    >>> [p["player"] for p in in_game_order([{"player": "yellow"}, {"player": "red"}, {"player": "x"}],
-    ...                                     {"swatches": {"red": "#d32f2f", "yellow": "#fbc02d"}})]
-    ['red', 'yellow', 'x']
-    """
-    order = list((display or {}).get("swatches") or {})
-    return sorted(players, key=lambda p: order.index(p.get("player")) if p.get("player") in order else len(order))
 
 
 #: A co-operative score's outcome (Sand Castles' ``outcome``) as the pages say it.
@@ -80,7 +68,8 @@ def page():
     games = store.games()
     scans = store.scans(game_id=game_id, limit=500)
     displays = {g["id"]: g.get("display") or {} for g in games}
-    endings = {g["id"]: station().game_ending(g["id"]) for g in games if g.get("ended_at")}
+    shown = {s.get("game_id") for s in scans}
+    endings = {g["id"]: station().game_ending(g["id"]) for g in games if g.get("ended_at") and g["id"] in shown}
     scans = [{**s, "current_score": shown_score(s, endings.get(s.get("game_id")))} for s in scans]
     return render_template("history.html", games=games, scans=scans, game_id=game_id, displays=displays,
                            player_chip=player_chip, together_line=together_line, in_game_order=in_game_order)

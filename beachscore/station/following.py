@@ -24,7 +24,7 @@ from beachscore.follow import FollowedGame, GamePhoto, Previous
 from beachscore.station import endgame
 from beachscore.station.store import StoreError
 from beachscore.station.store import steps as game_steps
-from beachscore.station.wording import settled_by_correction
+from beachscore.station.wording import in_game_order, settled_by_correction
 from scoring.timeline import GAMES as TIMELINES, Timeline, game_module
 
 log = logging.getLogger("beachscore.station")
@@ -230,8 +230,7 @@ class GameFollowing:
         first = game_steps.first_accepted(self.store, game["id"])
         joined = bool(first and first["state"].get("pieces"))
         asked = endgame.questions(game["game"], game["setup"], score, facts=facts, joined_mid_game=joined)
-        order = list(((game.get("display") or {}).get("swatches")) or {})  # the Game page's order of players
-        return sorted(asked, key=lambda q: order.index(q["player"]) if q["player"] in order else len(order))
+        return in_game_order(asked, game.get("display"))
 
     def needed_at_end(self, game: dict, last: dict | None, ending: dict | None) -> list[str]:
         """While ``game`` runs: what Game over would ask the players now, in their words

@@ -134,3 +134,15 @@ def settled_by_correction(warnings: list[str], read: dict | None, corrected: dic
         named = {int(n) for n in GROOVE_NAMED.findall(str(w))}
         (settled if named and named <= changed else still).append(w)
     return still, settled
+
+
+def in_game_order(rows: list, display: dict | None) -> list:
+    """Rows naming a ``player`` (a score's players, Game over's questions) in the Game page's order
+    (the order of its swatches), players it does not name last, as given.
+
+    >>> [p["player"] for p in in_game_order([{"player": "yellow"}, {"player": "red"}, {"player": "x"}],
+    ...                                     {"swatches": {"red": "#d32f2f", "yellow": "#fbc02d"}})]
+    ['red', 'yellow', 'x']
+    """
+    order = list((display or {}).get("swatches") or {})
+    return sorted(rows, key=lambda p: order.index(p.get("player")) if p.get("player") in order else len(order))

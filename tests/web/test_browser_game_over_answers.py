@@ -5,13 +5,8 @@ hidden while Game over's questions are on screen."""
 
 import pytest
 
-from tests.chromium import headless_chromium, require_chromium
-
-from beachscore.station import Station
-from beachscore.station.store import Store
-from beachscore.station.testing import STRAND_STATE, FakeCalibration, FakeScanner, score_with_rules
-from hardware.mock_camera import MockCamera
-from tests.web.serving import served_station
+from tests.chromium import require_chromium
+from tests.web.serving import served_strand_game
 
 require_chromium()
 
@@ -21,10 +16,8 @@ from tests.web.test_browser import unlock, wait  # noqa: E402
 
 @pytest.fixture
 def served(tmp_path):
-    station = Station(Store(str(tmp_path / "data")), camera=MockCamera(size=(80, 60)), calibration=FakeCalibration(),
-                      scanner=FakeScanner(STRAND_STATE, scorer=score_with_rules), scorer=score_with_rules)
-    with served_station(station) as served, headless_chromium() as driver:
-        yield served["url"], station, driver
+    with served_strand_game(str(tmp_path / "data")) as served:
+        yield served
 
 
 def asking(url, station, driver) -> int:

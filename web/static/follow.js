@@ -108,10 +108,8 @@
   function ranked(score, display) {
     const place = new Map();
     (score.ranking || []).forEach((group, i) => (group || []).forEach(p => place.set(p, i)));
-    const order = Object.keys(display.swatches || {});
-    const key = p => [place.has(p.player) ? place.get(p.player) : place.size,
-                      order.includes(p.player) ? order.indexOf(p.player) : order.length];
-    return [...(score.players || [])].sort((a, b) => key(a)[0] - key(b)[0] || key(a)[1] - key(b)[1]);
+    const at = p => (place.has(p.player) ? place.get(p.player) : place.size);
+    return inGameOrder(score.players || [], display.swatches).sort((a, b) => at(a) - at(b));  // a stable sort
   }
 
   function totalsHtml(e, display) {
