@@ -10,6 +10,10 @@ from __future__ import annotations
 REMEDY = ("more or whiter light (a daylight-white lamp) helps, and so does moving a lamp so "
           "its reflection is off the board; then calibrate again")
 
+#: What helps when a lamp's reflection blows out part of the board.
+GLARE_REMEDY = ("moving the lamp (or the board) so its reflection is off the board helps, and so does shading "
+                "the lamp or lowering the camera's exposure; then calibrate again")
+
 #: Plażing's token and piece words (calibration label → what players call it).
 _PLAZING = {"resource/shell": "shell tokens", "resource/amber": "amber tokens", "resource/pebble": "pebble tokens",
             "neutral": "neutral markers", "trash": "trash tokens", "surprise": "surprise tokens", "sand": "bare sand"}
@@ -50,3 +54,14 @@ def pair_advice(game: str, a: str, b: str) -> str:
     'shell tokens and bare sand look alike in this light'
     """
     return f"{class_words(game, a)} and {class_words(game, b)} look alike in this light: {REMEDY}"
+
+
+def glare_advice(game: str, cells: list[str]) -> str:
+    """The sentence for places of pale pieces the calibration shot shows blown out by a lamp's reflection.
+
+    >>> glare_advice("seashells", ["scallop/white"]).split(":")[0]
+    "a lamp's reflection blows out the towel at scallop/white"
+    """
+    where = {"seashells": "the towel"}.get(game, "the board")
+    return (f"a lamp's reflection blows out {where} at {', '.join(cells)}: a pale piece there may be lost in it, "
+            f"so readings are doubted there; {GLARE_REMEDY}")

@@ -6,14 +6,15 @@ Output: the JSON kept in the calibration folder (``separability``): every colour
 Bhattacharyya distance and error bound (:mod:`calibration.separability`), the threshold used,
 and ``confusable``: the pairs above it, each with the game's words and what helps
 (:mod:`calibration.advice`), after the labelled samples the reader kept although they look like
-another class (``model["doubted_samples"]``). A good table gives an empty ``confusable``.
+another class (``model["doubted_samples"]``) and the places the shot shows blown out by a lamp's
+reflection (``model["glared_cells"]``, Seashells). A good table gives an empty ``confusable``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from calibration.advice import pair_advice
+from calibration.advice import glare_advice, pair_advice
 from calibration.class_colours import class_colours, colour_pairs
 from calibration.separability import confusable, fitted_threshold, separations
 
@@ -35,6 +36,9 @@ def light_check(game: str, profile: dict, image: np.ndarray, H_px_from_mm: np.nd
     pairs = [{"classes": list(p.classes), "advice": pair_advice(game, *p.classes), "error_bound": round(p.error, 4)}
              for p in confusable(found, limit)]
     named = [doubted_sample_pair(game, d) for d in model.get("doubted_samples", [])]
+    if model.get("glared_cells"):
+        named.append({"classes": ["shell", "empty"], "advice": glare_advice(game, model["glared_cells"]),
+                      "glared_cells": list(model["glared_cells"])})
     seen = {frozenset(p["classes"]) for p in named}
     return {"threshold": limit, "pairs": [p.to_json() for p in found],
             "confusable": named + [p for p in pairs if frozenset(p["classes"]) not in seen]}

@@ -166,3 +166,24 @@ def test_a_disc_over_two_flat_colours_still_gives_a_usable_gaussian():
     colours = disc_colours("plazing", profile, image, H, [("resource/shell", (40.0, 20.0)), ("sand", (20.0, 40.0))])
     assert np.linalg.eigvalsh(colours["resource/shell"].cov)[0] > 0.0
     assert 0.0 <= error_bound(bhattacharyya(colours["resource/shell"], colours["sand"])) < 0.5
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(SAMPLES, "seashells")), reason="shared samples absent")
+def test_a_lamps_reflection_on_the_white_towel_is_named_with_what_helps(tmp_path, capsys):
+    setup = os.path.join(SAMPLES, "seashells", "setup0")
+    cal_json = _calibration_only(setup, str(tmp_path / "shot"))
+    with open(cal_json) as f:
+        doc = json.load(f)
+    board = [[0, 0], [260, 0], [260, 310], [0, 310]]                  # the profile's board_mm, corner order
+    H = cv2.getPerspectiveTransform(np.float32(board), np.float32(doc["corners_px"]))
+    image_path = os.path.join(os.path.dirname(cal_json), doc["image"])
+    image = cv2.imread(image_path)
+    centre = cv2.perspectiveTransform(np.float32([[[194.0, 98.0]]]), H)[0, 0]   # whelk/white's centre
+    cv2.circle(image, (int(centre[0]), int(centre[1])), 40, (255, 255, 255), -1)
+    cv2.imwrite(image_path, image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    out = _calibrate_json(capsys, cal_json, str(tmp_path / "cal"))
+    glare = [p for p in out["confusable"] if "reflection" in p["advice"]]
+    assert glare and "whelk/white" in glare[0]["advice"] and "lamp" in glare[0]["advice"], out["confusable"]
+    assert glare[0]["advice"] in out["warnings"]
+    good = _calibrate_json(capsys, os.path.join(setup, "calibration.json"), str(tmp_path / "good"))
+    assert good["confusable"] == []

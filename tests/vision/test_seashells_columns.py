@@ -13,8 +13,8 @@ from vision.mats.checks import blown_out_share
 from vision.mats.checks import ring_shift
 from vision.mats.config import SEASHELLS as CFG
 from vision.mats.ring_contrast import GaussianClasses
-from vision.seashells.columns import (column_posterior, column_shell_features, glared_cells, level_columns, pale_columns,
-                                      shell_spill)
+from vision.seashells.columns import (column_posterior, column_shell_features, glared_cells, glared_shot_cells,
+                                      level_columns, pale_columns, shell_spill)
 
 N_COLS = 7
 WHITE = 5
@@ -91,6 +91,14 @@ def test_glare_doubts_empty_cells_of_pale_columns_and_refuses_only_when_nothing_
     with pytest.raises(UnreadableBoardError) as e:
         glared_cells(blown, occupied, column_shells, N_COLS)
     assert e.value.code == "glare"
+
+
+def test_the_calibration_shots_glare_is_found_on_pale_columns_only():
+    _, column_shells = classes()
+    blown = np.zeros(7 * N_COLS)
+    blown[[WHITE, WHITE + 7, 0, 2 * 7 + WHITE]] = [0.6, 0.05, 0.9, 0.2]   # two white cells blown out, one barely
+    assert glared_shot_cells(blown, column_shells, N_COLS).tolist() == [WHITE, 2 * 7 + WHITE]
+    assert glared_shot_cells(np.zeros(7 * N_COLS), column_shells, N_COLS).tolist() == []
 
 
 def test_blown_out_share_of_cell_cores():

@@ -133,6 +133,14 @@ def glared_cells(blown: np.ndarray, occupied: np.ndarray, column_shells, n_cols:
     return pale & (blown > CFG.glare_cell_share) & ~occupied
 
 
+def glared_shot_cells(blown: np.ndarray, column_shells, n_cols: int) -> np.ndarray:
+    """Indices of the calibration shot's towel cells of pale columns (:func:`pale_columns`) whose core
+    is blown out beyond ``glare_cell_share``: a lamp's reflection on the pale towel, where a pale shell
+    may be lost in every photo of this table (said at calibration, docs/light-check.md)."""
+    pale = pale_columns(column_shells, n_cols)[np.arange(len(blown)) % n_cols]
+    return np.flatnonzero(pale & (np.asarray(blown, np.float64) > CFG.glare_cell_share))
+
+
 def covered_cells(ring_lab, model: dict, occupied: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
     """``(ring_de, covered)``, float64 and bool (R·C,): each towel cell's ring change since
     calibration (ΔE beyond the board-wide change, :func:`vision.mats.checks.ring_shift`; ``ring_lab``

@@ -48,7 +48,7 @@ from vision.mats.checks import (annotation_canvas, as_scanned, blown_out_share, 
                                draw_caption, draw_label, draw_text_box, text_scale)
 from vision.mats.config import SEASHELLS as CFG
 from vision.seashells.columns import (column_posterior, column_shell_features, covered_cells, glared_cells,
-                                      level_columns)
+                                      glared_shot_cells, level_columns)
 from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
 from vision.board.geometry import project, rectify
@@ -262,7 +262,9 @@ def learn(shot: CalibrationShot) -> dict:
         blur check), ``noise_sigma`` (its pixel noise, for the noise check), ``ring_power``
         (the towel's background noise), ``ring_lab`` (every cell's towel colour, Lab (R·C, 3),
         for the occlusion check), ``shell_colours`` (``[column, L, a, b]`` of every calibrated
-        shell). Learned from the shot shrunk by :data:`DECODE_REDUCE`, as scans see the board.
+        shell), ``glared_cells`` (names of the pale columns' cells the shot shows blown out by a
+        lamp's reflection, :func:`vision.seashells.columns.glared_shot_cells`; only when there are
+        any). Learned from the shot shrunk by :data:`DECODE_REDUCE`, as scans see the board.
     Raises:
         BadInputError: ``unknown-label``, ``missing-label`` (no ``shell`` or no ``empty``),
             ``sample-off-place`` (a towel label off the towel, a basket label off the basket),
@@ -310,11 +312,14 @@ def learn(shot: CalibrationShot) -> dict:
                        [xy for _, xy in basket_samples], "basket")
     L = np.ascontiguousarray(lab[..., 0])
     column_shells = column_shell_features(feats, towel_labels, np.asarray(towel_idx) % len(cols))
+    glared = glared_shot_cells(blown_out_share(board, boxes, CFG.px_per_mm, CFG.core_inset_mm), column_shells,
+                               len(cols))
     return {"median_bgr": np.asarray(median, float).round(2).tolist(), "towel": towel.to_json(), "basket": basket,
             "detail_ratio": round(detail_ratio(L, CFG.detail_sigma_px), 4),
             "noise_sigma": round(board_noise_sigma(L), 4), "ring_power": round(contrast.ring_power, 4),
             "ring_lab": ring_lab.round(2).tolist(), "shell_colours": shell_colours, "column_shells": column_shells,
-            **({"doubted_samples": doubted} if doubted else {})}
+            **({"doubted_samples": doubted} if doubted else {}),
+            **({"glared_cells": [_cell_name(k, rows, cols) for k in glared]} if len(glared) else {})}
 
 
 def _unlike_shells(contrast, occupied: np.ndarray, shell_colours, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
@@ -521,7 +526,7 @@ def read(photo: Photo) -> Reading:
                "ring_de": ring_de.round(2).tolist(), "strange": strange.tolist(), "unlike": unlike.tolist(),
                "straddling": [list(p) for p in straddle],
                "shapes": rows, "colours": cols, "counts": counts, "confidence": confidence,
-               "blown": blown.round(3).tolist(),
+               "blown": blown.round(3).tolist(), "glared": glared.tolist(), "covered": covered.tolist(),
                "noise": {"sigma": round(sigma, 3), "ring_power": round(contrast.ring_power, 3)},
                "items": [it.__dict__ for it in items]}
     return Reading(state=state, confidence=confidence, warnings=warnings, details=details)
