@@ -2,7 +2,8 @@
 """Fit how a Seashells towel cell's evidence maps to the chance it is read right (development tables).
 
     .venv/bin/python scripts/fit_seashells_confidence.py collect FOLDER [FOLDER ...] --out cells.csv
-    .venv/bin/python scripts/fit_seashells_confidence.py fit cells.csv [cells.csv ...] [--fit-setups even|odd|all]
+    .venv/bin/python scripts/fit_seashells_confidence.py fit cells.csv [...] [--fit-setups even|odd|all]
+        [--held-out other.csv ...]
 
 ``collect`` scans every scene of every ``setupN/`` folder as ``beachscore scan`` does and writes
 one row per towel cell of each read scene: the shell posterior, the decision, the truth, the
@@ -144,12 +145,14 @@ def report(rows: list[dict], glare_right: float | None, label: str, seen_share: 
           f"right at ≥0.5 {trusted}/{right} ({100 * trusted / max(right, 1):.1f} %)")
 
 
-def fit(paths: list[str], fit_setups: str) -> None:
-    """Fit ``glare_right`` on the chosen set-ups and report before / after on fitted and held-out set-ups."""
+def fit(paths: list[str], fit_setups: str, held_out: list[str]) -> None:
+    """Fit ``glare_right`` on the chosen set-ups of ``paths`` and report before / after on the fitted
+    set-ups and on the held-out ones (the others of ``paths``, and every set-up of ``held_out``)."""
     rows = load(paths)
     chosen = {"even": lambda i: i % 2 == 0, "odd": lambda i: i % 2 == 1, "all": lambda i: True}[fit_setups]
     fit_rows = [r for r in rows if chosen(r["index"])]
-    held = [r for r in rows if not chosen(r["index"])]
+    held = [r for r in rows if not chosen(r["index"])] + load(held_out)
+    rows = rows + load(held_out)
     print("cells by posterior margin (all set-ups): band, read empty n/wrong, read shell n/wrong, glared n/wrong")
     for lo, hi in zip(BANDS[:-1], BANDS[1:]):
         band = [r for r in rows if lo <= r["margin"] < hi]
@@ -183,11 +186,12 @@ def main(argv=None) -> int:
     f = sub.add_parser("fit")
     f.add_argument("csv", nargs="+")
     f.add_argument("--fit-setups", choices=("even", "odd", "all"), default="odd")
+    f.add_argument("--held-out", nargs="*", default=[], help="collected CSV files held out whole")
     a = ap.parse_args(argv)
     if a.cmd == "collect":
         collect(a.folders, a.out)
     else:
-        fit(a.csv, a.fit_setups)
+        fit(a.csv, a.fit_setups, a.held_out)
     return 0
 
 
