@@ -127,6 +127,16 @@ def _candidates(blobs, owned: np.ndarray, classes: np.ndarray | None, K: int, mi
             yield rs, cs, part, int(st[j, cv2.CC_STAT_AREA]), hist / max(hist.sum(), 1)
 
 
+def _touching_shell(of_class: np.ndarray) -> np.ndarray:
+    """The shell beside the bird: the largest 8-connected part of the blob's pixels of its class
+    (bool (h, w)), grown by one pixel for its rim; the bird's own pixels of that class are scattered."""
+    n, lab, st, _ = cv2.connectedComponentsWithStats(of_class.view(np.uint8), connectivity=8)
+    if n <= 1:
+        return of_class
+    core = lab == 1 + int(np.argmax(st[1:, cv2.CC_STAT_AREA]))
+    return cv2.dilate(core.view(np.uint8), np.ones((3, 3), np.uint8)).view(bool)
+
+
 def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float, cfg=BIRD,
               rcfg=READING, classes: np.ndarray | None = None) -> Bird:
     """The blob that is the sandpiper (see the module docstring); Bird(None) when no blob is.
@@ -167,7 +177,7 @@ def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float
     if p < 0.5:
         return Bird(None, d2=d2, posterior=1.0 - p, doubts=[])
     if k is not None:
-        mine = mine & (classes[rs, cs] != k)
+        mine = mine & ~_touching_shell(mine & (classes[rs, cs] == k))
     mask = np.zeros(owned.shape, bool)
     mask[rs, cs] = mine
     ys, xs = np.nonzero(mine)
