@@ -40,6 +40,7 @@ def _assets(bird_px):
              "shell_area_px2": {"gray": 200.0, "white": 200.0, "black": 200.0}, "classes": classes,
              "shell_l_std": {"gray": 1.0, "white": 1.0, "black": 1.0}}
     return SimpleNamespace(model=model, shell_colours=["gray", "white", "black"], shell_k=[GRAY, WHITE, BLACK],
+                           where=lambda x, y: f"{x:.0f}, {y:.0f}",
                            K=K, ppm=1.0, extent={}, groove_at=lambda x, y: 1 + int(y // 40))
 
 

@@ -175,7 +175,10 @@ def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float
         return Bird(None, doubts=[])
     p, d2, rs, cs, mine, k = best
     if p < 0.5:
-        return Bird(None, d2=d2, posterior=1.0 - p, doubts=[])
+        ys, xs = np.nonzero(mine)
+        return Bird(None, d2=d2, posterior=1.0 - p, doubts=[
+            f"no sandpiper was recognised, yet the piece at {A.where(cs.start + xs.mean(), rs.start + ys.mean())} "
+            "may be it: check whether the bird is on the board"])
     if k is not None:
         mine = mine & ~_touching_shell(mine & (classes[rs, cs] == k))
     mask = np.zeros(owned.shape, bool)
