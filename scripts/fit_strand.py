@@ -2,6 +2,7 @@
 """Fit the Strand unter reader's statistical constants on rendered development tables (and only those).
 
     .venv/bin/python scripts/fit_strand.py FOLDER [FOLDER ...] [--write vision/strand_unter/fitted.json]
+        [--only-no-sandpiper]
 
 Each FOLDER holds ``profile.json`` and ``setupN/`` folders with ``calibration.json`` and
 ``scene_XX.jpg`` + ``scene_XX.truth.json`` (the layout of ``../shared/render`` output, e.g.
@@ -23,6 +24,11 @@ calibrated and every scene read; from the reading and the truth it fits, by maxi
 4. the sandpiper's blob area (:class:`~vision.strand_unter.config.BirdConfig` ``alone_log_area``,
    ``alone_sigma``, ``touch_prior``): log (blob area / the calibration bird's), Student t by
    maximum likelihood; a shell touching the bird gets one pseudo-count among the blobs.
+
+5. the "no sandpiper" slope (:class:`~vision.strand_unter.config.ConfidenceConfig` ``slopes``): Platt
+   scaling, as the castle value's, of the posterior of "no bird on the board" in the photos where a
+   candidate blob was turned down, against the truth. ``--only-no-sandpiper`` fits only this one and
+   keeps the file's other values (fitted on other tables).
 
 It also prints (and does not write) the tower-count evidence: how many castles showed a count
 more likely under another value, and the maximum-likelihood ``CastleConfig.tower_pool_weight``

@@ -15,7 +15,14 @@ blob is the bird with the posterior ``1 / (1 + exp((d² − d²_shells)/2) + exp
 its squared distance d² against the same blob read as shells (:func:`shell_d2`: a black shell is
 dark and plain like a bird's body) and against the limit ``cfg.max_d2`` (the χ² 99.99% quantile
 of 6 features: blobs that are neither lie far beyond it). The blob with the highest posterior is
-the bird when that is above one half; "no bird" has one minus it.
+the bird when that is above one half; "no bird" has one minus it (made less sure by the fitted
+slope ``"no sandpiper"`` in :mod:`~vision.strand_unter.confidence`: a bird whose white head
+vanished into pale sand looks like neither).
+
+Candidates are the blobs no castle touches and the parts a castle leaves of the blob it touches (a
+bird beside a castle merges into its blob). Each is also compared with the bird and one shell of
+each colour touching it, looked at as one blob (:func:`mixture_models`, prior ``touch_prior``);
+when that explains it best, the shell's pixels are left to the shells.
 """
 
 from __future__ import annotations
