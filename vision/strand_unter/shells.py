@@ -20,7 +20,8 @@ Models (all learned at calibration except the documented statistical constants i
   median ratio of this photo's clear single shells of that colour, when there are two), Student-t
   around n with a relative spread ``area_sigma``·√n, or partly seen, under a prior of how often
   shells touch (:func:`count_posterior`; fitted by ``scripts/fit_strand.py``); the posterior over
-  n = 0 (a speck) … 8;
+  n = 0 (a speck) … 8. Against the learned area, the spread also holds how far that area is from
+  sure: its calibration samples' scatter beyond one shell's (:func:`reference_var`);
 - groove: the centre's y with ``centre_sigma_mm`` (:func:`vision.strand_unter.castles.groove_posterior`).
 """
 
