@@ -2,6 +2,7 @@
 """Fit the Strand unter reader's statistical constants on rendered development tables (and only those).
 
     .venv/bin/python scripts/fit_strand.py FOLDER [FOLDER ...] [--write vision/strand_unter/fitted.json]
+        [--only-no-sandpiper]
 
 Each FOLDER holds ``profile.json`` and ``setupN/`` folders with ``calibration.json`` and
 ``scene_XX.jpg`` + ``scene_XX.truth.json`` (the layout of ``../shared/render`` output, e.g.
@@ -23,6 +24,11 @@ calibrated and every scene read; from the reading and the truth it fits, by maxi
 4. the sandpiper's blob area (:class:`~vision.strand_unter.config.BirdConfig` ``alone_log_area``,
    ``alone_sigma``, ``touch_prior``): log (blob area / the calibration bird's), Student t by
    maximum likelihood; a shell touching the bird gets one pseudo-count among the blobs.
+
+5. the "no sandpiper" slope (:class:`~vision.strand_unter.config.ConfidenceConfig` ``slopes``): Platt
+   scaling, as the castle value's, of the posterior of "no bird on the board" in the photos where a
+   candidate blob was turned down, against the truth. ``--only-no-sandpiper`` fits only this one and
+   keeps the file's other values (fitted on other tables).
 
 It also prints (and does not write) the tower-count evidence: how many castles showed a count
 more likely under another value, and the maximum-likelihood ``CastleConfig.tower_pool_weight``
@@ -76,21 +82,26 @@ def _capture():
         out = find_bird(blobs, owned, image, A, *a, **k)
         if out.mask is not None:
             seen["bird"] = float(np.log(out.mask.sum()) - A.model["sandpiper"]["features"][4])
+        elif out.posterior < 1.0:
+            seen["no_bird"] = out.posterior
         return out
     reading.read_shells, reading._enter_castles, reading.find_bird = shells, castles, bird
     return seen
 
 
-def collect(folder: str, seen: dict) -> tuple[list, list, list]:
+def collect(folder: str, seen: dict) -> tuple[list, list, list, list, list]:
     """([(shells in this photo's units, true count)], [(value posterior, right?)], [log (bird blob's
-    area / the calibration bird's)]) of one folder."""
-    counts, values, birds, towers = [], [], [], []
+    area / the calibration bird's)], [tower looks], [("no sandpiper" posterior, right?)]) of one folder."""
+    counts, values, birds, towers, no_birds = [], [], [], [], []
     for sd in sorted(glob.glob(os.path.join(folder, "setup*"))):
+        if not os.path.exists(os.path.join(sd, "calibration.json")):
+            continue
         with tempfile.TemporaryDirectory() as out:
             cal = pipeline.calibrate(os.path.join(sd, "calibration.json"), out)
             for img in sorted(glob.glob(os.path.join(sd, "scene_*.jpg"))):
                 with open(img[:-4] + ".truth.json") as f:
-                    truth = {g["number"]: g for g in json.load(f)["state"]["grooves"]}
+                    state = json.load(f)["state"]
+                truth = {g["number"]: g for g in state["grooves"]}
                 seen.clear()
                 try:
                     pipeline.scan_file(img, cal)
@@ -101,7 +112,9 @@ def collect(folder: str, seen: dict) -> tuple[list, list, list]:
                 towers += _tower_looks(seen["castles"], seen["castle_model"], truth)
                 if "bird" in seen:
                     birds.append(seen["bird"])
-    return counts, values, birds, towers
+                if "no_bird" in seen:
+                    no_birds.append((seen["no_bird"], state["sandpiper"] is None))
+    return counts, values, birds, towers, no_birds
 
 
 def _tower_looks(castles: list, cm: dict, truth: dict) -> list:
@@ -225,17 +238,28 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--write", help="write the fitted values to this JSON file")
+    ap.add_argument("--only-no-sandpiper", action="store_true",
+                    help="with --write: fit only the \"no sandpiper\" slope and keep the file's other values")
     args = ap.parse_args()
     seen = _capture()
-    counts, values, birds, towers = [], [], [], []
+    counts, values, birds, towers, no_birds = [], [], [], [], []
     for folder in args.folders:
-        c, v, b, t = collect(folder, seen)
+        c, v, b, t, nb = collect(folder, seen)
         towers += t
+        no_birds += nb
         print(f"{folder}: {len(c)} settled shell parts, {len(v)} castle values ({sum(not r for _, r in v)} wrong), "
-              f"{len(b)} sandpipers")
+              f"{len(b)} sandpipers, {len(nb)} photos read without one beside a candidate "
+              f"({sum(not r for _, r in nb)} wrong)")
         counts += c
         values += v
         birds += b
+    names = [os.path.basename(os.path.normpath(f)) for f in args.folders]
+    no_bird_slope = fit_slope(no_birds)
+    print(f"\"no sandpiper\" slope {no_bird_slope} ({len(no_birds)} photos)")
+    if args.only_no_sandpiper:
+        if args.write:
+            _write_no_bird(args.write, no_bird_slope, no_birds, names)
+        return
     prior = fit_prior(counts, SHELLS.max_count)
     counts_known = [(x, n) for x, n in counts if x is not None]
     sigma, dof, partial, mean_ll = fit_count(counts_known)
@@ -248,7 +272,6 @@ def main() -> None:
     print(f"tower counts: {odd} of {len(towers)} castles showed a count more likely under another value; "
           f"tower_pool_weight {weight}")
     print(f"sandpiper blob log area over calibration: mu {mu}, sigma {sig}; touch_prior {touch} ({len(birds)} blobs)")
-    names = [os.path.basename(os.path.normpath(f)) for f in args.folders]
     print(f"shell count prior (relative to one shell, n = 0 … {SHELLS.max_count}): {prior}")
     print(f"shell count: area_sigma {sigma}, area_dof {dof:g}, partial_share {partial} (mean log density {mean_ll:.4f}, "
           f"{len(counts)} parts)")
@@ -261,6 +284,19 @@ def main() -> None:
         with open(args.write, "w") as f:
             json.dump(data, f, indent=1)
             f.write("\n")
+        _write_no_bird(args.write, no_bird_slope, no_birds, names)
+
+
+def _write_no_bird(path: str, slope: float, no_birds: list, names: list) -> None:
+    """Put the \"no sandpiper\" slope (Platt, :func:`fit_slope`: the posterior of "no bird" when a
+    candidate was turned down, against the truth) into the fitted file at ``path``, keeping the rest."""
+    with open(path) as f:
+        data = json.load(f)
+    data.setdefault("confidence", {}).setdefault("slopes", {})["no sandpiper"] = slope
+    data["no_sandpiper"] = {"photos": len(no_birds), "wrong": sum(not r for _, r in no_birds), "fitted_on": names}
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
 
 
 if __name__ == "__main__":

@@ -47,6 +47,17 @@ def test_count_posterior_doubts_a_half_seen_shell():
     assert 0.3 < p[1] < 0.7
 
 
+def test_a_one_shell_area_the_calibration_samples_disagree_on_makes_two_shells_a_doubt():
+    """Two white samples of 71 and 98 px² (a pale shell seen over part of its area): a part of 1.9
+    such shells is no sure two; samples that agree leave the count as it was."""
+    assert shells.reference_var([188, 175]) == 0.0 and shells.reference_var([120]) == 0.0
+    ref = shells.reference_var([71, 98])
+    assert ref > 0.01
+    assert np.argmax(shells.count_posterior(1.9)) == 2
+    assert max(shells.count_posterior(1.9, ref_var=ref)) < 0.8
+    assert np.argmax(shells.count_posterior(1.0, ref_var=ref)) == 1
+
+
 def _strips(motion, n=20, noise=0.05, seed=0):
     rng = np.random.default_rng(seed)
     w, h = 440.0, 380.0

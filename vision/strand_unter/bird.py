@@ -15,7 +15,14 @@ blob is the bird with the posterior ``1 / (1 + exp((d² − d²_shells)/2) + exp
 its squared distance d² against the same blob read as shells (:func:`shell_d2`: a black shell is
 dark and plain like a bird's body) and against the limit ``cfg.max_d2`` (the χ² 99.99% quantile
 of 6 features: blobs that are neither lie far beyond it). The blob with the highest posterior is
-the bird when that is above one half; "no bird" has one minus it.
+the bird when that is above one half; "no bird" has one minus it (made less sure by the fitted
+slope ``"no sandpiper"`` in :mod:`~vision.strand_unter.confidence`: a bird whose white head
+vanished into pale sand looks like neither).
+
+Candidates are the blobs no castle touches and the parts a castle leaves of the blob it touches (a
+bird beside a castle merges into its blob). Each is also compared with the bird and one shell of
+each colour touching it, looked at as one blob (:func:`mixture_models`, prior ``touch_prior``);
+when that explains it best, the shell's pixels are left to the shells.
 """
 
 from __future__ import annotations
@@ -81,9 +88,70 @@ def shell_d2(f: np.ndarray, models: list, cfg=BIRD) -> float:
     return best
 
 
+def mixture_models(A, want: np.ndarray, comp_want: np.ndarray, shells: list) -> list:
+    """Per shell colour: the :func:`features` (5,) and class composition (K+1,) of the calibration's
+    bird with one shell of that colour touching it, as one blob.
+
+    Mean Lab and composition are the area-weighted means of the bird's and the shell's (its class
+    mean, its class alone), the lightness spread that of the two pixel sets pooled, the area the sum:
+    all from the calibration, nothing fitted."""
+    out = []
+    a_bird = float(np.exp(want[4]))
+    for (mu, _, log_l, a1), k in zip(shells, A.shell_k):
+        a_shell = float(np.exp(a1))
+        w = a_shell / (a_bird + a_shell)
+        lab = (1 - w) * want[:3] + w * mu
+        s_shell = float(np.exp(log_l)) if log_l is not None else 0.0
+        var = (1 - w) * (np.exp(want[3]) ** 2 + (want[0] - lab[0]) ** 2) + w * (s_shell ** 2 + (mu[0] - lab[0]) ** 2)
+        comp = (1 - w) * comp_want
+        comp[k] += w
+        out.append((np.array([*lab, np.log(max(np.sqrt(var), 1.0)), np.log(a_bird + a_shell)]), comp, k))
+    return out
+
+
+def _candidates(blobs, owned: np.ndarray, classes: np.ndarray | None, K: int, min_area: float):
+    """Yield (box slices, bool mask in the box, area, class composition (K+1,)) of every blob no
+    castle touches, and of the parts castles left of the blobs they touch (a bird beside a castle
+    merges into its blob) when ``classes`` (uint8 (H, W)) is given."""
+    for i in range(1, blobs.n):
+        a = blobs.stats[i, cv2.CC_STAT_AREA]
+        if a < min_area:
+            continue
+        rs, cs = blob_box(blobs, i)
+        mine = blobs.labels[rs, cs] == i
+        taken = owned[rs, cs] & mine
+        if not taken.any():
+            yield rs, cs, mine, int(a), blobs.counts[i] / max(a, 1)
+            continue
+        if classes is None:
+            continue
+        n, lab, st, _ = cv2.connectedComponentsWithStats((mine & ~taken).view(np.uint8), connectivity=8)
+        for j in range(1, n):
+            if st[j, cv2.CC_STAT_AREA] < min_area:
+                continue
+            part = lab == j
+            hist = np.bincount(np.minimum(classes[rs, cs][part], K), minlength=K + 1)
+            yield rs, cs, part, int(st[j, cv2.CC_STAT_AREA]), hist / max(hist.sum(), 1)
+
+
+def _touching_shell(of_class: np.ndarray) -> np.ndarray:
+    """The shell beside the bird: the largest 8-connected part of the blob's pixels of its class
+    (bool (h, w)), grown by one pixel for its rim; the bird's own pixels of that class are scattered."""
+    n, lab, st, _ = cv2.connectedComponentsWithStats(of_class.view(np.uint8), connectivity=8)
+    if n <= 1:
+        return of_class
+    core = lab == 1 + int(np.argmax(st[1:, cv2.CC_STAT_AREA]))
+    return cv2.dilate(core.view(np.uint8), np.ones((3, 3), np.uint8)).view(bool)
+
+
 def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float, cfg=BIRD,
-              rcfg=READING) -> Bird:
-    """The blob that is the sandpiper (see the module docstring); Bird(None) when no blob is."""
+              rcfg=READING, classes: np.ndarray | None = None) -> Bird:
+    """The blob that is the sandpiper (see the module docstring); Bird(None) when no blob is.
+
+    A blob is also compared with the bird and one shell touching it (:func:`mixture_models`, prior
+    ``cfg.touch_prior``); when that explains it best, the shell's class pixels are left to the
+    shells. ``classes``: uint8 (H, W) pixel classes, for the parts castles leave of their blobs and
+    for that split (without it neither is looked at)."""
     model = A.model
     bird = model.get("sandpiper")
     if bird is None or "features" not in bird:
@@ -94,34 +162,37 @@ def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float
                     cfg.log_l_std_sigma, cfg.log_area_sigma])
     min_area = rcfg.min_blob_fraction * min(model["shell_area_px2"].values())
     shells = shell_models(A, residual_ab)
+    looks = [(want, comp_want, None, 0.0)]
+    if classes is not None:
+        looks += [(f, c, k, -2.0 * np.log(cfg.touch_prior)) for f, c, k in mixture_models(A, want, comp_want, shells)]
     best = None
-    for i in range(1, blobs.n):
-        a = blobs.stats[i, cv2.CC_STAT_AREA]
-        if a < min_area or abs(np.log(a) - want[4]) > cfg.area_gate_sigmas * cfg.log_area_sigma:
-            continue
-        rs, cs = blob_box(blobs, i)
-        mine = blobs.labels[rs, cs] == i
-        if owned[rs, cs][mine].any():
+    for rs, cs, mine, a, comp in _candidates(blobs, owned, classes, A.K, min_area):
+        if min(abs(np.log(a) - f[4]) for f, *_ in looks) > cfg.area_gate_sigmas * cfg.log_area_sigma:
             continue
         f = features(image[rs, cs][mine])
-        comp = blobs.counts[i] / max(a, 1)
-        d2 = float((((f - want) / sig) ** 2).sum()) + \
-            (0.5 * float(np.abs(comp - comp_want).sum()) / cfg.composition_sigma) ** 2
+        d2, k = min((float((((f - fw) / sig) ** 2).sum()) + pen +
+                     (0.5 * float(np.abs(comp - cw).sum()) / cfg.composition_sigma) ** 2, k)
+                    for fw, cw, k, pen in looks)
         alt = shell_d2(f, shells, cfg)
         # posterior that this blob is the bird: its likelihood against shells' and the limit's
         p = 1.0 / (1.0 + np.exp((d2 - alt) / 2) + np.exp((d2 - cfg.max_d2) / 2))
         if best is None or p > best[0]:
-            best = (p, d2, i)
+            best = (p, d2, rs, cs, mine, k)
     if best is None:
         return Bird(None, doubts=[])
-    p, d2, i = best
+    p, d2, rs, cs, mine, k = best
     if p < 0.5:
-        return Bird(None, d2=d2, posterior=1.0 - p, doubts=[])
-    cx, cy = blobs.centroids[i]
-    bx, by = cx + bird["offset_px"][0], cy + bird["offset_px"][1]
-    rs, cs = blob_box(blobs, i)
+        ys, xs = np.nonzero(mine)
+        return Bird(None, d2=d2, posterior=1.0 - p, doubts=[
+            f"no sandpiper was recognised, yet the piece at {A.where(cs.start + xs.mean(), rs.start + ys.mean())} "
+            "may be it: check whether the bird is on the board"])
+    if k is not None:
+        mine = mine & ~_touching_shell(mine & (classes[rs, cs] == k))
     mask = np.zeros(owned.shape, bool)
-    mask[rs, cs] = blobs.labels[rs, cs] == i
+    mask[rs, cs] = mine
+    ys, xs = np.nonzero(mine)
+    bx = cs.start + float(xs.mean()) + bird["offset_px"][0]
+    by = rs.start + float(ys.mean()) + bird["offset_px"][1]
     g = A.groove_at(bx, by)
     doubts = []
     pg = groove_posterior((by + 0.5) / A.ppm, g, A, {"base_sigma_mm": cfg.base_sigma_mm})
@@ -129,7 +200,7 @@ def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float
         doubts.append("the sandpiper was hard to recognise; check where it stands")
     if pg < 0.9:
         doubts.append("the sandpiper stands on the line between two grooves")
-    p_alone = alone_posterior(float(np.log(blobs.stats[i, cv2.CC_STAT_AREA])) - want[4],
+    p_alone = alone_posterior(float(np.log(max(len(ys), 1))) - want[4],
                               float(np.median(list(model["shell_area_px2"].values()))) / float(np.exp(want[4])), cfg)
     return Bird(g, x=bx, y=by, d2=d2, posterior=p * pg, mask=mask, doubts=doubts, p_alone=p_alone)
 

@@ -98,10 +98,10 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     castles, shell_cls = _enter_castles(castles, cls, A, visible, grooves, decisions, conf_cfg)
 
     # 6. sandpiper
-    bird = find_bird(blobs, owned, Bc, A, lit.residual_ab)
+    bird = find_bird(blobs, owned, Bc, A, lit.residual_ab, classes=cls)
     if bird.mask is not None:
         owned |= bird.mask
-    decisions.add("sandpiper", bird.posterior, bird.doubts)
+    decisions.add("sandpiper", bird.posterior, bird.doubts, kind=None if bird.groove is not None else "no sandpiper")
     if bird.groove is not None:
         decisions.add("nothing beside the sandpiper", bird.p_alone, [
             f"the sandpiper's outline at {A.where(bird.x, bird.y)} is larger than at calibration: a shell "

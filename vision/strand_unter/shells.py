@@ -20,7 +20,8 @@ Models (all learned at calibration except the documented statistical constants i
   median ratio of this photo's clear single shells of that colour, when there are two), Student-t
   around n with a relative spread ``area_sigma``·√n, or partly seen, under a prior of how often
   shells touch (:func:`count_posterior`; fitted by ``scripts/fit_strand.py``); the posterior over
-  n = 0 (a speck) … 8;
+  n = 0 (a speck) … 8. Against the learned area, the spread also holds how far that area is from
+  sure: its calibration samples' scatter beyond one shell's (:func:`reference_var`);
 - groove: the centre's y with ``centre_sigma_mm`` (:func:`vision.strand_unter.castles.groove_posterior`).
 """
 
@@ -98,17 +99,19 @@ def colour_posterior(lab: np.ndarray, A, residual_ab: float, cfg=SHELLS) -> tupl
     return p / p.sum(axis=1, keepdims=True), dist
 
 
-def count_posterior(ratio: float, cfg=SHELLS) -> np.ndarray:
+def count_posterior(ratio: float, cfg=SHELLS, ref_var: float = 0.0) -> np.ndarray:
     """Posterior float (cfg.max_count + 1,) of the number of shells in a part of ``ratio`` × one shell's area.
 
     n ≥ 1 shells: the area is Student-t (``area_dof``) around n with ``area_sigma``·√n, except with probability
     ``partial_share`` where part of the last shell did not stand out from the sand (low contrast
     under a lamp, a shadow): then uniform over (n − 1 + ``min_blob_fraction``, n); n = 0 (a speck,
     dust, a base's rim) is Gaussian around 0 with ``speck_sigma``. Prior over n: ``count_prior``
-    (how often shells touch, fitted on development tables).
+    (how often shells touch, fitted on development tables). ``ref_var``: the variance of the log of
+    the one-shell area the ratio was taken against (:func:`reference_var`), which scales all n shells
+    together: the spread becomes √(``area_sigma``² n + ``ref_var`` n²).
     """
     n = np.arange(cfg.max_count + 1, dtype=np.float64)
-    sigma = np.where(n > 0, cfg.area_sigma * np.sqrt(np.maximum(n, 1)), cfg.speck_sigma)
+    sigma = np.where(n > 0, np.sqrt(cfg.area_sigma ** 2 * np.maximum(n, 1) + ref_var * n * n), cfg.speck_sigma)
     z = (ratio - n) / sigma
     pdf = np.where(n > 0, np.exp(student_t_logpdf(z, cfg.area_dof)), np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)) / sigma
     lo = n - 1 + READING.min_blob_fraction
@@ -116,6 +119,17 @@ def count_posterior(ratio: float, cfg=SHELLS) -> np.ndarray:
     p = np.where(n > 0, (1 - cfg.partial_share) * pdf + cfg.partial_share * partial, pdf)
     p = p * np.asarray(cfg.count_prior, np.float64)[:len(n)]
     return p / max(p.sum(), 1e-300)
+
+
+def reference_var(areas_px2, cfg=SHELLS) -> float:
+    """The variance of the log of a colour's calibrated one-shell area (their median), from its
+    calibration samples' areas (px², a list): what their scatter shows beyond one shell's own
+    ``area_sigma`` (a pale shell that stood out over part of its area at one sample), over their
+    number; 0 with fewer than two samples."""
+    if areas_px2 is None or len(areas_px2) < 2:
+        return 0.0
+    s2 = float(np.var(np.log(np.asarray(areas_px2, np.float64)), ddof=1))
+    return max(s2 - cfg.area_sigma ** 2, 0.0) / len(areas_px2)
 
 
 def thickness(mask: np.ndarray, shell_area_px2: float) -> float:
@@ -283,17 +297,19 @@ def _count_shells(out: ShellParts, A, model: dict, cfg) -> None:
     """How many shells each coloured part holds, and its groove's posterior. The area one shell of each
     colour covers in *this* photo: a colour close to the sand's under this light stands out over less
     of its area (the median of the clear singles, when two or more)."""
-    scale = {}
+    scale, ref = {}, {}
+    samples = A.model.get("shell_areas_px2") or {}
     for c in A.shell_colours:
         lo, hi = cfg.single_ratio
         singles = [q.ratio for q in out.parts if q.colour == c and lo <= q.ratio <= hi]
-        scale[c] = float(np.clip(stats.median(np.array(singles)), *cfg.area_scale_range)) \
-            if len(singles) >= cfg.min_singles else 1.0
+        own = len(singles) >= cfg.min_singles
+        scale[c] = float(np.clip(stats.median(np.array(singles)), *cfg.area_scale_range)) if own else 1.0
+        ref[c] = 0.0 if own else reference_var(samples.get(c), cfg)
     for part in out.parts:
         if part.colour is None:
             continue
         part.shells = part.ratio / scale[part.colour]
-        pc = count_posterior(part.shells, cfg)
+        pc = count_posterior(part.shells, cfg, ref[part.colour])
         part.count = int(np.argmax(pc))
         part.p_count = float(pc[part.count])
         if part.count > 0:
