@@ -2,7 +2,7 @@
 """Fit the Plażing reader's statistical constants on development set-ups (and only those).
 
     .venv/bin/python scripts/fit_plazing.py FOLDER [FOLDER ...] [--setups setup0,setup1] \
-        [--seeds 7,8,9] [--write vision/plazing/fitted.json [--scene-map] [--slopes-only]]
+        [--seeds 7,8,9] [--write vision/plazing/fitted.json [--scene-map]]
 
 Each FOLDER holds ``profile.json`` and ``setupN/`` folders (the samples' layout, with truth). It
 prints the maximum-likelihood values of
@@ -25,11 +25,10 @@ prints the maximum-likelihood values of
 With ``--write`` the fitted ``t_dof``, ``scene_spread`` and ``slopes`` are written into
 ``vision/plazing/fitted.json`` (which :mod:`vision.plazing.config` reads), with the folders and
 set-ups they were fitted on and the synthetic seeds (``--seeds``: those the synthetic folders
-were made with by ``scripts/synthetic_plazing_setups.py``); with ``--slopes-only`` the file's
-``t_dof`` and ``scene_spread`` are kept (the slopes are fitted on the posteriors they give). The
-confidence map's ``intercept`` and ``slope`` are written too with ``--scene-map`` (only printed
-without it: the config then keeps the identity map; ``docs/tuning.md``). Never pass held-out
-set-ups: what is fitted on them is no longer a measurement of transfer.
+were made with by ``scripts/synthetic_plazing_setups.py``). The confidence map's ``intercept``
+and ``slope`` are written too with ``--scene-map`` (only printed without it: the config then
+keeps the identity map; ``docs/tuning.md``). Never pass held-out set-ups: what is fitted on them is no
+longer a measurement of transfer.
 """
 
 from __future__ import annotations
@@ -231,9 +230,6 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", default="", help="synthetic seeds the synthetic folders were made with (comma-separated)")
     ap.add_argument("--write", help="write the fitted values here (vision/plazing/fitted.json)")
     ap.add_argument("--scene-map", action="store_true", help="also write the fitted scene map (intercept, slope)")
-    ap.add_argument("--slopes-only", action="store_true",
-                    help="write the slopes only, keeping t_dof and scene_spread (and what they were fitted on) as "
-                         "they are in the file: the slopes are fitted on the posteriors those values give")
     a = ap.parse_args(argv)
     setups = set(a.setups.split(",")) if a.setups else None
     scenes, cells, held = collect(a.folders, setups)
@@ -268,12 +264,7 @@ def main(argv=None) -> int:
               + ", ".join(f"{name} at {c:.3f}" for c, ok, name in conf if not ok))
     if a.write:
         made_on = fitted_on(a.folders, setups, [int(x) for x in a.seeds.split(",") if x])
-        tokens, token_sets = {"t_dof": best[1], "scene_spread": best[2]}, made_on
-        if a.slopes_only:
-            with open(a.write, encoding="utf-8") as f:
-                kept = json.load(f)["tokens"]
-            tokens, token_sets = kept, kept["fitted_on"]
-        write_fitted(a.write, tokens, token_sets, slopes, made_on,
+        write_fitted(a.write, {"t_dof": best[1], "scene_spread": best[2]}, made_on, slopes, made_on,
                      (round(a0, 3), round(b0, 3)) if a.scene_map else None)
         print(f"wrote {a.write}")
     return 0

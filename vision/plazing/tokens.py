@@ -23,7 +23,6 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from vision.plazing.blob import blob_features
 from vision.plazing.cells import CellBlocks
 from vision.plazing.config import TOKENS, TokenConfig
 
@@ -54,11 +53,10 @@ def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.nda
         keep: optional dict that receives the block means of B, G, R and of their squares
             (``"bgr"``, ``"sq"``) for other per-cell measures (the terrain's).
     Returns:
-        float64 (rows, cols, 11 + n_players): brightness and chromaticity of the mean colour
+        float64 (rows, cols, 10 + n_players): brightness and chromaticity of the mean colour
         (:func:`bright_chroma`), sd B, G, R, mean gradient of grey (|gx| + |gy| of 3×3 Sobel),
         player-colour shares·100 over
-        the central square, the bright blob's contrast (:func:`~vision.plazing.blob.blob_features`),
-        then brightness and chromaticity of a smaller centre square (the
+        the central square, then brightness and chromaticity of a smaller centre square (the
         token itself rather than what it lies on).
     """
     alloc = scratch or (lambda name, shape, dtype: np.empty(shape, dtype))
@@ -76,8 +74,7 @@ def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.nda
                    cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 0, 1)))  # |gx| + |gy|, saturating
     g = cells.box_mean(cells.blocks(grad), cfg.core_share)[..., None]
     shares = cells.box_mean(player_blocks, cfg.core_share).reshape(mean.shape[:2] + (-1,)) / 255.0 * 100.0
-    blob = blob_features(bgr, cells, cfg)
-    return np.concatenate([bright_chroma(mean), np.sqrt(var), g / 4.0, shares, blob, bright_chroma(cmean)], axis=-1)
+    return np.concatenate([bright_chroma(mean), np.sqrt(var), g / 4.0, shares, bright_chroma(cmean)], axis=-1)
 
 
 def bright_chroma(bgr: np.ndarray) -> np.ndarray:
