@@ -108,6 +108,14 @@ class SeashellsConfig:
     #: more is wrong, but a blind batch had a white starfish missed at 0.8–0.9 (a silent wrong at
     #: 0.80 with 0.8 here): ``scripts/seashells_cell_stats.py``, docs/tuning.md.
     unsure_cell_conf: float = 0.9
+    #: A pale piece's outline (``vision.seashells.outline``): the lightness' band-pass between these
+    #: Gaussian scales (mm: a thin starfish arm's shading against the towel's weave and light), …
+    outline_scales_mm: tuple[float, float] = (1.0, 3.0)
+    #: … its magnitude at this quantile over a cell's core, less its ring's, …
+    outline_quantile: float = 0.95
+    #: … judged by classes whose variance is at least this (L units²): fitted on seed 20214's odd set-ups
+    #: by ``scripts/seashells_pale_cells.py fit`` (docs/tuning.md, Seashells: pale outlines).
+    outline_var_floor: float = 0.02
     #: Uneven light (``vision.seashells.reader._light_field``): a smooth gain field is fitted to the towel
     #: rings' lightness against calibration and applied when its range over the towel exceeds this
     #: (log gain; samples under even light ≤ 0.05, a 0.5→1 ramp ≈ 0.6) …

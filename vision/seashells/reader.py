@@ -11,10 +11,10 @@ calibration's ``shell`` and ``empty`` samples (each checked against the others: 
 clearly looks like the other class is refused as ``bad-sample``); when the photo's background
 noise exceeds the calibration's, the empty class is widened, so faint shells become unsure
 rather than confidently wrong. Each cell is judged against the calibrated shells of its own
-colour column (:mod:`vision.seashells.columns`: a white shell on the white column is faint where
-a violet one is vivid). A found shell must also be coloured like the calibrated shells
-of its colour column (a hand, a stray object or a mirrored photo is not). Glare is judged cell
-by cell: an empty-read cell of a pale column blown out by a lamp's hot spot is doubted.
+colour column (:mod:`vision.seashells.columns`: a white shell on the white column is faint), a pale
+column's cell by its outline too (:mod:`vision.seashells.outline`). A found shell must be coloured
+like its column's calibrated shells (a hand, a stray object or a mirrored photo is not). Glare is
+judged cell by cell: an empty-read cell of a pale column blown out by a lamp's hot spot is doubted.
 
 The basket holds loose items; they are found as blobs against the basket's learned background
 and classified by their learned look (:mod:`vision.mats.basket`). The reading never reports more
@@ -49,6 +49,7 @@ from vision.mats.checks import (annotation_canvas, as_scanned, blown_out_share, 
 from vision.mats.config import SEASHELLS as CFG
 from vision.seashells.columns import (column_posterior, column_shell_features, covered_cells, glared_cells,
                                       glared_shot_cells, level_columns)
+from vision.seashells.outline import learn_outline, outline_contrast, outline_log_ratio, with_outline
 from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
 from vision.board.geometry import project, rectify
@@ -262,7 +263,8 @@ def learn(shot: CalibrationShot) -> dict:
         blur check), ``noise_sigma`` (its pixel noise, for the noise check), ``ring_power``
         (the towel's background noise), ``ring_lab`` (every cell's towel colour, Lab (R·C, 3),
         for the occlusion check), ``shell_colours`` (``[column, L, a, b]`` of every calibrated
-        shell), ``glared_cells`` (names of the pale columns' cells the shot shows blown out by a
+        shell), ``outline`` (the pale columns' outline classes, :mod:`vision.seashells.outline`, or
+        None), ``glared_cells`` (names of the pale columns' cells the shot shows blown out by a
         lamp's reflection, :func:`vision.seashells.columns.glared_shot_cells`; only when there are
         any). Learned from the shot shrunk by :data:`DECODE_REDUCE`, as scans see the board.
     Raises:
@@ -318,6 +320,8 @@ def learn(shot: CalibrationShot) -> dict:
             "detail_ratio": round(detail_ratio(L, CFG.detail_sigma_px), 4),
             "noise_sigma": round(board_noise_sigma(L), 4), "ring_power": round(contrast.ring_power, 4),
             "ring_lab": ring_lab.round(2).tolist(), "shell_colours": shell_colours, "column_shells": column_shells,
+            "outline": learn_outline(outline_contrast(lab, boxes)[towel_idx], towel_labels, towel_idx, column_shells,
+                                     len(cols)),
             **({"doubted_samples": doubted} if doubted else {}),
             **({"glared_cells": [_cell_name(k, rows, cols) for k in glared]} if len(glared) else {})}
 
@@ -469,7 +473,8 @@ def read(photo: Photo) -> Reading:
         variances[e, :2] += np.log1p(excess) ** 2
         judge = GaussianClasses(list(towel.classes), towel.means.copy(), variances)
     feats = level_columns(judge, feats, model.get("column_shells"), len(cols))
-    p_shell = column_posterior(judge, feats, model.get("column_shells"), len(cols))
+    p_shell = with_outline(column_posterior(judge, feats, model.get("column_shells"), len(cols)),
+                           outline_log_ratio(outline_contrast(lab, boxes), model.get("outline"), len(cols)))
     occupied = p_shell > 0.5
     place_conf = np.where(occupied, p_shell, 1.0 - p_shell)
     warnings: list[str] = []
