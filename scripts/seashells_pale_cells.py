@@ -66,8 +66,9 @@ def collect_setup(setup: str, w: csv.DictWriter) -> None:
     for s in json.load(open(os.path.join(setup, "calibration.json")))["samples"]:
         k = reader._cell_of(boxes, *s["board_mm"])
         if k is not None and s["label"] in reader.TOWEL_LABELS:
-            w.writerow({"scene": "calib", "setup": setup, "cell": k, "column": k % len(cols), "pale": int(pale[k % len(cols)]),
-                        "p_shell": 0, "read": 0, "true": int(s["label"] == "shell"), "glared": 0, "covered": 0,
+            w.writerow({"scene": "calib", "setup": setup, "cell": k, "column": k % len(cols),
+                        "pale": int(pale[k % len(cols)]), "p_shell": 0, "read": 0,
+                        "true": int(s["label"] == "shell"), "glared": 0, "covered": 0,
                         "unlike": 0, "straddle": 0, "blown": 0, "item_conf": 1, "basket_right": 1,
                         "outline": round(float(CAPTURED[-1][k]), 4)})
     for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
@@ -173,7 +174,8 @@ def fit(paths: list[str], fit_setups: str, held_out: list[str]) -> None:
             continue
         for name, rows in (("colour only", fsc.load(files)), ("with outline", with_floor(files, best[0]))):
             rows = [r for r in part(rows, which) if not r["scene"].endswith("calib")]
-            print(f"  {label}, {name}: right / trusted / silent wrong {scores(rows)}, sure wrong cells {sure_wrong(rows)}")
+            print(f"  {label}, {name}: right / trusted / silent wrong {scores(rows)}, "
+                  f"sure wrong cells {sure_wrong(rows)}")
 
 
 def main() -> None:
