@@ -2,7 +2,7 @@
 """Fit the Plażing reader's statistical constants on development set-ups (and only those).
 
     .venv/bin/python scripts/fit_plazing.py FOLDER [FOLDER ...] [--setups setup0,setup1] \
-        [--seeds 7,8,9] [--write vision/plazing/fitted.json [--scene-map] [--slopes-only]]
+        [--seeds 7,8,9] [--write vision/plazing/fitted.json [--scene-map]]
 
 Each FOLDER holds ``profile.json`` and ``setupN/`` folders (the samples' layout, with truth). It
 prints the maximum-likelihood values of
@@ -25,11 +25,10 @@ prints the maximum-likelihood values of
 With ``--write`` the fitted ``t_dof``, ``scene_spread`` and ``slopes`` are written into
 ``vision/plazing/fitted.json`` (which :mod:`vision.plazing.config` reads), with the folders and
 set-ups they were fitted on and the synthetic seeds (``--seeds``: those the synthetic folders
-were made with by ``scripts/synthetic_plazing_setups.py``); with ``--slopes-only`` the file's
-``t_dof`` and ``scene_spread`` are kept (the slopes are fitted on the posteriors they give). The
-confidence map's ``intercept`` and ``slope`` are written too with ``--scene-map`` (only printed
-without it: the config then keeps the identity map; ``docs/tuning.md``). Never pass held-out
-set-ups: what is fitted on them is no longer a measurement of transfer.
+were made with by ``scripts/synthetic_plazing_setups.py``). The confidence map's ``intercept``
+and ``slope`` are written too with ``--scene-map`` (only printed without it: the config then
+keeps the identity map; ``docs/tuning.md``). Never pass held-out set-ups: what is fitted on them is no
+longer a measurement of transfer.
 """
 
 from __future__ import annotations
@@ -53,7 +52,6 @@ from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 from calibration import store  # noqa: E402
 from tests.sample_truth import plazing_exact as exact  # noqa: E402
 from vision.plazing.config import CONFIDENCE, TOKENS  # noqa: E402
-from vision.plazing.blob import bare_blob_logl  # noqa: E402
 from vision.plazing.tokens import EMPTY, token_distances, token_posteriors  # noqa: E402
 
 
@@ -74,8 +72,7 @@ def collect(folders, setups=None):
     real_classify = reader.classify_tokens
 
     def spy(feats, model, *a, **k):  # keep the distances the reader computes, with the model
-        keep = {}
-        seen.append((token_distances(feats, model, keep=keep), model, feats.shape[1], (k.get("blob"), keep["empties"])))
+        seen.append((token_distances(feats, model), model, feats.shape[1]))
         return real_classify(feats, model, *a, **k)
 
     reader.classify_tokens = spy
@@ -100,12 +97,12 @@ def collect(folders, setups=None):
                 scenes.append((res.reading.details["ledger"], exact(truth, res.state),
                                os.path.relpath(tpath, folder), truth, setup_doc))
                 if seen:
-                    (de, dk), model, F, blob = seen[0]
+                    (de, dk), model, F = seen[0]
                     want = _truth_tokens(truth["state"])
                     covered = {tuple(c) for p in truth["state"]["pieces"] for c in p["cells"]}
                     free = [tuple(x) for x in np.argwhere(res.reading.details["free"]).tolist()]
                     labels = [None if c in covered else want.get(c, EMPTY) for c in free]
-                    cells.append((de, dk, model, F, labels, blob))
+                    cells.append((de, dk, model, F, labels))
     reader.classify_tokens = real_classify
     return scenes, cells, held
 
@@ -113,9 +110,8 @@ def collect(folders, setups=None):
 def token_log_loss(cells, cfg) -> float:
     """−Σ log posterior of each free cell's true class (cells under a piece left out)."""
     total = 0.0
-    for de, dk, model, F, labels, (blob, d_empties) in cells:
-        post = token_posteriors(de, dk, model, F, cfg, bare_blob_logl(blob, model.empty_blob, d_empties,
-                                                                      model.blob_scale, cfg))
+    for de, dk, model, F, labels in cells:
+        post = token_posteriors(de, dk, model, F, cfg)
         for i, lab in enumerate(labels):
             if lab is not None and lab in post.names_all:
                 total -= float(np.log(max(post.post[i, post.names_all.index(lab)], 1e-12)))
@@ -234,9 +230,6 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", default="", help="synthetic seeds the synthetic folders were made with (comma-separated)")
     ap.add_argument("--write", help="write the fitted values here (vision/plazing/fitted.json)")
     ap.add_argument("--scene-map", action="store_true", help="also write the fitted scene map (intercept, slope)")
-    ap.add_argument("--slopes-only", action="store_true",
-                    help="write the slopes only, keeping t_dof and scene_spread (and what they were fitted on) as "
-                         "they are in the file: the slopes are fitted on the posteriors those values give")
     a = ap.parse_args(argv)
     setups = set(a.setups.split(",")) if a.setups else None
     scenes, cells, held = collect(a.folders, setups)
@@ -271,12 +264,7 @@ def main(argv=None) -> int:
               + ", ".join(f"{name} at {c:.3f}" for c, ok, name in conf if not ok))
     if a.write:
         made_on = fitted_on(a.folders, setups, [int(x) for x in a.seeds.split(",") if x])
-        tokens, token_sets = {"t_dof": best[1], "scene_spread": best[2]}, made_on
-        if a.slopes_only:
-            with open(a.write, encoding="utf-8") as f:
-                kept = json.load(f)["tokens"]
-            tokens, token_sets = kept, kept["fitted_on"]
-        write_fitted(a.write, tokens, token_sets, slopes, made_on,
+        write_fitted(a.write, {"t_dof": best[1], "scene_spread": best[2]}, made_on, slopes, made_on,
                      (round(a0, 3), round(b0, 3)) if a.scene_map else None)
         print(f"wrote {a.write}")
     return 0

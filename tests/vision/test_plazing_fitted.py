@@ -13,7 +13,7 @@ SCRIPT = os.path.join(HERE, "..", "..", "scripts", "fit_plazing.py")
 
 #: The values the reader was measured with (docs/tuning.md, "Plażing: fitted constants").
 EXPECTED_TOKENS = {"t_dof": 4.0, "scene_spread": 8.0}
-EXPECTED_SLOPES = {"cover": 1.24, "token": 0.61, "split": 1.42, "facing": 1.76, "print": 1.47}
+EXPECTED_SLOPES = {"cover": 1.33, "token": 0.76, "split": 2.76, "facing": 2.54, "print": 1.46}
 EXPECTED_SCENE_MAP = {"intercept": 0.0, "slope": 1.0}  #: the identity: fitted.json has none
 
 
@@ -34,7 +34,7 @@ def test_fitted_file_names_what_it_was_fitted_on():
         made_on = doc[part]["fitted_on"]
         assert made_on["sets"], part
         assert all(":" in s for s in made_on["sets"]), made_on
-    assert doc["tokens"]["fitted_on"]["synthetic_seeds"] == [7, 8, 9]
+    assert doc["confidence"]["fitted_on"]["synthetic_seeds"] == [7, 8, 9]
 
 
 def test_the_fitting_script_writes_a_file_the_config_reads_back(tmp_path):

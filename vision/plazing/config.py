@@ -229,11 +229,6 @@ class TokenConfig:
     core_share: float = 0.6
     #: Side of the smaller centre square that sees the token, not its background, share of a cell.
     centre_share: float = 0.3
-    #: Side of the small bright patch (a shell, a marker's highlight) looked for inside the core, mm.
-    blob_mm: float = 3.0
-    #: Least spread of a bare cell's bright-blob contrast about its nearest bare cell's, grey levels
-    #: (a patch mean of a few pixels: sensor and JPEG noise of about 1 level each).
-    blob_noise: float = 0.7
     #: Floor added to the pooled feature covariance's diagonal, feature units².
     covariance_floor: float = 6.0
     #: Brightness drift left by the global light normalisation (a standard deviation), share of the typical brightness.

@@ -19,7 +19,6 @@ from vision.plazing.ledger import Decision, Ledger
 from vision.plazing.names import cell_name, cells_text
 from vision.plazing.prints import MARKS, flat_share
 from vision.plazing.state_edits import set_token
-from vision.plazing.blob import split_blob
 from vision.plazing.tokens import EMPTY, classify_tokens, odd_cells
 from vision.plazing.words import lazy_token_words
 
@@ -51,9 +50,9 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
     if not free:
         return tokens
     rc = np.array(free)
-    x, blob = split_blob(feats[rc[:, 0], rc[:, 1]])
+    x = feats[rc[:, 0], rc[:, 1]]
     dists = {}
-    post = classify_tokens(x, model.tokens, keep=dists, blob=blob)
+    post = classify_tokens(x, model.tokens, keep=dists)
     unknown = _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, terrain_given, looks)
     if unknown:
         warnings.append(f"{cells_text(unknown)}: "

@@ -23,7 +23,6 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from vision.plazing.blob import bare_blob_logl, blob_features, split_blob
 from vision.plazing.cells import CellBlocks
 from vision.plazing.config import TOKENS, TokenConfig
 
@@ -54,13 +53,11 @@ def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.nda
         keep: optional dict that receives the block means of B, G, R and of their squares
             (``"bgr"``, ``"sq"``) for other per-cell measures (the terrain's).
     Returns:
-        float64 (rows, cols, 11 + n_players): brightness and chromaticity of the mean colour
+        float64 (rows, cols, 10 + n_players): brightness and chromaticity of the mean colour
         (:func:`bright_chroma`), sd B, G, R, mean gradient of grey (|gx| + |gy| of 3×3 Sobel),
         player-colour shares·100 over
         the central square, then brightness and chromaticity of a smaller centre square (the
-        token itself rather than what it lies on), then the bright blob's contrast
-        (:func:`~vision.plazing.blob.blob_features`: evidence against bare sand only, kept out of
-        the base metric; :func:`~vision.plazing.blob.split_blob`).
+        token itself rather than what it lies on).
     """
     alloc = scratch or (lambda name, shape, dtype: np.empty(shape, dtype))
     f = alloc("feat_f", board_bgr.shape, np.float32)
@@ -77,8 +74,7 @@ def cell_features(board_bgr: np.ndarray, gray: np.ndarray, player_blocks: np.nda
                    cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 0, 1)))  # |gx| + |gy|, saturating
     g = cells.box_mean(cells.blocks(grad), cfg.core_share)[..., None]
     shares = cells.box_mean(player_blocks, cfg.core_share).reshape(mean.shape[:2] + (-1,)) / 255.0 * 100.0
-    return np.concatenate([bright_chroma(mean), np.sqrt(var), g / 4.0, shares, bright_chroma(cmean),
-                           blob_features(bgr, cells, cfg)], axis=-1)
+    return np.concatenate([bright_chroma(mean), np.sqrt(var), g / 4.0, shares, bright_chroma(cmean)], axis=-1)
 
 
 def bright_chroma(bgr: np.ndarray) -> np.ndarray:
@@ -113,8 +109,6 @@ class TokenModel:
             (:func:`held_out_decisions`): per bin of the chosen class's log-odds
             (:data:`HELD_OUT_BINS`), how many were right and how many wrong — the negative evidence
             ``scripts/fit_plazing.py`` fits the token decisions' slope with.
-        empty_blob: float64 (E,) each bare cell's bright-blob contrast; blob_scale: how far
-            (squared, grey levels²) a bare cell's lies from its nearest bare cell's, leave-one-out.
     """
 
     classes: list[str]
@@ -127,8 +121,6 @@ class TokenModel:
     strict: np.ndarray | None = None
     scale_unknown: float = 100.0
     held_out: dict | None = None
-    empty_blob: np.ndarray | None = None
-    blob_scale: float = 1.0
 
     def to_json(self) -> dict:
         """JSON-serialisable form."""
@@ -137,9 +129,7 @@ class TokenModel:
                 "precision": self.precision.tolist(), "scale_empty": float(self.scale_empty),
                 "scale_token": float(self.scale_token),
                 "strict": (self.strict if self.strict is not None else self.precision).tolist(),
-                "scale_unknown": float(self.scale_unknown), "held_out": self.held_out,
-                "empty_blob": None if self.empty_blob is None else self.empty_blob.round(3).tolist(),
-                "blob_scale": float(self.blob_scale)}
+                "scale_unknown": float(self.scale_unknown), "held_out": self.held_out}
 
     @classmethod
     def from_json(cls, d: dict) -> "TokenModel":
@@ -148,9 +138,7 @@ class TokenModel:
         return cls(list(d["classes"]), np.array(d["empties"], np.float64).reshape(-1, F),
                    np.array(d["protos"], np.float64).reshape(-1, F), np.array(d["proto_class"], int),
                    np.array(d["precision"], np.float64), float(d["scale_empty"]), float(d["scale_token"]),
-                   np.array(d["strict"], np.float64), float(d["scale_unknown"]), d.get("held_out"),
-                   None if d.get("empty_blob") is None else np.array(d["empty_blob"], np.float64),
-                   float(d.get("blob_scale", 1.0)))
+                   np.array(d["strict"], np.float64), float(d["scale_unknown"]), d.get("held_out"))
 
 
 def learn_tokens(feats: np.ndarray, samples: list[tuple[str, tuple[int, int]]], empty_cells: list[tuple[int, int]],
@@ -174,14 +162,12 @@ def learn_tokens(feats: np.ndarray, samples: list[tuple[str, tuple[int, int]]], 
         against the other bare cells, each labelled token against the prototypes made from the
         *other* samples of its class (leave-one-out), as the median squared distance per feature.
     """
-    feats, blob = split_blob(feats)
     F = feats.shape[-1]
     classes = sorted({lab for lab, _ in samples if lab != "sand"})
     empties = [feats[rc] for rc in empty_cells] + [feats[rc] for lab, rc in samples if lab == "sand"]
     empties = np.array(empties).reshape(-1, F)
-    eblob = np.array([blob[rc] for rc in empty_cells] + [blob[rc] for lab, rc in samples if lab == "sand"])
     real = [(classes.index(lab), feats[rc], i) for i, (lab, rc) in enumerate(samples) if lab in classes]
-    comp = [(classes.index(lab), split_blob(f)[0], i) for lab, f, i in composites if lab in classes]
+    comp = [(classes.index(lab), f, i) for lab, f, i in composites if lab in classes]
     everything = real + comp
     protos = np.array([f for _, f, _ in everything]).reshape(-1, F)
     which = np.array([k for k, _, _ in everything], int)
@@ -203,12 +189,11 @@ def learn_tokens(feats: np.ndarray, samples: list[tuple[str, tuple[int, int]]], 
         cov[i, i] += (cfg.brightness_drift * typical) ** 2
     precision = np.linalg.inv(cov)
     W = np.linalg.cholesky(precision)
-    scale_empty, blob_scale = 1.0, cfg.blob_noise ** 2
+    scale_empty = 1.0
     if len(empties) > 2:
         d = _sq_distances(empties, empties, W)
         np.fill_diagonal(d, np.inf)
         scale_empty = t_scale(d.min(axis=1), F, cfg.t_dof, cfg.min_scale)
-        blob_scale = t_scale((eblob - eblob[d.argmin(axis=1)]) ** 2, 1, cfg.t_dof, cfg.blob_noise ** 2)
     loo = []
     for k, f, i in real:
         others = (which == k) & (source != i)
@@ -232,8 +217,7 @@ def learn_tokens(feats: np.ndarray, samples: list[tuple[str, tuple[int, int]]], 
     allx = np.vstack([empties, protos]) if len(protos) else empties
     spread = float(((allx - allx.mean(axis=0)) @ W).var(axis=0).sum()) / F if len(allx) > 1 else 1.0
     scale_unknown = max(spread, scale_token)
-    model = TokenModel(classes, empties, protos, which, precision, scale_empty, scale_token, strict, scale_unknown,
-                       empty_blob=eblob, blob_scale=blob_scale)
+    model = TokenModel(classes, empties, protos, which, precision, scale_empty, scale_token, strict, scale_unknown)
     if len(tests):
         model.held_out = held_out_counts(*held_out_decisions(model, tests, cfg))
     return model
@@ -266,9 +250,10 @@ def held_out_decisions(model: TokenModel, tests, cfg: TokenConfig = TOKENS) -> t
     Returns:
         (posterior of the class chosen float64 (n,), whether it is the right one bool (n,)).
     """
-    X, blob = split_blob(np.array([f for _, f in tests], np.float64))
+    X = np.array([f for _, f in tests], np.float64)
     want = np.array([0 if lab == "sand" else model.classes.index(lab) + 1 for lab, _ in tests])
-    post = classify_tokens(X, model, replace(cfg, prior_iterations=0), blob=blob)
+    de, dk = token_distances(X, model)
+    post = token_posteriors(de, dk, model, X.shape[1], replace(cfg, prior_iterations=0))
     known = post.post[:, :-1]
     best = known.argmax(axis=1)
     return known[np.arange(len(best)), best], best == want
@@ -349,7 +334,7 @@ def background_cells(feats: np.ndarray, cells: list[tuple[int, int]],
     """
     if not cells:
         return []
-    X = np.array([split_blob(feats[c])[0] for c in cells], np.float32)
+    X = np.array([feats[c] for c in cells], np.float32)
     k = min(cfg.background_kinds, len(cells))
     if k < 2:
         return [cells[0]]
@@ -465,7 +450,7 @@ def _posterior(logl: np.ndarray, prior: np.ndarray) -> np.ndarray:
 
 
 def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOKENS,
-                    keep: dict | None = None, blob: np.ndarray | None = None) -> TokenPosteriors:
+                    keep: dict | None = None) -> TokenPosteriors:
     """Posterior of every cell's token class, bare sand, or "unknown".
 
     Each class's likelihood is a multivariate Student t (``cfg.t_dof`` degrees of freedom: heavy
@@ -478,14 +463,9 @@ def classify_tokens(feats: np.ndarray, model: TokenModel, cfg: TokenConfig = TOK
     Args:
         feats: float64 (N, F) features of the cells to classify.
         keep: optional dict receiving the distances (:func:`token_distances`).
-        blob: optional float64 (N,) the cells' bright-blob contrasts (:func:`split_blob`): a blob
-            brighter than the nearest bare calibration cell's lowers bare sand's likelihood
-            (:func:`~vision.plazing.blob.bare_blob_logl`).
     """
-    keep = {} if keep is None else keep
     de, dk = token_distances(feats, model, keep=keep)
-    bare = bare_blob_logl(blob, model.empty_blob, keep["empties"], model.blob_scale, cfg)
-    return token_posteriors(de, dk, model, feats.shape[1], cfg, bare)
+    return token_posteriors(de, dk, model, feats.shape[1], cfg)
 
 
 def token_distances(feats: np.ndarray, model: TokenModel, W: np.ndarray | None = None,
@@ -521,13 +501,12 @@ def token_distances(feats: np.ndarray, model: TokenModel, W: np.ndarray | None =
 
 
 def token_posteriors(de: np.ndarray, dk: np.ndarray, model: TokenModel, F: int,
-                     cfg: TokenConfig = TOKENS, bare=0.0) -> TokenPosteriors:
-    """:func:`classify_tokens` from the distances of :func:`token_distances` (``F`` features) and
-    what else bare sand's log-likelihood has (``bare``: float64 (N,) or 0)."""
+                     cfg: TokenConfig = TOKENS) -> TokenPosteriors:
+    """:func:`classify_tokens` from the distances of :func:`token_distances` (``F`` features)."""
     K = len(model.classes)
     nu = cfg.t_dof
     k = cfg.scene_spread
-    logl = np.concatenate([(_log_t(de, k * model.scale_empty, F, nu) + bare)[:, None], _log_t(dk, k * model.scale_token, F, nu),
+    logl = np.concatenate([_log_t(de, k * model.scale_empty, F, nu)[:, None], _log_t(dk, k * model.scale_token, F, nu),
                            _log_t(np.minimum(de, dk.min(axis=1, initial=np.inf)), model.scale_unknown, F, nu)[:, None]],
                           axis=1)
     # how common bare sand and each token are in this photo (empirical Bayes: EM on the mixing
