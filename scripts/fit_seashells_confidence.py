@@ -66,28 +66,53 @@ def scene_rows(result, truth: dict, scene: str, setup: str, pale) -> list[dict]:
     return out
 
 
+def calibrated_setups(folders: list[str]):
+    """Yield ``(setup, calibration, scenes)`` for every set-up of ``folders`` whose calibration is accepted
+    (a refused one is printed and skipped); ``scenes`` yields ``(truth path, truth, scan result)`` for
+    every scene the reader does not refuse."""
+    for folder in folders:
+        for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
+            try:
+                cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"), tempfile.mkdtemp()).folder)
+            except (UnreadableBoardError, BadInputError) as e:
+                print(f"{setup}: calibration refused ({e.code})", flush=True)
+                continue
+            yield setup, cal, _scene_results(setup, cal)
+
+
+def _scene_results(setup: str, cal):
+    for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
+        try:
+            res = pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal)
+        except (UnreadableBoardError, BadInputError):
+            continue
+        yield tpath, json.load(open(tpath)), res
+
+
+def collect_fit_args(description: str, argv=None) -> argparse.Namespace:
+    """The ``collect FOLDERS --out CSV`` / ``fit CSV… --fit-setups … --held-out …`` command line."""
+    ap = argparse.ArgumentParser(description=description)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("folders", nargs="+")
+    c.add_argument("--out", required=True)
+    f = sub.add_parser("fit")
+    f.add_argument("csv", nargs="+")
+    f.add_argument("--fit-setups", choices=("even", "odd", "all"), default="odd")
+    f.add_argument("--held-out", nargs="*", default=[], help="collected CSV files held out whole")
+    return ap.parse_args(argv)
+
+
 def collect(folders: list[str], out: str) -> None:
     """Scan every scene of ``folders`` and write the cells' rows to ``out`` (CSV)."""
     with open(out, "w", newline="") as f:
         w = csv.DictWriter(f, FIELDS)
         w.writeheader()
-        for folder in folders:
-            for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
-                try:
-                    cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"),
-                                                        tempfile.mkdtemp()).folder)
-                except (UnreadableBoardError, BadInputError) as e:
-                    print(f"{setup}: calibration refused ({e.code})", flush=True)
-                    continue
-                for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
-                    truth = json.load(open(tpath))
-                    try:
-                        res = pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal)
-                    except (UnreadableBoardError, BadInputError):
-                        continue
-                    pale = pale_columns(cal.model.get("column_shells"), len(res.reading.details["colours"]))
-                    w.writerows(scene_rows(res, truth, tpath.replace(".truth.json", ""), setup, pale))
-                print(f"{setup}: done", flush=True)
+        for setup, cal, scenes in calibrated_setups(folders):
+            for tpath, truth, res in scenes:
+                pale = pale_columns(cal.model.get("column_shells"), len(res.reading.details["colours"]))
+                w.writerows(scene_rows(res, truth, tpath.replace(".truth.json", ""), setup, pale))
+            print(f"{setup}: done", flush=True)
 
 
 def load(paths: list[str]) -> list[dict]:
@@ -127,8 +152,8 @@ def place_confidence(r: dict, glare_right: float | None, seen_share: float = 1.0
     return min(conf, CFG.straddle_conf) if conf < CFG.unsure_cell_conf else conf
 
 
-def report(rows: list[dict], glare_right: float | None, label: str, seen_share: float = 1.0) -> None:
-    """Print RIGHT / TRUSTED / silent wrong and the reliability of ``rows``' read scenes."""
+def scene_scores(rows: list[dict], glare_right: float | None = None, seen_share: float = 1.0) -> tuple[int, int, int]:
+    """(right, trusted, silent wrong) scenes of ``rows`` as the reader's confidence sets them."""
     scenes: dict[str, list[dict]] = {}
     for r in rows:
         scenes.setdefault(r["scene"], []).append(r)
@@ -136,11 +161,15 @@ def report(rows: list[dict], glare_right: float | None, label: str, seen_share: 
     for cells in scenes.values():
         ok = not any(c["wrong"] for c in cells) and cells[0]["basket_right"]
         conf = float(np.prod([place_confidence(c, glare_right, seen_share) for c in cells])) * cells[0]["item_conf"]
-        right += ok
-        trusted += ok and conf >= 0.5
-        silent += (not ok) and conf >= 0.5
+        right, trusted, silent = right + ok, trusted + (ok and conf >= 0.5), silent + ((not ok) and conf >= 0.5)
+    return right, trusted, silent
+
+
+def report(rows: list[dict], glare_right: float | None, label: str, seen_share: float = 1.0) -> None:
+    """Print RIGHT / TRUSTED / silent wrong and the reliability of ``rows``' read scenes."""
+    right, trusted, silent = scene_scores(rows, glare_right, seen_share)
     hi = trusted + silent
-    print(f"  {label}: read {len(scenes)}, right {right}, trusted {trusted}, silent wrong {silent}; "
+    print(f"  {label}: read {len({r['scene'] for r in rows})}, right {right}, trusted {trusted}, silent wrong {silent}; "
           f"≥0.5 right {trusted}/{hi} ({100 * trusted / max(hi, 1):.1f} %), "
           f"right at ≥0.5 {trusted}/{right} ({100 * trusted / max(right, 1):.1f} %)")
 
@@ -178,16 +207,7 @@ def fit(paths: list[str], fit_setups: str, held_out: list[str]) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    c = sub.add_parser("collect")
-    c.add_argument("folders", nargs="+")
-    c.add_argument("--out", required=True)
-    f = sub.add_parser("fit")
-    f.add_argument("csv", nargs="+")
-    f.add_argument("--fit-setups", choices=("even", "odd", "all"), default="odd")
-    f.add_argument("--held-out", nargs="*", default=[], help="collected CSV files held out whole")
-    a = ap.parse_args(argv)
+    a = collect_fit_args(__doc__.splitlines()[0], argv)
     if a.cmd == "collect":
         collect(a.folders, a.out)
     else:

@@ -13,19 +13,14 @@ The evidence for ``SeashellsConfig.unsure_cell_conf`` (docs/tuning.md). A measur
 from __future__ import annotations
 
 import argparse
-import glob
-import json
 import os
 import sys
-import tempfile
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from beachscore import pipeline  # noqa: E402
-from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
-from calibration import store  # noqa: E402
+import fit_seashells_confidence as fsc  # noqa: E402
 
 BANDS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99, 0.999, 1.0001)
 
@@ -51,22 +46,11 @@ def main(argv=None) -> int:
     ap.add_argument("--out")
     a = ap.parse_args(argv)
     cells = []
-    for folder in a.folders:
-        for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
-            try:
-                cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"), tempfile.mkdtemp()).folder)
-            except (UnreadableBoardError, BadInputError) as e:
-                print(f"{setup}: calibration refused ({e.code})", flush=True)
-                continue
-            for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
-                truth = json.load(open(tpath))
-                try:
-                    res = pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal)
-                except (UnreadableBoardError, BadInputError):
-                    continue
-                for conf, read, true, strange in scene_cells(res, truth):
-                    cells.append((conf, read, true, strange, f"{setup}/{os.path.basename(tpath)[:8]}"))
-            print(f"{setup}: {len(cells)} cells so far", flush=True)
+    for setup, _, scenes in fsc.calibrated_setups(a.folders):
+        for tpath, truth, res in scenes:
+            for conf, read, true, strange in scene_cells(res, truth):
+                cells.append((conf, read, true, strange, f"{setup}/{os.path.basename(tpath)[:8]}"))
+        print(f"{setup}: {len(cells)} cells so far", flush=True)
     if a.out:
         with open(a.out, "w") as f:
             f.write("conf,read,true,strange,scene\n")

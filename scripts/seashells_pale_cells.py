@@ -20,7 +20,6 @@ set-ups and files. A measurement (docs/tuning.md, Seashells: pale outlines).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import dataclasses
 import glob
@@ -133,19 +132,6 @@ def sure_wrong(rows: list[dict]) -> int:
     return sum(r["wrong"] and fsc.place_confidence(r, None) >= CFG.unsure_cell_conf for r in rows)
 
 
-def scores(rows: list[dict]) -> tuple[int, int, int]:
-    """(right, trusted, silent wrong) scenes of ``rows`` as the reader's confidence sets them."""
-    scenes: dict[str, list[dict]] = {}
-    for r in rows:
-        scenes.setdefault(r["scene"], []).append(r)
-    right = trusted = silent = 0
-    for cells in scenes.values():
-        ok = not any(c["wrong"] for c in cells) and cells[0]["basket_right"]
-        conf = float(np.prod([fsc.place_confidence(c, None) for c in cells])) * cells[0]["item_conf"]
-        right, trusted, silent = right + ok, trusted + (ok and conf >= 0.5), silent + ((not ok) and conf >= 0.5)
-    return right, trusted, silent
-
-
 def part(rows: list[dict], which: str) -> list[dict]:
     """The rows of the odd, even or all set-ups."""
     return [r for r in rows if which == "all" or (r["index"] % 2 == 1) == (which == "odd")]
@@ -159,7 +145,7 @@ def fit(paths: list[str], fit_setups: str, held_out: list[str]) -> None:
     for floor in (None, *FLOORS):
         rows = part(fsc.load(paths) if floor is None else with_floor(paths, floor), fit_setups)
         rows = [r for r in rows if not r["scene"].endswith("calib")]
-        right, trusted, silent = scores(rows)
+        right, trusted, silent = fsc.scene_scores(rows)
         sure = sure_wrong(rows)
         print(f"  floor {floor}: right {right}, trusted {trusted}, silent wrong {silent}, sure wrong cells {sure}")
         if floor is not None and silent == 0 and sure == 0 and (best is None or trusted > best[1]):
@@ -174,25 +160,16 @@ def fit(paths: list[str], fit_setups: str, held_out: list[str]) -> None:
             continue
         for name, rows in (("colour only", fsc.load(files)), ("with outline", with_floor(files, best[0]))):
             rows = [r for r in part(rows, which) if not r["scene"].endswith("calib")]
-            print(f"  {label}, {name}: right / trusted / silent wrong {scores(rows)}, "
+            print(f"  {label}, {name}: right / trusted / silent wrong {fsc.scene_scores(rows)}, "
                   f"sure wrong cells {sure_wrong(rows)}")
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    c = sub.add_parser("collect")
-    c.add_argument("folders", nargs="+")
-    c.add_argument("--out", required=True)
-    f = sub.add_parser("fit")
-    f.add_argument("cells", nargs="+")
-    f.add_argument("--fit-setups", choices=("odd", "even", "all"), default="odd")
-    f.add_argument("--held-out", nargs="*", default=[])
-    a = ap.parse_args()
+    a = fsc.collect_fit_args(__doc__.splitlines()[0])
     if a.cmd == "collect":
         collect(a.folders, a.out)
     else:
-        fit(a.cells, a.fit_setups, a.held_out)
+        fit(a.csv, a.fit_setups, a.held_out)
 
 
 if __name__ == "__main__":
