@@ -91,7 +91,7 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
         if not (-1e-6 * w <= x <= w * (1 + 1e-6) and -1e-6 * h <= y <= h * (1 + 1e-6)):
             raise BadInputError("sample-off-board", f"sample {label!r} at {x:g},{y:g} mm is outside the "
                                 f"{w:g}x{h:g} mm board")
-    check_shot(image, H, req.profile["board_mm"], req.samples)
+    check_shot(image, H, req.profile["board_mm"], req.samples, glare=not game_reader.judges_glare)
     shot = CalibrationShot(request=req, image=image, empty_image=empty, H_px_from_mm=H)
     with tempfile.TemporaryDirectory(prefix="beachscore-undistorted-") as tmp:
         if lens is not None:  # readers that decode the shot themselves read the undistorted copies

@@ -13,6 +13,8 @@ labels' mean colours differ by at least 116 levels; a blank shot gives about 0 (
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 
@@ -30,7 +32,7 @@ MIN_BOARD_SD = 5.0
 MIN_SAMPLE_SPREAD = 10.0
 
 
-def check_shot(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, samples) -> None:
+def check_shot(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, samples, *, glare: bool = True) -> None:
     """Refuse a calibration shot with nothing to learn.
 
     Args:
@@ -38,6 +40,8 @@ def check_shot(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, samples) -
         H_px_from_mm: 3×3 homography board mm → image px.
         board_mm: (width, height) of the board, mm.
         samples: [(label, (x_mm, y_mm))].
+        glare: refuse a board whose blown-out share is too large (False: the game's reader judges
+            blown-out places itself, :attr:`vision.types.Reader.judges_glare`).
     Raises:
         UnreadableBoardError: ``too-dark``, ``glare`` (the photo checks), ``no-contrast`` (a flat
             board, or samples that all look alike).
@@ -47,7 +51,8 @@ def check_shot(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, samples) -
     to_board = np.diag([PX_PER_MM, PX_PER_MM, 1.0]) @ np.linalg.inv(np.asarray(H_px_from_mm, np.float64))
     board = cv2.warpPerspective(image, to_board, size, flags=cv2.INTER_AREA)
     try:
-        quality.check(board)
+        quality.check(board, cfg=quality.QUALITY if glare else dataclasses.replace(quality.QUALITY,
+                                                                                    max_glare_fraction=1.0))
     except UnreadableBoardError as err:
         raise UnreadableBoardError(err.code, f"the calibration shot: {err.message}; take it again") from None
     sd = float(cv2.cvtColor(board, cv2.COLOR_BGR2GRAY).std())

@@ -187,3 +187,34 @@ def test_a_lamps_reflection_on_the_white_towel_is_named_with_what_helps(tmp_path
     assert glare[0]["advice"] in out["warnings"]
     good = _calibrate_json(capsys, os.path.join(setup, "calibration.json"), str(tmp_path / "good"))
     assert good["confusable"] == []
+
+
+def _paint_white(cal_json: str, x0: float, y0: float, x1: float, y1: float) -> None:
+    """Blow out the board rectangle (x0, y0)–(x1, y1) mm of a Seashells calibration shot."""
+    with open(cal_json) as f:
+        doc = json.load(f)
+    board = [[0, 0], [260, 0], [260, 310], [0, 310]]                  # the profile's board_mm, corner order
+    H = cv2.getPerspectiveTransform(np.float32(board), np.float32(doc["corners_px"]))
+    corners = cv2.perspectiveTransform(np.float32([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]]), H)[0]
+    image_path = os.path.join(os.path.dirname(cal_json), doc["image"])
+    image = cv2.imread(image_path)
+    cv2.fillConvexPoly(image, np.int32(np.round(corners)), (255, 255, 255))
+    cv2.imwrite(image_path, image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(SAMPLES, "seashells")), reason="shared samples absent")
+def test_a_reflection_over_a_few_white_towel_cells_is_named_not_refused(tmp_path, capsys):
+    cal_json = _calibration_only(os.path.join(SAMPLES, "seashells", "setup0"), str(tmp_path / "shot"))
+    _paint_white(cal_json, 178, 18, 210, 114)                         # three of the white column's cells, no sample
+    out = _calibrate_json(capsys, cal_json, str(tmp_path / "cal"))    # 3.8 % of the board blown out
+    glare = [p["advice"] for p in out["confusable"] if "blows out the towel at" in p["advice"]]
+    assert glare and glare[0].split(":")[0].count("/white") == 3, out["confusable"]
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(SAMPLES, "seashells")), reason="shared samples absent")
+def test_a_blown_out_calibration_sample_is_refused_as_glare(tmp_path, capsys):
+    cal_json = _calibration_only(os.path.join(SAMPLES, "seashells", "setup0"), str(tmp_path / "shot"))
+    _paint_white(cal_json, 178, 146, 210, 178)                        # the shell sample at 194,162 mm
+    assert main(["calibrate", cal_json, "--out", str(tmp_path / "cal"), "--json"]) == 3
+    err = json.loads(capsys.readouterr().out)["error"]
+    assert err["code"] == "glare" and "194,162" in err["message"], err

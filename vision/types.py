@@ -159,12 +159,16 @@ class Reader(Protocol):
             is refused ("recalibrate").
         registration_sides: board sides whose outline never changes between shots (the board
             stage's strips lie only there).
+        judges_glare: the reader judges blown-out pixels place by place, in its scans and in its
+            ``learn`` (which refuses a shot it cannot learn from), so the calibration shot is not
+            refused for the board's blown-out share as a whole.
     """
 
     game: str
     decode_reduce: int
     model_version: int
     registration_sides: tuple[str, ...]
+    judges_glare: bool
 
     def learn(self, shot: CalibrationShot) -> dict:
         """The appearance model (JSON-serialisable) learned from the calibration shot."""
@@ -216,7 +220,7 @@ class GameReader:
     """A :class:`Reader` made of a reader package's functions; the optional ones default to "none".
 
     Attributes:
-        game, decode_reduce, model_version, registration_sides: as :class:`Reader`.
+        game, decode_reduce, model_version, registration_sides, judges_glare: as :class:`Reader`.
         learn, read, annotate: the reader's functions (:class:`Reader`).
         own_registration: ``(image, cal) -> Registration`` when the reader registers photos itself.
         exclude: ``(image, cal) -> mask | None`` (:meth:`Reader.registration_exclude`).
@@ -233,6 +237,7 @@ class GameReader:
     decode_reduce: int = 1
     model_version: int = 1
     registration_sides: tuple[str, ...] = BOARD_SIDES
+    judges_glare: bool = False
     own_registration: Callable[[np.ndarray, Calibration], Registration] = _no_registration
     exclude: Callable[[np.ndarray, Calibration], np.ndarray | None] = _no_registration
     matches_board: Callable[[Registration, Calibration], bool] = _no_match

@@ -5,4 +5,4 @@ from vision.types import GameReader
 
 #: The Seashells reader (:class:`vision.types.Reader`).
 READER = GameReader(game="seashells", learn=learn, read=read, annotate=annotate, decode_reduce=DECODE_REDUCE,
-                    model_version=MODEL_VERSION)
+                    model_version=MODEL_VERSION, judges_glare=True)

@@ -126,18 +126,55 @@ def glared_cells(blown: np.ndarray, occupied: np.ndarray, column_shells, n_cols:
     """
     blown = np.asarray(blown, np.float64)
     pale = pale_columns(column_shells, n_cols)[np.arange(len(blown)) % n_cols]
-    lost = pale & (blown > CFG.glare_lost_share)
-    if lost.sum() > CFG.glare_refuse_share * pale.sum():
-        raise UnreadableBoardError("glare", f"{int(lost.sum())} towel cells of pale shells are blown out by glare; "
-                                   "move the lamp or shade the board, or lower the camera's exposure")
+    refuse_lost_towel(blown, pale)
     return pale & (blown > CFG.glare_cell_share) & ~occupied
+
+
+def refuse_lost_towel(blown: np.ndarray, pale: np.ndarray, what: str = "") -> None:
+    """Refuse a photo (or, with ``what`` = ``"the calibration shot: "``, a calibration shot) in which
+    more than ``glare_refuse_share`` of the pale columns' cells are blown out beyond ``glare_lost_share``.
+
+    Args:
+        blown: float64 (R·C,) share of each cell's core blown out; pale: bool (R·C,) cells of pale
+            columns; what: the message's prefix.
+    Raises:
+        UnreadableBoardError: ``glare``.
+    """
+    lost = pale & (np.asarray(blown, np.float64) > CFG.glare_lost_share)
+    if lost.sum() > CFG.glare_refuse_share * pale.sum():
+        raise UnreadableBoardError("glare", f"{what}{int(lost.sum())} towel cells of pale shells are blown out by "
+                                   "glare; move the lamp or shade the board, or lower the camera's exposure"
+                                   + ("; take it again" if what else ""))
+
+
+def refuse_blown_samples(blown: np.ndarray, labels: list[str], where_mm: list) -> None:
+    """Refuse a calibration shot whose labelled towel sample is blown out beyond ``glare_lost_share``
+    (its colour is lost, so nothing can be learned from it).
+
+    Args:
+        blown: float64 (S,) share of each sample's cell core blown out; labels: (S,) the samples'
+            labels; where_mm: (S,) their ``(x, y)`` board mm.
+    Raises:
+        UnreadableBoardError: ``glare``.
+    """
+    for share, label, (x, y) in zip(np.asarray(blown, np.float64), labels, where_mm):
+        if share > CFG.glare_lost_share:
+            raise UnreadableBoardError("glare", f"the calibration shot: the {label!r} sample at {x:g},{y:g} mm is blown "
+                                       "out by glare; move the lamp or shade the board, or lower the camera's "
+                                       "exposure; take it again")
 
 
 def glared_shot_cells(blown: np.ndarray, column_shells, n_cols: int) -> np.ndarray:
     """Indices of the calibration shot's towel cells of pale columns (:func:`pale_columns`) whose core
     is blown out beyond ``glare_cell_share``: a lamp's reflection on the pale towel, where a pale shell
-    may be lost in every photo of this table (said at calibration, docs/light-check.md)."""
+    may be lost in every photo of this table (said at calibration, docs/light-check.md).
+
+    Raises:
+        UnreadableBoardError: ``glare``, when the shot has lost the pale towel as a scan's
+            :func:`refuse_lost_towel` would refuse it.
+    """
     pale = pale_columns(column_shells, n_cols)[np.arange(len(blown)) % n_cols]
+    refuse_lost_towel(blown, pale, "the calibration shot: ")
     return np.flatnonzero(pale & (np.asarray(blown, np.float64) > CFG.glare_cell_share))
 
 

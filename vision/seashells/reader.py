@@ -48,7 +48,7 @@ from vision.mats.checks import (annotation_canvas, as_scanned, blown_out_share, 
                                draw_caption, draw_label, draw_text_box, text_scale)
 from vision.mats.config import SEASHELLS as CFG
 from vision.seashells.columns import (column_posterior, column_shell_features, covered_cells, glared_cells,
-                                      glared_shot_cells, level_columns)
+                                      glared_shot_cells, level_columns, refuse_blown_samples)
 from vision.seashells.outline import learn_outline, outline_contrast, outline_log_ratio, with_outline
 from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
@@ -297,7 +297,8 @@ def learn(shot: CalibrationShot) -> dict:
                                     "in the basket")
             basket_samples.append((label, (x, y)))
     contrast = _towel(lab, boxes)
-    feats = contrast.features[towel_idx]
+    feats, blown = contrast.features[towel_idx], blown_out_share(board, boxes, CFG.px_per_mm, CFG.core_inset_mm)
+    refuse_blown_samples(blown[towel_idx], towel_labels, towel_where)
     doubted = _check_samples(feats, towel_labels, towel_where, "towel")
     # each cell's towel colour, robust to shells spilling into a ring: its colour column's median
     ring_lab = contrast.ring_lab.reshape(len(rows), len(cols), 3)
@@ -314,8 +315,7 @@ def learn(shot: CalibrationShot) -> dict:
                        [xy for _, xy in basket_samples], "basket")
     L = np.ascontiguousarray(lab[..., 0])
     column_shells = column_shell_features(feats, towel_labels, np.asarray(towel_idx) % len(cols))
-    glared = glared_shot_cells(blown_out_share(board, boxes, CFG.px_per_mm, CFG.core_inset_mm), column_shells,
-                               len(cols))
+    glared = glared_shot_cells(blown, column_shells, len(cols))
     return {"median_bgr": np.asarray(median, float).round(2).tolist(), "towel": towel.to_json(), "basket": basket,
             "detail_ratio": round(detail_ratio(L, CFG.detail_sigma_px), 4),
             "noise_sigma": round(board_noise_sigma(L), 4), "ring_power": round(contrast.ring_power, 4),
