@@ -42,7 +42,7 @@ if not installed():
     pytest.skip("Chromium/chromedriver not installed (apt-get install chromium chromium-driver)",
                 allow_module_level=True)
 
-from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -89,9 +89,17 @@ class TableStation:
 
 
 def wait(driver, condition, timeout=30):
-    """Wait for ``condition``; the pages redraw themselves, so an element may go stale meanwhile."""
+    """Wait for ``condition``; the pages redraw themselves, so an element may go stale meanwhile
+    (Chrome may say so as "Node with given id does not belong to the document")."""
+    def asked_again_when_redrawn(d):
+        try:
+            return condition(d)
+        except WebDriverException as err:
+            if "does not belong to the document" in str(err):
+                return False
+            raise
     return WebDriverWait(driver, timeout, poll_frequency=0.1,
-                         ignored_exceptions=(StaleElementReferenceException,)).until(condition)
+                         ignored_exceptions=(StaleElementReferenceException,)).until(asked_again_when_redrawn)
 
 
 def click(driver, by, value):
