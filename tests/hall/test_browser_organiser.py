@@ -18,6 +18,7 @@ if not installed():
     pytest.skip("needs chromium and chromium-driver", allow_module_level=True)
 webdriver = pytest.importorskip("selenium.webdriver")
 
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -42,6 +43,12 @@ def _log_in(driver, url):
     driver.find_element(By.ID, "password").send_keys("sand-castle-42")
     driver.find_element(By.ID, "log-in").click()
     WebDriverWait(driver, 20).until(lambda d: "/login" not in d.current_url)
+
+
+def _shows(driver, element_id: str, words: str) -> bool:
+    """Wait until the element shows ``words`` (the manage page redraws its tables after loading)."""
+    return WebDriverWait(driver, 20, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda d: words in d.find_element(By.ID, element_id).text)
 
 
 def _submit(driver, form_id):
@@ -84,7 +91,7 @@ def test_the_organisers_evening_with_no_shows_corrections_and_players_reports(ha
         _submit(phone, "report-form")
         assert store.table(eid, 1, 2)["agreed"]
         driver.get(f"{url}/events/{eid}/manage")
-        assert "station and players agree" in driver.find_element(By.ID, "tables").text
+        assert _shows(driver, "tables", "station and players agree")
         # close, seat round 2, then correct round 1: the warning
         assert store.close_round(eid, 1) == [] and store.start_round(eid, seed=2) == 2
         driver.get(f"{url}/events/{eid}/rounds/1/tables/1")
