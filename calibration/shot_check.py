@@ -13,8 +13,6 @@ labels' mean colours differ by at least 116 levels; a blank shot gives about 0 (
 
 from __future__ import annotations
 
-import dataclasses
-
 import cv2
 import numpy as np
 
@@ -51,8 +49,7 @@ def check_shot(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, samples, *
     to_board = np.diag([PX_PER_MM, PX_PER_MM, 1.0]) @ np.linalg.inv(np.asarray(H_px_from_mm, np.float64))
     board = cv2.warpPerspective(image, to_board, size, flags=cv2.INTER_AREA)
     try:
-        quality.check(board, cfg=quality.QUALITY if glare else dataclasses.replace(quality.QUALITY,
-                                                                                    max_glare_fraction=1.0))
+        quality.check(board, cfg=quality.QUALITY if glare else quality.QUALITY_WITHOUT_GLARE)
     except UnreadableBoardError as err:
         raise UnreadableBoardError(err.code, f"the calibration shot: {err.message}; take it again") from None
     sd = float(cv2.cvtColor(board, cv2.COLOR_BGR2GRAY).std())

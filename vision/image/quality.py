@@ -19,6 +19,7 @@ Thresholds are relative to the calibration where a calibration reference is give
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 
@@ -44,6 +45,8 @@ class QualityConfig:
 
 
 QUALITY = QualityConfig()
+#: The checks for a reader that judges blown-out pixels place by place itself (no board-wide glare limit).
+QUALITY_WITHOUT_GLARE = dataclasses.replace(QUALITY, max_glare_fraction=1.0)
 
 
 def lit_share(image: np.ndarray, cfg: QualityConfig = QUALITY) -> float:

@@ -8,8 +8,6 @@ board's fine detail with the calibration's, is :func:`vision.image.quality.check
 
 from __future__ import annotations
 
-import dataclasses
-
 import cv2
 import numpy as np
 
@@ -101,7 +99,7 @@ def check_photo(board_bgr: np.ndarray, reference_median_bgr, *, min_L: float, gl
     Raises:
         UnreadableBoardError: ``too-dark`` or ``glare``.
     """
-    cfg = None if glare else dataclasses.replace(quality.QUALITY, max_glare_fraction=1.0)
+    cfg = None if glare else quality.QUALITY_WITHOUT_GLARE
     check_light(np.ascontiguousarray(board_bgr[::2, ::2]), reference_median_bgr, min_L, cfg)
 
 

@@ -143,6 +143,36 @@ def _place_pixels(u0: np.ndarray, v0: np.ndarray, mask: np.ndarray, shape) -> np
 _PLACE_PIXELS: dict = {}
 
 
+def _core_and_ring(h: int, w: int, px_per_mm: float, core_inset_mm: float,
+                   ring_mm: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """bool (h, w) masks of a place's core (at least ``core_inset_mm`` inside its edge) and ring
+    (between ``ring_mm`` inside it); pixel centres at half-pixel offsets."""
+    yy, xx = np.mgrid[0:h, 0:w] + 0.5
+    inset = np.minimum(np.minimum(xx, w - xx), np.minimum(yy, h - yy)) / px_per_mm
+    return inset >= core_inset_mm, (inset >= ring_mm[0]) & (inset < ring_mm[1])
+
+
+def core_ring_quantiles(values: np.ndarray, boxes_mm, px_per_mm: float, core_inset_mm: float,
+                        ring_mm: tuple[float, float], q: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ``q`` quantile of a one-channel board's values over each equal-sized place's core and ring.
+
+    Args:
+        values: (H, W) any real dtype, the rectified board at ``px_per_mm``; boxes_mm: (N, 4) places
+            of one size as x0, y0, x1, y1 in board mm; core_inset_mm, ring_mm: as
+            :func:`ring_contrast_features`; q: quantile in [0, 1].
+    Returns:
+        ``(core, ring)``, each (N,) of ``values``' dtype.
+    """
+    boxes = np.asarray(boxes_mm, np.float64).reshape(-1, 4)
+    u0, v0 = np.round(boxes[:, 0] * px_per_mm).astype(int), np.round(boxes[:, 1] * px_per_mm).astype(int)
+    w = int(np.round(boxes[0, 2] * px_per_mm)) - u0[0]
+    h = int(np.round(boxes[0, 3] * px_per_mm)) - v0[0]
+    core, ring = _core_and_ring(h, w, px_per_mm, core_inset_mm, ring_mm)
+    flat = np.asarray(values).reshape(-1)
+    return (_quantile_last(_gather(flat, _place_pixels(u0, v0, core, values.shape)), q),
+            _quantile_last(_gather(flat, _place_pixels(u0, v0, ring, values.shape)), q))
+
+
 def _gather(flat: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """``flat[idx]`` for flat pixel indices: ``np.take`` along the first axis (the same values,
     several times faster than fancy indexing)."""
@@ -169,9 +199,7 @@ def ring_medians(image: np.ndarray, boxes_mm, px_per_mm: float, ring_mm: tuple[f
     hs = np.round(boxes[:, 3] * px_per_mm).astype(int) - v0
     for h, w in sorted(set(zip(hs.tolist(), ws.tolist()))):
         idx = np.flatnonzero((hs == h) & (ws == w))
-        yy, xx = np.mgrid[0:h, 0:w] + 0.5
-        inset = np.minimum(np.minimum(xx, w - xx), np.minimum(yy, h - yy)) / px_per_mm
-        ring = (inset >= ring_mm[0]) & (inset < ring_mm[1])
+        _, ring = _core_and_ring(h, w, px_per_mm, 0.0, ring_mm)
         px = _gather(flat, _place_pixels(u0[idx], v0[idx], ring, image.shape)).astype(np.float32)   # (n, n_ring, C)
         out[idx] = _quantile_last(np.moveaxis(px, 2, 1), 0.5)
     return out
@@ -219,9 +247,7 @@ def ring_contrast_features(lab: np.ndarray, boxes_mm, px_per_mm: float, core_ins
     hs = np.round(boxes[:, 3] * px_per_mm).astype(int) - v0
     for h, w in sorted(set(zip(hs.tolist(), ws.tolist()))):  # same-sized places are done together
         idx = np.flatnonzero((hs == h) & (ws == w))
-        yy, xx = np.mgrid[0:h, 0:w] + 0.5
-        inset = np.minimum(np.minimum(xx, w - xx), np.minimum(yy, h - yy)) / px_per_mm
-        core, ring = inset >= core_inset_mm, (inset >= ring_mm[0]) & (inset < ring_mm[1])
+        core, ring = _core_and_ring(h, w, px_per_mm, core_inset_mm, ring_mm)
         if step_px > 1:
             sparse = np.zeros_like(core)
             sparse[::step_px, ::step_px] = True
@@ -306,9 +332,7 @@ def denoised_contrast_features(lab: np.ndarray, boxes_mm, px_per_mm: float, core
     if len(set(ws.tolist())) != 1 or len(set(hs.tolist())) != 1:
         raise ValueError("denoised_contrast_features needs places of one size")
     h, w = int(hs[0]), int(ws[0])
-    yy, xx = np.mgrid[0:h, 0:w] + 0.5
-    inset = np.minimum(np.minimum(xx, w - xx), np.minimum(yy, h - yy)) / px_per_mm
-    core, ring = inset >= core_inset_mm, (inset >= ring_mm[0]) & (inset < ring_mm[1])
+    core, ring = _core_and_ring(h, w, px_per_mm, core_inset_mm, ring_mm)
     if core.sum() < 4 or ring.sum() < 8:
         raise ValueError(f"place of {w}x{h} px is too small for a core and a ring")
     flat_lab, flat_grad = lab.reshape(-1, 3), grad.reshape(-1)

@@ -12,8 +12,6 @@ scattered odd cells only make the reading doubtful.
 
 from __future__ import annotations
 
-import dataclasses
-
 import cv2
 import numpy as np
 
@@ -38,7 +36,7 @@ def check_quality(small: np.ndarray, view_gains: np.ndarray, model: ReaderModel,
     Raises:
         UnreadableBoardError: ``too-dark``, ``glare``, ``too-blurred``.
     """
-    cfg = quality.QUALITY if model.sand is None else dataclasses.replace(quality.QUALITY, max_glare_fraction=1.0)
+    cfg = quality.QUALITY if model.sand is None else quality.QUALITY_WITHOUT_GLARE
     quality.check(small, gains=view_gains, cfg=cfg)
     if model.sharpness > 0:  # measured after the lighting correction: a dimmer photo is not a blurred one
         now = frame_sharpness(cv2.cvtColor(cv2.transform(small, np.diag(view_gains).astype(np.float32)),

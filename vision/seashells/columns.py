@@ -109,6 +109,11 @@ def pale_columns(column_shells, n_cols: int) -> np.ndarray:
     return pale
 
 
+def pale_cells(column_shells, n_cols: int, n_cells: int) -> np.ndarray:
+    """bool (n_cells,): the row-major towel cells of :func:`pale_columns`."""
+    return pale_columns(column_shells, n_cols)[np.arange(n_cells) % n_cols]
+
+
 def glared_cells(blown: np.ndarray, occupied: np.ndarray, column_shells, n_cols: int) -> np.ndarray:
     """Towel cells read empty that may hide a shell lost in glare, bool (R·C,).
 
@@ -125,7 +130,7 @@ def glared_cells(blown: np.ndarray, occupied: np.ndarray, column_shells, n_cols:
         UnreadableBoardError: ``glare``.
     """
     blown = np.asarray(blown, np.float64)
-    pale = pale_columns(column_shells, n_cols)[np.arange(len(blown)) % n_cols]
+    pale = pale_cells(column_shells, n_cols, len(blown))
     refuse_lost_towel(blown, pale)
     return pale & (blown > CFG.glare_cell_share) & ~occupied
 
@@ -173,7 +178,7 @@ def glared_shot_cells(blown: np.ndarray, column_shells, n_cols: int) -> np.ndarr
         UnreadableBoardError: ``glare``, when the shot has lost the pale towel as a scan's
             :func:`refuse_lost_towel` would refuse it.
     """
-    pale = pale_columns(column_shells, n_cols)[np.arange(len(blown)) % n_cols]
+    pale = pale_cells(column_shells, n_cols, len(blown))
     refuse_lost_towel(blown, pale, "the calibration shot: ")
     return np.flatnonzero(pale & (np.asarray(blown, np.float64) > CFG.glare_cell_share))
 

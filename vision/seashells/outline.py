@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.mats.config import SEASHELLS as CFG
-from vision.mats.ring_contrast import _gather, _place_pixels, _quantile_last
+from vision.mats.ring_contrast import core_ring_quantiles
 from vision.seashells.columns import pale_columns
 
 
@@ -29,18 +29,9 @@ def outline_contrast(lab: np.ndarray, boxes_mm) -> np.ndarray:
     ppm = CFG.px_per_mm
     L = np.ascontiguousarray(lab[..., 0], np.float32)
     fine, coarse = (cv2.GaussianBlur(L, (0, 0), s * ppm) for s in CFG.outline_scales_mm)
-    band = np.abs(fine - coarse).reshape(-1)
-    boxes = np.asarray(boxes_mm, np.float64).reshape(-1, 4)
-    u0, v0 = np.round(boxes[:, 0] * ppm).astype(int), np.round(boxes[:, 1] * ppm).astype(int)
-    w = int(np.round(boxes[0, 2] * ppm)) - u0[0]
-    h = int(np.round(boxes[0, 3] * ppm)) - v0[0]
-    yy, xx = np.mgrid[0:h, 0:w] + 0.5
-    inset = np.minimum(np.minimum(xx, w - xx), np.minimum(yy, h - yy)) / ppm
-    core = inset >= CFG.core_inset_mm
-    ring = (inset >= CFG.ring_mm[0]) & (inset < CFG.ring_mm[1])
-    q = CFG.outline_quantile
-    return (_quantile_last(_gather(band, _place_pixels(u0, v0, core, L.shape)), q)
-            - _quantile_last(_gather(band, _place_pixels(u0, v0, ring, L.shape)), q)).astype(np.float64)
+    core, ring = core_ring_quantiles(np.abs(fine - coarse), boxes_mm, ppm, CFG.core_inset_mm, CFG.ring_mm,
+                                     CFG.outline_quantile)
+    return (core - ring).astype(np.float64)
 
 
 def learn_outline(values, labels, cells, column_shells, n_cols: int) -> dict | None:
@@ -89,6 +80,15 @@ def outline_log_ratio(values: np.ndarray, model: dict | None, n_cols: int) -> np
         out[sel] = (-0.5 * ((xs - s_mean) ** 2 / s_var + np.log(s_var))
                     + 0.5 * ((x - e_mean) ** 2 / e_var + np.log(e_var)))
     return out
+
+
+def outline_evidence(lab: np.ndarray, boxes_mm, model: dict | None, n_cols: int) -> np.ndarray:
+    """:func:`outline_log_ratio` of every towel cell of a photo, float64 (N,); zeros, and nothing
+    measured, for a calibration without outline classes (``lab``, ``boxes_mm``: as
+    :func:`outline_contrast`)."""
+    if not model:
+        return np.zeros(len(np.asarray(boxes_mm).reshape(-1, 4)))
+    return outline_log_ratio(outline_contrast(lab, boxes_mm), model, n_cols)
 
 
 def with_outline(p_shell: np.ndarray, log_ratio: np.ndarray) -> np.ndarray:

@@ -49,7 +49,7 @@ from vision.mats.checks import (annotation_canvas, as_scanned, blown_out_share, 
 from vision.mats.config import SEASHELLS as CFG
 from vision.seashells.columns import (column_posterior, column_shell_features, covered_cells, glared_cells,
                                       glared_shot_cells, level_columns, refuse_blown_samples)
-from vision.seashells.outline import learn_outline, outline_contrast, outline_log_ratio, with_outline
+from vision.seashells.outline import learn_outline, outline_contrast, outline_evidence, with_outline
 from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
 from vision.board.geometry import project, rectify
@@ -474,7 +474,7 @@ def read(photo: Photo) -> Reading:
         judge = GaussianClasses(list(towel.classes), towel.means.copy(), variances)
     feats = level_columns(judge, feats, model.get("column_shells"), len(cols))
     p_shell = with_outline(column_posterior(judge, feats, model.get("column_shells"), len(cols)),
-                           outline_log_ratio(outline_contrast(lab, boxes), model.get("outline"), len(cols)))
+                           outline_evidence(lab, boxes, model.get("outline"), len(cols)))
     occupied = p_shell > 0.5
     place_conf = np.where(occupied, p_shell, 1.0 - p_shell)
     warnings: list[str] = []
