@@ -3,6 +3,7 @@ too large for the request that sends them (issue 22, items 1 and 5). SQLite only
 the same for both databases."""
 
 import http.client
+import select
 import socket
 import threading
 import time
@@ -98,6 +99,8 @@ def test_a_chunked_anonymous_body_is_cut_when_it_passes_the_limit(served):
         s.sendall(b"POST /login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
         for _ in range(ANONYMOUS_BODY_MAX // len(chunk) + 2):
             s.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            if select.select([s], [], [], 0)[0]:   # answered: stop sending before the closed socket resets
+                break
         assert s.recv(200).startswith(b"HTTP/1.1 413")
 
 
