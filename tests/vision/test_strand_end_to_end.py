@@ -22,14 +22,14 @@ PIECES = dict(shells=[("white", 100, 310), ("gray", 140, 310), ("brown", 200, 31
               bird=(330, 340))
 
 
-def _calibrate(d, colours=None, camera_mm=None):
+def _calibrate(d, colours=None, camera_mm=None, edit=lambda image: image):
     """Calibrate the synthetic set-up into ``d / "cal"`` (pieces drawn in ``colours``, seen from a
-    camera ``camera_mm`` above the board, or straight down)."""
+    camera ``camera_mm`` above the board, or straight down; both shots passed through ``edit``)."""
     calib = synthetic.scene(PROFILE, seed=1, sea_front=11, size_px=SIZE, ppm=PPM, colours=colours,
                             camera_mm=camera_mm, **PIECES)
     empty = synthetic.scene(PROFILE, seed=2, sea_front=12, size_px=SIZE, ppm=PPM, colours=colours)
-    cv2.imwrite(str(d / "calib.png"), calib.image)
-    cv2.imwrite(str(d / "empty.png"), empty.image)
+    cv2.imwrite(str(d / "calib.png"), edit(calib.image))
+    cv2.imwrite(str(d / "empty.png"), edit(empty.image))
     json.dump(PROFILE, open(d / "profile.json", "w"))
     samples = calib.samples + [{"label": "sea", "board_mm": [220, 30]}]
     json.dump({"game": "strand-unter", "profile": "profile.json", "image": "calib.png", "empty_image": "empty.png",

@@ -31,6 +31,7 @@ class RegistrationConfig:
     decode_reduce: int = 2            # photos are decoded at 1/2 size (cv2.IMREAD_REDUCED_COLOR_2)
     ppm: float = 1.0                  # resolution of the rectified registration image, px per mm
     margin_mm: float = 60.0           # surround kept around the board (rails and table edge)
+    min_strip_level: float = 20.0     # a table strip darker than this (grey levels) gives no gains: ±½ level is > 2.5 %
     blur_sigma_px: float = 1.5        # both images are smoothed alike: blur differences between shots
     inner_band_mm: float = 8.0        # how far inside the board outline the strips reach
     sea_dilate_mm: float = 6.0        # cloth pixels (and this much around them) are not used

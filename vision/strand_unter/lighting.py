@@ -26,7 +26,7 @@ from vision.strand_unter import colour, stats
 from vision.strand_unter.config import READING, REGISTRATION
 from vision.strand_unter.geometry import warp_board
 from vision.strand_unter.reference_cache import reference_picture
-from vision.strand_unter.surround import surround_pixels
+from vision.strand_unter.surround import strip_gains
 
 
 @dataclass
@@ -68,7 +68,7 @@ def work_image(photo, A) -> tuple[np.ndarray, np.ndarray]:
         B = warp_board(photo.image, reg.H_px_from_mm, A.board, A.ppm)
     if gains is None:
         ext = warp_board(photo.image, reg.H_px_from_mm, A.board, REGISTRATION.ppm, REGISTRATION.margin_mm)
-        gains = colour.channel_gains(surround_pixels(ext, A.board), photo.calibration.model["surround_bgr"])
+        gains = strip_gains(ext, A.board, photo.calibration.model["surround_bgr"])
     return np.ascontiguousarray(B), np.asarray(gains, np.float64)
 
 

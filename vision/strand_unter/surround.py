@@ -15,6 +15,7 @@ import numpy as np
 
 from vision.errors import UnreadableBoardError
 from vision.image import quality
+from vision.strand_unter import colour
 from vision.strand_unter.config import READING, REGISTRATION
 
 
@@ -22,6 +23,22 @@ def surround_pixels(ext_bgr: np.ndarray, board_mm, reg=REGISTRATION) -> np.ndarr
     """Pixels (N, 3) of the table strip below the board in an extended rectified image (BGR uint8)."""
     (y0, y1), (x0, x1) = _table_strip(board_mm, reg)
     return ext_bgr[y0:y1:2, x0:x1:2].reshape(-1, 3)
+
+
+def strip_gains(ext_bgr: np.ndarray, board_mm, ref_bgr, reg=REGISTRATION) -> np.ndarray:
+    """The lighting gains (B, G, R) float (3,) from the table strip below the board onto its colour at
+    calibration (``ref_bgr``, the model's ``surround_bgr``; :func:`colour.channel_gains`).
+
+    A strip whose median channel is below ``reg.min_strip_level`` grey levels, now or at calibration,
+    carries no colour ratio (a black table, or a strip beyond the photo's edge: the border of a
+    wide lens's corrected photo): the gains are then 1 and the lighting takes the light from the
+    sand (:func:`vision.strand_unter.lighting.sand_gains`).
+    """
+    now = surround_pixels(ext_bgr, board_mm, reg)
+    level = min(float(np.min(np.median(now, axis=0))) if len(now) else 0.0, float(np.min(ref_bgr)))
+    if level < reg.min_strip_level:
+        return np.ones(3)
+    return colour.channel_gains(now, ref_bgr)
 
 
 def _table_strip(board_mm, reg=REGISTRATION) -> tuple[tuple[int, int], tuple[int, int]]:
