@@ -2,7 +2,7 @@
 """Fit the Strand unter reader's statistical constants on rendered development tables (and only those).
 
     .venv/bin/python scripts/fit_strand.py FOLDER [FOLDER ...] [--write vision/strand_unter/fitted.json]
-        [--only-no-sandpiper]
+        [--only-no-sandpiper | --only-tower-exponent]
 
 Each FOLDER holds ``profile.json`` and ``setupN/`` folders with ``calibration.json`` and
 ``scene_XX.jpg`` + ``scene_XX.truth.json`` (the layout of ``../shared/render`` output, e.g.
@@ -30,6 +30,13 @@ calibrated and every scene read; from the reading and the truth it fits, by maxi
    candidate blob was turned down, against the truth. ``--only-no-sandpiper`` fits only this one and
    keeps the file's other values (fitted on other tables).
 
+6. the tower count's weight in a castle's value evidence (:class:`~vision.strand_unter.config.CastleConfig`
+   ``tower_exponent``, the power of its likelihood, and ``tower_reliability_prior``, the Beta prior
+   of a player's counts being read right, :func:`~vision.strand_unter.castle_values.tower_reliability`):
+   the pair that maximises the likelihood that the castles' value posteriors are right (log p when
+   the value is right, log (1 − p) when not), on a grid; every folder is read again per pair.
+   ``--only-tower-exponent`` fits only these and keeps the file's other values.
+
 It also prints (and does not write) the tower-count evidence: how many castles showed a count
 more likely under another value, and the maximum-likelihood ``CastleConfig.tower_pool_weight``
 (``docs/tuning.md``: kept at 1, the fit would make the tower count surer still).
@@ -42,6 +49,7 @@ tables: what is fitted on them is no longer a measurement of transfer.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import glob
 import json
 import os
@@ -55,6 +63,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
+import vision.strand_unter.castles as castles_stage  # noqa: E402
 import vision.strand_unter.reading as reading  # noqa: E402
 from vision.strand_unter.castle_values import student_t_logpdf  # noqa: E402
 from vision.strand_unter.castle_values import tower_likelihood  # noqa: E402
@@ -63,6 +72,8 @@ from vision.strand_unter.config import BIRD, CASTLES, READING, SHELLS  # noqa: E
 SIGMAS = np.round(np.arange(0.04, 0.301, 0.01), 3)
 PARTIAL = (SHELLS.partial_share,)  # kept: one look at a pale shell in a shadow is too few to fit it on
 DOFS = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 10.0, 30.0, 1e6)
+EXPONENTS = (0.25, 0.5, 0.75, 1.0)
+RELIABILITY_PRIORS = (None, (1.0, 1.0), (2.0, 1.0), (4.0, 1.0), (1.0, 0.5))
 
 
 def _capture():
@@ -234,14 +245,61 @@ def fit_slope(values: list) -> float:
     return round(best[0], 3)
 
 
+def value_loglik_of(values: list) -> float:
+    """Σ log P(the value as read is right): log p of the castles read right, log (1 − p) of the others."""
+    p = np.clip(np.array([v for v, _ in values], np.float64), 1e-6, 1 - 1e-6)
+    y = np.array([r for _, r in values], bool)
+    return float(np.sum(np.where(y, np.log(p), np.log1p(-p))))
+
+
+def fit_tower_exponent(folders: list, seen: dict) -> tuple[tuple, list]:
+    """((exponent, reliability prior), [(exponent, prior, Σ log P(right), castles, wrong)]): every
+    folder read once per pair of :data:`EXPONENTS` and :data:`RELIABILITY_PRIORS`
+    (``CastleConfig.tower_exponent``, ``tower_reliability_prior``), the pair whose castle value
+    posteriors are likeliest (:func:`value_loglik_of`) kept."""
+    original = castles_stage.value_loglik, castles_stage.shell_loglik
+    rows = []
+    try:
+        for e in EXPONENTS:
+            for prior in RELIABILITY_PRIORS:
+                def value(f, cm, player, cfg=CASTLES, e=e, prior=prior):
+                    return original[0](f, cm, player, dataclasses.replace(
+                        cfg, tower_exponent=e, tower_reliability_prior=prior))
+
+                def shell(f, shape, colours, cfg=CASTLES, e=e):
+                    return original[1](f, shape, colours, dataclasses.replace(cfg, tower_exponent=e))
+                castles_stage.value_loglik, castles_stage.shell_loglik = value, shell
+                values = [v for folder in folders for v in collect(folder, seen)[1]]
+                rows.append((e, prior, round(value_loglik_of(values), 2), len(values), sum(not r for _, r in values)))
+                print(f"tower exponent {e}, reliability prior {prior}: log P(right) {rows[-1][2]} over "
+                      f"{rows[-1][3]} castles, {rows[-1][4]} wrong", flush=True)
+    finally:
+        castles_stage.value_loglik, castles_stage.shell_loglik = original
+    best = max(rows, key=lambda r: r[2])
+    return (best[0], best[1]), rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--write", help="write the fitted values to this JSON file")
     ap.add_argument("--only-no-sandpiper", action="store_true",
                     help="with --write: fit only the \"no sandpiper\" slope and keep the file's other values")
+    ap.add_argument("--only-tower-exponent", action="store_true",
+                    help="with --write: fit only the tower count's exponent and keep the file's other values")
     args = ap.parse_args()
     seen = _capture()
+    names = [os.path.basename(os.path.normpath(f)) for f in args.folders]
+    if args.only_tower_exponent:
+        (exponent, prior), rows = fit_tower_exponent(args.folders, seen)
+        print(f"tower exponent {exponent}, reliability prior {prior}")
+        if args.write:
+            part = {"exponent": exponent, "castles": rows[0][3], "fitted_on": names,
+                    "grid": [f"exponent {e}, prior {p}: log P(right) {ll}, {wrong} wrong" for e, p, ll, _, wrong in rows]}
+            if prior is not None:
+                part["reliability_prior"] = list(prior)
+            _write_part(args.write, "tower_count", part)
+        return
     counts, values, birds, towers, no_birds = [], [], [], [], []
     for folder in args.folders:
         c, v, b, t, nb = collect(folder, seen)
@@ -253,7 +311,6 @@ def main() -> None:
         counts += c
         values += v
         birds += b
-    names = [os.path.basename(os.path.normpath(f)) for f in args.folders]
     no_bird_slope = fit_slope(no_birds)
     print(f"\"no sandpiper\" slope {no_bird_slope} ({len(no_birds)} photos)")
     if args.only_no_sandpiper:
@@ -290,10 +347,18 @@ def main() -> None:
 def _write_no_bird(path: str, slope: float, no_birds: list, names: list) -> None:
     """Put the \"no sandpiper\" slope (Platt, :func:`fit_slope`: the posterior of "no bird" when a
     candidate was turned down, against the truth) into the fitted file at ``path``, keeping the rest."""
+    _write_part(path, "no_sandpiper", {"photos": len(no_birds), "wrong": sum(not r for _, r in no_birds),
+                                       "fitted_on": names}, slope=("no sandpiper", slope))
+
+
+def _write_part(path: str, key: str, part: dict, slope: tuple | None = None) -> None:
+    """Set ``key`` (and, given ``(kind, value)``, that confidence slope) in the fitted file at ``path``,
+    keeping the rest."""
     with open(path) as f:
         data = json.load(f)
-    data.setdefault("confidence", {}).setdefault("slopes", {})["no sandpiper"] = slope
-    data["no_sandpiper"] = {"photos": len(no_birds), "wrong": sum(not r for _, r in no_birds), "fitted_on": names}
+    if slope is not None:
+        data.setdefault("confidence", {}).setdefault("slopes", {})[slope[0]] = slope[1]
+    data[key] = part
     with open(path, "w") as f:
         json.dump(data, f, indent=1)
         f.write("\n")

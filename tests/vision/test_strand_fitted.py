@@ -34,6 +34,9 @@ def test_the_reader_uses_the_fitted_values():
     assert config.CONFIDENCE.slopes == doc["confidence"]["slopes"]
     assert (config.BIRD.alone_log_area, config.BIRD.alone_sigma, config.BIRD.touch_prior) == \
         tuple(doc["sandpiper_area"][k] for k in ("mu", "sigma", "touch_prior"))
+    assert config.CASTLES.tower_exponent == doc["tower_count"]["exponent"]
+    assert config.CASTLES.tower_reliability_prior == tuple(doc["tower_count"]["reliability_prior"])
+    assert doc["tower_count"]["fitted_on"]
 
 
 def test_a_large_single_shell_is_not_read_as_two_with_confidence():

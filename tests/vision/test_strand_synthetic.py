@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import os
 
 import cv2
@@ -15,6 +16,7 @@ from vision.strand_unter import colour as colour
 from vision.strand_unter.geometry import groove_map, warp_board
 from vision.board.geometry import homography_from_corners
 from vision.strand_unter import castle_cues, castle_values
+from vision.strand_unter.config import CASTLES
 
 PROFILE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter", "profile.json")))
 BOARD = PROFILE["board_mm"]
@@ -163,6 +165,42 @@ def test_tower_count_breaks_a_size_tie():
          for (k, a), b in zip(_castle_cues(2).items(), _castle_cues(3).values())}
     for towers, value in ((3, 2), (4, 3)):
         assert int(np.argmax(castle_values.value_loglik({**f, "towers": towers}, cm, "red"))) == value
+
+
+def _miscounted_yellow(cm: dict) -> dict:
+    """The size model with yellow's calibration castles showing 2, 2, 3, 4 towers (values 0 … 3)
+    where every other colour showed 1, 2, 3, 4: its towers' shadows merge and split in this light."""
+    return {**cm, "towers_seen": {**cm["towers_seen"], "yellow": {"0": 2, "1": 2, "2": 3, "3": 4}}}
+
+
+def test_tower_reliability_is_the_share_of_calibration_counts_like_the_others():
+    cm = _miscounted_yellow(_size_model())
+    cfg = replace(CASTLES, tower_reliability_prior=(1.0, 0.5))
+    assert castle_values.tower_reliability(cm, "red", cfg) == pytest.approx(5.0 / 5.5)
+    assert castle_values.tower_reliability(cm, "yellow", cfg) == pytest.approx(4.0 / 5.5)
+    assert castle_values.tower_reliability(cm, "yellow", replace(cfg, tower_reliability_prior=None)) == 1.0
+
+
+def test_the_tower_count_of_a_miscounting_colour_is_weaker_evidence():
+    cm = _miscounted_yellow(_size_model())
+    cfg = replace(CASTLES, tower_reliability_prior=(1.0, 0.5))
+
+    def log_odds(player):   # three towers: value 2 (three at calibration) against value 1 (two)
+        L = castle_values.tower_likelihood(3, cm, player, cfg)
+        return float(np.log(L[2] / L[1]))
+    assert 0.0 < log_odds("yellow") < log_odds("red") - 0.5
+
+
+def test_an_unreliable_tower_count_does_not_overrule_the_sizes():
+    """Sizes a little nearer value 1 than 2 and a count of 3 (value 2's at calibration): for red,
+    whose counts were right at calibration, the count decides; for the miscounting yellow the sizes do."""
+    cm = _miscounted_yellow(_size_model())
+    cfg = replace(CASTLES, tower_reliability_prior=(1.0, 0.5), tower_exponent=0.75)
+    f = {k: (a ** 0.6 * b ** 0.4 if k in ("platform_px", "footprint_px") else a)
+         for (k, a), b in zip(_castle_cues(1).items(), _castle_cues(2).values())}
+    assert int(np.argmax(castle_values.value_loglik({**f, "towers": 3}, cm, "red", cfg))) == 2
+    yellow = {**f, "platform_px": 0.92 * f["platform_px"], "towers": 3}
+    assert int(np.argmax(castle_values.value_loglik(yellow, cm, "yellow", cfg))) == 1
 
 
 def test_a_piece_without_a_base_is_likelier_a_shell_than_a_castle():

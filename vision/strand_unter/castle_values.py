@@ -88,7 +88,8 @@ def value_loglik(f: dict, cm: dict, player: str, cfg=CASTLES) -> np.ndarray:
     The platform's radius (the value's times the player's scale) and the footprint's radius
     (:func:`size_loglik`, each with its learned spread: two Student-t terms, so one cue that a
     light or a neighbour upset does not overrule the other), plus the log likelihood of its tower
-    count (:func:`tower_likelihood`).
+    count (:func:`tower_likelihood`) times ``cfg.tower_exponent`` (a tempered likelihood: the count
+    is worth that share of an independent look).
     """
     vs = [str(v) for v in cm["values"]]
     sig = cm["sigma_log"]
@@ -97,7 +98,7 @@ def value_loglik(f: dict, cm: dict, player: str, cfg=CASTLES) -> np.ndarray:
                      sig["platform"], cfg)
     ll = ll + size_loglik(f["footprint_px"], f["footprint_se_px"], [cm["footprint_px"][v] for v in vs],
                           sig["footprint"], cfg)
-    return ll + np.log(tower_likelihood(f["towers"], cm, player, cfg))
+    return ll + cfg.tower_exponent * np.log(tower_likelihood(f["towers"], cm, player, cfg))
 
 
 def tower_likelihood(towers: int, cm: dict, player: str, cfg=CASTLES) -> np.ndarray:
@@ -107,29 +108,53 @@ def tower_likelihood(towers: int, cm: dict, player: str, cfg=CASTLES) -> np.ndar
     at calibration (``towers_seen``: a castle whose towers merge into fewer shadows in this set-up
     does so again) are averaged with weights ``cfg.tower_pool_weight`` : 1 — a Dirichlet prior of
     that concentration around the pooled frequencies, updated by the castle's own one observation.
+    That holds when the count is read right (:func:`tower_reliability`); otherwise any count is as
+    likely as another.
     """
     vs = [str(v) for v in cm["values"]]
-    k = min(int(towers), len(cm["towers_p"][vs[0]]) - 1)
+    n_counts = len(cm["towers_p"][vs[0]])
+    k = min(int(towers), n_counts - 1)
     pooled = np.array([cm["towers_p"][v][k] for v in vs])
     seen = cm.get("towers_seen", {}).get(player)
     if not seen:
         return pooled
-    own = np.array([float(min(int(seen[v]), len(cm["towers_p"][v]) - 1) == k) if v in seen else np.nan for v in vs])
+    own = np.array([float(min(int(seen[v]), n_counts - 1) == k) if v in seen else np.nan for v in vs])
     w = cfg.tower_pool_weight
-    return np.where(np.isnan(own), pooled, (own + w * pooled) / (1.0 + w))
+    read = np.where(np.isnan(own), pooled, (own + w * pooled) / (1.0 + w))
+    r = tower_reliability(cm, player, cfg)
+    return r * read + (1.0 - r) / n_counts
+
+
+def tower_reliability(cm: dict, player: str, cfg=CASTLES) -> float:
+    """The probability that one of ``player``'s castles shows its tower count as it should in this
+    set-up: the share of the player's calibration castles whose count is the one most of the
+    calibration's castles of that value showed (the mode of ``towers_p``), with the Beta prior
+    ``cfg.tower_reliability_prior`` (a colour whose towers' shadows this light blurs miscounts at
+    calibration as in the scans).
+
+    Returns:
+        r in (0, 1); 1 for a calibration without the castles' own counts.
+    """
+    seen = cm.get("towers_seen", {}).get(player)
+    if not seen or cfg.tower_reliability_prior is None:
+        return 1.0
+    n_counts = len(next(iter(cm["towers_p"].values())))
+    agree = sum(min(int(n), n_counts - 1) == int(np.argmax(cm["towers_p"][v])) for v, n in seen.items() if v in cm["towers_p"])
+    a, b = cfg.tower_reliability_prior
+    return (agree + a) / (len(seen) + a + b)
 
 
 def shell_loglik(f: dict, shape: dict, colours, cfg=CASTLES):
     """Log likelihood of one candidate's cues if it is a shell of ``colour`` (a name: a float; a
     list of names: an array): its coloured part is the shell (of the calibration's shells' radius),
     its foreground hardly wider (no base around it: the shells' ring), its tower count as the
-    shells' texture gave at calibration (:func:`shell_shape`)."""
+    shells' texture gave at calibration (:func:`shell_shape`; tempered as :func:`value_loglik`'s)."""
     one = isinstance(colours, str)
     r = np.array([shape["platform_px"][c] for c in ([colours] if one else colours)])
     sig = shape["sigma_log"]
     ll = size_loglik(f["platform_px"], f["platform_se_px"], r, sig["platform"], cfg)
     ll = ll + size_loglik(f["footprint_px"], f["footprint_se_px"], r * np.exp(shape["ring_log"]), sig["footprint"], cfg)
-    ll = ll + np.log(shape["towers_p"][min(int(f["towers"]), len(shape["towers_p"]) - 1)])
+    ll = ll + cfg.tower_exponent * np.log(shape["towers_p"][min(int(f["towers"]), len(shape["towers_p"]) - 1)])
     return float(ll[0]) if one else ll
 
 

@@ -22,6 +22,7 @@ FITTED = json.loads(FITTED_FILE.read_text()) if FITTED_FILE.exists() else {}
 _COUNT = FITTED.get("shell_count", {})
 _SLOPES = FITTED.get("confidence", {}).get("slopes", {})
 _BIRD = FITTED.get("sandpiper_area", {})
+_TOWERS = FITTED.get("tower_count", {})
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,11 @@ class CastleConfig:
     max_towers: int = 7               # tower counts are told apart up to this (more count as this many)
     tower_pool_weight: float = 1.0    # the value's pooled count frequencies weigh this much against the castle's own
     #                                   count at calibration (a Dirichlet prior's concentration: as much as one look)
+    tower_exponent: float = _TOWERS.get("exponent", 1.0)  # the tower count's likelihood is raised to this power
+    #                                   (fitted: dark minima miscount more often than one look at calibration says)
+    #: Beta prior (successes, failures) of a player's tower counts being read right, updated by its
+    #: calibration castles (fitted; None: always read right)
+    tower_reliability_prior: tuple | None = tuple(_TOWERS["reliability_prior"]) if "reliability_prior" in _TOWERS else None
     max_candidates: int = 7           # a player's candidates beyond this many (the least castle-like) are no castles
     base_sigma_floor_mm: float = 2.5  # the base's position error is at least this (which towers are seen moves the centroid)
 
