@@ -18,6 +18,9 @@ folder, ``DIR/<folder's last two path parts>.json`` holds one row per read scene
   ``read_log_p``: that of the reading scored (another when the rules rejected the first, a
   conditional one: :mod:`vision.plazing.revisit`); a confidence below ``read_log_p``'s is a cap
   (the pipeline's doubts: an unmarked closed area, a board not recognised);
+- ``alternatives``: when the rules rejected the reading and the scan scored another, the
+  alternatives tried up to that one, each as its changed decisions (:func:`rule_forced`), so that
+  its conditional confidence can be replayed under other slopes;
 
 and ``held``: each calibration's held-out token decisions ``[logit, right count, wrong count,
 px_per_mm]`` (the scale of that set-up's scenes). A folder already in ``DIR`` is not read again.
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import itertools
 import json
 import os
 import sys
@@ -40,6 +44,8 @@ from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 from calibration import store  # noqa: E402
 from fit_plazing import decisions  # noqa: E402
+from vision.plazing.config import REVISIT  # noqa: E402
+from vision.plazing.revisit import conditional_log_p  # noqa: E402
 from tests.sample_truth import plazing_exact as exact  # noqa: E402
 
 #: A posterior this close to 1 adds nothing a slope could change to a reading's log-probability.
@@ -70,9 +76,44 @@ def scene_row(res, right: bool, name: str, truth: dict, setup_doc) -> dict:
             "log_p": ledger.log_p(), "read_log_p": float(res.reading.details["log_p"])}
 
 
+def rule_forced(res, first) -> list:
+    """When the rules rejected the first reading (``first``) and the scan scored an alternative:
+    the alternatives up to the one scored, each as its changed decisions ``[kind, posterior,
+    runner-up's posterior, alt_log_ratio or None]``, most probable first (as
+    :func:`vision.plazing.revisit.alternatives` orders them); else ``[]``."""
+    ledger = first.details["ledger"]
+    if res.reading is first:
+        return []
+    combos = []
+    for k in (1, 2):
+        for combo in itertools.combinations(ledger.least_certain(REVISIT.decisions), k):
+            cells = [set(map(tuple, d.cells)) for d in combo]
+            if k == 2 and cells[0] & cells[1]:
+                continue
+            st = first.state
+            try:
+                for d in combo:
+                    st = d.apply_alt(st)
+            except (KeyError, ValueError):
+                continue
+            combos.append((ledger.log_p() + sum(d.log_ratio(ledger.cfg) for d in combo), combo))
+    combos.sort(key=lambda x: -x[0])
+    combos = combos[:REVISIT.most]
+    cond = conditional_log_p([lp for lp, _ in combos], ledger.log_p())
+    i = min(range(len(cond)), key=lambda j: abs(cond[j] - res.reading.details["log_p"]))
+    return [[[d.kind, d.p, d.alt_p, d.alt_log_ratio] for d in combo] for _, combo in combos[:i + 1]]
+
+
 def read_folder(folder: str, setups=None) -> dict:
     """Calibrate every set-up of ``folder``, read its scenes; the rows and held-out decisions."""
-    rows, held = [], []
+    rows, held, first = [], [], []
+    real = pipeline._score_lawful
+
+    def spy(reading, setup_doc):  # keep the first reading, before the rules chose among the readings
+        first.append(reading)
+        return real(reading, setup_doc)
+
+    pipeline._score_lawful = spy
     for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
         if setups and os.path.basename(setup) not in setups:
             continue
@@ -87,18 +128,21 @@ def read_folder(folder: str, setups=None) -> dict:
             truth = json.load(open(tpath))
             sp = tpath.replace(".truth.json", ".setup.json")
             setup_doc = json.load(open(sp)) if os.path.exists(sp) else None
+            first.clear()
             try:
                 res = pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal, setup_doc)
             except (UnreadableBoardError, BadInputError):
                 continue
-            mine.append(scene_row(res, exact(truth, res.state),
-                                  os.path.relpath(tpath, folder).replace(".truth.json", ""), truth, setup_doc))
+            row = scene_row(res, exact(truth, res.state), os.path.relpath(tpath, folder).replace(".truth.json", ""),
+                            truth, setup_doc)
+            mine.append(dict(row, alternatives=rule_forced(res, first[0])))
         rows += mine
         scale = mine[0]["px_per_mm"] if mine else 0.0
         h = cal.model["tokens"].get("held_out") or {}
         held += [[float(a), int(b), int(c), scale] for a, b, c in zip(h.get("logit", []), h.get("right", []),
                                                                        h.get("wrong", []))]
         print(f"  {setup}: {len(mine)} scenes read, {sum(not r['right'] for r in mine)} wrong", file=sys.stderr)
+    pipeline._score_lawful = real
     return {"folder": folder, "setups": sorted(setups) if setups else None, "rows": rows, "held": held}
 
 
