@@ -199,8 +199,8 @@ def main(argv=None) -> int:
     print("folder: RIGHT / TRUSTED / silent wrong of scenes, config's slopes -> fitted (wrong readings at >= 0.3)")
     for data, held in [(d, False) for d in fitted] + [(d, True) for d in checked]:
         before, after = counts(data, CONFIDENCE), counts(data, cfg)
-        print(f"  {label(data['folder'])}{' (held out)' if held else ''}: {'{} / {} / {} of {}'.format(*before[:4])} -> "
-              f"{'{} / {} / {}'.format(*after[:3])}   {'; '.join(after[4])}")
+        print(f"  {label(data['folder'])}{' (held out)' if held else ''}: "
+              f"{'{} / {} / {} of {}'.format(*before[:4])} -> {'{} / {} / {}'.format(*after[:3])}   {'; '.join(after[4])}")
     split = float(np.sqrt(np.prod(law["scale_range_px_per_mm"])))
     print(f"scenes read, coarser than {split:.2f} px/mm then finer: n, mean confidence, share right, log loss, AUC")
     for name, group in (("fitted", fitted), ("held out", checked)):

@@ -403,8 +403,8 @@ class ConfidenceConfig:
     #: Per kind of decision, how its slope changes with the photo's scale (px per board mm as read,
     #: :func:`vision.plazing.rectify.photo_px_per_mm`): ``slopes[kind] · (scale / scale_ref_px_per_mm)
     #: ^ scale_powers[kind]``, a power (dimensionless; a kind not named: 0, no change; fitted:
-    #: ``fitted.json``). A coarse photo blurs the evidence the posteriors weigh, so they may be surer
-    #: than they should.
+    #: ``fitted.json``, written by ``scripts/fit_plazing_scale.py``; none adopted so far: docs/tuning.md,
+    #: "Slopes by the photo's scale").
     scale_powers: dict = field(default_factory=lambda: {
         k: float(v) for k, v in FITTED["confidence"].get("scale_powers", {}).items()})
     #: The scale at which ``slopes`` hold, px per board mm of the photo as read (fitted: ``fitted.json``).
