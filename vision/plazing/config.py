@@ -11,7 +11,7 @@ it is, and what it was measured on: ``docs/tuning.md``, "Plażing".
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 #: The constants fitted by ``scripts/fit_plazing.py`` (``fitted.json`` beside this module, which
@@ -400,6 +400,30 @@ class ConfidenceConfig:
     #: Per kind of decision, the factor on its log-odds making it a probability of being right
     #: (Platt scaling without intercept; 1: taken as it is; fitted: ``fitted.json``).
     slopes: dict = field(default_factory=lambda: {k: float(v) for k, v in FITTED["confidence"]["slopes"].items()})
+    #: Per kind of decision, how its slope changes with the photo's scale (px per board mm as read,
+    #: :func:`vision.plazing.rectify.photo_px_per_mm`): ``slopes[kind] · (scale / scale_ref_px_per_mm)
+    #: ^ scale_powers[kind]``, a power (dimensionless; a kind not named: 0, no change; fitted:
+    #: ``fitted.json``, written by ``scripts/fit_plazing_scale.py``; none adopted so far: docs/tuning.md,
+    #: "Slopes by the photo's scale").
+    scale_powers: dict = field(default_factory=lambda: {
+        k: float(v) for k, v in FITTED["confidence"].get("scale_powers", {}).items()})
+    #: The scale at which ``slopes`` hold, px per board mm of the photo as read (fitted: ``fitted.json``).
+    scale_ref_px_per_mm: float = float(FITTED["confidence"].get("scale_ref_px_per_mm", 1.0))
+    #: The scales the powers were fitted over, px per mm: a photo outside is taken at the nearer end
+    #: (the fit says nothing beyond them).
+    scale_range_px_per_mm: tuple = tuple(float(v) for v in FITTED["confidence"].get(
+        "scale_range_px_per_mm", (0.0, float("inf"))))
+
+    def at_scale(self, px_per_mm: float | None) -> "ConfidenceConfig":
+        """This config with every kind's slope for a photo of ``px_per_mm`` (px per board mm as read;
+        None or 0: unknown, the slopes as they are). The result has no ``scale_powers`` left: its
+        ``slopes`` are final."""
+        if not self.scale_powers or not px_per_mm:
+            return self
+        lo, hi = self.scale_range_px_per_mm
+        ratio = min(max(float(px_per_mm), lo), hi) / self.scale_ref_px_per_mm
+        slopes = {k: b * ratio ** self.scale_powers.get(k, 0.0) for k, b in self.slopes.items()}
+        return replace(self, slopes=slopes, scale_powers={})
 
 
 @dataclass(frozen=True)

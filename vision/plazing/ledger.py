@@ -77,6 +77,13 @@ class Ledger:
     decisions: list = field(default_factory=list)
     bulk: list = field(default_factory=list)  #: [(kind, cells int (n, 2), posteriors (n,), claims (n,))]
     cfg: ConfidenceConfig = CONFIDENCE  #: how this reading's posteriors are calibrated
+    px_per_mm: float = 0.0  #: the photo's scale, px per board mm as read (0: unknown); ``cfg`` is for it
+
+    @classmethod
+    def for_photo(cls, shape: tuple, px_per_mm: float, cfg: ConfidenceConfig = CONFIDENCE) -> "Ledger":
+        """An empty ledger whose posteriors are calibrated for a photo of this scale
+        (:meth:`~vision.plazing.config.ConfidenceConfig.at_scale`)."""
+        return cls(shape, cfg=cfg.at_scale(px_per_mm), px_per_mm=float(px_per_mm))
 
     def add(self, decision: Decision) -> Decision:
         """Record a decision (its posterior clipped into (0, 1])."""

@@ -35,6 +35,7 @@ from vision.plazing.prepare import even_on_sand, prepare
 from vision.plazing.prints import remove_marks
 from vision.plazing.read_pieces import read_pieces
 from vision.plazing.read_tokens import read_tokens
+from vision.plazing.rectify import photo_px_per_mm
 from vision.plazing.revisit import alternatives, conditional_log_p
 from vision.plazing.state_edits import put_token
 from vision.plazing.terrain import setup_terrain
@@ -74,7 +75,8 @@ def read(photo: Photo) -> Reading:
                             "calibration photo so that the terrain can be read from photos)")
     prep = prepare(photo, model, grid, terrain, on_sand=terrain_given)
     view, local = prep.view, prep.rect.local
-    ledger = Ledger((grid.rows, grid.cols))
+    centre_mm = [o + 0.5 * n * grid.cell_mm for o, n in zip(grid.origin_mm, (grid.cols, grid.rows))]
+    ledger = Ledger.for_photo((grid.rows, grid.cols), photo_px_per_mm(photo.registration.H_px_from_mm, centre_mm))
     warnings: list[str] = []
 
     # 2. terrain, and cells unlike the whole calibrated board

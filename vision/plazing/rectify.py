@@ -49,6 +49,18 @@ def scratch_arrays() -> Scratch:
     return _THREAD.scratch
 
 
+def photo_px_per_mm(H_px_from_mm: np.ndarray, point_mm) -> float:
+    """The photo's scale at a board point: photo px per board mm (the square root of the area
+    ratio of the homography's local linear map there; ``H_px_from_mm`` maps board mm to the photo
+    as decoded, so a photo decoded at half size has half the scale)."""
+    H = np.asarray(H_px_from_mm, np.float64)
+    x, y = float(point_mm[0]), float(point_mm[1])
+    w = H[2, 0] * x + H[2, 1] * y + H[2, 2]
+    u = (H[:2, 0] * x + H[:2, 1] * y + H[:2, 2]) / w
+    J = (H[:2, :2] - np.outer(u, H[2, :2])) / w
+    return float(np.sqrt(abs(np.linalg.det(J))))
+
+
 def _warp(image: np.ndarray, M: np.ndarray, size, dst: np.ndarray | None = None) -> np.ndarray:
     """``cv2.warpPerspective(image, M, size, WARP_INVERSE_MAP)`` (M: output px → image px), bilinear,
     borders replicated — through fixed-point remap tables cached per (M, size, image size)."""
