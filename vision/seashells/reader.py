@@ -529,7 +529,7 @@ def read(photo: Photo) -> Reading:
     confidence = float(np.prod(place_conf) * item_conf)
     details = {"boxes_mm": boxes.tolist(), "p_shell": p_shell.round(4).tolist(), "occupied": occupied.tolist(),
                "ring_de": ring_de.round(2).tolist(), "strange": strange.tolist(), "unlike": unlike.tolist(),
-               "straddling": [list(p) for p in straddle],
+               "straddling": [list(p) for p in straddle], "place_conf": place_conf.round(4).tolist(),
                "shapes": rows, "colours": cols, "counts": counts, "confidence": confidence,
                "blown": blown.round(3).tolist(), "glared": glared.tolist(), "covered": covered.tolist(),
                "noise": {"sigma": round(sigma, 3), "ring_power": round(contrast.ring_power, 3)},
@@ -570,7 +570,7 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
     rows, cols = d.get("shapes", []), d.get("colours", [])
     labels = []
     for k, (box, occ, p) in enumerate(zip(d.get("boxes_mm", []), d.get("occupied", []), d.get("p_shell", []))):
-        sure = max(p, 1 - p) >= 0.9
+        sure = (d["place_conf"][k] if "place_conf" in d else max(p, 1 - p)) >= CFG.unsure_cell_conf
         if occ or not sure:
             draw_box(img, H, np.asarray(box) + [3, 3, -3, -3], (0, 200, 0) if sure else (0, 140, 255))
         if occ and rows and cols:
