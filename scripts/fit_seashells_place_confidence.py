@@ -11,10 +11,12 @@ fitting folders and fits :mod:`vision.seashells.confidence`'s constants:
 - per kind of cell (pale / vivid column × read empty / read as a shell) and band of posterior
   margin max(p, 1 − p) (:data:`EDGES`), the right share (right + 1) / (cells + 2) of the cells not
   glared, covered, unlike or straddling, made non-decreasing in the margin (a band never above
-  the band over it);
+  the band over it); a band under ``unsure_cell_conf`` (doubted by the reader's old rule) keeps at
+  most its lower bound (:data:`LEVEL`) unless that bound reaches ``unsure_cell_conf``;
 - ``glare.seen_share``: the most blown-out pale-column cell whose shell was found (beyond it no
   development photo showed a pale shell under glare), and ``glare.right``: the right share of the
-  glared cells read clearly empty (margin ≥ ``unsure_cell_conf``) and blown out no more than that.
+  glared cells read clearly empty (margin ≥ ``unsure_cell_conf``) and blown out no more than that,
+  None (every glared cell doubted) unless its lower bound reaches ``unsure_cell_conf``.
 
 Then it prints, for every CSV file (fitted and held out), the read scenes' RIGHT / TRUSTED / silent
 wrong with the reader's confidence before (the raw margin) and after (the fitted constants), the
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -39,6 +42,34 @@ from vision.seashells.confidence import KINDS, calibrated, cell_kinds  # noqa: E
 
 #: Bands of posterior margin (their lower edges, and 1 closing the last).
 EDGES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0)
+#: A doubt is lifted (a band under ``unsure_cell_conf``, a glared cell) only when the fitted cells show it
+#: right at least ``unsure_cell_conf`` of the time at this one-sided confidence (Clopper–Pearson lower bound).
+LEVEL = 0.95
+
+
+def lower_bound(right: int, n: int, level: float = LEVEL) -> float:
+    """One-sided Clopper–Pearson lower bound of a right share (``right`` of ``n``) at ``level``; 0 when n = 0."""
+    if right <= 0 or n <= 0:
+        return 0.0
+    k = np.arange(right, n + 1)
+    log_comb = np.array([math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in k])
+    lo, hi = 0.0, 1.0
+    for _ in range(50):   # the p at which P(X ≥ right | n, p) = 1 − level
+        p = (lo + hi) / 2
+        tail = float(np.exp(log_comb + k * math.log(p) + (n - k) * math.log1p(-p)).sum())
+        lo, hi = (p, hi) if tail < 1.0 - level else (lo, p)
+    return lo
+
+
+def band_share(n: int, wrong: int, lifts_doubt: bool) -> float:
+    """A band's place confidence: its right share (n − wrong + 1) / (n + 2); for a band that would lift the
+    old rule's doubt (``lifts_doubt``: margin under ``unsure_cell_conf``), at most its lower bound unless that
+    reaches ``unsure_cell_conf``."""
+    share = (n - wrong + 1) / (n + 2)
+    if n == 0:
+        return share   # no evidence: 1/2
+    bound = lower_bound(n - wrong, n)
+    return min(share, bound) if lifts_doubt and bound < CFG.unsure_cell_conf else share
 
 
 def fit_bands(rows: list[dict]) -> tuple[dict, dict]:
@@ -55,7 +86,7 @@ def fit_bands(rows: list[dict]) -> tuple[dict, dict]:
         for b in reversed(range(len(EDGES) - 1)):
             sel = (kinds == i) & (band == b)
             n, w = int(sel.sum()), int(wrong[sel].sum())
-            over = min((n - w + 1) / (n + 2), over)
+            over = min(band_share(n, w, EDGES[b] < CFG.unsure_cell_conf), over)
             shares.insert(0, round(over, 4))
             cells.insert(0, [n, w])
         bands[name], counts[name] = shares, cells
@@ -63,12 +94,15 @@ def fit_bands(rows: list[dict]) -> tuple[dict, dict]:
 
 
 def fit_glare(rows: list[dict]) -> dict:
-    """The fitted ``glare``: ``seen_share``, ``right``, and the ``cells`` / ``wrong`` it was fitted on."""
+    """The fitted ``glare``: ``seen_share``, ``right`` (None while the cells do not show it, :data:`LEVEL`),
+    and the ``cells`` / ``wrong`` it was fitted on."""
     found = [r["blown"] for r in rows if r["pale"] and r["true"] and r["read"] and r["blown"] > CFG.glare_cell_share]
     seen = max(found, default=CFG.glare_cell_share)
     clear = [r for r in rows if r["glared"] and r["margin"] >= CFG.unsure_cell_conf and r["blown"] <= seen]
-    return {"seen_share": round(seen, 3), "right": round(rate(clear), 4), "cells": len(clear),
-            "wrong": sum(r["wrong"] for r in clear), "shells_found_under_glare": len(found)}
+    wrong = sum(r["wrong"] for r in clear)
+    shown = lower_bound(len(clear) - wrong, len(clear)) >= CFG.unsure_cell_conf
+    return {"seen_share": round(seen, 3), "right": round(rate(clear), 4) if shown else None, "cells": len(clear),
+            "wrong": wrong, "shells_found_under_glare": len(found)}
 
 
 def scene_confidence(cells: list[dict], fitted: dict) -> float:

@@ -39,6 +39,8 @@ def test_a_cell_is_as_sure_as_its_kinds_band():
 def test_without_fitted_constants_the_margin_is_kept_and_every_glared_cell_doubted():
     assert conf(0.15, False, pale=True, fitted={}) == (pytest.approx(0.85), False)
     assert conf(0.02, False, pale=True, glared=True, blown=0.3, fitted={}) == (pytest.approx(0.98), True)
+    unshown = {"place_confidence": FITTED["place_confidence"], "glare": {"seen_share": 0.8, "right": None}}
+    assert conf(0.02, False, pale=True, glared=True, blown=0.3, fitted=unshown)[1]
 
 
 def test_a_glared_cell_is_trusted_only_clear_and_no_more_blown_out_than_a_shell_was_seen():
@@ -54,8 +56,9 @@ def test_the_shipped_fit_names_its_folders_and_never_trusts_a_lower_band_more():
     for name in confidence.KINDS:
         shares = bands[name]
         assert len(shares) == len(bands["edges"]) - 1
-        assert shares == sorted(shares) and all(0 < s < 1 for s in shares)
-    assert 0 < fitted["glare"]["right"] < 1 and CFG.glare_cell_share < fitted["glare"]["seen_share"] < 1
+        assert shares == sorted(shares) and all(0 <= s < 1 for s in shares)
+    assert fitted["glare"]["right"] is None or 0 < fitted["glare"]["right"] < 1
+    assert CFG.glare_cell_share < fitted["glare"]["seen_share"] < 1
 
 
 def row(p, read, true, pale=1, glared=0, blown=0.0, scene="s", setup="/x/tables/setup0"):
@@ -71,19 +74,30 @@ def test_the_fit_takes_each_bands_right_share_made_non_decreasing():
     pale_empty = dict(zip(fit.EDGES, bands["pale empty"]))
     assert pale_empty[0.99] == pytest.approx(11 / 12, abs=1e-4)          # 10 right of 10 (shares kept to 4 places)
     assert pale_empty[0.95] == pytest.approx(6 / 7, abs=1e-4)            # 5 right of 5
-    assert pale_empty[0.8] == pytest.approx(6 / 7, abs=1e-4)             # 8 of 8 (9/10), but never above a band over it
-    assert pale_empty[0.7] == pytest.approx(4 / 6, abs=1e-4)             # 3 right of 4
-    assert pale_empty[0.6] == pytest.approx(0.5)                         # no cells: 1/2
+    # 8 of 8 below 0.9 do not show a share of 0.9 at 95 %: the band keeps its lower bound, 0.05 ** (1 / 8)
+    assert pale_empty[0.8] == pytest.approx(0.05 ** (1 / 8), abs=1e-4)
+    assert pale_empty[0.7] == pytest.approx(fit.lower_bound(3, 4), abs=1e-4) and pale_empty[0.7] < 0.5
+    assert pale_empty[0.6] == pytest.approx(pale_empty[0.7])             # no cells: 1/2, never above a band over it
     assert counts["pale empty"][fit.EDGES.index(0.7)] == [4, 1]
     assert bands["vivid shell"] == [0.5] * (len(fit.EDGES) - 1)           # a kind without cells: 1/2 everywhere
 
 
+def test_a_doubt_is_lifted_only_by_enough_cells():
+    assert fit.lower_bound(29, 29) == pytest.approx(0.05 ** (1 / 29), abs=1e-6)
+    assert fit.lower_bound(29, 29) > CFG.unsure_cell_conf > fit.lower_bound(28, 28)
+    assert fit.band_share(29, 0, lifts_doubt=True) == pytest.approx(30 / 31)
+    assert fit.band_share(28, 0, lifts_doubt=True) == pytest.approx(fit.lower_bound(28, 28))
+    assert fit.band_share(28, 0, lifts_doubt=False) == pytest.approx(29 / 30)
+    assert fit.lower_bound(7, 10) == pytest.approx(0.3933, abs=1e-3)     # Clopper–Pearson, one-sided 95 %
+
+
 def test_the_glare_fit_stops_at_the_most_blown_out_cell_a_pale_shell_was_found_in():
-    rows = [row(0.99, 1, 1, blown=0.6), row(0.2, 0, 1, blown=0.9)] + [row(0.01, 0, 0, glared=1, blown=0.5)] * 4 \
+    rows = [row(0.99, 1, 1, blown=0.6), row(0.2, 0, 1, blown=0.9)] + [row(0.01, 0, 0, glared=1, blown=0.5)] * 30 \
         + [row(0.01, 0, 0, glared=1, blown=0.95)]
     glare = fit.fit_glare(rows)
-    assert glare["seen_share"] == pytest.approx(0.6) and glare["cells"] == 4
-    assert glare["right"] == pytest.approx(5 / 6, abs=1e-4)
+    assert glare["seen_share"] == pytest.approx(0.6) and glare["cells"] == 30
+    assert glare["right"] == pytest.approx(31 / 32, abs=1e-4)
+    assert fit.fit_glare(rows[:-20])["right"] is None                     # 11 cells do not show it: glare stays doubted
 
 
 def test_a_scene_is_recomputed_as_the_reader_caps_it():

@@ -11,11 +11,14 @@ empty or shell, in its band of posterior margin max(p, 1 − p), made non-decrea
 Seashells). A cell whose place confidence stays below ``unsure_cell_conf`` is still "hard to read"
 and caps the reading (:mod:`vision.seashells.reader`).
 
+A band doubted by the raw rule (margin under ``unsure_cell_conf``) is lifted only where its development
+cells show it right that often at 95 % one-sided confidence; otherwise it keeps that lower bound.
+
 Glare: a pale column's empty-read cell blown out by a lamp's hot spot (``glared``) is doubted as
 before, unless it is read clearly empty (margin ≥ ``unsure_cell_conf``) and blown out no more than
-the most blown-out development cell in which a pale shell was still found (``seen_share``): there the
-photo was seen to show a shell, and such cells are as sure as their development share (``right``).
-A cell blown out beyond it could hide a shell unseen, and stays doubted.
+the most blown-out development cell in which a pale shell was still found (``seen_share``), and the
+development cells show such cells right (``right``, None while too few show it): there the photo was
+seen to show a shell. A cell blown out beyond it could hide a shell unseen, and stays doubted.
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ def calibrated(p_shell: np.ndarray, occupied: np.ndarray, pale: np.ndarray, glar
     if not bands:
         return margin, glared
     conf = banded(margin, cell_kinds(occupied, pale), bands)
-    if not glare:
+    if not glare or glare.get("right") is None:
         return conf, glared
     seen = glared & (margin >= CFG.unsure_cell_conf) & (np.asarray(blown, np.float64) <= glare["seen_share"])
     conf[seen] = np.minimum(conf[seen], glare["right"])
