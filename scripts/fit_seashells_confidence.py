@@ -16,8 +16,10 @@ cells blown out by a lamp, now capped at ``covered_conf``) fitted on some set-up
 a glared cell read clearly empty at ``glare_right`` = (right + 1) / (cells + 2), either every such
 cell or only those blown out no more than the most blown-out cell where a pale shell was found
 (``glare_seen_share``), and reports each scene's confidence so recomputed (RIGHT, TRUSTED, silent
-wrong) on the fitted and the held-out set-ups against the reader's own rule.
-A measurement: it prints (docs/tuning.md, Seashells confidence).
+wrong) on the fitted and the held-out set-ups against the rule of the reader of that time (each cell at its
+raw posterior margin). A measurement: it prints (docs/tuning.md, Seashells confidence). The reader now
+takes each cell's place confidence from ``vision/seashells/fitted.json``, fitted on ``collect``'s rows by
+``scripts/fit_seashells_place_confidence.py``.
 """
 
 from __future__ import annotations

@@ -157,12 +157,20 @@ def test_a_ring_moved_toward_its_columns_shell_beside_a_shell_is_spilled_into():
 
 @pytest.mark.parametrize("toward, occupied", [
     ([70.0, 18.0, 20.0], [1, 0, 1, 0, 0, 0]),        # toward skin, not toward the column's blue shells
-    ([50.0, 0.0, -40.0], [0, 0, 1, 0, 0, 0]),        # no shell above or below to spill
+    ([50.0, 0.0, -40.0], [0, 0, 0, 0, 0, 0]),        # no shell in it, above or below to spill
 ])
 def test_other_ring_changes_are_no_spill(toward, occupied):
     now = RING_REF.copy()
     now[2] += np.array(toward) - RING_REF[2]                         # 31 and 60 ΔE: a ring covered
     assert not any(_spill(now, occupied))
+
+
+def test_a_shell_spills_into_its_own_ring_when_no_neighbours_ring_changed():
+    now = RING_REF.copy()
+    now[2] += 0.6 * (np.array([50.0, 0.0, -40.0]) - RING_REF[2])    # row 1, blue column, a big blue shell in it
+    assert _spill(now, [0, 0, 1, 0, 0, 0]) == [False, False, True, False, False, False]
+    now[3] += np.array([70.0, 18.0, 20.0]) - RING_REF[3]             # its neighbour's ring covered: a hand
+    assert not any(_spill(now, [0, 0, 1, 0, 0, 0]))
 
 
 def test_no_spill_from_a_shell_whose_own_ring_changed_too():

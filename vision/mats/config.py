@@ -106,7 +106,9 @@ class SeashellsConfig:
     #: A towel cell read with a place confidence below this is "hard to read" (warned); it caps the
     #: reading's confidence at ``straddle_conf``. On 11 956 development cells none read at 0.8 or
     #: more is wrong, but a blind batch had a white starfish missed at 0.8–0.9 (a silent wrong at
-    #: 0.80 with 0.8 here): ``scripts/seashells_cell_stats.py``, docs/tuning.md.
+    #: 0.80 with 0.8 here): ``scripts/seashells_cell_stats.py``, docs/tuning.md. Seashells' place
+    #: confidence is its kind's fitted right share (``vision.seashells.confidence``); a band under
+    #: this is lifted only where its cells' 95 % lower bound reaches it.
     unsure_cell_conf: float = 0.9
     #: A pale piece's outline (``vision.seashells.outline``): the lightness' band-pass between these
     #: Gaussian scales (mm: a thin starfish arm's shading against the towel's weave and light), …

@@ -204,8 +204,9 @@ def shell_spill(moved: np.ndarray, reference_lab, shell_colours, occupied: np.nd
     straight toward the colour of that column's shells. A hand or another object moves it
     elsewhere. A cell is spilled into when its ring lies within ``spill_residual_de`` of the
     segment from its calibrated ring colour to one of its column's calibrated shell colours
-    (:func:`spill_residual`), and a cell above or below it holds a shell whose own ring kept its
-    colour (a hand changes every ring it covers).
+    (:func:`spill_residual`), and either a cell above or below it holds a shell whose own ring kept
+    its colour, or it holds a shell itself and none of its four neighbours' rings changed (a hand
+    changes every ring it covers).
 
     Args:
         moved: float64 (R·C, 3) each cell's ring change beyond the board-wide one
@@ -223,9 +224,23 @@ def shell_spill(moved: np.ndarray, reference_lab, shell_colours, occupied: np.nd
     near_shell = np.zeros(len(moved), bool)
     near_shell[n_cols:] |= source[:-n_cols]
     near_shell[:-n_cols] |= source[n_cols:]
-    for k in np.flatnonzero(near_shell & changed):
+    # a shell larger than its core spills into its own ring too: then no neighbour's ring changed
+    # (a hand is wider than a cell and changes the rings around it)
+    own = np.asarray(occupied, bool) & changed & ~_beside(changed, n_cols)
+    for k in np.flatnonzero((near_shell | own) & changed):
         spilled[k] = spill_residual(moved[k], ref[k], shell_colours, k % n_cols) < CFG.spill_residual_de
     return spilled
+
+
+def _beside(cells: np.ndarray, n_cols: int) -> np.ndarray:
+    """Bool (R·C,): the cells with one of ``cells`` (bool (R·C,), row-major) above, below, left or right."""
+    grid = np.asarray(cells, bool).reshape(-1, n_cols)
+    out = np.zeros_like(grid)
+    out[1:] |= grid[:-1]
+    out[:-1] |= grid[1:]
+    out[:, 1:] |= grid[:, :-1]
+    out[:, :-1] |= grid[:, 1:]
+    return out.ravel()
 
 
 def spill_residual(moved: np.ndarray, reference: np.ndarray, shell_colours, column: int) -> float:

@@ -11,10 +11,10 @@ calibration's ``shell`` and ``empty`` samples (each checked against the others: 
 clearly looks like the other class is refused as ``bad-sample``); when the photo's background
 noise exceeds the calibration's, the empty class is widened, so faint shells become unsure
 rather than confidently wrong. Each cell is judged against the calibrated shells of its own
-colour column (:mod:`vision.seashells.columns`: a white shell on the white column is faint), a pale
-column's cell by its outline too (:mod:`vision.seashells.outline`). A found shell must be coloured
-like its column's calibrated shells (a hand, a stray object or a mirrored photo is not). Glare is
-judged cell by cell: an empty-read cell of a pale column blown out by a lamp's hot spot is doubted.
+colour column (:mod:`vision.seashells.columns`; a pale column's cell by its outline too,
+:mod:`vision.seashells.outline`), each cell as sure as the development cells of its kind and posterior
+(:mod:`vision.seashells.confidence`). A found shell must be coloured like its column's calibrated shells
+(a hand or a mirrored photo is not). Glare is judged cell by cell: a pale cell blown out is doubted.
 
 The basket holds loose items; they are found as blobs against the basket's learned background
 and classified by their learned look (:mod:`vision.mats.basket`). The reading never reports more
@@ -49,6 +49,7 @@ from vision.mats.checks import (annotation_canvas, as_scanned, blown_out_share, 
 from vision.mats.config import SEASHELLS as CFG
 from vision.seashells.columns import (column_posterior, column_shell_features, covered_cells, glared_cells,
                                       glared_shot_cells, level_columns, refuse_blown_samples)
+from vision.seashells.confidence import place_confidence
 from vision.seashells.outline import learn_outline, outline_contrast, outline_evidence, with_outline
 from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
@@ -401,8 +402,7 @@ def _read_basket(lab: np.ndarray, model: dict, profile: dict, warnings: list[str
         ``(counts, items, confidence)``: state field → count, the items found, their joint confidence.
     """
     counts = {f: 0 for f in COUNT_FIELDS.values()}
-    items = []
-    item_conf = 1.0
+    items, item_conf = [], 1.0
     if model.get("basket"):
         items = find_items(lab, model["basket"], profile["basket_mm"], CFG.px_per_mm, CFG)
         for it in items:
@@ -476,7 +476,6 @@ def read(photo: Photo) -> Reading:
     p_shell = with_outline(column_posterior(judge, feats, model.get("column_shells"), len(cols)),
                            outline_evidence(lab, boxes, model.get("outline"), len(cols)))
     occupied = p_shell > 0.5
-    place_conf = np.where(occupied, p_shell, 1.0 - p_shell)
     warnings: list[str] = []
     if excess >= 1.0:
         warnings.append(f"the photo is noisier than at calibration (towel background noise {contrast.ring_power:.1f} "
@@ -498,10 +497,11 @@ def read(photo: Photo) -> Reading:
         raise UnreadableBoardError("occluded", _occlusion_message(int(covered.sum()), int(unlike.sum()),
                                                                   int((far & ~covered & ~unlike).sum()), len(boxes)))
     glared = glared_cells(blown, occupied, model.get("column_shells"), len(cols))
+    place_conf, doubted = place_confidence(p_shell, occupied, glared, blown, model.get("column_shells"), len(cols))
     for cells, what in ((covered, "whose towel colour changed since calibration (covered by something?)"),
                         (unlike, "holding something unlike the calibrated shells of their column (a hand, another "
                                  "object?)"),
-                        (glared, "blown out by glare (a pale shell there cannot be seen)")):
+                        (doubted, "blown out by glare (a pale shell there cannot be seen)")):
         if cells.any():
             place_conf = np.where(cells, np.minimum(place_conf, CFG.covered_conf), place_conf)
             warnings.append(f"towel cells {what}: " + ", ".join(
@@ -529,7 +529,7 @@ def read(photo: Photo) -> Reading:
     confidence = float(np.prod(place_conf) * item_conf)
     details = {"boxes_mm": boxes.tolist(), "p_shell": p_shell.round(4).tolist(), "occupied": occupied.tolist(),
                "ring_de": ring_de.round(2).tolist(), "strange": strange.tolist(), "unlike": unlike.tolist(),
-               "straddling": [list(p) for p in straddle],
+               "straddling": [list(p) for p in straddle], "place_conf": place_conf.round(4).tolist(),
                "shapes": rows, "colours": cols, "counts": counts, "confidence": confidence,
                "blown": blown.round(3).tolist(), "glared": glared.tolist(), "covered": covered.tolist(),
                "noise": {"sigma": round(sigma, 3), "ring_power": round(contrast.ring_power, 3)},
@@ -570,7 +570,7 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
     rows, cols = d.get("shapes", []), d.get("colours", [])
     labels = []
     for k, (box, occ, p) in enumerate(zip(d.get("boxes_mm", []), d.get("occupied", []), d.get("p_shell", []))):
-        sure = max(p, 1 - p) >= 0.9
+        sure = (d["place_conf"][k] if "place_conf" in d else max(p, 1 - p)) >= CFG.unsure_cell_conf
         if occ or not sure:
             draw_box(img, H, np.asarray(box) + [3, 3, -3, -3], (0, 200, 0) if sure else (0, 140, 255))
         if occ and rows and cols:
