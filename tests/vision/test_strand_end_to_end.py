@@ -22,11 +22,11 @@ PIECES = dict(shells=[("white", 100, 310), ("gray", 140, 310), ("brown", 200, 31
               bird=(330, 340))
 
 
-def _calibrate(d, colours=None, camera_mm=None, edit=lambda image: image):
-    """Calibrate the synthetic set-up into ``d / "cal"`` (pieces drawn in ``colours``, seen from a
+def _calibrate(d, colours=None, camera_mm=None, edit=lambda image: image, pieces=PIECES):
+    """Calibrate the synthetic set-up into ``d / "cal"`` (``pieces`` drawn in ``colours``, seen from a
     camera ``camera_mm`` above the board, or straight down; both shots passed through ``edit``)."""
     calib = synthetic.scene(PROFILE, seed=1, sea_front=11, size_px=SIZE, ppm=PPM, colours=colours,
-                            camera_mm=camera_mm, **PIECES)
+                            camera_mm=camera_mm, **pieces)
     empty = synthetic.scene(PROFILE, seed=2, sea_front=12, size_px=SIZE, ppm=PPM, colours=colours)
     cv2.imwrite(str(d / "calib.png"), edit(calib.image))
     cv2.imwrite(str(d / "empty.png"), edit(empty.image))

@@ -127,7 +127,7 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
                              for (k, _, _), xy in parsed if k == "sea"])
     classes["sea"] = colour.gaussian(sea_px, cfg.min_std)
 
-    blobs = _SampleBlobs(fg, px, cfg)
+    blobs = _SampleBlobs(fg, px, cfg, [xy for (k, _, _), xy in parsed if k in ("shell", "castle", "sandpiper")])
     _learn_shells(parsed, blobs, CL, classes, cfg)
     players = _learn_players(parsed, blobs, CL, sand_ab, classes, cfg)
     names, lut, cls, stick_mm = _learn_sea_and_stick(C, CL, classes, sea_px, fg, gmap, cfg)
@@ -193,13 +193,38 @@ def _painted_empty(C: np.ndarray, CL0: np.ndarray, parsed, profile: dict, px, cf
 
 
 class _SampleBlobs:
-    """The foreground's connected components (8-connected) of the rectified shot, and the blob each
-    labelled sample points at."""
+    """The foreground's connected components (8-connected) of the rectified shot, the blob each
+    labelled sample points at, and each piece sample's share of its blob (``points``: every piece
+    sample's board mm)."""
 
-    def __init__(self, fg: np.ndarray, px, cfg):
+    def __init__(self, fg: np.ndarray, px, cfg, points=()):
         self.fg, self.px, self.cfg = fg, px, cfg
+        self.points = [tuple(xy) for xy in points]
         self.n, self.comp, self.stats, self.cent = cv2.connectedComponentsWithStats(fg.astype(np.uint8),
                                                                                      connectivity=8)
+
+    def piece(self, xy, what: str) -> tuple[np.ndarray, int]:
+        """(bool mask of the sample's piece, its blob): the blob the sample points at
+        (:meth:`blob_at`), or, when other piece samples point at the same blob (pieces touching,
+        or a castle's shadow reaching its neighbour), the part of it nearer to this sample's point
+        than to theirs."""
+        i = self.blob_at(xy, what)
+        mask = self.comp == i
+        others = [o for o in self.points if o != tuple(xy) and self._blob_or_none(o) == i]
+        if not others:
+            return mask, i
+        ys, xs = np.nonzero(mask)
+        d = lambda q: np.hypot(xs - self.px(q)[0], ys - self.px(q)[1])   # noqa: E731
+        mine = d(xy) <= np.min([d(o) for o in others], axis=0)
+        out = np.zeros_like(mask)
+        out[ys[mine], xs[mine]] = True
+        return out, i
+
+    def _blob_or_none(self, xy) -> int | None:
+        try:
+            return self.blob_at(xy, "")
+        except BadInputError:
+            return None
 
     def blob_at(self, xy, what: str) -> int:
         """The foreground blob nearest the sample point within the search radius."""
@@ -216,14 +241,13 @@ class _SampleBlobs:
 def _learn_shells(parsed, blobs: _SampleBlobs, CL: np.ndarray, classes: dict, cfg) -> None:
     """Each shell colour's class from the whole blob of each sample (eroded by one pixel against the
     blurred rim), added to ``classes``; mislabelled samples refused (:func:`check_labels`)."""
-    comp = blobs.comp
     k3 = np.ones((3, 3), np.uint8)
     shell_samples = []
     for c in SHELL_COLOURS:
         pix = []
         for (k, nm, _), xy in parsed:
             if k == "shell" and nm == c:
-                m = cv2.erode((comp == blobs.blob_at(xy, f"shell/{c}")).astype(np.uint8), k3) > 0
+                m = cv2.erode(blobs.piece(xy, f"shell/{c}")[0].astype(np.uint8), k3) > 0
                 pix.append(CL[m])
                 shell_samples.append((f"shell/{c}", xy, CL[m]))
         classes[f"shell/{c}"] = colour.gaussian(np.concatenate(pix), cfg.shell_min_std)
@@ -240,7 +264,6 @@ def _learn_players(parsed, blobs: _SampleBlobs, CL: np.ndarray, sand_ab: np.ndar
         BadInputError: ``bad-sample`` (a castle labelled twice, no colour distinct from the sand,
             a mislabelled sample).
     """
-    comp = blobs.comp
     players = sorted({nm for (k, nm, _), _ in parsed if k == "castle"})
     seen: dict = {}
     for (k, nm, v), xy in parsed:                 # a player has one castle of each value
@@ -253,7 +276,7 @@ def _learn_players(parsed, blobs: _SampleBlobs, CL: np.ndarray, sand_ab: np.ndar
         pix = []
         for (k, nm, v), xy in parsed:
             if k == "castle" and nm == p:
-                region = CL[comp == blobs.blob_at(xy, f"castle/{p}/{v}")]
+                region = CL[blobs.piece(xy, f"castle/{p}/{v}")[0]]
                 pix.append(region[np.hypot(*(region[:, 1:] - sand_ab).T) > cfg.castle_chroma_min])
                 if len(pix[-1]) >= cfg.min_castle_px:
                     castle_samples.append((f"castle/{p}/{v}", xy, pix[-1]))
@@ -322,7 +345,7 @@ def _measure_pieces(parsed, blobs: _SampleBlobs, C: np.ndarray, CL: np.ndarray, 
     Raises:
         BadInputError: ``bad-sample`` (a castle sample shows none of its player's colour).
     """
-    comp, stats, cent, fg, px = blobs.comp, blobs.stats, blobs.cent, blobs.fg, blobs.px
+    stats, cent, fg, px = blobs.stats, blobs.cent, blobs.fg, blobs.px
     gray = cv2.cvtColor(C, cv2.COLOR_BGR2GRAY)
     K = len(names)
     shell_area: dict[str, list] = {c: [] for c in SHELL_COLOURS}
@@ -332,16 +355,20 @@ def _measure_pieces(parsed, blobs: _SampleBlobs, C: np.ndarray, CL: np.ndarray, 
     bird = None
     for (k, nm, v), xy in parsed:
         if k == "shell":
-            j = blobs.blob_at(xy, f"shell/{nm}")
-            shell_area[nm].append(int(stats[j, cv2.CC_STAT_AREA]))
-            shell_l_std[nm].append(float(CL[comp == j][:, 0].std()))
-            sizes = castle_cues.radial_sizes(C, fg, float(cent[j][0]), float(cent[j][1]),
-                                             float(np.sqrt(stats[j, cv2.CC_STAT_AREA] / np.pi)), classes["sand"]["mean"],
+            blob, j = blobs.piece(xy, f"shell/{nm}")
+            area = int(blob.sum())
+            if area == stats[j, cv2.CC_STAT_AREA]:
+                cx, cy = float(cent[j][0]), float(cent[j][1])
+            else:                                   # its share of a blob with another piece
+                ys, xs = np.nonzero(blob)
+                cx, cy = float(xs.mean()), float(ys.mean())
+            shell_area[nm].append(area)
+            shell_l_std[nm].append(float(CL[blob][:, 0].std()))
+            sizes = castle_cues.radial_sizes(C, fg, cx, cy, float(np.sqrt(area / np.pi)), classes["sand"]["mean"],
                                              classes[f"shell/{nm}"]["mean"])
-            shell_cues.append((nm, sizes, castle_cues.count_towers(gray, comp == j)))
+            shell_cues.append((nm, sizes, castle_cues.count_towers(gray, blob)))
         elif k == "castle":
-            i = blobs.blob_at(xy, f"castle/{nm}/{v}")
-            blob = comp == i
+            blob, _ = blobs.piece(xy, f"castle/{nm}/{v}")
             core = _largest(cv2.morphologyEx((blob & (cls == names.index(f"castle/{nm}"))).astype(np.uint8),
                                              cv2.MORPH_CLOSE, _disc_kernel(CASTLES.close_px)))
             if core.sum() < APPEARANCE.min_castle_core_px:
@@ -352,8 +379,7 @@ def _measure_pieces(parsed, blobs: _SampleBlobs, C: np.ndarray, CL: np.ndarray, 
                                    **{k: (round(x, 3) if isinstance(x, float) else x) for k, x in cues.items()
                                       if k not in ("x", "y")}}
         elif k == "sandpiper":
-            i = blobs.blob_at(xy, "sandpiper")
-            blob = comp == i
+            blob, _ = blobs.piece(xy, "sandpiper")
             hist = np.bincount(np.minimum(cls[blob], K), minlength=K + 1).astype(np.float64)
             bird = {**_piece_shape(blob, blob, px(xy)), "composition": (hist / hist.sum()).round(4).tolist(),
                     "features": bird_features(C[blob]).round(3).tolist()}
