@@ -64,6 +64,15 @@ def _truth_tokens(st: dict) -> dict:
     return out
 
 
+def truth_scenes(setup: str):
+    """``(truth path, truth, setup file or None)`` of every scene of a set-up folder, in order."""
+    for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
+        sp = tpath.replace(".truth.json", ".setup.json")
+        with open(tpath) as f:
+            truth = json.load(f)
+        yield tpath, truth, (json.load(open(sp)) if os.path.exists(sp) else None)
+
+
 def collect(folders, setups=None):
     """Per scene: (log p of the reading, read exactly?); the free cells' token distances; each
     calibration's held-out token decisions, (logit, right, wrong) per bin."""
@@ -85,10 +94,7 @@ def collect(folders, setups=None):
             cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"), out).folder)
             h = cal.model["tokens"].get("held_out") or {}
             held += list(zip(h.get("logit", []), h.get("right", []), h.get("wrong", [])))
-            for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
-                truth = json.load(open(tpath))
-                sp = tpath.replace(".truth.json", ".setup.json")
-                setup_doc = json.load(open(sp)) if os.path.exists(sp) else None
+            for tpath, truth, setup_doc in truth_scenes(setup):
                 seen.clear()
                 try:
                     res = pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal, setup_doc)

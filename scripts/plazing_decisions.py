@@ -43,7 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 from calibration import store  # noqa: E402
-from fit_plazing import decisions  # noqa: E402
+from fit_plazing import decisions, truth_scenes  # noqa: E402
 from vision.plazing.config import REVISIT  # noqa: E402
 from vision.plazing.revisit import conditional_log_p  # noqa: E402
 from tests.sample_truth import plazing_exact as exact  # noqa: E402
@@ -124,10 +124,7 @@ def read_folder(folder: str, setups=None) -> dict:
             print(f"  {setup}: calibration refused ({e})", file=sys.stderr)
             continue
         mine = []
-        for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
-            truth = json.load(open(tpath))
-            sp = tpath.replace(".truth.json", ".setup.json")
-            setup_doc = json.load(open(sp)) if os.path.exists(sp) else None
+        for tpath, truth, setup_doc in truth_scenes(setup):
             first.clear()
             try:
                 res = pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal, setup_doc)
