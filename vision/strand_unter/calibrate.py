@@ -199,9 +199,9 @@ class _SampleBlobs:
 
     def __init__(self, fg: np.ndarray, px, cfg, points=()):
         self.fg, self.px, self.cfg = fg, px, cfg
-        self.points = [tuple(xy) for xy in points]
         self.n, self.comp, self.stats, self.cent = cv2.connectedComponentsWithStats(fg.astype(np.uint8),
                                                                                      connectivity=8)
+        self.point_blob = {tuple(xy): self._blob_or_none(xy) for xy in points}
 
     def piece(self, xy, what: str) -> tuple[np.ndarray, int]:
         """(bool mask of the sample's piece, its blob): the blob the sample points at
@@ -210,7 +210,7 @@ class _SampleBlobs:
         than to theirs."""
         i = self.blob_at(xy, what)
         mask = self.comp == i
-        others = [o for o in self.points if o != tuple(xy) and self._blob_or_none(o) == i]
+        others = [o for o, j in self.point_blob.items() if o != tuple(xy) and j == i]
         if not others:
             return mask, i
         ys, xs = np.nonzero(mask)
