@@ -208,7 +208,8 @@ class _SampleBlobs:
         (:meth:`blob_at`), or, when other piece samples point at the same blob (pieces touching,
         or a castle's shadow reaching its neighbour), the part of it nearer to this sample's point
         than to theirs."""
-        i = self.blob_at(xy, what)
+        i = self.point_blob.get(tuple(xy))
+        i = self.blob_at(xy, what) if i is None else i     # (not found: blob_at says why)
         mask = self.comp == i
         others = [o for o, j in self.point_blob.items() if o != tuple(xy) and j == i]
         if not others:

@@ -144,9 +144,13 @@ def channel_gains(now_bgr: np.ndarray, ref_bgr: np.ndarray) -> np.ndarray:
         now_bgr: pixels (N, 3) of the scan, uint8 or float.
         ref_bgr: the same scene parts in the calibration, (3,) median BGR.
     """
-    now = np.asarray(now_bgr).reshape(-1, 3)
-    now = np.array([stats.median(now[:, c]) for c in range(3)], np.float64)   # (np.median(axis=0), the same values)
-    return np.asarray(ref_bgr, np.float64) / np.maximum(now, 1.0)
+    return np.asarray(ref_bgr, np.float64) / np.maximum(channel_medians(now_bgr), 1.0)
+
+
+def channel_medians(pixels_bgr: np.ndarray) -> np.ndarray:
+    """Per-channel medians (B, G, R) float64 (3,) of pixels (N, 3), uint8 or float."""
+    px = np.asarray(pixels_bgr).reshape(-1, 3)
+    return np.array([stats.median(px[:, c]) for c in range(3)], np.float64)   # (np.median(axis=0), the same values)
 
 
 def apply_gains(image_bgr: np.ndarray, gains) -> np.ndarray:

@@ -34,11 +34,10 @@ def strip_gains(ext_bgr: np.ndarray, board_mm, ref_bgr, reg=REGISTRATION) -> np.
     wide lens's corrected photo): the gains are then 1 and the lighting takes the light from the
     sand (:func:`vision.strand_unter.lighting.sand_gains`).
     """
-    now = surround_pixels(ext_bgr, board_mm, reg)
-    level = min(float(np.min(np.median(now, axis=0))) if len(now) else 0.0, float(np.min(ref_bgr)))
-    if level < reg.min_strip_level:
+    median = colour.channel_medians(surround_pixels(ext_bgr, board_mm, reg))
+    if min(float(median.min()), float(np.min(ref_bgr))) < reg.min_strip_level:
         return np.ones(3)
-    return colour.channel_gains(now, ref_bgr)
+    return colour.channel_gains(median[None, :], ref_bgr)
 
 
 def _table_strip(board_mm, reg=REGISTRATION) -> tuple[tuple[int, int], tuple[int, int]]:
