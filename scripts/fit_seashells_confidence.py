@@ -154,17 +154,24 @@ def place_confidence(r: dict, glare_right: float | None, seen_share: float = 1.0
     return min(conf, CFG.straddle_conf) if conf < CFG.unsure_cell_conf else conf
 
 
-def scene_scores(rows: list[dict], glare_right: float | None = None, seen_share: float = 1.0) -> tuple[int, int, int]:
-    """(right, trusted, silent wrong) scenes of ``rows`` as the reader's confidence sets them."""
+def scene_tally(rows: list[dict], confidence) -> tuple[int, int, int, int]:
+    """(read, right, trusted, silent wrong) scenes of ``rows``, each scene's confidence
+    ``confidence(its cell rows)``."""
     scenes: dict[str, list[dict]] = {}
     for r in rows:
         scenes.setdefault(r["scene"], []).append(r)
     right = trusted = silent = 0
     for cells in scenes.values():
-        ok = not any(c["wrong"] for c in cells) and cells[0]["basket_right"]
-        conf = float(np.prod([place_confidence(c, glare_right, seen_share) for c in cells])) * cells[0]["item_conf"]
-        right, trusted, silent = right + ok, trusted + (ok and conf >= 0.5), silent + ((not ok) and conf >= 0.5)
-    return right, trusted, silent
+        ok = not any(c["wrong"] for c in cells) and bool(cells[0]["basket_right"])
+        sure = confidence(cells) >= 0.5
+        right, trusted, silent = right + ok, trusted + (ok and sure), silent + ((not ok) and sure)
+    return len(scenes), right, trusted, silent
+
+
+def scene_scores(rows: list[dict], glare_right: float | None = None, seen_share: float = 1.0) -> tuple[int, int, int]:
+    """(right, trusted, silent wrong) scenes of ``rows`` as the reader's confidence sets them."""
+    return scene_tally(rows, lambda cells: float(np.prod([place_confidence(c, glare_right, seen_share)
+                                                          for c in cells])) * cells[0]["item_conf"])[1:]
 
 
 def report(rows: list[dict], glare_right: float | None, label: str, seen_share: float = 1.0) -> None:

@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from scripts.fit_seashells_confidence import load, rate  # noqa: E402
+from scripts.fit_seashells_confidence import load, rate, scene_tally  # noqa: E402
 from vision.mats.config import SEASHELLS as CFG  # noqa: E402
 from vision.seashells.confidence import KINDS, calibrated, cell_kinds  # noqa: E402
 
@@ -119,15 +119,7 @@ def scene_confidence(cells: list[dict], fitted: dict) -> float:
 
 def scores(rows: list[dict], fitted: dict) -> tuple[int, int, int, int]:
     """(read, right, trusted, silent wrong) scenes of ``rows`` under ``fitted``."""
-    scenes: dict[str, list[dict]] = {}
-    for r in rows:
-        scenes.setdefault(r["scene"], []).append(r)
-    right = trusted = silent = 0
-    for cells in scenes.values():
-        ok = not any(c["wrong"] for c in cells) and bool(cells[0]["basket_right"])
-        sure = scene_confidence(cells, fitted) >= 0.5
-        right, trusted, silent = right + ok, trusted + (ok and sure), silent + ((not ok) and sure)
-    return len(scenes), right, trusted, silent
+    return scene_tally(rows, lambda cells: scene_confidence(cells, fitted))
 
 
 def folders(rows: list[dict]) -> list[str]:
