@@ -33,6 +33,8 @@ from vision.mats.config import SEASHELLS as CFG  # noqa: E402
 from vision.seashells.column_light import bare_towel_doubt, towel_samples  # noqa: E402
 
 BASKET = ("fossil_heads", "fossil_tails", "sand_dollars", "bottles")
+#: What each record keeps of the learned model.
+MODEL_KEYS = ("towel", "column_shells", "glared_cells", "doubted_samples")
 
 
 def _calibrate(setup: str):
@@ -78,7 +80,7 @@ def measure_setup(setup: str) -> dict:
     sep = cal.extra.get("separability", {}) if isinstance(getattr(cal, "extra", None), dict) else {}
     out = {"setup": setup, "cols": list(profile["towel"]["cols"]),
            "towel": towel_samples(profile, image, H, samples, cal.model),
-           "model": {k: cal.model.get(k) for k in ("towel", "column_shells")},
+           "model": {k: cal.model.get(k) for k in MODEL_KEYS},
            "confusable": [c["classes"] for c in sep.get("confusable", [])], "scenes": {}}
     for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
         name = os.path.basename(tpath).replace(".truth.json", "")
@@ -97,7 +99,7 @@ def remeasure_shot(rec: dict) -> dict:
         return rec
     cal, (profile, image, H, samples) = _calibrate(rec["setup"])
     rec["towel"] = towel_samples(profile, image, H, samples, cal.model)
-    rec["model"] = {k: cal.model.get(k) for k in ("towel", "column_shells")}
+    rec["model"] = {k: cal.model.get(k) for k in MODEL_KEYS}
     return rec
 
 
@@ -145,24 +147,26 @@ def column_rows(records: list[dict]) -> list[dict]:
                          "column": name, "error_bound": round(float(doubt[c]), 4), "mixed": mixed,
                          "scenes": len(scenes), "right": sum(s["right"] for s in scenes),
                          "trusted": sum(s["right"] and s["confidence"] >= 0.5 for s in scenes),
-                         "glare_named": ["shell", "empty"] in rec.get("confusable", [])})
+                         "glare": name in {c.rsplit("/", 1)[-1] for c in rec["model"].get("glared_cells") or []}})
     return rows
 
 
 def setup_table(rows: list[dict], threshold: float) -> list[str]:
-    """One line per set-up: its worst column and doubt, flagged or not, its scans right / trusted, and
-    whether a column made its scans wrong or doubted (at least half of them)."""
+    """One line per set-up: its worst column and doubt, flagged or not, the columns the light check
+    names (``glare``: the lamp's reflection said instead, :func:`calibration.light_check.column_check`),
+    its scans right / trusted / read, and the columns that made its scans wrong or doubted (at least
+    half of them)."""
     by: dict[tuple, list[dict]] = {}
     for r in rows:
         by.setdefault((r["folder"], r["setup"]), []).append(r)
-    lines = [f"{'set-up':<44} {'worst column':<13} {'doubt':>6} flagged right/trusted/read  column-hard"]
+    lines = [f"{'set-up':<36} {'worst':<7} {'doubt':>6} {'flagged':<8} {'named':<22} {'right/trusted/read':<19} hard"]
     for (folder, setup), rs in sorted(by.items()):
         worst = max(rs, key=lambda r: r["error_bound"])
         hard = [r["column"] for r in rs if 2 * r["mixed"] >= r["scenes"]]
-        lines.append(f"{os.path.basename(folder) + '/' + setup:<44} {worst['column']:<13} {worst['error_bound']:6.3f} "
-                     f"{'YES' if worst['error_bound'] > threshold else 'no':<7} "
-                     f"{worst['right']:>2}/{worst['trusted']:>2}/{worst['scenes']:<2}"
-                     f"{'':10}{', '.join(hard) or '-'}")
+        named = [r["column"] + (" (glare)" if r["glare"] else "") for r in rs if r["error_bound"] > threshold]
+        lines.append(f"{os.path.basename(folder) + '/' + setup:<36} {worst['column']:<7} {worst['error_bound']:6.3f} "
+                     f"{'YES' if named else 'no':<8} {', '.join(named) or '-':<22} "
+                     f"{worst['right']:>2}/{worst['trusted']:>2}/{worst['scenes']:<13} {', '.join(hard) or '-'}")
     return lines
 
 
