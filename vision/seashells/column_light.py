@@ -10,7 +10,7 @@ here cell by cell as a scan would judge it (:func:`shot_shell_posterior`), and e
 towel doubt* (:func:`bare_towel_doubt`) is the median shell posterior of its cells that are not
 labelled shells, 0 when its bare towel is plainly empty, 0.5 when the reader cannot tell it from a
 shell. A column whose doubt exceeds the threshold fitted by ``scripts/fit_confusable.py
---seashells-columns`` (``calibration/confusable.json``, ``seashells_column_doubt``) is named by
+--seashells-columns`` (``calibration/confusable.json``, ``column_doubt``) is named by
 the calibration's light check (:mod:`calibration.light_check`; docs/light-check.md).
 
 Input: the calibration shot (undistorted BGR uint8) with its homography board mm → px, the
