@@ -43,7 +43,8 @@ def printed(img, column: int, shells, strength: float = 0.05):
             continue
         x, y = cell_mm(r, column)
         for dx, dy in ((-5, -4), (4, 3), (-3, 5), (5, -5), (0, 0)):
-            cv2.circle(inked, (int((x + dx) * PX_PER_MM), int((y + dy) * PX_PER_MM)), int(1.5 * PX_PER_MM), (0, 0, 0), -1)
+            centre = (int((x + dx) * PX_PER_MM), int((y + dy) * PX_PER_MM))
+            cv2.circle(inked, centre, int(1.5 * PX_PER_MM), (0, 0, 0), -1)
     return cv2.addWeighted(img, 1 - strength, inked, strength, 0)
 
 
