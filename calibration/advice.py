@@ -56,6 +56,22 @@ def pair_advice(game: str, a: str, b: str) -> str:
     return f"{class_words(game, a)} and {class_words(game, b)} look alike in this light: {REMEDY}"
 
 
+def column_advice(game: str, column: str, empty_samples: int) -> str:
+    """The sentence for a colour column whose shells and bare towel look alike on the calibration shot
+    (:mod:`vision.seashells.column_light`); ``empty_samples``: the column's cells labelled empty. The
+    reader learns the bare towel from the empty samples, so a column without one is told to get one.
+
+    >>> column_advice("seashells", "pink", 0).split(":")[0]
+    'pink shells and the bare pink towel look alike in this light'
+    """
+    said = f"{column} shells and the bare {column} towel look alike in this light"
+    if empty_samples:
+        return f"{said}: {REMEDY}"
+    return (f"{said}: no empty {column} towel cell is labelled, so the reader has not seen that towel bare; "
+            f"label one or two empty {column} cells as empty and calibrate again (more or whiter light, a "
+            "daylight-white lamp, helps too)")
+
+
 def glare_advice(game: str, cells: list[str]) -> str:
     """The sentence for places of pale pieces the calibration shot shows blown out by a lamp's reflection.
 

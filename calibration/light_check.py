@@ -6,29 +6,39 @@ Output: the JSON kept in the calibration folder (``separability``): every colour
 Bhattacharyya distance and error bound (:mod:`calibration.separability`), the threshold used,
 and ``confusable``: the pairs above it, each with the game's words and what helps
 (:mod:`calibration.advice`), after the labelled samples the reader kept although they look like
-another class (``model["doubted_samples"]``) and the places the shot shows blown out by a lamp's
-reflection (``model["glared_cells"]``, Seashells). A good table gives an empty ``confusable``.
+another class (``model["doubted_samples"]``), the places the shot shows blown out by a lamp's
+reflection (``model["glared_cells"]``, Seashells) and the colour columns whose shells and bare
+towel look alike (Seashells: ``columns``, each column's bare towel doubt,
+:mod:`vision.seashells.column_light`, above ``column_threshold``). A good table gives an empty
+``confusable``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from calibration.advice import glare_advice, pair_advice
+from calibration.advice import column_advice, glare_advice, pair_advice
 from calibration.class_colours import class_colours, colour_pairs
-from calibration.separability import confusable, fitted_threshold, separations
+from calibration.separability import confusable, fitted_column_doubt, fitted_threshold, separations
+from vision.seashells.column_light import column_doubts
 
 
 def light_check(game: str, profile: dict, image: np.ndarray, H_px_from_mm: np.ndarray,
-                samples: list[tuple[str, tuple[float, float]]], model: dict, threshold: float | None = None) -> dict:
+                samples: list[tuple[str, tuple[float, float]]], model: dict, threshold: float | None = None,
+                column_threshold: float | None = None) -> dict:
     """Measure how well each pair of labelled classes separates on the calibration shot.
 
     Args:
         threshold: error bound above which a pair is confusable (default: the fitted one,
             :func:`~calibration.separability.fitted_threshold`).
+        column_threshold: bare towel doubt above which a colour column is named (default: the
+            fitted one, :func:`~calibration.separability.fitted_column_doubt`; games without colour
+            columns have none).
     Returns:
         ``{"threshold": float, "pairs": [{"classes", "distance", "error_bound"}],
-        "confusable": [{"classes": [a, b], "advice": str, "error_bound": float}]}`` (worst first).
+        "confusable": [{"classes": [a, b], "advice": str, "error_bound": float}]}`` (worst first);
+        Seashells adds ``"column_threshold": float, "columns": [{"column", "doubt", "empty_samples"}]``,
+        and a named column's ``confusable`` entry carries ``"column"`` and ``"doubt"``.
     """
     limit = fitted_threshold(game) if threshold is None else float(threshold)
     colours = class_colours(game, profile, image, H_px_from_mm, samples, model)
@@ -39,9 +49,36 @@ def light_check(game: str, profile: dict, image: np.ndarray, H_px_from_mm: np.nd
     if model.get("glared_cells"):
         named.append({"classes": ["shell", "empty"], "advice": glare_advice(game, model["glared_cells"]),
                       "glared_cells": list(model["glared_cells"])})
+    columns = column_check(game, profile, image, H_px_from_mm, samples, model, column_threshold)
+    named += columns.pop("named", [])
     seen = {frozenset(p["classes"]) for p in named}
-    return {"threshold": limit, "pairs": [p.to_json() for p in found],
+    return {"threshold": limit, "pairs": [p.to_json() for p in found], **columns,
             "confusable": named + [p for p in pairs if frozenset(p["classes"]) not in seen]}
+
+
+def column_check(game: str, profile: dict, image: np.ndarray, H_px_from_mm: np.ndarray,
+                 samples: list[tuple[str, tuple[float, float]]], model: dict, limit: float | None = None) -> dict:
+    """The colour columns whose shells and bare towel look alike on the calibration shot (Seashells).
+
+    Args:
+        limit: bare towel doubt above which a column is named (default: the fitted one).
+    Returns:
+        ``{}`` for a game without colour columns (or without a fitted threshold); else
+        ``{"column_threshold": float, "columns": [{"column", "doubt", "empty_samples"}], "named":
+        [confusable entries, worst first]}``. A column whose cells the glare check names already
+        (``model["glared_cells"]``, ``shape/column``) is not named twice: the lamp is said there.
+    """
+    if game != "seashells":
+        return {}
+    limit = fitted_column_doubt(game) if limit is None else float(limit)
+    if limit is None:
+        return {}
+    measured = column_doubts(profile, image, H_px_from_mm, samples, model)
+    glared = {str(cell).rsplit("/", 1)[-1] for cell in model.get("glared_cells", [])}
+    weak = sorted((c for c in measured if c["doubt"] > limit and c["column"] not in glared), key=lambda c: -c["doubt"])
+    named = [{"classes": ["shell", "empty"], "advice": column_advice(game, c["column"], c["empty_samples"]),
+              "column": c["column"], "doubt": c["doubt"]} for c in weak]
+    return {"column_threshold": limit, "columns": measured, "named": named}
 
 
 def doubted_sample_pair(game: str, doubted: dict) -> dict:

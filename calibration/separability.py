@@ -110,6 +110,19 @@ def fitted_threshold(game: str, path: str = FITTED_PATH) -> float:
     return float(bounds.get(game, bounds["default"]))
 
 
+def fitted_column_doubt(game: str, path: str = FITTED_PATH) -> float | None:
+    """The bare towel doubt above which a colour column's shells and bare towel look alike
+    (``confusable.json``: ``column_doubt`` per game, fitted by ``scripts/fit_confusable.py
+    --seashells-columns``); None for a game whose reader does not judge by colour column.
+
+    Raises:
+        OSError, ValueError: the fitted file is missing or malformed (a packaging fault).
+    """
+    with open(path, encoding="utf-8") as f:
+        limits = json.load(f).get("column_doubt", {})
+    return float(limits[game]) if game in limits else None
+
+
 def confusable(found: list[PairSeparation], threshold: float) -> list[PairSeparation]:
     """The pairs whose error bound exceeds ``threshold``, worst first."""
     return sorted((p for p in found if p.error > threshold), key=lambda p: -p.error)

@@ -28,6 +28,17 @@ between the bounds on either side (a tie goes to the higher gap: it warns less).
 the same way (discs on the shot) without development tables of their own take the largest of
 the disc-measured games' thresholds (``default``). It prints the table and with ``--write``
 writes the thresholds with the folders, set-ups, seeds and lights they were fitted on.
+
+``--seashells-columns CACHE`` fits instead the Seashells column threshold (``column_doubt``): on
+every set-up of ``--seashells-dev`` (rendered development tables, as shot and through a wide lens)
+and ``--seashells-good``, it measures each colour column's bare towel doubt on the calibration shot
+(:mod:`vision.seashells.column_light`) and scans every scene (``scripts/seashells_column_light.py``,
+its records kept in ``CACHE``). A column is *hard* at a set-up when at least half of the scenes read
+were read wrong or doubted (not right with confidence ≥ 0.5) with a wrong or hard-to-read cell in
+that column; the threshold is chosen as above (fewest hard columns missed plus columns flagged that
+were not hard, never below the good tables' largest doubt, in the middle of its gap). It prints every
+set-up (its worst column, flagged, scans right / trusted) and the same fit with each seed held out.
+``--write`` then updates only ``column_doubt`` and ``column_fitted_on`` (and the main fit keeps them).
 """
 
 from __future__ import annotations
@@ -52,6 +63,11 @@ from relight_tables import relit_table  # noqa: E402
 DEV = sorted(glob.glob("/work/renders/dev/*-1000[1-5]"))
 #: Lights the development tables are also set up under: (kelvin, exposure, flare).
 LIGHTS = "3000,0.6,0.1;2400,0.3,0.3"
+#: Seashells development tables (rendered, as shot and through a wide lens) and its good table.
+SEASHELLS_DEV = [f"/work/renders/judge/seashells-{res}-{seed}{lens}" for res, seed in
+                 (("720", 20214), ("720", 20235), ("1080", 20236), ("720", 20237), ("720", 20243), ("1080", 20244))
+                 for lens in ("", "-wide")] + ["/work/renders/dev/seashells-720-20223"]
+SEASHELLS_GOOD = ["../shared/samples/seashells"]
 GOOD = ["../shared/samples/plazing", "../shared/samples/strand-unter", "../shared/samples/seashells",
         "../shared/samples/sand-castles", "../shared/samples-new-setups/plazing",
         "../shared/samples-new-setups/strand-unter"]
@@ -166,8 +182,8 @@ def choose_threshold(dev: list[dict], good: list[dict]) -> tuple[float, int, int
 
 
 def seeds_of(folders: list[str]) -> list[int]:
-    """The render seeds named in the folders' names (``…-10001``)."""
-    found = [re.search(r"-(\d{4,})$", os.path.normpath(f)) for f in folders]
+    """The render seeds named in the folders' names (``…-10001``, ``…-20243-wide``)."""
+    found = [re.search(r"-(\d{4,})(?:-[a-z]+)?$", os.path.normpath(f)) for f in folders]
     return sorted({int(m.group(1)) for m in found if m})
 
 
@@ -229,6 +245,42 @@ def fit_games(dev: list[dict], good: list[dict]) -> dict:
     return out
 
 
+def write_keys(path: str, doc: dict) -> None:
+    """Write ``doc``'s keys into the JSON file ``path``, keeping its other keys."""
+    old = json.load(open(path, encoding="utf-8")) if os.path.exists(path) else {}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({**old, **doc}, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+
+
+def fit_seashells_columns(dev: list[str], good: list[str], cache: str, write: str | None) -> float:
+    """Fit, print and (``write``) store the Seashells column threshold (see the module's doc)."""
+    from seashells_column_light import collect, column_rows, setup_table
+
+    rows = {f: column_rows(collect([f], cache)) for f in dev + good}
+    dev_rows = [r for f in dev for r in rows[f]]
+    good_rows = [r for f in good for r in rows[f]]
+    t, false, miss = choose_threshold(dev_rows, good_rows)
+    print("\n".join(setup_table(dev_rows + good_rows, t)))
+    hard = sum(1 for r in dev_rows if confused(r))
+    print(f"\nseashells column doubt > {t:.4f} is named; dev columns {len(dev_rows)}, hard {hard}, "
+          f"flagged not hard {false}, hard not flagged {miss}; good tables' largest "
+          f"{max((r['error_bound'] for r in good_rows), default=0):.4f}")
+    for seed in seeds_of(dev):
+        held = [f for f in dev if seeds_of([f]) == [seed]]
+        t_out = choose_threshold([r for f in dev if f not in held for r in rows[f]], good_rows)[0]
+        test = [r for f in held for r in rows[f]]
+        print(f"  seed {seed} held out: threshold {t_out:.4f}; on it flagged not hard "
+              f"{sum(1 for r in test if r['error_bound'] > t_out and not confused(r))}, hard not flagged "
+              f"{sum(1 for r in test if r['error_bound'] <= t_out and confused(r))} of {sum(map(confused, test))}")
+    if write:
+        write_keys(write, {"column_doubt": {"seashells": t}, "column_fitted_on": {
+            "script": "scripts/fit_confusable.py --seashells-columns", "dev": fitted_on(dev, dev_rows),
+            "dev_seeds": seeds_of(dev), "good_tables": fitted_on(good, good_rows),
+            "figures": {"seashells": {"columns": len(dev_rows), "hard": hard, "false_flags": false, "missed": miss}}}})
+    return t
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dev", nargs="*", default=DEV, help="development folders (default: /work/renders/dev/*)")
@@ -236,7 +288,15 @@ def main(argv=None) -> int:
     ap.add_argument("--lights", default=LIGHTS, help="kelvin,exposure,flare;… the dev tables are also set up under")
     ap.add_argument("--write", help="write the thresholds here (calibration/confusable.json)")
     ap.add_argument("--cache", help="keep the measured rows in this JSON (reused when it exists)")
+    ap.add_argument("--seashells-columns", metavar="CACHE", help="fit the Seashells column threshold instead, "
+                    "keeping each set-up's record in this folder (reused when there)")
+    ap.add_argument("--seashells-dev", nargs="*", default=SEASHELLS_DEV)
+    ap.add_argument("--seashells-good", nargs="*", default=SEASHELLS_GOOD)
     a = ap.parse_args(argv)
+    if a.seashells_columns:
+        fit_seashells_columns([os.path.abspath(f) for f in a.seashells_dev],
+                              [os.path.abspath(f) for f in a.seashells_good], a.seashells_columns, a.write)
+        return 0
     lights = parse_lights(a.lights)
     if a.cache and os.path.exists(a.cache):
         dev, good = json.load(open(a.cache)).values()
@@ -265,9 +325,7 @@ def main(argv=None) -> int:
                              "good_tables": fitted_on(a.good, good)},
                "figures": {g: {"pairs": v[3], "confused": v[4], "false_flags": v[1], "missed": v[2]}
                            for g, v in fits.items()}}
-        with open(a.write, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1, ensure_ascii=False)
-            f.write("\n")
+        write_keys(a.write, doc)
     return 0
 
 
