@@ -109,7 +109,8 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
              "board_layout": board_layout(image, H, req.profile["board_mm"]).round(1).tolist(),
              "outline": {"picture": OUTLINE_PNG, "ppm": ppm, "layout": outline_layout()},
              "identity": {"picture": IDENTITY_PNG, "grow_mm": grow_mm, "layout": identity_layout()},
-             "separability": light_check(req.game, req.profile, image, H, req.samples, model)}
+             "separability": light_check(req.game, req.profile, image, H, req.samples, model,
+                                           columns=game_reader.light_columns)}
     cal = store.Calibration(game=req.game, profile=req.profile, image_size=(image.shape[1], image.shape[0]),
                             H_px_from_mm=H, model=model, reference=reference_image(gray, REFERENCE_DOWNSCALE),
                             folder=out_dir, lens=lens, extra=extra)

@@ -20,12 +20,11 @@ import numpy as np
 from calibration.advice import column_advice, glare_advice, pair_advice
 from calibration.class_colours import class_colours, colour_pairs
 from calibration.separability import confusable, fitted_column_doubt, fitted_threshold, separations
-from vision.seashells.column_light import column_doubts
 
 
 def light_check(game: str, profile: dict, image: np.ndarray, H_px_from_mm: np.ndarray,
                 samples: list[tuple[str, tuple[float, float]]], model: dict, threshold: float | None = None,
-                column_threshold: float | None = None) -> dict:
+                column_threshold: float | None = None, columns=None) -> dict:
     """Measure how well each pair of labelled classes separates on the calibration shot.
 
     Args:
@@ -34,6 +33,7 @@ def light_check(game: str, profile: dict, image: np.ndarray, H_px_from_mm: np.nd
         column_threshold: bare towel doubt above which a colour column is named (default: the
             fitted one, :func:`~calibration.separability.fitted_column_doubt`; games without colour
             columns have none).
+        columns: the reader's column measure (:meth:`vision.types.Reader.light_columns`), or None.
     Returns:
         ``{"threshold": float, "pairs": [{"classes", "distance", "error_bound"}],
         "confusable": [{"classes": [a, b], "advice": str, "error_bound": float}]}`` (worst first);
@@ -49,31 +49,32 @@ def light_check(game: str, profile: dict, image: np.ndarray, H_px_from_mm: np.nd
     if model.get("glared_cells"):
         named.append({"classes": ["shell", "empty"], "advice": glare_advice(game, model["glared_cells"]),
                       "glared_cells": list(model["glared_cells"])})
-    columns = column_check(game, profile, image, H_px_from_mm, samples, model, column_threshold)
-    named += columns.pop("named", [])
+    measured = column_check(game, profile, image, H_px_from_mm, samples, model, column_threshold, columns)
+    named += measured.pop("named", [])
     seen = {frozenset(p["classes"]) for p in named}
-    return {"threshold": limit, "pairs": [p.to_json() for p in found], **columns,
+    return {"threshold": limit, "pairs": [p.to_json() for p in found], **measured,
             "confusable": named + [p for p in pairs if frozenset(p["classes"]) not in seen]}
 
 
 def column_check(game: str, profile: dict, image: np.ndarray, H_px_from_mm: np.ndarray,
-                 samples: list[tuple[str, tuple[float, float]]], model: dict, limit: float | None = None) -> dict:
+                 samples: list[tuple[str, tuple[float, float]]], model: dict, limit: float | None = None,
+                 columns=None) -> dict:
     """The colour columns whose shells and bare towel look alike on the calibration shot (Seashells).
 
     Args:
         limit: bare towel doubt above which a column is named (default: the fitted one).
+        columns: ``(profile, image, H, samples, model) -> [{"column", "doubt", "empty_samples"}] | None``,
+            the reader's measure (:meth:`vision.types.Reader.light_columns`); None: no colour columns.
     Returns:
         ``{}`` for a game without colour columns (or without a fitted threshold); else
         ``{"column_threshold": float, "columns": [{"column", "doubt", "empty_samples"}], "named":
         [confusable entries, worst first]}``. A column whose cells the glare check names already
         (``model["glared_cells"]``, ``shape/column``) is not named twice: the lamp is said there.
     """
-    if game != "seashells":
-        return {}
     limit = fitted_column_doubt(game) if limit is None else float(limit)
-    if limit is None:
+    measured = None if columns is None or limit is None else columns(profile, image, H_px_from_mm, samples, model)
+    if measured is None:
         return {}
-    measured = column_doubts(profile, image, H_px_from_mm, samples, model)
     glared = {str(cell).rsplit("/", 1)[-1] for cell in model.get("glared_cells", [])}
     weak = sorted((c for c in measured if c["doubt"] > limit and c["column"] not in glared), key=lambda c: -c["doubt"])
     named = [{"classes": ["shell", "empty"], "advice": column_advice(game, c["column"], c["empty_samples"]),

@@ -198,6 +198,12 @@ class Reader(Protocol):
         (the photo must show it whole; the board's plain margin may leave the frame), or None:
         the whole board."""
 
+    def light_columns(self, profile: dict, image: np.ndarray, H_px_from_mm: np.ndarray, samples: list,
+                      model: dict) -> list[dict] | None:
+        """For a reader that judges pieces by colour column: every column's bare towel doubt on the
+        calibration shot (``[{"column", "doubt", "empty_samples"}]``,
+        :func:`vision.seashells.column_light.column_doubts`); None for the others."""
+
 
 def _whole_board(profile: dict) -> None:
     return None
@@ -209,6 +215,10 @@ def _no_registration(image: np.ndarray, cal: Calibration) -> None:
 
 def _no_match(registration: Registration, cal: Calibration) -> bool:
     return False
+
+
+def _no_columns(profile: dict, image: np.ndarray, H_px_from_mm: np.ndarray, samples: list, model: dict) -> None:
+    return None
 
 
 def _nothing_to_prepare(cal: Calibration, shape: tuple[int, int]) -> None:
@@ -228,6 +238,8 @@ class GameReader:
         prepare_calibration: ``(cal, shape) -> None`` (:meth:`Reader.prepare`).
         reads_within: ``profile -> (x0, y0, x1, y1)`` mm or None (:meth:`Reader.read_area`; None,
             the whole board, by default).
+        column_doubts: ``(profile, image, H, samples, model) -> [column doubts] | None``
+            (:meth:`Reader.light_columns`; None, no colour columns, by default).
     """
 
     game: str
@@ -243,6 +255,7 @@ class GameReader:
     matches_board: Callable[[Registration, Calibration], bool] = _no_match
     prepare_calibration: Callable[[Calibration, tuple[int, int]], None] = _nothing_to_prepare
     reads_within: Callable[[dict], tuple[float, float, float, float] | None] = _whole_board
+    column_doubts: Callable[..., list[dict] | None] = _no_columns
 
     def register(self, image: np.ndarray, cal: Calibration) -> Registration | None:
         """:meth:`Reader.register`."""
@@ -255,6 +268,11 @@ class GameReader:
     def read_area(self, profile: dict) -> tuple[float, float, float, float] | None:
         """:meth:`Reader.read_area`."""
         return self.reads_within(profile)
+
+    def light_columns(self, profile: dict, image: np.ndarray, H_px_from_mm: np.ndarray, samples: list,
+                      model: dict) -> list[dict] | None:
+        """:meth:`Reader.light_columns`."""
+        return self.column_doubts(profile, image, H_px_from_mm, samples, model)
 
     def registration_matches_board(self, registration: Registration, cal: Calibration) -> bool:
         """:meth:`Reader.registration_matches_board`."""

@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 
 from beachscore.cli import main
+from beachscore.games import reader
 from calibration.light_check import column_check
 from calibration.separability import fitted_column_doubt
 from tests.synthetic.mats import PX_PER_MM, SEASHELLS_PROFILE as PROFILE, scale_homography, seashells_mat
@@ -85,7 +86,8 @@ def test_the_named_column_is_what_the_scans_of_that_table_doubt():
     scene = printed(seashells_mat(scene_shells, ITEMS, seed=5), PINK, scene_shells)
     for empties, doubted in ((EMPTY_NOT_PINK, True), (EMPTY_NOT_PINK + EMPTY_PINK, False)):
         model = seashells.learn(shot("seashells", PROFILE, shot_img, samples(empties)))
-        named = column_check("seashells", PROFILE, shot_img, scale_homography(), samples(empties), model)["named"]
+        named = column_check("seashells", PROFILE, shot_img, scale_homography(), samples(empties), model,
+                             columns=reader("seashells").light_columns)["named"]
         reading = seashells.read(photo("seashells", PROFILE, model, scene))
         hard = [w for w in reading.warnings if w.startswith("towel cells hard to read") and "/pink" in w]
         assert bool(named) == doubted and bool(hard) == doubted
@@ -102,3 +104,4 @@ def test_a_good_table_says_nothing_more(tmp_path, capsys):
 def test_other_games_have_no_column_check():
     assert fitted_column_doubt("plazing") is None
     assert column_check("plazing", {}, np.zeros((4, 4, 3), np.uint8), np.eye(3), [], {}) == {}
+    assert reader("plazing").light_columns({}, np.zeros((4, 4, 3), np.uint8), np.eye(3), [], {}) is None
