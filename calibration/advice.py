@@ -56,20 +56,21 @@ def pair_advice(game: str, a: str, b: str) -> str:
     return f"{class_words(game, a)} and {class_words(game, b)} look alike in this light: {REMEDY}"
 
 
-def column_advice(game: str, column: str, empty_samples: int) -> str:
+def column_advice(game: str, column: str, empty_samples: int, bare_cell_mm=None) -> str:
     """The sentence for a colour column whose shells and bare towel look alike on the calibration shot
     (:mod:`vision.seashells.column_light`); ``empty_samples``: the column's cells labelled empty. The
-    reader learns the bare towel from the empty samples, so a column without one is told to get one.
+    reader learns the bare towel from the empty samples, so a column without one is told to get one
+    (at ``bare_cell_mm``, the column's free cell that looks most plainly bare, when given).
 
-    >>> column_advice("seashells", "pink", 0).split(":")[0]
-    'pink shells and the bare pink towel look alike in this light'
+    >>> column_advice("seashells", "pink", 0, [162, 34]).split(":")[0]
+    'pink shells and the bare pink towel look alike in this light, and no empty pink cell is labelled'
     """
     said = f"{column} shells and the bare {column} towel look alike in this light"
     if empty_samples:
         return f"{said}: {REMEDY}"
-    return (f"{said}: no empty {column} towel cell is labelled, so the reader has not seen that towel bare; "
-            f"label one or two empty {column} cells as empty and calibrate again (more or whiter light, a "
-            "daylight-white lamp, helps too)")
+    where = "" if bare_cell_mm is None else f" (the one at {bare_cell_mm[0]:g},{bare_cell_mm[1]:g} mm, for instance)"
+    return (f"{said}, and no empty {column} cell is labelled: label one or two empty {column} cells as "
+            f"empty{where} and calibrate again; more or whiter light helps too")
 
 
 def glare_advice(game: str, cells: list[str]) -> str:

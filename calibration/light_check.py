@@ -77,8 +77,8 @@ def column_check(game: str, profile: dict, image: np.ndarray, H_px_from_mm: np.n
         return {}
     glared = {str(cell).rsplit("/", 1)[-1] for cell in model.get("glared_cells", [])}
     weak = sorted((c for c in measured if c["doubt"] > limit and c["column"] not in glared), key=lambda c: -c["doubt"])
-    named = [{"classes": ["shell", "empty"], "advice": column_advice(game, c["column"], c["empty_samples"]),
-              "column": c["column"], "doubt": c["doubt"]} for c in weak]
+    named = [{"classes": ["shell", "empty"], "column": c["column"], "doubt": c["doubt"],
+              "advice": column_advice(game, c["column"], c["empty_samples"], c.get("bare_cell_mm"))} for c in weak]
     return {"column_threshold": limit, "columns": measured, "named": named}
 
 

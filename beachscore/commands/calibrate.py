@@ -8,6 +8,9 @@ import os
 from beachscore.commands.common import EXIT_OK
 from beachscore.pipeline import calibrate, learned_classes
 
+#: What a confusable entry of the calibration folder may say besides its classes and advice.
+DETAILS = ("column", "doubt", "error_bound", "sample_mm", "glared_cells")
+
 
 def run(args) -> int:
     """``beachscore calibrate``: learn CAL_DIR from calibration.json; prints a summary and, when
@@ -15,7 +18,8 @@ def run(args) -> int:
     cal = calibrate(args.calibration, args.out)
     classes = learned_classes(cal, args.calibration)
     pairs = (cal.extra.get("separability") or {}).get("confusable", [])
-    confusable = [{"classes": list(p["classes"]), "advice": p["advice"]} for p in pairs]
+    confusable = [{"classes": list(p["classes"]), "advice": p["advice"], **{k: p[k] for k in DETAILS if k in p}}
+                  for p in pairs]
     warnings = [p["advice"] for p in confusable]
     summary = {"game": cal.game, "calibration": os.path.abspath(args.out), "classes": classes,
                "confusable": confusable, "warnings": warnings}

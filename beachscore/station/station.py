@@ -102,7 +102,7 @@ class Station(ScanFlow, GameFollowing):
         self.calibration = calibration
         self.calibration_problem = calibration_problem if calibration is None else None
         if calibration is None and not self.calibration_problem:
-            self.calibration_problem = "not calibrated yet: use the calibration page"
+            self.calibration_problem = "not calibrated yet"
         self.scanner = scanner or _default_scanner
         self.scorer = scorer or scoring.score
         self.calibrator = calibrator or _default_calibrator

@@ -78,6 +78,11 @@ def test_a_column_whose_bare_towel_looks_like_faint_shells_is_named_with_what_he
     assert "label one or two empty pink cells as empty" in named[0]["advice"]
     assert named[0]["advice"] in out["warnings"]
     assert [p["column"] for p in sep["confusable"] if "column" in p] == ["pink"]
+    assert named[0]["column"] == "pink" and named[0]["doubt"] == doubts["pink"]
+    pink = next(c for c in sep["columns"] if c["column"] == "pink")
+    x, y = pink["bare_cell_mm"]
+    assert x == cell_mm(0, PINK)[0] and (round((y - 34) / 32), PINK) not in {(r, c) for r, c, _, _ in CAL_SHELLS}
+    assert f"(the one at {x:g},{y:g} mm, for instance)" in named[0]["advice"]
 
 
 def test_the_named_column_is_what_the_scans_of_that_table_doubt():

@@ -107,16 +107,29 @@ def column_doubts(profile: dict, image: np.ndarray, H_px_from_mm: np.ndarray, sa
         profile: the mat profile; image: calibration shot, BGR uint8 (H, W, 3) (undistorted);
         H_px_from_mm: (3, 3) board mm → its px; samples: ``(label, (x_mm, y_mm))``; model: the reader's model.
     Returns:
-        ``[{"column": name, "doubt": float, "empty_samples": int}]`` in the profile's column order
-        (``empty_samples``: the column's cells labelled ``empty``; a column without a bare cell left out).
+        ``[{"column": name, "doubt": float, "empty_samples": int, "bare_cell_mm": [x, y]}]`` in the
+        profile's column order (``empty_samples``: the column's cells labelled ``empty``;
+        ``bare_cell_mm``: the centre of its unlabelled cell that looks most plainly bare, where an
+        ``empty`` sample can go; a column without a bare cell left out).
     """
-    _, _, cols = towel_geometry(profile)
+    boxes, _, cols = towel_geometry(profile)
     p_shell = shot_shell_posterior(profile, shot_lab(profile, image, H_px_from_mm), model)
     labelled = labelled_cells(profile, samples)
     doubt = bare_towel_doubt(p_shell, [k for k, label in labelled if label == "shell"], len(cols))
     empties = np.bincount([k % len(cols) for k, label in labelled if label == "empty"], minlength=len(cols))
-    return [{"column": name, "doubt": round(float(d), 4), "empty_samples": int(n)}
-            for name, d, n in zip(cols, doubt, empties) if np.isfinite(d)]
+    free = np.ones(len(p_shell), bool)
+    free[[k for k, _ in labelled]] = False
+    out = []
+    for c, (name, d, n) in enumerate(zip(cols, doubt, empties)):
+        if not np.isfinite(d):
+            continue
+        mine = np.flatnonzero(free & (np.arange(len(p_shell)) % len(cols) == c))
+        entry = {"column": name, "doubt": round(float(d), 4), "empty_samples": int(n)}
+        if len(mine):
+            k = int(mine[np.argmin(p_shell[mine])])
+            entry["bare_cell_mm"] = [round(float(boxes[k, 0] + boxes[k, 2]) / 2, 1), round(float(boxes[k, 1] + boxes[k, 3]) / 2, 1)]
+        out.append(entry)
+    return out
 
 
 def towel_samples(profile: dict, image: np.ndarray, H_px_from_mm: np.ndarray, samples, model: dict) -> dict:

@@ -20,7 +20,7 @@
     if (!st.camera.ok) out.push(`Camera missing: ${esc(st.camera.problem || "")}`);
     if (st.button && st.button.problem && !st.button.fitted) out.push(`Button not working: ${esc(st.button.problem)}`);
     if (st.light && st.light.problem) out.push(`Status light not working: ${esc(st.light.problem)}`);
-    if (!st.calibration.ok) out.push(`${esc(st.calibration.problem || "not calibrated")}`);
+    if (!st.calibration.ok) out.push(`${esc(st.calibration.problem || "not calibrated")}: <a href="/calibrate">open the calibration page</a>.`);
     if (!st.game) out.push(`No game set up yet: <a href="/game">set up a game</a>.`);
     else if (st.game.ended_at) out.push(`Game ${st.game.id} is over — its final score is below. ` +
       `To scan again, <a href="/game">set up a new game</a>.`);
