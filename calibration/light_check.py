@@ -68,7 +68,8 @@ def column_check(game: str, profile: dict, image: np.ndarray, H_px_from_mm: np.n
     Returns:
         ``{}`` for a game without colour columns (or without a fitted threshold); else
         ``{"column_threshold": float, "columns": [{"column", "doubt", "empty_samples"}], "named":
-        [confusable entries, worst first]}``. A column whose cells the glare check names already
+        [confusable entries, worst first]}`` (a column without an ``empty`` sample names, as
+        ``bare_cell_mm``, the free cell its advice suggests labelling). A column whose cells the glare check names already
         (``model["glared_cells"]``, ``shape/column``) is not named twice: the lamp is said there.
     """
     limit = fitted_column_doubt(game) if limit is None else float(limit)
@@ -78,7 +79,9 @@ def column_check(game: str, profile: dict, image: np.ndarray, H_px_from_mm: np.n
     glared = {str(cell).rsplit("/", 1)[-1] for cell in model.get("glared_cells", [])}
     weak = sorted((c for c in measured if c["doubt"] > limit and c["column"] not in glared), key=lambda c: -c["doubt"])
     named = [{"classes": ["shell", "empty"], "column": c["column"], "doubt": c["doubt"],
-              "advice": column_advice(game, c["column"], c["empty_samples"], c.get("bare_cell_mm"))} for c in weak]
+              "advice": column_advice(game, c["column"], c["empty_samples"], c.get("bare_cell_mm")),
+              **({"bare_cell_mm": c["bare_cell_mm"]} if c.get("bare_cell_mm") and not c["empty_samples"] else {})}
+             for c in weak]
     return {"column_threshold": limit, "columns": measured, "named": named}
 
 

@@ -218,3 +218,30 @@ def test_a_blown_out_calibration_sample_is_refused_as_glare(tmp_path, capsys):
     assert main(["calibrate", cal_json, "--out", str(tmp_path / "cal"), "--json"]) == 3
     err = json.loads(capsys.readouterr().out)["error"]
     assert err["code"] == "glare" and "194,162" in err["message"], err
+
+
+def test_the_wizard_rings_the_cell_a_column_warning_suggests():
+    advice = ("pink shells and the bare pink towel look alike in this light, and no empty pink cell is labelled: "
+              "label one or two empty pink cells as empty (the one at 162,34 mm, for instance) and calibrate again")
+
+    class Cal:
+        extra = {"separability": {"confusable": [{"classes": ["shell", "empty"], "column": "pink", "doubt": 0.3,
+                                                   "bare_cell_mm": [162, 34], "advice": advice}]}}
+    [pair] = confusable_pairs(Cal())
+    assert pair["place"] == ("empty", [162, 34])
+    assert "ringed in orange on the picture" in pair["advice"] and " mm" not in pair["advice"]
+
+
+def test_the_preview_rings_a_suggested_place_in_orange(tmp_path):
+    from beachscore.station.wizard import preview
+    cv2.imwrite(str(tmp_path / "calib.jpg"), np.full((300, 400, 3), 200, np.uint8))
+    with open(tmp_path / "profile.json", "w") as f:
+        json.dump({"board_mm": [200, 150]}, f)
+    with open(tmp_path / "calibration.json", "w") as f:
+        json.dump({"profile": "profile.json", "corners_px": [[0, 0], [400, 0], [400, 300], [0, 300]],
+                   "samples": []}, f)
+    plain = preview(str(tmp_path / "calib.jpg"), str(tmp_path / "calibration.json"), [])
+    ringed = preview(str(tmp_path / "calib.jpg"), str(tmp_path / "calibration.json"), [], places=(("empty", [100, 75]),))
+    changed = np.argwhere(np.any(plain.astype(int) != ringed.astype(int), axis=2))
+    assert len(changed) and np.hypot(*(changed.mean(axis=0) - [150, 200])) < 40   # around (200, 150) px
+    assert (ringed[149:152, 199:202] == plain[149:152, 199:202]).all()    # a ring: the cell itself left visible

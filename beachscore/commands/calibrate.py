@@ -9,7 +9,7 @@ from beachscore.commands.common import EXIT_OK
 from beachscore.pipeline import calibrate, learned_classes
 
 #: What a confusable entry of the calibration folder may say besides its classes and advice.
-DETAILS = ("column", "doubt", "error_bound", "sample_mm", "glared_cells")
+DETAILS = ("column", "doubt", "error_bound", "sample_mm", "glared_cells", "bare_cell_mm")
 
 
 def run(args) -> int:

@@ -101,13 +101,16 @@ def write_request(folder: str, photo_path: str, profile: dict, corners_px: list,
     return path
 
 
-def preview(photo_path: str, calibration_json: str, classes: list[str], doubted: tuple[int, ...] = ()) -> np.ndarray:
+def preview(photo_path: str, calibration_json: str, classes: list[str], doubted: tuple[int, ...] = (),
+            places: tuple = ()) -> np.ndarray:
     """The calibration shot with the board outline, every sample and its label drawn on it (BGR uint8).
 
     Samples whose label (or a parent such as ``castle/red`` for ``castle/red/2``) is among ``classes``
     (the wizard passes :func:`beachscore.pipeline.learned_classes`, the list it shows) are circled
     green, the others red; the samples numbered in ``doubted`` (1-based,
-    :func:`confusable_pairs`' ``sample``) get a wider orange ring.
+    :func:`confusable_pairs`' ``sample``) get a wider orange ring. ``places``: ``(label, [x, y] board
+    mm)`` where the light check suggests a new sample (:func:`confusable_pairs`' ``place``), each
+    ringed orange and marked with that label and a question mark.
     """
     with open(calibration_json, encoding="utf-8") as f:
         doc = json.load(f)
@@ -130,6 +133,13 @@ def preview(photo_path: str, calibration_json: str, classes: list[str], doubted:
                     (0, 0, 0), max(3, int(5 * scale)), cv2.LINE_AA)
         cv2.putText(img, s["label"], (c[0] + int(14 * scale), c[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
                     (255, 255, 255), max(1, int(2 * scale)), cv2.LINE_AA)
+    for label, at_mm in places:
+        px = cv2.perspectiveTransform(np.array([[at_mm]], np.float64), H)[0, 0]
+        c = (int(px[0]), int(px[1]))
+        cv2.circle(img, c, int(22 * scale), (0, 140, 255), max(3, int(4 * scale)))
+        for colour, width in (((0, 0, 0), max(3, int(5 * scale))), ((0, 140, 255), max(1, int(2 * scale)))):
+            cv2.putText(img, f"{label}?", (c[0] + int(24 * scale), c[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
+                        colour, width, cv2.LINE_AA)
     return img
 
 
@@ -175,7 +185,8 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
             with open(request, encoding="utf-8") as f:
                 pairs = confusable_pairs(cal, json.load(f)["samples"])
             classes = learned_classes(cal, request)
-            picture = preview(photo_path, request, classes, tuple(p["sample"] for p in pairs if "sample" in p))
+            picture = preview(photo_path, request, classes, tuple(p["sample"] for p in pairs if "sample" in p),
+                              tuple(p["place"] for p in pairs if "place" in p))
             preview_id = station.store.add_photo(encode(picture, ".jpg"), ext=".jpg", kind="calibration")
         except BaseException as exc:
             if folder is not None:  # a failed calibration leaves nothing (it held a copy of the photo)
@@ -208,7 +219,9 @@ def confusable_pairs(cal, samples: list[dict] | None = None) -> list[dict]:
     ``[{"classes": [a, b], "advice": str}]`` (empty for a good table or a calibration without
     the measure). With the request's ``samples`` (``[{"label", "board_mm"}]``, in the wizard's
     order), a pair about one doubted sample (``sample_mm``) names it by the wizard's number and
-    label instead of board millimetres and carries ``"sample"``: that number."""
+    label instead of board millimetres and carries ``"sample"``: that number. A pair whose advice
+    suggests labelling a free cell (``bare_cell_mm``, a Seashells column) points at the preview's
+    orange ring instead of millimetres and carries ``"place": ("empty", [x, y] mm)``."""
     extra = getattr(cal, "extra", None)
     found = (extra.get("separability") or {}).get("confusable", []) if isinstance(extra, dict) else []
     out = []
@@ -218,6 +231,11 @@ def confusable_pairs(cal, samples: list[dict] | None = None) -> list[dict]:
         if n is not None and " mm " in pair["advice"]:
             rest = pair["advice"].split(" mm ", 1)[1]
             pair.update(sample=n, advice=f"calibration sample {n} ({samples[n - 1]['label']}) {rest}")
+        at = p.get("bare_cell_mm")
+        said = f"(the one at {at[0]:g},{at[1]:g} mm, for instance)" if isinstance(at, list) and len(at) == 2 else None
+        if said and said in pair["advice"]:
+            pair.update(place=("empty", at),
+                        advice=pair["advice"].replace(said, "(the one ringed in orange on the picture, for instance)"))
         out.append(pair)
     return out
 
