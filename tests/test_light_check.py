@@ -228,8 +228,8 @@ def test_the_wizard_rings_the_cell_a_column_warning_suggests():
         extra = {"separability": {"confusable": [{"classes": ["shell", "empty"], "column": "pink", "doubt": 0.3,
                                                    "bare_cell_mm": [162, 34], "advice": advice}]}}
     [pair] = confusable_pairs(Cal())
-    assert pair["place"] == ("empty", [162, 34])
-    assert "ringed in orange on the picture" in pair["advice"] and " mm" not in pair["advice"]
+    assert pair["place"] == ("pink: empty", [162, 34])
+    assert "(the one marked 'pink: empty?' on the picture, for instance)" in pair["advice"] and " mm" not in pair["advice"]
 
 
 def test_the_preview_rings_a_suggested_place_in_orange(tmp_path):

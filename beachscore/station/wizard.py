@@ -221,7 +221,7 @@ def confusable_pairs(cal, samples: list[dict] | None = None) -> list[dict]:
     order), a pair about one doubted sample (``sample_mm``) names it by the wizard's number and
     label instead of board millimetres and carries ``"sample"``: that number. A pair whose advice
     suggests labelling a free cell (``bare_cell_mm``, a Seashells column) points at the preview's
-    orange ring instead of millimetres and carries ``"place": ("empty", [x, y] mm)``."""
+    orange ring instead of millimetres and carries ``"place": ("<column>: empty", [x, y] mm)``."""
     extra = getattr(cal, "extra", None)
     found = (extra.get("separability") or {}).get("confusable", []) if isinstance(extra, dict) else []
     out = []
@@ -234,8 +234,9 @@ def confusable_pairs(cal, samples: list[dict] | None = None) -> list[dict]:
         at = p.get("bare_cell_mm")
         said = f"(the one at {at[0]:g},{at[1]:g} mm, for instance)" if isinstance(at, list) and len(at) == 2 else None
         if said and said in pair["advice"]:
-            pair.update(place=("empty", at),
-                        advice=pair["advice"].replace(said, "(the one ringed in orange on the picture, for instance)"))
+            mark = f"{p['column']}: empty" if p.get("column") else "empty"
+            pair.update(place=(mark, at),
+                        advice=pair["advice"].replace(said, f"(the one marked '{mark}?' on the picture, for instance)"))
         out.append(pair)
     return out
 
