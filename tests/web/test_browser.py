@@ -38,6 +38,7 @@ if not installed():
 
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -737,3 +738,40 @@ def test_the_live_page_says_what_the_board_watcher_sees_and_turns_it_off(browser
     wait(browser, lambda d: state.get_attribute("data-state") == "off" and "turned off" in state.text)
     box.click()
     wait(browser, lambda d: station.store.get_setting("auto_scan") == "on")
+
+
+def test_the_wizard_zooms_in_so_a_corner_is_placed_within_a_pixel(browser, server):
+    browser.set_window_size(390, 844)
+    try:
+        unlock(browser, server["url"])
+        browser.get(server["url"] + "/calibrate")
+        browser.find_element(By.ID, "upload").send_keys(os.path.join(EXAMPLE, "calib.jpg"))
+        shot = browser.find_element(By.ID, "shot")
+        wait(browser, lambda d: d.find_element(By.ID, "wizard").get_attribute("data-photo-id"))
+        wait(browser, lambda d: d.execute_script("return arguments[0].naturalWidth", shot) > 0)
+        nat_w = browser.execute_script("return arguments[0].naturalWidth", shot)
+        shown = shot.size["width"]
+        zoom = browser.find_element(By.ID, "zoom")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", zoom)
+        zoom.click()
+        assert zoom.get_attribute("aria-pressed") == "true" and zoom.text == "Zoom out"
+        wait(browser, lambda d: shot.size["width"] > 2.5 * shown)
+        x, y = 0.4 * nat_w, 0.45 * browser.execute_script("return arguments[0].naturalHeight", shot)
+        scroller = browser.find_element(By.ID, "shot-scroll")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'});"
+                               "arguments[0].scrollLeft = arguments[1] * arguments[2].getBoundingClientRect().width"
+                               " - arguments[0].clientWidth / 2", scroller, x / nat_w, shot)
+        left, top, width = browser.execute_script("const r = arguments[0].getBoundingClientRect();"
+                                                  "return [r.left, r.top, r.width]", shot)
+        at = ActionBuilder(browser)  # viewport coordinates: the zoomed shot is larger than the screen
+        at.pointer_action.move_to_location(round(left + x * width / nat_w), round(top + y * width / nat_w))
+        at.pointer_action.click()
+        at.perform()
+        wait(browser, lambda d: d.find_element(By.ID, "wizard").get_attribute("data-corners") == "1")
+        cx, cy = (float(browser.execute_script(f"return document.querySelector('#marks circle').getAttribute('{a}')"))
+                  for a in ("cx", "cy"))
+        assert abs(cx - x) <= nat_w / width + 0.5 and abs(cy - y) <= nat_w / width + 0.5   # within a CSS px of the zoomed shot
+        zoom.click()
+        wait(browser, lambda d: abs(shot.size["width"] - shown) <= 1)
+    finally:
+        browser.set_window_size(1280, 900)

@@ -55,6 +55,16 @@
     else { samples.push({ label: labelSel.value, px: p }); clicks.push("sample"); }
     draw();
   });
+  // zoom: the shot three times larger in a scrolling frame, so that a corner or a small piece can be hit on a phone
+  const scroller = document.getElementById("shot-scroll"), zoomBtn = document.getElementById("zoom");
+  zoomBtn.onclick = () => {
+    const on = !scroller.classList.contains("zoomed"), shown = img.getBoundingClientRect().width;
+    scroller.classList.toggle("zoomed", on);
+    img.style.width = on ? `${Math.round(Math.min(3 * shown, 2 * img.naturalWidth))}px` : "";
+    zoomBtn.textContent = on ? "Zoom out" : "Zoom in";
+    zoomBtn.setAttribute("aria-pressed", String(on));
+    if (on) { scroller.scrollLeft = (scroller.scrollWidth - scroller.clientWidth) / 2; scroller.scrollTop = (scroller.scrollHeight - scroller.clientHeight) / 2; }
+  };
   document.getElementById("undo").onclick = () => { const k = clicks.pop(); doubted = []; if (k === "corner") corners.pop(); if (k === "sample") samples.pop(); draw(); };
   document.getElementById("reset").onclick = () => { corners = []; samples = []; clicks = []; doubted = []; draw(); };
 
