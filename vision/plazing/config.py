@@ -270,6 +270,17 @@ class TokenConfig:
 
 
 @dataclass(frozen=True)
+class FlatnessConfig:
+    """Stage 5: a neutral marker told from a resource by its centre's spread (:mod:`vision.plazing.flatness`)."""
+
+    #: Side of the centre square whose spread is measured, share of a cell.
+    centre_share: float = 0.3
+    #: Spread of a scene's centre around its class's beyond the calibration's variants, ln(1 + BGR
+    #: levels) (fitted: ``fitted.json``; 0 or absent: the spread is not weighed).
+    floor: float = float(FITTED.get("flatness", {}).get("floor", 0.0))
+
+
+@dataclass(frozen=True)
 class AugmentConfig:
     """Calibration: the ways a scene can show a labelled token (:mod:`vision.plazing.augment`)."""
 
@@ -471,6 +482,7 @@ FACING = FacingConfig()
 TERRAIN = TerrainConfig()
 PRINTS = PrintConfig()
 TOKENS = TokenConfig()
+FLATNESS = FlatnessConfig()
 AUGMENT = AugmentConfig()
 #: The held-out ways a token is shown to the finished model to measure how often, and how sure, it
 #: is wrong (between the prototypes' angles, sizes, shifts and shadows).

@@ -14,7 +14,8 @@ import numpy as np
 
 from vision.errors import UnreadableBoardError
 from vision.plazing.checks import big_blobs, grown_blob, largest_blob, light_named, unlike_message
-from vision.plazing.config import PRINTS, QUALITY, RECTIFY, REVISIT, TOKENS
+from vision.plazing.config import FLATNESS, PRINTS, QUALITY, RECTIFY, REVISIT, TOKENS
+from vision.plazing.flatness import weigh_flatness
 from vision.plazing.ledger import Decision, Ledger
 from vision.plazing.names import cell_name, cells_text
 from vision.plazing.prints import MARKS, flat_share
@@ -61,6 +62,8 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
     # terrain read from the photo, and a printed mark the calibration never showed free: a flat
     # print where a solid token (shaded, with a shadow: never one flat ink) was expected is that mark
     unseen = [] if terrain_given else [m for m in MARKS if m not in model.terrain.classes]
+    weigh_flatness(post.post, post.names_all, free, view.board, local.boxes_px(RECTIFY.px_per_mm, 1.0),
+                   model.flatness, FLATNESS.centre_share)
     mark_like, clipped = _decide_cells(free, post, prep, view, local, unseen, ledger, tokens)
     if clipped:
         warnings.append(f"{cells_text(clipped)}: too bright to read (the camera's colours are clipped there: a "
