@@ -130,7 +130,6 @@ def read_folder(folder: str) -> dict:
                 ppm = float(res.reading.details["ledger"].px_per_mm)
                 for i, cell in enumerate(free):
                     t = EMPTY if cell in covered else true_tok.get(cell, EMPTY)
-                    k = int(np.argmax(post.post[i, :-1]))
                     r = read.get(cell, EMPTY)
                     if not (watched(t) or watched(r)):
                         continue

@@ -276,8 +276,10 @@ class FlatnessConfig:
     #: Side of the centre square whose spread is measured, share of a cell.
     centre_share: float = 0.3
     #: Spread of a scene's centre around its class's beyond the calibration's variants, ln(1 + BGR
-    #: levels) (fitted: ``fitted.json``; 0 or absent: the spread is not weighed).
-    floor: float = float(FITTED.get("flatness", {}).get("floor", 0.0))
+    #: levels), per class weighed against a resource (``neutral``, ``empty``: bare sand) (fitted:
+    #: ``fitted.json``; 0 or absent: that pair is not weighed).
+    floors: dict = field(default_factory=lambda: {k: float(v) for k, v in FITTED.get("flatness", {}).get(
+        "floors", {}).items()})
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from vision.plazing.rectify import DECODE_REDUCE, Rectified
 from vision.plazing.screens import learn_template, screen_cells
 from vision.plazing.seams import edge_jogs, joined_sd, seam_contrasts
 from vision.plazing.terrain import TerrainModel, setup_terrain
-from vision.plazing.tokens import background_cells, learn_tokens, token_mask
+from vision.plazing.tokens import EMPTY, background_cells, learn_tokens, token_mask
 from vision.plazing.view import View
 from vision.types import CalibrationShot
 
@@ -134,8 +134,11 @@ def learn(shot: CalibrationShot) -> dict:
     feats = view.features()
     empty_cells = [(r, c) for r in range(grid.rows) for c in range(grid.cols)
                    if view.owner[r, c] < 0 and terrain[r, c] != "#" and (r, c) not in sample_cells]
-    spreads = [(label, x) for (label, _), x in zip(token_samples, centre_spread(
-        view.board, boxes, [rc for _, rc in token_samples], FLATNESS.centre_share))]
+    # how flat each labelled token's centre is, and each bare cell's (a "sand" sample is one)
+    looked = [(EMPTY if label == "sand" else label, rc) for label, rc in token_samples] + \
+        [(EMPTY, rc) for rc in empty_cells]
+    spreads = [(label, x) for (label, _), x in zip(looked, centre_spread(
+        view.board, boxes, [rc for _, rc in looked], FLATNESS.centre_share))]
     composites = _pasted_tokens(view, table, local, feats, token_samples, empty_cells, median, terrain,
                                 spreads=spreads)
     tests = _held_out_tokens(view, table, local, feats, token_samples, empty_cells, median, terrain)
@@ -158,7 +161,8 @@ def learn(shot: CalibrationShot) -> dict:
             "player_gray": np.round(ref_light, 2).tolist(),
             "sharpness": frame_sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
             "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model,
-            "sand": sand, "flatness": learn_flatness(spreads), "seam_sd": round(seam_sd, 3), "jog_sd": round(jog_sd, 3), "mark_inks": inks}
+            "sand": sand, "flatness": learn_flatness(spreads), "seam_sd": round(seam_sd, 3),
+            "jog_sd": round(jog_sd, 3), "mark_inks": inks}
 
 
 def _players(parsed) -> list:
