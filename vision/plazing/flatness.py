@@ -43,12 +43,19 @@ def centre_spread(board: np.ndarray, boxes: np.ndarray, cells, share: float) -> 
         float64 (len(cells),), ln of (1 + BGR levels).
     """
     out = np.zeros(len(cells), np.float64)
-    for i, (r, c) in enumerate(cells):
-        u0, v0, u1, v1 = (int(x) for x in boxes[r, c])
-        half = max(1, int(round(0.5 * share * (u1 - u0))))
-        cu, cv = (u0 + u1) // 2, (v0 + v1) // 2
-        patch = board[max(cv - half, 0):cv + half, max(cu - half, 0):cu + half].reshape(-1, 3).astype(np.float64)
-        out[i] = np.log1p(patch.std(axis=0).mean()) if len(patch) else 0.0
+    if not len(cells):
+        return out
+    rc = np.asarray(cells, int).reshape(-1, 2)
+    b = boxes[rc[:, 0], rc[:, 1]].astype(int)
+    half = np.maximum(1, np.round(0.5 * share * (b[:, 2] - b[:, 0])).astype(int))
+    cu, cv = (b[:, 0] + b[:, 2]) // 2, (b[:, 1] + b[:, 3]) // 2
+    for h in np.unique(half).tolist():  # cells of one size as one stack of patches
+        rows = np.nonzero(half == h)[0]
+        d = np.arange(-h, h)
+        ys = np.clip(cv[rows, None, None] + d[None, :, None], 0, board.shape[0] - 1)
+        xs = np.clip(cu[rows, None, None] + d[None, None, :], 0, board.shape[1] - 1)
+        patches = board[ys, xs].astype(np.float64).reshape(len(rows), -1, 3)
+        out[rows] = np.log1p(patches.std(axis=1).mean(axis=1))
     return out
 
 
@@ -69,12 +76,14 @@ def learn_flatness(spreads) -> dict:
     return {k: [float(np.mean(v)), float(np.std(v)), len(v)] for k, v in sorted(by.items())}
 
 
-def log_likelihood(x: float, stats: list, floor: float) -> float:
+def log_likelihood(x, stats, floor: float):
     """ln p(x | a class) up to a constant: a Gaussian of the class's learned mean and sd
-    (``[mean, sd, count]``, :func:`learn_flatness`) widened by ``floor`` (a scene's centre varies
-    more than the calibration's variants of one sample show)."""
-    v = stats[1] ** 2 + floor ** 2
-    return float(-0.5 * (x - stats[0]) ** 2 / v - 0.5 * np.log(v))
+    (``[mean, sd, count]``, :func:`learn_flatness`; or float (n, 3) of them, one per x) widened by
+    ``floor`` (a scene's centre varies more than the calibration's variants of one sample show).
+    ``x``: a spread or float (n,) of them."""
+    st = np.asarray(stats, np.float64)
+    v = st[..., 1] ** 2 + floor ** 2
+    return -0.5 * (np.asarray(x) - st[..., 0]) ** 2 / v - 0.5 * np.log(v)
 
 
 def torn_cells(post: np.ndarray, names: list, model: dict) -> list:
@@ -86,15 +95,19 @@ def torn_cells(post: np.ndarray, names: list, model: dict) -> list:
         return []
     top = np.argmax(post[:, :-1], axis=1)
     kr = np.array(res)[np.argmax(post[:, res], axis=1)]
-    return [(i, int(kr[i])) for i in range(len(post)) if weighed(names[top[i]])]
+    sel = np.nonzero(np.array([weighed(n) for n in names[:-1]])[top])[0]
+    return list(zip(sel.tolist(), kr[sel].tolist()))
 
 
-def weigh_pair(p: float, q: float, x: float, a: list, b: list, floor: float) -> tuple[float, float]:
+def weigh_pair(p, q, x, a, b, floor: float):
     """Two classes' posteriors ``p``, ``q`` weighed by the likelihoods of the spread ``x`` under each
-    (``a``, ``b``: their ``[mean, sd, count]``, :func:`log_likelihood`), keeping their sum."""
-    z = log_likelihood(x, a, floor) - log_likelihood(x, b, floor) + np.log(max(p, 1e-300)) - np.log(max(q, 1e-300))
+    (``a``, ``b``: their ``[mean, sd, count]``, :func:`log_likelihood`), keeping their sum. Scalars,
+    or float (n,) arrays (``a``, ``b`` then (n, 3) or one class's)."""
+    p, q = np.asarray(p, np.float64), np.asarray(q, np.float64)
+    z = log_likelihood(x, a, floor) - log_likelihood(x, b, floor) + np.log(np.maximum(p, 1e-300)) \
+        - np.log(np.maximum(q, 1e-300))
     pa = (p + q) / (1.0 + np.exp(-np.clip(z, -700.0, 700.0)))
-    return float(pa), float(p + q - pa)
+    return pa, p + q - pa
 
 
 def weigh_flatness(post: np.ndarray, names: list, free, board: np.ndarray, boxes: np.ndarray, model: dict | None,
@@ -117,8 +130,9 @@ def weigh_flatness(post: np.ndarray, names: list, free, board: np.ndarray, boxes
     torn = torn_cells(post, names, model) if pairs else []
     if not torn:
         return []
-    xs = centre_spread(board, boxes, [free[i] for i, _ in torn], share)
-    for (i, kr), x in zip(torn, xs.tolist()):
-        for k, floor in pairs:
-            post[i, k], post[i, kr] = weigh_pair(post[i, k], post[i, kr], x, model[names[k]], model[names[kr]], floor)
-    return [(free[i], x) for (i, _), x in zip(torn, xs.tolist())]
+    idx, kr = (np.array(v, int) for v in zip(*torn))
+    xs = centre_spread(board, boxes, [free[i] for i in idx.tolist()], share)
+    resource = np.array([model[names[k]] for k in kr.tolist()], np.float64)
+    for k, floor in pairs:
+        post[idx, k], post[idx, kr] = weigh_pair(post[idx, k], post[idx, kr], xs, model[names[k]], resource, floor)
+    return [(free[i], x) for i, x in zip(idx.tolist(), xs.tolist())]
