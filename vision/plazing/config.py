@@ -271,7 +271,8 @@ class TokenConfig:
 
 @dataclass(frozen=True)
 class FlatnessConfig:
-    """Stage 5: a neutral marker told from a resource by its centre's spread (:mod:`vision.plazing.flatness`)."""
+    """Stage 5: bare sand, a neutral marker and a resource told apart by the spread of the cell's centre
+    (:mod:`vision.plazing.flatness`)."""
 
     #: Side of the centre square whose spread is measured, share of a cell.
     centre_share: float = 0.3

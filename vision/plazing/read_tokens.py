@@ -2,10 +2,11 @@
 
 Input: the prepared photo, the free cells' token features, the learned model. Output: the token
 class of every free cell (bare sand is :data:`~vision.plazing.tokens.EMPTY`), with each decision
-and its runner-up entered in the reading's :class:`~vision.plazing.ledger.Ledger`. A blob of cells
-that nothing learned explains is something over the board (``occluded``); tokens on overexposed
-sand are doubted; a flat print where a solid token was expected is a printed mark the calibration
-never showed free.
+and its runner-up entered in the reading's :class:`~vision.plazing.ledger.Ledger`. Bare sand,
+neutral markers and resources are weighed by how flat the cell's centre is
+(:mod:`vision.plazing.flatness`). A blob of cells that nothing learned explains is something over
+the board (``occluded``); tokens on overexposed sand are doubted; a flat print where a solid token
+was expected is a printed mark the calibration never showed free.
 """
 
 from __future__ import annotations
@@ -59,11 +60,11 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
         warnings.append(f"{cells_text(unknown)}: "
                         f"{'looks' if len(unknown) == 1 else 'look'} like nothing learned at calibration (a "
                         "smudge, a stray object?); check")
+    weigh_flatness(post.post, post.names_all, free, view.board, local.boxes_px(RECTIFY.px_per_mm, 1.0),
+                   model.flatness, FLATNESS.centre_share)
     # terrain read from the photo, and a printed mark the calibration never showed free: a flat
     # print where a solid token (shaded, with a shadow: never one flat ink) was expected is that mark
     unseen = [] if terrain_given else [m for m in MARKS if m not in model.terrain.classes]
-    weigh_flatness(post.post, post.names_all, free, view.board, local.boxes_px(RECTIFY.px_per_mm, 1.0),
-                   model.flatness, FLATNESS.centre_share)
     mark_like, clipped = _decide_cells(free, post, prep, view, local, unseen, ledger, tokens)
     if clipped:
         warnings.append(f"{cells_text(clipped)}: too bright to read (the camera's colours are clipped there: a "
