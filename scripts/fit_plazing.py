@@ -214,7 +214,8 @@ def write_fitted(path: str, tokens: dict, token_sets: dict, slopes: dict, slope_
                  scene_map: tuple | None = None) -> None:
     """Write ``fitted.json``: the token model's ``t_dof`` and ``scene_spread``, the per-kind
     confidence ``slopes`` (in the order of the current file's kinds, new kinds after), the scene
-    map ``(intercept, slope)`` when given, and what each was fitted on (:func:`fitted_on`)."""
+    map ``(intercept, slope)`` when given, and what each was fitted on (:func:`fitted_on`); the
+    constants other scripts fit (``flatness``: ``scripts/fit_plazing_flatness.py``) are kept."""
     order = list(CONFIDENCE.slopes)
     slopes = {k: slopes[k] for k in order if k in slopes} | {k: v for k, v in slopes.items() if k not in order}
     doc = {"script": "scripts/fit_plazing.py",
@@ -224,6 +225,8 @@ def write_fitted(path: str, tokens: dict, token_sets: dict, slopes: dict, slope_
     if scene_map is not None:
         doc["confidence"].update(intercept=float(scene_map[0]), slope=float(scene_map[1]))
     doc["confidence"]["fitted_on"] = slope_sets
+    if os.path.exists(path):
+        doc |= {k: v for k, v in json.loads(open(path, encoding="utf-8").read()).items() if k not in doc}
     with open(path, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1, ensure_ascii=False)
         f.write("\n")

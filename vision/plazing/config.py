@@ -270,6 +270,20 @@ class TokenConfig:
 
 
 @dataclass(frozen=True)
+class FlatnessConfig:
+    """Stage 5: bare sand, a neutral marker and a resource told apart by the spread of the cell's centre
+    (:mod:`vision.plazing.flatness`)."""
+
+    #: Side of the centre square whose spread is measured, share of a cell.
+    centre_share: float = 0.3
+    #: Spread of a scene's centre around its class's beyond the calibration's variants, ln(1 + BGR
+    #: levels), per class weighed against a resource (``neutral``, ``empty``: bare sand) (fitted:
+    #: ``fitted.json``; 0 or absent: that pair is not weighed).
+    floors: dict = field(default_factory=lambda: {k: float(v) for k, v in FITTED.get("flatness", {}).get(
+        "floors", {}).items()})
+
+
+@dataclass(frozen=True)
 class AugmentConfig:
     """Calibration: the ways a scene can show a labelled token (:mod:`vision.plazing.augment`)."""
 
@@ -471,6 +485,7 @@ FACING = FacingConfig()
 TERRAIN = TerrainConfig()
 PRINTS = PrintConfig()
 TOKENS = TokenConfig()
+FLATNESS = FlatnessConfig()
 AUGMENT = AugmentConfig()
 #: The held-out ways a token is shown to the finished model to measure how often, and how sure, it
 #: is wrong (between the prototypes' angles, sizes, shifts and shadows).

@@ -24,7 +24,8 @@ from vision.files import load_object
 from vision.image.decode import read_image
 from vision.plazing.augment import augmented_boards
 from vision.plazing.cells import Grid, colour_table, learn_colour, mislabelled, sample_colour
-from vision.plazing.config import AUGMENT, HELD_OUT, PALETTE, PATTERN, RECTIFY, SEAM, TOKENS, AugmentConfig
+from vision.plazing.config import AUGMENT, FLATNESS, HELD_OUT, PALETTE, PATTERN, RECTIFY, SEAM, TOKENS, AugmentConfig
+from vision.plazing.flatness import centre_spread, learn_flatness
 from vision.plazing.lighting import cell_sands, frame_sharpness, median_bgr
 from vision.plazing.model import FRAME_PICTURE, MODEL_VERSION, PALETTE_PICTURE
 from vision.plazing.patterns import PatternModel
@@ -34,7 +35,7 @@ from vision.plazing.rectify import DECODE_REDUCE, Rectified
 from vision.plazing.screens import learn_template, screen_cells
 from vision.plazing.seams import edge_jogs, joined_sd, seam_contrasts
 from vision.plazing.terrain import TerrainModel, setup_terrain
-from vision.plazing.tokens import background_cells, learn_tokens, token_mask
+from vision.plazing.tokens import EMPTY, background_cells, learn_tokens, token_mask
 from vision.plazing.view import View
 from vision.types import CalibrationShot
 
@@ -133,7 +134,13 @@ def learn(shot: CalibrationShot) -> dict:
     feats = view.features()
     empty_cells = [(r, c) for r in range(grid.rows) for c in range(grid.cols)
                    if view.owner[r, c] < 0 and terrain[r, c] != "#" and (r, c) not in sample_cells]
-    composites = _pasted_tokens(view, table, local, feats, token_samples, empty_cells, median, terrain)
+    # how flat each labelled token's centre is, and each bare cell's (a "sand" sample is one)
+    looked = [(EMPTY if label == "sand" else label, rc) for label, rc in token_samples] + \
+        [(EMPTY, rc) for rc in empty_cells]
+    spreads = [(label, x) for (label, _), x in zip(looked, centre_spread(
+        view.board, boxes, [rc for _, rc in looked], FLATNESS.centre_share))]
+    composites = _pasted_tokens(view, table, local, feats, token_samples, empty_cells, median, terrain,
+                                spreads=spreads)
     tests = _held_out_tokens(view, table, local, feats, token_samples, empty_cells, median, terrain)
     tokens = learn_tokens(feats, token_samples, empty_cells, composites, tests)
 
@@ -154,7 +161,8 @@ def learn(shot: CalibrationShot) -> dict:
             "player_gray": np.round(ref_light, 2).tolist(),
             "sharpness": frame_sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
             "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model,
-            "sand": sand, "seam_sd": round(seam_sd, 3), "jog_sd": round(jog_sd, 3), "mark_inks": inks}
+            "sand": sand, "flatness": learn_flatness(spreads), "seam_sd": round(seam_sd, 3),
+            "jog_sd": round(jog_sd, 3), "mark_inks": inks}
 
 
 def _players(parsed) -> list:
@@ -261,12 +269,14 @@ def _held_out_tokens(view: View, table: np.ndarray, grid: Grid, feats: np.ndarra
 
 
 def _pasted_tokens(view: View, table: np.ndarray, grid: Grid, feats: np.ndarray, token_samples, empty_cells,
-                   median, terrain, cfg: AugmentConfig = AUGMENT, tint=(1.0, 1.0, 1.0)):
+                   median, terrain, cfg: AugmentConfig = AUGMENT, tint=(1.0, 1.0, 1.0), spreads: list | None = None):
     """Every labelled token cut out and pasted onto the calibration's typical bare cells
     (:func:`~vision.plazing.tokens.background_cells`), turned, scaled, shifted and shadowed as a scene
     can show it (:mod:`vision.plazing.augment`, the ways ``cfg`` lists), so a shell learned on plain
     sand is also known on a printed resource spot, off the centre, turned, in a lamp's shadow.
-    ``tint``: B, G, R gains on the cut-out tokens. Returns [(label, features (F,), index of the sample)]."""
+    ``tint``: B, G, R gains on the cut-out tokens; ``spreads``: a list that receives (label, its
+    centre's spread) of every pasted token (:func:`~vision.plazing.flatness.centre_spread`).
+    Returns [(label, features (F,), index of the sample)]."""
     ppm = RECTIFY.px_per_mm
     bgs = background_cells(feats, empty_cells)
     boxes = grid.boxes_px(ppm, 1.0)
@@ -290,6 +300,9 @@ def _pasted_tokens(view: View, table: np.ndarray, grid: Grid, feats: np.ndarray,
     for board, filled in augmented_boards(view.board, boxes, cut, bgs, ppm, cfg):
         f = View(view.rect, view.gains, table, view.n_players, terrain, board=board).features()
         out += [(label, f[rc], i) for (label, i), rc in filled]
+        if spreads is not None:
+            spreads += zip([label for (label, _), _ in filled],
+                           centre_spread(board, boxes, [rc for _, rc in filled], FLATNESS.centre_share))
     return out
 
 

@@ -32,6 +32,9 @@ class ReaderModel:
         self.colours = [ColourModel.from_json(c) for c in d["colours"]]
         self.median = np.array(d["median_bgr"], np.float32)
         self.tokens = TokenModel.from_json(d["tokens"])
+        #: the centre spread of bare sand and each neutral-marker and resource class
+        #: (:func:`~vision.plazing.flatness.learn_flatness`; None: a calibration made without it)
+        self.flatness = d.get("flatness")
         self.patterns = PatternModel.from_json(d["patterns"])
         self.template = np.array(d["screen_template"], np.float64)
         self.player_gray = list(d["player_gray"])

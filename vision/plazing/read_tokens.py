@@ -2,10 +2,11 @@
 
 Input: the prepared photo, the free cells' token features, the learned model. Output: the token
 class of every free cell (bare sand is :data:`~vision.plazing.tokens.EMPTY`), with each decision
-and its runner-up entered in the reading's :class:`~vision.plazing.ledger.Ledger`. A blob of cells
-that nothing learned explains is something over the board (``occluded``); tokens on overexposed
-sand are doubted; a flat print where a solid token was expected is a printed mark the calibration
-never showed free.
+and its runner-up entered in the reading's :class:`~vision.plazing.ledger.Ledger`. Bare sand,
+neutral markers and resources are weighed by how flat the cell's centre is
+(:mod:`vision.plazing.flatness`). A blob of cells that nothing learned explains is something over
+the board (``occluded``); tokens on overexposed sand are doubted; a flat print where a solid token
+was expected is a printed mark the calibration never showed free.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import numpy as np
 
 from vision.errors import UnreadableBoardError
 from vision.plazing.checks import big_blobs, grown_blob, largest_blob, light_named, unlike_message
-from vision.plazing.config import PRINTS, QUALITY, RECTIFY, REVISIT, TOKENS
+from vision.plazing.config import FLATNESS, PRINTS, QUALITY, RECTIFY, REVISIT, TOKENS
+from vision.plazing.flatness import weigh_flatness
 from vision.plazing.ledger import Decision, Ledger
 from vision.plazing.names import cell_name, cells_text
 from vision.plazing.prints import MARKS, flat_share
@@ -58,6 +60,8 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
         warnings.append(f"{cells_text(unknown)}: "
                         f"{'looks' if len(unknown) == 1 else 'look'} like nothing learned at calibration (a "
                         "smudge, a stray object?); check")
+    weigh_flatness(post.post, post.names_all, free, view.board, local.boxes_px(RECTIFY.px_per_mm, 1.0),
+                   model.flatness, FLATNESS.centre_share)
     # terrain read from the photo, and a printed mark the calibration never showed free: a flat
     # print where a solid token (shaded, with a shadow: never one flat ink) was expected is that mark
     unseen = [] if terrain_given else [m for m in MARKS if m not in model.terrain.classes]
