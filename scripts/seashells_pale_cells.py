@@ -44,7 +44,7 @@ from vision.seashells.columns import pale_columns  # noqa: E402
 FIELDS = (*fsc.FIELDS, "outline")
 FLOORS = (0.01, 0.02, 0.04, 0.06, 0.09, 0.12, 0.16, 0.25)
 CAPTURED: list = []
-_towel = reader._towel
+_towel = reader.towel_contrast
 
 
 def _capture(lab, boxes):
@@ -83,7 +83,7 @@ def collect_setup(setup: str, w: csv.DictWriter) -> None:
 
 def collect(folders: list[str], out: str) -> None:
     """Write every cell of ``folders``' set-ups to ``out`` (CSV), the towel judged without outlines."""
-    reader._towel = _capture
+    reader.towel_contrast = _capture
     reader.with_outline = lambda p_shell, log_ratio: p_shell
     with open(out, "w", newline="") as f:
         w = csv.DictWriter(f, FIELDS)

@@ -50,13 +50,13 @@ from vision.mats.config import SEASHELLS as CFG
 from vision.seashells.columns import (column_posterior, column_shell_features, covered_cells, glared_cells,
                                       glared_shot_cells, level_columns, refuse_blown_samples)
 from vision.seashells.confidence import place_confidence
+from vision.seashells.phase import phase_pooled_towel, towel_contrast
 from vision.seashells.outline import learn_outline, outline_contrast, outline_evidence, with_outline
 from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
 from vision.board.geometry import project, rectify
 from vision.image.gradients import sobel_magnitude
-from vision.mats.ring_contrast import (GaussianClasses, board_lab, denoised_contrast_features, ring_medians,
-                                  normalised_lab)
+from vision.mats.ring_contrast import (GaussianClasses, board_lab, normalised_lab, ring_medians)
 from vision.types import CalibrationShot, Photo, Reading
 from scoring.seashells import BOX
 from vision.confidence import confidence_percent
@@ -64,9 +64,9 @@ from vision.confidence import confidence_percent
 TOWEL_LABELS = ("shell", "empty")
 BASKET_LABELS = ("fossil/head", "fossil/tail", "sand_dollar", "bottle")
 LABELS = TOWEL_LABELS + BASKET_LABELS
-#: state field of each basket label
 #: Photos are decoded at 1/2 size (the pipeline scales the homography and registration reference).
 DECODE_REDUCE = CFG.decode_reduce
+#: state field of each basket label
 COUNT_FIELDS = {"fossil/head": "fossil_heads", "fossil/tail": "fossil_tails", "sand_dollar": "sand_dollars",
                 "bottle": "bottles"}
 #: The learned model's format (2: noise-corrected towel features, calibration noise, shell colours).
@@ -116,11 +116,6 @@ def _inside_polygon(poly_mm, x: float, y: float) -> bool:
 
 def _cell_name(k: int, rows: list[str], cols: list[str]) -> str:
     return f"{rows[k // len(cols)]}/{cols[k % len(cols)]}"
-
-
-def _towel(lab: np.ndarray, boxes: np.ndarray):
-    """Noise-corrected contrast of every towel cell (:func:`vision.mats.ring_contrast.denoised_contrast_features`)."""
-    return denoised_contrast_features(lab, boxes, CFG.px_per_mm, CFG.core_inset_mm, CFG.ring_mm, CFG.smooth_px)
 
 
 def _shell_colours(contrast, cells) -> np.ndarray:
@@ -297,14 +292,14 @@ def learn(shot: CalibrationShot) -> dict:
                 raise BadInputError("sample-off-place", f"calibration sample {label!r} at {x:g},{y:g} mm is not "
                                     "in the basket")
             basket_samples.append((label, (x, y)))
-    contrast = _towel(lab, boxes)
+    contrast = towel_contrast(lab, boxes)
     feats, blown = contrast.features[towel_idx], blown_out_share(board, boxes, CFG.px_per_mm, CFG.core_inset_mm)
     refuse_blown_samples(blown[towel_idx], towel_labels, towel_where)
     doubted = _check_samples(feats, towel_labels, towel_where, "towel")
     # each cell's towel colour, robust to shells spilling into a ring: its colour column's median
     ring_lab = contrast.ring_lab.reshape(len(rows), len(cols), 3)
     ring_lab = np.broadcast_to(np.median(ring_lab, axis=0), ring_lab.shape).reshape(-1, 3)
-    towel = GaussianClasses.fit(feats, towel_labels, CFG.towel_var_floor).broadened("shell", toward="empty")
+    towel = phase_pooled_towel(image, H, profile["board_mm"], boxes, towel_idx, towel_labels, feats)
     shell_cells = [k for k, lab_ in zip(towel_idx, towel_labels) if lab_ == "shell"]
     colours = _shell_colours(contrast, shell_cells)
     shell_colours = [[int(k % len(cols)), *c.round(2).tolist()] for k, c in zip(shell_cells, colours)
@@ -460,7 +455,7 @@ def read(photo: Photo) -> Reading:
     boxes, rows, cols = towel_geometry(profile)
     lab, sigma, blown = _board_lab(photo, boxes)
     towel = GaussianClasses.from_json(model["towel"])
-    contrast = _towel(lab, boxes)
+    contrast = towel_contrast(lab, boxes)
     feats = towel.clip_below(contrast.features, "empty")
     # noise or compression artefacts beyond the calibration's make an empty cell's corrected
     # contrast less certain: widen the empty class by the excess background noise (log ΔE units)
