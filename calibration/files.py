@@ -154,7 +154,7 @@ def _check_spots(samples: list, where: str) -> None:
                 break
             if labels[i] != labels[j] and np.hypot(*(xy[j] - xy[i])) < SAME_SPOT_MM:
                 raise CalibrationError("bad-sample", f"{where}: samples of different labels on the same spot: "
-                                       f"{labels[i]!r} and {labels[j]!r} at {xy[i, 0]:g},{xy[i, 1]:g} mm; put each "
+                                       f"{str(labels[i])!r} and {str(labels[j])!r} at {xy[i, 0]:g},{xy[i, 1]:g} mm; put each "
                                        "sample on the piece or place it names")
 
 

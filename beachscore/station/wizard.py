@@ -29,9 +29,17 @@ log = logging.getLogger("beachscore.station")
 
 def _xy(value, where: str) -> tuple[float, float]:
     if not (isinstance(value, (list, tuple)) and len(value) == 2
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v) for v in value)):
-        raise BadInputError("invalid-json", f"{where}: expected [x, y] numbers, got {value!r}")
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and _finite(v) for v in value)):
+        raise BadInputError("invalid-json", f"{where}: expected [x, y] numbers, got {str(value)[:80]}")
     return float(value[0]), float(value[1])
+
+
+def _finite(v: int | float) -> bool:
+    """Whether a JSON number is a finite float (an integer too large for one is not)."""
+    try:
+        return bool(np.isfinite(float(v)))
+    except OverflowError:
+        return False
 
 
 def mm_from_px(corners_px: list, board_mm: list) -> np.ndarray:

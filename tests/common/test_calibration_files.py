@@ -134,6 +134,7 @@ def test_samples_of_different_labels_on_one_spot_are_refused(tmp_path):
         load_calibration_request(_write(tmp_path, "cal.json", {"profile": "profile.json", "image": "x.jpg",
                                                                "corners_px": corners, "samples": same}))
     assert err.value.code == "bad-sample" and "samples of different labels on the same spot" in err.value.message
+    assert "'cell/black' and 'cell/white'" in err.value.message   # the labels as written, no numpy repr
     apart = [{"label": "cell/black", "board_mm": [50, 50]}, {"label": "cell/black", "board_mm": [50, 50]},
              {"label": "cell/white", "board_mm": [60, 50]}]
     req = load_calibration_request(_write(tmp_path, "cal2.json", {"profile": "profile.json", "image": "x.jpg",

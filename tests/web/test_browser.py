@@ -745,13 +745,16 @@ def test_the_wizard_zooms_in_so_a_corner_is_placed_within_a_pixel(browser, serve
     try:
         unlock(browser, server["url"])
         browser.get(server["url"] + "/calibrate")
+        zoom = browser.find_element(By.ID, "zoom")
+        browser.execute_script("arguments[0].click()", zoom)  # before any shot: nothing to zoom
+        assert zoom.get_attribute("aria-pressed") == "false"
         browser.find_element(By.ID, "upload").send_keys(os.path.join(EXAMPLE, "calib.jpg"))
         shot = browser.find_element(By.ID, "shot")
         wait(browser, lambda d: d.find_element(By.ID, "wizard").get_attribute("data-photo-id"))
         wait(browser, lambda d: d.execute_script("return arguments[0].naturalWidth", shot) > 0)
         nat_w = browser.execute_script("return arguments[0].naturalWidth", shot)
         shown = shot.size["width"]
-        zoom = browser.find_element(By.ID, "zoom")
+        assert shown > 100
         browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", zoom)
         zoom.click()
         assert zoom.get_attribute("aria-pressed") == "true" and zoom.text == "Zoom out"

@@ -98,7 +98,11 @@ def test_bad_clicks_are_400(unlocked, station):
     for body, code in [({"corners_px": [[0, 0]] * 4, "samples": [{"label": "sea", "px": [1, 1]}]}, "invalid-corners"),
                        ({"corners_px": [[0, 0], [50, 0], [50, 50], [0, 50]], "samples": []}, "no-samples"),
                        ({"corners_px": [[0, 0], [50, 0], [50, 50], [0, 50]],
-                         "samples": [{"label": "sea", "px": [70, 70]}]}, "sample-off-board")]:
+                         "samples": [{"label": "sea", "px": [70, 70]}]}, "sample-off-board"),
+                       ({"corners_px": [[0, 0], [50, 0], [50, 50], [0, 50]],
+                         "samples": [{"label": "sea", "px": [10 ** 400, 1]}]}, "invalid-json"),
+                       ({"corners_px": [[10 ** 400, 0], [50, 0], [50, 50], [0, 50]],
+                         "samples": [{"label": "sea", "px": [1, 1]}]}, "invalid-json")]:
         r = unlocked.post_json("/api/calibration", {"photo_id": shot, "profile": profile, **body})
         assert r.status_code == 400 and r.get_json()["error"]["code"] == code
 

@@ -43,6 +43,7 @@
 
   function showShot(id) {
     photoId = id; corners = []; samples = []; clicks = []; doubted = [];
+    if (scroller.classList.contains("zoomed")) zoomBtn.click();  // a new shot starts unzoomed
     img.onload = () => { img.hidden = false; draw(); root.dataset.photoId = id; };
     img.src = `/photos/${id}`;
     document.getElementById("result").hidden = true;
@@ -59,6 +60,7 @@
   const scroller = document.getElementById("shot-scroll"), zoomBtn = document.getElementById("zoom");
   zoomBtn.onclick = () => {
     const on = !scroller.classList.contains("zoomed"), shown = img.getBoundingClientRect().width;
+    if (on && !(img.naturalWidth && shown)) return;  // no shot shown yet: nothing to zoom
     scroller.classList.toggle("zoomed", on);
     img.style.width = on ? `${Math.round(Math.min(3 * shown, 2 * img.naturalWidth))}px` : "";
     zoomBtn.textContent = on ? "Zoom out" : "Zoom in";
