@@ -64,6 +64,22 @@ def _truth_tokens(st: dict) -> dict:
     return out
 
 
+def calibrated_setups(folder: str, setups=None, prefix: str = "plazing-cal-"):
+    """``(set-up folder, loaded calibration)`` of every set-up of ``folder`` (only those named in
+    ``setups`` when given) in order; a set-up whose calibration is refused is named on stderr and
+    skipped. The calibration runs when the generator reaches its set-up."""
+    for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
+        if setups and os.path.basename(setup) not in setups:
+            continue
+        try:
+            cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"),
+                                                tempfile.mkdtemp(prefix=prefix)).folder)
+        except (UnreadableBoardError, BadInputError) as e:
+            print(f"  {setup}: calibration refused ({e})", file=sys.stderr)
+            continue
+        yield setup, cal
+
+
 def truth_scenes(setup: str):
     """``(truth path, truth, setup file or None)`` of every scene of a set-up folder, in order."""
     for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):

@@ -23,12 +23,10 @@ decided right, and lists every cell decided wrong without or with the chosen flo
 from __future__ import annotations
 
 import argparse
-import glob
 import importlib
 import json
 import os
 import sys
-import tempfile
 
 import numpy as np
 
@@ -37,8 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
-from calibration import store  # noqa: E402
-from fit_plazing import _truth_tokens, fitted_on, truth_scenes  # noqa: E402
+from fit_plazing import _truth_tokens, calibrated_setups, fitted_on, truth_scenes  # noqa: E402
 from plazing_decisions import cache_name  # noqa: E402
 from vision.plazing.flatness import NEUTRAL, centre_spread, torn_cells, weigh_pair  # noqa: E402
 from vision.plazing.tokens import EMPTY  # noqa: E402
@@ -69,13 +66,7 @@ def read_folder(folder: str) -> list:
 
     read_tokens.weigh_flatness = spy
     try:
-        for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
-            try:
-                cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"),
-                                                    tempfile.mkdtemp(prefix="flat-cal-")).folder)
-            except (UnreadableBoardError, BadInputError) as e:
-                print(f"  {setup}: calibration refused ({e})", file=sys.stderr)
-                continue
+        for setup, cal in calibrated_setups(folder, prefix="flat-cal-"):
             for tpath, truth, setup_doc in truth_scenes(setup):
                 st = truth["state"]
                 scene.update(name=os.path.relpath(tpath, folder).replace(".truth.json", ""), tokens=_truth_tokens(st),

@@ -30,20 +30,17 @@ Photos refused by the reader are left out (as ``fit_plazing.py`` does).
 from __future__ import annotations
 
 import argparse
-import glob
 import itertools
 import json
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
-from calibration import store  # noqa: E402
-from fit_plazing import decisions, truth_scenes  # noqa: E402
+from fit_plazing import calibrated_setups, decisions, truth_scenes  # noqa: E402
 from vision.plazing.config import REVISIT  # noqa: E402
 from vision.plazing.revisit import conditional_log_p  # noqa: E402
 from tests.sample_truth import plazing_exact as exact  # noqa: E402
@@ -114,15 +111,7 @@ def read_folder(folder: str, setups=None) -> dict:
         return real(reading, setup_doc)
 
     pipeline._score_lawful = spy
-    for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
-        if setups and os.path.basename(setup) not in setups:
-            continue
-        try:
-            cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"),
-                                                tempfile.mkdtemp(prefix="fit-cal-")).folder)
-        except (UnreadableBoardError, BadInputError) as e:
-            print(f"  {setup}: calibration refused ({e})", file=sys.stderr)
-            continue
+    for setup, cal in calibrated_setups(folder, setups, "fit-cal-"):
         mine = []
         for tpath, truth, setup_doc in truth_scenes(setup):
             first.clear()

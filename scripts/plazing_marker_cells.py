@@ -22,12 +22,10 @@ marker, with its posterior. Photos refused by the reader are left out.
 from __future__ import annotations
 
 import argparse
-import glob
 import importlib
 import json
 import os
 import sys
-import tempfile
 
 import numpy as np
 
@@ -36,8 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
-from calibration import store  # noqa: E402
-from fit_plazing import _truth_tokens, truth_scenes  # noqa: E402
+from fit_plazing import _truth_tokens, calibrated_setups, truth_scenes  # noqa: E402
 from plazing_decisions import cache_name  # noqa: E402
 learn = importlib.import_module("vision.plazing.learn")  # the package's ``learn`` is a function
 read_tokens = importlib.import_module("vision.plazing.read_tokens")
@@ -95,14 +92,8 @@ def read_folder(folder: str) -> dict:
 
     reader.read_tokens, read_tokens.classify_tokens, learn._pasted_tokens = spy_read, spy_classify, spy_paste
     try:
-        for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
-            seen.clear()
-            try:
-                cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"),
-                                                    tempfile.mkdtemp(prefix="marker-cal-")).folder)
-            except (UnreadableBoardError, BadInputError) as e:
-                print(f"  {setup}: calibration refused ({e})", file=sys.stderr)
-                continue
+        seen.clear()
+        for setup, cal in calibrated_setups(folder, prefix="marker-cal-"):
             sname = os.path.basename(setup)
             board, boxes = seen["cal_board"], seen["cal_boxes"]
             sand = _sand(board, boxes, seen["cal_empty"])
@@ -139,6 +130,7 @@ def read_folder(folder: str) -> dict:
                     crops.append(_crop(board, boxes[cell]))
                     sands.append(sand)
             print(f"  {setup}: {len(rows)} cells so far", file=sys.stderr)
+            seen.clear()
     finally:
         reader.read_tokens, read_tokens.classify_tokens, learn._pasted_tokens = real_read, real_classify, real_paste
     return {"rows": rows, "crops": np.stack(crops) if crops else np.zeros((0, 60, 60, 3), np.uint8),

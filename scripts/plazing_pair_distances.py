@@ -17,12 +17,10 @@ calibration cannot foresee").
 from __future__ import annotations
 
 import collections
-import glob
 import itertools
 import json
 import os
 import sys
-import tempfile
 
 import numpy as np
 
@@ -31,8 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
-from calibration import store  # noqa: E402
-from fit_plazing import _truth_tokens, truth_scenes  # noqa: E402
+from fit_plazing import _truth_tokens, calibrated_setups, truth_scenes  # noqa: E402
 from vision.plazing.tokens import EMPTY, TokenModel, _sq_distances  # noqa: E402
 
 
@@ -70,12 +67,7 @@ def main() -> None:
     out_path, folders = sys.argv[1], sys.argv[2:]
     rows = []
     for folder in folders:
-        for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
-            try:
-                cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"),
-                                                    tempfile.mkdtemp(prefix="pair-distances-")).folder)
-            except (UnreadableBoardError, BadInputError):
-                continue
+        for setup, cal in calibrated_setups(folder, prefix="pair-distances-"):
             confusions, scans = collections.Counter(), 0
             for tpath, truth, setup_doc in truth_scenes(setup):
                 try:
