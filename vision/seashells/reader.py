@@ -51,6 +51,7 @@ from vision.seashells.columns import (column_posterior, column_shell_features, c
                                       glared_shot_cells, level_columns, refuse_blown_samples)
 from vision.seashells.confidence import place_confidence
 from vision.seashells.phase import phase_pooled_towel, towel_contrast
+from vision.seashells.towel import towel_geometry
 from vision.seashells.outline import learn_outline, outline_contrast, outline_evidence, with_outline
 from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
@@ -73,34 +74,6 @@ COUNT_FIELDS = {"fossil/head": "fossil_heads", "fossil/tail": "fossil_tails", "s
 MODEL_VERSION = 2
 #: Confidence ceiling of a reading whose basket shows more items than the box holds.
 IMPOSSIBLE_BASKET_CONFIDENCE = 0.2
-
-
-def towel_geometry(profile: dict) -> tuple[np.ndarray, list[str], list[str]]:
-    """Towel cells of a Seashells mat profile.
-
-    Args:
-        profile: the mat profile (``towel`` with ``origin_mm``, ``cell_mm``, ``rows``, ``cols``).
-    Returns:
-        ``(boxes_mm, rows, cols)``: float64 (R·C, 4) cell boxes x0, y0, x1, y1 in mm, row-major
-        (row = shape, column = colour); the shape names; the colour names.
-    Raises:
-        BadInputError: ``invalid-profile`` when the towel or basket is missing or malformed.
-    """
-    towel = profile.get("towel")
-    try:
-        ox, oy = (float(v) for v in towel["origin_mm"])
-        cell = float(towel["cell_mm"])
-        rows, cols = [str(r) for r in towel["rows"]], [str(c) for c in towel["cols"]]
-        basket = np.asarray(profile["basket_mm"], np.float64)
-    except (TypeError, KeyError, ValueError):
-        raise BadInputError("invalid-profile", "seashells profile needs towel {origin_mm, cell_mm, rows, cols} "
-                            "and basket_mm") from None
-    if cell <= 0 or not rows or not cols or basket.ndim != 2 or basket.shape[1] != 2 or len(basket) < 3:
-        raise BadInputError("invalid-profile", "seashells profile: cell_mm must be > 0, rows and cols non-empty, "
-                            "basket_mm a polygon of ≥ 3 [x, y] points")
-    r, c = np.mgrid[0:len(rows), 0:len(cols)]
-    x0, y0 = ox + c.ravel() * cell, oy + r.ravel() * cell
-    return np.stack([x0, y0, x0 + cell, y0 + cell], axis=1), rows, cols
 
 
 def _cell_of(boxes: np.ndarray, x: float, y: float) -> int | None:
