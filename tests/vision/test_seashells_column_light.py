@@ -88,7 +88,9 @@ def test_a_column_whose_bare_towel_looks_like_faint_shells_is_named_with_what_he
 def test_the_named_column_is_what_the_scans_of_that_table_doubt():
     shot_img = printed(seashells_mat(CAL_SHELLS, ITEMS, seed=1), PINK, CAL_SHELLS)
     scene_shells = [(0, 4, 0, 0), (2, 1, 0, 0), (5, 5, 0, 0)]
-    scene = printed(seashells_mat(scene_shells, ITEMS, seed=5), PINK, scene_shells)
+    # the scene's light brings the print out a little more than the shot's (at the shot's own strength the
+    # widened empty class may read the scene right and sure, as it should)
+    scene = printed(seashells_mat(scene_shells, ITEMS, seed=5), PINK, scene_shells, strength=0.06)
     for empties, doubted in ((EMPTY_NOT_PINK, True), (EMPTY_NOT_PINK + EMPTY_PINK, False)):
         model = seashells.learn(shot("seashells", PROFILE, shot_img, samples(empties)))
         named = column_check("seashells", PROFILE, shot_img, scale_homography(), samples(empties), model,
