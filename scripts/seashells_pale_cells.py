@@ -63,7 +63,7 @@ def collect_setup(setup: str, w: csv.DictWriter) -> None:
     boxes, rows, cols = reader.towel_geometry(cal.profile)
     pale = pale_columns(cal.model.get("column_shells"), len(cols))
     for s in json.load(open(os.path.join(setup, "calibration.json")))["samples"]:
-        k = reader._cell_of(boxes, *s["board_mm"])
+        k = reader.cell_of(boxes, *s["board_mm"])
         if k is not None and s["label"] in reader.TOWEL_LABELS:
             w.writerow({"scene": "calib", "setup": setup, "cell": k, "column": k % len(cols),
                         "pale": int(pale[k % len(cols)]), "p_shell": 0, "read": 0,

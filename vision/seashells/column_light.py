@@ -24,10 +24,9 @@ import numpy as np
 from vision.board.geometry import rectify
 from vision.mats.checks import as_scanned
 from vision.mats.config import SEASHELLS as CFG
-from vision.mats.ring_contrast import GaussianClasses, board_lab, denoised_contrast_features
-from vision.seashells.columns import column_posterior, level_columns
-from vision.seashells.outline import outline_evidence, with_outline
-from vision.seashells.reader import DECODE_REDUCE, towel_geometry
+from vision.mats.ring_contrast import GaussianClasses, board_lab
+from vision.seashells.reader import DECODE_REDUCE
+from vision.seashells.towel import cell_of, towel_contrast, towel_geometry, towel_shell_posterior
 
 
 def shot_lab(profile: dict, image: np.ndarray, H_px_from_mm: np.ndarray) -> np.ndarray:
@@ -48,14 +47,8 @@ def labelled_cells(profile: dict, samples) -> list[tuple[int, str]]:
         profile: the mat profile; samples: ``(label, (x_mm, y_mm))``.
     """
     boxes, _, _ = towel_geometry(profile)
-    out = []
-    for label, (x, y) in samples:
-        if label not in ("shell", "empty"):
-            continue
-        inside = np.flatnonzero((boxes[:, 0] <= x) & (x < boxes[:, 2]) & (boxes[:, 1] <= y) & (y < boxes[:, 3]))
-        if len(inside):
-            out.append((int(inside[0]), label))
-    return out
+    cells = [(cell_of(boxes, x, y), label) for label, (x, y) in samples if label in ("shell", "empty")]
+    return [(k, label) for k, label in cells if k is not None]
 
 
 def shot_shell_posterior(profile: dict, lab: np.ndarray, model: dict) -> np.ndarray:
@@ -70,11 +63,9 @@ def shot_shell_posterior(profile: dict, lab: np.ndarray, model: dict) -> np.ndar
         float64 (R·C,), row-major (row = shape, column = colour).
     """
     boxes, _, cols = towel_geometry(profile)
-    contrast = denoised_contrast_features(lab, boxes, CFG.px_per_mm, CFG.core_inset_mm, CFG.ring_mm, CFG.smooth_px)
     judge = GaussianClasses.from_json(model["towel"])
-    feats = level_columns(judge, judge.clip_below(contrast.features, "empty"), model.get("column_shells"), len(cols))
-    p_shell = column_posterior(judge, feats, model.get("column_shells"), len(cols))
-    return with_outline(p_shell, outline_evidence(lab, boxes, model.get("outline"), len(cols)))
+    feats = judge.clip_below(towel_contrast(lab, boxes).features, "empty")
+    return towel_shell_posterior(judge, feats, lab, boxes, model, len(cols))
 
 
 def bare_towel_doubt(p_shell: np.ndarray, shell_cells, n_cols: int) -> np.ndarray:
@@ -137,7 +128,6 @@ def towel_samples(profile: dict, image: np.ndarray, H_px_from_mm: np.ndarray, sa
     features (R·C, F), its shell posterior (R·C,), and the labelled cells."""
     boxes, _, _ = towel_geometry(profile)
     lab = shot_lab(profile, image, H_px_from_mm)
-    contrast = denoised_contrast_features(lab, boxes, CFG.px_per_mm, CFG.core_inset_mm, CFG.ring_mm, CFG.smooth_px)
-    return {"features": np.asarray(contrast.features, np.float64).round(4).tolist(),
+    return {"features": np.asarray(towel_contrast(lab, boxes).features, np.float64).round(4).tolist(),
             "p_shell": shot_shell_posterior(profile, lab, model).round(4).tolist(),
             "labelled": labelled_cells(profile, samples)}

@@ -17,7 +17,8 @@ import numpy as np
 
 from vision.board.geometry import rectify
 from vision.mats.config import SEASHELLS as CFG
-from vision.mats.ring_contrast import GaussianClasses, board_lab, denoised_contrast_features
+from vision.mats.ring_contrast import GaussianClasses, board_lab
+from vision.seashells.towel import towel_contrast
 
 #: How far the calibration's registration may stand off, in decoded photo px: one px either way
 #: (a corner clicked or found a pixel off; at 720p one decoded px is about 1.2 mm of towel).
@@ -25,15 +26,6 @@ SHIFT_PX = 1.0
 #: The shifts (dx, dy) of the decoded photo, px, the empty samples are measured under: the
 #: 3 × 3 grid of 0 and ±:data:`SHIFT_PX`, the shot's own registration left out (measured as shot).
 SHIFTS_PX = tuple((i * SHIFT_PX, j * SHIFT_PX) for i in (-1, 0, 1) for j in (-1, 0, 1) if (i, j) != (0, 0))
-
-
-def towel_contrast(lab: np.ndarray, boxes: np.ndarray):
-    """Noise-corrected contrast of every towel cell (:func:`vision.mats.ring_contrast.denoised_contrast_features`).
-
-    Args:
-        lab: the rectified mat, Lab float32 (H, W, 3) at ``CFG.px_per_mm``; boxes: (N, 4) towel cells, mm.
-    """
-    return denoised_contrast_features(lab, boxes, CFG.px_per_mm, CFG.core_inset_mm, CFG.ring_mm, CFG.smooth_px)
 
 
 def shifted_features(image: np.ndarray, H_px_from_mm: np.ndarray, board_mm, boxes: np.ndarray,

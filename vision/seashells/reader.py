@@ -47,12 +47,12 @@ from vision.mats.basket import find_items, learn_basket
 from vision.mats.checks import (annotation_canvas, as_scanned, blown_out_share, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, text_scale)
 from vision.mats.config import SEASHELLS as CFG
-from vision.seashells.columns import (column_posterior, column_shell_features, covered_cells, glared_cells,
-                                      glared_shot_cells, level_columns, refuse_blown_samples)
+from vision.seashells.columns import (column_shell_features, covered_cells, glared_cells, glared_shot_cells,
+                                      refuse_blown_samples)
 from vision.seashells.confidence import place_confidence
-from vision.seashells.phase import phase_pooled_towel, towel_contrast
-from vision.seashells.towel import towel_geometry
-from vision.seashells.outline import learn_outline, outline_contrast, outline_evidence, with_outline
+from vision.seashells.phase import phase_pooled_towel
+from vision.seashells.towel import cell_of, towel_contrast, towel_geometry, towel_shell_posterior
+from vision.seashells.outline import learn_outline, outline_contrast
 from vision.image.quality import board_noise_sigma, check_blur, check_excess_noise, detail_ratio, median_last
 from vision.places import board_median_bgr
 from vision.board.geometry import project, rectify
@@ -74,12 +74,6 @@ COUNT_FIELDS = {"fossil/head": "fossil_heads", "fossil/tail": "fossil_tails", "s
 MODEL_VERSION = 2
 #: Confidence ceiling of a reading whose basket shows more items than the box holds.
 IMPOSSIBLE_BASKET_CONFIDENCE = 0.2
-
-
-def _cell_of(boxes: np.ndarray, x: float, y: float) -> int | None:
-    inside = (boxes[:, 0] <= x) & (x < boxes[:, 2]) & (boxes[:, 1] <= y) & (y < boxes[:, 3])
-    idx = np.flatnonzero(inside)
-    return int(idx[0]) if len(idx) else None
 
 
 def _inside_polygon(poly_mm, x: float, y: float) -> bool:
@@ -253,7 +247,7 @@ def learn(shot: CalibrationShot) -> dict:
     towel_idx, towel_labels, towel_where, basket_samples = [], [], [], []
     for label, (x, y) in samples:
         if label in TOWEL_LABELS:
-            k = _cell_of(boxes, x, y)
+            k = cell_of(boxes, x, y)
             if k is None:
                 raise BadInputError("sample-off-place", f"calibration sample {label!r} at {x:g},{y:g} mm is not "
                                     "on a towel cell")
@@ -440,9 +434,7 @@ def read(photo: Photo) -> Reading:
         variances = towel.variances.copy()
         variances[e, :2] += np.log1p(excess) ** 2
         judge = GaussianClasses(list(towel.classes), towel.means.copy(), variances)
-    feats = level_columns(judge, feats, model.get("column_shells"), len(cols))
-    p_shell = with_outline(column_posterior(judge, feats, model.get("column_shells"), len(cols)),
-                           outline_evidence(lab, boxes, model.get("outline"), len(cols)))
+    p_shell = towel_shell_posterior(judge, feats, lab, boxes, model, len(cols))
     occupied = p_shell > 0.5
     warnings: list[str] = []
     if excess >= 1.0:
