@@ -80,6 +80,25 @@ def calibrated_setups(folder: str, setups=None, prefix: str = "plazing-cal-"):
         yield setup, cal
 
 
+def cache_name(folder: str) -> str:
+    """The cache file's name of a folder: its last two path parts joined by ``+``."""
+    return "+".join(os.path.normpath(folder).split(os.sep)[-2:]) + ".json"
+
+
+def cached_folder(folder: str, cache: str, read):
+    """``read(folder)``'s JSON data, kept in ``cache`` (:func:`cache_name`) and read from there
+    when a file of that name is already in it (read back either way, so both give the same types)."""
+    os.makedirs(cache, exist_ok=True)
+    path = os.path.join(cache, cache_name(folder))
+    if not os.path.exists(path):
+        print(f"reading {folder}", file=sys.stderr)
+        data = read(folder)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
 def truth_scenes(setup: str):
     """``(truth path, truth, setup file or None)`` of every scene of a set-up folder, in order."""
     for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):

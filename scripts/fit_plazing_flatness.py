@@ -35,8 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
-from fit_plazing import _truth_tokens, calibrated_setups, fitted_on, truth_scenes  # noqa: E402
-from plazing_decisions import cache_name  # noqa: E402
+from fit_plazing import _truth_tokens, cached_folder, calibrated_setups, fitted_on, truth_scenes  # noqa: E402
 from vision.plazing.flatness import NEUTRAL, centre_spread, torn_cells, weigh_pair  # noqa: E402
 from vision.plazing.tokens import EMPTY  # noqa: E402
 
@@ -83,16 +82,8 @@ def read_folder(folder: str) -> list:
 
 def load(folders, cache: str) -> list:
     """The torn cells of every folder (:func:`read_folder`), each row with its folder's name in front."""
-    os.makedirs(cache, exist_ok=True)
-    out = []
-    for folder in folders:
-        path = os.path.join(cache, cache_name(folder))
-        if not os.path.exists(path):
-            print(f"reading {folder}", file=sys.stderr)
-            with open(path, "w", encoding="utf-8") as f:
-                json.dump(read_folder(folder), f)
-        out += [[os.path.basename(os.path.normpath(folder))] + r for r in json.load(open(path))]
-    return out
+    return [[os.path.basename(os.path.normpath(folder))] + r
+            for folder in folders for r in cached_folder(folder, cache, read_folder)]
 
 
 def pair_share(row, paired: str, floor: float) -> float | None:

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import os
 import sys
 
@@ -40,18 +39,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
-from fit_plazing import calibrated_setups, decisions, truth_scenes  # noqa: E402
+from fit_plazing import cached_folder, calibrated_setups, decisions, truth_scenes  # noqa: E402
 from vision.plazing.config import REVISIT  # noqa: E402
 from vision.plazing.revisit import conditional_log_p  # noqa: E402
 from tests.sample_truth import plazing_exact as exact  # noqa: E402
 
 #: A posterior this close to 1 adds nothing a slope could change to a reading's log-probability.
 SURE = 1.0 - 1e-9
-
-
-def cache_name(folder: str) -> str:
-    """The cache file's name of a folder: its last two path parts joined by ``+``."""
-    return "+".join(os.path.normpath(folder).split(os.sep)[-2:]) + ".json"
 
 
 def scene_row(res, right: bool, name: str, truth: dict, setup_doc) -> dict:
@@ -134,19 +128,7 @@ def read_folder(folder: str, setups=None) -> dict:
 
 def load(folders, cache: str, setups=None) -> list:
     """Per folder its data (:func:`read_folder`), from ``cache`` when there, else read and kept."""
-    os.makedirs(cache, exist_ok=True)
-    out = []
-    for folder in folders:
-        path = os.path.join(cache, cache_name(folder))
-        if os.path.exists(path):
-            out.append(json.load(open(path)))
-            continue
-        print(f"reading {folder}", file=sys.stderr)
-        data = read_folder(folder, setups)
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        out.append(data)
-    return out
+    return [cached_folder(folder, cache, lambda f: read_folder(f, setups)) for folder in folders]
 
 
 def main(argv=None) -> int:

@@ -34,8 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
-from fit_plazing import _truth_tokens, calibrated_setups, truth_scenes  # noqa: E402
-from plazing_decisions import cache_name  # noqa: E402
+from fit_plazing import _truth_tokens, cache_name, calibrated_setups, truth_scenes  # noqa: E402
 learn = importlib.import_module("vision.plazing.learn")  # the package's ``learn`` is a function
 read_tokens = importlib.import_module("vision.plazing.read_tokens")
 reader = importlib.import_module("vision.plazing.reader")

@@ -60,12 +60,12 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
         warnings.append(f"{cells_text(unknown)}: "
                         f"{'looks' if len(unknown) == 1 else 'look'} like nothing learned at calibration (a "
                         "smudge, a stray object?); check")
-    weigh_flatness(post.post, post.names_all, free, view.board, local.boxes_px(RECTIFY.px_per_mm, 1.0),
-                   model.flatness, FLATNESS.centre_share)
+    boxes = local.boxes_px(RECTIFY.px_per_mm, 1.0)
+    weigh_flatness(post.post, post.names_all, free, view.board, boxes, model.flatness, FLATNESS.centre_share)
     # terrain read from the photo, and a printed mark the calibration never showed free: a flat
     # print where a solid token (shaded, with a shadow: never one flat ink) was expected is that mark
     unseen = [] if terrain_given else [m for m in MARKS if m not in model.terrain.classes]
-    mark_like, clipped = _decide_cells(free, post, prep, view, local, unseen, ledger, tokens)
+    mark_like, clipped = _decide_cells(free, post, prep, view, boxes, unseen, ledger, tokens)
     if clipped:
         warnings.append(f"{cells_text(clipped)}: too bright to read (the camera's colours are clipped there: a "
                         "lamp or the sun); the tokens read there are guesses — dim the light or check them")
@@ -185,14 +185,14 @@ def faint_cells(dists: dict, limit: float) -> np.ndarray:
     return nearest_distance2(dists) > float(limit) ** 2
 
 
-def _decide_cells(free, post, prep, view, local, unseen, ledger: Ledger, tokens: dict) -> tuple[list, list]:
+def _decide_cells(free, post, prep, view, boxes, unseen, ledger: Ledger, tokens: dict) -> tuple[list, list]:
     """Each free cell's most probable known class, doubted where its colour was clipped, made a
     printed mark where a solid token reads as one flat ink; written into ``tokens`` and ``ledger``.
+    ``boxes``: int (rows, cols, 4) every cell's rectified px box.
 
     Returns:
         (cells read as a printed mark, cells whose token is doubted for clipping).
     """
-    boxes = local.boxes_px(RECTIFY.px_per_mm, 1.0)
     mark_like = []
     sure = []
     clipped = []
