@@ -13,7 +13,7 @@ from vision.strand_unter import castle_values, castles, colour, shells
 from vision.strand_unter.blobs import weak_change
 from vision.strand_unter.confidence import Decisions
 from vision.strand_unter.config import REGISTRATION
-from vision.strand_unter.lighting import chroma_field
+from vision.strand_unter.lighting import chroma_field, sand_gains
 from vision.strand_unter.robust_motion import robust_motion, tukey
 
 
@@ -191,3 +191,35 @@ def test_a_part_too_thin_for_a_core_keeps_the_mean_of_all_its_pixels():
     lab_ = labels.reshape(-1)[sel]
     got = shells._core_mean_lab(rest, labels, sel, lab_, img, n)
     assert np.allclose(got, shells._mean_lab(lab_, img.reshape(-1, 3)[sel], n))
+
+
+def _gain_assets(rng):
+    """Assets for :func:`lighting.sand_gains`: 11 grooves of sand samples (BGR), classes sand, sea
+    and one player's colour (red) learned from noisy pixels."""
+    sand, sea, red = np.array([150, 190, 218]), np.array([170, 110, 40]), np.array([40, 40, 200])
+    models = [colour.gaussian(colour.lab(np.clip(c + rng.normal(0, 6, (1, 200, 3)), 0, 255).astype(np.uint8)).reshape(-1, 3),
+                              (10.0, 2.5, 2.5)) for c in (sand, sea, red)]
+    is_player = np.zeros(256, bool)
+    is_player[2] = True
+    n = 11 * 60
+    empty = np.clip(sand + rng.normal(0, 3, (n, 3)), 0, 255)
+    return SimpleNamespace(lut=colour.build_lut(models, 5, 12.0), bits=5, sea=1, is_player=is_player,
+                           empty_sand=empty.astype(np.uint8),
+                           groove_idx3={g: np.arange((g - 1) * 60, g * 60) for g in range(1, 12)}), sand, sea, red
+
+
+def test_a_groove_full_of_castles_does_not_set_the_light():
+    """Sea front 2: the cloth covers grooves 2-11 and groove 1 is two-thirds castles. The table strip's
+    gains leave only a third of the open samples at the empty board's colour, yet the castles' own
+    pixels tell nothing of the light on the sand: the strip's gains are kept (before, groove 1's
+    median ratio, castles and all, brightened the sand 10-20 % and no castle was seen)."""
+    rng = np.random.default_rng(4)
+    A, sand, sea, red = _gain_assets(rng)
+    light = np.array([1.06, 1.05, 1.05])                          # the scan is 5 % brighter
+    raw = A.empty_sand.astype(np.float64) * light
+    raw[60:] = sea + rng.normal(0, 4, (600, 3))                  # the cloth
+    raw[:40] = red * light + rng.normal(0, 4, (40, 3))           # castles in groove 1
+    raw = np.clip(raw, 0, 255).astype(np.uint8)
+    strip = 1.0 / light
+    got = sand_gains(raw[None], strip, A, sand_raw=raw)
+    assert got == pytest.approx(strip, rel=1e-6)

@@ -11,7 +11,9 @@ tower shadows, and the radii of the platform and of the footprint with their sta
   light does not move it); the median over the rays (a touching neighbour moves only a few);
 - ``footprint``: the same on the filled foreground mask (the sand-coloured base);
 - ``towers``: dark local minima of the grey image inside the coloured part (tower shadows; a blob
-  detector in the spirit of Lindeberg 1998, at one scale).
+  detector in the spirit of Lindeberg 1998, at one scale);
+- ``contrast_share`` (:func:`contrast_share`): how much of the player's colour the part shows against
+  the empty board under it, in log chromaticity (a shadow, the same sand under less light, shows none).
 """
 
 from __future__ import annotations
@@ -230,3 +232,32 @@ def measure(image: np.ndarray, gray: np.ndarray, fg: np.ndarray, core: np.ndarra
            "towers": count_towers(gray[rows, cols], core, cfg), "x": cx, "y": cy}
     out.update(radial_sizes(image, fg, cx, cy, float(np.sqrt(area / np.pi)), sand_lab, player_lab, cfg))
     return out
+
+
+def contrast_share(now_bgr: np.ndarray, empty_bgr: np.ndarray, player_bgr, sand_bgr) -> float:
+    """The share of the player's colour contrast that a coloured part shows against the empty board.
+
+    Light is a per-channel gain, so a shadow on the sand (the same sand under less light) changes
+    every channel's log by the same amount, and a piece changes them by its colour against the
+    sand. The part's change in log chromaticity (the per-channel log ratio of its mean colour now
+    to the empty board's under the same pixels, less the mean over channels) projected on the
+    player's (the log ratio of the player's learned colour to the sand's, less its mean): 0 for a
+    shadow or anything grey against the sand, 1 for a part as colourful against the sand as the
+    calibration's castles.
+
+    Args:
+        now_bgr, empty_bgr: the part's pixels (N, 3) BGR uint8 in the corrected scan and in the
+            rectified empty board.
+        player_bgr, sand_bgr: the player's and the sand's learned mean colours, BGR (3,).
+
+    >>> round(contrast_share(np.array([[50, 100, 150]]), np.array([[100, 200, 250]]), [40, 200, 220], [100, 200, 250]), 2)
+    0.08
+    """
+    def chroma(a, b) -> np.ndarray:
+        r = np.log(np.asarray(a, np.float64) + 1.0) - np.log(np.asarray(b, np.float64) + 1.0)
+        return r - r.mean()
+
+    c = chroma(np.asarray(now_bgr, np.float64).reshape(-1, 3).mean(axis=0),
+               np.asarray(empty_bgr, np.float64).reshape(-1, 3).mean(axis=0))
+    m = chroma(player_bgr, sand_bgr)
+    return float(c @ m / max(float(m @ m), 1e-9))

@@ -144,6 +144,30 @@ def tower_reliability(cm: dict, player: str, cfg=CASTLES) -> float:
     return (agree + a) / (len(seen) + a + b)
 
 
+def castle_posterior(share: float, cfg=CASTLES) -> float:
+    """The posterior that a player-coloured part is a castle rather than a shadow or a hand, from its
+    contrast share (:func:`vision.strand_unter.castle_cues.contrast_share`).
+
+    Each kind's share is Gaussian (``cfg.contrast_castle``, ``cfg.contrast_other``: mean, std) and
+    the other kind's prior is ``cfg.contrast_other_prior``. Below the other kind's mean the posterior
+    is held at its value there (the castles' wider spread would otherwise make a part that shows
+    less colour than any shadow more castle-like). 1 when the model is not fitted.
+
+    >>> castle_posterior(0.9, CASTLES.__class__(contrast_castle=(0.95, 0.2), contrast_other=(0.2, 0.08), contrast_other_prior=0.01)) > 0.99
+    True
+    """
+    if cfg.contrast_castle is None or cfg.contrast_other is None or not cfg.contrast_other_prior:
+        return 1.0
+    (m1, s1), (m0, s0), q = cfg.contrast_castle, cfg.contrast_other, cfg.contrast_other_prior
+    x = max(float(share), m0)
+
+    def log_density(m, s) -> float:
+        return -0.5 * ((x - m) / s) ** 2 - float(np.log(s))
+
+    logit = log_density(m1, s1) + np.log1p(-q) - log_density(m0, s0) - np.log(q)
+    return float(1.0 / (1.0 + np.exp(-np.clip(logit, -50.0, 50.0))))
+
+
 def shell_loglik(f: dict, shape: dict, colours, cfg=CASTLES):
     """Log likelihood of one candidate's cues if it is a shell of ``colour`` (a name: a float; a
     list of names: an array): its coloured part is the shell (of the calibration's shells' radius),

@@ -24,8 +24,8 @@ import cv2
 import numpy as np
 
 from vision.strand_unter.blobs import blob_box, components
-from vision.strand_unter.castle_cues import measure
-from vision.strand_unter.castle_values import assignment_posterior, shell_loglik, value_loglik
+from vision.strand_unter.castle_cues import contrast_share, measure
+from vision.strand_unter.castle_values import assignment_posterior, castle_posterior, shell_loglik, value_loglik
 from vision.strand_unter.config import CASTLES, READING
 
 
@@ -46,6 +46,9 @@ class Castle:
         cues, cost: the value cues and each value's −log likelihood above the best (annotator, logs).
         shell, core: for a candidate read as a shell: its colour and ((rows, cols), bool mask)
             of its coloured pixels (the shells read them as that shell's).
+        p_castle: the posterior that the part is a piece at all, not a shadow or a hand in the
+            player's colour (:func:`~vision.strand_unter.castle_values.castle_posterior`); below ½
+            it is no castle, and ``p_value`` is 1 − p_castle.
     """
 
     player: str
@@ -62,6 +65,7 @@ class Castle:
     cost: list = field(default_factory=list)
     shell: str | None = None
     core: tuple | None = field(default=None, repr=False)
+    p_castle: float = 1.0
 
 
 def find_castles(blobs, cls: np.ndarray, image: np.ndarray, A, nadir_px, residual_ab: float = 0.0,
@@ -158,9 +162,11 @@ def _coloured_parts(blobs, cls: np.ndarray, image: np.ndarray, A, shells, residu
                     if dist > cfg.max_colour_distance:
                         continue
                     ys, xs = np.nonzero(core)
+                    share = contrast_share(sub, A.empty[rs, cs][core & (cls[rs, cs] == k)], _learned_bgr(A, f"castle/{p}"),
+                                           A.model["sand_bgr"])
                     found[p].append({"blob": i, "x": float(xs.mean()) + cs.start, "y": float(ys.mean()) + rs.start,
                                      "box": (rs, cs), "core": core, "p_owner": owner_post, "colour_ll": colour_ll,
-                                     "shell_ll": shells.loglik(lab)[0]})
+                                     "shell_ll": shells.loglik(lab)[0], "contrast_share": share})
     return found
 
 
@@ -184,6 +190,7 @@ def _value_castles(p: str, cands: list, found: dict, blobs, image: np.ndarray, g
         c["cues"] = measure(image, gray, fg, c["core"], (rs.start, cs.start), sand_lab,
                             model["classes"][f"castle/{p}"]["mean"],
                             float(blobs.stats[i, cv2.CC_STAT_AREA]) if alone else None, cfg)
+        c["cues"]["contrast_share"] = c["contrast_share"]
         LL.append(c["colour_ll"] + value_loglik(c["cues"], cm, p, cfg))
         # no castle but a shell whose colour the light pushed towards the player's
         alt = c["shell_ll"] + shell_loglik(c["cues"], shape, shells.names, cfg)
@@ -191,22 +198,25 @@ def _value_castles(p: str, cands: list, found: dict, blobs, image: np.ndarray, g
         LN.append(float(alt[best]))
         best_shell.append(shells.names[best])
     LL, LN = np.array(LL), np.array(LN)
-    keep = np.argsort(-(LL.max(axis=1) - LN))[: cfg.max_candidates]      # the likeliest castles
+    piece = np.array([castle_posterior(c["contrast_share"], cfg) for c in cands])
+    # the likeliest castles among the parts that are pieces at all (not a castle's shadow, not a hand)
+    keep = [int(j) for j in np.argsort(-(LL.max(axis=1) - LN)) if piece[j] >= 0.5][: cfg.max_candidates]
     values = [None] * len(cands)
-    per = [1.0] * len(cands)
-    v_k, per_k, _ = assignment_posterior(LL[keep], LN[keep], vals)
+    per = list(1.0 - piece)
+    v_k, per_k, _ = assignment_posterior(LL[keep], LN[keep], vals) if keep else ([], [], 1.0)
     for j, i in enumerate(keep):
         values[i], per[i] = v_k[j], per_k[j]
-    for c, value, pv, ll, ln, shell in zip(cands, values, per, LL, LN, best_shell):
+    for c, value, pv, ll, ln, shell, pc in zip(cands, values, per, LL, LN, best_shell, piece):
         tx, ty, i = c["x"], c["y"], c["blob"]
         cost = [round(float(x), 3) for x in -(ll - ll.max())]
         if value is None:
-            if ll.max() > ln:
+            if ll.max() > ln and pc >= 0.5:
                 doubts.append(f"there seem to be more {p} castles than a player owns; the one at "
                               f"{A.where(tx, ty)} was left out")
             out.append(Castle(player=p, value=None, x=tx, y=ty, core_x=tx, core_y=ty, groove=A.groove_at(tx, ty),
                               p_value=pv, p_owner=c["p_owner"], cues=c["cues"], cost=cost,
-                              shell=shell if ln >= ll.max() else None, core=(c["box"], c["core"])))
+                              shell=shell if ln >= ll.max() and pc >= 0.5 else None, core=(c["box"], c["core"]),
+                              p_castle=float(pc)))
             continue
         v = str(value)
         bx, by = castle_base(tx, ty, v, model, nadir_px)
@@ -217,7 +227,7 @@ def _value_castles(p: str, cands: list, found: dict, blobs, image: np.ndarray, g
         g = A.groove_at(bx, by)
         out.append(Castle(player=p, value=value, x=bx, y=by, core_x=tx, core_y=ty, groove=g, p_value=pv,
                           p_owner=c["p_owner"], p_groove=groove_posterior((by + 0.5) / A.ppm, g, A, model),
-                          cues=c["cues"], cost=cost))
+                          cues=c["cues"], cost=cost, p_castle=float(pc)))
 
 
 def split_core(core: np.ndarray, area: float, min_core: float, max_core: float, k_max: int = 4) -> list:
@@ -274,6 +284,15 @@ def shells_models_cache(A, residual_ab: float) -> "_Classes":
 def _widened(cls: dict, residual_ab: float) -> tuple:
     cov = np.asarray(cls["cov"], np.float64) + np.diag([0.0, residual_ab ** 2, residual_ab ** 2])
     return np.asarray(cls["mean"], np.float64), np.linalg.inv(cov), float(np.linalg.slogdet(cov)[1])
+
+
+def _learned_bgr(A, name: str) -> np.ndarray:
+    """BGR (3,) float of a learned class's mean Lab colour (once per calibration)."""
+    cache = A.__dict__.setdefault("_learned_bgr", {})
+    if name not in cache:
+        lab = np.clip(np.round(A.model["classes"][name]["mean"]), 0, 255).astype(np.uint8).reshape(1, 1, 3)
+        cache[name] = cv2.cvtColor(lab, cv2.COLOR_Lab2BGR).reshape(3).astype(np.float64)
+    return cache[name]
 
 
 def _mean_lab(pixels_bgr: np.ndarray) -> np.ndarray:

@@ -23,6 +23,7 @@ _COUNT = FITTED.get("shell_count", {})
 _SLOPES = FITTED.get("confidence", {}).get("slopes", {})
 _BIRD = FITTED.get("sandpiper_area", {})
 _TOWERS = FITTED.get("tower_count", {})
+_CONTRAST = FITTED.get("castle_contrast", {})
 
 
 @dataclass(frozen=True)
@@ -168,6 +169,13 @@ class CastleConfig:
     #: calibration castles (fitted; None: always read right)
     tower_reliability_prior: tuple | None = tuple(_TOWERS["reliability_prior"]) if "reliability_prior" in _TOWERS else None
     max_candidates: int = 7           # a player's candidates beyond this many (the least castle-like) are no castles
+    #: how much of the player's colour contrast a coloured part shows against the empty board
+    #: (:func:`vision.strand_unter.castle_cues.contrast_share`): (mean, std) for castles and for the
+    #: shadows and hands that take a player's colour, and the share of such parts among the
+    #: candidates (fitted by ``scripts/fit_strand_shadow.py``; None: every candidate is a piece)
+    contrast_castle: tuple | None = tuple(_CONTRAST["castle"]) if "castle" in _CONTRAST else None
+    contrast_other: tuple | None = tuple(_CONTRAST["other"]) if "other" in _CONTRAST else None
+    contrast_other_prior: float = float(_CONTRAST.get("other_prior", 0.0))
     base_sigma_floor_mm: float = 2.5  # the base's position error is at least this (which towers are seen moves the centroid)
 
 

@@ -213,17 +213,19 @@ def sand_gains(B: np.ndarray, gains: np.ndarray, A, cfg=READING, sand_raw: np.nd
     The sand then tells the light itself: each groove's median ratio of the empty board to this
     photo (per channel) is a hypothesis, and the one under which most of the grooves' samples come
     within ``cfg.fine_gain_max_change`` of the empty board wins (a groove full of pieces explains
-    few; the samples of the cloth's colour are left out). The strip's gains are kept while they
-    explain at least half the samples.
+    few; the samples of the cloth's colour and of the players' colours are left out: they tell
+    nothing of the light on the sand, and a groove crowded with castles would otherwise set it).
+    The strip's gains are kept while they explain at least half the samples.
     """
     raw = (B.reshape(-1, 3)[A.sand_flat] if sand_raw is None else sand_raw).astype(np.float32)   # (B is contiguous)
     ref = A.empty_sand.astype(np.float32)
     g32 = np.asarray(gains, np.float32)
     if (max3(np.abs(raw[::4] * g32[None, :] - ref[::4])) < cfg.fine_gain_max_change).mean() >= 0.5:
         return gains                            # (most of the grooves, cloth and all, fit: no need to look closer)
-    # the cloth's samples (its colour, under the strip's gains) tell nothing about the sand's light
+    # the cloth's and the castles' samples (their colours under the strip's gains) tell nothing about the sand's light
     lit = np.clip(raw * np.asarray(gains, np.float32)[None, :], 0, 255).astype(np.uint8)[None]
-    open_ = (colour.classify(lit, A.lut, A.bits)[0] != A.sea)
+    classes = colour.classify(lit, A.lut, A.bits)[0]
+    open_ = (classes != A.sea) & ~A.is_player[classes]
     if open_.sum() < 50:
         return gains
 

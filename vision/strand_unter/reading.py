@@ -195,7 +195,9 @@ def _enter_castles(castles: list, cls: np.ndarray, A, visible: set, grooves: dic
         if c.groove in visible or c.groove == 0:
             decisions.add(f"{c.player}-looking piece is no castle", c.p_value, [
                 f"the piece at {A.where(c.x, c.y)} was read as a {c.shell} shell, but it may be a {c.player} castle"
-                if c.shell else f"the {c.player} piece at {A.where(c.x, c.y)} was not counted as a castle"])
+                if c.shell else f"the {c.player} patch at {A.where(c.x, c.y)} looks like a shadow, not a castle; it "
+                "was not counted" if c.p_castle < 0.5 else
+                f"the {c.player} piece at {A.where(c.x, c.y)} was not counted as a castle"])
     castles = [c for c in castles if c.value is not None]
     for c in castles:
         where = A.where(c.x, c.y)
@@ -210,6 +212,8 @@ def _enter_castles(castles: list, cls: np.ndarray, A, visible: set, grooves: dic
                       kind="castle value")
         decisions.add(f"{c.player} castle owner", c.p_owner, [f"the castle in groove {c.groove} at {where} may "
                                                                f"belong to another player than {c.player}"])
+        decisions.add(f"{c.player} castle is no shadow", c.p_castle, [f"the {c.player} castle at {where} may be a "
+                                                                      "shadow or a hand rather than a castle"])
         decisions.add(f"{c.player} castle groove", c.p_groove, [f"the {c.player} castle at {where} stands on the "
                                                                  "line between two grooves"])
     return castles, shell_cls

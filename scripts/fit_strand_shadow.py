@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Fit the Strand unter castles' "piece or shadow" model on rendered development tables (and only those).
+
+    .venv/bin/python scripts/fit_strand_shadow.py FOLDER [FOLDER ...] [--write vision/strand_unter/fitted.json]
+
+Each FOLDER holds ``profile.json`` and ``setupN/`` folders with ``calibration.json`` and
+``scene_XX.jpg`` + ``scene_XX.truth.json``. Every set-up is calibrated and every scene read with
+the model switched off; every player-coloured part the castle stage looked at is labelled from
+the truth:
+
+- a castle: read with a value that its player has in that groove;
+- not a piece: its player has no castle in that groove and it was not read as a tinted shell (a
+  castle's shadow on warm sand, a hand, taking the player's colour);
+- the rest (a value its player does not have there, a part left out) is not labelled.
+
+Each kind's contrast share (:func:`vision.strand_unter.castle_cues.contrast_share`) is fitted as a
+Gaussian by maximum likelihood (mean, standard deviation), and the prior of "not a piece" is its
+share of the labelled parts: ``CastleConfig.contrast_castle``, ``contrast_other``,
+``contrast_other_prior`` (``fitted.json`` ``castle_contrast``, with the folders' names).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from beachscore import pipeline  # noqa: E402
+from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
+import vision.strand_unter.castles as castles_stage  # noqa: E402
+import vision.strand_unter.reading as reading  # noqa: E402
+
+
+def _capture() -> dict:
+    """Read with the model switched off and keep every castle candidate of the last scan."""
+    seen: dict = {}
+    find = reading.find_castles
+
+    def castles(*a, **k):
+        out = find(*a, **k)
+        seen["castles"] = out[0]
+        return out
+    reading.find_castles = castles
+    castles_stage.castle_posterior = lambda share, cfg=None: 1.0
+    return seen
+
+
+def label(c, truth: dict) -> bool | None:
+    """True: a castle; False: not a piece; None: not labelled (see the module docstring)."""
+    g = truth.get(c.groove)
+    if g is None:
+        return None
+    mine = [t["value"] for t in g["castles"] if t["player"] == c.player]
+    if c.value is not None and c.value in mine:
+        return True
+    if not mine and c.shell is None:
+        return False
+    return None
+
+
+def collect(folder: str, seen: dict) -> list[tuple[float, bool, str]]:
+    """[(contrast share, is a castle, scene)] of one folder's labelled candidates."""
+    out = []
+    for sd in sorted(glob.glob(os.path.join(folder, "setup*"))):
+        if not os.path.exists(os.path.join(sd, "calibration.json")):
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            cal = pipeline.calibrate(os.path.join(sd, "calibration.json"), tmp)
+            for img in sorted(glob.glob(os.path.join(sd, "scene_*.jpg"))):
+                with open(img[:-4] + ".truth.json") as f:
+                    truth = {g["number"]: g for g in json.load(f)["state"]["grooves"]}
+                seen.clear()
+                try:
+                    pipeline.scan_file(img, cal)
+                except (UnreadableBoardError, BadInputError):
+                    continue
+                for c in seen.get("castles", []):
+                    y = label(c, truth)
+                    if y is not None:
+                        out.append((float(c.cues["contrast_share"]), y, os.path.relpath(img, folder)))
+    return out
+
+
+def fit(rows: list) -> dict:
+    """Gaussian (mean, std) per kind by maximum likelihood and the prior of "not a piece"."""
+    real = np.array([s for s, y, _ in rows if y])
+    other = np.array([s for s, y, _ in rows if not y])
+    return {"castle": [round(float(real.mean()), 4), round(float(real.std()), 4)],
+            "other": [round(float(other.mean()), 4), round(float(other.std()), 4)],
+            "other_prior": round(len(other) / (len(real) + len(other)), 5),
+            "parts": {"castle": len(real), "other": len(other)}}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("folders", nargs="+")
+    ap.add_argument("--write", help="put the fitted model into this JSON file (key castle_contrast), keeping the rest")
+    args = ap.parse_args()
+    seen = _capture()
+    rows = []
+    for folder in args.folders:
+        r = collect(folder, seen)
+        print(f"{folder}: {sum(y for _, y, _ in r)} castles, {sum(not y for _, y, _ in r)} not pieces")
+        rows += [(s, y, f"{os.path.basename(os.path.normpath(folder))}/{n}") for s, y, n in r]
+    part = fit(rows)
+    for s, y, n in sorted(rows)[:12]:
+        print(f"  {s:.3f} {'castle' if y else 'not a piece'} {n}")
+    print(json.dumps(part))
+    if args.write:
+        with open(args.write) as f:
+            data = json.load(f)
+        part["fitted_on"] = [os.path.basename(os.path.normpath(f)) for f in args.folders]
+        data["castle_contrast"] = part
+        with open(args.write, "w") as f:
+            json.dump(data, f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
