@@ -13,7 +13,10 @@ SCRIPT = os.path.join(HERE, "..", "..", "scripts", "fit_plazing.py")
 
 #: The values the reader was measured with (docs/tuning.md, "Plażing: fitted constants").
 EXPECTED_TOKENS = {"t_dof": 4.0, "scene_spread": 8.0}
-EXPECTED_SLOPES = {"cover": 1.33, "token": 0.76, "split": 2.76, "facing": 2.54, "print": 1.46}
+EXPECTED_SLOPES = {"cover": 1.29, "token": 0.58, "split": 1.01, "facing": 1.98, "print": 1.41}
+#: The seam constants (``scripts/fit_plazing_seams.py``; docs/tuning.md, "Splits into pieces").
+EXPECTED_SEAMS = {"cut_sd_bgr": 240.0, "joined_spread": 1.0, "jog_spread": 0.5, "jog_t_dof": 2.0,
+                  "aligned_cut_share": 0.05, "placed_sd_mm": 4.0}
 EXPECTED_SCENE_MAP = {"intercept": 0.0, "slope": 1.0}  #: the identity: fitted.json has none
 
 
@@ -25,6 +28,8 @@ def test_fitted_values_are_the_measured_ones_bit_for_bit():
         {k: v.hex() for k, v in EXPECTED_SLOPES.items()}
     assert config.CONFIDENCE.intercept.hex() == EXPECTED_SCENE_MAP["intercept"].hex()
     assert config.CONFIDENCE.slope.hex() == EXPECTED_SCENE_MAP["slope"].hex()
+    assert {k: getattr(config.SEAM, k).hex() for k in EXPECTED_SEAMS} == \
+        {k: v.hex() for k, v in EXPECTED_SEAMS.items()}
 
 
 def test_fitted_file_names_what_it_was_fitted_on():
@@ -34,7 +39,11 @@ def test_fitted_file_names_what_it_was_fitted_on():
         made_on = doc[part]["fitted_on"]
         assert made_on["sets"], part
         assert all(":" in s for s in made_on["sets"]), made_on
-    assert doc["confidence"]["fitted_on"]["synthetic_seeds"] == [7, 8, 9]
+    assert any(s.startswith("judge/plazing-1080-20259:") for s in doc["confidence"]["fitted_on"]["sets"])
+    assert doc["seams"]["script"] == "scripts/fit_plazing_seams.py"
+    assert doc["seams"]["fitted_on"] == doc["confidence"]["fitted_on"]
+    # the held-out development tables (seeds 20233, 20234) are fitted on by neither
+    assert not any("2023" in s for s in doc["seams"]["fitted_on"]["sets"] + doc["confidence"]["fitted_on"]["sets"])
 
 
 def test_the_fitting_script_writes_a_file_the_config_reads_back(tmp_path):
@@ -51,10 +60,10 @@ def test_the_fitting_script_writes_a_file_the_config_reads_back(tmp_path):
     assert doc["confidence"]["slopes"] == EXPECTED_SLOPES
     assert doc["tokens"]["fitted_on"] == {"sets": ["samples/plazing: "], "synthetic_seeds": [3]}
     # the file in the package is what the script writes for those values over it (the constants
-    # other scripts fit, the flatness floors, kept)
+    # other scripts fit, the flatness floors and the seams, kept)
     packaged = json.loads(config.FITTED_FILE.read_text(encoding="utf-8"))
     again = tmp_path / "again.json"
-    again.write_text(json.dumps({"flatness": packaged["flatness"]}), encoding="utf-8")
+    again.write_text(json.dumps({"flatness": packaged["flatness"], "seams": packaged["seams"]}), encoding="utf-8")
     fit.write_fitted(str(again), packaged["tokens"], packaged["tokens"]["fitted_on"],
                      packaged["confidence"]["slopes"], packaged["confidence"]["fitted_on"],
                      (packaged["confidence"]["intercept"], packaged["confidence"]["slope"])
