@@ -69,3 +69,35 @@ def test_the_fitting_script_writes_a_file_the_config_reads_back(tmp_path):
                      (packaged["confidence"]["intercept"], packaged["confidence"]["slope"])
                      if "intercept" in packaged["confidence"] else None)
     assert again.read_text(encoding="utf-8") == config.FITTED_FILE.read_text(encoding="utf-8")
+
+
+def _seam_script():
+    spec = importlib.util.spec_from_file_location("fit_plazing_seams", os.path.join(HERE, "..", "..", "scripts",
+                                                                                    "fit_plazing_seams.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _kept_group(dip: float, truth: list) -> dict:
+    """A kept two-cell gear group as ``fit_plazing_seams.read_folder`` stores it (prints alike)."""
+    return {"scene": "setup0/scene_00", "px_per_mm": 1.3, "cells": [[0, 0], [0, 1]],
+            "dips": {"[[0, 0], [0, 1]]": dip}, "jogs": {}, "seam_sd": 1.5, "jog_sd": 0.25,
+            "places": [["gear", [[0, 0]], 0.0], ["gear", [[0, 1]], 0.0], ["gear", [[0, 0], [0, 1]], 0.0]],
+            "truth": truth}
+
+
+def test_the_seam_script_weighs_a_kept_group_as_the_reader_splits_it(tmp_path):
+    fit = _seam_script()
+    two = [["gear", [[0, 0]]], ["gear", [[0, 1]]]]
+    one = [["gear", [[0, 0], [0, 1]]]]
+    ll, right, p = fit.weigh(fit.parsed(_kept_group(90.0, two)), config.SEAM)
+    assert right and p > 0.99 and ll > -0.01
+    ll, right, p = fit.weigh(fit.parsed(_kept_group(90.0, one)), config.SEAM)
+    assert not right and ll < -4.0
+    out = tmp_path / "fitted.json"
+    out.write_text(json.dumps({"flatness": {}}), encoding="utf-8")
+    fit.write(str(out), config.SEAM, {"sets": ["dev/plazing-720-20201: setup0"], "synthetic_seeds": []})
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["flatness"] == {} and set(fit.GRID) <= set(doc["seams"])
+    assert doc["seams"]["fitted_on"]["sets"] == ["dev/plazing-720-20201: setup0"]
