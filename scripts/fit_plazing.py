@@ -25,7 +25,8 @@ prints the maximum-likelihood values of
 With ``--write`` the fitted ``t_dof``, ``scene_spread`` and ``slopes`` are written into
 ``vision/plazing/fitted.json`` (which :mod:`vision.plazing.config` reads), with the folders and
 set-ups they were fitted on and the synthetic seeds (``--seeds``: those the synthetic folders
-were made with by ``scripts/synthetic_plazing_setups.py``). The confidence map's ``intercept``
+were made with by ``scripts/synthetic_plazing_setups.py``); with ``--slopes-only`` the slopes alone
+(fitted on the readings the config's ``t_dof`` and ``scene_spread`` give, which are kept). The confidence map's ``intercept``
 and ``slope`` are written too with ``--scene-map`` (only printed without it: the config then
 keeps the identity map; ``docs/tuning.md``). Never pass held-out set-ups: what is fitted on them is no
 longer a measurement of transfer.
@@ -274,6 +275,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", default="", help="synthetic seeds the synthetic folders were made with (comma-separated)")
     ap.add_argument("--write", help="write the fitted values here (vision/plazing/fitted.json)")
     ap.add_argument("--scene-map", action="store_true", help="also write the fitted scene map (intercept, slope)")
+    ap.add_argument("--slopes-only", action="store_true",
+                    help="write only the slopes (fitted on the readings as the config's t_dof and scene_spread "
+                         "make them); keep t_dof, scene_spread and what they were fitted on")
     a = ap.parse_args(argv)
     setups = set(a.setups.split(",")) if a.setups else None
     scenes, cells, held = collect(a.folders, setups)
@@ -308,7 +312,11 @@ def main(argv=None) -> int:
               + ", ".join(f"{name} at {c:.3f}" for c, ok, name in conf if not ok))
     if a.write:
         made_on = fitted_on(a.folders, setups, [int(x) for x in a.seeds.split(",") if x])
-        write_fitted(a.write, {"t_dof": best[1], "scene_spread": best[2]}, made_on, slopes, made_on,
+        tokens, token_sets = {"t_dof": best[1], "scene_spread": best[2]}, made_on
+        if a.slopes_only:
+            kept = json.loads(open(a.write, encoding="utf-8").read())["tokens"]
+            tokens, token_sets = {"t_dof": TOKENS.t_dof, "scene_spread": TOKENS.scene_spread}, kept["fitted_on"]
+        write_fitted(a.write, tokens, token_sets, slopes, made_on,
                      (round(a0, 3), round(b0, 3)) if a.scene_map else None)
         print(f"wrote {a.write}")
     return 0

@@ -9,7 +9,7 @@ from vision.plazing.cells import CellBlocks, Grid, cover_posteriors, cover_share
 from vision.plazing.patterns import PatternModel
 from vision.plazing.pieces import catalogue_shapes, groups, split_group
 from vision.plazing.screens import long_axis_facings, screen_cells
-from vision.plazing.seams import seam_contrasts, seam_log_likelihoods
+from vision.plazing.seams import edge_jogs, seam_contrasts, seam_log_likelihoods
 
 PROFILE = {"pieces": {"screen": [[[0, 0], [0, 1], [0, 2]]], "blanket": [[[0, 0], [0, 1], [1, 0], [1, 1]]],
                       "gear": [[[0, 0]], [[0, 0], [0, 1]]]}}
@@ -117,3 +117,27 @@ def test_a_faint_dip_alone_never_decides_for_sure(dip):
 def test_a_clear_cut_decides(dip, sure):
     split = split_group({(0, 0), (0, 1)}, {((0, 0), (0, 1)): dip}, catalogue_shapes(PROFILE), joined_sd_bgr=2.5)
     assert len(split.pieces) == 2 and split.posterior > sure
+
+
+def _two_cell_mask(right_top_mm: float, right_bottom_mm: float):
+    """Colour mask (H, W, 1) and owner of cells (1, 1) and (1, 2) of one player: the left cell's
+    outline on the grid (inset 0.5 mm), the right cell's top and bottom edges moved down by the given mm."""
+    h, w = int(100 * PPM), int(140 * PPM)
+    mask = np.zeros((h, w, 1), np.uint8)
+    ys, xs = (np.arange(h) + 0.5) / PPM, (np.arange(w) + 0.5) / PPM
+    left = (xs >= 30.5) & (xs < 50.0)
+    right = (xs >= 50.0) & (xs < 69.5)
+    mask[np.ix_((ys >= 30.5) & (ys < 49.5), left)] = 255
+    mask[np.ix_((ys >= 30.5 + right_top_mm) & (ys < 49.5 + right_bottom_mm), right)] = 255
+    owner = -np.ones((GRID.rows, GRID.cols), int)
+    owner[1, 1] = owner[1, 2] = 0
+    return mask, owner
+
+
+@pytest.mark.parametrize("top, bottom, want", [(2.0, 2.0, 2.0), (-2.0, 2.0, 0.0), (2.0, -2.0, 0.0), (0.0, 0.0, 0.0)])
+def test_a_jog_is_a_piece_slid_against_the_other(top, bottom, want):
+    # a second piece slid by 2 mm moves both its sides the same way; a cell whose sides stray each
+    # its own way (an edge located badly, a token against one side) is no slid piece
+    mask, owner = _two_cell_mask(top, bottom)
+    jogs = edge_jogs(mask, owner, GRID, PPM)
+    assert jogs[((1, 1), (1, 2))] == pytest.approx(want, abs=0.2)

@@ -20,6 +20,11 @@ FITTED_FILE = Path(__file__).with_name("fitted.json")
 FITTED = json.loads(FITTED_FILE.read_text(encoding="utf-8"))
 
 
+def _seam_fitted(name: str, default: float) -> float:
+    """A seam constant written by ``scripts/fit_plazing_seams.py`` (``fitted.json``'s ``seams``), else ``default``."""
+    return float(FITTED.get("seams", {}).get(name, default))
+
+
 @dataclass(frozen=True)
 class RectifyConfig:
     """Stage 1: decode and warp the photo to a top view of the board."""
@@ -81,8 +86,9 @@ class SeamConfig:
 
     #: How far across the grid line the cut may lie (pieces a few mm off the grid), mm.
     search_mm: float = 3.0
-    #: Half-widths d of the ridge/valley detector (narrow cuts, cuts next to a stripe), mm.
-    lags_mm: tuple[float, ...] = (1.5, 3.0)
+    #: Half-widths d of the ridge/valley detector, mm: a cut ≲ 1 mm wide blurred by a pixel of a
+    #: 720p photo (≈ 1.2 mm); at 3 mm the detector also reached a gear's printed dots (docs/tuning.md).
+    lags_mm: tuple[float, ...] = (1.5,)
     #: Share of the edge (centred) examined; corners and printed dots are left out.
     along_share: float = 0.6
     #: Sd of the dip inside one piece when the calibration has no labelled screen to measure it on, BGR levels …
@@ -93,18 +99,27 @@ class SeamConfig:
     joined_t_dof: float = 4.0
     #: Share of cuts between pieces pressed together that show no line at all (a probability).
     invisible_cut_share: float = 0.05
-    #: Spread of a visible cut's dip, BGR levels.
-    cut_sd_bgr: float = 80.0
+    #: Spread of a visible cut's dip, BGR levels (fitted: ``fitted.json``).
+    cut_sd_bgr: float = field(default_factory=lambda: _seam_fitted("cut_sd_bgr", 80.0))
+    #: How much more the dip inside a scene's piece spreads than inside the calibration's labelled
+    #: screens (other kinds' prints, another place under the lamp), a factor on ``seam_sd`` (fitted: ``fitted.json``).
+    joined_spread: float = field(default_factory=lambda: _seam_fitted("joined_spread", 1.0))
     #: How far either side of the grid line each side's outline edge is looked for (the jog), mm.
     jog_reach_mm: float = 4.0
     #: Sd of an edge's located position when the calibration has no labelled screen to measure it on, mm …
     default_jog_sd_mm: float = 0.25
     #: … and its floor, mm.
     min_jog_sd_mm: float = 0.15
-    #: Share of pieces pressed together whose outlines line up within that noise (a probability) …
-    aligned_cut_share: float = 0.5
-    #: … else the half-normal spread of their offset (pieces put down by hand), mm.
-    placed_sd_mm: float = 1.0
+    #: How much more the jog inside a scene's piece spreads than inside the calibration's labelled
+    #: screens, a factor on ``jog_sd`` (fitted: ``fitted.json``) …
+    jog_spread: float = field(default_factory=lambda: _seam_fitted("jog_spread", 1.0))
+    #: … and the degrees of freedom of its half Student t (fitted: ``fitted.json``).
+    jog_t_dof: float = field(default_factory=lambda: _seam_fitted("jog_t_dof", 4.0))
+    #: Share of pieces pressed together whose outlines line up within that noise (a probability;
+    #: fitted: ``fitted.json``) …
+    aligned_cut_share: float = field(default_factory=lambda: _seam_fitted("aligned_cut_share", 0.5))
+    #: … else the half-normal spread of their offset (pieces put down by hand), mm (fitted: ``fitted.json``).
+    placed_sd_mm: float = field(default_factory=lambda: _seam_fitted("placed_sd_mm", 1.0))
     #: Largest group of same-colour touching cells split exactly (bigger: unknown piece), cells.
     max_exact_cells: int = 24
     #: Most tilings enumerated per group, a count.

@@ -148,12 +148,12 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
         (mask, kind, placed), = [x for row in table for x in row]
         face, pf = (piece_score(kind, placed)[1:] if piece_score is not None else (None, 1.0))
         return Split(pieces=[(kind, placed, face, pf)], posterior=1.0, kinds=frozenset([kind]))
-    sd = cfg.default_joined_sd_bgr if joined_sd_bgr is None else joined_sd_bgr
+    sd = (cfg.default_joined_sd_bgr if joined_sd_bgr is None else joined_sd_bgr) * cfg.joined_spread
     inner = [(e, seams[e]) for e in (((r, c), n) for r, c in order for n in ((r, c + 1), (r + 1, c)) if n in cells)
              if e in seams]
     lc, lj = seam_log_likelihoods(np.array([v for _, v in inner], np.float64), sd, cfg)
     if jogs:
-        jsd = cfg.default_jog_sd_mm if jog_sd_mm is None else jog_sd_mm
+        jsd = (cfg.default_jog_sd_mm if jog_sd_mm is None else jog_sd_mm) * cfg.jog_spread
         for i, (e, _) in enumerate(inner):
             if e in jogs:
                 c2, j2 = jog_log_likelihoods(jogs[e], jsd, cfg)

@@ -113,7 +113,9 @@ def seam_log_likelihoods(dip_bgr, joined_sd_bgr: float, cfg: SeamConfig = SEAM):
 
     Inside a piece the dip is noise (JPEG ripple, shading, a crease): a half Student t
     (``cfg.joined_t_dof``: now and then a crease or double JPEG dips deeper) with the scale measured
-    on the calibration's labelled screens (``joined_sd_bgr``). A cut shows as a dip of any depth — except
+    on the calibration's labelled screens (``joined_sd_bgr``; the split widens it by
+    ``cfg.joined_spread`` for a scene's pieces). A cut shows as a dip of any depth (half-normal,
+    ``cfg.cut_sd_bgr``: a hairline, a gap's sand, a shadow, up to the contrast of piece and sand) — except
     when the pieces are pressed together so that no line shows (``cfg.invisible_cut_share`` of
     cuts): then it looks like the inside of a piece. So a faint dip never proves "one piece" by more
     than 1 / ``invisible_cut_share``; the pieces' prints must decide the rest.
@@ -174,15 +176,17 @@ def edge_jogs(mask: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float,
     cell of the same player lies beyond it, and both cells' lines carried to the grid line between
     them: a turned piece's two lines meet there, two pieces' lines stand apart by the step between
     them. For two cells one above the other, the same with the left and right edges. The jog is the
-    smaller of the two sides' steps, and only where both can be seen (two pieces offset show it on
-    both; a token against one side of a piece, or a neighbour's edge, on one).
+    smaller of the two sides' steps (the second cell's line less the first's) when both step the
+    same way, else 0, and only where both sides can be seen: a piece slid against another moves both
+    of its sides the same way, while the noise of locating an edge, or a token or a neighbour's edge
+    against one side, moves the sides each its own way.
 
     Args:
         mask: the owning players' colour masks, uint8 (H, W, P), 255 = that player's colour
             (:func:`vision.plazing.cells.player_masks`), at ``px_per_mm`` (pixel u at (u + 0.5)/ppm).
         owner: int (rows, cols) covering player index or −1.
     Returns:
-        dict edge ((r, c), (r2, c2)) → jog in mm, for the edges where both outline sides could be
+        dict edge ((r, c), (r2, c2)) → jog in mm (≥ 0), for the edges where both outline sides could be
         compared (second cell right of or below the first).
     """
     rows, cols = owner.shape
@@ -239,18 +243,19 @@ def edge_jogs(mask: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float,
         step.setdefault(((a, b), side), []).append(value)
     for ((a, b), side), vals in step.items():
         if len(vals) == 2 and np.isfinite(vals).all():
-            out.setdefault((a, b), []).append(abs(vals[0] - vals[1]))
-    return {e: float(min(v)) for e, v in out.items() if len(v) == 2}
+            out.setdefault((a, b), []).append(vals[0] - vals[1])
+    return {e: float(min(abs(v[0]), abs(v[1]))) if v[0] * v[1] > 0 else 0.0 for e, v in out.items() if len(v) == 2}
 
 
 def jog_log_likelihoods(jog_mm, joined_sd_mm: float, cfg: SeamConfig = SEAM):
     """Log likelihoods of an outline's jog (:func:`edge_jogs`) if the edge is a cut between two
     pieces, and if it lies inside one piece.
 
-    Inside a piece the jog is the noise of locating an edge (a half Student t, ``joined_sd_mm``,
-    measured on the calibration's labelled screens); two pieces pressed together line up within that noise
-    in ``cfg.aligned_cut_share`` of cases, else lie up to a millimetre or two apart (half-normal,
-    ``cfg.placed_sd_mm``).
+    Inside a piece the jog is the noise of locating an edge (a half Student t with ``cfg.jog_t_dof``
+    degrees of freedom and scale ``joined_sd_mm``, measured on the calibration's labelled screens,
+    which the split widens by ``cfg.jog_spread`` for a scene's pieces); two pieces pressed together
+    line up within that noise in ``cfg.aligned_cut_share`` of cases, else lie up to a few
+    millimetres apart (half-normal, ``cfg.placed_sd_mm``).
 
     Returns:
         (log p(jog | cut), log p(jog | joined)).
@@ -260,7 +265,7 @@ def jog_log_likelihoods(jog_mm, joined_sd_mm: float, cfg: SeamConfig = SEAM):
     def half_normal(sd):
         return np.log(2.0 / (sd * np.sqrt(2 * np.pi))) - d * d / (2 * sd * sd)
 
-    nu, s = cfg.joined_t_dof, joined_sd_mm  # heavy-tailed like the dip: a speck on an edge now and then
+    nu, s = cfg.jog_t_dof, joined_sd_mm  # heavy-tailed: a speck on an edge now and then
     joined = np.log(2.0) + lgamma((nu + 1) / 2) - lgamma(nu / 2) - 0.5 * np.log(nu * np.pi) - np.log(s) \
         - (nu + 1) / 2 * np.log1p(d * d / (nu * s * s))
     e = cfg.aligned_cut_share
