@@ -230,7 +230,7 @@ def sample_number(samples: list[dict], at_mm) -> int | None:
 
 
 #: A calibration error's way of naming one sample: ``calibration sample 'label' at x,y mm``.
-_SAMPLE_AT_MM = re.compile(r"calibration sample '([^']+)' at (-?[0-9.]+),(-?[0-9.]+) mm")
+_SAMPLE_AT_MM = re.compile(r"calibration sample '([^']+)' at (-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?) mm")
 
 
 def named_by_number(message: str, samples: list[dict]) -> str:
