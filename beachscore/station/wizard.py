@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 
 import cv2
@@ -189,9 +190,15 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
             folder = os.path.join(root, str(n))
             request = write_request(os.path.join(folder, "request"), photo_path, profile, corners_px, samples,
                                     empty_path)
-            cal = _calibrate(station, request, os.path.join(folder, "cal"))
             with open(request, encoding="utf-8") as f:
-                pairs = confusable_pairs(cal, json.load(f)["samples"])
+                clicked = json.load(f)["samples"]
+            try:
+                cal = _calibrate(station, request, os.path.join(folder, "cal"))
+            except BeachscoreError as exc:
+                exc.message = named_by_number(exc.message, clicked)
+                exc.args = (exc.message,)
+                raise
+            pairs = confusable_pairs(cal, clicked)
             classes = learned_classes(cal, request)
             picture = preview(photo_path, request, classes, tuple(p["sample"] for p in pairs if "sample" in p),
                               tuple(p["place"] for p in pairs if "place" in p))
@@ -220,6 +227,25 @@ def sample_number(samples: list[dict], at_mm) -> int | None:
     gaps = [float(np.hypot(s["board_mm"][0] - at_mm[0], s["board_mm"][1] - at_mm[1])) for s in samples]
     k = int(np.argmin(gaps))
     return k + 1 if gaps[k] <= SAMPLE_MATCH_MM else None
+
+
+#: A calibration error's way of naming one sample: ``calibration sample 'label' at x,y mm``.
+_SAMPLE_AT_MM = re.compile(r"calibration sample '([^']+)' at (-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?) mm")
+
+
+def named_by_number(message: str, samples: list[dict]) -> str:
+    """``message`` with a sample named by board millimetres (``calibration sample 'empty' at 34,34 mm``,
+    as the calibrators refuse one) named by the wizard's number and label instead (``calibration sample
+    3 (empty)``), as :func:`confusable_pairs` names a doubted one: the wizard's user clicked numbered
+    points and never saw millimetres. Unchanged when no clicked sample of that label is within
+    :data:`SAMPLE_MATCH_MM`."""
+    m = _SAMPLE_AT_MM.search(message)
+    if m is None:
+        return message
+    n = sample_number(samples, [float(m.group(2)), float(m.group(3))])
+    if n is None or samples[n - 1].get("label") != m.group(1):
+        return message
+    return message[:m.start()] + f"calibration sample {n} ({m.group(1)})" + message[m.end():]
 
 
 def confusable_pairs(cal, samples: list[dict] | None = None) -> list[dict]:

@@ -298,3 +298,37 @@ def test_a_failed_calibration_leaves_no_folder_behind(unlocked, station, failure
         assert r.status_code == 400
     root = os.path.join(station.store.data_dir, "calibrations")
     assert not os.path.isdir(root) or os.listdir(root) == []
+
+
+def test_a_refused_sample_is_named_by_the_wizards_number(unlocked, station):
+    """A calibrator refusing one sample names it by board millimetres; the wizard's user clicked numbered
+    points and never saw millimetres, so the page names it by its number and label (as a doubted one)."""
+    def refuses_the_second(request, out_dir):
+        with open(request, encoding="utf-8") as f:
+            x, y = json.load(f)["samples"][1]["board_mm"]
+        raise BadInputError("bad-sample", f"calibration sample 'sand' at {x:g},{y:g} mm looks like 'sea', not like "
+                            "the other 'sand' samples; check its label and point")
+
+    from beachscore.errors import BadInputError
+    old = station.calibration
+    station.calibrator = refuses_the_second
+    shot = unlocked.post_json("/api/calibration/shot").get_json()["photo_id"]
+    r = unlocked.post_json("/api/calibration", {
+        "photo_id": shot, "corners_px": CORNERS, "profile": {"game": "strand-unter", "board_mm": [440, 380]},
+        "samples": [{"label": "sea", "px": [10, 10]}, {"label": "sand", "px": [33.3, 21.7]}]})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "bad-sample"
+    message = r.get_json()["error"]["message"]
+    assert message.startswith("calibration sample 2 (sand) looks like 'sea'") and " mm" not in message, message
+    assert station.calibration is old
+
+
+def test_named_by_number_leaves_what_it_cannot_match():
+    from beachscore.station.wizard import named_by_number
+    clicked = [{"label": "empty", "board_mm": [34.0, 34.0]}, {"label": "shell", "board_mm": [66.0, 34.0]}]
+    said = "calibration sample 'empty' at 34,34 mm looks like 'shell', not like the other 'empty' samples"
+    assert named_by_number(said, clicked) == \
+        "calibration sample 1 (empty) looks like 'shell', not like the other 'empty' samples"
+    for other in ("calibration sample 'empty' at 66,34 mm is not on a towel cell",      # another label there
+                  "calibration sample 'empty' at 40,34 mm is not on a towel cell",      # nothing clicked there
+                  "the calibration shot is too dark"):
+        assert named_by_number(other, clicked) == other
