@@ -42,8 +42,10 @@ more likely under another value, and the maximum-likelihood ``CastleConfig.tower
 (``docs/tuning.md``: kept at 1, the fit would make the tower count surer still).
 
 With ``--write`` the values go to ``vision/strand_unter/fitted.json`` (read by
-:mod:`vision.strand_unter.config`) with the folders they were fitted on. Never pass judging
-tables: what is fitted on them is no longer a measurement of transfer.
+:mod:`vision.strand_unter.config`) with the folders they were fitted on; only the keys the run
+fitted are written, the file's others (``tower_count``, the ``castle_contrast`` of
+``scripts/fit_strand_shadow.py``, other kinds' slopes) are kept. Never pass judging tables: what is
+fitted on them is no longer a measurement of transfer.
 """
 
 from __future__ import annotations
@@ -334,14 +336,31 @@ def main() -> None:
           f"{len(counts)} parts)")
     print(f"castle value slope {slope} ({len(values)} castles)")
     if args.write:
-        data = {"script": "scripts/fit_strand.py", "fitted_on": names,
-                "shell_count": {"area_sigma": sigma, "area_dof": dof, "count_prior": prior, "parts": len(counts)},
-                "confidence": {"slopes": {"castle value": slope}, "castles": len(values)},
-                "sandpiper_area": {"mu": mu, "sigma": sig, "touch_prior": touch, "blobs": len(birds)}}
-        with open(args.write, "w") as f:
-            json.dump(data, f, indent=1)
-            f.write("\n")
+        write_fitted(args.write, {"fitted_on": names,
+                                  "shell_count": {"area_sigma": sigma, "area_dof": dof, "count_prior": prior,
+                                                  "parts": len(counts)},
+                                  "sandpiper_area": {"mu": mu, "sigma": sig, "touch_prior": touch, "blobs": len(birds)}},
+                     slopes={"castle value": slope}, castles=len(values))
         _write_no_bird(args.write, no_bird_slope, no_birds, names)
+
+
+def write_fitted(path: str, parts: dict, slopes: dict | None = None, castles: int | None = None) -> None:
+    """Set the keys this script fitted (``parts``, and the confidence ``slopes`` it fitted) in the
+    fitted file at ``path`` and keep every other key: ``tower_count``, the ``castle_contrast`` of
+    ``scripts/fit_strand_shadow.py`` and the slopes of other kinds stay as they were. A missing file
+    is started with ``script``."""
+    data = {"script": "scripts/fit_strand.py"}
+    if os.path.exists(path):
+        with open(path) as f:
+            data = json.load(f)
+    data.update(parts)
+    confidence = data.setdefault("confidence", {})
+    confidence.setdefault("slopes", {}).update(slopes or {})
+    if castles is not None:
+        confidence["castles"] = castles
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
 
 
 def _write_no_bird(path: str, slope: float, no_birds: list, names: list) -> None:
@@ -354,14 +373,7 @@ def _write_no_bird(path: str, slope: float, no_birds: list, names: list) -> None
 def _write_part(path: str, key: str, part: dict, slope: tuple | None = None) -> None:
     """Set ``key`` (and, given ``(kind, value)``, that confidence slope) in the fitted file at ``path``,
     keeping the rest."""
-    with open(path) as f:
-        data = json.load(f)
-    if slope is not None:
-        data.setdefault("confidence", {}).setdefault("slopes", {})[slope[0]] = slope[1]
-    data[key] = part
-    with open(path, "w") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
+    write_fitted(path, {key: part}, slopes=dict([slope]) if slope is not None else None)
 
 
 if __name__ == "__main__":
