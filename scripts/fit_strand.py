@@ -2,7 +2,7 @@
 """Fit the Strand unter reader's statistical constants on rendered development tables (and only those).
 
     .venv/bin/python scripts/fit_strand.py FOLDER [FOLDER ...] [--write vision/strand_unter/fitted.json]
-        [--only-no-sandpiper | --only-tower-exponent]
+        [--only-no-sandpiper | --only-tower-exponent | --only-castle-value]
 
 Each FOLDER holds ``profile.json`` and ``setupN/`` folders with ``calibration.json`` and
 ``scene_XX.jpg`` + ``scene_XX.truth.json`` (the layout of ``../shared/render`` output, e.g.
@@ -17,7 +17,9 @@ calibrated and every scene read; from the reading and the truth it fits, by maxi
    the slope turning a castle's value posterior's log-odds into the probability that the value is
    right (Platt scaling through the origin, each castle whose player the truth has in its groove
    checked against the truth; log-normal prior log b ~ N(0, 1), so that a kind never wrong on
-   these tables is not made infinitely sure), never above 1 (a stage is not made surer than its model);
+   these tables is not made infinitely sure), never above 1 (a stage is not made surer than its model).
+   ``--only-castle-value`` fits only this one (and prints the posteriors' reliability table) and keeps
+   the file's other values;
 3. the count prior (``count_prior``): how often one part holds n shells (shells touching) on
    these tables, with one pseudo-count per n; a part where the truth has more shells than parts
    is tallied as clumps of two;
@@ -281,6 +283,44 @@ def fit_tower_exponent(folders: list, seen: dict) -> tuple[tuple, list]:
     return (best[0], best[1]), rows
 
 
+RELIABILITY_BINS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1.0)
+
+
+def reliability_table(values: list) -> list:
+    """[(low, high, castles, wrong the posteriors expected, wrong)] of the castle value posteriors
+    binned by :data:`RELIABILITY_BINS`: a bin whose castles are wrong less often than expected is
+    under-confident (a slope below 1 would make it more so)."""
+    p = np.array([v for v, _ in values], np.float64).reshape(-1)
+    y = np.array([r for _, r in values], bool).reshape(-1)
+    rows = []
+    for lo, hi in zip(RELIABILITY_BINS[:-1], RELIABILITY_BINS[1:]):
+        m = (p >= lo) & ((p < hi) if hi < 1.0 else (p <= hi))
+        rows.append((lo, hi, int(m.sum()), round(float((1 - p[m]).sum()), 2), int((~y[m]).sum())))
+    return rows
+
+
+def fit_castle_value(folders: list, seen: dict, names: list, write: str | None) -> float:
+    """Fit the castle value slope alone (:func:`fit_slope`) on every castle of ``folders`` whose player
+    the truth has in its groove, print the reliability table (:func:`reliability_table`) and, given
+    ``write``, put the slope and its tally into that fitted file, keeping the rest."""
+    values = []
+    for folder in folders:
+        v = collect(folder, seen)[1]
+        print(f"{folder}: {len(v)} castle values ({sum(not r for _, r in v)} wrong)", flush=True)
+        values += v
+    slope = fit_slope(values)
+    table = reliability_table(values)
+    for lo, hi, n, expected, wrong in table:
+        print(f"  posterior {lo:.3f}-{hi:.3f}: {n} castles, {expected} wrong expected, {wrong} wrong")
+    print(f"castle value slope {slope} ({len(values)} castles, {sum(not r for _, r in values)} wrong)")
+    if write:
+        write_fitted(write, {"castle_value": {
+            "castles": len(values), "wrong": sum(not r for _, r in values), "fitted_on": names,
+            "reliability": [f"{lo}-{hi}: {n} castles, {e} wrong expected, {w} wrong" for lo, hi, n, e, w in table]}},
+            slopes={"castle value": slope}, castles=len(values))
+    return slope
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folders", nargs="+")
@@ -289,9 +329,14 @@ def main() -> None:
                     help="with --write: fit only the \"no sandpiper\" slope and keep the file's other values")
     ap.add_argument("--only-tower-exponent", action="store_true",
                     help="with --write: fit only the tower count's exponent and keep the file's other values")
+    ap.add_argument("--only-castle-value", action="store_true",
+                    help="with --write: fit only the castle value slope and keep the file's other values")
     args = ap.parse_args()
     seen = _capture()
     names = [os.path.basename(os.path.normpath(f)) for f in args.folders]
+    if args.only_castle_value:
+        fit_castle_value(args.folders, seen, names, args.write)
+        return
     if args.only_tower_exponent:
         (exponent, prior), rows = fit_tower_exponent(args.folders, seen)
         print(f"tower exponent {exponent}, reliability prior {prior}")
