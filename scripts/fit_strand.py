@@ -2,7 +2,7 @@
 """Fit the Strand unter reader's statistical constants on rendered development tables (and only those).
 
     .venv/bin/python scripts/fit_strand.py FOLDER [FOLDER ...] [--write vision/strand_unter/fitted.json]
-        [--only-no-sandpiper | --only-tower-exponent]
+        [--only-no-sandpiper | --only-tower-exponent | --only-castle-value]
 
 Each FOLDER holds ``profile.json`` and ``setupN/`` folders with ``calibration.json`` and
 ``scene_XX.jpg`` + ``scene_XX.truth.json`` (the layout of ``../shared/render`` output, e.g.
@@ -17,7 +17,9 @@ calibrated and every scene read; from the reading and the truth it fits, by maxi
    the slope turning a castle's value posterior's log-odds into the probability that the value is
    right (Platt scaling through the origin, each castle whose player the truth has in its groove
    checked against the truth; log-normal prior log b ~ N(0, 1), so that a kind never wrong on
-   these tables is not made infinitely sure), never above 1 (a stage is not made surer than its model);
+   these tables is not made infinitely sure), never above 1 (a stage is not made surer than its model).
+   ``--only-castle-value`` fits only this one (and prints the posteriors' reliability table) and keeps
+   the file's other values;
 3. the count prior (``count_prior``): how often one part holds n shells (shells touching) on
    these tables, with one pseudo-count per n; a part where the truth has more shells than parts
    is tallied as clumps of two;
@@ -42,8 +44,10 @@ more likely under another value, and the maximum-likelihood ``CastleConfig.tower
 (``docs/tuning.md``: kept at 1, the fit would make the tower count surer still).
 
 With ``--write`` the values go to ``vision/strand_unter/fitted.json`` (read by
-:mod:`vision.strand_unter.config`) with the folders they were fitted on. Never pass judging
-tables: what is fitted on them is no longer a measurement of transfer.
+:mod:`vision.strand_unter.config`) with the folders they were fitted on; only the keys the run
+fitted are written, the file's others (``tower_count``, the ``castle_contrast`` of
+``scripts/fit_strand_shadow.py``, other kinds' slopes) are kept. Never pass judging tables: what is
+fitted on them is no longer a measurement of transfer.
 """
 
 from __future__ import annotations
@@ -72,8 +76,10 @@ from vision.strand_unter.config import BIRD, CASTLES, READING, SHELLS  # noqa: E
 SIGMAS = np.round(np.arange(0.04, 0.301, 0.01), 3)
 PARTIAL = (SHELLS.partial_share,)  # kept: one look at a pale shell in a shadow is too few to fit it on
 DOFS = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 10.0, 30.0, 1e6)
-EXPONENTS = (0.25, 0.5, 0.75, 1.0)
-RELIABILITY_PRIORS = (None, (1.0, 1.0), (2.0, 1.0), (4.0, 1.0), (1.0, 0.5))
+# the grid of ``--only-tower-exponent``: on the 10-folder grid (docs/tuning.md) exponent 0.25 scored −29
+# to −31 against −22.4 at best, and priors (2, 1), (4, 1) always lay between (1, 1) and none
+EXPONENTS = (0.5, 0.625, 0.75, 1.0)
+RELIABILITY_PRIORS = (None, (1.0, 1.0), (1.0, 0.5))
 
 
 def _capture():
@@ -279,6 +285,44 @@ def fit_tower_exponent(folders: list, seen: dict) -> tuple[tuple, list]:
     return (best[0], best[1]), rows
 
 
+RELIABILITY_BINS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1.0)
+
+
+def reliability_table(values: list) -> list:
+    """[(low, high, castles, wrong the posteriors expected, wrong)] of the castle value posteriors
+    binned by :data:`RELIABILITY_BINS`: a bin whose castles are wrong less often than expected is
+    under-confident (a slope below 1 would make it more so)."""
+    p = np.array([v for v, _ in values], np.float64).reshape(-1)
+    y = np.array([r for _, r in values], bool).reshape(-1)
+    rows = []
+    for lo, hi in zip(RELIABILITY_BINS[:-1], RELIABILITY_BINS[1:]):
+        m = (p >= lo) & ((p < hi) if hi < 1.0 else (p <= hi))
+        rows.append((lo, hi, int(m.sum()), round(float((1 - p[m]).sum()), 2), int((~y[m]).sum())))
+    return rows
+
+
+def fit_castle_value(folders: list, seen: dict, names: list, write: str | None) -> float:
+    """Fit the castle value slope alone (:func:`fit_slope`) on every castle of ``folders`` whose player
+    the truth has in its groove, print the reliability table (:func:`reliability_table`) and, given
+    ``write``, put the slope and its tally into that fitted file, keeping the rest."""
+    values = []
+    for folder in folders:
+        v = collect(folder, seen)[1]
+        print(f"{folder}: {len(v)} castle values ({sum(not r for _, r in v)} wrong)", flush=True)
+        values += v
+    slope = fit_slope(values)
+    table = reliability_table(values)
+    for lo, hi, n, expected, wrong in table:
+        print(f"  posterior {lo:.3f}-{hi:.3f}: {n} castles, {expected} wrong expected, {wrong} wrong")
+    print(f"castle value slope {slope} ({len(values)} castles, {sum(not r for _, r in values)} wrong)")
+    if write:
+        write_fitted(write, {"castle_value": {
+            "castles": len(values), "wrong": sum(not r for _, r in values), "fitted_on": names,
+            "reliability": [f"{lo}-{hi}: {n} castles, {e} wrong expected, {w} wrong" for lo, hi, n, e, w in table]}},
+            slopes={"castle value": slope}, castles=len(values))
+    return slope
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folders", nargs="+")
@@ -287,9 +331,14 @@ def main() -> None:
                     help="with --write: fit only the \"no sandpiper\" slope and keep the file's other values")
     ap.add_argument("--only-tower-exponent", action="store_true",
                     help="with --write: fit only the tower count's exponent and keep the file's other values")
+    ap.add_argument("--only-castle-value", action="store_true",
+                    help="with --write: fit only the castle value slope and keep the file's other values")
     args = ap.parse_args()
     seen = _capture()
     names = [os.path.basename(os.path.normpath(f)) for f in args.folders]
+    if args.only_castle_value:
+        fit_castle_value(args.folders, seen, names, args.write)
+        return
     if args.only_tower_exponent:
         (exponent, prior), rows = fit_tower_exponent(args.folders, seen)
         print(f"tower exponent {exponent}, reliability prior {prior}")
@@ -334,14 +383,31 @@ def main() -> None:
           f"{len(counts)} parts)")
     print(f"castle value slope {slope} ({len(values)} castles)")
     if args.write:
-        data = {"script": "scripts/fit_strand.py", "fitted_on": names,
-                "shell_count": {"area_sigma": sigma, "area_dof": dof, "count_prior": prior, "parts": len(counts)},
-                "confidence": {"slopes": {"castle value": slope}, "castles": len(values)},
-                "sandpiper_area": {"mu": mu, "sigma": sig, "touch_prior": touch, "blobs": len(birds)}}
-        with open(args.write, "w") as f:
-            json.dump(data, f, indent=1)
-            f.write("\n")
+        write_fitted(args.write, {"fitted_on": names,
+                                  "shell_count": {"area_sigma": sigma, "area_dof": dof, "count_prior": prior,
+                                                  "parts": len(counts)},
+                                  "sandpiper_area": {"mu": mu, "sigma": sig, "touch_prior": touch, "blobs": len(birds)}},
+                     slopes={"castle value": slope}, castles=len(values))
         _write_no_bird(args.write, no_bird_slope, no_birds, names)
+
+
+def write_fitted(path: str, parts: dict, slopes: dict | None = None, castles: int | None = None) -> None:
+    """Set the keys this script fitted (``parts``, and the confidence ``slopes`` it fitted) in the
+    fitted file at ``path`` and keep every other key: ``tower_count``, the ``castle_contrast`` of
+    ``scripts/fit_strand_shadow.py`` and the slopes of other kinds stay as they were. A missing file
+    is started with ``script``."""
+    data = {"script": "scripts/fit_strand.py"}
+    if os.path.exists(path):
+        with open(path) as f:
+            data = json.load(f)
+    data.update(parts)
+    confidence = data.setdefault("confidence", {})
+    confidence.setdefault("slopes", {}).update(slopes or {})
+    if castles is not None:
+        confidence["castles"] = castles
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
 
 
 def _write_no_bird(path: str, slope: float, no_birds: list, names: list) -> None:
@@ -354,14 +420,7 @@ def _write_no_bird(path: str, slope: float, no_birds: list, names: list) -> None
 def _write_part(path: str, key: str, part: dict, slope: tuple | None = None) -> None:
     """Set ``key`` (and, given ``(kind, value)``, that confidence slope) in the fitted file at ``path``,
     keeping the rest."""
-    with open(path) as f:
-        data = json.load(f)
-    if slope is not None:
-        data.setdefault("confidence", {}).setdefault("slopes", {})[slope[0]] = slope[1]
-    data[key] = part
-    with open(path, "w") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
+    write_fitted(path, {key: part}, slopes=dict([slope]) if slope is not None else None)
 
 
 if __name__ == "__main__":

@@ -100,3 +100,44 @@ def test_the_bird_area_fit_is_robust_to_a_blob_with_a_shell():
     rng = np.random.default_rng(5)
     mu, sigma, prior = fit.fit_bird_area(list(-0.1 + 0.08 * rng.standard_normal(60)) + [0.4])
     assert abs(mu + 0.1) < 0.04 and 0.05 <= sigma <= 0.11 and prior == pytest.approx(1 / 63, abs=1e-4)
+
+
+def test_a_full_fit_writes_only_the_keys_it_fits(tmp_path, monkeypatch):
+    """``--write`` without ``--only-…`` rebuilt the file from scratch and dropped the tower count's
+    weight and the shadow model fitted by other runs; it now keeps every key it does not fit."""
+    fit = _fit_module()
+    path = tmp_path / "fitted.json"
+    kept = {"tower_count": {"exponent": 0.75, "reliability_prior": [1.0, 0.5]},
+            "castle_contrast": {"castle": [0.96, 0.21], "other": [0.18, 0.08], "other_prior": 0.005}}
+    path.write_text(json.dumps({"script": "scripts/fit_strand.py", "fitted_on": ["old"],
+                                "confidence": {"slopes": {"castle value": 1.0, "other kind": 0.4}}, **kept}))
+    rng = np.random.default_rng(5)
+    counts = [(1 + 0.1 * x, 1) for x in rng.standard_normal(60)]
+    values = [(0.95, True)] * 30 + [(0.6, False)] * 3
+    birds = list(0.1 * rng.standard_normal(10))
+    monkeypatch.setattr(fit, "collect", lambda folder, seen: (counts, values, birds, [], [(0.8, True)]))
+    monkeypatch.setattr(fit, "_capture", dict)
+    monkeypatch.setattr("sys.argv", ["fit_strand.py", str(tmp_path / "strand-dev-1"), "--write", str(path)])
+    fit.main()
+    doc = json.loads(path.read_text())
+    assert {k: doc[k] for k in kept} == kept
+    assert doc["fitted_on"] == ["strand-dev-1"] and doc["shell_count"]["parts"] == 60
+    assert doc["confidence"]["slopes"]["other kind"] == 0.4
+    assert set(doc["confidence"]["slopes"]) == {"castle value", "other kind", "no sandpiper"}
+
+
+def test_the_castle_value_refit_tallies_each_posterior_bin_and_keeps_the_rest(tmp_path, monkeypatch):
+    """``--only-castle-value``: castles at 0.55 right 9 times in 10 are under-confident (4.5 wrong
+    expected, 1 seen); the slope stays at its cap of 1 and only the slope and its tally are written."""
+    fit = _fit_module()
+    values = [(0.55, True)] * 9 + [(0.55, False)] + [(0.999, True)] * 50
+    rows = {(lo, hi): (n, e, w) for lo, hi, n, e, w in fit.reliability_table(values)}
+    assert rows[(0.5, 0.6)] == (10, 4.5, 1) and rows[(0.999, 1.0)] == (50, 0.05, 0)
+    path = tmp_path / "fitted.json"
+    path.write_text(json.dumps({"script": "scripts/fit_strand.py", "tower_count": {"exponent": 0.75},
+                                "confidence": {"slopes": {"castle value": 0.5, "no sandpiper": 0.138}}}))
+    monkeypatch.setattr(fit, "collect", lambda folder, seen: ([], values, [], [], []))
+    assert fit.fit_castle_value(["strand-720-1"], {}, ["strand-720-1"], str(path)) == 1.0
+    doc = json.loads(path.read_text())
+    assert doc["confidence"]["slopes"] == {"castle value": 1.0, "no sandpiper": 0.138}
+    assert doc["tower_count"] == {"exponent": 0.75} and doc["castle_value"]["wrong"] == 1
