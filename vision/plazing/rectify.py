@@ -79,6 +79,37 @@ def _warp(image: np.ndarray, M: np.ndarray, size, dst: np.ndarray | None = None)
     return cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, dst=dst, borderMode=cv2.BORDER_REPLICATE)
 
 
+def _crop_frame(grid: Grid, ppm: float = RECTIFY.px_per_mm):
+    """The grid crop's frame at ``ppm``: (S: crop px → board mm, 3×3; (w, h) px; the margin in mm,
+    that of the reading's crop at every scale)."""
+    m0 = int(np.ceil(RECTIFY.margin_mm * RECTIFY.px_per_mm))
+    margin = m0 / RECTIFY.px_per_mm
+    m = int(round(margin * ppm))
+    x0, y0 = grid.origin_mm[0] - margin, grid.origin_mm[1] - margin
+    w = int(round(grid.cols * grid.cell_mm * ppm)) + 2 * m
+    h = int(round(grid.rows * grid.cell_mm * ppm)) + 2 * m
+    return np.array([[1 / ppm, 0, x0 + 0.5 / ppm], [0, 1 / ppm, y0 + 0.5 / ppm], [0, 0, 1]]), (w, h), margin
+
+
+def fine_crop(full: np.ndarray, reduced_shape, H_px_from_mm: np.ndarray, grid: Grid,
+              ppm: float = RECTIFY.px_per_mm) -> np.ndarray:
+    """The grid crop of :class:`Rectified` (the same board millimetres, at ``ppm``) sampled from the
+    full-size photo instead of the reduced one: the reduced decode averages a hairline cut between two
+    pieces away, sampling the full-size photo at about its own scale keeps it.
+
+    Args:
+        full: the photo at full size, BGR uint8; reduced_shape: the shape of the photo
+            ``H_px_from_mm`` maps to (its pixel centres at the full size's (i + 0.5)·k − 0.5).
+    Returns:
+        BGR uint8 (H, W, 3); pixel (u, v) at crop mm ((u + 0.5)/ppm, (v + 0.5)/ppm), the frame of
+        :attr:`Rectified.local`.
+    """
+    k = full.shape[1] / reduced_shape[1]
+    T = np.array([[k, 0, 0.5 * (k - 1)], [0, k, 0.5 * (k - 1)], [0, 0, 1]])
+    S, size, _ = _crop_frame(grid, ppm)
+    return _warp(full, T @ H_px_from_mm @ S, size)
+
+
 class Rectified:
     """The two top views a reading needs.
 
@@ -92,16 +123,10 @@ class Rectified:
     """
 
     def __init__(self, image: np.ndarray, H: np.ndarray, profile: dict, grid: Grid, scratch: Scratch | None = None):
-        ppm = RECTIFY.px_per_mm
-        m = int(np.ceil(RECTIFY.margin_mm * ppm))
-        margin = m / ppm
-        x0, y0 = grid.origin_mm[0] - margin, grid.origin_mm[1] - margin
-        w = int(round(grid.cols * grid.cell_mm * ppm)) + 2 * m
-        h = int(round(grid.rows * grid.cell_mm * ppm)) + 2 * m
-        S = np.array([[1 / ppm, 0, x0 + 0.5 / ppm], [0, 1 / ppm, y0 + 0.5 / ppm], [0, 0, 1]])
+        S, (w, h), margin = _crop_frame(grid)
         self.crop = _warp(image, H @ S, (w, h), scratch("crop", (h, w, 3), np.uint8) if scratch else None)
         self.local = Grid((margin, margin), grid.cell_mm, grid.rows, grid.cols)
-        self.offset_mm = (x0, y0)
+        self.offset_mm = (S[0, 2] - 0.5 / RECTIFY.px_per_mm, S[1, 2] - 0.5 / RECTIFY.px_per_mm)
         q = QUALITY.px_per_mm
         bw, bh = profile["board_mm"]
         Sq = np.array([[1 / q, 0, 0.5 / q], [0, 1 / q, 0.5 / q], [0, 0, 1]])

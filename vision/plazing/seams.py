@@ -34,6 +34,14 @@ def _edge_list(owner: np.ndarray):
     return vert, horiz
 
 
+def has_seams(owner: np.ndarray) -> bool:
+    """Whether any two 4-neighbour cells are covered by the same player (an edge :func:`seam_contrasts`
+    measures)."""
+    same_h = (owner[:, :-1] >= 0) & (owner[:, :-1] == owner[:, 1:])
+    same_v = (owner[:-1, :] >= 0) & (owner[:-1, :] == owner[1:, :])
+    return bool(same_h.any() or same_v.any())
+
+
 def _valley(profiles: np.ndarray, centre: int, search: int, lags) -> np.ndarray:
     """Ridge/valley response of colour profiles.
 
