@@ -1,4 +1,4 @@
-"""The seam dip measured with the full-size photo's detail (``rectify.fine_crop``,
+"""The seam dip measured with the full-size photo's detail (``rectify.FineView``,
 ``prepare.fine_board``): a hairline cut the half-size decode averages away."""
 
 from types import SimpleNamespace
@@ -9,7 +9,7 @@ import numpy as np
 from beachscore.pipeline import _full_size
 from vision.plazing.cells import Grid
 from vision.plazing.config import RECTIFY, SEAM
-from vision.plazing.rectify import Rectified, fine_crop
+from vision.plazing.rectify import FineView, Rectified
 from vision.plazing.seams import has_seams, seam_contrasts
 
 GRID = Grid((10.0, 10.0), 20.0, 2, 4)
@@ -33,10 +33,15 @@ def _photos(cut_mm: float = 0.5):
     return full, half, H
 
 
-def test_the_fine_crop_has_the_reduced_crops_frame():
-    _, half, H = _photos()
+def test_the_fine_view_has_the_reduced_crops_frame():
+    full, half, H = _photos()
+    half = cv2.GaussianBlur(cv2.resize(half, None, fx=1, fy=1), (0, 0), 3)  # smooth: no sub-pixel edge
+    half[:, :, 0] = np.arange(half.shape[1])[None] % 256  # a ramp: any shift shows
     rect = Rectified(half, H, BOARD, GRID)
-    assert np.array_equal(fine_crop(half, half.shape, H, GRID), rect.crop)
+    fine = FineView(half, half.shape, H, GRID, RECTIFY.px_per_mm)
+    assert fine.shape == rect.crop.shape
+    v, u = np.mgrid[0:rect.crop.shape[0], 0:rect.crop.shape[1]]
+    assert np.abs(fine[v, u] - rect.crop).max() <= 1.0
 
 
 def test_a_hairline_cut_dips_on_the_full_size_photo():
@@ -45,7 +50,7 @@ def test_a_hairline_cut_dips_on_the_full_size_photo():
     owner = np.zeros((2, 4), int)
     coarse = seam_contrasts(rect.crop, owner, rect.local, RECTIFY.px_per_mm)
     ppm = SEAM.fine_px_per_mm
-    fine = seam_contrasts(fine_crop(full, half.shape, H, GRID, ppm), owner, rect.local, ppm)
+    fine = seam_contrasts(FineView(full, half.shape, H, GRID, ppm), owner, rect.local, ppm)
     cut = ((0, 1), (0, 2))
     inside = [fine[e] for e in fine if e != cut]
     assert fine[cut] > 1.5 * coarse[cut]

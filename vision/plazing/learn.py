@@ -31,7 +31,7 @@ from vision.plazing.model import FRAME_PICTURE, MODEL_VERSION, PALETTE_PICTURE
 from vision.plazing.patterns import PatternModel
 from vision.plazing.pieces import FACINGS, catalogue_shapes, groups, split_group
 from vision.plazing.prints import ink_directions, remove_marks
-from vision.plazing.rectify import DECODE_REDUCE, Rectified, fine_crop
+from vision.plazing.rectify import DECODE_REDUCE, FineView, Rectified
 from vision.plazing.screens import learn_template, screen_cells
 from vision.plazing.seams import edge_jogs, joined_sd, seam_contrasts
 from vision.plazing.terrain import TerrainModel, setup_terrain
@@ -225,7 +225,7 @@ def _fine_board(view: View, shot: CalibrationShot, image: np.ndarray, H: np.ndar
     px per mm)."""
     if shot.image.shape[1] <= image.shape[1] * 1.01:
         return view.board, RECTIFY.px_per_mm
-    return fine_crop(shot.image, image.shape, H, grid, SEAM.fine_px_per_mm), SEAM.fine_px_per_mm
+    return FineView(shot.image, image.shape, H, grid, SEAM.fine_px_per_mm), SEAM.fine_px_per_mm
 
 
 def _edge_noise(view: View, local, ppm: float, screens: list, fine) -> tuple[float, float]:
