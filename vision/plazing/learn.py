@@ -33,7 +33,7 @@ from vision.plazing.pieces import FACINGS, catalogue_shapes, groups, split_group
 from vision.plazing.prints import ink_directions, remove_marks
 from vision.plazing.rectify import DECODE_REDUCE, FineView, Rectified
 from vision.plazing.screens import learn_template, screen_cells
-from vision.plazing.seams import edge_jogs, joined_sd, seam_contrasts
+from vision.plazing.seams import edge_jogs, finest_dips, joined_sd, seam_contrasts
 from vision.plazing.terrain import TerrainModel, setup_terrain
 from vision.plazing.tokens import EMPTY, background_cells, learn_tokens, token_mask
 from vision.plazing.view import View
@@ -229,10 +229,10 @@ def _fine_board(view: View, shot: CalibrationShot, image: np.ndarray, H: np.ndar
 
 
 def _edge_noise(view: View, local, ppm: float, screens: list, fine) -> tuple[float, float]:
-    """The dip across an edge inside one piece (BGR levels, on ``fine``: :func:`_fine_board`'s crop and scale) and
+    """The dip across an edge inside one piece (BGR levels, the larger on the board and on ``fine``, :func:`_fine_board`'s crop and scale) and
     the outline's jog there (mm), measured on the labelled screens' inner edges (defaults and
     floors from :data:`SEAM`)."""
-    seams = seam_contrasts(fine[0], view.owner, local, fine[1])
+    seams = finest_dips(view.board, view.owner, local, ppm, None if fine[0] is view.board else fine)
     inside = [v for (a, b), v in seams.items() for _, cells, _ in screens if a in cells and b in cells]
     seam_sd = joined_sd(inside)
     jogs = edge_jogs(view.masks, view.owner, local, ppm)

@@ -17,7 +17,7 @@ from vision.plazing.names import cell_name, cells_text
 from vision.plazing.patterns import piece_scorer
 from vision.plazing.pieces import catalogue_shapes, groups, split_group
 from vision.plazing.screens import facing_of
-from vision.plazing.seams import edge_jogs, has_seams, seam_contrasts
+from vision.plazing.seams import edge_jogs, finest_dips, has_seams
 from vision.plazing.state_edits import OPPOSITE, flip_facing, replace_pieces
 from vision.plazing.words import facing_words, pieces_words
 
@@ -32,14 +32,14 @@ def read_pieces(view, model, profile, local, ppm: float, ledger: Ledger, warning
             local: the grid crop's cell geometry; ppm: its px per mm; ledger, warnings: the
             reading's, appended to; fine: a call giving the board with the full-size photo's
             detail and its px per mm (:func:`~vision.plazing.prepare.fine_board`), where the seams'
-            dips are measured, or None: on ``view.board``.
+            dips are measured too (:func:`~vision.plazing.seams.finest_dips`), or None: on
+            ``view.board`` only.
     Returns:
         [{"player", "kind", "cells": [[row, col], …], "facing" (screens)}], group by group.
     """
     owner = view.owner
     shapes = catalogue_shapes(profile)
-    board, board_ppm = fine() if fine is not None and has_seams(owner) else (view.board, ppm)
-    seams = seam_contrasts(board, owner, local, board_ppm)
+    seams = finest_dips(view.board, owner, local, ppm, fine() if fine is not None and has_seams(owner) else None)
     jogs = edge_jogs(view.masks, owner, local, ppm)
     covered = [tuple(x) for x in np.argwhere(owner >= 0).tolist()]
     windows, _ = view.windows(covered, model.player_gray, model.median)

@@ -115,6 +115,22 @@ def seam_contrasts(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_
     return out
 
 
+def finest_dips(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float, fine=None,
+                cfg: SeamConfig = SEAM) -> dict[tuple[Cell, Cell], float]:
+    """The dip across every edge (:func:`seam_contrasts`) on the reading's board and, when ``fine``
+    is given, on the full-size photo (``fine`` = (a :class:`~vision.plazing.rectify.FineView` or an
+    image in the same millimetres, its px per mm)): the larger of the two. The reduced board sees a
+    cut's wide shadow or gap, the full-size photo the hairline of two pieces pressed together that
+    the reduced decode averaged away; inside a piece both are noise (the calibration measures the
+    same larger dip on its labelled screens).
+    """
+    dips = seam_contrasts(board_bgr, owner, grid, px_per_mm, cfg)
+    if fine is None or not dips:
+        return dips
+    finer = seam_contrasts(fine[0], owner, grid, fine[1], cfg)
+    return {e: max(d, finer.get(e, d)) for e, d in dips.items()}
+
+
 def seam_log_likelihoods(dip_bgr, joined_sd_bgr: float, cfg: SeamConfig = SEAM):
     """Log likelihoods of an edge's colour dip if the edge is a cut between two pieces, and if it
     lies inside one piece.
