@@ -10,7 +10,7 @@ from beachscore.pipeline import _full_size
 from vision.plazing.cells import Grid
 from vision.plazing.config import RECTIFY, SEAM
 from vision.plazing.rectify import FineView, Rectified
-from vision.plazing.seams import has_seams, seam_contrasts
+from vision.plazing.seams import finest_dips, has_seams, seam_contrasts
 
 GRID = Grid((10.0, 10.0), 20.0, 2, 4)
 BOARD = {"board_mm": [100, 60]}
@@ -73,3 +73,16 @@ def test_the_full_size_photo_is_decoded_once_and_lens_corrected():
     get = _full_size(decode, SimpleNamespace(lens=lens))
     assert get()[0, 0, 0] == 7 and get()[0, 0, 0] == 7 and len(calls) == 1
     assert _full_size(None, SimpleNamespace(lens=None)) is None
+
+
+def test_the_dip_is_the_larger_of_the_reduced_and_the_full_size_photos():
+    full, half, H = _photos(cut_mm=0.5)
+    rect = Rectified(half, H, BOARD, GRID)
+    owner = np.zeros((2, 4), int)
+    ppm = SEAM.fine_px_per_mm
+    fine = (FineView(full, half.shape, H, GRID, ppm), ppm)
+    coarse = seam_contrasts(rect.crop, owner, rect.local, RECTIFY.px_per_mm)
+    finer = seam_contrasts(fine[0], owner, rect.local, ppm)
+    both = finest_dips(rect.crop, owner, rect.local, RECTIFY.px_per_mm, fine)
+    assert both == {e: max(coarse[e], finer[e]) for e in coarse}
+    assert finest_dips(rect.crop, owner, rect.local, RECTIFY.px_per_mm) == coarse
