@@ -251,7 +251,7 @@ class ScanResult:
 
 
 def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = None,
-               decode_ms: float = 0.0) -> ScanResult:
+               decode_ms: float = 0.0, full=None) -> ScanResult:
     """Register, read and score one decoded photo.
 
     Args:
@@ -261,6 +261,9 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
         decode_ms: time spent decoding, reported in ``timing_ms`` (which also gives ``undistort``, the
             lens correction, when the calibration has a lens; ``register`` includes the test that the
             photo shows the calibrated board).
+        full: a call that decodes the photo at full size (a file decoded reduced), or None; a photo
+            larger than the reader's scale is its own full size. The reader gets it lens-corrected
+            (:attr:`vision.types.Photo.full`).
     Raises:
         UnreadableBoardError: the board cannot be read reliably (exit 3); ``board-not-found`` when
             the game's reader cannot read the photo and the board check does not recognise the
@@ -270,6 +273,9 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     check_photo(image, cal)
     check_setup(setup, cal)
     game_reader = reader(cal.game)
+    if full is None and image.shape[1] > cal.image_size[0] / int(game_reader.decode_reduce) * 1.01:
+        given = image
+        full = lambda: given  # noqa: E731
     image = at_reader_scale(image, cal, game_reader)
     if cal.extra.get("model_version") != model_version(game_reader):
         raise BadInputError("calibration-outdated", f"{cal.folder or 'the calibration'} was learned by another "
@@ -280,7 +286,8 @@ def scan_image(image: np.ndarray, cal: store.Calibration, setup: dict | None = N
     try:
         check_colours(board.image, reg, cal)
         t1 = time.perf_counter()
-        photo = Photo(image=board.image, registration=reg, calibration=cal, setup=setup)
+        photo = Photo(image=board.image, registration=reg, calibration=cal, setup=setup,
+                      full=_full_size(full, cal))
         reading = game_reader.read(photo)
     except UnreadableBoardError:
         # is this the calibrated board (unless the registration already matched it)? It names the
@@ -319,6 +326,21 @@ def at_reader_scale(image: np.ndarray, cal: store.Calibration, game_reader: Read
     return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
 
+def _full_size(full, cal: store.Calibration):
+    """The photo at full size on demand, lens-corrected like the reader's photo, decoded once
+    (None: ``full`` is None)."""
+    if full is None:
+        return None
+    kept: list = []
+
+    def get() -> np.ndarray:
+        if not kept:
+            image = full()
+            kept.append(cal.lens.undistort_image(image) if cal.lens is not None else image)
+        return kept[0]
+    return get
+
+
 def _decode_reduce(cal: store.Calibration) -> int:
     """JPEG decode reduction a game's reader asks for (its ``decode_reduce``; 1: full size)."""
     return int(reader(cal.game).decode_reduce)
@@ -342,11 +364,13 @@ def scan_file(path: str, cal: store.Calibration, setup: dict | None = None) -> S
     """Decode a photo file and :func:`scan_image` it. Raises as :func:`read_image` and :func:`scan_image`."""
     t0 = time.perf_counter()
     image = read_image(path, reduce=_decode_reduce(cal))
-    return scan_image(image, cal, setup, decode_ms=(time.perf_counter() - t0) * 1e3)
+    full = (lambda: read_image(path)) if _decode_reduce(cal) > 1 else None
+    return scan_image(image, cal, setup, decode_ms=(time.perf_counter() - t0) * 1e3, full=full)
 
 
 def scan_bytes(data: bytes, cal: store.Calibration, setup: dict | None = None) -> ScanResult:
     """Decode encoded photo bytes (JPEG/PNG) and :func:`scan_image` them."""
     t0 = time.perf_counter()
     image = decode_photo(data, cal)
-    return scan_image(image, cal, setup, decode_ms=(time.perf_counter() - t0) * 1e3)
+    full = (lambda: decode_image(data)) if _decode_reduce(cal) > 1 else None
+    return scan_image(image, cal, setup, decode_ms=(time.perf_counter() - t0) * 1e3, full=full)

@@ -116,12 +116,16 @@ class Photo:
         registration: where the board is (homography board mm → photo px).
         calibration: the loaded calibration (profile, learned model).
         setup: the optional setup.json dict.
+        full: the same photo at full size on demand (a call that decodes it, lens-corrected like
+            ``image``; BGR uint8), or None: only ``image`` is at hand. A reader that needs a fine
+            detail the reduced decode blurs away asks for it.
     """
 
     image: np.ndarray
     registration: Registration
     calibration: Calibration
     setup: dict | None = None
+    full: Callable[[], np.ndarray] | None = None
 
 
 @dataclass

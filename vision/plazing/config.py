@@ -91,6 +91,11 @@ class SeamConfig:
     lags_mm: tuple[float, ...] = (1.5,)
     #: Share of the edge (centred) examined; corners and printed dots are left out.
     along_share: float = 0.6
+    #: The dips are measured on the grid crop sampled afresh from the full-size photo at this many
+    #: px per mm (:func:`vision.plazing.prepare.fine_board`): a 1080p photo's own scale (≈ 3.5 px/mm
+    #: at the board), twice the reading's crop, so that a cut a full-size pixel or two wide, which
+    #: the half-size decode averages away, is sampled and not stepped over.
+    fine_px_per_mm: float = 3.0
     #: Sd of the dip inside one piece when the calibration has no labelled screen to measure it on, BGR levels …
     default_joined_sd_bgr: float = 2.5
     #: … and its floor, BGR levels.

@@ -16,7 +16,7 @@ from vision.plazing.tokens import TokenModel
 
 PALETTE_PICTURE = "plazing_labels.png"  #: the colour lookup table, kept so a scan need not rebuild it
 FRAME_PICTURE = "plazing_board.png"  #: the calibration's small board view: the frame is the lighting reference
-MODEL_VERSION = 4
+MODEL_VERSION = 5  #: 5: the seam noise (seam_sd) measured with the full-size shot's detail
 
 
 class ReaderModel:

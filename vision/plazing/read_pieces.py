@@ -17,12 +17,12 @@ from vision.plazing.names import cell_name, cells_text
 from vision.plazing.patterns import piece_scorer
 from vision.plazing.pieces import catalogue_shapes, groups, split_group
 from vision.plazing.screens import facing_of
-from vision.plazing.seams import edge_jogs, seam_contrasts
+from vision.plazing.seams import edge_jogs, finest_dips, has_seams
 from vision.plazing.state_edits import OPPOSITE, flip_facing, replace_pieces
 from vision.plazing.words import facing_words, pieces_words
 
 
-def read_pieces(view, model, profile, local, ppm: float, ledger: Ledger, warnings: list) -> list:
+def read_pieces(view, model, profile, local, ppm: float, ledger: Ledger, warnings: list, fine=None) -> list:
     """The pieces on the board.
 
     Args:
@@ -30,13 +30,16 @@ def read_pieces(view, model, profile, local, ppm: float, ledger: Ledger, warning
             player covering each cell, −1 none); model: the
             :class:`~vision.plazing.model.ReaderModel`; profile: the board profile (its catalogue);
             local: the grid crop's cell geometry; ppm: its px per mm; ledger, warnings: the
-            reading's, appended to.
+            reading's, appended to; fine: a call giving the board with the full-size photo's
+            detail and its px per mm (:func:`~vision.plazing.prepare.fine_board`), where the seams'
+            dips are measured too (:func:`~vision.plazing.seams.finest_dips`), or None: on
+            ``view.board`` only.
     Returns:
         [{"player", "kind", "cells": [[row, col], …], "facing" (screens)}], group by group.
     """
     owner = view.owner
     shapes = catalogue_shapes(profile)
-    seams = seam_contrasts(view.board, owner, local, ppm)
+    seams = finest_dips(view.board, owner, local, ppm, fine() if fine is not None and has_seams(owner) else None)
     jogs = edge_jogs(view.masks, owner, local, ppm)
     covered = [tuple(x) for x in np.argwhere(owner >= 0).tolist()]
     windows, _ = view.windows(covered, model.player_gray, model.median)

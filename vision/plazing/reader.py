@@ -31,7 +31,7 @@ from vision.plazing.config import QUALITY, RECTIFY, TOKENS
 from vision.plazing.ledger import Decision, Ledger, calibrated
 from vision.plazing.model import ReaderModel
 from vision.plazing.names import cell_name, cells_text
-from vision.plazing.prepare import even_on_sand, prepare
+from vision.plazing.prepare import even_on_sand, fine_board, prepare
 from vision.plazing.prints import remove_marks
 from vision.plazing.read_pieces import read_pieces
 from vision.plazing.read_tokens import read_tokens
@@ -106,7 +106,7 @@ def read(photo: Photo) -> Reading:
     tokens = read_tokens(prep, view, local, feats, free_mask, model, grid, terrain, terrain_given, looks, ledger,
                          warnings)
     # 5. pieces
-    pieces = read_pieces(view, model, profile, local, ppm, ledger, warnings)
+    pieces = read_pieces(view, model, profile, local, ppm, ledger, warnings, fine=lambda: fine_board(photo, prep))
     return _reading(grid, pieces, tokens, terrain, terrain_given, placeable, free_mask, ledger, warnings)
 
 

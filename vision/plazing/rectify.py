@@ -79,6 +79,57 @@ def _warp(image: np.ndarray, M: np.ndarray, size, dst: np.ndarray | None = None)
     return cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, dst=dst, borderMode=cv2.BORDER_REPLICATE)
 
 
+def _crop_frame(grid: Grid, ppm: float = RECTIFY.px_per_mm):
+    """The grid crop's frame at ``ppm``: (S: crop px → board mm, 3×3; (w, h) px; the margin in mm,
+    that of the reading's crop at every scale)."""
+    m0 = int(np.ceil(RECTIFY.margin_mm * RECTIFY.px_per_mm))
+    margin = m0 / RECTIFY.px_per_mm
+    m = int(round(margin * ppm))
+    x0, y0 = grid.origin_mm[0] - margin, grid.origin_mm[1] - margin
+    w = int(round(grid.cols * grid.cell_mm * ppm)) + 2 * m
+    h = int(round(grid.rows * grid.cell_mm * ppm)) + 2 * m
+    return np.array([[1 / ppm, 0, x0 + 0.5 / ppm], [0, 1 / ppm, y0 + 0.5 / ppm], [0, 0, 1]]), (w, h), margin
+
+
+class FineView:
+    """The grid crop of :class:`Rectified` (the same board millimetres, at ``ppm``) as it would be
+    sampled from the full-size photo, read only where it is indexed: the reduced decode averages a
+    hairline cut between two pieces away, sampling the full-size photo at about its own scale keeps
+    it, and only the strips across the candidate cuts are sampled (a whole crop at 3 px/mm costs
+    its remap tables' tens of MB and milliseconds).
+
+    Indexed like the crop, ``view[v, u]`` with integer pixel arrays that broadcast together, it
+    gives float32 BGR (…, 3), bilinear, times ``gains`` (the calibration's light); ``shape`` is the
+    crop's (H, W, 3). Pixel (u, v) lies at crop mm ((u + 0.5)/ppm, (v + 0.5)/ppm), the frame of
+    :attr:`Rectified.local`.
+
+    Args:
+        full: the photo at full size, BGR uint8; reduced_shape: the shape of the photo
+            ``H_px_from_mm`` maps to (its pixel centres at the full size's (i + 0.5)·k − 0.5).
+    """
+
+    def __init__(self, full: np.ndarray, reduced_shape, H_px_from_mm: np.ndarray, grid: Grid, ppm: float,
+                 gains=(1.0, 1.0, 1.0)):
+        k = full.shape[1] / reduced_shape[1]
+        T = np.array([[k, 0, 0.5 * (k - 1)], [0, k, 0.5 * (k - 1)], [0, 0, 1]])
+        S, (w, h), _ = _crop_frame(grid, ppm)
+        self.M = T @ np.asarray(H_px_from_mm, np.float64) @ S
+        self.shape = (h, w, 3)
+        self.full = full
+        self.gains = np.asarray(gains, np.float32)
+
+    def __getitem__(self, index) -> np.ndarray:
+        v, u = np.broadcast_arrays(*index)
+        shape = v.shape
+        x, y = u.reshape(-1, shape[-1]).astype(np.float64), v.reshape(-1, shape[-1]).astype(np.float64)
+        M = self.M
+        den = M[2, 0] * x + M[2, 1] * y + M[2, 2]
+        mx = ((M[0, 0] * x + M[0, 1] * y + M[0, 2]) / den).astype(np.float32)
+        my = ((M[1, 0] * x + M[1, 1] * y + M[1, 2]) / den).astype(np.float32)
+        out = cv2.remap(self.full, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return out.reshape(shape + (3,)).astype(np.float32) * self.gains
+
+
 class Rectified:
     """The two top views a reading needs.
 
@@ -92,16 +143,10 @@ class Rectified:
     """
 
     def __init__(self, image: np.ndarray, H: np.ndarray, profile: dict, grid: Grid, scratch: Scratch | None = None):
-        ppm = RECTIFY.px_per_mm
-        m = int(np.ceil(RECTIFY.margin_mm * ppm))
-        margin = m / ppm
-        x0, y0 = grid.origin_mm[0] - margin, grid.origin_mm[1] - margin
-        w = int(round(grid.cols * grid.cell_mm * ppm)) + 2 * m
-        h = int(round(grid.rows * grid.cell_mm * ppm)) + 2 * m
-        S = np.array([[1 / ppm, 0, x0 + 0.5 / ppm], [0, 1 / ppm, y0 + 0.5 / ppm], [0, 0, 1]])
+        S, (w, h), margin = _crop_frame(grid)
         self.crop = _warp(image, H @ S, (w, h), scratch("crop", (h, w, 3), np.uint8) if scratch else None)
         self.local = Grid((margin, margin), grid.cell_mm, grid.rows, grid.cols)
-        self.offset_mm = (x0, y0)
+        self.offset_mm = (S[0, 2] - 0.5 / RECTIFY.px_per_mm, S[1, 2] - 0.5 / RECTIFY.px_per_mm)
         q = QUALITY.px_per_mm
         bw, bh = profile["board_mm"]
         Sq = np.array([[1 / q, 0, 0.5 / q], [0, 1 / q, 0.5 / q], [0, 0, 1]])

@@ -34,6 +34,14 @@ def _edge_list(owner: np.ndarray):
     return vert, horiz
 
 
+def has_seams(owner: np.ndarray) -> bool:
+    """Whether any two 4-neighbour cells are covered by the same player (an edge :func:`seam_contrasts`
+    measures)."""
+    same_h = (owner[:, :-1] >= 0) & (owner[:, :-1] == owner[:, 1:])
+    same_v = (owner[:-1, :] >= 0) & (owner[:-1, :] == owner[1:, :])
+    return bool(same_h.any() or same_v.any())
+
+
 def _valley(profiles: np.ndarray, centre: int, search: int, lags) -> np.ndarray:
     """Ridge/valley response of colour profiles.
 
@@ -105,6 +113,22 @@ def seam_contrasts(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_
         for e, d in zip(edges, dips):
             out[e] = float(d)
     return out
+
+
+def finest_dips(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float, fine=None,
+                cfg: SeamConfig = SEAM) -> dict[tuple[Cell, Cell], float]:
+    """The dip across every edge (:func:`seam_contrasts`) on the reading's board and, when ``fine``
+    is given, on the full-size photo (``fine`` = (a :class:`~vision.plazing.rectify.FineView` or an
+    image in the same millimetres, its px per mm)): the larger of the two. The reduced board sees a
+    cut's wide shadow or gap, the full-size photo the hairline of two pieces pressed together that
+    the reduced decode averaged away; inside a piece both are noise (the calibration measures the
+    same larger dip on its labelled screens).
+    """
+    dips = seam_contrasts(board_bgr, owner, grid, px_per_mm, cfg)
+    if fine is None or not dips:
+        return dips
+    finer = seam_contrasts(fine[0], owner, grid, fine[1], cfg)
+    return {e: max(d, finer.get(e, d)) for e, d in dips.items()}
 
 
 def seam_log_likelihoods(dip_bgr, joined_sd_bgr: float, cfg: SeamConfig = SEAM):
