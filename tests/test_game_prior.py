@@ -276,3 +276,11 @@ def test_the_annotated_picture_shows_the_confidence_the_pages_show(monkeypatch):
     result.annotate()
     assert result.reading.confidence == pytest.approx(0.6) and drawn == [pytest.approx(0.75)]
     assert drawn[0] == result.confidence
+
+
+def test_the_final_block_says_how_to_name_the_doubted_closers():
+    game = _doubted_game()
+    hint = [line for line in final_text(game).splitlines() if "--closer" in line]
+    assert len(hint) == 1 and hint[0].startswith("  to get every total, say who closed each of those areas: --closer ")
+    places = [d["cells"] for d in game.timeline.facts["doubted_closings"]]
+    assert hint[0].count("--closer ") == len(places)

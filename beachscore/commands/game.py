@@ -13,7 +13,7 @@ from beachscore.follow import FollowedGame, GamePhoto
 from beachscore.inputs import check_calibration_dir
 from vision.confidence import confidence_percent
 from calibration import store
-from scoring.timeline.plazing import place_key
+from scoring.timeline.plazing import area_place, place_key
 
 
 def photo_text(path: str, photo: GamePhoto) -> str:
@@ -63,10 +63,30 @@ def final_text(game: FollowedGame) -> str:
             lines.append(f"  (those ranges take the photos as read; {game.doubted_accepted} accepted photo(s) "
                          "were doubted" + (" and the terrain is not sure" if game.terrain_note() else "")
                          + ", so the true totals may lie outside them)")
+        lines += closer_hint(game.timeline.facts)
     if game.timeline.last is not None:
         text = scoring.explain(game.timeline.last, game.timeline.score_setup())
         lines += ["  " + line for line in text.splitlines()]
     return "\n".join(lines)
+
+
+def closer_hint(facts: dict | None) -> list[str]:
+    """How to name the closers the photos could not tell: one line with a ``--closer`` per doubted area.
+
+    >>> closer_hint({"doubted_closings": [{"cells": [[0, 10]], "candidates": ["blue", "green"]},
+    ...                                  {"cells": [[8, 13], [8, 16]], "candidates": ["red", "blue"]}]})
+    ['  to get every total, say who closed each of those areas: --closer K1=PLAYER (blue or green), --closer N9-Q9=PLAYER (red or blue)']
+    >>> closer_hint({"doubted_closings": []})
+    []
+    """
+    doubted = (facts or {}).get("doubted_closings") or []
+    if not doubted:
+        return []
+    def who(names: list[str]) -> str:
+        return " or ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " or " + names[-1]
+    flags = ", ".join(f"--closer {area_place(d.get('cells', [])).replace('–', '-')}=PLAYER ({who(d.get('candidates', []))})"
+                      for d in doubted)
+    return [f"  to get every total, say who closed each of those areas: {flags}"]
 
 
 def follow(game: FollowedGame, images: list[str], as_json: bool, annotate=None) -> int:
