@@ -26,6 +26,7 @@ from calibration import store
 from calibration.files import load_calibration_request
 from calibration.light_check import light_check
 from calibration.shot_check import check_shot
+from calibration.shot_notes import shot_notes
 from vision.appearance import board_layout
 from vision.board import locate
 from vision.confidence import confidence_percent
@@ -111,6 +112,9 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
              "identity": {"picture": IDENTITY_PNG, "grow_mm": grow_mm, "layout": identity_layout()},
              "separability": light_check(req.game, req.profile, image, H, req.samples, model,
                                            columns=game_reader.light_columns)}
+    notes = shot_notes(model)
+    if notes:
+        extra["notes"] = notes
     cal = store.Calibration(game=req.game, profile=req.profile, image_size=(image.shape[1], image.shape[0]),
                             H_px_from_mm=H, model=model, reference=reference_image(gray, REFERENCE_DOWNSCALE),
                             folder=out_dir, lens=lens, extra=extra)

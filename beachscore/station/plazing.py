@@ -29,7 +29,8 @@ def grid(cal) -> tuple[int, int]:
 def reads_terrain(cal) -> bool:
     """Whether the station's calibration reads a Plażing game's terrain from its photos: a Plażing
     calibration that learned how the terrain looks from a shot whose terrain was given
-    (``calib.setup.json``). Without it a game's terrain must be entered on the Game page.
+    (``calib.setup.json``) and that shows each of its printed marks bare. Without it a game's
+    terrain must be entered on the Game page.
 
     >>> reads_terrain(None)
     False
@@ -37,4 +38,5 @@ def reads_terrain(cal) -> bool:
     if cal is None or getattr(cal, "game", None) != "plazing":
         return False
     learned = (getattr(cal, "model", None) or {}).get("terrain")
-    return isinstance(learned, dict) and bool(learned) and bool(learned.get("known", True))
+    return (isinstance(learned, dict) and bool(learned) and bool(learned.get("known", True))
+            and not learned.get("unseen"))

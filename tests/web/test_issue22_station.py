@@ -130,3 +130,14 @@ def test_plazing_without_terrain_needs_a_calibration_that_reads_it(station, unlo
     r = unlocked.post_json("/api/games", {"game": "plazing", "setup": players})
     assert r.status_code == 201, r.get_json()
     assert "terrain" not in station.store.current_game()["setup"]
+
+
+def test_plazing_calibration_that_never_saw_a_mark_bare_asks_for_the_terrain(station, unlocked):
+    from beachscore.station.testing import FakeCalibration
+
+    station.calibration = FakeCalibration(game="plazing", profile={"game": "plazing", "board_mm": [460, 300]},
+                                          model={"terrain": {"feats": [], "labels": "", "scale": [], "known": True,
+                                                             "unseen": "-"}, "players": ["red", "blue"]})
+    assert 'data-reads-terrain="no"' in unlocked.get("/game").get_data(as_text=True)
+    r = unlocked.post_json("/api/games", {"game": "plazing", "setup": {"players": ["red", "blue"], "weather": "sun"}})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "terrain-missing"

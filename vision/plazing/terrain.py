@@ -30,6 +30,7 @@ from vision.plazing.config import TERRAIN
 from vision.plazing.tokens import bright_chroma, small_matmul
 
 PIECE = "p"  #: class of a calibration cell covered by a piece (its terrain cannot be seen)
+MARKS = ("+", "-", "x")  #: the terrain's printed marks
 
 
 def setup_terrain(setup: dict | None, grid: Grid) -> np.ndarray:
@@ -78,6 +79,9 @@ class TerrainModel:
     labels: list
     scale: np.ndarray
     known: bool = True  #: whether the calibration shot's terrain was given (else only the looks count)
+    #: the printed marks (``+``, ``-``, ``x``) the given terrain has but the shot shows on no bare
+    #: square (all under pieces): scans cannot read them
+    unseen: str = ""
 
     @classmethod
     def learn(cls, feats: np.ndarray, terrain: np.ndarray, owner: np.ndarray, known: bool = True) -> "TerrainModel":
@@ -86,12 +90,14 @@ class TerrainModel:
         labels = np.where(terrain == "#", "#", np.where(owner >= 0, PIECE, terrain))
         x = feats.reshape(-1, feats.shape[-1])
         scale = np.maximum(x.std(axis=0), TERRAIN.scale_floor)
-        return cls(x.astype(np.float64), [str(v) for v in labels.ravel()], scale, bool(known))
+        unseen = "".join(m for m in MARKS if known and (terrain == m).any() and not (labels == m).any())
+        return cls(x.astype(np.float64), [str(v) for v in labels.ravel()], scale, bool(known), unseen)
 
     def to_json(self) -> dict:
-        """JSON-serialisable form."""
+        """JSON-serialisable form (``unseen`` only when some mark is)."""
         return {"feats": np.round(self.feats, 2).tolist(), "labels": "".join(self.labels),
-                "scale": np.round(self.scale, 4).tolist(), "known": self.known}
+                "scale": np.round(self.scale, 4).tolist(), "known": self.known,
+                **({"unseen": self.unseen} if self.unseen else {})}
 
     @classmethod
     def from_json(cls, d: dict | None) -> "TerrainModel | None":
@@ -99,7 +105,7 @@ class TerrainModel:
         if not d:
             return None
         return cls(np.array(d["feats"], np.float64), list(d["labels"]), np.array(d["scale"], np.float64),
-                   bool(d.get("known", True)))
+                   bool(d.get("known", True)), str(d.get("unseen", "")))
 
     def nearest(self, feats: np.ndarray) -> np.ndarray:
         """Mean squared standardised difference per feature from each cell (rows, cols, F) to the
@@ -191,7 +197,7 @@ class TerrainModel:
         if per.shape[1] > 1:  # a mark: its margin against the other placeable classes
             margin = (srt[:, 1] - srt[:, 0]) * F / 2.0
             p_mark = 1.0 / (1.0 + np.exp(-TERRAIN.margin_slope * np.minimum(margin, 50.0)))
-            marks = np.isin(chars, ["+", "-", "x"])
+            marks = np.isin(chars, MARKS)
             prob = np.where(marks, p_mark, 1.0)
         chars = np.where(chars == PIECE, ".", chars).reshape(rows, cols)
         prob = prob.reshape(rows, cols)
