@@ -177,3 +177,17 @@ def test_the_final_block_says_none_for_an_empty_fact_and_the_json_keeps_it():
     assert "  closings: none" in text.splitlines()
     assert "{}" not in text and "[]" not in text
     assert game.final_json()["timeline"]["closings"] == {}  # the contract's field, unchanged
+
+
+def test_an_unaccepted_photos_differences_are_not_called_changes():
+    from types import SimpleNamespace
+
+    from beachscore.commands.game import photo_text
+    from beachscore.follow import GamePhoto
+
+    result = SimpleNamespace(game="plazing", confidence=0.14, warnings=["this photo is unsure … not accepted"],
+                             score=None, state=None)
+    step = SimpleNamespace(changes=[{"kind": "placed", "text": "green placed a gear on E1"}], impossible=[])
+    shown = {a: photo_text("p.jpg", GamePhoto(result=result, step=step, accepted=a, timeline={})) for a in (True, False)}
+    assert "  changed: green placed a gear on E1" in shown[True]
+    assert "  differs (not accepted): green placed a gear on E1" in shown[False] and "changed:" not in shown[False]

@@ -23,7 +23,9 @@ def photo_text(path: str, photo: GamePhoto) -> str:
     lines += [f"  warning: {w}" for w in result.warnings]
     if result.score:
         lines += ["  " + line for line in scoring.explain(result.state, photo.setup).splitlines()]
-    lines += [f"  changed: {c['text']}" for c in photo.step.changes]
+    # an unaccepted photo's differences are what it shows, not what the game takes as changed
+    changed = "changed" if photo.accepted else "differs (not accepted)"
+    lines += [f"  {changed}: {c['text']}" for c in photo.step.changes]
     lines += [f"  IMPOSSIBLE: {c['text']}" for c in photo.step.impossible]
     return "\n".join(lines)
 
