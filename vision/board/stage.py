@@ -160,7 +160,7 @@ def register(image: np.ndarray, cal: Calibration, reader: Reader | None = None,
         return Registration(H0, "corners", shift_mm=shift_mm, rotation_deg=rotation, score=float(share))
     reg = Registration(H, "refined", shift_mm=shift_mm, rotation_deg=rotation, score=float(share))
     reg.warnings.append(f"the board moved {shift_mm:.1f} mm / {rotation:+.1f}° since calibration; "
-                        "registration corrected from the photo")
+                        "its new position was found in the photo")
     return reg
 
 

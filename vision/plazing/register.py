@@ -171,7 +171,7 @@ def register(image: np.ndarray, cal, cfg: RegisterConfig = REGISTER) -> Registra
     H = np.linalg.inv(S) @ np.vstack([warp, [0, 0, 1]]) @ S @ H0
     reg = Registration(H, "refined", shift_mm=shift, rotation_deg=rotation, score=score,
                        warnings=[f"the board moved {shift:.1f} mm / {rotation:+.1f}° since calibration; "
-                                 "registration corrected from the photo"])
+                                 "its new position was found in the photo"])
     model.last_refined[image.shape[:2]] = reg
     return reg
 
