@@ -35,7 +35,7 @@ def merge_mats(states: list[dict], setup: dict | None = None) -> dict:
     ['ana', 'ben']
     """
     if not isinstance(states, (list, tuple)) or not states:
-        raise InvalidStateError("merge_mats: no mats to merge")
+        raise InvalidStateError("no mats to merge")
     setup = {} if setup is None else setup
     if not isinstance(setup, dict):
         raise InvalidStateError(f"setup: expected an object, got {show(setup)}")
@@ -48,18 +48,18 @@ def merge_mats(states: list[dict], setup: dict | None = None) -> dict:
     seen: set[str] = set()
     for i, st in enumerate(states):
         if not isinstance(st, dict) or st.get("game") != "seashells":
-            raise InvalidStateError(f"merge_mats: state {i} is not a Seashells state")
+            raise InvalidStateError(f"mat {i + 1} is not a Seashells reading")
         for key in _SHARED:
             if key in st and key not in merged:
                 merged[key] = st[key]
             elif key in ("shapes", "colours") and key in st and st[key] != merged[key]:
-                raise InvalidStateError(f"merge_mats: state {i} lists other {key} ({show(st[key])}) than the first mat")
+                raise InvalidStateError(f"mat {i + 1} lists other {key} ({show(st[key])}) than the first mat")
         mats = st.get("players") or []
         if not isinstance(mats, (list, tuple)):
-            raise InvalidStateError(f"merge_mats: state {i}: players: expected a list, got {show(mats)}")
+            raise InvalidStateError(f"mat {i + 1}: players: expected a list, got {show(mats)}")
         for j, mat in enumerate(mats):
             if not isinstance(mat, dict):
-                raise InvalidStateError(f"merge_mats: state {i}: players[{j}]: expected an object, got {show(mat)}")
+                raise InvalidStateError(f"mat {i + 1}: players[{j}]: expected an object, got {show(mat)}")
             mat = dict(mat)
             if mat.get("player", "mat") == "mat" and names:
                 mat["player"] = names.pop(0)
@@ -68,7 +68,7 @@ def merge_mats(states: list[dict], setup: dict | None = None) -> dict:
                 merged["players"].append(mat)
                 continue
             if who in seen:
-                raise InvalidStateError(f"merge_mats: player {show(who)} appears on two mats; name each mat "
+                raise InvalidStateError(f"player {show(who)} appears on two mats; name each mat "
                                         "(--setup '{\"player\": \"ana\"}')")
             seen.add(who)
             merged["players"].append(mat)
