@@ -31,7 +31,7 @@ from vision.plazing.model import FRAME_PICTURE, MODEL_VERSION, PALETTE_PICTURE
 from vision.plazing.patterns import PatternModel
 from vision.plazing.pieces import FACINGS, catalogue_shapes, groups, split_group
 from vision.plazing.prints import ink_directions, remove_marks
-from vision.plazing.rectify import DECODE_REDUCE, FineView, Rectified
+from vision.plazing.rectify import DECODE_REDUCE, Rectified, fine_view
 from vision.plazing.screens import learn_template, screen_cells
 from vision.plazing.seams import edge_jogs, finest_dips, joined_sd, seam_contrasts
 from vision.plazing.terrain import TerrainModel, setup_terrain
@@ -145,7 +145,8 @@ def learn(shot: CalibrationShot) -> dict:
     tokens = learn_tokens(feats, token_samples, empty_cells, composites, tests)
 
     fallback = [float(cv2.cvtColor(np.uint8([[np.clip(raw[0, 0], 0, 255)]]), cv2.COLOR_BGR2GRAY)[0, 0])] * P
-    seam_sd, jog_sd = _edge_noise(view, local, ppm, screens, _fine_board(view, shot, image, H, grid))
+    # the seams' dips as a scan measures them (the calibration's light needs no gains)
+    seam_sd, jog_sd = _edge_noise(view, local, ppm, screens, fine_view(shot.image, image.shape, H, grid))
     patterns, ref_light = _learn_patterns(profile, view, screens, fallback, median, seam_sd)
     template = learn_template(view.gray, [(cells, f) for _, cells, f in screens], local, ppm)
     # every cell's look (the board as calibrated); with the shot's own terrain, how terrain looks
@@ -219,20 +220,12 @@ def _sample_cells(parsed, grid: Grid, players: list, profile: dict):
     return token_samples, sample_cells, screens
 
 
-def _fine_board(view: View, shot: CalibrationShot, image: np.ndarray, H: np.ndarray, grid: Grid):
-    """The shot's grid crop for the seams' dips, as a scan measures them
-    (:func:`vision.plazing.prepare.fine_board`; the calibration's light needs no gains): (BGR uint8,
-    px per mm)."""
-    if shot.image.shape[1] <= image.shape[1] * 1.01:
-        return view.board, RECTIFY.px_per_mm
-    return FineView(shot.image, image.shape, H, grid, SEAM.fine_px_per_mm), SEAM.fine_px_per_mm
-
-
 def _edge_noise(view: View, local, ppm: float, screens: list, fine) -> tuple[float, float]:
-    """The dip across an edge inside one piece (BGR levels, the larger on the board and on ``fine``, :func:`_fine_board`'s crop and scale) and
+    """The dip across an edge inside one piece (BGR levels, the larger on the board and on ``fine``,
+    the full-size shot's crop and scale of :func:`~vision.plazing.rectify.fine_view`, or None) and
     the outline's jog there (mm), measured on the labelled screens' inner edges (defaults and
     floors from :data:`SEAM`)."""
-    seams = finest_dips(view.board, view.owner, local, ppm, None if fine[0] is view.board else fine)
+    seams = finest_dips(view.board, view.owner, local, ppm, fine)
     inside = [v for (a, b), v in seams.items() for _, cells, _ in screens if a in cells and b in cells]
     seam_sd = joined_sd(inside)
     jogs = edge_jogs(view.masks, view.owner, local, ppm)

@@ -18,11 +18,11 @@ import cv2
 
 from vision.plazing.cells import CellBlocks, Grid, lut_index
 from vision.plazing.checks import check_quality
-from vision.plazing.config import QUALITY, RECTIFY, SEAM
+from vision.plazing.config import QUALITY, RECTIFY
 from vision.plazing.lighting import (cell_sands, cells_to_pixels, field_at, frame_mask, lighting_field, lighting_gains,
                                      sand_correction)
 from vision.plazing.model import ReaderModel
-from vision.plazing.rectify import FineView, Rectified, scratch_arrays
+from vision.plazing.rectify import Rectified, fine_view, scratch_arrays
 from vision.plazing.view import View
 
 
@@ -168,23 +168,19 @@ def even_on_sand(prep: Prepared, model: ReaderModel, terrain: np.ndarray) -> Non
                      scratch=scratch_arrays())
 
 
-def fine_board(photo, prep: Prepared) -> tuple[np.ndarray, float]:
-    """The grid crop for the seams' dips: sampled from the full-size photo (``photo.full()``) at
-    ``SEAM.fine_px_per_mm`` where it is read (:class:`~vision.plazing.rectify.FineView`) and brought to the
-    calibration's light by the global gains (the dip is a local difference: the light's smooth field
-    changes it by its few per cent). A hairline cut the reduced decode averaged away stays.
+def fine_board(photo, prep: Prepared):
+    """The grid crop for the seams' dips: sampled from the full-size photo (``photo.full()``) where
+    it is read (:func:`~vision.plazing.rectify.fine_view`) and brought to the calibration's light by
+    the global gains (the dip is a local difference: the light's smooth field changes it by its few
+    per cent). A hairline cut the reduced decode averaged away stays.
 
     Returns:
         (the crop, indexed as a BGR (H, W, 3) array in the frame of ``prep.rect.local``, its px per
-        mm); the reading's
-        board (``prep.view.board``, ``RECTIFY.px_per_mm``) when the photo has no larger size.
+        mm), or None when the photo has no larger size than the reading's.
     """
     full = photo.full() if photo.full is not None else None
-    if full is None or full.shape[1] <= photo.image.shape[1] * 1.01:
-        return prep.view.board, RECTIFY.px_per_mm
     grid = Grid.from_profile(photo.calibration.profile)
-    return FineView(full, photo.image.shape, photo.registration.H_px_from_mm, grid, SEAM.fine_px_per_mm,
-                    prep.gains), SEAM.fine_px_per_mm
+    return fine_view(full, photo.image.shape, photo.registration.H_px_from_mm, grid, prep.gains)
 
 
 def white_share(crop: np.ndarray, cells: CellBlocks, calibration_sand: np.ndarray | None) -> np.ndarray:

@@ -32,8 +32,8 @@ def read_pieces(view, model, profile, local, ppm: float, ledger: Ledger, warning
             local: the grid crop's cell geometry; ppm: its px per mm; ledger, warnings: the
             reading's, appended to; fine: a call giving the board with the full-size photo's
             detail and its px per mm (:func:`~vision.plazing.prepare.fine_board`), where the seams'
-            dips are measured too (:func:`~vision.plazing.seams.finest_dips`), or None: on
-            ``view.board`` only.
+            dips are measured too (:func:`~vision.plazing.seams.finest_dips`); None (or a call giving
+            None): on ``view.board`` only.
     Returns:
         [{"player", "kind", "cells": [[row, col], …], "facing" (screens)}], group by group.
     """

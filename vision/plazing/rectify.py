@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.plazing.cells import Grid
-from vision.plazing.config import QUALITY, RECTIFY
+from vision.plazing.config import QUALITY, RECTIFY, SEAM
 
 #: Photos are decoded at 1/DECODE_REDUCE size; the pipeline scales the calibrated homography.
 DECODE_REDUCE = RECTIFY.decode_reduce
@@ -128,6 +128,16 @@ class FineView:
         my = ((M[1, 0] * x + M[1, 1] * y + M[1, 2]) / den).astype(np.float32)
         out = cv2.remap(self.full, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         return out.reshape(shape + (3,)).astype(np.float32) * self.gains
+
+
+def fine_view(full: np.ndarray | None, reduced_shape, H_px_from_mm: np.ndarray, grid: Grid,
+              gains=(1.0, 1.0, 1.0)) -> tuple[FineView, float] | None:
+    """The full-size photo's grid crop for the seams' dips, at ``SEAM.fine_px_per_mm``, with that scale
+    (what :func:`vision.plazing.seams.finest_dips` takes), or None when ``full`` is None or no larger
+    than the photo ``H_px_from_mm`` maps to (the reading's board then has all the detail there is)."""
+    if full is None or full.shape[1] <= reduced_shape[1] * 1.01:
+        return None
+    return FineView(full, reduced_shape, H_px_from_mm, grid, SEAM.fine_px_per_mm, gains), SEAM.fine_px_per_mm
 
 
 class Rectified:
