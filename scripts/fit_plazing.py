@@ -263,6 +263,11 @@ def write_fitted(path: str, tokens: dict, token_sets: dict, slopes: dict, slope_
     doc["confidence"]["fitted_on"] = slope_sets
     if os.path.exists(path):
         doc |= {k: v for k, v in json.loads(open(path, encoding="utf-8").read()).items() if k not in doc}
+    dump_fitted(path, doc)
+
+
+def dump_fitted(path: str, doc: dict) -> None:
+    """Write ``doc`` to ``path`` as the fitted files are kept (one-space indent, UTF-8, a final newline)."""
     with open(path, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1, ensure_ascii=False)
         f.write("\n")

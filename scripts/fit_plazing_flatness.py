@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
-from fit_plazing import _truth_tokens, cached_folder, calibrated_setups, fitted_on, truth_scenes  # noqa: E402
+from fit_plazing import _truth_tokens, cached_folder, calibrated_setups, dump_fitted, fitted_on, truth_scenes  # noqa: E402
 from vision.plazing.flatness import NEUTRAL, centre_spread, torn_cells, weigh_pair  # noqa: E402
 from vision.plazing.tokens import EMPTY  # noqa: E402
 
@@ -143,9 +143,7 @@ def main(argv=None) -> int:
         doc["flatness"] = {"floors": {k: float(v) for k, v in floors.items()},
                            "fitted_on": {"script": "scripts/fit_plazing_flatness.py",
                                          **fitted_on(a.folders, None, [])}}
-        with open(a.write, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1, ensure_ascii=False)
-            f.write("\n")
+        dump_fitted(a.write, doc)
         print(f"wrote floors {floors} into {a.write}")
     return 0
 

@@ -43,7 +43,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from fit_plazing import fitted_on  # noqa: E402
+from fit_plazing import dump_fitted, fitted_on  # noqa: E402
 from plazing_decisions import SURE, load  # noqa: E402
 from vision.plazing.config import CONFIDENCE, FITTED_FILE  # noqa: E402
 from vision.plazing.ledger import Decision, calibrated, calibrated_p  # noqa: E402
@@ -177,9 +177,7 @@ def write(path: str, law: dict, folders) -> None:
         conf[key] = law[key]
     conf.pop("fitted_on", None)
     conf["fitted_on"] = {"script": "scripts/fit_plazing_scale.py", **fitted_on(folders, None, [])}  # kept last
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1, ensure_ascii=False)
-        f.write("\n")
+    dump_fitted(path, doc)
 
 
 def main(argv=None) -> int:

@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
-from fit_plazing import cached_folder, calibrated_setups, fitted_on, truth_scenes  # noqa: E402
+from fit_plazing import cached_folder, calibrated_setups, dump_fitted, fitted_on, truth_scenes  # noqa: E402
 from vision.plazing import pieces as pieces_module  # noqa: E402
 from vision.plazing import read_pieces  # noqa: E402
 from vision.plazing.config import SEAM  # noqa: E402
@@ -172,9 +172,7 @@ def write(path: str, cfg, made_on: dict) -> None:
     doc = json.loads(open(path, encoding="utf-8").read())
     doc["seams"] = {k: float(getattr(cfg, k)) for k in GRID} | {"script": "scripts/fit_plazing_seams.py",
                                                                   "fitted_on": made_on}
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1, ensure_ascii=False)
-        f.write("\n")
+    dump_fitted(path, doc)
 
 
 def main(argv=None) -> int:
