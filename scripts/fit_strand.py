@@ -106,10 +106,10 @@ def _capture():
     return seen
 
 
-def collect(folder: str, seen: dict) -> tuple[list, list, list, list, list]:
-    """([(shells in this photo's units, true count)], [(value posterior, right?)], [log (bird blob's
-    area / the calibration bird's)], [tower looks], [("no sandpiper" posterior, right?)]) of one folder."""
-    counts, values, birds, towers, no_birds = [], [], [], [], []
+def scanned_scenes(folder: str, seen: dict):
+    """Every scene of ``folder``'s set-ups read, each set-up calibrated in a temporary folder: yields
+    (scene photo path, its true state) after the scan, ``seen`` cleared before it (what the
+    capturing stages recorded of that scan); scenes the reader refuses are skipped."""
     for sd in sorted(glob.glob(os.path.join(folder, "setup*"))):
         if not os.path.exists(os.path.join(sd, "calibration.json")):
             continue
@@ -118,19 +118,27 @@ def collect(folder: str, seen: dict) -> tuple[list, list, list, list, list]:
             for img in sorted(glob.glob(os.path.join(sd, "scene_*.jpg"))):
                 with open(img[:-4] + ".truth.json") as f:
                     state = json.load(f)["state"]
-                truth = {g["number"]: g for g in state["grooves"]}
                 seen.clear()
                 try:
                     pipeline.scan_file(img, cal)
                 except (UnreadableBoardError, BadInputError):
                     continue
-                counts += _settled_counts(seen["parts"].parts, truth)
-                values += _castle_values(seen["castles"], truth)
-                towers += _tower_looks(seen["castles"], seen["castle_model"], truth)
-                if "bird" in seen:
-                    birds.append(seen["bird"])
-                if "no_bird" in seen:
-                    no_birds.append((seen["no_bird"], state["sandpiper"] is None))
+                yield img, state
+
+
+def collect(folder: str, seen: dict) -> tuple[list, list, list, list, list]:
+    """([(shells in this photo's units, true count)], [(value posterior, right?)], [log (bird blob's
+    area / the calibration bird's)], [tower looks], [("no sandpiper" posterior, right?)]) of one folder."""
+    counts, values, birds, towers, no_birds = [], [], [], [], []
+    for _, state in scanned_scenes(folder, seen):
+        truth = {g["number"]: g for g in state["grooves"]}
+        counts += _settled_counts(seen["parts"].parts, truth)
+        values += _castle_values(seen["castles"], truth)
+        towers += _tower_looks(seen["castles"], seen["castle_model"], truth)
+        if "bird" in seen:
+            birds.append(seen["bird"])
+        if "no_bird" in seen:
+            no_birds.append((seen["no_bird"], state["sandpiper"] is None))
     return counts, values, birds, towers, no_birds
 
 

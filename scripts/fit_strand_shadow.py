@@ -22,18 +22,15 @@ share of the labelled parts: ``CastleConfig.contrast_castle``, ``contrast_other`
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from beachscore import pipeline  # noqa: E402
-from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
+from fit_strand import scanned_scenes  # noqa: E402
 import vision.strand_unter.castles as castles_stage  # noqa: E402
 import vision.strand_unter.reading as reading  # noqa: E402
 
@@ -68,23 +65,12 @@ def label(c, truth: dict) -> bool | None:
 def collect(folder: str, seen: dict) -> list[tuple[float, bool, str]]:
     """[(contrast share, is a castle, scene)] of one folder's labelled candidates."""
     out = []
-    for sd in sorted(glob.glob(os.path.join(folder, "setup*"))):
-        if not os.path.exists(os.path.join(sd, "calibration.json")):
-            continue
-        with tempfile.TemporaryDirectory() as tmp:
-            cal = pipeline.calibrate(os.path.join(sd, "calibration.json"), tmp)
-            for img in sorted(glob.glob(os.path.join(sd, "scene_*.jpg"))):
-                with open(img[:-4] + ".truth.json") as f:
-                    truth = {g["number"]: g for g in json.load(f)["state"]["grooves"]}
-                seen.clear()
-                try:
-                    pipeline.scan_file(img, cal)
-                except (UnreadableBoardError, BadInputError):
-                    continue
-                for c in seen.get("castles", []):
-                    y = label(c, truth)
-                    if y is not None:
-                        out.append((float(c.cues["contrast_share"]), y, os.path.relpath(img, folder)))
+    for img, state in scanned_scenes(folder, seen):
+        truth = {g["number"]: g for g in state["grooves"]}
+        for c in seen.get("castles", []):
+            y = label(c, truth)
+            if y is not None:
+                out.append((float(c.cues["contrast_share"]), y, os.path.relpath(img, folder)))
     return out
 
 
