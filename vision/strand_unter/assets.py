@@ -81,8 +81,9 @@ class Assets:
         self.basis = colour.change_basis(m["sand_bgr"])
         self.ref_quality = None
         self.small = None                   # half-resolution empty board etc. for the light field
-        sea_lab = np.clip(np.round(np.asarray(m["classes"]["sea"]["mean"], np.float64)), 0, 255).astype(np.uint8)
-        self.sea_bgr = cv2.cvtColor(sea_lab.reshape(1, 1, 3), cv2.COLOR_Lab2BGR).reshape(3)
+        self.sea_bgr = _mean_bgr(m["classes"]["sea"])
+        #: each player's learned castle colour, BGR float64 (3,) (a part's contrast share is measured against it)
+        self.player_bgr = {p: _mean_bgr(m["classes"][f"castle/{p}"]).astype(np.float64) for p in self.players}
         self.sea_grey = int(cv2.cvtColor(self.sea_bgr.reshape(1, 1, 3), cv2.COLOR_BGR2GRAY)[0, 0])
         # groove borders (y, mm) and each groove's extent along y
         self.borders = sorted({float(v) for p in self.polygons.values() for v in p[:, 1]})
@@ -98,6 +99,12 @@ class Assets:
         g = self.groove_at(x_px, y_px)
         across = f"{x_px / self.ppm / 10:.0f} cm from the left edge"
         return f"groove {g}, {across}" if g else f"{across}, {y_px / self.ppm / 10:.0f} cm from the sea side"
+
+
+def _mean_bgr(learned: dict) -> np.ndarray:
+    """BGR uint8 (3,) of a learned class's mean Lab colour."""
+    lab = np.clip(np.round(np.asarray(learned["mean"], np.float64)), 0, 255).astype(np.uint8)
+    return cv2.cvtColor(lab.reshape(1, 1, 3), cv2.COLOR_Lab2BGR).reshape(3)
 
 
 def assets(cal) -> Assets:

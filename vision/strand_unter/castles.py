@@ -162,7 +162,7 @@ def _coloured_parts(blobs, cls: np.ndarray, image: np.ndarray, A, shells, residu
                     if dist > cfg.max_colour_distance:
                         continue
                     ys, xs = np.nonzero(core)
-                    share = contrast_share(sub, A.empty[rs, cs][core & (cls[rs, cs] == k)], _learned_bgr(A, f"castle/{p}"),
+                    share = contrast_share(sub, A.empty[rs, cs][core & (cls[rs, cs] == k)], A.player_bgr[p],
                                            A.model["sand_bgr"])
                     found[p].append({"blob": i, "x": float(xs.mean()) + cs.start, "y": float(ys.mean()) + rs.start,
                                      "box": (rs, cs), "core": core, "p_owner": owner_post, "colour_ll": colour_ll,
@@ -284,15 +284,6 @@ def shells_models_cache(A, residual_ab: float) -> "_Classes":
 def _widened(cls: dict, residual_ab: float) -> tuple:
     cov = np.asarray(cls["cov"], np.float64) + np.diag([0.0, residual_ab ** 2, residual_ab ** 2])
     return np.asarray(cls["mean"], np.float64), np.linalg.inv(cov), float(np.linalg.slogdet(cov)[1])
-
-
-def _learned_bgr(A, name: str) -> np.ndarray:
-    """BGR (3,) float of a learned class's mean Lab colour (once per calibration)."""
-    cache = A.__dict__.setdefault("_learned_bgr", {})
-    if name not in cache:
-        lab = np.clip(np.round(A.model["classes"][name]["mean"]), 0, 255).astype(np.uint8).reshape(1, 1, 3)
-        cache[name] = cv2.cvtColor(lab, cv2.COLOR_Lab2BGR).reshape(3).astype(np.float64)
-    return cache[name]
 
 
 def _mean_lab(pixels_bgr: np.ndarray) -> np.ndarray:
