@@ -1,7 +1,7 @@
 """What a calibration cannot learn from its shot, said once at calibration (not a light problem).
 
 Input: the model the reader learned. Output: sentences for ``calibrate``'s ``warnings``, kept in
-the calibration folder (``extra["notes"]``). Today: a Plażing shot whose given terrain has a
+the calibration folder (``extra["notes"]``). The one note: a Plażing shot whose given terrain has a
 printed mark that lies under pieces on every square (``model["terrain"]["unseen"]``,
 :class:`vision.plazing.terrain.TerrainModel`), so photos cannot be read for it.
 """
