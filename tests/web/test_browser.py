@@ -36,7 +36,7 @@ if not installed():
     pytest.skip("Chromium/chromedriver not installed (apt-get install chromium chromium-driver)",
                 allow_module_level=True)
 
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -96,10 +96,17 @@ def server(tmp_path_factory, gpio):
 
 
 def wait(driver, predicate, timeout=15):
-    # an element looked up while the page is being replaced (after a submit) goes stale: look again
+    # an element looked up while the page is being replaced (after a submit or a navigation) goes
+    # stale, which Chromium may also report as a node that "does not belong to the document": look again
+    def look(d):
+        try:
+            return predicate(d)
+        except WebDriverException as e:
+            if isinstance(e, StaleElementReferenceException) or "does not belong to the document" in str(e):
+                return False
+            raise
     try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.05,
-                             ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: predicate(d))
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(look)
     except TimeoutException:
         shown = driver.execute_script("const m = document.getElementById('message'); return m && m.textContent")
         raise AssertionError(f"timed out after {timeout} s on {driver.current_url}; the page says {shown!r}") from None
