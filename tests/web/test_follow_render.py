@@ -67,7 +67,8 @@ def render_with_score(tmp_path, follow: dict, st: dict, score: dict) -> dict:
         return {"totals": [(li.get_attribute("data-player"), bool(li.find_elements(By.CLASS_NAME, "star")))
                            for li in browser.find_elements(By.CSS_SELECTOR, "#totals li")],
                 "score": [tr.get_attribute("data-player") for tr in browser.find_elements(By.CSS_SELECTOR, "#score tbody tr")],
-                "headings": [h.text for h in browser.find_elements(By.CSS_SELECTOR, "#follow h2, #follow h3")]}
+                "headings": [h.text for h in browser.find_elements(By.CSS_SELECTOR, "#follow h2, #follow h3")],
+                "follow": browser.find_element(By.ID, "follow").text}
 
 
 def test_final_totals_are_ranked_winner_first_and_the_score_card_keeps_the_game_pages_order(tmp_path):
@@ -83,3 +84,18 @@ def test_final_totals_are_ranked_winner_first_and_the_score_card_keeps_the_game_
     assert shown["totals"] == [("red", True), ("blue", False), ("yellow", False)]
     assert shown["score"] == ["blue", "yellow", "red"]  # the Game page's order
     assert shown["headings"] == ["Final totals", "The game's timeline"]
+
+
+def test_still_not_known_is_said_only_while_a_total_is_not_known(tmp_path):
+    row = {"castles": [], "unfit_shells": 0, "castle_points": 3}
+    st = {"game": {"display": {"swatches": {"blue": "#1976d2", "red": "#d32f2f"}}}}
+
+    def shown(blue_total):
+        score = {"players": [dict(row, player="red", total=12), dict(row, player="blue", total=blue_total)],
+                 "ranking": [["red"], ["blue"]], "winners": ["red"], "ranked_by": "total", "missing": ["track"]}
+        follow = {"step": None, "timeline": {"built": CASTLES, "readings": 2, "notes": []},
+                  "ending": {"answers": {}, "questions": [], "score": score}}
+        return render_with_score(tmp_path, follow, st, score)["follow"]
+
+    assert "still not known" not in shown(7)  # every total known without the score track
+    assert "still not known: track" in shown(None)

@@ -119,7 +119,14 @@
     return `<h2>Final totals</h2><ul id="totals" class="totals">` + players.map(p =>
       `<li data-player="${esc(p.player)}"${won.has(p.player) ? ' class="winner"' : ""}>${who(p.player, display)}: <b class="total">${p.total === null || p.total === undefined ? "not known" : p.total}</b>` +
       `${won.has(p.player) ? ' <span class="star" title="winner">★</span>' : ""}</li>`).join("") +
-      `</ul>` + (e.score && e.score.missing && e.score.missing.length ? `<p class="muted">still not known: ${esc(e.score.missing.join(", "))}</p>` : "");
+      `</ul>` + stillUnknown(score, players);
+  }
+
+  // The facts still missing, named only while some total is not known: a fact the totals can do
+  // without (the score track once every closing was counted) is not worth a line.
+  function stillUnknown(score, players) {
+    const open = players.some(p => p.total === null || p.total === undefined);
+    return open && score.missing && score.missing.length ? `<p class="muted" id="still-unknown">still not known: ${esc(score.missing.join(", "))}</p>` : "";
   }
 
   function wire(el) {
