@@ -9,7 +9,7 @@ input, 3 the photo is readable but the board cannot be read reliably) and the pa
 from __future__ import annotations
 
 from hardware.errors import CameraError, HardwareError
-from vision.errors import BadInputError, CodedError, UnreadableBoardError
+from vision.errors import BadInputError, CodedError, SampleError, UnreadableBoardError
 
 #: Base of the errors of the readers, the calibration and the station (``code``, ``message``, ``exit_code``).
 BeachscoreError = CodedError
@@ -19,4 +19,4 @@ BeachscoreError = CodedError
 CODED_ERRORS = (CodedError, HardwareError)
 
 __all__ = ["BadInputError", "BeachscoreError", "CameraError", "CODED_ERRORS", "CodedError", "HardwareError",
-           "UnreadableBoardError"]
+           "SampleError", "UnreadableBoardError"]

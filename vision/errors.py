@@ -38,6 +38,49 @@ class BadInputError(CodedError, ValueError):
     exit_code = 2
 
 
+def sample_slot(i: int) -> str:
+    """The place in a :class:`SampleError` template where its ``i``-th sample is named."""
+    return f"\x00{i}\x00"
+
+
+def sample_at_mm(label: str, board_mm) -> str:
+    """A calibration sample as the command line names it: ``calibration sample 'shell' at 34,50 mm``."""
+    return f"calibration sample {label!r} at {board_mm[0]:g},{board_mm[1]:g} mm"
+
+
+class SampleError(BadInputError):
+    """Calibration samples refused (exit 2), each named in the one-line message.
+
+    Args:
+        code: the contract's code (``bad-sample``, ``sample-off-place``, ``unknown-label``, …).
+        samples: ``[(label, (x, y))]``, the refused samples' labels and board positions (mm).
+        template: the message with :func:`sample_slot` ``(i)`` where sample ``i`` is named.
+        naming: how a sample is named, ``naming(label, (x, y)) -> str`` (default :func:`sample_at_mm`).
+
+    Attributes:
+        samples: as given, positions as floats.
+
+    A caller that knows the samples by other names (the station's wizard numbers the points its user
+    clicked) names them so with :meth:`rename`.
+    """
+
+    def __init__(self, code: str, samples, template: str, naming=sample_at_mm):
+        self.samples = [(str(label), (float(xy[0]), float(xy[1]))) for label, xy in samples]
+        self.template = template
+        super().__init__(code, self._said([naming(label, xy) for label, xy in self.samples]))
+
+    def _said(self, names: list[str]) -> str:
+        text = self.template
+        for i, name in enumerate(names):
+            text = text.replace(sample_slot(i), name)
+        return text
+
+    def rename(self, names: list[str]) -> None:
+        """Name the samples ``names`` (one per sample, in order) in :attr:`message` instead."""
+        self.message = self._said(names)
+        self.args = (self.message,)
+
+
 class UnreadableBoardError(CodedError, RuntimeError):
     """The photo decodes but the board cannot be read reliably (exit 3).
 

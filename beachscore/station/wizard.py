@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import shutil
 
 import cv2
 import numpy as np
 
-from beachscore.errors import BadInputError, BeachscoreError
+from beachscore.errors import BadInputError, BeachscoreError, SampleError
 from beachscore.pipeline import learned_classes
 from beachscore.station.encoding import encode
 from beachscore.station.station import Station
@@ -194,9 +193,8 @@ def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corner
                 clicked = json.load(f)["samples"]
             try:
                 cal = _calibrate(station, request, os.path.join(folder, "cal"))
-            except BeachscoreError as exc:
-                exc.message = named_by_number(exc.message, clicked)
-                exc.args = (exc.message,)
+            except SampleError as exc:
+                name_by_number(exc, clicked)
                 raise
             pairs = confusable_pairs(cal, clicked)
             classes = learned_classes(cal, request)
@@ -229,23 +227,16 @@ def sample_number(samples: list[dict], at_mm) -> int | None:
     return k + 1 if gaps[k] <= SAMPLE_MATCH_MM else None
 
 
-#: A calibration error's way of naming one sample: ``calibration sample 'label' at x,y mm``.
-_SAMPLE_AT_MM = re.compile(r"calibration sample '([^']+)' at (-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?) mm")
-
-
-def named_by_number(message: str, samples: list[dict]) -> str:
-    """``message`` with a sample named by board millimetres (``calibration sample 'empty' at 34,34 mm``,
-    as the calibrators refuse one) named by the wizard's number and label instead (``calibration sample
-    3 (empty)``), as :func:`confusable_pairs` names a doubted one: the wizard's user clicked numbered
-    points and never saw millimetres. Unchanged when no clicked sample of that label is within
-    :data:`SAMPLE_MATCH_MM`."""
-    m = _SAMPLE_AT_MM.search(message)
-    if m is None:
-        return message
-    n = sample_number(samples, [float(m.group(2)), float(m.group(3))])
-    if n is None or samples[n - 1].get("label") != m.group(1):
-        return message
-    return message[:m.start()] + f"calibration sample {n} ({m.group(1)})" + message[m.end():]
+def name_by_number(exc: SampleError, samples: list[dict]) -> None:
+    """Name each refused sample of ``exc`` (a calibrator names it by board millimetres) by the wizard's
+    number and label instead (``calibration sample 3 (empty)``), as :func:`confusable_pairs` names a
+    doubted one: the wizard's user clicked numbered points and never saw millimetres. A sample is
+    named so only when a clicked sample of its label lies within :data:`SAMPLE_MATCH_MM`; when one
+    is not, the message stays as the calibrator said it."""
+    numbers = [sample_number(samples, list(at_mm)) for _, at_mm in exc.samples]
+    if any(n is None or samples[n - 1].get("label") != label for n, (label, _) in zip(numbers, exc.samples)):
+        return
+    exc.rename([f"calibration sample {n} ({label})" for n, (label, _) in zip(numbers, exc.samples)])
 
 
 def confusable_pairs(cal, samples: list[dict] | None = None) -> list[dict]:

@@ -94,6 +94,7 @@ def test_basket_label_off_basket_is_bad_input():
         seashells.learn(shot("seashells", PROFILE, img, [("shell", cell_mm(0, 0)), ("empty", cell_mm(0, 2)),
                                                          ("bottle", cell_mm(1, 1))]))
     assert e.value.code == "sample-off-place"
+    assert e.value.samples == [("bottle", tuple(float(v) for v in cell_mm(1, 1)))]  # the wizard names it by number
 
 
 def test_merge_mats_names_and_refuses_duplicates():

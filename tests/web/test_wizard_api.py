@@ -7,9 +7,11 @@ import cv2
 import numpy as np
 import pytest
 
+from beachscore.errors import SampleError
 from beachscore.station import Station
 from beachscore.station.store import Store
 from hardware.file_camera import FileCamera
+from vision.errors import sample_slot
 from web import create_app
 
 EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "strand-unter")
@@ -305,11 +307,10 @@ def test_a_refused_sample_is_named_by_the_wizards_number(unlocked, station):
     points and never saw millimetres, so the page names it by its number and label (as a doubted one)."""
     def refuses_the_second(request, out_dir):
         with open(request, encoding="utf-8") as f:
-            x, y = json.load(f)["samples"][1]["board_mm"]
-        raise BadInputError("bad-sample", f"calibration sample 'sand' at {x:g},{y:g} mm looks like 'sea', not like "
-                            "the other 'sand' samples; check its label and point")
+            xy = json.load(f)["samples"][1]["board_mm"]
+        raise SampleError("bad-sample", [("sand", xy)], f"{sample_slot(0)} looks like 'sea', not like the other "
+                          "'sand' samples; check its label and point")
 
-    from beachscore.errors import BadInputError
     old = station.calibration
     station.calibrator = refuses_the_second
     shot = unlocked.post_json("/api/calibration/shot").get_json()["photo_id"]
@@ -322,13 +323,33 @@ def test_a_refused_sample_is_named_by_the_wizards_number(unlocked, station):
     assert station.calibration is old
 
 
-def test_named_by_number_leaves_what_it_cannot_match():
-    from beachscore.station.wizard import named_by_number
+def test_name_by_number_leaves_what_it_cannot_match():
+    from beachscore.station.wizard import name_by_number
     clicked = [{"label": "empty", "board_mm": [34.0, 34.0]}, {"label": "shell", "board_mm": [66.0, 34.0]}]
-    said = "calibration sample 'empty' at 34,34 mm looks like 'shell', not like the other 'empty' samples"
-    assert named_by_number(said, clicked) == \
-        "calibration sample 1 (empty) looks like 'shell', not like the other 'empty' samples"
-    for other in ("calibration sample 'empty' at 66,34 mm is not on a towel cell",      # another label there
-                  "calibration sample 'empty' at 40,34 mm is not on a towel cell",      # nothing clicked there
-                  "the calibration shot is too dark"):
-        assert named_by_number(other, clicked) == other
+    said = SampleError("bad-sample", [("empty", (34, 34))], f"{sample_slot(0)} looks like 'shell'")
+    assert str(said) == "calibration sample 'empty' at 34,34 mm looks like 'shell'"
+    name_by_number(said, clicked)
+    assert said.message == str(said) == "calibration sample 1 (empty) looks like 'shell'"
+    for samples in ([("empty", (66, 34))],                        # another label there
+                    [("empty", (40, 34))],                        # nothing clicked there
+                    [("empty", (34, 34)), ("empty", (40, 34))]):  # one of two not clicked
+        other = SampleError("sample-off-place", samples, " and ".join(sample_slot(i) for i in range(len(samples))))
+        before = other.message
+        name_by_number(other, clicked)
+        assert other.message == before
+
+
+def test_the_real_calibrator_s_refused_sample_is_named_by_its_number(tmp_path, make_unlocked):
+    """Strand unter's calibrator refuses a black shell clicked as white; the page names the click."""
+    pytest.importorskip("vision.strand_unter")
+    station = Station(Store(str(tmp_path / "data")), camera=FileCamera(os.path.join(EXAMPLE, "calib.jpg")))
+    client = make_unlocked(create_app({"TESTING": True}, station=station).test_client())
+    shot = client.post_json("/api/calibration/shot").get_json()["photo_id"]
+    corners, samples, profile = clicks_for(os.path.join(EXAMPLE, "calibration.json"))
+    wrong = len(samples) - 1 - [s["label"] for s in reversed(samples)].index("shell/black")  # the last black shell
+    samples[wrong] = dict(samples[wrong], label="shell/white")
+    r = client.post_json("/api/calibration", {"photo_id": shot, "corners_px": corners, "samples": samples,
+                                              "profile": profile})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "bad-sample", r.get_json()
+    message = r.get_json()["error"]["message"]
+    assert message.startswith(f"calibration sample {wrong + 1} (shell/white) looks like shell/black"), message

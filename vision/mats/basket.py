@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.errors import BadInputError
+from vision.errors import SampleError, sample_slot
 from vision.mats.config import SEASHELLS, SeashellsConfig
 from vision.image.quality import median_last
 from vision.mats.ring_contrast import GaussianClasses
@@ -197,9 +197,8 @@ def learn_basket(lab: np.ndarray, polygon_mm, px_per_mm: float, samples, cfg: Se
         u, v = int(x * px_per_mm), int(y * px_per_mm)
         k = lbl[min(max(v, 0), lbl.shape[0] - 1), min(max(u, 0), lbl.shape[1] - 1)]
         if k == 0 or k not in ids:
-            raise BadInputError("sample-not-found", f"calibration sample {label!r} at {x + offset[0]:g},"
-                                f"{y + offset[1]:g} mm: no item "
-                                "stands out from the basket there; put the item on that point or fix the point")
+            raise SampleError("sample-not-found", [(label, (x + offset[0], y + offset[1]))], f"{sample_slot(0)}: no "
+                              "item stands out from the basket there; put the item on that point or fix the point")
         rows.append(feats[ids.index(k)])
         labels.append(label)
     model = GaussianClasses.fit(rows, labels, np.square(cfg.item_sd))

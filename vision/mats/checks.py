@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from vision.board.geometry import project
-from vision.errors import BadInputError, UnreadableBoardError
+from vision.errors import BadInputError, SampleError, UnreadableBoardError, sample_slot
 from vision.image import quality
 from vision.image.quality import median_last
 from vision.places import board_median_bgr
@@ -31,8 +31,8 @@ def check_labels(samples, allowed, required, game: str) -> None:
     """
     for label, (x, y) in samples:
         if label not in allowed:
-            raise BadInputError("unknown-label", f"calibration sample {label!r} at {x:g},{y:g} mm is not a "
-                                f"{game} label; expected one of {', '.join(sorted(allowed))}")
+            raise SampleError("unknown-label", [(label, (x, y))], f"{sample_slot(0)} is not a {game} label; "
+                              f"expected one of {', '.join(sorted(allowed))}")
     have = {label for label, _ in samples}
     missing = [r for r in required if r not in have]
     if missing:

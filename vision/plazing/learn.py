@@ -19,7 +19,7 @@ import os
 import cv2
 import numpy as np
 
-from vision.errors import BadInputError
+from vision.errors import BadInputError, SampleError, sample_slot
 from vision.files import load_object
 from vision.image.decode import read_image
 from vision.plazing.augment import augmented_boards
@@ -247,10 +247,12 @@ def _check_labels(raw: np.ndarray, parsed, rect: Rectified, ppm: float, cell_mm:
     colours = [sample_colour(raw, rect.to_local(xy), ppm, cell_mm) for _, xy, _ in rows]
     bad = mislabelled(colours, [pl for _, _, pl in rows], PALETTE.bad_sample_delta_e, PALETTE.bad_sample_ratio)
     if bad:
-        text = "; ".join(f"sample {rows[i][0]!r} at board_mm [{rows[i][1][0]:g}, {rows[i][1][1]:g}] looks like "
-                         f"{other} (colour ΔE {d_other:.0f} from the {other} samples, {d_own:.0f} from the other "
-                         f"{rows[i][2]} samples)" for i, d_own, other, d_other in bad)
-        raise BadInputError("bad-sample", f"{text}: fix the label (or the point) and calibrate again")
+        text = "; ".join(f"{sample_slot(k)} looks like {other} (colour ΔE {d_other:.0f} from the {other} samples, "
+                         f"{d_own:.0f} from the other {rows[i][2]} samples)"
+                         for k, (i, d_own, other, d_other) in enumerate(bad))
+        raise SampleError("bad-sample", [rows[i][:2] for i, *_ in bad],
+                          f"{text}: fix the label (or the point) and calibrate again",
+                          naming=lambda label, xy: f"sample {label!r} at board_mm [{xy[0]:g}, {xy[1]:g}]")
 
 
 def _held_out_tokens(view: View, table: np.ndarray, grid: Grid, feats: np.ndarray, token_samples, empty_cells,

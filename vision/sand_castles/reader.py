@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.errors import BadInputError, UnreadableBoardError
+from vision.errors import BadInputError, SampleError, UnreadableBoardError, sample_slot
 from vision.image.gradients import sobel_magnitude
 from vision.mats.checks import (annotation_canvas, as_scanned, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, rectify_part, ring_change, text_scale)
@@ -122,12 +122,12 @@ def _locate(lanes, label: str, x: float, y: float):
             hit = np.flatnonzero((b[:, 0] <= x) & (x < b[:, 2]) & (b[:, 1] <= y) & (y < b[:, 3]))
             if len(hit):
                 return li, int(hit[0])
-        raise BadInputError("sample-off-place", f"calibration sample {label!r} at {x:g},{y:g} mm is not on a lane space")
+        raise SampleError("sample-off-place", [(label, (x, y))], f"{sample_slot(0)} is not on a lane space")
     best = min(((float(np.hypot(*(L["slots_mm"][k] - (x, y)))), li, k) for li, L in enumerate(lanes)
                 for k in range(len(L["slots_mm"]))), default=None)
     _, slot_mm = _patch_sizes(lanes)
     if best is None or best[0] > slot_mm:
-        raise BadInputError("sample-off-place", f"calibration sample {label!r} at {x:g},{y:g} mm is not at a castle slot")
+        raise SampleError("sample-off-place", [(label, (x, y))], f"{sample_slot(0)} is not at a castle slot")
     return best[1], best[2]
 
 

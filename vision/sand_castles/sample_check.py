@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.errors import BadInputError
+from vision.errors import BadInputError, SampleError, sample_slot
 from vision.mats.config import SAND_CASTLES as CFG
 from vision.mats.ring_contrast import GaussianClasses
 from vision.places import COVARIANCE_FLOOR, place_features
@@ -57,8 +57,8 @@ def check_samples(board_bgr: np.ndarray, samples, shown, px_per_mm: float, patch
             refuse = i in clear
         x, y = shown[i][1]
         if refuse:
-            raise BadInputError("bad-sample", f"calibration sample {labels[i]!r} at {x:g},{y:g} mm looks like "
-                                f"{other!r}, not like the other {labels[i]!r} samples; check its label and point")
+            raise SampleError("bad-sample", [(labels[i], (x, y))], f"{sample_slot(0)} looks like {other!r}, not like "
+                              f"the other {labels[i]!r} samples; check its label and point")
         kept.append({"label": labels[i], "board_mm": [round(float(x), 2), round(float(y), 2)], "looks_like": other})
     return kept
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.errors import BadInputError, UnreadableBoardError
+from vision.errors import SampleError, UnreadableBoardError, sample_slot
 from vision.mats.basket import find_items, learn_basket
 from vision.mats.checks import (annotation_canvas, as_scanned, blown_out_share, check_labels, check_photo, draw_box,
                                draw_caption, draw_label, draw_text_box, text_scale)
@@ -208,8 +208,8 @@ def _check_samples(feats, labels, where, what: str) -> list[dict]:
     if bad:
         i, other = bad[0]
         x, y = where[i]
-        raise BadInputError("bad-sample", f"calibration sample {labels[i]!r} at {x:g},{y:g} mm looks like "
-                            f"{other!r}, not like the other {labels[i]!r} samples; check its label and point")
+        raise SampleError("bad-sample", [(labels[i], (x, y))], f"{sample_slot(0)} looks like {other!r}, not like "
+                          f"the other {labels[i]!r} samples; check its label and point")
     return [{"label": labels[i], "board_mm": [round(float(where[i][0]), 2), round(float(where[i][1]), 2)],
              "looks_like": other} for i, other in maybe]
 
@@ -249,15 +249,13 @@ def learn(shot: CalibrationShot) -> dict:
         if label in TOWEL_LABELS:
             k = cell_of(boxes, x, y)
             if k is None:
-                raise BadInputError("sample-off-place", f"calibration sample {label!r} at {x:g},{y:g} mm is not "
-                                    "on a towel cell")
+                raise SampleError("sample-off-place", [(label, (x, y))], f"{sample_slot(0)} is not on a towel cell")
             towel_idx.append(k)
             towel_labels.append(label)
             towel_where.append((x, y))
         else:
             if not _inside_polygon(profile["basket_mm"], x, y):
-                raise BadInputError("sample-off-place", f"calibration sample {label!r} at {x:g},{y:g} mm is not "
-                                    "in the basket")
+                raise SampleError("sample-off-place", [(label, (x, y))], f"{sample_slot(0)} is not in the basket")
             basket_samples.append((label, (x, y)))
     contrast = towel_contrast(lab, boxes)
     feats, blown = contrast.features[towel_idx], blown_out_share(board, boxes, CFG.px_per_mm, CFG.core_inset_mm)

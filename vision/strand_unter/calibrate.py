@@ -23,7 +23,7 @@ import warnings
 import cv2
 import numpy as np
 
-from vision.errors import BadInputError
+from vision.errors import BadInputError, SampleError, sample_slot
 from vision.strand_unter import colour as colour
 from vision.image.decode import read_image
 from vision.strand_unter.bird import features as bird_features
@@ -232,9 +232,9 @@ class _SampleBlobs:
         cfg, comp = self.cfg, self.comp
         near = disc(self.fg.shape, self.px(xy), cfg.sample_search_mm * cfg.ppm) & (comp > 0)
         if not near.any():
-            raise BadInputError("bad-sample", f"{what}: nothing distinct from the sand at {xy[0]:g},{xy[1]:g} mm; "
-                                f"check its board_mm position; if it is right, the light makes it look like the "
-                                f"sand: {LIGHT_REMEDY}")
+            raise SampleError("bad-sample", [(what, xy)], f"{sample_slot(0)}: nothing distinct from the sand there; "
+                              f"check its board_mm position; if it is right, the light makes it look like the "
+                              f"sand: {LIGHT_REMEDY}")
         ids, cnt = np.unique(comp[near], return_counts=True)
         return int(ids[np.argmax(cnt)])
 
@@ -269,8 +269,9 @@ def _learn_players(parsed, blobs: _SampleBlobs, CL: np.ndarray, sand_ab: np.ndar
     seen: dict = {}
     for (k, nm, v), xy in parsed:                 # a player has one castle of each value
         if k == "castle" and (nm, v) in seen:
-            raise BadInputError("bad-sample", f"castle/{nm}/{v} is labelled twice (at {_mm(seen[nm, v])} and "
-                                f"{_mm(xy)} mm); a player has one castle of each value: check both labels")
+            raise SampleError("bad-sample", [(f"castle/{nm}/{v}", seen[nm, v]), (f"castle/{nm}/{v}", xy)],
+                              f"{sample_slot(0)} and {sample_slot(1)} carry one label; a player has one castle of "
+                              "each value: check both labels")
         seen[nm, v] = xy
     castle_samples = []
     for p in players:
@@ -373,7 +374,8 @@ def _measure_pieces(parsed, blobs: _SampleBlobs, C: np.ndarray, CL: np.ndarray, 
             core = _largest(cv2.morphologyEx((blob & (cls == names.index(f"castle/{nm}"))).astype(np.uint8),
                                              cv2.MORPH_CLOSE, _disc_kernel(CASTLES.close_px)))
             if core.sum() < APPEARANCE.min_castle_core_px:
-                raise BadInputError("bad-sample", f"castle/{nm}/{v}: no {nm} colour found at {xy[0]:g},{xy[1]:g} mm")
+                raise SampleError("bad-sample", [(f"castle/{nm}/{v}", xy)],
+                                  f"{sample_slot(0)}: no {nm} colour found there")
             cues = castle_cues.measure(C, gray, fg, core, (0, 0), classes["sand"]["mean"],
                                        classes[f"castle/{nm}"]["mean"], float(blob.sum()))
             castles[nm][str(v)] = {**_piece_shape(blob, core, px(xy)),
@@ -406,10 +408,6 @@ def _add_references(model: dict, shot: CalibrationShot, image: np.ndarray, ext_s
     shot.pictures[REF_PNG] = cv2.cvtColor(ext, cv2.COLOR_BGR2GRAY)
     shot.pictures[LUT_PNG] = colour.lut_to_image(lut)
     model["pictures"] = {"empty": EMPTY_PNG, "registration": REF_PNG, "classes": LUT_PNG}
-
-
-def _mm(xy) -> str:
-    return f"{xy[0]:g},{xy[1]:g}"
 
 
 def check_labels(samples, min_std, max_distance: float, kind=lambda label: label) -> None:
@@ -450,10 +448,10 @@ def check_labels(samples, min_std, max_distance: float, kind=lambda label: label
         else:
             wrong = others[near] < max_distance / 2
         if wrong:
-            raise BadInputError("bad-sample", f"the sample labelled {label} at {_mm(xy)} mm looks like {near} "
-                                f"(colour distance {others[near]:.1f} from {near}"
-                                + (f", {d[own]:.1f} from the other {own} samples" if own in d else "")
-                                + "); check its label")
+            raise SampleError("bad-sample", [(label, xy)], f"{sample_slot(0)} looks like {near} "
+                              f"(colour distance {others[near]:.1f} from {near}"
+                              + (f", {d[own]:.1f} from the other {own} samples" if own in d else "")
+                              + "); check its label")
 
 
 def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: float | None) -> dict:
