@@ -352,6 +352,34 @@ def test_plazing_terrain_not_clicked_in_is_not_sent(browser, server):
     station.new_game("strand-unter")  # leave the station as the other tests expect
 
 
+def test_plazing_terrain_typed_as_rows(browser, server):
+    """The terrain typed (or pasted) as rows of text, one character per square: a wrong row is named
+    and nothing is taken; right rows fill the grid and are sent."""
+    url, station = server["url"], server["station"]
+    unlock(browser, url)
+    browser.get(url + "/game")
+    Select(browser.find_element(By.ID, "game")).select_by_value("plazing")
+    form = browser.find_element(By.ID, "game-form")
+    rows, cols = int(form.get_attribute("data-rows")), int(form.get_attribute("data-cols"))
+    browser.find_element(By.CSS_SELECTOR, "#terrain-typed summary").click()
+    box = browser.find_element(By.ID, "terrain-rows")
+    lines = ["." * cols for _ in range(rows)]
+    lines[1] = "#+" + "." * (cols - 3) + "x"
+    box.send_keys("\n".join(lines[:-1] + ["." * (cols - 1) + "?"]))
+    browser.find_element(By.ID, "terrain-use-rows").click()
+    assert f"Row {rows}" in browser.find_element(By.ID, "terrain-rows-error").text
+    assert browser.find_element(By.ID, "terrain-state").get_attribute("data-entered") == "no"
+    box.clear()
+    box.send_keys("\n".join(lines))
+    browser.find_element(By.ID, "terrain-use-rows").click()
+    assert browser.find_element(By.ID, "terrain-rows-error").text == ""
+    assert browser.find_element(By.CSS_SELECTOR, '#terrain span[data-row="1"][data-col="1"]').text == "+"
+    browser.find_element(By.CSS_SELECTOR, "#game-form button[type=submit]").click()
+    wait(browser, lambda d: "started" in d.find_element(By.ID, "message").text)
+    assert station.store.current_game()["setup"]["terrain"] == lines
+    station.new_game("strand-unter")  # leave the station as the other tests expect
+
+
 # ---- Seashells, Plażing and Sand Castles at the station ---------------------------------------
 
 class Swapped:

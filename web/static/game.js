@@ -101,12 +101,32 @@
       if (!terrainEntered) { terrainEntered = true; showTerrainState(); }
     };
   }
+  function drawTerrain() {
+    cells.forEach(cell => {
+      const r = Number(cell.dataset.row), v = terrain[r][Number(cell.dataset.col)];
+      cell.textContent = v; cell.className = (r === 0 ? "sea " : "") + CLS[v];
+    });
+  }
   clearBtn.onclick = () => {
     terrain.forEach(row => row.fill("."));
-    cells.forEach(cell => {
-      cell.textContent = "."; cell.className = cell.dataset.row === "0" ? "sea" : "";
-    });
+    drawTerrain();
     terrainEntered = false; showTerrainState();
+  };
+  // the rows typed (or pasted) as text: on a phone a square is too small to tap
+  const typed = document.getElementById("terrain-typed"), rowsBox = document.getElementById("terrain-rows");
+  const rowsError = document.getElementById("terrain-rows-error");
+  typed.addEventListener("toggle", () => {
+    if (typed.open && !rowsBox.value.trim() && terrainEntered) rowsBox.value = terrain.map(r => r.join("")).join("\n");
+  });
+  document.getElementById("terrain-use-rows").onclick = () => {
+    const lines = rowsBox.value.split("\n").map(l => l.replace(/\s+/g, "")).filter(l => l.length);
+    const bad = lines.findIndex(l => l.length !== cols || [...l].some(ch => !CYCLE.includes(ch)));
+    rowsError.textContent = lines.length !== rows ? `${lines.length} rows typed; the board has ${rows}.`
+      : bad >= 0 ? `Row ${bad + 1}: expected ${cols} squares, each one of . # + - x; got "${lines[bad]}".` : "";
+    if (rowsError.textContent) return;
+    lines.forEach((l, r) => { terrain[r] = [...l]; });
+    drawTerrain();
+    terrainEntered = true; showTerrainState();
   };
   showTerrainState();
 
