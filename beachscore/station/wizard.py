@@ -19,6 +19,7 @@ import numpy as np
 from beachscore.errors import BadInputError, BeachscoreError, SampleError
 from beachscore.pipeline import learned_classes
 from beachscore.station.encoding import encode
+from beachscore.station.label_layout import place_labels
 from beachscore.station.station import Station
 from beachscore.station.store.db import write_problem
 from calibration import files as cal_files
@@ -111,7 +112,8 @@ def write_request(folder: str, photo_path: str, profile: dict, corners_px: list,
 
 def preview(photo_path: str, calibration_json: str, classes: list[str], doubted: tuple[int, ...] = (),
             places: tuple = ()) -> np.ndarray:
-    """The calibration shot with the board outline, every sample and its label drawn on it (BGR uint8).
+    """The calibration shot with the board outline, every sample and its number and label drawn on it
+    (BGR uint8), each label where it covers no other label or sample (:func:`place_labels`).
 
     Samples whose label (or a parent such as ``castle/red`` for ``castle/red/2``) is among ``classes``
     (the wizard passes :func:`beachscore.pipeline.learned_classes`, the list it shows) are circled
@@ -129,18 +131,21 @@ def preview(photo_path: str, calibration_json: str, classes: list[str], doubted:
     cv2.polylines(img, [corners.astype(np.int32)], True, (0, 255, 255), 3)
     H = np.linalg.inv(mm_from_px(doc["corners_px"], profile["board_mm"]))
     scale = max(img.shape[:2]) / 1500
-    for n, s in enumerate(doc["samples"], 1):
-        px = cv2.perspectiveTransform(np.array([[s["board_mm"]]], np.float64), H)[0, 0]
+    font, size, ink = cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, max(3, int(5 * scale))
+    samples = doc["samples"]
+    centres = [cv2.perspectiveTransform(np.array([[s["board_mm"]]], np.float64), H)[0, 0] for s in samples]
+    texts = [f"{n} {s['label']}" for n, s in enumerate(samples, 1)]  # numbered as the wizard's list and messages
+    sizes = [cv2.getTextSize(t, font, size, ink)[0] for t in texts]
+    corners_at = place_labels(centres, sizes, gap=14 * scale, keep_clear=14 * scale)
+    for n, (s, px, text, at) in enumerate(zip(samples, centres, texts, corners_at), 1):
         c = (int(px[0]), int(px[1]))
         if n in doubted:
             cv2.circle(img, c, int(22 * scale), (0, 140, 255), max(3, int(4 * scale)))
         learned = not classes or any(s["label"] == c or s["label"].startswith(c + "/") for c in classes)
         colour = (0, 200, 0) if learned else (0, 0, 255)
         cv2.circle(img, c, int(12 * scale), colour, max(2, int(3 * scale)))
-        cv2.putText(img, s["label"], (c[0] + int(14 * scale), c[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
-                    (0, 0, 0), max(3, int(5 * scale)), cv2.LINE_AA)
-        cv2.putText(img, s["label"], (c[0] + int(14 * scale), c[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
-                    (255, 255, 255), max(1, int(2 * scale)), cv2.LINE_AA)
+        cv2.putText(img, text, at, font, size, (0, 0, 0), ink, cv2.LINE_AA)
+        cv2.putText(img, text, at, font, size, (255, 255, 255), max(1, int(2 * scale)), cv2.LINE_AA)
     for label, at_mm in places:
         px = cv2.perspectiveTransform(np.array([[at_mm]], np.float64), H)[0, 0]
         c = (int(px[0]), int(px[1]))

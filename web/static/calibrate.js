@@ -29,7 +29,8 @@
     let s = "";
     if (corners.length > 1) s += `<polyline points="${corners.map(p => p.join(",")).join(" ")}${corners.length === 4 ? " " + corners[0].join(",") : ""}" fill="none" stroke="yellow" stroke-width="${r / 3}"/>`;
     corners.forEach((p, i) => { s += `<circle cx="${p[0]}" cy="${p[1]}" r="${r}" fill="none" stroke="yellow" stroke-width="${r / 3}"/><text x="${p[0] + r}" y="${p[1] - r}" fill="yellow" font-size="${r * 2.5}">${i + 1}</text>`; });
-    samples.forEach(sm => { s += `<circle cx="${sm.px[0]}" cy="${sm.px[1]}" r="${r * .8}" fill="none" stroke="#0f0" stroke-width="${r / 3}"/><text x="${sm.px[0] + r}" y="${sm.px[1]}" fill="#fff" stroke="#000" stroke-width="${r / 8}" font-size="${r * 1.8}">${esc(sm.label)}</text>`; });
+    // a sample is marked by its number in the list below (as messages name it): labels would crowd each other
+    samples.forEach((sm, i) => { s += `<g class="sample"><title>${i + 1}: ${esc(said(sm.label))}</title><circle cx="${sm.px[0]}" cy="${sm.px[1]}" r="${r * .8}" fill="none" stroke="#0f0" stroke-width="${r / 3}"/><text x="${sm.px[0] + r}" y="${sm.px[1]}" fill="#fff" stroke="#000" stroke-width="${r / 8}" font-size="${r * 1.8}">${i + 1}</text></g>`; });
     doubted.forEach(n => { const sm = samples[n - 1]; if (sm) s += `<circle class="doubted" cx="${sm.px[0]}" cy="${sm.px[1]}" r="${r * 1.8}" fill="none" stroke="orange" stroke-width="${r / 2}"/>`; });
     svg.innerHTML = s;
     document.getElementById("samples").innerHTML = samples.map((sm, i) =>
