@@ -25,7 +25,9 @@ calibrated and every scene read; from the reading and the truth it fits, by maxi
    is tallied as clumps of two;
 4. the sandpiper's blob area (:class:`~vision.strand_unter.config.BirdConfig` ``alone_log_area``,
    ``alone_sigma``, ``touch_prior``): log (blob area / the calibration bird's), Student t by
-   maximum likelihood; a shell touching the bird gets one pseudo-count among the blobs.
+   maximum likelihood; a shell touching the bird gets one pseudo-count among the blobs. Printed
+   only: ``scripts/fit_strand_touch.py`` fits and writes ``sandpiper_area`` with the truth's
+   touched birds labelled.
 
 5. the "no sandpiper" slope (:class:`~vision.strand_unter.config.ConfidenceConfig` ``slopes``): Platt
    scaling, as the castle value's, of the posterior of "no bird on the board" in the photos where a
@@ -46,7 +48,7 @@ more likely under another value, and the maximum-likelihood ``CastleConfig.tower
 With ``--write`` the values go to ``vision/strand_unter/fitted.json`` (read by
 :mod:`vision.strand_unter.config`) with the folders they were fitted on; only the keys the run
 fitted are written, the file's others (``tower_count``, the ``castle_contrast`` of
-``scripts/fit_strand_shadow.py``, other kinds' slopes) are kept. Never pass judging tables: what is
+``scripts/fit_strand_shadow.py``, the ``sandpiper_area`` of ``scripts/fit_strand_touch.py``, other kinds' slopes) are kept. Never pass judging tables: what is
 fitted on them is no longer a measurement of transfer.
 """
 
@@ -393,8 +395,7 @@ def main() -> None:
     if args.write:
         write_fitted(args.write, {"fitted_on": names,
                                   "shell_count": {"area_sigma": sigma, "area_dof": dof, "count_prior": prior,
-                                                  "parts": len(counts)},
-                                  "sandpiper_area": {"mu": mu, "sigma": sig, "touch_prior": touch, "blobs": len(birds)}},
+                                                  "parts": len(counts)}},
                      slopes={"castle value": slope}, castles=len(values))
         _write_no_bird(args.write, no_bird_slope, no_birds, names)
 

@@ -32,8 +32,9 @@ def test_the_reader_uses_the_fitted_values():
     assert config.SHELLS.area_dof == doc["shell_count"]["area_dof"]
     assert list(config.SHELLS.count_prior) == doc["shell_count"]["count_prior"]
     assert config.CONFIDENCE.slopes == doc["confidence"]["slopes"]
-    assert (config.BIRD.alone_log_area, config.BIRD.alone_sigma, config.BIRD.touch_prior) == \
-        tuple(doc["sandpiper_area"][k] for k in ("mu", "sigma", "touch_prior"))
+    assert (config.BIRD.alone_log_area, config.BIRD.alone_sigma, config.BIRD.alone_dof, config.BIRD.touch_prior) == \
+        tuple(doc["sandpiper_area"][k] for k in ("mu", "sigma", "dof", "touch_prior"))
+    assert doc["sandpiper_area"]["fitted_on"] and not any("2027" in n for n in doc["sandpiper_area"]["fitted_on"])
     assert config.CASTLES.tower_exponent == doc["tower_count"]["exponent"]
     assert config.CASTLES.tower_reliability_prior == tuple(doc["tower_count"]["reliability_prior"])
     assert doc["tower_count"]["fitted_on"]
@@ -93,6 +94,15 @@ def test_a_shell_merged_into_the_sandpipers_blob_is_doubted():
     assert alone_posterior(cfg.alone_log_area, share) > 0.99
     assert alone_posterior(cfg.alone_log_area - 0.3, share) > 0.99       # a bird partly hidden
     assert alone_posterior(cfg.alone_log_area + float(np.log1p(share)), share) < 0.3
+
+
+@pytest.mark.parametrize("seen", [0.6, 0.7, 0.9])
+def test_a_shell_partly_under_the_sandpiper_is_doubted(seen):
+    """A grey shell half under the bird added 0.5–0.6 of its area to the bird's blob and went
+    uncounted at 0.51 (a held-out table, 0.6 of it seen): a blob that large is no longer trusted to be the bird alone."""
+    cfg = config.BIRD
+    share = 0.48
+    assert alone_posterior(cfg.alone_log_area + float(np.log1p(seen * share)), share) < 0.5
 
 
 def test_the_bird_area_fit_is_robust_to_a_blob_with_a_shell():

@@ -84,6 +84,8 @@ class Assets:
         self.sea_bgr = _mean_bgr(m["classes"]["sea"])
         #: each player's learned castle colour, BGR float64 (3,) (a part's contrast share is measured against it)
         self.player_bgr = {p: _mean_bgr(m["classes"][f"castle/{p}"]).astype(np.float64) for p in self.players}
+        #: each shell colour's learned colour, BGR float64 (3,) (the same for a shell part's contrast share)
+        self.shell_bgr = {c: _mean_bgr(m["classes"][f"shell/{c}"]).astype(np.float64) for c in self.shell_colours}
         self.sea_grey = int(cv2.cvtColor(self.sea_bgr.reshape(1, 1, 3), cv2.COLOR_BGR2GRAY)[0, 0])
         # groove borders (y, mm) and each groove's extent along y
         self.borders = sorted({float(v) for p in self.polygons.values() for v in p[:, 1]})

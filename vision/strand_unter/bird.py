@@ -205,19 +205,32 @@ def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float
     return Bird(g, x=bx, y=by, d2=d2, posterior=p * pg, mask=mask, doubts=doubts, p_alone=p_alone)
 
 
-def alone_posterior(log_ratio: float, shell_share: float, cfg=BIRD) -> float:
+def alone_posterior(log_ratio: float, shell_share: float, cfg=BIRD, rcfg=READING) -> float:
     """The posterior that the bird's blob holds the bird alone, not the bird and a shell touching it.
+
+    A shell touching the bird may lie partly under it (seen from the camera, the bird's body covers
+    its near side): the blob then gains only the seen fraction u of one shell's area, u uniform over
+    (``rcfg.min_blob_fraction``, 1) (less than that of a shell is no part at all, as in
+    :func:`~vision.strand_unter.shells.count_posterior`).
 
     Args:
         log_ratio: log (blob area / the calibration bird's area); shell_share: one shell's area
             over the calibration bird's.
     Returns:
         Posterior in (0, 1]: Student t (``alone_dof``) of the log ratio around ``alone_log_area``
-        against around ``alone_log_area`` + log(1 + shell_share), priors 1 − ``touch_prior`` and
-        ``touch_prior``.
+        against the same around ``alone_log_area`` + log(1 + u · shell_share) averaged over u,
+        priors 1 − ``touch_prior`` and ``touch_prior``.
+
+    >>> cfg = BIRD.__class__(alone_log_area=0.0, alone_sigma=0.08, alone_dof=10.0, touch_prior=0.03)
+    >>> alone_posterior(0.0, 0.5, cfg) > 0.99, alone_posterior(0.28, 0.5, cfg) < 0.5
+    (True, True)
     """
+    u = np.linspace(rcfg.min_blob_fraction, 1.0, _SEEN_STEPS)
     z0 = (log_ratio - cfg.alone_log_area) / cfg.alone_sigma
-    z1 = (log_ratio - cfg.alone_log_area - np.log1p(shell_share)) / cfg.alone_sigma
+    z1 = (log_ratio - cfg.alone_log_area - np.log1p(u * shell_share)) / cfg.alone_sigma
     l0 = (1 - cfg.touch_prior) * np.exp(student_t_logpdf(np.float64(z0), cfg.alone_dof))
-    l1 = cfg.touch_prior * np.exp(student_t_logpdf(np.float64(z1), cfg.alone_dof))
+    l1 = cfg.touch_prior * float(np.mean(np.exp(student_t_logpdf(z1, cfg.alone_dof))))
     return float(l0 / max(l0 + l1, 1e-300))
+
+
+_SEEN_STEPS = 41                     # the seen fraction's grid in :func:`alone_posterior`

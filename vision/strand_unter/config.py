@@ -24,6 +24,7 @@ _SLOPES = FITTED.get("confidence", {}).get("slopes", {})
 _BIRD = FITTED.get("sandpiper_area", {})
 _TOWERS = FITTED.get("tower_count", {})
 _CONTRAST = FITTED.get("castle_contrast", {})
+_SHELL_CONTRAST = FITTED.get("shell_contrast", {})
 
 
 @dataclass(frozen=True)
@@ -203,6 +204,14 @@ class ShellConfig:
     cloth_share: float = 0.5          # a part with at least this share of cloth-coloured pixels is the cloth
     ring_check_shells: float = 1.5    # parts of at least this many shells' area are checked for holes and arcs
     hull_check_shells: int = 2        # ... and for filling their convex hull from this many shells' area
+    #: how much of its colour's contrast with the sand a part read as shells shows against the empty
+    #: board (:func:`vision.strand_unter.castle_cues.contrast_share`): (mean, std) per shell colour, and
+    #: for sand in a shadow's edge or brightened by the light correction (pooled over colours), and
+    #: that kind's prior (fitted by ``scripts/fit_strand_shell_shadow.py``; empty: every part is a shell)
+    contrast_shell: dict = field(default_factory=lambda: {c: tuple(v) for c, v in
+                                                          _SHELL_CONTRAST.get("shell", {}).items()})
+    contrast_other: tuple | None = tuple(_SHELL_CONTRAST["other"]) if "other" in _SHELL_CONTRAST else None
+    contrast_other_prior: float = float(_SHELL_CONTRAST.get("other_prior", 0.0))
     single_ratio: tuple = (0.6, 1.35)  # a part this many shells large (by area) is a clear single shell
     min_singles: int = 2              # a photo's own shell area needs at least this many clear singles
 
@@ -223,8 +232,9 @@ class BirdConfig:
     # alone (Student t around ``alone_log_area`` with ``alone_sigma``) or with one shell's area more
     alone_log_area: float = _BIRD.get("mu", 0.0)     # (fitted: the median bird looks a little smaller than at calibration)
     alone_sigma: float = _BIRD.get("sigma", 0.2)     # (fitted)
-    alone_dof: float = 4.0            # robust: a bird half hidden by a hand, a shadow joined to it
-    touch_prior: float = _BIRD.get("touch_prior", 0.05)  # prior of a shell touching the bird (fitted: one pseudo-count)
+    alone_dof: float = _BIRD.get("dof", 4.0)          # (fitted; robust: a bird half hidden by a hand, a shadow joined to it)
+    touch_prior: float = _BIRD.get("touch_prior", 0.05)  # prior of a shell touching the bird (fitted: the share
+    #                                   of birds whose groove lost a shell, one pseudo-count each way)
 
 
 @dataclass(frozen=True)

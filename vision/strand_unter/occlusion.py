@@ -121,7 +121,7 @@ def judge_parts(parts, A, visible, cfg=READING, conf=CONFIDENCE) -> tuple[list[s
     doubts, post = [], 1.0
     one = stats.median(np.array(list(A.model["shell_area_px2"].values())))
     for part in parts:
-        if part.colour is not None or part.groove not in visible or part.why == "cloth":
+        if part.colour is not None or part.groove not in visible or part.why in ("cloth", "shadow"):
             continue
         ratio = part.area / one
         size = f"{part.size_cm[0]:.0f} × {part.size_cm[1]:.0f} cm"

@@ -255,6 +255,11 @@ def _enter_shells(parts: list, A, visible: set, grooves: dict, decisions: Decisi
     """
     shells = []
     for part in parts:
+        if part.why == "shadow":
+            decisions.add("shadow, not shells", 1.0 - part.p_shell, [
+                f"the {part.shadow_of} patch at {A.where(part.x, part.y)} looks like sand in a shadow's edge; "
+                "it was not counted as shells: check the light on the board"])
+            continue
         if part.colour is None or part.count == 0:
             if part.colour is not None and part.ratio >= cfg.min_blob_fraction:
                 decisions.add("speck", part.p_count, [f"a small {part.colour} speck at {A.where(part.x, part.y)} "
@@ -267,6 +272,8 @@ def _enter_shells(parts: list, A, visible: set, grooves: dict, decisions: Decisi
             decisions.add("shell colour", part.p_colour, [f"the shells at {where} may not be {part.colour}"])
             decisions.add("shell count", part.p_count, [f"the {part.colour} shells at {where} could be "
                                                         f"{part.count - 1} or {part.count + 1}"], kind="shell count")
+            decisions.add("shell is no shadow", part.p_shell, [f"the {part.colour} shells at {where} may be sand "
+                                                               "in a shadow: check the light on the board"])
             decisions.add("shell groove", part.p_groove, [f"the {part.colour} shell at {where} lies on the line "
                                                           "between two grooves"])
         elif part.groove == 0:

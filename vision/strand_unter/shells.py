@@ -22,7 +22,11 @@ Models (all learned at calibration except the documented statistical constants i
   shells touch (:func:`count_posterior`; fitted by ``scripts/fit_strand.py``); the posterior over
   n = 0 (a speck) … 8. Against the learned area, the spread also holds how far that area is from
   sure: its calibration samples' scatter beyond one shell's (:func:`reference_var`);
-- groove: the centre's y with ``centre_sigma_mm`` (:func:`vision.strand_unter.castles.groove_posterior`).
+- groove: the centre's y with ``centre_sigma_mm`` (:func:`vision.strand_unter.castles.groove_posterior`);
+- shadow: how much of its colour's contrast with the sand the part shows against the empty board
+  (:func:`~vision.strand_unter.castle_cues.contrast_share`; a shadow's edge or sand the light
+  correction brightened shows none), a posterior per colour (:func:`shell_posterior`, fitted by
+  ``scripts/fit_strand_shell_shadow.py``); a part below ½ is not counted (``why`` "shadow").
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import numpy as np
 
 from vision.strand_unter import stats
 from vision.strand_unter.blobs import components
+from vision.strand_unter.castle_cues import contrast_share
 from vision.strand_unter.castle_values import student_t_logpdf
 from vision.strand_unter.castles import groove_posterior
 from vision.strand_unter.config import READING, SHELLS
@@ -58,7 +63,10 @@ class Part:
     shells: float = 0.0              # area in shells of this photo (the ratio over the photo's own shell area)
     thickness: float = 1.0
     colour_distance: float = 0.0
-    why: str = ""                    # why a part is no shell ("colour", "thick", "ring", "cloth")
+    why: str = ""                    # why a part is no shell ("colour", "thick", "ring", "cloth", "shadow")
+    contrast_share: float = 1.0      # the share of its colour's contrast it shows against the empty board
+    p_shell: float = 1.0             # the posterior that it is shells, not sand in a shadow (:func:`shell_posterior`)
+    shadow_of: str = ""              # a part read as a shadow: the shell colour it looked like
     size_cm: tuple = (0.0, 0.0)
 
 
@@ -121,6 +129,30 @@ def count_posterior(ratio: float, cfg=SHELLS, ref_var: float = 0.0) -> np.ndarra
     return p / max(p.sum(), 1e-300)
 
 
+def shell_posterior(share: float, colour: str, cfg=SHELLS) -> float:
+    """The posterior that a part read as ``colour``'s shells is shells rather than sand in a shadow's
+    edge (or sand the light correction brightened), from its contrast share
+    (:func:`vision.strand_unter.castle_cues.contrast_share`).
+
+    Each kind's share is Gaussian (``cfg.contrast_shell[colour]``, ``cfg.contrast_other``: mean, std)
+    and the other kind's prior is ``cfg.contrast_other_prior``. Below the other kind's mean the
+    posterior is held at its value there (as :func:`~vision.strand_unter.castle_values.castle_posterior`),
+    above the colour's mean at its value there (a part more contrasted than the colour's shells
+    usually are is no more shadow-like, though a narrower Gaussian falls faster than the other's).
+    1 when the model is not fitted for that colour.
+
+    >>> cfg = SHELLS.__class__(contrast_shell={"white": (0.85, 0.15)}, contrast_other=(0.1, 0.1), contrast_other_prior=0.01)
+    >>> shell_posterior(0.8, "white", cfg) > 0.99, shell_posterior(0.05, "white", cfg) < 0.01, shell_posterior(0.5, "grey", cfg)
+    (True, True, 1.0)
+    """
+    if colour not in cfg.contrast_shell or cfg.contrast_other is None or not cfg.contrast_other_prior:
+        return 1.0
+    (m1, s1), (m0, s0), q = cfg.contrast_shell[colour], cfg.contrast_other, cfg.contrast_other_prior
+    x = min(max(float(share), m0), max(m1, m0))
+    logit = (-0.5 * ((x - m1) / s1) ** 2 - np.log(s1) + np.log1p(-q)) - (-0.5 * ((x - m0) / s0) ** 2 - np.log(s0) + np.log(q))
+    return float(1.0 / (1.0 + np.exp(-np.clip(logit, -50.0, 50.0))))
+
+
 def reference_var(areas_px2, cfg=SHELLS) -> float:
     """The variance of the log of a colour's calibrated one-shell area (their median), from its
     calibration samples' areas (px², a list): what their scatter shows beyond one shell's own
@@ -181,9 +213,25 @@ def read_shells(rest: np.ndarray, cls: np.ndarray, image: np.ndarray, A, residua
     for left, origin in leftovers:
         _mark_unexplained(out, left, origin)
     for cx, cy, area, p, d, mask, size, shell_like, origin in todo:
-        out.parts.append(_judge_part(out, cx, cy, area, p, d, mask, size, shell_like, origin, A, areas, one, cfg))
+        part = _judge_part(out, cx, cy, area, p, d, mask, size, shell_like, origin, A, areas, one, cfg)
+        if part.colour is not None:
+            part.contrast_share = _contrast_share(image, A, part.colour, mask, origin)
+            part.p_shell = shell_posterior(part.contrast_share, part.colour, cfg)
+            if part.p_shell < 0.5:          # sand in a shadow's edge, not shells: not counted
+                part.shadow_of, part.colour, part.why = part.colour, None, "shadow"
+        out.parts.append(part)
     _count_shells(out, A, model, cfg)
     return out
+
+
+def _contrast_share(image: np.ndarray, A, colour: str, mask: np.ndarray, origin) -> float:
+    """:func:`~vision.strand_unter.castle_cues.contrast_share` of a part (bool ``mask`` of its box at
+    ``origin`` (x, y), work px) read as ``colour``'s shells: its pixels in the corrected board ``image``
+    (BGR uint8 (H, W, 3)) against the empty board's, along the shell colour's contrast with the sand."""
+    ox, oy = origin
+    h, w = mask.shape
+    return contrast_share(image[oy:oy + h, ox:ox + w][mask], A.empty[oy:oy + h, ox:ox + w][mask],
+                          A.shell_bgr[colour], A.model["sand_bgr"])
 
 
 def _mark_specks(out: ShellParts, n: int, lab_img: np.ndarray, st: np.ndarray, min_area: float) -> None:
