@@ -131,12 +131,12 @@ def preview(photo_path: str, calibration_json: str, classes: list[str], doubted:
     cv2.polylines(img, [corners.astype(np.int32)], True, (0, 255, 255), 3)
     H = np.linalg.inv(mm_from_px(doc["corners_px"], profile["board_mm"]))
     scale = max(img.shape[:2]) / 1500
-    font, size, ink = cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, max(3, int(5 * scale))
+    font, size, stroke = cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, max(1, int(2 * scale))
     samples = doc["samples"]
     centres = [cv2.perspectiveTransform(np.array([[s["board_mm"]]], np.float64), H)[0, 0] for s in samples]
     texts = [f"{n} {s['label']}" for n, s in enumerate(samples, 1)]  # numbered as the wizard's list and messages
-    sizes = [cv2.getTextSize(t, font, size, ink)[0] for t in texts]
-    corners_at = place_labels(centres, sizes, gap=14 * scale, keep_clear=14 * scale)
+    sizes = [cv2.getTextSize(t, font, size, stroke)[0] for t in texts]
+    corners_at = place_labels(centres, sizes, gap=14 * scale, keep_clear=14 * scale, bounds=img.shape[1::-1])
     for n, (s, px, text, at) in enumerate(zip(samples, centres, texts, corners_at), 1):
         c = (int(px[0]), int(px[1]))
         if n in doubted:
@@ -144,16 +144,22 @@ def preview(photo_path: str, calibration_json: str, classes: list[str], doubted:
         learned = not classes or any(s["label"] == c or s["label"].startswith(c + "/") for c in classes)
         colour = (0, 200, 0) if learned else (0, 0, 255)
         cv2.circle(img, c, int(12 * scale), colour, max(2, int(3 * scale)))
-        cv2.putText(img, text, at, font, size, (0, 0, 0), ink, cv2.LINE_AA)
-        cv2.putText(img, text, at, font, size, (255, 255, 255), max(1, int(2 * scale)), cv2.LINE_AA)
+        _boxed_text(img, text, at, size, stroke, (255, 255, 255))
     for label, at_mm in places:
         px = cv2.perspectiveTransform(np.array([[at_mm]], np.float64), H)[0, 0]
         c = (int(px[0]), int(px[1]))
         cv2.circle(img, c, int(22 * scale), (0, 140, 255), max(3, int(4 * scale)))
-        for colour, width in (((0, 0, 0), max(3, int(5 * scale))), ((0, 140, 255), max(1, int(2 * scale)))):
-            cv2.putText(img, f"{label}?", (c[0] + int(24 * scale), c[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
-                        colour, width, cv2.LINE_AA)
+        _boxed_text(img, f"{label}?", (c[0] + int(24 * scale), c[1]), size, stroke, (0, 140, 255))
     return img
+
+
+def _boxed_text(img: np.ndarray, text: str, at, size: float, stroke: int, colour) -> None:
+    """``text`` at ``at`` (bottom-left, px) on a dark box. OpenCV 5 caps a text's stroke width, so a
+    thick dark stroke under the text no longer outlines it."""
+    (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, size, stroke)
+    pad = max(2, h // 4)
+    cv2.rectangle(img, (at[0] - pad, at[1] - h - pad), (at[0] + w + pad, at[1] + pad), (40, 40, 40), cv2.FILLED)
+    cv2.putText(img, text, at, cv2.FONT_HERSHEY_SIMPLEX, size, colour, stroke, cv2.LINE_AA)
 
 
 def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corners_px: list, samples: list,

@@ -22,3 +22,8 @@ def test_four_labels_on_a_crowded_spot_cover_neither_each_other_nor_the_points()
 
 def test_a_lone_label_stands_right_of_its_point():
     assert place_labels([(50, 60)], [(40, 10)], gap=14, keep_clear=13) == [(64, 65)]
+
+
+def test_a_label_near_the_picture_s_right_edge_stays_inside():
+    (x, y), = place_labels([(590, 60)], [(40, 10)], gap=14, keep_clear=13, bounds=(600, 400))
+    assert 0 <= x and x + 40 <= 600, x

@@ -426,12 +426,17 @@ def check_labels(samples, min_std, max_distance: float, kind=lambda label: label
             does not belong to it.
         kind: the class a label belongs to (e.g. ``castle/red/2`` → ``castle/red``).
     Raises:
-        BadInputError: ``bad-sample`` naming the label, its board_mm and the class it looks like.
+        SampleError: ``bad-sample`` naming the label, its board_mm and the class it looks like: of
+            the samples that look mislabelled, one unlike the rest of its own class before one alone
+            in its class, then the one farthest from its own class against the nearest other. A
+            sample alone in its class is named with the sample of the other class it looks most
+            like: either label may be the wrong one.
     """
     classes = sorted({kind(label) for label, _, _ in samples})
     if len(classes) < 2:
         return
     med = [np.median(px, axis=0) for _, _, px in samples]
+    suspects = []
     for i, (label, xy, _) in enumerate(samples):
         d = {}
         for c in classes:
@@ -448,10 +453,22 @@ def check_labels(samples, min_std, max_distance: float, kind=lambda label: label
         else:
             wrong = others[near] < max_distance / 2
         if wrong:
-            raise SampleError("bad-sample", [(label, xy)], f"{sample_slot(0)} looks like {near} "
-                              f"(colour distance {others[near]:.1f} from {near}"
-                              + (f", {d[own]:.1f} from the other {own} samples" if own in d else "")
-                              + "); check its label")
+            suspects.append((own in d, d.get(own, 0.0) / max(others[near], 1e-9), label, xy, near, others[near],
+                             d.get(own), i))
+    if not suspects:
+        return
+    # a sample unlike the rest of its own class is the wrong label; a sample alone in its class
+    # (its partner may have been mislabelled away) only looks like the class the other one joined
+    own_known, _, label, xy, near, to_near, to_own, i = max(suspects, key=lambda s: s[:2])
+    if own_known:
+        raise SampleError("bad-sample", [(label, xy)], f"{sample_slot(0)} looks like {near} (colour distance "
+                          f"{to_near:.1f} from {near}, {to_own:.1f} from the other {kind(label)} samples); "
+                          "check its label")
+    j = min((j for j in range(len(samples)) if kind(samples[j][0]) == near),
+            key=lambda j: float(np.sum((med[j] - med[i]) ** 2)))
+    raise SampleError("bad-sample", [(label, xy), samples[j][:2]],
+                      f"{sample_slot(0)}, the only {kind(label)} sample, looks like {near} (colour distance "
+                      f"{to_near:.1f}), most like {sample_slot(1)}: one of the two labels is wrong; check both")
 
 
 def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: float | None) -> dict:
