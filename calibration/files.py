@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from calibration.errors import CalibrationError
+from vision.errors import SampleError, sample_slot
 from vision.files import load_object
 
 GAMES = ("strand-unter", "plazing", "seashells", "sand-castles", "grid")
@@ -153,9 +154,9 @@ def _check_spots(samples: list, where: str) -> None:
             if xy[j, 0] - xy[i, 0] >= SAME_SPOT_MM:
                 break
             if labels[i] != labels[j] and np.hypot(*(xy[j] - xy[i])) < SAME_SPOT_MM:
-                raise CalibrationError("bad-sample", f"{where}: samples of different labels on the same spot: "
-                                       f"{str(labels[i])!r} and {str(labels[j])!r} at {xy[i, 0]:g},{xy[i, 1]:g} mm; put each "
-                                       "sample on the piece or place it names")
+                raise SampleError("bad-sample", [(labels[i], xy[i]), (labels[j], xy[j])],
+                                  f"samples of different labels on the same spot: {sample_slot(0)} and "
+                                  f"{sample_slot(1)}; put each sample on the piece or place it names", where=where)
 
 
 #: The fields every calibration.json gives, with what each is (named when missing).

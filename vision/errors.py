@@ -56,18 +56,20 @@ class SampleError(BadInputError):
         samples: ``[(label, (x, y))]``, the refused samples' labels and board positions (mm).
         template: the message with :func:`sample_slot` ``(i)`` where sample ``i`` is named.
         naming: how a sample is named, ``naming(label, (x, y)) -> str`` (default :func:`sample_at_mm`).
+        where: the file the samples were read from, said first (``FILE: …``), or None.
 
     Attributes:
         samples: as given, positions as floats.
 
     A caller that knows the samples by other names (the station's wizard numbers the points its user
-    clicked) names them so with :meth:`rename`.
+    clicked, in a file of its own) names them so with :meth:`rename`, without the file.
     """
 
-    def __init__(self, code: str, samples, template: str, naming=sample_at_mm):
+    def __init__(self, code: str, samples, template: str, naming=sample_at_mm, where: str | None = None):
         self.samples = [(str(label), (float(xy[0]), float(xy[1]))) for label, xy in samples]
         self.template = template
-        super().__init__(code, self._said([naming(label, xy) for label, xy in self.samples]))
+        said = self._said([naming(label, xy) for label, xy in self.samples])
+        super().__init__(code, f"{where}: {said}" if where else said)
 
     def _said(self, names: list[str]) -> str:
         text = self.template
@@ -76,7 +78,8 @@ class SampleError(BadInputError):
         return text
 
     def rename(self, names: list[str]) -> None:
-        """Name the samples ``names`` (one per sample, in order) in :attr:`message` instead."""
+        """Name the samples ``names`` (one per sample, in order) in :attr:`message` instead, and leave
+        out the file it was read from."""
         self.message = self._said(names)
         self.args = (self.message,)
 

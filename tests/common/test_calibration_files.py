@@ -134,7 +134,11 @@ def test_samples_of_different_labels_on_one_spot_are_refused(tmp_path):
         load_calibration_request(_write(tmp_path, "cal.json", {"profile": "profile.json", "image": "x.jpg",
                                                                "corners_px": corners, "samples": same}))
     assert err.value.code == "bad-sample" and "samples of different labels on the same spot" in err.value.message
-    assert "'cell/black' and 'cell/white'" in err.value.message   # the labels as written, no numpy repr
+    # the labels as written (no numpy repr), each with its spot; the wizard renames them by number
+    assert "calibration sample 'cell/black' at 50,50 mm and calibration sample 'cell/white' at 50,50 mm" \
+        in err.value.message
+    assert err.value.message.startswith(str(tmp_path)) and [label for label, _ in err.value.samples] == \
+        ["cell/black", "cell/white"]
     apart = [{"label": "cell/black", "board_mm": [50, 50]}, {"label": "cell/black", "board_mm": [50, 50]},
              {"label": "cell/white", "board_mm": [60, 50]}]
     req = load_calibration_request(_write(tmp_path, "cal2.json", {"profile": "profile.json", "image": "x.jpg",

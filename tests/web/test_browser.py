@@ -367,10 +367,17 @@ def test_plazing_terrain_typed_as_rows(browser, server):
     lines[1] = "#+" + "." * (cols - 3) + "x"
     box.send_keys("\n".join(lines[:-1] + ["." * (cols - 1) + "?"]))
     browser.find_element(By.ID, "terrain-use-rows").click()
-    assert f"Row {rows}" in browser.find_element(By.ID, "terrain-rows-error").text
+    assert f'Row {rows}: "?" is not a square' in browser.find_element(By.ID, "terrain-rows-error").text
+    box.clear()
+    box.send_keys("\n".join(lines[:1] + ["." * (cols - 1)] + lines[2:]))
+    browser.find_element(By.ID, "terrain-use-rows").click()
+    assert f"Row 2: {cols - 1} squares" in browser.find_element(By.ID, "terrain-rows-error").text
     assert browser.find_element(By.ID, "terrain-state").get_attribute("data-entered") == "no"
     box.clear()
-    box.send_keys("\n".join(lines))
+    typed = list(lines)
+    typed[1] = lines[1][:-1] + "X"                 # a phone's capital
+    typed[2] = "\u2026" + lines[2][3:]             # a phone's "…" for "..."
+    box.send_keys("\n".join(typed))
     browser.find_element(By.ID, "terrain-use-rows").click()
     assert browser.find_element(By.ID, "terrain-rows-error").text == ""
     assert browser.find_element(By.CSS_SELECTOR, '#terrain span[data-row="1"][data-col="1"]').text == "+"

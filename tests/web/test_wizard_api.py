@@ -353,3 +353,15 @@ def test_the_real_calibrator_s_refused_sample_is_named_by_its_number(tmp_path, m
     assert r.status_code == 400 and r.get_json()["error"]["code"] == "bad-sample", r.get_json()
     message = r.get_json()["error"]["message"]
     assert message.startswith(f"calibration sample {wrong + 1} (shell/white) looks like shell/black"), message
+
+
+def test_two_samples_on_one_spot_are_named_by_number_without_the_server_s_file():
+    from beachscore.station.wizard import name_by_number
+    clicked = [{"label": "empty", "board_mm": [34.0, 34.0]}, {"label": "shell", "board_mm": [34.2, 34.0]}]
+    said = SampleError("bad-sample", [("empty", (34, 34)), ("shell", (34.2, 34))],
+                       f"samples of different labels on the same spot: {sample_slot(0)} and {sample_slot(1)}",
+                       where="/data/calibrations/3/request/calibration.json")
+    assert said.message.startswith("/data/calibrations/3/request/calibration.json: samples")
+    name_by_number(said, clicked)
+    assert said.message == ("samples of different labels on the same spot: calibration sample 1 (empty) and "
+                            "calibration sample 2 (shell)")

@@ -233,7 +233,7 @@ class _SampleBlobs:
         near = disc(self.fg.shape, self.px(xy), cfg.sample_search_mm * cfg.ppm) & (comp > 0)
         if not near.any():
             raise SampleError("bad-sample", [(what, xy)], f"{sample_slot(0)}: nothing distinct from the sand there; "
-                              f"check its board_mm position; if it is right, the light makes it look like the "
+                              f"check where the sample is; if it is on the piece, the light makes it look like the "
                               f"sand: {LIGHT_REMEDY}")
         ids, cnt = np.unique(comp[near], return_counts=True)
         return int(ids[np.argmax(cnt)])

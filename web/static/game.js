@@ -115,14 +115,19 @@
   // the rows typed (or pasted) as text: on a phone a square is too small to tap
   const typed = document.getElementById("terrain-typed"), rowsBox = document.getElementById("terrain-rows");
   const rowsError = document.getElementById("terrain-rows-error");
-  typed.addEventListener("toggle", () => {
-    if (typed.open && !rowsBox.value.trim() && terrainEntered) rowsBox.value = terrain.map(r => r.join("")).join("\n");
+  typed.addEventListener("toggle", () => {  // opened: the grid as it stands (clicks included)
+    if (typed.open) rowsBox.value = terrainEntered ? terrain.map(r => r.join("")).join("\n") : "";
   });
   document.getElementById("terrain-use-rows").onclick = () => {
-    const lines = rowsBox.value.split("\n").map(l => l.replace(/\s+/g, "")).filter(l => l.length);
+    // a phone may turn "..." into "…" and capitalise a row's first letter
+    const lines = rowsBox.value.replace(/\u2026/g, "...").replace(/X/g, "x").split("\n")
+      .map(l => l.replace(/\s+/g, "")).filter(l => l.length);
     const bad = lines.findIndex(l => l.length !== cols || [...l].some(ch => !CYCLE.includes(ch)));
+    const odd = bad >= 0 ? [...lines[bad]].find(ch => !CYCLE.includes(ch)) : undefined;
     rowsError.textContent = lines.length !== rows ? `${lines.length} rows typed; the board has ${rows}.`
-      : bad >= 0 ? `Row ${bad + 1}: expected ${cols} squares, each one of . # + - x; got "${lines[bad]}".` : "";
+      : bad < 0 ? ""
+      : odd !== undefined ? `Row ${bad + 1}: "${odd}" is not a square; each is one of . # + - x.`
+      : `Row ${bad + 1}: ${lines[bad].length} squares; the board has ${cols} a row.`;
     if (rowsError.textContent) return;
     lines.forEach((l, r) => { terrain[r] = [...l]; });
     drawTerrain();
