@@ -70,7 +70,7 @@ def questions(game: str, setup: dict | None, score: dict | None, *, facts: dict 
     if game == "plazing":
         if not setup.get("weather"):
             out.append({"key": "weather", "player": None, "text": "The weather die: which face is up?",
-                        "kind": "choice", "value": "sun",
+                        "kind": "choice", "value": None,  # rolled at the end: never taken as sun
                         "choices": [[w, WEATHER_WORDS[w]] for w in WEATHERS]})
         if joined_mid_game and not isinstance(setup.get("closings"), dict):
             for p in players:

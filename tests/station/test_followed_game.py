@@ -130,6 +130,10 @@ def test_game_over_asks_the_weather_then_ends_with_every_total(station):
     with pytest.raises(BadInputError) as err:
         station.answer_questions(game_id, {"weather": "snow"})
     assert err.value.code == "invalid-answers"
+    with pytest.raises(BadInputError) as err:  # the die is rolled at the end: not answered is not sun
+        station.answer_questions(game_id, {})
+    assert err.value.code == "invalid-answers" and "weather" in err.value.message
+    assert station.store.game(game_id)["ended_at"] is None
     out = station.answer_questions(game_id, {"weather": "rain"})
     assert station.store.game(game_id)["ended_at"] and station.store.game(game_id)["final_scan_id"] == final["id"]
     got = totals(out["score"])
