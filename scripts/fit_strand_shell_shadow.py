@@ -25,11 +25,9 @@ its prior is its share of the labelled parts in the photos as rendered, with one
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import sys
-import tempfile
 
 import cv2
 import numpy as np
@@ -39,6 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from strand_shell_misses import _capture, groove_rows  # noqa: E402
 from beachscore import pipeline  # noqa: E402
+from strand_scenes import calibrated_scenes  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 import vision.strand_unter.shells as shells_stage  # noqa: E402
 
@@ -58,28 +57,20 @@ def shadow_band(image: np.ndarray, band=BAND, gain: float = BAND_GAIN) -> np.nda
 def collect(folder: str, seen: dict) -> list[tuple[float, str, bool, bool, str]]:
     """[(contrast share, colour, is a shell, banded?, scene)] of one folder's labelled parts."""
     out = []
-    for sd in sorted(glob.glob(os.path.join(folder, "setup*"))):
-        if not os.path.exists(os.path.join(sd, "calibration.json")):
-            continue
-        with tempfile.TemporaryDirectory() as tmp:
-            cal = pipeline.calibrate(os.path.join(sd, "calibration.json"), tmp)
-            for img in sorted(glob.glob(os.path.join(sd, "scene_*.jpg"))):
-                with open(img[:-4] + ".truth.json") as f:
-                    state = json.load(f)["state"]
-                photo = cv2.imread(img)
-                for banded in (False, True):
-                    seen.clear()
-                    try:
-                        res = pipeline.scan_image(shadow_band(photo) if banded else photo, cal)
-                    except (UnreadableBoardError, BadInputError):
-                        continue
-                    read = {g["number"]: g for g in res.state["grooves"]}
-                    for r in groove_rows(seen["parts"].parts, state, read, res.confidence, img):
-                        right, none = r["truth"] == r["read"], r["truth"] == 0
-                        for p in r["parts"]:
-                            if none or (right and not banded):
-                                out.append((float(p["share"]), r["colour"], not none, banded,
-                                            os.path.relpath(img, folder)))
+    for img, state, cal in calibrated_scenes(folder):
+        photo = cv2.imread(img)
+        for banded in (False, True):
+            seen.clear()
+            try:
+                res = pipeline.scan_image(shadow_band(photo) if banded else photo, cal)
+            except (UnreadableBoardError, BadInputError):
+                continue
+            read = {g["number"]: g for g in res.state["grooves"]}
+            for r in groove_rows(seen["parts"].parts, state, read, res.confidence, img):
+                right, none = r["truth"] == r["read"], r["truth"] == 0
+                for p in r["parts"]:
+                    if none or (right and not banded):
+                        out.append((float(p["share"]), r["colour"], not none, banded, os.path.relpath(img, folder)))
     return out
 
 
