@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from strand_shell_misses import _capture, groove_rows  # noqa: E402
 from beachscore import pipeline  # noqa: E402
-from strand_scenes import calibrated_scenes  # noqa: E402
+from strand_scenes import calibrated_scenes, write_fitted_part  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 import vision.strand_unter.shells as shells_stage  # noqa: E402
 
@@ -105,14 +105,8 @@ def main() -> None:
         print(f"  {s:.3f} {c} {'shell' if y else 'not a piece'}{' (band)' if b else ''} {n}")
     print(json.dumps(part))
     if args.write:
-        with open(args.write) as f:
-            data = json.load(f)
-        part["fitted_on"] = [os.path.basename(os.path.normpath(f)) for f in args.folders]
-        part["band"] = {"columns": list(BAND), "gain": BAND_GAIN}
-        data["shell_contrast"] = part
-        with open(args.write, "w") as f:
-            json.dump(data, f, indent=1)
-            f.write("\n")
+        write_fitted_part(args.write, "shell_contrast", part, args.folders,
+                          band={"columns": list(BAND), "gain": BAND_GAIN})
 
 
 if __name__ == "__main__":

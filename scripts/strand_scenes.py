@@ -27,3 +27,14 @@ def calibrated_scenes(folder: str):
                 with open(img[:-4] + ".truth.json") as f:
                     state = json.load(f)["state"]
                 yield img, state, cal
+
+
+def write_fitted_part(path: str, key: str, part: dict, folders: list[str], **extra) -> None:
+    """Put ``part`` (a fitted model, with the folders it was fitted on and ``extra`` fields) under
+    ``key`` in the JSON file ``path`` (the reader's ``fitted.json``), keeping every other key."""
+    with open(path) as f:
+        data = json.load(f)
+    data[key] = {**part, "fitted_on": [os.path.basename(os.path.normpath(f)) for f in folders], **extra}
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
