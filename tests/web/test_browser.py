@@ -293,6 +293,8 @@ def test_calibration_wizard_round_trip(browser, server):
         browser.find_element(By.ID, "message").text
     wait(browser, lambda d: d.execute_script("const i = document.getElementById('preview');"
                                              "return i.complete && i.naturalWidth > 0"))
+    preview = browser.find_element(By.ID, "preview")  # opens full size (a phone shows its labels too small)
+    assert browser.find_element(By.ID, "preview-full").get_attribute("href") == preview.get_attribute("src")
     classes = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#classes li")]
     assert classes
     assert not browser.find_element(By.ID, "light").is_displayed()  # the example's light tells every class apart

@@ -139,6 +139,7 @@
       document.getElementById("found-part").hidden = !found.length;
       const prev = document.getElementById("preview");
       prev.src = `/photos/${out.preview_photo_id}`;
+      document.getElementById("preview-full").href = prev.src;  // a phone shows it too small to read
       document.getElementById("result").hidden = false;
       root.dataset.done = "yes";
       const pairs = out.confusable || [];
