@@ -77,11 +77,21 @@ class SampleError(BadInputError):
             text = text.replace(sample_slot(i), name)
         return text
 
-    def rename(self, names: list[str]) -> None:
+    def rename(self, names: list[str], numbers: list[int] | None = None) -> None:
         """Name the samples ``names`` (one per sample, in order) in :attr:`message` instead, and leave
-        out the file it was read from."""
+        out the file it was read from; ``numbers``, the samples' numbers as the caller's user knows
+        them, go into :meth:`to_json` as ``"samples"``."""
         self.message = self._said(names)
         self.args = (self.message,)
+        self.numbers = numbers
+
+    def to_json(self) -> dict:
+        """The contract's error object, with ``"samples"`` (the refused samples' numbers) when renamed
+        with them."""
+        out = super().to_json()
+        if getattr(self, "numbers", None):
+            out["error"]["samples"] = list(self.numbers)
+        return out
 
 
 class UnreadableBoardError(CodedError, RuntimeError):

@@ -244,10 +244,18 @@ def name_by_number(exc: SampleError, samples: list[dict]) -> None:
     doubted one: the wizard's user clicked numbered points and never saw millimetres. A sample is
     named so only when a clicked sample of its label lies within :data:`SAMPLE_MATCH_MM`; when one
     is not, the message stays as the calibrator said it."""
-    numbers = [sample_number(samples, list(at_mm)) for _, at_mm in exc.samples]
-    if any(n is None or samples[n - 1].get("label") != label for n, (label, _) in zip(numbers, exc.samples)):
+    numbers = [_labelled_number(samples, label, at_mm) for label, at_mm in exc.samples]
+    if None in numbers:
         return
-    exc.rename([f"calibration sample {n} ({label})" for n, (label, _) in zip(numbers, exc.samples)])
+    exc.rename([f"calibration sample {n} ({label})" for n, (label, _) in zip(numbers, exc.samples)], numbers)
+
+
+def _labelled_number(samples: list[dict], label: str, at_mm) -> int | None:
+    """The wizard's number of the nearest sample labelled ``label`` within :data:`SAMPLE_MATCH_MM`
+    of ``at_mm`` (two samples of different labels may share a spot), else None."""
+    same = [(k, s) for k, s in enumerate(samples, 1) if s.get("label") == label]
+    n = sample_number([s for _, s in same], list(at_mm))
+    return None if n is None else same[n - 1][0]
 
 
 def confusable_pairs(cal, samples: list[dict] | None = None) -> list[dict]:

@@ -148,7 +148,7 @@
       document.getElementById("light").hidden = pairs.length === 0;
       if (pairs.length) say(`Calibrated ${gameName(out.game)}, but in this light some pieces look alike: see below. Scans now use this calibration.`, "bad");
       else say(`Calibrated ${gameName(out.game)}: ${listed.length} kinds of things learned. Scans now use this calibration.`, "good");
-    } catch (e) { say(explainError(e), "bad"); }
+    } catch (e) { doubted = e.samples || []; say(explainError(e), "bad"); }  // a refused sample ringed like a doubted one
     finally { draw(); }
   };
   draw();
