@@ -287,7 +287,7 @@ def test_calibration_wizard_round_trip(browser, server):
         click_at(x, y)
     n = len(doc["samples"])
     wait(browser, lambda d: d.find_element(By.ID, "wizard").get_attribute("data-samples") == str(n))
-    # one more click, a white shell labelled black: refused, named by its number and ringed; then undone
+    # one more click on a white shell, labelled black: refused (two labels on one spot), named by number, ringed; undone
     white = next(s for s in doc["samples"] if s["label"] == "shell/white")
     label.select_by_value("shell/black")
     click_at(*cv2.perspectiveTransform(np.array([[white["board_mm"]]], np.float64), H)[0, 0])
