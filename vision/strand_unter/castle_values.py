@@ -122,17 +122,18 @@ def calibration_view_tan(model: dict) -> float | None:
     return float(np.mean(d)) / float(model["ppm"]) / float(par["camera_mm"]) if d else None
 
 
-def view_tan(x_px: float, y_px: float, nadir_px, model: dict) -> float:
+def view_tan(x_px: float, y_px: float, nadir_px, model: dict, calibration_tan: float | None = None) -> float:
     """How much more steeply the camera sees a point (work px) than the calibration castles: the
     tangent of its view angle (distance from the nadir ``nadir_px`` (x, y) work px, in mm, over the
-    camera's height) less :func:`calibration_view_tan`; 0 when either is unknown.
+    camera's height) less :func:`calibration_view_tan` (``calibration_tan`` when the caller holds it,
+    else worked out from ``model``); 0 when either is unknown.
 
     >>> m = {"ppm": 1.0, "parallax": {"camera_mm": 500.0, "nadir_px": [0.0, 0.0]},
     ...      "castles": {"red": {"1": {"centre_px": [100.0, 0.0], "offset_px": [0.0, 0.0]}}}}
     >>> round(view_tan(0.0, 200.0, (0.0, 0.0), m), 3)
     0.2
     """
-    t0 = calibration_view_tan(model)
+    t0 = calibration_view_tan(model) if calibration_tan is None else calibration_tan
     if t0 is None or nadir_px is None:
         return 0.0
     d = float(np.hypot(x_px - nadir_px[0], y_px - nadir_px[1])) / float(model["ppm"])
@@ -196,11 +197,19 @@ def castle_posterior(share: float, cfg=CASTLES) -> float:
     """
     if cfg.contrast_castle is None or cfg.contrast_other is None or not cfg.contrast_other_prior:
         return 1.0
-    (m1, s1), (m0, s0), q = cfg.contrast_castle, cfg.contrast_other, cfg.contrast_other_prior
-    x = max(float(share), m0)
+    x = max(float(share), cfg.contrast_other[0])
+    return piece_posterior(x, cfg.contrast_castle, cfg.contrast_other, cfg.contrast_other_prior)
+
+
+def piece_posterior(share: float, piece: tuple, other: tuple, other_prior: float) -> float:
+    """The posterior that a part showing contrast share ``share`` is the piece, not a shadow or a
+    hand: each kind's share Gaussian (``piece``, ``other``: (mean, std)), the other kind's prior
+    ``other_prior`` in (0, 1). The callers hold ``share`` inside the range where the ratio means
+    what it says (:func:`castle_posterior`, :func:`vision.strand_unter.shells.shell_posterior`)."""
+    (m1, s1), (m0, s0), q = piece, other, other_prior
 
     def log_density(m, s) -> float:
-        return -0.5 * ((x - m) / s) ** 2 - float(np.log(s))
+        return -0.5 * ((share - m) / s) ** 2 - float(np.log(s))
 
     logit = log_density(m1, s1) + np.log1p(-q) - log_density(m0, s0) - np.log(q)
     return float(1.0 / (1.0 + np.exp(-np.clip(logit, -50.0, 50.0))))

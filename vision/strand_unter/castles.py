@@ -192,7 +192,7 @@ def _value_castles(p: str, cands: list, found: dict, blobs, image: np.ndarray, g
                             model["classes"][f"castle/{p}"]["mean"],
                             float(blobs.stats[i, cv2.CC_STAT_AREA]) if alone else None, cfg)
         c["cues"]["contrast_share"] = c["contrast_share"]
-        c["cues"]["view_tan"] = view_tan(c["cues"]["x"], c["cues"]["y"], nadir_px, model)
+        c["cues"]["view_tan"] = view_tan(c["cues"]["x"], c["cues"]["y"], nadir_px, model, A.calibration_view_tan)
         LL.append(c["colour_ll"] + value_loglik(c["cues"], cm, p, cfg))
         # no castle but a shell whose colour the light pushed towards the player's
         alt = c["shell_ll"] + shell_loglik(c["cues"], shape, shells.names, cfg)
