@@ -207,3 +207,33 @@ def test_annotated_picture_is_full_size_with_labels_on_light_boxes(cal_dir, caps
                       [[grooves[10][:, 0].min() + 3, grooves[10][:, 1].mean()]])
     patch = img[int(v) - 20:int(v) + 20, int(u):int(u) + 40].reshape(-1, 3).astype(int)
     assert ((patch.min(axis=1) > 200).mean()) > 0.2, "no light label box on the cloth"
+
+
+# 2b. a faint tint hides a piece only where a whole shell fits under it
+
+def _tinted(sc, x0_mm, y0_mm, w_mm, h_mm, grey_levels=10.0):
+    """``sc``'s photo with a chroma change of ``grey_levels`` across the sand's colour over a board
+    rectangle (mm): below the foreground's thresholds, above the weak change's."""
+    img = sc.image.astype(np.float32)
+    tl = sc.corners_px[0]
+    x0, y0 = (tl + np.array([x0_mm, y0_mm]) * PPM).astype(int)
+    x1, y1 = (tl + np.array([x0_mm + w_mm, y0_mm + h_mm]) * PPM).astype(int)
+    sand = np.median(img[y0:y1, x0:x1].reshape(-1, 3), axis=0)
+    across = colour.change_basis(sand)[2]
+    img[y0:y1, x0:x1] += grey_levels * across
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def test_a_thin_tinted_band_is_not_refused_as_something_over_the_board(cal_dir, capsys):
+    """An 18 × 1.5 cm band of faint tint along a groove (light bounced off the cloth onto a ridge)
+    is larger than the occlusion test's area but thinner than a shell: the photo is read."""
+    sc = synthetic.scene(PROFILE, seed=13, size_px=SIZE, ppm=PPM, sea_front=9, shells=[("black", 300, 310)])
+    rc, doc = _scan(cal_dir, _tinted(sc, 60, 280, 180, 15), capsys)
+    assert rc == 0 and _norm(doc["state"]) == _norm(sc.state), doc
+
+
+def test_a_thick_tinted_patch_is_refused_as_something_over_the_board(cal_dir, capsys):
+    """The same faint tint over 9 × 6 cm (a sand-coloured hand) could hide pieces: refused."""
+    sc = synthetic.scene(PROFILE, seed=13, size_px=SIZE, ppm=PPM, sea_front=9, shells=[("black", 300, 310)])
+    rc, doc = _scan(cal_dir, _tinted(sc, 60, 250, 90, 60), capsys)
+    assert rc == 3 and doc["error"]["code"] == "occluded", doc

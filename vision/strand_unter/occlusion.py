@@ -6,7 +6,8 @@ Output: nothing when the grooves are clear; a doubt (warning + a posterior < 1) 
 unexplained thing; ``occluded`` (exit 3, :class:`~vision.errors.UnreadableBoardError`) naming
 where, when something the calibration has no class for covers enough of the grooves to hide a
 piece: a thick unexplained patch of at least ``occluder_min_shells`` shells' area (measured
-after an erosion of ``occluder_erode_mm``: thin cloth fringes and shadows vanish), or one part at
+after an erosion of ``occluder_erode_mm``: thin cloth fringes and shadows vanish; a faint colour
+change counts only where a whole shell fits under it, :func:`shell_thick`), or one part at
 least ``max_unexplained_shells`` shells large whose colour is off every shell's or that is many
 shells thick. Under uneven light, a much darker or brighter patch is refused as ``uneven-light``
 instead (a shadow or a lamp's glare can do that too).
@@ -41,6 +42,19 @@ def occluder_fraction(unexplained: np.ndarray, A, cfg=READING) -> tuple[float, t
     counts = np.bincount(lab[thick > 0], minlength=n)
     i = 1 + int(np.argmax(counts[1:]))
     return float(counts[i]) / A.board_px, (tuple(int(v) for v in st[i, :4]), tuple(float(v) for v in ce[i]), lab == i)
+
+
+def shell_thick(mask: np.ndarray, A) -> np.ndarray:
+    """The parts of ``mask`` wide enough to hide a shell: its opening by a disc of the calibration's
+    median shell radius (bool (H, W)).
+
+    A colour change too thin for a whole shell to fit under it (the ridges' tint where the light
+    bounced off the sea cloth or the frame differs from the empty board's) hides no piece.
+    """
+    one = stats.median(np.array(list(A.model["shell_area_px2"].values())))
+    r = max(1, int(round(np.sqrt(one / np.pi))))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,) * 2)
+    return cv2.morphologyEx(mask.view(np.uint8), cv2.MORPH_OPEN, disc).view(bool)
 
 
 def check_patch(unexplained: np.ndarray, gray: np.ndarray, A, light: dict, cfg=READING) -> float:

@@ -41,7 +41,7 @@ from vision.strand_unter.confidence import Decisions
 from vision.strand_unter.config import CONFIDENCE, READING, REGISTRATION
 from vision.strand_unter.geometry import scale_homography, warp_board
 from vision.strand_unter.lighting import normalise
-from vision.strand_unter.occlusion import check_patch, faint_things, judge_parts
+from vision.strand_unter.occlusion import check_patch, faint_things, judge_parts, shell_thick
 from vision.strand_unter.sea import find_sea
 from vision.strand_unter.shells import read_shells
 from vision.strand_unter.surround import check_noise, surround_detail, surround_noise
@@ -239,7 +239,7 @@ def _judge_unexplained(Bc, cls, gray, fg, owned, parts, beyond, A, lit, visible:
     weak_only = weak & ~halo & ~fg & (cls != A.sea)
     # … and a shell's colour where the foreground saw too little of it (a pale shell on pale sand)
     weak_only |= _shell_coloured(cls, A, cfg) & beyond & ~halo
-    occluder = check_patch(((fg & ~explained) & (cls != A.sea)) | weak_only, gray, A, lit.figures, cfg)
+    occluder = check_patch(((fg & ~explained) & (cls != A.sea)) | shell_thick(weak_only, A), gray, A, lit.figures, cfg)
     doubts, p_clear = judge_parts(parts.parts, A, visible, cfg, conf_cfg)
     decisions.add("nothing unexplained", p_clear, doubts)
     doubts, p_faint = faint_things(weak_only, A, visible, cfg, conf_cfg)

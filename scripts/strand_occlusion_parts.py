@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""How large each scene's occlusion patch is, from the foreground and from the weak colour change.
+
+    .venv/bin/python scripts/strand_occlusion_parts.py FOLDER [FOLDER ...]
+
+Each FOLDER holds ``setupN/`` folders with ``calibration.json`` and ``scene_XX.jpg`` +
+``scene_XX.truth.json`` (rendered development tables). Every scene is read; one line per scene
+gives whether a hand lies over it (the truth's ``occluded``), the reading's outcome (``read`` or the
+refusal's code) and the largest patch of the occlusion check as a multiple of the area that
+refuses (``occluder_min_shells`` shells after the erosion): all of it, its foreground part, its
+weak-change part, and the weak-change part kept where a whole shell fits (``shell_thick``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from beachscore import pipeline  # noqa: E402
+from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
+from strand_scenes import calibrated_scenes  # noqa: E402
+import vision.strand_unter.occlusion as occlusion  # noqa: E402
+import vision.strand_unter.reading as reading  # noqa: E402
+
+
+def _capture() -> dict:
+    """Wrap the foreground and the patch check so that the patch's parts are measured at each scan."""
+    seen: dict = {}
+    foreground, check_patch = reading.foreground, reading.check_patch
+
+    def fg(*a, **k):
+        out = foreground(*a, **k)
+        seen["fg"] = out[0]
+        return out
+
+    def patch(unexplained, gray, A, light, cfg=reading.READING):
+        one = occlusion.stats.median(np.array(list(A.model["shell_area_px2"].values())))
+        refuse = cfg.occluder_min_shells * one / A.board_px
+        weak = unexplained & ~seen["fg"]
+        seen["sizes"] = [occlusion.occluder_fraction(m, A, cfg)[0] / refuse
+                         for m in (unexplained, unexplained & seen["fg"], weak, occlusion.shell_thick(weak, A))]
+        return check_patch(unexplained, gray, A, light, cfg)
+
+    reading.foreground, reading.check_patch = fg, patch
+    return seen
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folders", nargs="+")
+    args = ap.parse_args()
+    seen = _capture()
+    print("scene hand outcome all foreground weak weak_shell_thick")
+    for folder in args.folders:
+        for img, _state, cal in calibrated_scenes(folder):
+            seen.clear()
+            with open(img[:-4] + ".truth.json") as f:
+                hand = bool(json.load(f).get("occluded"))
+            try:
+                pipeline.scan_file(img, cal)
+                outcome = "read"
+            except (UnreadableBoardError, BadInputError) as err:
+                outcome = getattr(err, "code", type(err).__name__)
+            sizes = " ".join(f"{v:.2f}" for v in seen.get("sizes", [])) or "- - - -"
+            print(f"{img} {hand} {outcome} {sizes}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
