@@ -82,3 +82,26 @@ def glare_advice(game: str, cells: list[str]) -> str:
     where = {"seashells": "the towel"}.get(game, "the board")
     return (f"a lamp's reflection blows out {where} at {', '.join(cells)}: a pale piece there may be lost in it, "
             f"so readings are doubted there; {GLARE_REMEDY}")
+
+
+#: What a label's last part means, by its kind (``castle/red/2``: a castle of value 2).
+PART_WORDS = {"castle": "value", "screen": "facing", "fossil": ""}
+#: Classes a reader learns by itself, nobody labels them: what they are, said to a player.
+FOUND_BY_ITSELF = {"stick": "the stick under the sea cloth's edge: learned so that nothing there counts as a piece"}
+
+
+def words_of(game: str, label: str) -> str:
+    """A class or label as players say it: ``castle/red`` → ``red castles``, ``castle/red/2`` → ``red
+    castle, value 2``, ``sand_dollar`` → ``sand dollar``.
+
+    >>> words_of("strand-unter", "castle/red/2"), words_of("plazing", "screen/blue/N"), words_of("seashells", "sand_dollar")
+    ('red castle, value 2', 'blue screen, facing N', 'sand dollar')
+    """
+    parts = label.split("/")
+    if len(parts) >= 3:
+        part = PART_WORDS.get(parts[0], "")
+        return f"{parts[1]} {parts[0].replace('_', ' ')}, {part + ' ' if part else ''}{'/'.join(parts[2:])}"
+    said = class_words(game, label)
+    if said == label and len(parts) == 2:
+        return f"{parts[1]} {parts[0].replace('_', ' ')}"
+    return said.replace("_", " ")

@@ -8,7 +8,7 @@ from flask import Blueprint, current_app, jsonify, render_template, request
 
 from beachscore.errors import BadInputError
 from beachscore.station.wizard import calibrate_from_clicks
-from calibration.advice import class_words
+from calibration.advice import FOUND_BY_ITSELF, PART_WORDS, words_of
 from calibration.profiles import GAMES as DEFAULT_PROFILE_GAMES
 from calibration.profiles import default_profile as load_default
 from web.errors import error_response
@@ -39,29 +39,6 @@ SHOT_NEEDS = {
     "sand-castles": "at least one wave, one empty lane space, one castle piece and one empty castle slot; "
                     "a wall too, for scans to find walls",
 }
-
-
-#: What a label's last part means, by its kind (``castle/red/2``: a castle of value 2).
-PART_WORDS = {"castle": "value", "screen": "facing", "fossil": ""}
-#: Classes a reader learns by itself, nobody labels them: what they are, said to a player.
-FOUND_BY_ITSELF = {"stick": "the stick under the sea cloth's edge: learned so that nothing there counts as a piece"}
-
-
-def words_of(game: str, label: str) -> str:
-    """A class or label as players say it: ``castle/red`` → ``red castles``, ``castle/red/2`` → ``red
-    castle, value 2``, ``sand_dollar`` → ``sand dollar``.
-
-    >>> words_of("strand-unter", "castle/red/2"), words_of("plazing", "screen/blue/N"), words_of("seashells", "sand_dollar")
-    ('red castle, value 2', 'blue screen, facing N', 'sand dollar')
-    """
-    parts = label.split("/")
-    if len(parts) >= 3:
-        part = PART_WORDS.get(parts[0], "")
-        return f"{parts[1]} {parts[0].replace('_', ' ')}, {part + ' ' if part else ''}{'/'.join(parts[2:])}"
-    said = class_words(game, label)
-    if said == label and len(parts) == 2:
-        return f"{parts[1]} {parts[0].replace('_', ' ')}"
-    return said.replace("_", " ")
 
 
 def classes_in_words(game: str, classes: list[str], labels: list[str]) -> list[dict]:

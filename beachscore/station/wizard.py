@@ -23,6 +23,7 @@ from beachscore.station.label_layout import place_labels
 from beachscore.station.station import Station
 from beachscore.station.store.db import write_problem
 from calibration import files as cal_files
+from calibration.advice import words_of
 from calibration.store import atomic_write_bytes
 
 log = logging.getLogger("beachscore.station")
@@ -114,9 +115,19 @@ def write_request(folder: str, photo_path: str, profile: dict, corners_px: list,
 LABEL_FONT = cv2.FONT_HERSHEY_SIMPLEX
 
 
+def sample_captions(game: str, samples: list[dict]) -> list[str]:
+    """Each sample's caption on the preview: its number (1-based, as the wizard's list and the
+    messages count) and its label as players say it.
+
+    >>> sample_captions("strand-unter", [{"label": "castle/red/2"}, {"label": "shell/brown"}])
+    ['1 red castle, value 2', '2 brown shells']
+    """
+    return [f"{n} {words_of(game, s['label'])}" for n, s in enumerate(samples, 1)]
+
+
 def preview(photo_path: str, calibration_json: str, classes: list[str], doubted: tuple[int, ...] = (),
             places: tuple = ()) -> np.ndarray:
-    """The calibration shot with the board outline, every sample and its number and label drawn on it
+    """The calibration shot with the board outline, every sample and its caption (:func:`sample_captions`) drawn on it
     (BGR uint8), each label where it covers no other label or sample (:func:`place_labels`).
 
     Samples whose label (or a parent such as ``castle/red`` for ``castle/red/2``) is among ``classes``
@@ -138,7 +149,7 @@ def preview(photo_path: str, calibration_json: str, classes: list[str], doubted:
     size, stroke = 0.6 * scale, max(1, int(2 * scale))
     samples = doc["samples"]
     centres = [cv2.perspectiveTransform(np.array([[s["board_mm"]]], np.float64), H)[0, 0] for s in samples]
-    texts = [f"{n} {s['label']}" for n, s in enumerate(samples, 1)]  # numbered as the wizard's list and messages
+    texts = sample_captions(doc.get("game") or profile.get("game", ""), samples)
     sizes = [cv2.getTextSize(t, LABEL_FONT, size, stroke)[0] for t in texts]
     corners_at = place_labels(centres, sizes, gap=14 * scale, keep_clear=14 * scale, bounds=img.shape[1::-1])
     for n, (s, px, text, at) in enumerate(zip(samples, centres, texts, corners_at), 1):
