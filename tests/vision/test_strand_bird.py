@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 
-from vision.strand_unter.bird import features, find_bird
+from vision.strand_unter.bird import Bird, features, find_bird, touching_shell_colour
 from vision.strand_unter.blobs import find_blobs
 
 SAND, GRAY, WHITE, BLACK = 0, 1, 2, 3          # pixel classes of the scene
@@ -77,3 +77,14 @@ def test_the_part_a_castle_leaves_of_its_blob_can_be_the_bird():
     assert find_bird(blobs, owned, img, A, 0.0).groove is None
     bird = find_bird(blobs, owned, img, A, 0.0, classes=cls)
     assert bird.groove == 2 and not bird.mask[60, 100]
+
+
+def test_the_shell_partly_under_the_bird_is_named_by_the_blobs_excess_pixels():
+    """A black shell half under the bird: the blob holds more black pixels than the calibration's
+    bird by about half a shell, and no other class beyond the bird's own share."""
+    A = _assets(_scene(("bird", 60, 60)))
+    img, cls = _scene(("shell", 96, 60), ("bird", 80, 60))
+    colour, share = touching_shell_colour(Bird(2, mask=cls != SAND), cls, A)
+    assert colour == "black" and share > 0.9
+    _, alone = _scene(("bird", 80, 60))
+    assert touching_shell_colour(Bird(2, mask=alone != SAND), alone, A) is None

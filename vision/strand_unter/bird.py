@@ -205,6 +205,32 @@ def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float
     return Bird(g, x=bx, y=by, d2=d2, posterior=p * pg, mask=mask, doubts=doubts, p_alone=p_alone)
 
 
+def touching_shell_colour(bird: Bird, classes: np.ndarray, A, rcfg=READING) -> tuple[str, float] | None:
+    """The colour of a shell merged into the bird's blob, from the blob's pixel classes.
+
+    Per shell colour, the blob's pixels of its class beyond the calibration bird's own share of that
+    class (its composition × its area), in one shell's area. The shell is of the colour with the
+    largest excess; none when no excess reaches ``rcfg.min_blob_fraction`` of a shell (less than
+    that is no part at all, as in :func:`~vision.strand_unter.shells.count_posterior`).
+
+    Args:
+        bird: :func:`find_bird`'s reading with its mask; classes: uint8 (H, W) pixel classes.
+    Returns:
+        (colour, that excess's share of all positive excesses, in (0, 1]) or None.
+    """
+    if bird.mask is None:
+        return None
+    model = A.model["sandpiper"]
+    area = float(np.exp(model["features"][4]))
+    one = float(np.median(list(A.model["shell_area_px2"].values())))
+    hist = np.bincount(np.minimum(classes[bird.mask], A.K), minlength=A.K + 1).astype(np.float64)
+    excess = np.array([hist[k] - model["composition"][k] * area for k in A.shell_k]) / one
+    best = int(np.argmax(excess))
+    if excess[best] < rcfg.min_blob_fraction:
+        return None
+    return A.shell_colours[best], float(excess[best] / excess[excess > 0].sum())
+
+
 def alone_posterior(log_ratio: float, shell_share: float, cfg=BIRD, rcfg=READING) -> float:
     """The posterior that the bird's blob holds the bird alone, not the bird and a shell touching it.
 

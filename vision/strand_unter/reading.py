@@ -33,7 +33,7 @@ import numpy as np
 from vision.image import quality
 from vision.strand_unter import colour
 from vision.strand_unter.assets import assets
-from vision.strand_unter.bird import find_bird
+from vision.strand_unter.bird import find_bird, touching_shell_colour
 from vision.strand_unter.blobs import find_blobs, foreground, weak_change
 from vision.strand_unter.castles import find_castles
 from vision.strand_unter.cloth_reach import cloth_edge_mm
@@ -102,10 +102,7 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     if bird.mask is not None:
         owned |= bird.mask
     decisions.add("sandpiper", bird.posterior, bird.doubts, kind=None if bird.groove is not None else "no sandpiper")
-    if bird.groove is not None:
-        decisions.add("nothing beside the sandpiper", bird.p_alone, [
-            f"the sandpiper's outline at {A.where(bird.x, bird.y)} is larger than at calibration: a shell "
-            "touching it may not have been counted; move it apart from the bird"])
+    beside = _shell_beside_bird(bird, cls, A, visible, grooves, decisions, cfg)
     bird_groove = bird.groove if bird.groove in visible else None
 
     # 7. shells: the rest of every blob
@@ -114,7 +111,7 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     # 8. a hand or an arm: changed pixels (strongly, or weakly but consistently) that no castle, the
     # bird, a shell or the cloth explains, thick and large (thin cloth fringes and shadows erode away)
     occluder = _judge_unexplained(Bc, cls, gray, fg, owned, parts, beyond, A, lit, visible, decisions, cfg, conf_cfg)
-    shells = _enter_shells(parts.parts, A, visible, grooves, decisions, cfg, conf_cfg)
+    shells = _enter_shells(parts.parts, A, visible, grooves, decisions, cfg, conf_cfg) + beside
 
     state = {"game": "strand-unter", "sea_front": sea.front, "sandpiper": bird_groove,
              "grooves": [grooves[n] for n in sea.visible]}
@@ -280,6 +277,33 @@ def _enter_shells(parts: list, A, visible: set, grooves: dict, decisions: Decisi
             decisions.add("shell outside the grooves", conf_cfg.unexplained_posterior,
                           [f"a {part.colour} shell lies outside every groove ({where})"])
     return shells
+
+
+def _shell_beside_bird(bird, cls, A, visible: set, grooves: dict, decisions: Decisions, cfg) -> list:
+    """A shell merged into the bird's blob (the blob most likely holds more than the bird,
+    :func:`~vision.strand_unter.bird.alone_posterior`) is counted in the bird's groove in the colour
+    of the blob's excess pixels (:func:`~vision.strand_unter.bird.touching_shell_colour`), doubted
+    by both posteriors; otherwise the bird's blob being alone is a decision.
+
+    Returns:
+        [(colour, 1, x, y)] for the shell counted (work px), or [].
+    """
+    if bird.groove is None:
+        return []
+    where = A.where(bird.x, bird.y)
+    touching = touching_shell_colour(bird, cls, A, cfg) if bird.p_alone < 0.5 else None
+    if touching is None or bird.groove not in visible:
+        decisions.add("nothing beside the sandpiper", bird.p_alone, [
+            f"the sandpiper's outline at {where} is larger than at calibration: a shell touching it may not "
+            "have been counted; move it apart from the bird"])
+        return []
+    colour, p_colour = touching
+    grooves[bird.groove]["shells"][colour] += 1
+    decisions.add("shell beside the sandpiper", 1.0 - bird.p_alone, [
+        f"a {colour} shell touching the sandpiper at {where} was counted, though the bird hides part of it; "
+        "move it apart from the bird to be sure"])
+    decisions.add("shell colour", p_colour, [f"the shell touching the sandpiper at {where} may not be {colour}"])
+    return [(colour, 1, bird.x, bird.y)]
 
 
 def _shell_coloured(cls: np.ndarray, A, cfg=READING) -> np.ndarray:
