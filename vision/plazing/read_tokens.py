@@ -5,7 +5,9 @@ class of every free cell (bare sand is :data:`~vision.plazing.tokens.EMPTY`), wi
 and its runner-up entered in the reading's :class:`~vision.plazing.ledger.Ledger`. Bare sand,
 neutral markers and resources are weighed by how flat the cell's centre is
 (:mod:`vision.plazing.flatness`). A blob of cells that nothing learned explains is something over
-the board (``occluded``); tokens on overexposed sand are doubted; a flat print where a solid token
+the board (``occluded``); the cells are read again with the token prototypes moved by the colour
+drift the photo's sure tokens show (:func:`~vision.plazing.tokens.scene_drift`); tokens on
+overexposed sand are doubted; a flat print where a solid token
 was expected is a printed mark the calibration never showed free.
 """
 
@@ -21,7 +23,7 @@ from vision.plazing.ledger import Decision, Ledger
 from vision.plazing.names import cell_name, cells_text
 from vision.plazing.prints import MARKS, flat_share
 from vision.plazing.state_edits import set_token
-from vision.plazing.tokens import EMPTY, classify_tokens, odd_cells
+from vision.plazing.tokens import EMPTY, classify_tokens, drifted, odd_cells, scene_drift
 from vision.plazing.words import lazy_token_words
 
 #: Tokens that are solid objects, shaded and casting a shadow, never one flat ink (a flat cardboard
@@ -62,6 +64,12 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
                         "smudge, a stray object?); check")
     boxes = local.boxes_px(RECTIFY.px_per_mm, 1.0)
     weigh_flatness(post.post, post.names_all, free, view.board, boxes, model.flatness, FLATNESS.centre_share)
+    # the scene's sure tokens say how far its light has moved their colours: read again with the
+    # prototypes moved as far
+    shift = scene_drift(x, post, model.tokens, dists)
+    if shift is not None:
+        post = classify_tokens(x, drifted(model.tokens, shift))
+        weigh_flatness(post.post, post.names_all, free, view.board, boxes, model.flatness, FLATNESS.centre_share)
     # terrain read from the photo, and a printed mark the calibration never showed free: a flat
     # print where a solid token (shaded, with a shadow: never one flat ink) was expected is that mark
     unseen = [] if terrain_given else [m for m in MARKS if m not in model.terrain.classes]

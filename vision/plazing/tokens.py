@@ -522,6 +522,71 @@ def token_posteriors(de: np.ndarray, dk: np.ndarray, model: TokenModel, F: int,
     return TokenPosteriors([names[b] for b in post.argmax(axis=1)], post, names)
 
 
+def COLOUR_FEATURES(n_features: int) -> tuple[int, ...]:  # noqa: N802 - a constant of the layout
+    """Indexes of the colour features (brightness and chromaticity b, r of the core, then of the
+    centre: :func:`cell_features`) in a feature vector of length ``n_features``."""
+    return (0, 1, 2, n_features - 3, n_features - 2, n_features - 1)
+
+
+def scene_drift(feats: np.ndarray, post: TokenPosteriors, model: TokenModel, dists: dict,
+                cfg: TokenConfig = TOKENS) -> np.ndarray | None:
+    """How far this photo's tokens have drifted in colour from the calibration's, per token class,
+    measured on the tokens the photo itself shows surely.
+
+    A cell read as token class k with posterior at least ``cfg.drift_sure`` gives its residual
+    from the nearest prototype of k in the colour features (:func:`COLOUR_FEATURES`); a class with
+    at least ``cfg.drift_min_cells`` such cells drifts by their mean residual, the others by the mean
+    over every sure token cell (none when fewer than ``cfg.drift_min_total`` in all), in
+    ``cfg.drift_rounds`` rounds (each round's nearest prototypes moved by the last round's shift);
+    the shift is that times ``cfg.drift_share``. Bare sand never drifts (the light normalisation
+    is measured on the board's print; bare cells are many looks, not one).
+
+    Args:
+        feats: float64 (N, F) the free cells' features (:func:`cell_features`).
+        post: their first-pass posteriors (:func:`classify_tokens`, the reader's after the flatness
+            weighing).
+        dists: :func:`token_distances`'s ``keep`` for ``feats`` (``"protos"``: float64 (N, M)).
+    Returns:
+        float64 (K, F) the shift of each token class's prototypes, feature units (0 outside the
+        colour features), or None when nothing is shifted.
+    """
+    K, F = len(model.classes), feats.shape[1]
+    dp = dists.get("protos")
+    if cfg.drift_share <= 0 or not K or dp is None or not dp.size:
+        return None
+    known = post.post[:, :-1]
+    best = known.argmax(axis=1)
+    sure = (best > 0) & (known[np.arange(len(best)), best] >= cfg.drift_sure)
+    if sure.sum() < cfg.drift_min_total:
+        return None
+    cols = list(COLOUR_FEATURES(F))
+    idx = np.flatnonzero(sure)
+    cls = best[idx] - 1
+    shift = np.zeros((K, F))
+    for r in range(max(1, cfg.drift_rounds)):
+        sums, counts = np.zeros((K, len(cols))), np.zeros(K)
+        for k in np.unique(cls).tolist():
+            mine = np.flatnonzero(model.proto_class == k)
+            rows = idx[cls == k]
+            if r == 0:  # the first round's nearest prototypes are the first pass's
+                d = dp[np.ix_(rows, mine)]
+            else:
+                d = _sq_distances(feats[rows], model.protos[mine] + shift[k], _scan_constants(model)["W"])
+            j = mine[d.argmin(axis=1)]
+            sums[k] = (feats[np.ix_(rows, cols)] - model.protos[np.ix_(j, cols)]).sum(axis=0)
+            counts[k] = len(rows)
+        own = counts >= cfg.drift_min_cells
+        overall = sums.sum(axis=0) / counts.sum()
+        shift[:, cols] = np.where(own[:, None], sums / np.maximum(counts, 1)[:, None], overall[None, :])
+    return shift * cfg.drift_share
+
+
+def drifted(model: TokenModel, shift: np.ndarray) -> TokenModel:
+    """The model with each token class's prototypes moved by ``shift`` (float64 (K, F),
+    :func:`scene_drift`); everything else shared with ``model``."""
+    return replace(model, protos=model.protos + shift[model.proto_class])
+
+
 def _first_min(da: np.ndarray, dp: np.ndarray, rows: np.ndarray):
     """``argmin`` and ``min`` per row of ``np.hstack([da, dp])`` (the first minimum; a NaN, as
     numpy's, counts as the minimum), from the two halves."""
