@@ -56,18 +56,18 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import glob
 import json
 import os
 import sys
-import tempfile
 from collections import Counter
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from beachscore import pipeline  # noqa: E402
+from strand_scenes import calibrated_scenes  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 import vision.strand_unter.castles as castles_stage  # noqa: E402
 import vision.strand_unter.reading as reading  # noqa: E402
@@ -112,20 +112,13 @@ def scanned_scenes(folder: str, seen: dict):
     """Every scene of ``folder``'s set-ups read, each set-up calibrated in a temporary folder: yields
     (scene photo path, its true state) after the scan, ``seen`` cleared before it (what the
     capturing stages recorded of that scan); scenes the reader refuses are skipped."""
-    for sd in sorted(glob.glob(os.path.join(folder, "setup*"))):
-        if not os.path.exists(os.path.join(sd, "calibration.json")):
+    for img, state, cal in calibrated_scenes(folder):
+        seen.clear()
+        try:
+            pipeline.scan_file(img, cal)
+        except (UnreadableBoardError, BadInputError):
             continue
-        with tempfile.TemporaryDirectory() as out:
-            cal = pipeline.calibrate(os.path.join(sd, "calibration.json"), out)
-            for img in sorted(glob.glob(os.path.join(sd, "scene_*.jpg"))):
-                with open(img[:-4] + ".truth.json") as f:
-                    state = json.load(f)["state"]
-                seen.clear()
-                try:
-                    pipeline.scan_file(img, cal)
-                except (UnreadableBoardError, BadInputError):
-                    continue
-                yield img, state
+        yield img, state
 
 
 def collect(folder: str, seen: dict) -> tuple[list, list, list, list, list]:

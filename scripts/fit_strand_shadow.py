@@ -31,6 +31,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from fit_strand import scanned_scenes  # noqa: E402
+from strand_scenes import write_fitted_part  # noqa: E402
 import vision.strand_unter.castles as castles_stage  # noqa: E402
 import vision.strand_unter.reading as reading  # noqa: E402
 
@@ -100,13 +101,7 @@ def main() -> None:
         print(f"  {s:.3f} {'castle' if y else 'not a piece'} {n}")
     print(json.dumps(part))
     if args.write:
-        with open(args.write) as f:
-            data = json.load(f)
-        part["fitted_on"] = [os.path.basename(os.path.normpath(f)) for f in args.folders]
-        data["castle_contrast"] = part
-        with open(args.write, "w") as f:
-            json.dump(data, f, indent=1)
-            f.write("\n")
+        write_fitted_part(args.write, "castle_contrast", part, args.folders)
 
 
 if __name__ == "__main__":

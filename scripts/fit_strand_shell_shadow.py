@@ -25,11 +25,9 @@ its prior is its share of the labelled parts in the photos as rendered, with one
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import sys
-import tempfile
 
 import cv2
 import numpy as np
@@ -39,6 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from strand_shell_misses import _capture, groove_rows  # noqa: E402
 from beachscore import pipeline  # noqa: E402
+from strand_scenes import calibrated_scenes, write_fitted_part  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 import vision.strand_unter.shells as shells_stage  # noqa: E402
 
@@ -58,28 +57,20 @@ def shadow_band(image: np.ndarray, band=BAND, gain: float = BAND_GAIN) -> np.nda
 def collect(folder: str, seen: dict) -> list[tuple[float, str, bool, bool, str]]:
     """[(contrast share, colour, is a shell, banded?, scene)] of one folder's labelled parts."""
     out = []
-    for sd in sorted(glob.glob(os.path.join(folder, "setup*"))):
-        if not os.path.exists(os.path.join(sd, "calibration.json")):
-            continue
-        with tempfile.TemporaryDirectory() as tmp:
-            cal = pipeline.calibrate(os.path.join(sd, "calibration.json"), tmp)
-            for img in sorted(glob.glob(os.path.join(sd, "scene_*.jpg"))):
-                with open(img[:-4] + ".truth.json") as f:
-                    state = json.load(f)["state"]
-                photo = cv2.imread(img)
-                for banded in (False, True):
-                    seen.clear()
-                    try:
-                        res = pipeline.scan_image(shadow_band(photo) if banded else photo, cal)
-                    except (UnreadableBoardError, BadInputError):
-                        continue
-                    read = {g["number"]: g for g in res.state["grooves"]}
-                    for r in groove_rows(seen["parts"].parts, state, read, res.confidence, img):
-                        right, none = r["truth"] == r["read"], r["truth"] == 0
-                        for p in r["parts"]:
-                            if none or (right and not banded):
-                                out.append((float(p["share"]), r["colour"], not none, banded,
-                                            os.path.relpath(img, folder)))
+    for img, state, cal in calibrated_scenes(folder):
+        photo = cv2.imread(img)
+        for banded in (False, True):
+            seen.clear()
+            try:
+                res = pipeline.scan_image(shadow_band(photo) if banded else photo, cal)
+            except (UnreadableBoardError, BadInputError):
+                continue
+            read = {g["number"]: g for g in res.state["grooves"]}
+            for r in groove_rows(seen["parts"].parts, state, read, res.confidence, img):
+                right, none = r["truth"] == r["read"], r["truth"] == 0
+                for p in r["parts"]:
+                    if none or (right and not banded):
+                        out.append((float(p["share"]), r["colour"], not none, banded, os.path.relpath(img, folder)))
     return out
 
 
@@ -114,14 +105,8 @@ def main() -> None:
         print(f"  {s:.3f} {c} {'shell' if y else 'not a piece'}{' (band)' if b else ''} {n}")
     print(json.dumps(part))
     if args.write:
-        with open(args.write) as f:
-            data = json.load(f)
-        part["fitted_on"] = [os.path.basename(os.path.normpath(f)) for f in args.folders]
-        part["band"] = {"columns": list(BAND), "gain": BAND_GAIN}
-        data["shell_contrast"] = part
-        with open(args.write, "w") as f:
-            json.dump(data, f, indent=1)
-            f.write("\n")
+        write_fitted_part(args.write, "shell_contrast", part, args.folders,
+                          band={"columns": list(BAND), "gain": BAND_GAIN})
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from strand_scenes import write_fitted_part  # noqa: E402
 from strand_shell_misses import _capture, groove_rows, scenes  # noqa: E402
 from vision.strand_unter.castle_values import student_t_logpdf  # noqa: E402
 
@@ -84,14 +85,7 @@ def main() -> None:
         print(f"  {x['log_ratio']:.3f} {'touched' if x['touched'] else 'alone'} {x['scene']}")
     print(json.dumps(part))
     if args.write:
-        with open(args.write) as f:
-            data = json.load(f)
-        part["fitted_on"] = [os.path.basename(os.path.normpath(f)) for f in args.folders]
-        part["script"] = "scripts/fit_strand_touch.py"
-        data["sandpiper_area"] = part
-        with open(args.write, "w") as f:
-            json.dump(data, f, indent=1)
-            f.write("\n")
+        write_fitted_part(args.write, "sandpiper_area", part, args.folders, script="scripts/fit_strand_touch.py")
 
 
 if __name__ == "__main__":

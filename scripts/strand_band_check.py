@@ -13,11 +13,8 @@ shells of some colour than the truth and confidence ≥ ½), *phantom doubted* (
 from __future__ import annotations
 
 import argparse
-import glob
-import json
 import os
 import sys
-import tempfile
 
 import cv2
 import numpy as np
@@ -25,6 +22,7 @@ import numpy as np
 sys.path.insert(0, os.environ.get("BEACHSCORE_ROOT", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")))
 
 from beachscore import pipeline  # noqa: E402
+from strand_scenes import calibrated_scenes  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 
 
@@ -45,29 +43,23 @@ def totals(state: dict) -> dict:
 def check(folder: str, bands: list) -> dict:
     """{"phantom trusted", "phantom doubted", "refused", "no phantom": count, "trusted": [scene names]}."""
     out = {"phantom trusted": 0, "phantom doubted": 0, "refused": 0, "no phantom": 0, "trusted": []}
-    for sd in sorted(glob.glob(os.path.join(folder, "setup*"))):
-        if not os.path.exists(os.path.join(sd, "calibration.json")):
-            continue
-        with tempfile.TemporaryDirectory() as tmp:
-            cal = pipeline.calibrate(os.path.join(sd, "calibration.json"), tmp)
-            for img in sorted(glob.glob(os.path.join(sd, "scene_*.jpg"))):
-                with open(img[:-4] + ".truth.json") as f:
-                    true = totals(json.load(f)["state"])
-                photo = cv2.imread(img)
-                for lo, hi, gain in bands:
-                    try:
-                        res = pipeline.scan_image(shadow_band(photo, lo, hi, gain), cal)
-                    except (UnreadableBoardError, BadInputError):
-                        out["refused"] += 1
-                        continue
-                    read = totals(res.state)
-                    if any(read[c] > true[c] for c in read):
-                        kind = "phantom trusted" if res.confidence >= 0.5 else "phantom doubted"
-                        out[kind] += 1
-                        if res.confidence >= 0.5:
-                            out["trusted"].append(f"{os.path.relpath(img, folder)} {lo}-{hi} {res.confidence:.2f}")
-                    else:
-                        out["no phantom"] += 1
+    for img, state, cal in calibrated_scenes(folder):
+        true = totals(state)
+        photo = cv2.imread(img)
+        for lo, hi, gain in bands:
+            try:
+                res = pipeline.scan_image(shadow_band(photo, lo, hi, gain), cal)
+            except (UnreadableBoardError, BadInputError):
+                out["refused"] += 1
+                continue
+            read = totals(res.state)
+            if any(read[c] > true[c] for c in read):
+                kind = "phantom trusted" if res.confidence >= 0.5 else "phantom doubted"
+                out[kind] += 1
+                if res.confidence >= 0.5:
+                    out["trusted"].append(f"{os.path.relpath(img, folder)} {lo}-{hi} {res.confidence:.2f}")
+            else:
+                out["no phantom"] += 1
     return out
 
 

@@ -16,17 +16,16 @@ area over the calibration bird's, ``p_alone``, shells missed in its groove).
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from beachscore import pipeline  # noqa: E402
+from strand_scenes import calibrated_scenes  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 import vision.strand_unter.reading as reading  # noqa: E402
 
@@ -54,20 +53,13 @@ def _capture() -> dict:
 
 def scenes(folder: str, seen: dict):
     """Yield (photo path, true state, ScanResult) of every scene the reader reads in ``folder``."""
-    for sd in sorted(glob.glob(os.path.join(folder, "setup*"))):
-        if not os.path.exists(os.path.join(sd, "calibration.json")):
+    for img, state, cal in calibrated_scenes(folder):
+        seen.clear()
+        try:
+            res = pipeline.scan_file(img, cal)
+        except (UnreadableBoardError, BadInputError):
             continue
-        with tempfile.TemporaryDirectory() as out:
-            cal = pipeline.calibrate(os.path.join(sd, "calibration.json"), out)
-            for img in sorted(glob.glob(os.path.join(sd, "scene_*.jpg"))):
-                with open(img[:-4] + ".truth.json") as f:
-                    state = json.load(f)["state"]
-                seen.clear()
-                try:
-                    res = pipeline.scan_file(img, cal)
-                except (UnreadableBoardError, BadInputError):
-                    continue
-                yield img, state, res
+        yield img, state, res
 
 
 def groove_rows(parts: list, state: dict, read: dict, confidence: float, name: str) -> list[dict]:

@@ -60,6 +60,7 @@ class SampleError(BadInputError):
 
     Attributes:
         samples: as given, positions as floats.
+        numbers: the samples' numbers as the caller's user knows them (:meth:`rename`), or None.
 
     A caller that knows the samples by other names (the station's wizard numbers the points its user
     clicked, in a file of its own) names them so with :meth:`rename`, without the file.
@@ -68,6 +69,7 @@ class SampleError(BadInputError):
     def __init__(self, code: str, samples, template: str, naming=sample_at_mm, where: str | None = None):
         self.samples = [(str(label), (float(xy[0]), float(xy[1]))) for label, xy in samples]
         self.template = template
+        self.numbers: list[int] | None = None
         said = self._said([naming(label, xy) for label, xy in self.samples])
         super().__init__(code, f"{where}: {said}" if where else said)
 
@@ -77,11 +79,21 @@ class SampleError(BadInputError):
             text = text.replace(sample_slot(i), name)
         return text
 
-    def rename(self, names: list[str]) -> None:
+    def rename(self, names: list[str], numbers: list[int] | None = None) -> None:
         """Name the samples ``names`` (one per sample, in order) in :attr:`message` instead, and leave
-        out the file it was read from."""
+        out the file it was read from; ``numbers``, the samples' numbers as the caller's user knows
+        them, go into :meth:`to_json` as ``"samples"``."""
         self.message = self._said(names)
         self.args = (self.message,)
+        self.numbers = numbers
+
+    def to_json(self) -> dict:
+        """The contract's error object, with ``"samples"`` (the refused samples' numbers) when renamed
+        with them."""
+        out = super().to_json()
+        if self.numbers:
+            out["error"]["samples"] = list(self.numbers)
+        return out
 
 
 class UnreadableBoardError(CodedError, RuntimeError):

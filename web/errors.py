@@ -11,10 +11,11 @@ from beachscore.station.wording import for_the_page
 from scoring.errors import InvalidStateError
 
 
-def error_response(code: str, message: str, status: int):
-    """The error as the page's scripts get it; its message never names a command-line flag
+def error_response(code: str, message: str, status: int, **more):
+    """The error as the page's scripts get it, with ``more`` fields (a refused calibration's
+    ``samples``); its message never names a command-line flag
     (:func:`beachscore.station.wording.for_the_page`)."""
-    return jsonify({"error": {"code": code, "message": for_the_page(message)}}), status
+    return jsonify({"error": {**more, "code": code, "message": for_the_page(message)}}), status
 
 
 #: HTTP status of the store's errors (a bad request is 400).
@@ -28,7 +29,9 @@ def init_app(app) -> None:
     @app.errorhandler(HardwareError)
     def _beachscore(err: BeachscoreError | HardwareError):
         status = STORE_STATUS.get(err.code, 400) if isinstance(err, StoreError) else BUSY_STATUS.get(err.code, 400)
-        return error_response(err.code, err.message, status)
+        said = err.to_json()["error"] if hasattr(err, "to_json") else {}
+        return error_response(err.code, err.message, status,
+                              **{k: v for k, v in said.items() if k not in ("code", "message")})
 
     @app.errorhandler(HTTPException)
     def _http(err: HTTPException):

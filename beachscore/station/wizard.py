@@ -110,6 +110,10 @@ def write_request(folder: str, photo_path: str, profile: dict, corners_px: list,
     return path
 
 
+#: The preview's label font.
+LABEL_FONT = cv2.FONT_HERSHEY_SIMPLEX
+
+
 def preview(photo_path: str, calibration_json: str, classes: list[str], doubted: tuple[int, ...] = (),
             places: tuple = ()) -> np.ndarray:
     """The calibration shot with the board outline, every sample and its number and label drawn on it
@@ -131,11 +135,11 @@ def preview(photo_path: str, calibration_json: str, classes: list[str], doubted:
     cv2.polylines(img, [corners.astype(np.int32)], True, (0, 255, 255), 3)
     H = np.linalg.inv(mm_from_px(doc["corners_px"], profile["board_mm"]))
     scale = max(img.shape[:2]) / 1500
-    font, size, stroke = cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, max(1, int(2 * scale))
+    size, stroke = 0.6 * scale, max(1, int(2 * scale))
     samples = doc["samples"]
     centres = [cv2.perspectiveTransform(np.array([[s["board_mm"]]], np.float64), H)[0, 0] for s in samples]
     texts = [f"{n} {s['label']}" for n, s in enumerate(samples, 1)]  # numbered as the wizard's list and messages
-    sizes = [cv2.getTextSize(t, font, size, stroke)[0] for t in texts]
+    sizes = [cv2.getTextSize(t, LABEL_FONT, size, stroke)[0] for t in texts]
     corners_at = place_labels(centres, sizes, gap=14 * scale, keep_clear=14 * scale, bounds=img.shape[1::-1])
     for n, (s, px, text, at) in enumerate(zip(samples, centres, texts, corners_at), 1):
         c = (int(px[0]), int(px[1]))
@@ -156,10 +160,10 @@ def preview(photo_path: str, calibration_json: str, classes: list[str], doubted:
 def _boxed_text(img: np.ndarray, text: str, at, size: float, stroke: int, colour) -> None:
     """``text`` at ``at`` (bottom-left, px) on a dark box. OpenCV 5 caps a text's stroke width, so a
     thick dark stroke under the text no longer outlines it."""
-    (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, size, stroke)
+    (w, h), _ = cv2.getTextSize(text, LABEL_FONT, size, stroke)
     pad = max(2, h // 4)
     cv2.rectangle(img, (at[0] - pad, at[1] - h - pad), (at[0] + w + pad, at[1] + pad), (40, 40, 40), cv2.FILLED)
-    cv2.putText(img, text, at, cv2.FONT_HERSHEY_SIMPLEX, size, colour, stroke, cv2.LINE_AA)
+    cv2.putText(img, text, at, LABEL_FONT, size, colour, stroke, cv2.LINE_AA)
 
 
 def calibrate_from_clicks(station: Station, photo_id: int, profile: dict, corners_px: list, samples: list,
@@ -244,10 +248,18 @@ def name_by_number(exc: SampleError, samples: list[dict]) -> None:
     doubted one: the wizard's user clicked numbered points and never saw millimetres. A sample is
     named so only when a clicked sample of its label lies within :data:`SAMPLE_MATCH_MM`; when one
     is not, the message stays as the calibrator said it."""
-    numbers = [sample_number(samples, list(at_mm)) for _, at_mm in exc.samples]
-    if any(n is None or samples[n - 1].get("label") != label for n, (label, _) in zip(numbers, exc.samples)):
+    numbers = [_labelled_number(samples, label, at_mm) for label, at_mm in exc.samples]
+    if None in numbers:
         return
-    exc.rename([f"calibration sample {n} ({label})" for n, (label, _) in zip(numbers, exc.samples)])
+    exc.rename([f"calibration sample {n} ({label})" for n, (label, _) in zip(numbers, exc.samples)], numbers)
+
+
+def _labelled_number(samples: list[dict], label: str, at_mm) -> int | None:
+    """The wizard's number of the nearest sample labelled ``label`` within :data:`SAMPLE_MATCH_MM`
+    of ``at_mm`` (two samples of different labels may share a spot), else None."""
+    same = [(k, s) for k, s in enumerate(samples, 1) if s.get("label") == label]
+    n = sample_number([s for _, s in same], list(at_mm))
+    return None if n is None else same[n - 1][0]
 
 
 def confusable_pairs(cal, samples: list[dict] | None = None) -> list[dict]:

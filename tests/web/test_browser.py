@@ -285,14 +285,29 @@ def test_calibration_wizard_round_trip(browser, server):
         label.select_by_value(s["label"])
         x, y = cv2.perspectiveTransform(np.array([[s["board_mm"]]], np.float64), H)[0, 0]
         click_at(x, y)
-    wait(browser, lambda d: d.find_element(By.ID, "wizard").get_attribute("data-samples") == str(len(doc["samples"])))
+    n = len(doc["samples"])
+    wait(browser, lambda d: d.find_element(By.ID, "wizard").get_attribute("data-samples") == str(n))
+    # one more click on a white shell, labelled black: refused (two labels on one spot), named by number, ringed; undone
+    white = next(s for s in doc["samples"] if s["label"] == "shell/white")
+    label.select_by_value("shell/black")
+    click_at(*cv2.perspectiveTransform(np.array([[white["board_mm"]]], np.float64), H)[0, 0])
+    wait(browser, lambda d: d.find_element(By.ID, "wizard").get_attribute("data-samples") == str(n + 1))
+    browser.find_element(By.ID, "save").click()
+    wait(browser, lambda d: "bad" in d.find_element(By.ID, "message").get_attribute("class"), timeout=60)
+    assert f"calibration sample {n + 1} (shell/black)" in browser.find_element(By.ID, "message").text
+    assert browser.find_elements(By.CSS_SELECTOR, "#samples li")[n].get_attribute("class") == "doubted"
+    assert browser.find_elements(By.CSS_SELECTOR, "#shot-marks circle.doubted, svg circle.doubted")
+    browser.find_element(By.ID, "undo").click()
+    wait(browser, lambda d: d.find_element(By.ID, "wizard").get_attribute("data-samples") == str(n))
     browser.find_element(By.ID, "save").click()
     wait(browser, lambda d: d.find_element(By.ID, "wizard").get_attribute("data-done") == "yes"
-         or "bad" in d.find_element(By.ID, "message").get_attribute("class"), timeout=60)
+         or "Learning" not in d.find_element(By.ID, "message").text, timeout=60)
     assert browser.find_element(By.ID, "wizard").get_attribute("data-done") == "yes", \
         browser.find_element(By.ID, "message").text
     wait(browser, lambda d: d.execute_script("const i = document.getElementById('preview');"
                                              "return i.complete && i.naturalWidth > 0"))
+    preview = browser.find_element(By.ID, "preview")  # opens full size (a phone shows its labels too small)
+    assert browser.find_element(By.ID, "preview-full").get_attribute("href") == preview.get_attribute("src")
     classes = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#classes li")]
     assert classes
     assert not browser.find_element(By.ID, "light").is_displayed()  # the example's light tells every class apart

@@ -320,6 +320,7 @@ def test_a_refused_sample_is_named_by_the_wizards_number(unlocked, station):
     assert r.status_code == 400 and r.get_json()["error"]["code"] == "bad-sample"
     message = r.get_json()["error"]["message"]
     assert message.startswith("calibration sample 2 (sand) looks like 'sea'") and " mm" not in message, message
+    assert r.get_json()["error"]["samples"] == [2]  # the page rings it
     assert station.calibration is old
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from vision.errors import UnreadableBoardError
 from vision.strand_unter import colour
 from vision.strand_unter.calibrate import EMPTY_PNG, MODEL_VERSION
+from vision.strand_unter.castle_values import calibration_view_tan
 from vision.strand_unter.config import READING
 from vision.strand_unter.geometry import groove_map, groove_polygons
 from vision.strand_unter.reference_cache import class_table
@@ -86,6 +87,8 @@ class Assets:
         self.player_bgr = {p: _mean_bgr(m["classes"][f"castle/{p}"]).astype(np.float64) for p in self.players}
         #: each shell colour's learned colour, BGR float64 (3,) (the same for a shell part's contrast share)
         self.shell_bgr = {c: _mean_bgr(m["classes"][f"shell/{c}"]).astype(np.float64) for c in self.shell_colours}
+        #: the calibration castles' mean view tangent (the castle lean's reference; None without a camera height)
+        self.calibration_view_tan = calibration_view_tan(m)
         self.sea_grey = int(cv2.cvtColor(self.sea_bgr.reshape(1, 1, 3), cv2.COLOR_BGR2GRAY)[0, 0])
         # groove borders (y, mm) and each groove's extent along y
         self.borders = sorted({float(v) for p in self.polygons.values() for v in p[:, 1]})

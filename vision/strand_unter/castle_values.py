@@ -10,8 +10,9 @@ Each size cue's likelihood is a Student-t (ν = ``value_dof``, Lange, Little & T
 far off does not overrule the others) of its log radius around the value's learned one (the
 platform's times the player's learned scale: a colour that stands out less from the sand ends a
 little inside its rim), with the spread learned from the calibration's castles plus the
-measurement's own; the tower count's likelihood is the calibration's count frequencies per value
-(Jeffreys' add-½ smoothing) together with what that very castle showed at calibration. A
+measurement's own, and both radii expected larger as the camera sees the castle from further
+aside (the lean: :func:`view_tan`, the slopes ``cfg.lean_platform``, ``cfg.lean_footprint``); the
+tower count's likelihood is the calibration's count frequencies per value (Jeffreys' add-½ smoothing) together with what that very castle showed at calibration. A
 candidate may also be a shell the light tinted towards a player's colour (no base around it). A
 player's candidates get distinct values or "no castle" by the posterior over every assignment.
 """
@@ -90,15 +91,53 @@ def value_loglik(f: dict, cm: dict, player: str, cfg=CASTLES) -> np.ndarray:
     light or a neighbour upset does not overrule the other), plus the log likelihood of its tower
     count (:func:`tower_likelihood`) times ``cfg.tower_exponent`` (a tempered likelihood: the count
     is worth that share of an independent look).
+
+    Both radii are expected larger by ``exp(cfg.lean_… · f["view_tan"])`` (``view_tan``, when
+    given: the tangent of the view angle at the castle less the calibration castles' mean,
+    :func:`view_tan`): far from the camera's nadir the camera sees the castle's walls and towers'
+    sides, which widen it outwards.
     """
     vs = [str(v) for v in cm["values"]]
     sig = cm["sigma_log"]
     scale = cm["platform_scale"].get(player, 1.0)
-    ll = size_loglik(f["platform_px"], f["platform_se_px"], [scale * cm["platform_px"][v] for v in vs],
+    t = float(f.get("view_tan") or 0.0)
+    lean_p, lean_f = float(np.exp(cfg.lean_platform * t)), float(np.exp(cfg.lean_footprint * t))
+    ll = size_loglik(f["platform_px"], f["platform_se_px"], [lean_p * scale * cm["platform_px"][v] for v in vs],
                      sig["platform"], cfg)
-    ll = ll + size_loglik(f["footprint_px"], f["footprint_se_px"], [cm["footprint_px"][v] for v in vs],
+    ll = ll + size_loglik(f["footprint_px"], f["footprint_se_px"], [lean_f * cm["footprint_px"][v] for v in vs],
                           sig["footprint"], cfg)
     return ll + cfg.tower_exponent * np.log(tower_likelihood(f["towers"], cm, player, cfg))
+
+
+def calibration_view_tan(model: dict) -> float | None:
+    """The mean tangent of the view angle at the calibration castles' coloured parts: their
+    distance (mm) from the camera's nadir over the camera's height (``model["parallax"]``); None
+    without a camera height."""
+    par = model.get("parallax") or {}
+    if not par.get("camera_mm") or "nadir_px" not in par:
+        return None
+    n = np.asarray(par["nadir_px"], np.float64)
+    d = [float(np.hypot(*(np.asarray(c["centre_px"], np.float64) - np.asarray(c["offset_px"], np.float64) - n)))
+         for per_value in model["castles"].values() for c in per_value.values()]
+    return float(np.mean(d)) / float(model["ppm"]) / float(par["camera_mm"]) if d else None
+
+
+def view_tan(x_px: float, y_px: float, nadir_px, model: dict, calibration_tan: float | None = None) -> float:
+    """How much more steeply the camera sees a point (work px) than the calibration castles: the
+    tangent of its view angle (distance from the nadir ``nadir_px`` (x, y) work px, in mm, over the
+    camera's height) less :func:`calibration_view_tan` (``calibration_tan`` when the caller holds it,
+    else worked out from ``model``); 0 when either is unknown.
+
+    >>> m = {"ppm": 1.0, "parallax": {"camera_mm": 500.0, "nadir_px": [0.0, 0.0]},
+    ...      "castles": {"red": {"1": {"centre_px": [100.0, 0.0], "offset_px": [0.0, 0.0]}}}}
+    >>> round(view_tan(0.0, 200.0, (0.0, 0.0), m), 3)
+    0.2
+    """
+    t0 = calibration_view_tan(model) if calibration_tan is None else calibration_tan
+    if t0 is None or nadir_px is None:
+        return 0.0
+    d = float(np.hypot(x_px - nadir_px[0], y_px - nadir_px[1])) / float(model["ppm"])
+    return d / float(model["parallax"]["camera_mm"]) - t0
 
 
 def tower_likelihood(towers: int, cm: dict, player: str, cfg=CASTLES) -> np.ndarray:
@@ -158,11 +197,19 @@ def castle_posterior(share: float, cfg=CASTLES) -> float:
     """
     if cfg.contrast_castle is None or cfg.contrast_other is None or not cfg.contrast_other_prior:
         return 1.0
-    (m1, s1), (m0, s0), q = cfg.contrast_castle, cfg.contrast_other, cfg.contrast_other_prior
-    x = max(float(share), m0)
+    x = max(float(share), cfg.contrast_other[0])
+    return piece_posterior(x, cfg.contrast_castle, cfg.contrast_other, cfg.contrast_other_prior)
+
+
+def piece_posterior(share: float, piece: tuple, other: tuple, other_prior: float) -> float:
+    """The posterior that a part showing contrast share ``share`` is the piece, not a shadow or a
+    hand: each kind's share Gaussian (``piece``, ``other``: (mean, std)), the other kind's prior
+    ``other_prior`` in (0, 1). The callers hold ``share`` inside the range where the ratio means
+    what it says (:func:`castle_posterior`, :func:`vision.strand_unter.shells.shell_posterior`)."""
+    (m1, s1), (m0, s0), q = piece, other, other_prior
 
     def log_density(m, s) -> float:
-        return -0.5 * ((x - m) / s) ** 2 - float(np.log(s))
+        return -0.5 * ((share - m) / s) ** 2 - float(np.log(s))
 
     logit = log_density(m1, s1) + np.log1p(-q) - log_density(m0, s0) - np.log(q)
     return float(1.0 / (1.0 + np.exp(-np.clip(logit, -50.0, 50.0))))

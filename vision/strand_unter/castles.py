@@ -25,7 +25,8 @@ import numpy as np
 
 from vision.strand_unter.blobs import blob_box, components
 from vision.strand_unter.castle_cues import contrast_share, measure
-from vision.strand_unter.castle_values import assignment_posterior, castle_posterior, shell_loglik, value_loglik
+from vision.strand_unter.castle_values import (assignment_posterior, castle_posterior, shell_loglik, value_loglik,
+                                               view_tan)
 from vision.strand_unter.config import CASTLES, READING
 
 
@@ -191,6 +192,7 @@ def _value_castles(p: str, cands: list, found: dict, blobs, image: np.ndarray, g
                             model["classes"][f"castle/{p}"]["mean"],
                             float(blobs.stats[i, cv2.CC_STAT_AREA]) if alone else None, cfg)
         c["cues"]["contrast_share"] = c["contrast_share"]
+        c["cues"]["view_tan"] = view_tan(c["cues"]["x"], c["cues"]["y"], nadir_px, model, A.calibration_view_tan)
         LL.append(c["colour_ll"] + value_loglik(c["cues"], cm, p, cfg))
         # no castle but a shell whose colour the light pushed towards the player's
         alt = c["shell_ll"] + shell_loglik(c["cues"], shape, shells.names, cfg)

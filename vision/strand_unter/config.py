@@ -24,6 +24,7 @@ _SLOPES = FITTED.get("confidence", {}).get("slopes", {})
 _BIRD = FITTED.get("sandpiper_area", {})
 _TOWERS = FITTED.get("tower_count", {})
 _CONTRAST = FITTED.get("castle_contrast", {})
+_LEAN = FITTED.get("castle_lean", {})
 _SHELL_CONTRAST = FITTED.get("shell_contrast", {})
 
 
@@ -177,6 +178,13 @@ class CastleConfig:
     contrast_castle: tuple | None = tuple(_CONTRAST["castle"]) if "castle" in _CONTRAST else None
     contrast_other: tuple | None = tuple(_CONTRAST["other"]) if "other" in _CONTRAST else None
     contrast_other_prior: float = float(_CONTRAST.get("other_prior", 0.0))
+    #: how much larger a castle's platform and footprint radii look per unit of the tangent of the
+    #: view angle at its coloured part (its distance from the camera's nadir over the camera's
+    #: height), relative to the calibration castles' mean tangent: log-radius slopes (the walls and
+    #: towers' sides the camera sees far from the nadir widen the coloured part and the foreground
+    #: outwards; fitted by ``scripts/fit_strand_lean.py``; 0: no lean)
+    lean_platform: float = float(_LEAN.get("platform", 0.0))
+    lean_footprint: float = float(_LEAN.get("footprint", 0.0))
     base_sigma_floor_mm: float = 2.5  # the base's position error is at least this (which towers are seen moves the centroid)
 
 

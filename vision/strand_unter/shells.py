@@ -39,7 +39,7 @@ import numpy as np
 from vision.strand_unter import stats
 from vision.strand_unter.blobs import components
 from vision.strand_unter.castle_cues import contrast_share
-from vision.strand_unter.castle_values import student_t_logpdf
+from vision.strand_unter.castle_values import piece_posterior, student_t_logpdf
 from vision.strand_unter.castles import groove_posterior
 from vision.strand_unter.config import READING, SHELLS
 
@@ -147,10 +147,9 @@ def shell_posterior(share: float, colour: str, cfg=SHELLS) -> float:
     """
     if colour not in cfg.contrast_shell or cfg.contrast_other is None or not cfg.contrast_other_prior:
         return 1.0
-    (m1, s1), (m0, s0), q = cfg.contrast_shell[colour], cfg.contrast_other, cfg.contrast_other_prior
+    m1, m0 = cfg.contrast_shell[colour][0], cfg.contrast_other[0]
     x = min(max(float(share), m0), max(m1, m0))
-    logit = (-0.5 * ((x - m1) / s1) ** 2 - np.log(s1) + np.log1p(-q)) - (-0.5 * ((x - m0) / s0) ** 2 - np.log(s0) + np.log(q))
-    return float(1.0 / (1.0 + np.exp(-np.clip(logit, -50.0, 50.0))))
+    return piece_posterior(x, cfg.contrast_shell[colour], cfg.contrast_other, cfg.contrast_other_prior)
 
 
 def reference_var(areas_px2, cfg=SHELLS) -> float:

@@ -139,6 +139,7 @@
       document.getElementById("found-part").hidden = !found.length;
       const prev = document.getElementById("preview");
       prev.src = `/photos/${out.preview_photo_id}`;
+      document.getElementById("preview-full").href = prev.src;  // a phone shows it too small to read
       document.getElementById("result").hidden = false;
       root.dataset.done = "yes";
       const pairs = out.confusable || [];
@@ -147,7 +148,7 @@
       document.getElementById("light").hidden = pairs.length === 0;
       if (pairs.length) say(`Calibrated ${gameName(out.game)}, but in this light some pieces look alike: see below. Scans now use this calibration.`, "bad");
       else say(`Calibrated ${gameName(out.game)}: ${listed.length} kinds of things learned. Scans now use this calibration.`, "good");
-    } catch (e) { say(explainError(e), "bad"); }
+    } catch (e) { doubted = e.samples || []; say(explainError(e), "bad"); }  // a refused sample ringed like a doubted one
     finally { draw(); }
   };
   draw();

@@ -12,6 +12,7 @@ async function api(method, url, body) {
   if (!res.ok) {
     const err = new Error((data && data.error && data.error.message) || res.statusText);
     err.code = data && data.error && data.error.code; err.status = res.status;
+    err.samples = (data && data.error && data.error.samples) || [];  // refused calibration samples (1-based)
     throw err;
   }
   return data;
