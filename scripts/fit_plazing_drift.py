@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Fit the scene's colour drift (``TokenConfig.drift_sure``, ``drift_min_cells``, ``drift_share``:
-:func:`vision.plazing.tokens.scene_drift`) on development set-ups, and write it into ``fitted.json``.
+:func:`vision.plazing.drift.scene_drift`; its guard ``drift_hold``: :func:`vision.plazing.drift.hold_unsure_odds`)
+on development set-ups, and write it into ``fitted.json``.
 
     .venv/bin/python scripts/fit_plazing_drift.py FOLDER [FOLDER ...] --cache DIR \\
         [--write vision/plazing/fitted.json | --at vision/plazing/fitted.json]
@@ -38,16 +39,20 @@ from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 from fit_plazing import _truth_tokens, calibrated_setups, cache_name, dump_fitted, fitted_on, truth_scenes  # noqa: E402
 from vision.plazing.config import FLATNESS, TOKENS  # noqa: E402
 from vision.plazing.flatness import centre_spread, weigh_flatness  # noqa: E402
-from vision.plazing.tokens import EMPTY, TokenPosteriors, classify_tokens, drifted, scene_drift  # noqa: E402
+from vision.plazing.drift import drifted, hold_unsure_odds, scene_drift  # noqa: E402
+from vision.plazing.tokens import EMPTY, TokenPosteriors, classify_tokens  # noqa: E402
 
 read_tokens = importlib.import_module("vision.plazing.read_tokens")
 
-#: The grid: posterior of a sure cell, least sure cells of a class, share of the shift applied.
+#: The grid: posterior of a sure cell, least sure cells of a class (1000: every class borrows the
+#: common shift), least sure cells in all, share of the shift applied, rounds, and whether the
+#: guard keeps the odds against classes without sure cells (:func:`hold_unsure_odds`).
 SURE = (0.9, 0.99, 0.999, 0.9999)
 MIN_CELLS = (1, 3, 5, 1000)
 MIN_TOTAL = (1, 3, 6)
 SHARE = (0.25, 0.5, 0.75, 1.0)
 ROUNDS = (1, 3)
+HOLD = (False, True)
 
 
 def read_folder(folder: str) -> list:
@@ -113,12 +118,13 @@ def second_pass(row, cfg):
     _, _, free, _, x, post, dp, model, flat, spreads = row
     names = [EMPTY] + model.classes + ["unknown"]
     first = TokenPosteriors([names[b] for b in post.argmax(axis=1)], post, names)
-    shift = scene_drift(x, first, model, {"protos": dp}, cfg)
+    drift = {}
+    shift = scene_drift(x, first, model, {"protos": dp}, cfg, keep=drift)
     if shift is None:
         return post
     again = classify_tokens(x, drifted(model, shift), cfg).post
     weigh_flatness(again, names, free, None, None, flat, FLATNESS.centre_share, spreads=spreads)
-    return again
+    return hold_unsure_odds(again, post, drift["own"]) if cfg.drift_hold else again
 
 
 def score(rows, cfg):
@@ -156,20 +162,20 @@ def main(argv=None) -> int:
     print(f"{len(rows)} scenes; no drift: log-likelihood {base[0]:.2f}, right {base[1]}/{base[2]}")
     if a.at:
         d = json.load(open(a.at))["drift"]
-        grid = [(d["sure"], d["min_cells"], d["min_total"], d["share"], d["rounds"])]
+        grid = [(d["sure"], d["min_cells"], d["min_total"], d["share"], d["rounds"], d.get("hold", False))]
     else:
-        grid = list(itertools.product(SURE, MIN_CELLS, MIN_TOTAL, SHARE, ROUNDS))
+        grid = list(itertools.product(SURE, MIN_CELLS, MIN_TOTAL, SHARE, ROUNDS, HOLD))
     table = []
-    for sure, m, mt, share, rounds in grid:
+    for sure, m, mt, share, rounds, hold in grid:
         cfg = replace(TOKENS, drift_sure=sure, drift_min_cells=m, drift_min_total=mt, drift_share=share,
-                      drift_rounds=rounds)
+                      drift_rounds=rounds, drift_hold=hold)
         ll, right, n, wrong = score(rows, cfg)
-        table.append((ll, sure, m, mt, share, rounds, right, wrong))
-        print(f"  sure {sure}, min cells {m}, min total {mt}, share {share}, rounds {rounds}: "
-              f"log-likelihood {ll:.2f}, right {right}/{n}")
+        table.append((ll, sure, m, mt, share, rounds, right, wrong, hold))
+        print(f"  sure {sure}, min cells {m}, min total {mt}, share {share}, rounds {rounds}, "
+              f"hold {hold}: log-likelihood {ll:.2f}, right {right}/{n}", flush=True)
     best = max(table, key=lambda t: t[0])
-    print(f"best: sure {best[1]}, min cells {best[2]}, min total {best[3]}, share {best[4]}, rounds {best[5]}: "
-          f"{best[0]:.2f}, right {best[6]}")
+    print(f"best: sure {best[1]}, min cells {best[2]}, min total {best[3]}, share {best[4]}, rounds {best[5]}, "
+          f"hold {best[8]}: {best[0]:.2f}, right {best[6]}")
     before = {w[:4]: w for w in base[3]}
     after = {w[:4]: w for w in best[7]}
     for key in sorted(set(before) | set(after)):
@@ -178,7 +184,7 @@ def main(argv=None) -> int:
     if a.write:
         doc = json.loads(open(a.write).read()) if os.path.exists(a.write) else {}
         doc["drift"] = {"sure": best[1], "min_cells": best[2], "min_total": best[3], "share": best[4],
-                        "rounds": best[5],
+                        "rounds": best[5], "hold": best[8],
                         "fitted_on": {"script": "scripts/fit_plazing_drift.py", **fitted_on(a.folders, None, [])}}
         dump_fitted(a.write, doc)
         print(f"wrote drift into {a.write}")

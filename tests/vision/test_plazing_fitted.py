@@ -104,8 +104,8 @@ def test_the_seam_script_weighs_a_kept_group_as_the_reader_splits_it(tmp_path):
 
 
 #: The scene's colour drift (``scripts/fit_plazing_drift.py``; docs/tuning.md, "The scene's colour drift").
-EXPECTED_DRIFT = {"drift_sure": 0.9999, "drift_min_cells": 1, "drift_min_total": 1, "drift_share": 1.0,
-                  "drift_rounds": 3}
+EXPECTED_DRIFT = {"drift_sure": 0.999, "drift_min_cells": 3, "drift_min_total": 1, "drift_share": 1.0,
+                  "drift_rounds": 3, "drift_hold": True}
 
 
 def test_drift_constants_are_the_fitted_ones():
