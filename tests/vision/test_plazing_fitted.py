@@ -60,10 +60,10 @@ def test_the_fitting_script_writes_a_file_the_config_reads_back(tmp_path):
     assert doc["confidence"]["slopes"] == EXPECTED_SLOPES
     assert doc["tokens"]["fitted_on"] == {"sets": ["samples/plazing: "], "synthetic_seeds": [3]}
     # the file in the package is what the script writes for those values over it (the constants
-    # other scripts fit, the flatness floors and the seams, kept)
+    # other scripts fit, the flatness floors, the seams and the drift, kept)
     packaged = json.loads(config.FITTED_FILE.read_text(encoding="utf-8"))
     again = tmp_path / "again.json"
-    again.write_text(json.dumps({"flatness": packaged["flatness"], "seams": packaged["seams"]}), encoding="utf-8")
+    again.write_text(json.dumps({k: packaged[k] for k in ("flatness", "seams", "drift")}), encoding="utf-8")
     fit.write_fitted(str(again), packaged["tokens"], packaged["tokens"]["fitted_on"],
                      packaged["confidence"]["slopes"], packaged["confidence"]["fitted_on"],
                      (packaged["confidence"]["intercept"], packaged["confidence"]["slope"])
@@ -101,3 +101,12 @@ def test_the_seam_script_weighs_a_kept_group_as_the_reader_splits_it(tmp_path):
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert doc["flatness"] == {} and set(fit.GRID) <= set(doc["seams"])
     assert doc["seams"]["fitted_on"]["sets"] == ["dev/plazing-720-20201: setup0"]
+
+
+#: The scene's colour drift (``scripts/fit_plazing_drift.py``; docs/tuning.md, "The scene's colour drift").
+EXPECTED_DRIFT = {"drift_sure": 0.999, "drift_min_cells": 3, "drift_min_total": 1, "drift_share": 1.0,
+                  "drift_rounds": 3, "drift_hold": True}
+
+
+def test_drift_constants_are_the_fitted_ones():
+    assert {k: getattr(config.TOKENS, k) for k in EXPECTED_DRIFT} == EXPECTED_DRIFT

@@ -287,6 +287,22 @@ class TokenConfig:
     doubt_below: float = 0.9
     #: … at most this many of them, a count.
     doubts_named: int = 4
+    #: The scene's colour drift (:func:`vision.plazing.drift.scene_drift`): a free cell informs its
+    #: class's drift when it is read this surely (a posterior; fitted: ``fitted.json``, ``drift``) …
+    drift_sure: float = float(FITTED.get("drift", {}).get("sure", 0.999))
+    #: … a class with fewer sure cells than this borrows the shift of every sure token, cells …
+    drift_min_cells: int = int(FITTED.get("drift", {}).get("min_cells", 2))
+    #: … and no token drifts when fewer than this many are sure in all, cells …
+    drift_min_total: int = int(FITTED.get("drift", {}).get("min_total", 2))
+    #: … measured in this many rounds (each round's nearest prototypes those moved by the last round's shift) …
+    drift_rounds: int = int(FITTED.get("drift", {}).get("rounds", 1))
+    #: … and this share of the measured shift is applied to the class's prototypes (0: no second
+    #: pass; fitted: ``fitted.json``).
+    drift_share: float = float(FITTED.get("drift", {}).get("share", 0.0))
+    #: Whether the second reading keeps, against every token class with no sure cells of its own,
+    #: the first reading's odds of the classes that drifted by theirs
+    #: (:func:`vision.plazing.drift.hold_unsure_odds`; fitted: ``fitted.json``).
+    drift_hold: bool = bool(FITTED.get("drift", {}).get("hold", False))
 
 
 @dataclass(frozen=True)
