@@ -22,7 +22,8 @@ truth has in its groove is one row:
 - the set-up: ``camera_mm`` (the camera's height), ``cal_tan`` (the calibration castles' mean
   tangent of the view angle), ``contrast_ab`` (the player's colour against the sand, |Δ(a, b)|),
   ``cal_platform_resid`` and ``cal_tan_own`` (per value, the player's own calibration castle's
-  platform log residual around the pooled model and its view tangent), ``sigma_log``.
+  platform log residual around the pooled model and its view tangent), ``sigma_log`` and
+  ``spread_ss`` (each cue's Σ residual² and degrees of freedom behind ``sigma_log``).
 
 ``--dump`` writes the rows as JSON lines; ``--from`` reads such a file instead of reading photos.
 The summary prints the wrong ones and tallies wrong / all by player, by the values confused, by the
@@ -124,6 +125,7 @@ def rows_of(folder: str) -> list:
                 row.update(cue_terms(f, cm, c.player))
                 row.update(_setup_geometry(A.model, c.player))
                 row["sigma_log"] = cm["sigma_log"]
+                row["spread_ss"] = cm.get("spread_ss")
                 row["tower_reliability"] = round(tower_reliability(cm, c.player), 3)
                 row["towers_seen"] = cm.get("towers_seen", {}).get(c.player)
                 row["platform_model"] = [round(cm["platform_scale"].get(c.player, 1.0) * cm["platform_px"][str(v)], 3)

@@ -137,12 +137,14 @@ def learn(shot: CalibrationShot, cfg=APPEARANCE, reg=REGISTRATION) -> dict:
 
     nadir_mm, camera_mm = camera_nadir(shot.H_px_from_mm, (shot.image.shape[1], shot.image.shape[0]))
     parallax = parallax_model(castles, px(nadir_mm), camera_mm)
+    view_tans = castle_values.castle_view_tans(castles, parallax, ppm)
     model = {"version": MODEL_VERSION, "ppm": ppm, "decode_reduce": r, "lut_bits": cfg.lut_bits,
              "class_names": names, "classes": classes, "shell_colours": list(SHELL_COLOURS), "players": players,
              "shell_area_px2": {c: float(np.median(a)) for c, a in shell_area.items()},
              "shell_areas_px2": {c: [int(x) for x in a] for c, a in shell_area.items()},
              "shell_l_std": {c: round(float(np.median(v)), 3) for c, v in shell_l_std.items()},
-             "castles": castles, "castle_model": castle_values.castle_model(castles),
+             "castles": castles,
+             "castle_model": castle_values.castle_model(castles, view_tans=view_tans),
              "shell_shape": castle_values.shell_shape(shell_cues), "sand_bgr": sand_bgr.tolist(),
              "parallax": parallax,
              "base_sigma_mm": round(max(parallax["base_rms_px"] / ppm, CASTLES.base_sigma_floor_mm), 3)}

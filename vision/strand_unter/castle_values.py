@@ -11,7 +11,8 @@ far off does not overrule the others) of its log radius around the value's learn
 platform's times the player's learned scale: a colour that stands out less from the sand ends a
 little inside its rim), with the spread learned from the calibration's castles plus the
 measurement's own, and both radii expected larger as the camera sees the castle from further
-aside (the lean: :func:`view_tan`, the slopes ``cfg.lean_platform``, ``cfg.lean_footprint``); the
+aside (the lean: :func:`view_tan`, the slopes ``cfg.lean_platform``, ``cfg.lean_footprint``; the
+calibration castles' own radii are taken to their mean view angle before pooling, :func:`size_model`); the
 tower count's likelihood is the calibration's count frequencies per value (Jeffreys' add-½ smoothing) together with what that very castle showed at calibration. A
 candidate may also be a shell the light tinted towards a player's colour (no base around it). A
 player's candidates get distinct values or "no castle" by the posterior over every assignment.
@@ -113,13 +114,32 @@ def calibration_view_tan(model: dict) -> float | None:
     """The mean tangent of the view angle at the calibration castles' coloured parts: their
     distance (mm) from the camera's nadir over the camera's height (``model["parallax"]``); None
     without a camera height."""
-    par = model.get("parallax") or {}
-    if not par.get("camera_mm") or "nadir_px" not in par:
+    t = castle_view_tans(model["castles"], model.get("parallax"), float(model["ppm"]))
+    return None if t is None else float(np.mean([x for d in t.values() for x in d.values()]))
+
+
+def castle_view_tans(castles: dict[str, dict[str, dict]], parallax: dict | None, ppm: float) -> dict | None:
+    """The tangent of the view angle at each calibration castle's coloured part: its distance (mm)
+    from the camera's nadir (``parallax["nadir_px"]``, work px; the part's centre is the castle's
+    ``centre_px`` less its ``offset_px``) over the camera's height ``parallax["camera_mm"]``.
+
+    Returns:
+        ``{player: {value: tan}}`` (floats), or None without a camera height or castles.
+
+    >>> castle_view_tans({"red": {"1": {"centre_px": [30.0, 40.0], "offset_px": [0.0, 0.0]}}},
+    ...                  {"camera_mm": 100.0, "nadir_px": [0.0, 0.0]}, 1.0)
+    {'red': {'1': 0.5}}
+    """
+    par = parallax or {}
+    if not par.get("camera_mm") or "nadir_px" not in par or not any(castles.values()):
         return None
     n = np.asarray(par["nadir_px"], np.float64)
-    d = [float(np.hypot(*(np.asarray(c["centre_px"], np.float64) - np.asarray(c["offset_px"], np.float64) - n)))
-         for per_value in model["castles"].values() for c in per_value.values()]
-    return float(np.mean(d)) / float(model["ppm"]) / float(par["camera_mm"]) if d else None
+    mm = ppm * float(par["camera_mm"])
+
+    def tan(c: dict) -> float:
+        return float(np.hypot(*(np.asarray(c["centre_px"], np.float64) - np.asarray(c["offset_px"], np.float64) - n))) / mm
+
+    return {p: {v: tan(c) for v, c in d.items()} for p, d in castles.items()}
 
 
 def view_tan(x_px: float, y_px: float, nadir_px, model: dict, calibration_tan: float | None = None) -> float:
@@ -229,7 +249,7 @@ def shell_loglik(f: dict, shape: dict, colours, cfg=CASTLES):
     return float(ll[0]) if one else ll
 
 
-def castle_model(castles: dict[str, dict[str, dict]], cfg=CASTLES) -> dict:
+def castle_model(castles: dict[str, dict[str, dict]], cfg=CASTLES, view_tans: dict | None = None) -> dict:
     """Pool the calibration's castles: one model per value, one colour scale per player.
 
     All players' castles come from the same moulds, so footprint (blob area, radius, base offset)
@@ -240,6 +260,8 @@ def castle_model(castles: dict[str, dict[str, dict]], cfg=CASTLES) -> dict:
     Args:
         castles: ``{player: {value: {"core_px2", "spread_px", "area_px2", "towers", "radius_px",
             "offset_px"}}}`` (values as strings).
+        view_tans: ``{player: {value: tan}}`` (:func:`castle_view_tans`) to take the lean out of the
+            radial cues before pooling (:func:`size_model`), or None.
     Returns:
         JSON ``{"values": [v…], "core_px2": {v}, "spread_px": {v}, "area_px2": {v}, "towers": {v},
         "radius_px": {v}, "offset_px": {v}, "scale": {player: {"core_px2": s, "spread_px": s}}}``,
@@ -265,18 +287,28 @@ def castle_model(castles: dict[str, dict[str, dict]], cfg=CASTLES) -> dict:
         out[key] = {str(v): np.median([castles[p][str(v)][key] for p in players if str(v) in castles[p]],
                                       axis=0).round(2).tolist() for v in values}
     if all("platform_px" in c for d in castles.values() for c in d.values()):
-        out.update(size_model(castles, values, cfg))
+        out.update(size_model(castles, values, cfg, view_tans))
     return out
 
 
-def _pooled_sigma(res: list, groups: int, cfg=CASTLES) -> float:
-    """Pooled spread of residuals around ``groups`` medians, with the prior of :func:`size_model`."""
-    dof = max(len(res) - groups, 0)
-    return round(float(np.sqrt((np.sum(np.square(res)) + cfg.size_prior_n * cfg.size_prior_sigma ** 2)
-                               / (dof + cfg.size_prior_n))), 4)
+def _pooled_sigma(res: list, groups: int, cfg=CASTLES, prior: tuple | None = None) -> float:
+    """Pooled spread of residuals around ``groups`` medians, with the prior ``prior`` = (σ, n): n
+    pseudo-observations of σ (default ``cfg.size_prior_sigma``, ``cfg.size_prior_n``)."""
+    sigma, n = prior or (cfg.size_prior_sigma, cfg.size_prior_n)
+    return spread_with_prior(float(np.sum(np.square(res))), max(len(res) - groups, 0), sigma, n)
 
 
-def size_model(castles: dict[str, dict[str, dict]], values: list, cfg=CASTLES) -> dict:
+def spread_with_prior(ss: float, dof: float, sigma: float, n: float) -> float:
+    """The spread √((ss + n σ²) / (dof + n)) of residuals whose squares sum to ``ss`` over ``dof``
+    degrees of freedom, under n pseudo-observations of σ (a scaled-inverse-χ² prior), rounded to 1e-4.
+
+    >>> spread_with_prior(0.0, 0.0, 0.05, 2.0)
+    0.05
+    """
+    return round(float(np.sqrt((ss + n * sigma ** 2) / (dof + n))), 4)
+
+
+def size_model(castles: dict[str, dict[str, dict]], values: list, cfg=CASTLES, view_tans: dict | None = None) -> dict:
     """The value cues' model from the calibration's castles (see the module docstring).
 
     One mould per value: the footprint's radius per value is the median over the players. The
@@ -285,15 +317,21 @@ def size_model(castles: dict[str, dict[str, dict]], values: list, cfg=CASTLES) -
     ``log r[p, v] = log r[v] + s[p]`` and fitted by alternating medians. Each cue's spread
     ``sigma_log`` is the pooled standard deviation of the castles' log radii around that model,
     with ``cfg.size_prior_n`` pseudo-observations of ``cfg.size_prior_sigma`` (a scaled-inverse-χ²
-    prior: a calibration with one castle per value still gets a spread). The tower count's
+    prior: a calibration with one castle per value still gets a spread; per cue
+    ``cfg.value_spread_prior`` when fitted). The tower count's
     distribution per value is the calibration's counts with Jeffreys' add-½ smoothing over
     0 … ``cfg.max_towers`` (the last meaning "that many or more").
 
+    With ``view_tans`` (``{player: {value: tan}}``, :func:`castle_view_tans`) each castle's log radii
+    are first brought to the calibration castles' mean tangent t̄ (less ``cfg.lean_platform · (t − t̄)``,
+    ``cfg.lean_footprint · (t − t̄)``, the lean of :func:`value_loglik`): the model's radii then hold at
+    t̄ as :func:`view_tan` expects, whichever castle of a player stood far from the camera's nadir.
+
     Returns:
         JSON ``{"platform_px": {v}, "platform_scale": {player: s}, "footprint_px": {v},
-        "sigma_log": {"platform", "footprint"}, "towers_p": {v: [P(n) for n = 0 … max_towers]},
-        "towers_seen": {player: {v: n}}}`` (the last: each calibration castle's own count,
-        :func:`tower_likelihood`).
+        "sigma_log": {"platform", "footprint"}, "spread_ss": {cue: [Σ residual², degrees of freedom]},
+        "towers_p": {v: [P(n) for n = 0 … max_towers]}, "towers_seen": {player: {v: n}}}`` (the last:
+        each calibration castle's own count, :func:`tower_likelihood`).
     """
     players = list(castles)
     n_p, n_v = len(players), len(values)
@@ -304,6 +342,10 @@ def size_model(castles: dict[str, dict[str, dict]], values: list, cfg=CASTLES) -
             if str(v) in castles[p]:
                 lp[i, j] = np.log(max(castles[p][str(v)]["platform_px"], 0.5))
                 lf[i, j] = np.log(max(castles[p][str(v)]["footprint_px"], 0.5))
+    if view_tans:
+        t = np.array([[view_tans.get(p, {}).get(str(v), np.nan) for v in values] for p in players])
+        dt = np.nan_to_num(t - np.nanmean(t))
+        lp, lf = lp - cfg.lean_platform * dt, lf - cfg.lean_footprint * dt
     sp = np.zeros(n_p)
     for _ in range(3):
         cp = np.nanmedian(lp - sp[:, None], axis=0)
@@ -312,10 +354,13 @@ def size_model(castles: dict[str, dict[str, dict]], values: list, cfg=CASTLES) -
     ok = ~np.isnan(lp)
     res = {"platform": (lp - cp[None, :] - sp[:, None])[ok], "footprint": (lf - cf[None, :])[ok]}
     groups = {"platform": n_v + max(n_p - 1, 0), "footprint": n_v}
+    prior = cfg.value_spread_prior or {}
     out: dict = {"platform_px": {str(v): round(float(np.exp(cp[j])), 3) for j, v in enumerate(values)},
                  "platform_scale": {p: round(float(np.exp(sp[i])), 4) for i, p in enumerate(players)},
                  "footprint_px": {str(v): round(float(np.exp(cf[j])), 3) for j, v in enumerate(values)},
-                 "sigma_log": {k: _pooled_sigma(list(r), groups[k], cfg) for k, r in res.items()}}
+                 "sigma_log": {k: _pooled_sigma(list(r), groups[k], cfg, prior.get(k)) for k, r in res.items()},
+                 "spread_ss": {k: [round(float(np.sum(np.square(r))), 6), max(len(r) - groups[k], 0)]
+                               for k, r in res.items()}}
     k = cfg.max_towers + 1
     out["towers_p"] = {}
     for v in values:

@@ -26,6 +26,7 @@ _TOWERS = FITTED.get("tower_count", {})
 _CONTRAST = FITTED.get("castle_contrast", {})
 _LEAN = FITTED.get("castle_lean", {})
 _SHELL_CONTRAST = FITTED.get("shell_contrast", {})
+_SPREAD = FITTED.get("castle_spread", {})
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,11 @@ class CastleConfig:
     #: outwards; fitted by ``scripts/fit_strand_lean.py``; 0: no lean)
     lean_platform: float = float(_LEAN.get("platform", 0.0))
     lean_footprint: float = float(_LEAN.get("footprint", 0.0))
+    #: the castles' value cues' own spread prior, per cue {"platform": (σ, n), "footprint": (σ, n)}:
+    #: the scaled-inverse-χ² prior of :func:`vision.strand_unter.castle_values.size_model`'s
+    #: ``sigma_log`` (fitted by ``scripts/fit_strand_spread.py``; None: ``size_prior_sigma``, ``size_prior_n``)
+    value_spread_prior: dict | None = field(default_factory=lambda: (
+        {k: tuple(v) for k, v in _SPREAD["prior"].items()} if "prior" in _SPREAD else None))
     base_sigma_floor_mm: float = 2.5  # the base's position error is at least this (which towers are seen moves the centroid)
 
 
