@@ -180,8 +180,17 @@
     else if (final) say("Game over: the final score is below.", "good");
   }
 
+  // Answers may come back out of order (a busy station): one older than the newest drawn is dropped,
+  // or a stale state would stay on the page until the next event.
+  let asked = 0, drawn = 0;
   async function refresh() {
-    try { render(await api("GET", "/api/latest")); } catch (e) { say("Station unreachable: " + e.message, "bad"); }
+    const mine = ++asked;
+    try {
+      const data = await api("GET", "/api/latest");
+      if (mine < drawn) return;
+      drawn = mine;
+      render(data);
+    } catch (e) { if (mine >= drawn) say("Station unreachable: " + e.message, "bad"); }
   }
 
   function startPolling() {
