@@ -40,7 +40,7 @@ def _capture() -> dict:
         return out
 
     def patch(unexplained, gray, A, light, cfg=reading.READING):
-        one = occlusion.stats.median(np.array(list(A.model["shell_area_px2"].values())))
+        one = A.one_shell_px2
         refuse = cfg.occluder_min_shells * one / A.board_px
         weak = unexplained & ~seen["fg"]
         seen["sizes"] = [occlusion.occluder_fraction(m, A, cfg)[0] / refuse

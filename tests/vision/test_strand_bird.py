@@ -41,7 +41,7 @@ def _assets(bird_px):
              "shell_l_std": {"gray": 1.0, "white": 1.0, "black": 1.0}}
     return SimpleNamespace(model=model, shell_colours=["gray", "white", "black"], shell_k=[GRAY, WHITE, BLACK],
                            where=lambda x, y: f"{x:.0f}, {y:.0f}",
-                           K=K, ppm=1.0, extent={}, groove_at=lambda x, y: 1 + int(y // 40))
+                           K=K, ppm=1.0, extent={}, groove_at=lambda x, y: 1 + int(y // 40), one_shell_px2=200.0)
 
 
 def _scene(*pieces, h=120, w=200):

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from vision.errors import UnreadableBoardError
-from vision.strand_unter import colour
+from vision.strand_unter import colour, stats
 from vision.strand_unter.calibrate import EMPTY_PNG, MODEL_VERSION
 from vision.strand_unter.castle_values import calibration_view_tan
 from vision.strand_unter.config import READING
@@ -72,6 +72,7 @@ class Assets:
         self.sand = self.names.index("sand")
         self.shell_colours = list(m["shell_colours"])
         self.shell_k = [self.names.index(f"shell/{c}") for c in self.shell_colours]
+        self.one_shell_px2 = stats.median(np.array(list(m["shell_area_px2"].values())))  # a shell's area, work px²
         self.players = list(m["players"])
         self.player_k = {p: self.names.index(f"castle/{p}") for p in self.players}
         self.is_player = np.zeros(256, bool)          # class index → is it a player's colour (a lookup, not np.isin)

@@ -201,7 +201,7 @@ def find_bird(blobs, owned: np.ndarray, image: np.ndarray, A, residual_ab: float
     if pg < 0.9:
         doubts.append("the sandpiper stands on the line between two grooves")
     p_alone = alone_posterior(float(np.log(max(len(ys), 1))) - want[4],
-                              float(np.median(list(model["shell_area_px2"].values()))) / float(np.exp(want[4])), cfg)
+                              A.one_shell_px2 / float(np.exp(want[4])), cfg)
     return Bird(g, x=bx, y=by, d2=d2, posterior=p * pg, mask=mask, doubts=doubts, p_alone=p_alone)
 
 
@@ -222,7 +222,7 @@ def touching_shell_colour(bird: Bird, classes: np.ndarray, A, rcfg=READING) -> t
         return None
     model = A.model["sandpiper"]
     area = float(np.exp(model["features"][4]))
-    one = float(np.median(list(A.model["shell_area_px2"].values())))
+    one = A.one_shell_px2
     hist = np.bincount(np.minimum(classes[bird.mask], A.K), minlength=A.K + 1).astype(np.float64)
     excess = np.array([hist[k] - model["composition"][k] * area for k in A.shell_k]) / one
     best = int(np.argmax(excess))

@@ -51,7 +51,7 @@ def shell_thick(mask: np.ndarray, A) -> np.ndarray:
     A colour change too thin for a whole shell to fit under it (the ridges' tint where the light
     bounced off the sea cloth or the frame differs from the empty board's) hides no piece.
     """
-    one = stats.median(np.array(list(A.model["shell_area_px2"].values())))
+    one = A.one_shell_px2
     r = max(1, int(round(np.sqrt(one / np.pi))))
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,) * 2)
     return cv2.morphologyEx(mask.view(np.uint8), cv2.MORPH_OPEN, disc).view(bool)
@@ -64,7 +64,7 @@ def check_patch(unexplained: np.ndarray, gray: np.ndarray, A, light: dict, cfg=R
         UnreadableBoardError: ``occluded`` (or ``uneven-light`` when the patch is much darker or
             brighter than the empty board while the light is uneven), naming its size and place.
     """
-    one = stats.median(np.array(list(A.model["shell_area_px2"].values())))
+    one = A.one_shell_px2
     frac, patch = occluder_fraction(unexplained, A, cfg)
     if frac * A.board_px < cfg.occluder_min_shells * one:
         return frac
@@ -95,7 +95,7 @@ def faint_things(weak_only: np.ndarray, A, visible, cfg=READING, conf=CONFIDENCE
     Returns:
         (doubts, posterior that none of them is a piece).
     """
-    one = stats.median(np.array(list(A.model["shell_area_px2"].values())))
+    one = A.one_shell_px2
     if cv2.countNonZero(weak_only.view(np.uint8)) < cfg.faint_min_shells * one:
         return [], 1.0
     n, lab, st, ce = components(weak_only)
@@ -133,7 +133,7 @@ def judge_parts(parts, A, visible, cfg=READING, conf=CONFIDENCE) -> tuple[list[s
         UnreadableBoardError: ``occluded`` for a thick part ≥ ``cfg.max_unexplained_shells`` shells large.
     """
     doubts, post = [], 1.0
-    one = stats.median(np.array(list(A.model["shell_area_px2"].values())))
+    one = A.one_shell_px2
     for part in parts:
         if part.colour is not None or part.groove not in visible or part.why in ("cloth", "shadow"):
             continue
