@@ -31,7 +31,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from strand_scenes import fit_and_held  # noqa: E402
 from vision.strand_unter.castle_values import size_loglik  # noqa: E402
 
 
@@ -89,11 +91,7 @@ def main() -> None:
     ap.add_argument("--fit", nargs="+", required=True, help="folder basenames to fit on")
     ap.add_argument("--write", help="put castle_lean into this fitted file, keeping the rest")
     args = ap.parse_args()
-    with open(args.rows) as f:
-        rows = [json.loads(line) for line in f if line.strip()]
-    rows = [r for r in rows if r.get("camera_mm")]
-    fit = [r for r in rows if r["folder"] in set(args.fit)]
-    held = [r for r in rows if r["folder"] not in set(args.fit)]
+    fit, held = fit_and_held(args.rows, args.fit, "camera_mm")
     out = {}
     for cue, model in (("platform", "platform_model"), ("footprint", "footprint_model")):
         for name, sel in (("fitted", fit), ("held out", held)):

@@ -21,7 +21,6 @@ values, of wrong values at posterior ≥ 0.7 and of right values below 0.9.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -30,6 +29,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from strand_scenes import fit_and_held  # noqa: E402
 from vision.strand_unter.castle_values import size_loglik, spread_with_prior  # noqa: E402
 from vision.strand_unter.config import CASTLES  # noqa: E402
 
@@ -98,11 +98,7 @@ def main() -> None:
     ap.add_argument("--fit", nargs="+", required=True, help="folder basenames to fit on")
     ap.add_argument("--write", help="put castle_spread into this fitted file, keeping the rest")
     args = ap.parse_args()
-    with open(args.rows) as f:
-        rows = [json.loads(line) for line in f if line.strip()]
-    rows = [r for r in rows if r.get("spread_ss")]
-    fit = [r for r in rows if r["folder"] in set(args.fit)]
-    held = [r for r in rows if r["folder"] not in set(args.fit)]
+    fit, held = fit_and_held(args.rows, args.fit, "spread_ss")
     now = CASTLES.value_spread_prior or {}
     default = (CASTLES.size_prior_sigma, CASTLES.size_prior_n)
     priors = {"platform": tuple(now.get("platform", default)), "footprint": tuple(now.get("footprint", default))}

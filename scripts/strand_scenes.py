@@ -38,3 +38,12 @@ def write_fitted_part(path: str, key: str, part: dict, folders: list[str], **ext
     with open(path, "w") as f:
         json.dump(data, f, indent=1)
         f.write("\n")
+
+
+def fit_and_held(rows_path: str, fit_folders: list[str], needs: str) -> tuple[list[dict], list[dict]]:
+    """The rows of a JSON-lines dump (one castle each, ``scripts/strand_castle_value_misses.py
+    --dump``) that carry ``needs``, split into those of the ``fit_folders`` (basenames) and the rest."""
+    with open(rows_path) as f:
+        rows = [r for r in (json.loads(line) for line in f if line.strip()) if r.get(needs)]
+    fit = set(fit_folders)
+    return [r for r in rows if r["folder"] in fit], [r for r in rows if r["folder"] not in fit]
