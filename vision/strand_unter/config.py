@@ -101,6 +101,10 @@ class ReadingConfig:
     # light
     clipped_level: int = 250          # a channel at or above this grey level is clipped (8-bit sensor limit)
     fine_gain_max_change: float = 40.0  # sand pixels changed less than this give the fine lighting gains
+    sand_top_max_fraction: float = 0.1  # a channel clipped on more of the empty board's bare sand is not refined there (1: never)
+    sand_top_share: float = 0.9       # ... and its values above this × clipped_level map onto the top (the lens's fall-off)
+    sand_top_brighter_only: bool = True  # ... only when the scan is brighter than the calibration
+    sand_top_min_residual_ab: float = 8.0  # ... and the sand's gains leave the surround this far off (= light_sigma_ab)
     light_tile_px: int = 8            # uneven light: the brightness field is measured per tile of this size
     light_chroma_tol: float = 0.12    # ... on sand pixels whose log-chromaticity changed less than this
     light_residual_tol: float = 0.08  # ... and (second pass) whose log brightness ratio is this close to the first field's

@@ -3,7 +3,9 @@
 Input: a registered photo and the calibration's :class:`~vision.strand_unter.assets.Assets`.
 Output: :class:`Lit`: the rectified board (work px) as it would look under the calibration's
 light — per-channel gains measured on the table strip below the board, refined on the bare
-sand of the grooves (pixels unchanged since the empty-board shot); under uneven light (a
+sand of the grooves (pixels unchanged since the empty-board shot; a channel clipped on the pale
+sand follows the light instead when the surround shows the sand's ratio wrong,
+:mod:`~vision.strand_unter.sand_top`); under uneven light (a
 vignette, a lamp on one side, a soft shadow) first divided by a smooth brightness field measured
 on the bare sand, the cloth and the table (:func:`light_field`); light whose colour changes over
 the board (a warm lamp on one side) by a smooth per-channel field fitted on the bare sand
@@ -26,6 +28,7 @@ from vision.strand_unter import colour, stats
 from vision.strand_unter.config import READING, REGISTRATION
 from vision.strand_unter.geometry import warp_board
 from vision.strand_unter.reference_cache import reference_picture
+from vision.strand_unter.sand_top import keep_top, refine
 from vision.strand_unter.surround import strip_gains
 
 
@@ -189,11 +192,14 @@ def normalise(photo, A, cfg=READING) -> Lit:
         sand_now /= fld.reshape(-1)[A.sand_flat][:, None]
     sand_ref = A.empty_sand
     bare = max3(np.abs(sand_now - sand_ref)) < cfg.fine_gain_max_change
+    top = np.zeros(3, bool)                             # the sand's clipped channels (:mod:`sand_top`)
     if bare.sum() > 100:
         # (a channel clipped on the sand still gets the gain that maps the sand as it looks onto the
-        # empty board: the foreground is judged against it)
-        gains = gains * median3(sand_ref[bare] / np.maximum(sand_now[bare], 1))
+        # empty board: the foreground is judged against it), unless the surround shows that gain
+        # wrong: then the clipped channels follow the light (:func:`sand_top.refine`)
+        gains, top = refine(gains, sand_now[bare], sand_ref[bare], lambda g: surround_residual(photo, A, g, None), cfg)
     Bc = colour.apply_gains(B, gains) if fld is None else colour.apply_field(B, fld, gains)
+    Bc = keep_top(B, Bc, top, cfg.sand_top_share * cfg.clipped_level)
     if light["board_range"] > cfg.light_doubt_range:
         doubts.append(f"the light is uneven across the board (one part {light['board_range']:.1f}x brighter than "
                       "another); it was evened out, but check the reading")
