@@ -510,6 +510,10 @@ class RegisterConfig:
     min_ecc_gain: float = 0.03
     #: A turn smaller than this and a shift under ``pipeline.MOVED_MM`` is no move, degrees.
     moved_deg: float = 0.2
+    #: When the keypoints' motion does not convince ECC (or they call the board still though a
+    #: motion explains more of them), refine from the phase correlation's shift and from no motion
+    #: too, and keep the best (docs/tuning.md, "Registration: a bumped board the keypoints misplace").
+    retry_motions: bool = True
 
 
 RECTIFY = RectifyConfig()
