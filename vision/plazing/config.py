@@ -408,6 +408,13 @@ class QualityConfig:
     #: ``scripts/faint_blob_stats.py --grow``, docs/tuning.md.
     faint_grow_distance: float = 1.5
     max_faint_grown_cells: int = 8
+    #: A faintly odd cell whose outer band lies farther than this from the bare cells' band (BGR
+    #: distance) has something across its edges (a token stands inside its cell): more than
+    #: ``max_unknown_blob_cells`` such cells touching, corners too (a hand over pieces leaves free
+    #: cells that meet only at corners), are something over the board (docs/tuning.md, "A hand
+    #: over pieces"; ``faint_span_on`` False: not checked).
+    faint_span_bgr: float = 20.0
+    faint_span_on: bool = True
     #: A cell is unlike the calibrated board beyond this from every calibration cell (mean squared z per feature) …
     unlike_look: float = 1.0
     #: … a blob of them is a flat patch when its texture and cell-to-cell spread are below this, BGR levels …

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.errors import UnreadableBoardError
-from vision.plazing.checks import big_blobs, grown_blob, largest_blob, light_named, unlike_message
+from vision.plazing.checks import big_blobs, grown_blob, largest_blob, largest_blob_cells, light_named, unlike_message
 from vision.plazing.config import FLATNESS, PRINTS, QUALITY, RECTIFY, REVISIT, TOKENS
 from vision.plazing.drift import drifted, hold_unsure_odds, scene_drift
 from vision.plazing.flatness import weigh_flatness
@@ -95,8 +95,9 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
     and it spans many touching cells, their edges too, where tokens in another light or out of
     focus stand inside their cells with bare sand around them: :func:`band_sand_distances`), or those grown
     through the touching cells a little odd do and are no brighter than the rest
-    (``QUALITY.faint_grow_distance``: a blurred hand's rim, not a lamp's hot spot); else the
-    unknown cells."""
+    (``QUALITY.faint_grow_distance``: a blurred hand's rim, not a lamp's hot spot), or, with
+    ``QUALITY.faint_span_on``, the faint cells something spans, corners touching, do
+    (:func:`_spanned`: a hand over pieces); else the unknown cells."""
     unknown = [c for c, pu in zip(free, post.p_unknown) if pu > TOKENS.unknown_posterior]
     odd = [c for c, o in zip(free, odd_cells(x, model.tokens, QUALITY.odd_distance, dists)) if o]
     glare = prep.clipped if prep.clipped is not None else np.zeros(terrain.shape, bool)
@@ -109,8 +110,13 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
         covering = (_unlike_sand_around(faint, free, post, prep, view)
                     if largest_blob(faint, (grid.rows, grid.cols)) > QUALITY.max_unknown_blob_cells else [])
         covered = largest_blob(covering, (grid.rows, grid.cols))
+        spanned = []
+        if covered <= QUALITY.max_unknown_blob_cells and QUALITY.faint_span_on:
+            spanned = _spanned(faint, free, post, prep, view, (grid.rows, grid.cols))
         if covered > QUALITY.max_unknown_blob_cells:
             strange, blob = covering, covered
+        elif len(spanned) > QUALITY.max_unknown_blob_cells:
+            strange, blob = spanned, len(spanned)
         else:
             weak = {c for c, d2 in zip(free, nearest2) if d2 > QUALITY.faint_grow_distance ** 2 and not glare[c]}
             grown = grown_blob(faint, sorted(weak | set(faint)), (grid.rows, grid.cols))
@@ -118,9 +124,18 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
                 strange, blob = grown, len(grown)
     if blob > QUALITY.max_unknown_blob_cells:
         raise light_named(UnreadableBoardError("occluded", unlike_message(
-            big_blobs(strange, (grid.rows, grid.cols), QUALITY.max_unknown_blob_cells), blob, model, terrain,
-            terrain_given, looks, view.gains)), prep) from None
+            big_blobs(strange, (grid.rows, grid.cols), QUALITY.max_unknown_blob_cells) or strange, blob, model,
+            terrain, terrain_given, looks, view.gains)), prep) from None
     return unknown
+
+
+def _spanned(faint, free, post, prep, view, shape) -> list:
+    """The largest blob, corners touching, of the ``faint`` cells whose outer band lies farther than
+    ``QUALITY.faint_span_bgr`` from bare sand (:func:`band_sand_distances`): something spans their
+    edges. A hand over pieces leaves the free cells it covers meeting only at corners; tokens stand
+    inside their cells with sand around them. Returns [(r, c)] (sorted)."""
+    far = band_sand_distances(faint, free, post, prep, view) if faint else []
+    return largest_blob_cells([c for c, d in zip(faint, far) if d > QUALITY.faint_span_bgr], shape, 8)
 
 
 def _unlike_sand_around(cells, free, post, prep, view) -> list:
