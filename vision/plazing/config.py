@@ -320,6 +320,24 @@ class FlatnessConfig:
 
 
 @dataclass(frozen=True)
+class DarknessConfig:
+    """Stage 5: one resource told from another by the darkest part of the cell's centre
+    (:mod:`vision.plazing.darkness`)."""
+
+    #: Side of the centre square measured, share of a cell (a resource token spans about half).
+    centre_share: float = 0.4
+    #: The percentile of the centre's grey taken as the token's shade, percent.
+    quantile: float = 25.0
+    #: Spread of a scene's darkness around its class's calibration samples, a ratio to the sand's
+    #: grey (fitted: ``fitted.json`` ``darkness.floor``, ``scripts/fit_plazing_darkness.py``; 0 or
+    #: absent: nothing is weighed).
+    floor: float = float(FITTED.get("darkness", {}).get("floor", 0.0))
+    #: Degrees of freedom of the Student t the darkness is weighed with (fitted with ``floor``;
+    #: infinite: a Gaussian).
+    t_dof: float = float(FITTED.get("darkness", {}).get("t_dof", float("inf")))
+
+
+@dataclass(frozen=True)
 class AugmentConfig:
     """Calibration: the ways a scene can show a labelled token (:mod:`vision.plazing.augment`)."""
 
@@ -533,6 +551,7 @@ TERRAIN = TerrainConfig()
 PRINTS = PrintConfig()
 TOKENS = TokenConfig()
 FLATNESS = FlatnessConfig()
+DARKNESS = DarknessConfig()
 AUGMENT = AugmentConfig()
 #: The held-out ways a token is shown to the finished model to measure how often, and how sure, it
 #: is wrong (between the prototypes' angles, sizes, shifts and shadows).

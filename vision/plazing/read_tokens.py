@@ -4,7 +4,8 @@ Input: the prepared photo, the free cells' token features, the learned model. Ou
 class of every free cell (bare sand is :data:`~vision.plazing.tokens.EMPTY`), with each decision
 and its runner-up entered in the reading's :class:`~vision.plazing.ledger.Ledger`. Bare sand,
 neutral markers and resources are weighed by how flat the cell's centre is
-(:mod:`vision.plazing.flatness`). A blob of cells that nothing learned explains is something over
+(:mod:`vision.plazing.flatness`), one resource against another by how dark the centre is
+(:mod:`vision.plazing.darkness`). A blob of cells that nothing learned explains is something over
 the board (``occluded``); the cells are read again with the token prototypes moved by the colour
 drift the photo's sure tokens show (:func:`~vision.plazing.drift.scene_drift`); tokens on
 overexposed sand are doubted; a flat print where a solid token
@@ -19,6 +20,7 @@ from vision.errors import UnreadableBoardError
 from vision.plazing.checks import big_blobs, grown_blob, largest_blob, largest_blob_cells, light_named, unlike_message
 from vision.plazing.config import FLATNESS, PRINTS, QUALITY, RECTIFY, REVISIT, TOKENS
 from vision.plazing.drift import drifted, hold_unsure_odds, scene_drift
+from vision.plazing.darkness import weigh_darkness
 from vision.plazing.flatness import weigh_flatness
 from vision.plazing.ledger import Decision, Ledger
 from vision.plazing.names import cell_name, cells_text
@@ -65,6 +67,7 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
                         "smudge, a stray object?); check")
     boxes = local.boxes_px(RECTIFY.px_per_mm, 1.0)
     weigh_flatness(post.post, post.names_all, free, view.board, boxes, model.flatness, FLATNESS.centre_share)
+    weigh_darkness(post.post, post.names_all, free, view.board, boxes, model.darkness)
     # the scene's sure tokens say how far its light has moved their colours: read again with the
     # prototypes moved as far, no class gaining on one whose own drift the photo does not show
     drift = {}
@@ -72,6 +75,7 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
     if shift is not None:
         first, post = post, classify_tokens(x, drifted(model.tokens, shift))
         weigh_flatness(post.post, post.names_all, free, view.board, boxes, model.flatness, FLATNESS.centre_share)
+        weigh_darkness(post.post, post.names_all, free, view.board, boxes, model.darkness)
         if TOKENS.drift_hold:
             post.post[:] = hold_unsure_odds(post.post, first.post, drift["own"])
     # terrain read from the photo, and a printed mark the calibration never showed free: a flat
