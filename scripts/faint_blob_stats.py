@@ -31,10 +31,11 @@ from vision.plazing.checks import grown_blob, largest_blob  # noqa: E402
 from vision.plazing.config import QUALITY  # noqa: E402
 
 
-def scan_scenes(folders, seen: dict, hands_only: bool = False):
+def scan_scenes(folders, seen: dict, hands_only: bool = False, with_truth: bool = False):
     """Scan every scene of every set-up of ``folders`` (each set-up calibrated once); yield
     ``(scene name, has a hand, "read" or the refusal's code)`` for the scenes whose occlusion check
-    ran (``seen`` filled by the caller's spy on it; cleared before each scan)."""
+    ran (``seen`` filled by the caller's spy on it; cleared before each scan), with the scene's
+    truth (its ``truth.json`` as a dict) as a fourth item when ``with_truth``."""
     for folder in folders:
         for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
             truths = sorted(glob.glob(os.path.join(setup, "scene_*.truth.json")))
@@ -54,7 +55,8 @@ def scan_scenes(folders, seen: dict, hands_only: bool = False):
                 except (UnreadableBoardError, BadInputError) as e:
                     status = e.code
                 if seen:
-                    yield os.path.relpath(tpath, os.path.dirname(folder))[:-11], bool(truth.get("occluded")), status
+                    row = (os.path.relpath(tpath, os.path.dirname(folder))[:-11], bool(truth.get("occluded")), status)
+                    yield row + (truth,) if with_truth else row
 
 
 def main(argv=None) -> int:

@@ -210,12 +210,28 @@ def grown_blob(seeds, cells, shape) -> list:
     return [tuple(rc) for rc in np.argwhere(labels == best).tolist()]
 
 
-def largest_blob(cells, shape) -> int:
-    """Size of the largest 4-connected blob of ``cells`` (list of (r, c)) on a grid of ``shape``."""
+def largest_blob(cells, shape, connectivity: int = 4) -> int:
+    """Size of the largest blob of ``cells`` (list of (r, c)) on a grid of ``shape``, 4-connected
+    (or 8-connected: ``connectivity`` 8, corners touching)."""
     if not cells:
         return 0
     m = np.zeros(shape, np.uint8)
     for r, c in cells:
         m[r, c] = 1
-    n, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=connectivity)
     return int(stats[1:, cv2.CC_STAT_AREA].max()) if n > 1 else 0
+
+
+def largest_blob_cells(cells, shape, connectivity: int = 8) -> list:
+    """The cells of the largest blob of ``cells`` ([(r, c)]) on a grid of ``shape`` (8-connected
+    unless ``connectivity`` is 4), sorted; [] when none."""
+    if not cells:
+        return []
+    m = np.zeros(shape, np.uint8)
+    for r, c in cells:
+        m[r, c] = 1
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=connectivity)
+    if n < 2:
+        return []
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    return [tuple(rc) for rc in np.argwhere(labels == best).tolist()]

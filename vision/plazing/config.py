@@ -320,6 +320,24 @@ class FlatnessConfig:
 
 
 @dataclass(frozen=True)
+class DarknessConfig:
+    """Stage 5: one resource told from another by the darkest part of the cell's centre
+    (:mod:`vision.plazing.darkness`)."""
+
+    #: Side of the centre square measured, share of a cell (a resource token spans about half).
+    centre_share: float = 0.4
+    #: The percentile of the centre's grey taken as the token's shade, percent.
+    quantile: float = 25.0
+    #: Spread of a scene's darkness around its class's calibration samples, a ratio to the sand's
+    #: grey (fitted: ``fitted.json`` ``darkness.floor``, ``scripts/fit_plazing_darkness.py``; 0 or
+    #: absent: nothing is weighed).
+    floor: float = float(FITTED.get("darkness", {}).get("floor", 0.0))
+    #: Degrees of freedom of the Student t the darkness is weighed with (fitted with ``floor``;
+    #: infinite: a Gaussian).
+    t_dof: float = float(FITTED.get("darkness", {}).get("t_dof", float("inf")))
+
+
+@dataclass(frozen=True)
 class AugmentConfig:
     """Calibration: the ways a scene can show a labelled token (:mod:`vision.plazing.augment`)."""
 
@@ -408,6 +426,13 @@ class QualityConfig:
     #: ``scripts/faint_blob_stats.py --grow``, docs/tuning.md.
     faint_grow_distance: float = 1.5
     max_faint_grown_cells: int = 8
+    #: A faintly odd cell whose outer band lies farther than this from the bare cells' band (BGR
+    #: distance) has something across its edges (a token stands inside its cell): more than
+    #: ``max_unknown_blob_cells`` such cells touching, corners too (a hand over pieces leaves free
+    #: cells that meet only at corners), are something over the board (docs/tuning.md, "A hand
+    #: over pieces"; ``faint_span_on`` False: not checked).
+    faint_span_bgr: float = 20.0
+    faint_span_on: bool = True
     #: A cell is unlike the calibrated board beyond this from every calibration cell (mean squared z per feature) …
     unlike_look: float = 1.0
     #: … a blob of them is a flat patch when its texture and cell-to-cell spread are below this, BGR levels …
@@ -510,6 +535,10 @@ class RegisterConfig:
     min_ecc_gain: float = 0.03
     #: A turn smaller than this and a shift under ``pipeline.MOVED_MM`` is no move, degrees.
     moved_deg: float = 0.2
+    #: When the keypoints' motion does not convince ECC (or they call the board still though a
+    #: motion explains more of them), refine from the phase correlation's shift and from no motion
+    #: too, and keep the best (docs/tuning.md, "Registration: a bumped board the keypoints misplace").
+    retry_motions: bool = True
 
 
 RECTIFY = RectifyConfig()
@@ -522,6 +551,7 @@ TERRAIN = TerrainConfig()
 PRINTS = PrintConfig()
 TOKENS = TokenConfig()
 FLATNESS = FlatnessConfig()
+DARKNESS = DarknessConfig()
 AUGMENT = AugmentConfig()
 #: The held-out ways a token is shown to the finished model to measure how often, and how sure, it
 #: is wrong (between the prototypes' angles, sizes, shifts and shadows).

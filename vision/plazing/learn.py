@@ -25,6 +25,7 @@ from vision.image.decode import read_image
 from vision.plazing.augment import augmented_boards
 from vision.plazing.cells import Grid, colour_table, learn_colour, mislabelled, sample_colour
 from vision.plazing.config import AUGMENT, FLATNESS, HELD_OUT, PALETTE, PATTERN, RECTIFY, SEAM, TOKENS, AugmentConfig
+from vision.plazing.darkness import dark_ratio, learn_darkness, sand_grey
 from vision.plazing.flatness import centre_spread, learn_flatness
 from vision.plazing.lighting import cell_sands, frame_sharpness, median_bgr
 from vision.plazing.model import FRAME_PICTURE, MODEL_VERSION, PALETTE_PICTURE
@@ -139,6 +140,10 @@ def learn(shot: CalibrationShot) -> dict:
         [(EMPTY, rc) for rc in empty_cells]
     spreads = [(label, x) for (label, _), x in zip(looked, centre_spread(
         view.board, boxes, [rc for _, rc in looked], FLATNESS.centre_share))]
+    # how dark each labelled resource's centre is against the bare cells' sand
+    resources = [(label, rc) for label, rc in token_samples if label.startswith("resource/")]
+    darks = dark_ratio(view.board, boxes, [rc for _, rc in resources],
+                       sand_grey(view.board, boxes, [rc for rc in empty_cells if bare[rc]]))
     composites = _pasted_tokens(view, table, local, feats, token_samples, empty_cells, median, terrain,
                                 spreads=spreads)
     tests = _held_out_tokens(view, table, local, feats, token_samples, empty_cells, median, terrain)
@@ -162,7 +167,8 @@ def learn(shot: CalibrationShot) -> dict:
             "player_gray": np.round(ref_light, 2).tolist(),
             "sharpness": frame_sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
             "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model,
-            "sand": sand, "flatness": learn_flatness(spreads), "seam_sd": round(seam_sd, 3),
+            "sand": sand, "flatness": learn_flatness(spreads),
+            "darkness": learn_darkness([(label, x) for (label, _), x in zip(resources, darks.tolist())]), "seam_sd": round(seam_sd, 3),
             "jog_sd": round(jog_sd, 3), "mark_inks": inks}
 
 

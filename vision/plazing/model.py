@@ -35,6 +35,9 @@ class ReaderModel:
         #: the centre spread of bare sand and each neutral-marker and resource class
         #: (:func:`~vision.plazing.flatness.learn_flatness`; None: a calibration made without it)
         self.flatness = d.get("flatness")
+        #: the centre darkness of each resource class (:func:`~vision.plazing.darkness.learn_darkness`;
+        #: None: a calibration made without it)
+        self.darkness = d.get("darkness")
         self.patterns = PatternModel.from_json(d["patterns"])
         self.template = np.array(d["screen_template"], np.float64)
         self.player_gray = list(d["player_gray"])

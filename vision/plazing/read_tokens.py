@@ -4,7 +4,8 @@ Input: the prepared photo, the free cells' token features, the learned model. Ou
 class of every free cell (bare sand is :data:`~vision.plazing.tokens.EMPTY`), with each decision
 and its runner-up entered in the reading's :class:`~vision.plazing.ledger.Ledger`. Bare sand,
 neutral markers and resources are weighed by how flat the cell's centre is
-(:mod:`vision.plazing.flatness`). A blob of cells that nothing learned explains is something over
+(:mod:`vision.plazing.flatness`), one resource against another by how dark the centre is
+(:mod:`vision.plazing.darkness`). A blob of cells that nothing learned explains is something over
 the board (``occluded``); the cells are read again with the token prototypes moved by the colour
 drift the photo's sure tokens show (:func:`~vision.plazing.drift.scene_drift`); tokens on
 overexposed sand are doubted; a flat print where a solid token
@@ -16,9 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from vision.errors import UnreadableBoardError
-from vision.plazing.checks import big_blobs, grown_blob, largest_blob, light_named, unlike_message
+from vision.plazing.checks import big_blobs, grown_blob, largest_blob, largest_blob_cells, light_named, unlike_message
 from vision.plazing.config import FLATNESS, PRINTS, QUALITY, RECTIFY, REVISIT, TOKENS
 from vision.plazing.drift import drifted, hold_unsure_odds, scene_drift
+from vision.plazing.darkness import weigh_darkness
 from vision.plazing.flatness import weigh_flatness
 from vision.plazing.ledger import Decision, Ledger
 from vision.plazing.names import cell_name, cells_text
@@ -65,6 +67,7 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
                         "smudge, a stray object?); check")
     boxes = local.boxes_px(RECTIFY.px_per_mm, 1.0)
     weigh_flatness(post.post, post.names_all, free, view.board, boxes, model.flatness, FLATNESS.centre_share)
+    weigh_darkness(post.post, post.names_all, free, view.board, boxes, model.darkness)
     # the scene's sure tokens say how far its light has moved their colours: read again with the
     # prototypes moved as far, no class gaining on one whose own drift the photo does not show
     drift = {}
@@ -72,6 +75,7 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
     if shift is not None:
         first, post = post, classify_tokens(x, drifted(model.tokens, shift))
         weigh_flatness(post.post, post.names_all, free, view.board, boxes, model.flatness, FLATNESS.centre_share)
+        weigh_darkness(post.post, post.names_all, free, view.board, boxes, model.darkness)
         if TOKENS.drift_hold:
             post.post[:] = hold_unsure_odds(post.post, first.post, drift["own"])
     # terrain read from the photo, and a printed mark the calibration never showed free: a flat
@@ -95,8 +99,9 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
     and it spans many touching cells, their edges too, where tokens in another light or out of
     focus stand inside their cells with bare sand around them: :func:`band_sand_distances`), or those grown
     through the touching cells a little odd do and are no brighter than the rest
-    (``QUALITY.faint_grow_distance``: a blurred hand's rim, not a lamp's hot spot); else the
-    unknown cells."""
+    (``QUALITY.faint_grow_distance``: a blurred hand's rim, not a lamp's hot spot), or, with
+    ``QUALITY.faint_span_on``, the faint cells something spans, corners touching, do
+    (:func:`_spanned`: a hand over pieces); else the unknown cells."""
     unknown = [c for c, pu in zip(free, post.p_unknown) if pu > TOKENS.unknown_posterior]
     odd = [c for c, o in zip(free, odd_cells(x, model.tokens, QUALITY.odd_distance, dists)) if o]
     glare = prep.clipped if prep.clipped is not None else np.zeros(terrain.shape, bool)
@@ -109,8 +114,13 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
         covering = (_unlike_sand_around(faint, free, post, prep, view)
                     if largest_blob(faint, (grid.rows, grid.cols)) > QUALITY.max_unknown_blob_cells else [])
         covered = largest_blob(covering, (grid.rows, grid.cols))
+        spanned = []
+        if covered <= QUALITY.max_unknown_blob_cells and QUALITY.faint_span_on:
+            spanned = _spanned(faint, free, post, prep, view, (grid.rows, grid.cols))
         if covered > QUALITY.max_unknown_blob_cells:
             strange, blob = covering, covered
+        elif len(spanned) > QUALITY.max_unknown_blob_cells:
+            strange, blob = spanned, len(spanned)
         else:
             weak = {c for c, d2 in zip(free, nearest2) if d2 > QUALITY.faint_grow_distance ** 2 and not glare[c]}
             grown = grown_blob(faint, sorted(weak | set(faint)), (grid.rows, grid.cols))
@@ -118,9 +128,18 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
                 strange, blob = grown, len(grown)
     if blob > QUALITY.max_unknown_blob_cells:
         raise light_named(UnreadableBoardError("occluded", unlike_message(
-            big_blobs(strange, (grid.rows, grid.cols), QUALITY.max_unknown_blob_cells), blob, model, terrain,
-            terrain_given, looks, view.gains)), prep) from None
+            big_blobs(strange, (grid.rows, grid.cols), QUALITY.max_unknown_blob_cells) or strange, blob, model,
+            terrain, terrain_given, looks, view.gains)), prep) from None
     return unknown
+
+
+def _spanned(faint, free, post, prep, view, shape) -> list:
+    """The largest blob, corners touching, of the ``faint`` cells whose outer band lies farther than
+    ``QUALITY.faint_span_bgr`` from bare sand (:func:`band_sand_distances`): something spans their
+    edges. A hand over pieces leaves the free cells it covers meeting only at corners; tokens stand
+    inside their cells with sand around them. Returns [(r, c)] (sorted)."""
+    far = band_sand_distances(faint, free, post, prep, view) if faint else []
+    return largest_blob_cells([c for c, d in zip(faint, far) if d > QUALITY.faint_span_bgr], shape, 8)
 
 
 def _unlike_sand_around(cells, free, post, prep, view) -> list:

@@ -21,12 +21,17 @@ table around the board's outline (:func:`fixed_parts`).
 3. **A motion hypothesis** from keypoints on the fixed parts (ORB, Rublee et al. 2011) matched to
    the calibration's, fitted with RANSAC (a rotation, a shift, a slight scale: a board slid on the
    table); the motion must explain clearly more of them than "nothing moved" does
-   (``REGISTER.min_inlier_gain``), else (a hand on the frame, a reflection) nothing moved.
+   (``REGISTER.min_inlier_gain``), else (a hand on the frame, a reflection) nothing moved —
+   unless a motion explains more of them, not clearly more (a turn about a point near most of the
+   keypoints, the score track's): with ``REGISTER.retry_motions`` ECC then decides (step 4).
    When too few keypoints are found, a phase correlation of the fixed parts' edges gives the shift.
 4. **Refined** by ECC on the fixed parts' edges (a Euclidean fit, then again without the pixels it
    explains worst: a hand or a card on the frame does not pull it; Huber-like trimming) and
    **accepted** only when it raises the correlation clearly above "nothing moved"
-   (``REGISTER.min_ecc_gain``) and moves the board more than ``MOVED_MM``.
+   (``REGISTER.min_ecc_gain``) and moves the board more than ``MOVED_MM``. When the keypoints'
+   motion does not (matches on the score track's stripes can agree on a slide one stripe off),
+   ECC is also started from the phase correlation's shift and from no motion, and the best kept
+   (``REGISTER.retry_motions``, :func:`_retried`).
 """
 
 from __future__ import annotations
@@ -152,18 +157,27 @@ def register(image: np.ndarray, cal, cfg: RegisterConfig = REGISTER) -> Registra
             return Registration(last.H_px_from_mm, "refined", shift_mm=last.shift_mm, rotation_deg=last.rotation_deg,
                                 score=again, warnings=list(last.warnings))
     verdict, init = _keypoint_motion(ref, small, ppm_ref, cfg)
-    if verdict == "still":  # the frame's keypoints sit where they were: something obscures it, nothing moved
-        return Registration(H0, "corners", score=still)
-    if init is None:
-        init = _phase_motion(ref, b, cfg)
-        if init is None:
+    if verdict == "still":  # the frame's keypoints sit where they were: something obscures it, nothing moved …
+        if not (cfg.retry_motions and init is not None):
             return Registration(H0, "corners", score=still)
-    warp, score = _robust_ecc(ref, b, init, cfg)
-    if warp is None or score < cfg.min_score:
-        if _moved_by(init, S, H0, cal.profile["board_mm"])[0] < BOARD_MOVED.shift_mm:
-            return Registration(H0, "corners", score=still)  # nothing moved after all: the frame is only obscured
-        raise UnreadableBoardError("registration-lost", "the board has moved since calibration and could not be "
-                                   "found again: put it back where it was, or recalibrate")
+        # … unless a motion explains more of them (not clearly more: a turn about a point near most
+        # of the keypoints leaves them where they were); ECC on the whole frame then decides
+        warp, score = _robust_ecc(ref, b, init, cfg)
+        if warp is None or score < max(cfg.min_score, still + cfg.min_ecc_gain):
+            return Registration(H0, "corners", score=still)
+    else:
+        if init is None:
+            init = _phase_motion(ref, b, cfg)
+            if init is None:
+                return Registration(H0, "corners", score=still)
+        warp, score = _robust_ecc(ref, b, init, cfg)
+        if cfg.retry_motions and (warp is None or score < max(cfg.min_score, still + cfg.min_ecc_gain)):
+            warp, score = _retried(ref, b, cfg, warp, score)
+        if warp is None or score < cfg.min_score:
+            if _moved_by(init, S, H0, cal.profile["board_mm"])[0] < BOARD_MOVED.shift_mm:
+                return Registration(H0, "corners", score=still)  # nothing moved after all: the frame is only obscured
+            raise UnreadableBoardError("registration-lost", "the board has moved since calibration and could not be "
+                                       "found again: put it back where it was, or recalibrate")
     shift, rotation = _moved_by(warp, S, H0, cal.profile["board_mm"])
     moved = MoveTolerance(BOARD_MOVED.shift_mm, cfg.moved_deg)  # Plażing's turn, the board stage's shift
     if score < still + cfg.min_ecc_gain or not moved.is_moved(shift, rotation):
@@ -243,8 +257,11 @@ def _best_nearby(ref: _Reference, b: np.ndarray, W: np.ndarray, score: float) ->
 
 def _keypoint_motion(ref: _Reference, small: np.ndarray, ppm_ref: float, cfg: RegisterConfig):
     """What the fixed parts' keypoints say: ``("moved", similarity 2×3 reference px → photo px)``
-    fitted with RANSAC when it explains clearly more matches than no motion; ``("still", None)``
-    when no motion explains them as well; ``("unknown", None)`` when too few are found."""
+    fitted with RANSAC when it explains clearly more matches than no motion (``cfg.min_inlier_gain``);
+    ``("still", None)`` when no motion explains more of them, ``("still", similarity)`` when one
+    explains more but not clearly more (a turn about a point near most keypoints, or a few chance
+    matches: :func:`register` lets ECC decide when ``cfg.retry_motions``); ``("unknown", None)`` when
+    too few are found."""
     unknown = ("unknown", None)
     orb, ref_kp, ref_desc = ref.keypoints()
     if ref_desc is None or len(ref_kp) < cfg.min_inliers:
@@ -267,7 +284,7 @@ def _keypoint_motion(ref: _Reference, small: np.ndarray, ppm_ref: float, cfg: Re
     if moved >= cfg.min_inliers and moved >= cfg.min_inlier_gain * still:
         return "moved", M.astype(np.float32)
     if still >= cfg.min_inliers:
-        return "still", None
+        return "still", (M.astype(np.float32) if moved > still else None)
     return unknown
 
 
@@ -278,6 +295,27 @@ def _phase_motion(ref: _Reference, b: np.ndarray, cfg: RegisterConfig):
     if response < cfg.min_phase_response:
         return None
     return np.float32([[1, 0, dx], [0, 1, dy]])
+
+
+def _retried(ref: _Reference, b: np.ndarray, cfg: RegisterConfig, warp, score: float):
+    """The best of an alignment that did not convince (``warp``, 2×3 float32 reference px → photo px,
+    or None; ``score``, its ECC correlation) and ECC refinements from the two other starts a bump
+    allows: the phase correlation's shift (:func:`_phase_motion`) and no motion at all. Keypoint
+    matches on a periodic print (the score track's stripes) can agree on a motion one period off,
+    which ECC cannot bring back; a start near the truth can.
+
+    Returns:
+        (warp or None, score): the highest-scoring of the three (the first kept on ties).
+    """
+    best = (warp, score if warp is not None else 0.0)
+    starts = [_phase_motion(ref, b, cfg), np.float32([[1, 0, 0], [0, 1, 0]])]
+    for init in starts:
+        if init is None:
+            continue
+        w, s = _robust_ecc(ref, b, init, cfg)
+        if w is not None and s > best[1]:
+            best = (w, s)
+    return best
 
 
 def _robust_ecc(ref: _Reference, b: np.ndarray, init: np.ndarray, cfg: RegisterConfig):
