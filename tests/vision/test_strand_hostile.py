@@ -106,6 +106,27 @@ def test_hand_on_the_cloth_keeps_the_castles(cal_dir, capsys):
         assert len(doc["state"]["grooves"][0]["castles"]) >= 5, doc
 
 
+@pytest.mark.parametrize("skin", [LIGHT_SKIN, DARK_SKIN])
+def test_a_hand_lying_on_the_cloth_is_refused(cal_dir, capsys, skin):
+    """A 7 × 4 cm hand wholly on the cloth (sea front 6), where no piece is looked for, may hide
+    pieces at the cloth's edge: refused as ``occluded`` (``occlusion.check_cloth``; was read)."""
+    sc = synthetic.scene(PROFILE, seed=14, size_px=SIZE, ppm=PPM, sea_front=6, shells=[("black", 300, 220)],
+                         castles=[("red", 2, 120, 220)], objects=[(skin, 220, 150, 35, 20)])
+    rc, doc = _scan(cal_dir, sc.image, capsys)
+    assert rc == 3 and doc["error"]["code"] == "occluded", doc
+    assert "cloth" in doc["error"]["message"], doc
+
+
+def test_pieces_in_front_of_the_cloth_are_no_hand_on_it(cal_dir, capsys):
+    """The sandpiper and tall castles in the groove in front of the stick (sea front 9, the towers
+    leaning toward the cloth seen from a camera 0.7 m up) are read, not refused."""
+    castles = [("red", 3, 80, 130), ("blue", 3, 160, 130), ("red", 2, 240, 130)]
+    sc = synthetic.scene(PROFILE, seed=15, size_px=SIZE, ppm=PPM, sea_front=9, castles=castles, bird=(330, 130),
+                         shells=[("white", 300, 310)], camera_mm=700.0)
+    rc, doc = _scan(cal_dir, sc.image, capsys)
+    assert rc == 0, doc
+
+
 def test_cloth_edge_ignores_a_hole_in_the_cloth():
     sea = np.zeros((300, 200), bool)
     sea[:200] = True

@@ -129,6 +129,7 @@ class ReadingConfig:
     max_unexplained_shells: float = 3.0  # a thick part that is no shell, this many shells large, may hide pieces
     occluder_min_shells: float = 5.0  # a thick unexplained patch of this many shells' area may hide a castle
     min_occluder_thickness: float = 0.8  # a part thinner than this (shell radii) cannot hide a piece
+    cloth_occluder: bool = True       # refuse a patch of no cloth colour on the cloth (occlusion.check_cloth)
     occluder_erode_mm: float = 3.0    # patches are measured after an erosion of this radius (cloth fringes, shadows)
     unexplained_doubt_shells: float = 0.7  # a thick part that is no shell is a doubt from this many shells' area
     faint_min_shells: float = 0.5     # a patch only the weak change sees counts from this many shells' area …

@@ -9,7 +9,8 @@ piece: a thick unexplained patch of at least ``occluder_min_shells`` shells' are
 after an erosion of ``occluder_erode_mm``: thin cloth fringes and shadows vanish; a faint colour
 change counts only where a whole shell fits under it, :func:`shell_thick`), or one part at
 least ``max_unexplained_shells`` shells large whose colour is off every shell's or that is many
-shells thick. Under uneven light, a much darker or brighter patch is refused as ``uneven-light``
+shells thick, or a patch of no cloth colour on the sea cloth where a whole shell fits and as large
+as the thick patch (:func:`check_cloth`: nothing of the game lies on the cloth). Under uneven light, a much darker or brighter patch is refused as ``uneven-light``
 instead (a shadow or a lamp's glare can do that too).
 """
 
@@ -153,3 +154,58 @@ def judge_parts(parts, A, visible, cfg=READING, conf=CONFIDENCE) -> tuple[list[s
                           "it was not counted")
             post *= conf.unexplained_posterior
     return doubts, post
+
+
+
+def cloth_patch(cls: np.ndarray, cloth: np.ndarray, A, cfg=READING) -> tuple[float, float, tuple, float]:
+    """The largest patch inside the sea cloth's region over the grooves that is of no cloth class
+    and where a whole shell fits, as a multiple of the area that refuses.
+
+    Nothing of the game lies on the cloth (``shared/rules/strand-unter.md``: shells and castles
+    under the sea are hidden or gone, the sandpiper stands in the groove in front of it), and the
+    reader looks for pieces only below the cloth's edge; a hand lying on the cloth is seen there
+    as colours the calibration did not learn as the cloth's. A fold's shadow, the cloth's fringe
+    or a ragged edge are thinner than a shell: the mask is opened by a disc of the calibration's
+    median shell radius (:func:`shell_thick`).
+
+    Args:
+        cls: uint8 (H, W) pixel classes of the corrected board (``A.sea`` is the cloth's);
+        cloth: bool (H, W) the cloth's region (rows above its edge, :class:`~vision.strand_unter.sea.Sea`).
+    Returns:
+        (largest patch's area / (``cfg.occluder_min_shells`` shells' area), its thickness (distance
+        transform's maximum, shell radii), its centroid (x, y) work px, the thickest not-cloth spot
+        before the opening (shell radii; below 1 nothing is left)).
+    """
+    one = A.one_shell_px2
+    r_shell = np.sqrt(one / np.pi)
+    m = cloth & A.on_grooves & (cls != A.sea)
+    if not m.any():
+        return 0.0, 0.0, (), 0.0
+    raw = float(cv2.distanceTransform(np.pad(m.view(np.uint8), 1), cv2.DIST_L2, 5).max()) / r_shell
+    thick = shell_thick(m, A)
+    n, lab, st, ce = components(thick)
+    if n <= 1:
+        return 0.0, 0.0, (), raw
+    i = 1 + int(np.argmax(st[1:, 4]))
+    x, y, w, h, area = st[i]
+    crop = np.pad((lab[y:y + h, x:x + w] == i).astype(np.uint8), 1)
+    t = float(cv2.distanceTransform(crop, cv2.DIST_L2, 5).max()) / r_shell
+    return float(area) / (cfg.occluder_min_shells * one), t, (float(ce[i][0]), float(ce[i][1])), raw
+
+
+def check_cloth(cls: np.ndarray, cloth: np.ndarray, A, cfg=READING) -> float:
+    """Refuse a photo with a hand (or anything) lying on the sea cloth: a patch of no cloth class
+    inside the cloth's region, a whole shell thick and at least ``cfg.occluder_min_shells`` shells
+    large (:func:`cloth_patch`); returns the patch's figure (multiples of that area).
+
+    Raises:
+        UnreadableBoardError: ``occluded``, naming the patch's size and place.
+    """
+    figure, thickness, centre, _raw = cloth_patch(cls, cloth, A, cfg)
+    if not cfg.cloth_occluder or figure < 1.0:
+        return figure
+    area = figure * cfg.occluder_min_shells
+    raise UnreadableBoardError(
+        "occluded", f"something about {area:.0f} shells large and {thickness:.1f} shells thick that is not the sea "
+        f"cloth's colour lies on the cloth near {A.where(*centre)}: it may hide pieces at the cloth's edge; "
+        "clear the view and take the photo again")

@@ -19,7 +19,8 @@ Stages (one module each):
 8. :mod:`~vision.strand_unter.occlusion`: a hand or an object over the grooves → ``occluded``
    (changed pixels nothing explains: the foreground's, and a weak but consistent colour change
    where something sand-like lies, :func:`~vision.strand_unter.blobs.weak_change`, or a shell's
-   colour where the foreground saw too little of it: a doubt, "something faint");
+   colour where the foreground saw too little of it: a doubt, "something faint"), or a patch of
+   no cloth colour on the sea cloth, a shell thick and as large (:func:`~vision.strand_unter.occlusion.check_cloth`);
 9. :mod:`~vision.strand_unter.confidence`: the product of every decision's posterior.
 
 Source: ``shared/rules/strand-unter.md`` §Components, ``shared/contracts/strand-unter.md`` §state.
@@ -41,7 +42,7 @@ from vision.strand_unter.confidence import Decisions
 from vision.strand_unter.config import CONFIDENCE, READING, REGISTRATION
 from vision.strand_unter.geometry import scale_homography, warp_board
 from vision.strand_unter.lighting import normalise
-from vision.strand_unter.occlusion import check_patch, faint_things, judge_parts, shell_thick
+from vision.strand_unter.occlusion import check_cloth, check_patch, faint_things, judge_parts, shell_thick
 from vision.strand_unter.sea import find_sea
 from vision.strand_unter.shells import read_shells
 from vision.strand_unter.surround import check_noise, surround_detail, surround_noise
@@ -111,6 +112,7 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     # 8. a hand or an arm: changed pixels (strongly, or weakly but consistently) that no castle, the
     # bird, a shell or the cloth explains, thick and large (thin cloth fringes and shadows erode away)
     occluder = _judge_unexplained(Bc, cls, gray, fg, owned, parts, beyond, A, lit, visible, decisions, cfg, conf_cfg)
+    on_cloth = check_cloth(cls, sea.mask, A, cfg)      # … or lying on the cloth, where no piece is looked for
     shells = _enter_shells(parts.parts, A, visible, grooves, decisions, cfg, conf_cfg) + beside
 
     state = {"game": "strand-unter", "sea_front": sea.front, "sandpiper": bird_groove,
@@ -119,6 +121,7 @@ def read(photo: Photo, cfg=READING, conf_cfg=CONFIDENCE) -> Reading:
     confidence, warnings = decisions.result(conf_cfg)
     details = {"sea": sea.mask, "coverage": sea.coverage, "gains": lit.gains.tolist(), "noise": noise,
                "quality": figures, "light": lit.figures, "residual_ab": lit.residual_ab, "occluder": occluder,
+               "cloth_occluder": on_cloth,
                "castles": [(c.player, c.value, c.x, c.y, c.cues, c.cost) for c in castles],
                "shells": shells, "bird": (bird.x, bird.y, bird.d2) if bird.groove is not None else None,
                "posteriors": decisions.table(), "labels": cls, "foreground": fg}
