@@ -27,11 +27,16 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from fit_plazing import dump_fitted  # noqa: E402
 from vision.plazing.footprint import coloured_area  # noqa: E402
 from vision.plazing.parallax import radial_offsets  # noqa: E402
 
 CAPS = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 1e9]   # cap on |ln LR|; 0: no weighing
+CORE_MM = 4.0                                           # the footprint's parts must reach this near the centre
+LL_SLACK = 1.0                                          # log-likelihood units
+FLOORS = [0.0, 0.1, 0.2, 0.3, 0.5]                      # widening of every sd
 
 
 def auc(pos, neg) -> float:
@@ -55,7 +60,7 @@ def load(cache: str, radius: float, floor: float, area: bool = False) -> list:
         rays = np.array([np.subtract(r[4], r[5]) for r in rows], np.float64)
         f = radial_offsets(wins, rays, 1.5, radius, floor)
         if area:
-            f[:, 0] = np.log1p(coloured_area(wins, 1.5, radius, floor))
+            f[:, 0] = np.log1p(coloured_area(wins, 1.5, radius, floor, CORE_MM))
             f[:, 3] = 1.0
             rays = np.zeros_like(rays)
         for row, ray, fi in zip(rows, rays, f):
@@ -84,15 +89,16 @@ def fit_lines(cells, per_class: bool = False) -> dict:
     return out
 
 
-def log_ratio(x, lines, km: str = "meeple/", kr: str = "resource/") -> float:
+def log_ratio(x, lines, km: str = "meeple/", kr: str = "resource/", floor: float = 0.0) -> float:
     """ln p(offset | meeple) − ln p(offset | resource) under the fitted lines (those of the classes
-    ``km``, ``kr`` when fitted per class, else of their kinds)."""
+    ``km``, ``kr`` when fitted per class, else of their kinds), each sd widened by ``floor``."""
     (am, bm, sm), (ar, br, sr) = lines.get(km, lines["meeple/"]), lines.get(kr, lines["resource/"])
+    sm, sr = np.hypot(sm, floor), np.hypot(sr, floor)
     zm, zr = (x["off"] - am * x["r"] - bm) / sm, (x["off"] - ar * x["r"] - br) / sr
     return float(-0.5 * zm ** 2 - np.log(sm) + 0.5 * zr ** 2 + np.log(sr))
 
 
-def weighed(x, lines, cap: float) -> str:
+def weighed(x, lines, cap: float, floor: float = 0.0) -> str:
     """The cell's most probable known class after its meeple–resource pair is weighed."""
     p = {k: v for k, v in x["post"].items() if k != "unknown"}
     top = max(p, key=p.get)
@@ -103,14 +109,14 @@ def weighed(x, lines, cap: float) -> str:
     if not m or not r:
         return top
     km, kr = max(m, key=p.get), max(r, key=p.get)
-    z = np.clip(log_ratio(x, lines, km, kr), -cap, cap)
+    z = np.clip(log_ratio(x, lines, km, kr, floor), -cap, cap)
     s = p[km] + p[kr]
     pm = s / (1 + np.exp(-(z + np.log(p[km]) - np.log(p[kr]))))
     p[km], p[kr] = pm, s - pm
     return max(p, key=p.get)
 
 
-def pair_ll(cells, lines, cap) -> float:
+def pair_ll(cells, lines, cap, floor: float = 0.0) -> float:
     ll = 0.0
     for x in cells:
         p = {k: v for k, v in x["post"].items() if k != "unknown"}
@@ -121,7 +127,7 @@ def pair_ll(cells, lines, cap) -> float:
         km, kr = max(m, key=p.get), max(r, key=p.get)
         if x["truth"] not in (km, kr):
             continue
-        z = 0.0 if cap <= 0 else float(np.clip(log_ratio(x, lines, km, kr), -cap, cap))
+        z = 0.0 if cap <= 0 else float(np.clip(log_ratio(x, lines, km, kr, floor), -cap, cap))
         q = 1 / (1 + np.exp(-(z + np.log(max(p[km], 1e-300)) - np.log(max(p[kr], 1e-300)))))
         ll += np.log(max(q if x["truth"] == km else 1 - q, 1e-12))
     return ll
@@ -135,6 +141,7 @@ def main(argv=None) -> int:
     ap.add_argument("--floor", type=float, default=25.0)
     ap.add_argument("--per-class", action="store_true", help="a line per true class, not per kind")
     ap.add_argument("--area", action="store_true", help="the footprint cue (ln coloured area) instead")
+    ap.add_argument("--write", help="fitted.json to write the footprint's statistics into (with --area)")
     a = ap.parse_args(argv)
     seeds = a.fit.split(",")
     cells = load(a.cache, a.radius, a.floor, a.area)
@@ -161,23 +168,38 @@ def main(argv=None) -> int:
             b = [x["off"] for x in am if lo <= x["r"] < hi]
             print(f"  r {lo}–{hi:.0f} mm: yellow meeples {len(y)} median {np.median(y):.2f} mm, ambers {len(b)} "
                   f"median {np.median(b):.2f} sd {np.std(b):.2f}; AUC {auc(y, b):.3f}")
-    best = None
-    for cap in CAPS:
-        line = f"cap {cap:g}:"
-        for name, cs in part.items():
-            before = [weighed(x, lines, 0) == x["truth"] for x in cs]
-            after = [weighed(x, lines, cap) == x["truth"] for x in cs]
-            mended = sum(1 for b, c in zip(before, after) if c and not b)
-            broken = sum(1 for b, c in zip(before, after) if b and not c)
-            ll = pair_ll(cs, lines, cap)
-            line += f"  {name}: pair log-likelihood {ll:8.2f}, mended {mended}, broken {broken};"
-            if name == "fit" and cap > 0 and (best is None or ll > best[1]):
-                best = (cap, ll)
-        print(line)
-    print("chosen cap", best[0])
+    best, table = None, []
+    for floor in FLOORS:
+        for cap in CAPS if floor == 0 else CAPS[1:]:
+            line = f"floor {floor:g} cap {cap:g}:"
+            for name, cs in part.items():
+                before = [weighed(x, lines, 0) == x["truth"] for x in cs]
+                after = [weighed(x, lines, cap, floor) == x["truth"] for x in cs]
+                mended = sum(1 for b, c in zip(before, after) if c and not b)
+                broken = sum(1 for b, c in zip(before, after) if b and not c)
+                ll = pair_ll(cs, lines, cap, floor)
+                line += f"  {name}: pair log-likelihood {ll:8.2f}, mended {mended}, broken {broken};"
+                if name == "fit":
+                    table.append((floor, cap, ll))
+                    if best is None or ll > best[2]:
+                        best = (floor, cap, ll)
+            print(line)
+    # beyond some cap the likelihood is flat (the few cells far out in a Gaussian's tail decide it):
+    # the smallest (floor, cap) within LL_SLACK of the best, so that no cell is decided by a tail alone
+    near = [t for t in table if t[2] >= best[2] - LL_SLACK]
+    best = min(near, key=lambda t: (t[1], t[0]))
+    print(f"chosen: floor {best[0]:g}, cap {best[1]:g}" + (" (no weighing)" if best[1] == 0 else ""))
+    if a.write and a.area:
+        doc = json.loads(open(a.write).read()) if os.path.exists(a.write) else {}
+        doc["footprint"] = {"radius_mm": a.radius, "chroma_floor": a.floor, "core_mm": CORE_MM,
+                            "classes": {k: [round(t[1], 4), round(t[2], 4)] for k, t in sorted(lines.items())},
+                            "floor": best[0], "cap": best[1] if np.isfinite(best[1]) and best[1] < 1e8 else 50.0,
+                            "fitted_on": {"script": "scripts/fit_plazing_parallax.py --area", "seeds": seeds}}
+        dump_fitted(a.write, doc)
+        print(f"wrote footprint into {a.write}")
     for name, cs in part.items():
         for x in cs:
-            b, c = weighed(x, lines, 0), weighed(x, lines, best[0])
+            b, c = weighed(x, lines, 0), weighed(x, lines, best[1], best[0])
             if b != c:
                 print(f"  {name} {x['folder']} {x['scene']} {x['cell']}: truth {x['truth']}, {b} -> {c} "
                       f"(offset {x['off']:.2f} mm at r {x['r']:.0f})")
