@@ -3,7 +3,8 @@
 seen displaced away from the camera's nadir, a flat resource's not) on the cells kept by
 ``scripts/plazing_parallax_cells.py``.
 
-    .venv/bin/python scripts/fit_plazing_parallax.py --cache DIR --fit SEED,SEED,... [--radius MM] [--floor C]
+    .venv/bin/python scripts/fit_plazing_parallax.py --cache DIR --fit SEED,SEED,... [--per-class] \
+        [--radius MM] [--floor C] [--area [--write vision/plazing/fitted.json]]
 
 The folders of DIR whose name holds a seed of ``--fit`` are fitted on, the others held out. Per
 kind (meeple, resource: the cells whose truth is one) the blob's offset along the nadir's ray is
@@ -14,6 +15,12 @@ distance from the nadir; then, per cap on the likelihood ratio (a grid), the cel
 most probable known class is a meeple or a resource with the pair's mass split by the ratio
 (as :func:`vision.plazing.flatness.weigh_pair`): the pair's log-likelihood and the cells mended
 and broken, fitted and held out, and every cell mended or broken at the chosen cap.
+
+With ``--area`` the cue measured is the footprint instead (:mod:`vision.plazing.footprint`:
+ln(1 + the coloured area in mm²), no dependence on the distance), and ``--write`` keeps its
+per-class statistics, sd floor and cap in ``fitted.json`` (``footprint``; read only when
+``FootprintConfig.weigh``). docs/tuning.md, "A standing meeple told from a flat amber by its
+parallax".
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Keep, per scene of rectified Plażing development set-ups, the window around every free cell whose
 truth or reading is a meeple or a resource, with the camera's nadir, for the parallax measurements
-of :mod:`vision.plazing.parallax` (docs/tuning.md, "A standing meeple told from a flat resource by
+of :mod:`vision.plazing.parallax` (docs/tuning.md, "A standing meeple told from a flat amber by
 its parallax").
 
     .venv/bin/python scripts/plazing_parallax_cells.py FOLDER [FOLDER ...] --cache DIR

@@ -60,7 +60,7 @@ NAMES = ["empty", "meeple/yellow", "resource/amber", "resource/shell", "unknown"
 
 def _cfg(**kw):
     from vision.plazing.config import FootprintConfig
-    base = dict(classes={"meeple/yellow": (5.6, 0.4), "resource/amber": (4.2, 0.5), "meeple/": (5.6, 0.4),
+    base = dict(weigh=True, classes={"meeple/yellow": (5.6, 0.4), "resource/amber": (4.2, 0.5), "meeple/": (5.6, 0.4),
                          "resource/": (3.5, 1.4)}, floor=0.0, cap=3.0, radius_mm=14.0, core_mm=4.0,
                 chroma_floor=15.0)
     base.update(kw)
@@ -116,3 +116,12 @@ def test_nothing_fitted_or_bare_sand_read_is_not_weighed():
     post = np.array([[0.9, 0.05, 0.05, 0.0, 0.0]])
     assert weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, _cfg()) == []
     assert post[0, 1] == 0.05
+
+
+def test_the_packaged_reader_does_not_weigh_by_the_footprint():
+    from vision.plazing.config import FOOTPRINT
+    from vision.plazing.footprint import weigh_footprint
+    board, boxes = _board(6)
+    post = _post(0.8, 0.2)
+    assert weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, FOOTPRINT) == []
+    assert post[0, 1] == 0.8

@@ -325,6 +325,9 @@ class FootprintConfig:
     (:mod:`vision.plazing.footprint`; fitted by ``scripts/fit_plazing_parallax.py --area``; no
     ``classes`` in ``fitted.json``: nothing weighed)."""
 
+    #: Whether the reader weighs by it: measured, not adopted (docs/tuning.md, "… by its footprint":
+    #: one scene of 20290 turns silent wrong); the fitted statistics below are kept for the record.
+    weigh: bool = False
     #: The window read around a cell, in cells (the sand around it is its outer 2 px ring).
     window_share: float = 1.6
     #: Only colour within this distance of the cell's centre counts, mm …

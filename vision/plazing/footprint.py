@@ -105,7 +105,7 @@ def weigh_footprint(post: np.ndarray, names: list, free, board: np.ndarray, boxe
     """Weigh, in place, each free cell read as a meeple or a resource: its most probable meeple
     against its most probable resource by the likelihood ratio of its coloured area
     (:func:`coloured_area`, ln(1 + mm²)) under their fitted Gaussians, capped at ``cfg.cap``,
-    keeping the pair's joint mass.
+    keeping the pair's joint mass. Nothing is weighed unless ``cfg.weigh`` (not adopted).
 
     Args:
         post: float (N, K + 2) token posteriors of the ``free`` cells ([empty, classes …, unknown]),
@@ -115,7 +115,7 @@ def weigh_footprint(post: np.ndarray, names: list, free, board: np.ndarray, boxe
     Returns:
         [(cell, ln(1 + area))] of the cells weighed (none when nothing is fitted).
     """
-    if cfg.cap <= 0 or not cfg.classes or not len(free):
+    if not cfg.weigh or cfg.cap <= 0 or not cfg.classes or not len(free):
         return []
     known = post[:, :-1]
     meeples = [k for k, n in enumerate(names[:-1]) if n.startswith("meeple/") and stats_of(n, cfg.classes)]
