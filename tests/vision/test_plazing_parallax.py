@@ -90,7 +90,7 @@ def test_a_small_lump_read_as_a_meeple_turns_to_the_resource_keeping_the_pair_ma
     from vision.plazing.footprint import weigh_footprint
     board, boxes = _board(6)                      # ≈ 50 mm²: an amber's lump
     post = _post(0.8, 0.2)
-    out = weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, _cfg())
+    out = weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, cfg=_cfg())
     assert len(out) == 1 and post[0, 2] > post[0, 1]
     assert abs(post[0, 1] + post[0, 2] - 1.0) < 1e-9
     assert abs(post[0, 1] - 0.8 / (0.8 + 0.2 * np.exp(3.0))) < 1e-9   # the ratio capped at e^-3
@@ -100,11 +100,11 @@ def test_a_wide_blob_stays_a_meeple_and_a_neighbour_does_not_widen_a_lump():
     from vision.plazing.footprint import weigh_footprint
     board, boxes = _board(14)                     # ≈ 270 mm²: a meeple's cover
     post = _post(0.6, 0.4)
-    weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, _cfg())
+    weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, cfg=_cfg())
     assert post[0, 1] > 0.9
     board, boxes = _board(6, neighbour=True)
     post = _post(0.6, 0.4)
-    weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, _cfg())
+    weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, cfg=_cfg())
     assert post[0, 2] > post[0, 1]
 
 
@@ -112,9 +112,9 @@ def test_nothing_fitted_or_bare_sand_read_is_not_weighed():
     from vision.plazing.footprint import weigh_footprint
     board, boxes = _board(6)
     post = _post(0.8, 0.2)
-    assert weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, _cfg(cap=0.0)) == []
+    assert weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, cfg=_cfg(cap=0.0)) == []
     post = np.array([[0.9, 0.05, 0.05, 0.0, 0.0]])
-    assert weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, _cfg()) == []
+    assert weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, cfg=_cfg()) == []
     assert post[0, 1] == 0.05
 
 
@@ -123,5 +123,5 @@ def test_the_packaged_reader_does_not_weigh_by_the_footprint():
     from vision.plazing.footprint import weigh_footprint
     board, boxes = _board(6)
     post = _post(0.8, 0.2)
-    assert weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, FOOTPRINT) == []
+    assert weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, cfg=FOOTPRINT) == []
     assert post[0, 1] == 0.8

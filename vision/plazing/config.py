@@ -361,6 +361,14 @@ class FootprintConfig:
     #: Widening of every sd (ln units), and the cap on |ln likelihood ratio| (0: nothing weighed).
     floor: float = float(FITTED.get("footprint", {}).get("floor", 0.0))
     cap: float = float(FITTED.get("footprint", {}).get("cap", 0.0))
+    #: Per kind (``meeple/``, ``resource/``): the sd of a scene cell's ln(1 + area) around its
+    #: class's value in its own set-up's calibration shot (fitted: ``fitted.json``
+    #: ``footprint.setup``, ``scripts/fit_plazing_footprint_setup.py``; absent: the global
+    #: Gaussians are used) …
+    setup_spread: dict = field(default_factory=lambda: {k: float(v) for k, v in FITTED.get("footprint", {}).get(
+        "setup", {}).get("spread", {}).items()})
+    #: … and the cap on |ln likelihood ratio| then.
+    setup_cap: float = float(FITTED.get("footprint", {}).get("setup", {}).get("cap", 0.0))
 
 
 @dataclass(frozen=True)

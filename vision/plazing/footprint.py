@@ -1,9 +1,11 @@
 """Plażing: a meeple and a resource told apart by how much of the cell their colour covers.
 
-Input: the rectified, light-normalised board, the cells' boxes, the free cells' token posteriors.
-Output: per cell the area (mm²) near its centre whose chromaticity differs from the sand around
-(:func:`coloured_area`); the posteriors of the cells read as a meeple or a resource weighed by it
-(:func:`weigh_footprint`).
+Input: the rectified, light-normalised board, the cells' boxes, the free cells' token posteriors;
+at calibration the labelled meeples and resources. Output: per cell the area (mm²) near its centre
+whose chromaticity differs from the sand around (:func:`coloured_area`); per class that area as
+the calibration shot shows it (:func:`learn_footprint`); the posteriors of the cells read as a
+meeple or a resource weighed by it (:func:`weigh_footprint`): around the set-up's own calibration
+values when it learned both classes (``FootprintConfig.setup_spread``), else the global Gaussians.
 
 Idea: a meeple, arms spread and standing, covers most of its 20 mm cell seen from above (its
 parallax stretches it further away from the camera's nadir); an amber is a pebble-sized lump. The
@@ -87,6 +89,51 @@ def cell_windows(board: np.ndarray, boxes: np.ndarray, cells, share: float) -> n
     return out
 
 
+def learn_footprint(areas) -> dict:
+    """Each meeple and resource class's footprint as the calibration's labelled samples show it.
+
+    Args:
+        areas: [(class name, ln(1 + coloured area in mm², :func:`coloured_area`))] of the labelled
+            tokens.
+    Returns:
+        {class: [mean, sd, count]} of ln(1 + mm²) (sd 0 for one sample); other classes left out.
+    """
+    by: dict = {}
+    for name, x in areas:
+        if name.startswith(("meeple/", "resource/")) and np.isfinite(x):
+            by.setdefault(name, []).append(float(x))
+    return {k: [round(float(np.mean(v)), 4), round(float(np.std(v)), 4), len(v)] for k, v in sorted(by.items())}
+
+
+def calibration_footprint(board: np.ndarray, boxes: np.ndarray, samples, px_per_mm: float,
+                          cfg: FootprintConfig = FOOTPRINT) -> dict:
+    """:func:`learn_footprint` of the labelled ``samples`` [(label, (row, col))] measured on the
+    calibration's ``board`` (BGR uint8 (H, W, 3)) as a scan measures its cells."""
+    kept = [(lab, tuple(rc)) for lab, rc in samples if lab.startswith(("meeple/", "resource/"))]
+    if not kept:
+        return {}
+    x = np.log1p(coloured_area(cell_windows(board, boxes, [rc for _, rc in kept], cfg.window_share), px_per_mm,
+                               cfg.radius_mm, cfg.chroma_floor, cfg.core_mm))
+    return learn_footprint([(lab, v) for (lab, _), v in zip(kept, x.tolist())])
+
+
+def pair_stats(ka: str, kb: str, learned: dict | None, cfg: FootprintConfig = FOOTPRINT):
+    """The Gaussians ([mean, sd] of ln(1 + mm²)) a meeple class ``ka`` and a resource class ``kb``
+    are weighed with, and the cap on |ln LR|: the set-up's calibration values, each sd widened by
+    its kind's ``cfg.setup_spread``, capped at ``cfg.setup_cap``, when the calibration learned both
+    and the spreads are fitted; else the global fitted classes (``cfg.classes``, widened by
+    ``cfg.floor``, capped at ``cfg.cap``); None when neither is there."""
+    sp = cfg.setup_spread
+    if learned and ka in learned and kb in learned and sp.get("meeple/", 0) > 0 and sp.get("resource/", 0) > 0:
+        a, b = learned[ka], learned[kb]
+        return ((a[0], float(np.hypot(a[1], sp["meeple/"]))), (b[0], float(np.hypot(b[1], sp["resource/"]))),
+                cfg.setup_cap)
+    a, b = stats_of(ka, cfg.classes), stats_of(kb, cfg.classes)
+    if a is None or b is None or cfg.cap <= 0:
+        return None
+    return ((a[0], float(np.hypot(a[1], cfg.floor))), (b[0], float(np.hypot(b[1], cfg.floor))), cfg.cap)
+
+
 def stats_of(name: str, classes: dict):
     """A class's fitted [mean, sd] of ln(1 + area), else its kind's (``meeple/``, ``resource/``), else None."""
     return classes.get(name) or classes.get(name.split("/")[0] + "/")
@@ -101,25 +148,27 @@ def log_ratio(x, a, b, floor: float):
 
 
 def weigh_footprint(post: np.ndarray, names: list, free, board: np.ndarray, boxes: np.ndarray,
-                    px_per_mm: float, cfg: FootprintConfig = FOOTPRINT) -> list:
+                    px_per_mm: float, learned: dict | None = None, cfg: FootprintConfig = FOOTPRINT) -> list:
     """Weigh, in place, each free cell read as a meeple or a resource: its most probable meeple
     against its most probable resource by the likelihood ratio of its coloured area
-    (:func:`coloured_area`, ln(1 + mm²)) under their fitted Gaussians, capped at ``cfg.cap``,
-    keeping the pair's joint mass. Nothing is weighed unless ``cfg.weigh`` (not adopted).
+    (:func:`coloured_area`, ln(1 + mm²)) under the pair's Gaussians (:func:`pair_stats`: the
+    set-up's calibration values when ``learned`` has both, else the global fits), capped,
+    keeping the pair's joint mass. Nothing is weighed unless ``cfg.weigh``.
 
     Args:
         post: float (N, K + 2) token posteriors of the ``free`` cells ([empty, classes …, unknown]),
             names: their class names; board: the light-normalised rectified board, BGR uint8;
             boxes: int (rows, cols, 4) every cell's px box; px_per_mm: the board's scale.
+        learned: the calibration's :func:`learn_footprint` (None: a calibration made without it).
         cfg: the fitted :class:`~vision.plazing.config.FootprintConfig`.
     Returns:
-        [(cell, ln(1 + area))] of the cells weighed (none when nothing is fitted).
+        [(cell, ln(1 + area))] of the cells weighed.
     """
-    if not cfg.weigh or cfg.cap <= 0 or not cfg.classes or not len(free):
+    if not cfg.weigh or not len(free):
         return []
     known = post[:, :-1]
-    meeples = [k for k, n in enumerate(names[:-1]) if n.startswith("meeple/") and stats_of(n, cfg.classes)]
-    resources = [k for k, n in enumerate(names[:-1]) if n.startswith("resource/") and stats_of(n, cfg.classes)]
+    meeples = [k for k, n in enumerate(names[:-1]) if n.startswith("meeple/")]
+    resources = [k for k, n in enumerate(names[:-1]) if n.startswith("resource/")]
     if not meeples or not resources:
         return []
     top = np.argmax(known, axis=1)
@@ -128,12 +177,19 @@ def weigh_footprint(post: np.ndarray, names: list, free, board: np.ndarray, boxe
         return []
     km = np.array(meeples)[np.argmax(known[torn][:, meeples], axis=1)]
     kr = np.array(resources)[np.argmax(known[torn][:, resources], axis=1)]
+    stats = [pair_stats(names[a], names[b], learned, cfg) for a, b in zip(km.tolist(), kr.tolist())]
+    ok = np.array([s is not None for s in stats])
+    if not ok.any():
+        return []
+    torn, km, kr = torn[ok], km[ok], kr[ok]
+    stats = [s for s in stats if s is not None]
     cells = [tuple(free[i]) for i in torn.tolist()]
     x = np.log1p(coloured_area(cell_windows(board, boxes, cells, cfg.window_share), px_per_mm, cfg.radius_mm,
                                cfg.chroma_floor, cfg.core_mm))
-    a = np.array([stats_of(names[k], cfg.classes) for k in km.tolist()], np.float64).T
-    b = np.array([stats_of(names[k], cfg.classes) for k in kr.tolist()], np.float64).T
-    z = np.clip(log_ratio(x, a, b, cfg.floor), -cfg.cap, cfg.cap)
+    a = np.array([s[0] for s in stats], np.float64).T
+    b = np.array([s[1] for s in stats], np.float64).T
+    cap = np.array([s[2] for s in stats], np.float64)
+    z = np.clip(log_ratio(x, a, b, 0.0), -cap, cap)
     p, q = post[torn, km], post[torn, kr]
     z = z + np.log(np.maximum(p, 1e-300)) - np.log(np.maximum(q, 1e-300))
     pm = (p + q) / (1.0 + np.exp(-np.clip(z, -700.0, 700.0)))

@@ -81,7 +81,7 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
         if TOKENS.drift_hold:
             post.post[:] = hold_unsure_odds(post.post, first.post, drift["own"])
     # a meeple covers most of its cell, a resource is a lump: their colours' footprint tells them apart
-    weigh_footprint(post.post, post.names_all, free, view.board, boxes, RECTIFY.px_per_mm)
+    weigh_footprint(post.post, post.names_all, free, view.board, boxes, RECTIFY.px_per_mm, model.footprint)
     # terrain read from the photo, and a printed mark the calibration never showed free: a flat
     # print where a solid token (shaded, with a shadow: never one flat ink) was expected is that mark
     unseen = [] if terrain_given else [m for m in MARKS if m not in model.terrain.classes]
