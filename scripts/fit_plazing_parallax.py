@@ -198,7 +198,7 @@ def main(argv=None) -> int:
     print(f"chosen: floor {best[0]:g}, cap {best[1]:g}" + (" (no weighing)" if best[1] == 0 else ""))
     if a.write and a.area:
         doc = json.loads(open(a.write).read()) if os.path.exists(a.write) else {}
-        doc["footprint"] = {"radius_mm": a.radius, "chroma_floor": a.floor, "core_mm": CORE_MM,
+        doc["footprint"] = {"weigh": bool(doc.get("footprint", {}).get("weigh", False)), "radius_mm": a.radius, "chroma_floor": a.floor, "core_mm": CORE_MM,
                             "classes": {k: [round(t[1], 4), round(t[2], 4)] for k, t in sorted(lines.items())},
                             "floor": best[0], "cap": best[1] if np.isfinite(best[1]) and best[1] < 1e8 else 50.0,
                             "fitted_on": {"script": "scripts/fit_plazing_parallax.py --area", "seeds": seeds}}

@@ -118,10 +118,10 @@ def test_nothing_fitted_or_bare_sand_read_is_not_weighed():
     assert post[0, 1] == 0.05
 
 
-def test_the_packaged_reader_does_not_weigh_by_the_footprint():
+def test_the_packaged_reader_weighs_by_the_footprint():
     from vision.plazing.config import FOOTPRINT
     from vision.plazing.footprint import weigh_footprint
     board, boxes = _board(6)
     post = _post(0.8, 0.2)
-    assert weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, cfg=FOOTPRINT) == []
-    assert post[0, 1] == 0.8
+    assert FOOTPRINT.weigh and len(weigh_footprint(post, NAMES, [(0, 0)], board, boxes, 1.5, cfg=FOOTPRINT)) == 1
+    assert post[0, 2] > post[0, 1]

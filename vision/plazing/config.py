@@ -343,9 +343,9 @@ class FootprintConfig:
     (:mod:`vision.plazing.footprint`; fitted by ``scripts/fit_plazing_parallax.py --area``; no
     ``classes`` in ``fitted.json``: nothing weighed)."""
 
-    #: Whether the reader weighs by it: measured, not adopted (docs/tuning.md, "… by its footprint":
-    #: one scene of 20290 turns silent wrong); the fitted statistics below are kept for the record.
-    weigh: bool = False
+    #: Whether the reader weighs by it (``fitted.json`` ``footprint.weigh``): adopted together with the
+    #: darkness (docs/tuning.md, "The two resource cues together").
+    weigh: bool = bool(FITTED.get("footprint", {}).get("weigh", False))
     #: The window read around a cell, in cells (the sand around it is its outer 2 px ring).
     window_share: float = 1.6
     #: Only colour within this distance of the cell's centre counts, mm …

@@ -12,8 +12,9 @@ light's drift) can place a dark stone with a soft shadow round it nearer a pale 
 by the lamp than to the stones of a calibration shot without shadows. A low percentile of the
 centre's grey (:data:`DarknessConfig.quantile`) over the sand's grey in the same photo is the
 token's own shade, whatever the light's level: pebbles and shells lie apart on it in every
-development set-up, amber between them. Measured, not adopted: a shell with a dark crease reads
-as a pebble (docs/tuning.md, "Shell or pebble"); off unless ``fitted.json`` gives a floor.
+development set-up, amber between them. Adopted with the footprint (docs/tuning.md, "The two
+resource cues together"; a shell with a dark crease reads as a pebble, "Shell or pebble"); off
+unless ``fitted.json`` gives a floor.
 """
 
 from __future__ import annotations
