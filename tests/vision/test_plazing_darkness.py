@@ -97,3 +97,15 @@ def test_heavy_tails_bound_one_cells_odds():
     assert gauss > heavy > 0  # both say pebble, the t far less surely
     p, q = weigh_two(0.6, 0.3, 0.55, pebble, shell, 0.05, float("inf"))
     assert p + q == pytest.approx(0.9) and p > 0.89
+
+
+def test_sand_and_darkness_are_each_cells_own_whatever_the_boxes_shapes():
+    rng = np.random.default_rng(0)
+    board = rng.integers(0, 255, (120, 150, 3), dtype=np.uint8)
+    boxes = np.array([[[c * 30 + (c > 1), r * 29 + (r > 0), c * 30 + 30, r * 29 + 29] for c in range(5)]
+                      for r in range(4)])
+    cells = [(r, c) for r in range(4) for c in range(5)]
+    one = [sand_grey(board, boxes, [rc]) for rc in cells]
+    assert sand_grey(board, boxes, cells) == float(np.median(one))
+    each = np.array([dark_ratio(board, boxes, [rc], 100.0)[0] for rc in cells])
+    assert np.array_equal(dark_ratio(board, boxes, cells, 100.0), each)

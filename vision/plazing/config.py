@@ -338,6 +338,40 @@ class DarknessConfig:
 
 
 @dataclass(frozen=True)
+class FootprintConfig:
+    """Stage 5: a meeple and a resource told apart by how much of the cell their colour covers
+    (:mod:`vision.plazing.footprint`; fitted by ``scripts/fit_plazing_parallax.py --area``; no
+    ``classes`` in ``fitted.json``: nothing weighed)."""
+
+    #: Whether the reader weighs by it (``fitted.json`` ``footprint.weigh``): adopted together with the
+    #: darkness (docs/tuning.md, "The two resource cues together").
+    weigh: bool = bool(FITTED.get("footprint", {}).get("weigh", False))
+    #: The window read around a cell, in cells (the sand around it is its outer 2 px ring).
+    window_share: float = 1.6
+    #: Only colour within this distance of the cell's centre counts, mm …
+    radius_mm: float = float(FITTED.get("footprint", {}).get("radius_mm", 14.0))
+    #: … in parts reaching within this distance of it, mm (a neighbour's piece does not).
+    core_mm: float = float(FITTED.get("footprint", {}).get("core_mm", 4.0))
+    #: A pixel counts when its Lab chroma distance from the sand exceeds this (a shadow's does not).
+    chroma_floor: float = float(FITTED.get("footprint", {}).get("chroma_floor", 15.0))
+    #: Per class (and per kind, ``meeple/``, ``resource/``, for a class not fitted): [mean, sd] of
+    #: ln(1 + the coloured area in mm²).
+    classes: dict = field(default_factory=lambda: {k: tuple(v) for k, v in FITTED.get("footprint", {}).get(
+        "classes", {}).items()})
+    #: Widening of every sd (ln units), and the cap on |ln likelihood ratio| (0: nothing weighed).
+    floor: float = float(FITTED.get("footprint", {}).get("floor", 0.0))
+    cap: float = float(FITTED.get("footprint", {}).get("cap", 0.0))
+    #: Per kind (``meeple/``, ``resource/``): the sd of a scene cell's ln(1 + area) around its
+    #: class's value in its own set-up's calibration shot (fitted: ``fitted.json``
+    #: ``footprint.setup``, ``scripts/fit_plazing_footprint_setup.py``; absent: the global
+    #: Gaussians are used) …
+    setup_spread: dict = field(default_factory=lambda: {k: float(v) for k, v in FITTED.get("footprint", {}).get(
+        "setup", {}).get("spread", {}).items()})
+    #: … and the cap on |ln likelihood ratio| then.
+    setup_cap: float = float(FITTED.get("footprint", {}).get("setup", {}).get("cap", 0.0))
+
+
+@dataclass(frozen=True)
 class AugmentConfig:
     """Calibration: the ways a scene can show a labelled token (:mod:`vision.plazing.augment`)."""
 
@@ -552,6 +586,7 @@ PRINTS = PrintConfig()
 TOKENS = TokenConfig()
 FLATNESS = FlatnessConfig()
 DARKNESS = DarknessConfig()
+FOOTPRINT = FootprintConfig()
 AUGMENT = AugmentConfig()
 #: The held-out ways a token is shown to the finished model to measure how often, and how sure, it
 #: is wrong (between the prototypes' angles, sizes, shifts and shadows).

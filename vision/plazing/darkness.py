@@ -12,8 +12,9 @@ light's drift) can place a dark stone with a soft shadow round it nearer a pale 
 by the lamp than to the stones of a calibration shot without shadows. A low percentile of the
 centre's grey (:data:`DarknessConfig.quantile`) over the sand's grey in the same photo is the
 token's own shade, whatever the light's level: pebbles and shells lie apart on it in every
-development set-up, amber between them. Measured, not adopted: a shell with a dark crease reads
-as a pebble (docs/tuning.md, "Shell or pebble"); off unless ``fitted.json`` gives a floor.
+development set-up, amber between them. Adopted with the footprint (docs/tuning.md, "The two
+resource cues together"; a shell with a dark crease reads as a pebble, "Shell or pebble"); off
+unless ``fitted.json`` gives a floor.
 """
 
 from __future__ import annotations
@@ -32,13 +33,18 @@ def sand_grey(board: np.ndarray, boxes: np.ndarray, bare) -> float:
     if not len(bare):
         return float("nan")
     band = max(1, int(round(QUALITY.faint_band_mm * RECTIFY.px_per_mm)))
-    vals = []
+    # the cells grouped by their box's shape, each group's bands' medians taken at once
+    by: dict = {}
     for r, c in bare:
         u0, v0, u1, v1 = (int(v) for v in boxes[r, c])
-        patch = board[v0:v1, u0:u1].astype(np.float32).mean(axis=2)
-        outer = np.ones(patch.shape, bool)
+        patch = board[v0:v1, u0:u1]
+        by.setdefault(patch.shape, []).append(patch)
+    vals = []
+    for shape, patches in by.items():
+        outer = np.ones(shape[:2], bool)
         outer[band:-band, band:-band] = False
-        vals.append(float(np.median(patch[outer])))
+        grey = np.stack(patches)[:, outer].astype(np.float32).mean(axis=2)
+        vals.extend(np.median(grey, axis=1).tolist())
     return float(np.median(vals))
 
 
@@ -56,12 +62,16 @@ def dark_ratio(board: np.ndarray, boxes: np.ndarray, cells, sand: float,
     out = np.full(len(cells), np.nan)
     if not len(cells) or not sand > 0:
         return out
+    by: dict = {}   # the centres grouped by their shape, each group's percentiles taken at once
     for i, (r, c) in enumerate(cells):
         u0, v0, u1, v1 = (int(v) for v in boxes[r, c])
         h = max(1, int(round(0.5 * cfg.centre_share * (u1 - u0))))
         cu, cv = (u0 + u1) // 2, (v0 + v1) // 2
-        patch = board[max(cv - h, 0):cv + h, max(cu - h, 0):cu + h].astype(np.float32).mean(axis=2)
-        out[i] = float(np.percentile(patch, cfg.quantile)) / sand
+        patch = board[max(cv - h, 0):cv + h, max(cu - h, 0):cu + h]
+        by.setdefault(patch.shape, []).append((i, patch))
+    for shape, got in by.items():
+        grey = np.stack([p for _, p in got]).astype(np.float32).mean(axis=3).reshape(len(got), -1)
+        out[[i for i, _ in got]] = np.percentile(grey, cfg.quantile, axis=1).astype(np.float64) / sand
     return out
 
 

@@ -27,6 +27,7 @@ from vision.plazing.cells import Grid, colour_table, learn_colour, mislabelled, 
 from vision.plazing.config import AUGMENT, FLATNESS, HELD_OUT, PALETTE, PATTERN, RECTIFY, SEAM, TOKENS, AugmentConfig
 from vision.plazing.darkness import dark_ratio, learn_darkness, sand_grey
 from vision.plazing.flatness import centre_spread, learn_flatness
+from vision.plazing.footprint import calibration_footprint
 from vision.plazing.lighting import cell_sands, frame_sharpness, median_bgr
 from vision.plazing.model import FRAME_PICTURE, MODEL_VERSION, PALETTE_PICTURE
 from vision.plazing.patterns import PatternModel
@@ -168,7 +169,8 @@ def learn(shot: CalibrationShot) -> dict:
             "sharpness": frame_sharpness(cv2.cvtColor(rect.small, cv2.COLOR_BGR2GRAY), grid),
             "palette_picture": PALETTE_PICTURE, "board_picture": FRAME_PICTURE, "terrain": terrain_model,
             "sand": sand, "flatness": learn_flatness(spreads),
-            "darkness": learn_darkness([(label, x) for (label, _), x in zip(resources, darks.tolist())]), "seam_sd": round(seam_sd, 3),
+            "darkness": learn_darkness([(label, x) for (label, _), x in zip(resources, darks.tolist())]),
+            "footprint": calibration_footprint(view.board, boxes, token_samples, ppm), "seam_sd": round(seam_sd, 3),
             "jog_sd": round(jog_sd, 3), "mark_inks": inks}
 
 

@@ -38,6 +38,9 @@ class ReaderModel:
         #: the centre darkness of each resource class (:func:`~vision.plazing.darkness.learn_darkness`;
         #: None: a calibration made without it)
         self.darkness = d.get("darkness")
+        #: the footprint of each meeple and resource class (:func:`~vision.plazing.footprint.learn_footprint`;
+        #: None: a calibration made without it)
+        self.footprint = d.get("footprint")
         self.patterns = PatternModel.from_json(d["patterns"])
         self.template = np.array(d["screen_template"], np.float64)
         self.player_gray = list(d["player_gray"])

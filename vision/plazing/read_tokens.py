@@ -5,7 +5,8 @@ class of every free cell (bare sand is :data:`~vision.plazing.tokens.EMPTY`), wi
 and its runner-up entered in the reading's :class:`~vision.plazing.ledger.Ledger`. Bare sand,
 neutral markers and resources are weighed by how flat the cell's centre is
 (:mod:`vision.plazing.flatness`), one resource against another by how dark the centre is
-(:mod:`vision.plazing.darkness`). A blob of cells that nothing learned explains is something over
+(:mod:`vision.plazing.darkness`), meeples and resources by how much of the cell their colour
+covers (:mod:`vision.plazing.footprint`). A blob of cells that nothing learned explains is something over
 the board (``occluded``); the cells are read again with the token prototypes moved by the colour
 drift the photo's sure tokens show (:func:`~vision.plazing.drift.scene_drift`); tokens on
 overexposed sand are doubted; a flat print where a solid token
@@ -22,6 +23,7 @@ from vision.plazing.config import FLATNESS, PRINTS, QUALITY, RECTIFY, REVISIT, T
 from vision.plazing.drift import drifted, hold_unsure_odds, scene_drift
 from vision.plazing.darkness import weigh_darkness
 from vision.plazing.flatness import weigh_flatness
+from vision.plazing.footprint import weigh_footprint
 from vision.plazing.ledger import Decision, Ledger
 from vision.plazing.names import cell_name, cells_text
 from vision.plazing.prints import MARKS, flat_share
@@ -78,6 +80,8 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
         weigh_darkness(post.post, post.names_all, free, view.board, boxes, model.darkness)
         if TOKENS.drift_hold:
             post.post[:] = hold_unsure_odds(post.post, first.post, drift["own"])
+    # a meeple covers most of its cell, a resource is a lump: their colours' footprint tells them apart
+    weigh_footprint(post.post, post.names_all, free, view.board, boxes, RECTIFY.px_per_mm, model.footprint)
     # terrain read from the photo, and a printed mark the calibration never showed free: a flat
     # print where a solid token (shaded, with a shadow: never one flat ink) was expected is that mark
     unseen = [] if terrain_given else [m for m in MARKS if m not in model.terrain.classes]
