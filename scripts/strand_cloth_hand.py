@@ -17,15 +17,12 @@ share of the patch classed as sand, and the sea front read.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from beachscore import pipeline  # noqa: E402
-from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
-from strand_scenes import calibrated_scenes  # noqa: E402
+from strand_scenes import scan_outcomes  # noqa: E402
 import vision.strand_unter.occlusion as occlusion  # noqa: E402
 import vision.strand_unter.reading as reading  # noqa: E402
 
@@ -59,19 +56,10 @@ def main() -> None:
     args = ap.parse_args()
     seen = _capture()
     print("scene hand outcome figure thickness_radii x_mm y_mm raw_thickness_radii sand_share sea_front")
-    for folder in args.folders:
-        for img, _state, cal in calibrated_scenes(folder):
-            seen.clear()
-            with open(img[:-4] + ".truth.json") as f:
-                hand = bool(json.load(f).get("occluded"))
-            try:
-                pipeline.scan_file(img, cal)
-                outcome = "read"
-            except (UnreadableBoardError, BadInputError) as err:
-                outcome = getattr(err, "code", type(err).__name__)
-            fig = seen.get("fig")
-            figs = f"{fig[0]:.3f} {fig[1]:.2f} {fig[2]:.0f} {fig[3]:.0f} {fig[4]:.2f} {fig[5]:.2f} {fig[6]}" if fig else "- - - - - - -"
-            print(f"{img} {hand} {outcome} {figs}", flush=True)
+    for img, hand, outcome in scan_outcomes(args.folders, seen):
+        fig = seen.get("fig")
+        figs = f"{fig[0]:.3f} {fig[1]:.2f} {fig[2]:.0f} {fig[3]:.0f} {fig[4]:.2f} {fig[5]:.2f} {fig[6]}" if fig else "- - - - - - -"
+        print(f"{img} {hand} {outcome} {figs}", flush=True)
 
 
 if __name__ == "__main__":

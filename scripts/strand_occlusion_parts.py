@@ -14,17 +14,13 @@ weak-change part, and the weak-change part kept where a whole shell fits (``shel
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
-import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from beachscore import pipeline  # noqa: E402
-from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
-from strand_scenes import calibrated_scenes  # noqa: E402
+from strand_scenes import scan_outcomes  # noqa: E402
 import vision.strand_unter.occlusion as occlusion  # noqa: E402
 import vision.strand_unter.reading as reading  # noqa: E402
 
@@ -57,18 +53,9 @@ def main() -> None:
     args = ap.parse_args()
     seen = _capture()
     print("scene hand outcome all foreground weak weak_shell_thick")
-    for folder in args.folders:
-        for img, _state, cal in calibrated_scenes(folder):
-            seen.clear()
-            with open(img[:-4] + ".truth.json") as f:
-                hand = bool(json.load(f).get("occluded"))
-            try:
-                pipeline.scan_file(img, cal)
-                outcome = "read"
-            except (UnreadableBoardError, BadInputError) as err:
-                outcome = getattr(err, "code", type(err).__name__)
-            sizes = " ".join(f"{v:.2f}" for v in seen.get("sizes", [])) or "- - - -"
-            print(f"{img} {hand} {outcome} {sizes}", flush=True)
+    for img, hand, outcome in scan_outcomes(args.folders, seen):
+        sizes = " ".join(f"{v:.2f}" for v in seen.get("sizes", [])) or "- - - -"
+        print(f"{img} {hand} {outcome} {sizes}", flush=True)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from beachscore import pipeline  # noqa: E402
+from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 
 
 def calibrated_scenes(folder: str):
@@ -27,6 +28,25 @@ def calibrated_scenes(folder: str):
                 with open(img[:-4] + ".truth.json") as f:
                     state = json.load(f)["state"]
                 yield img, state, cal
+
+
+def scan_outcomes(folders: list[str], seen: dict):
+    """Scan every calibrated scene of ``folders`` once, clearing ``seen`` before each scan.
+
+    Yields (scene path, hand over the board in truth: bool, outcome: "read" or the refusal's code);
+    ``seen`` is the dict a script's capture hooks fill during the scan.
+    """
+    for folder in folders:
+        for img, _state, cal in calibrated_scenes(folder):
+            seen.clear()
+            with open(img[:-4] + ".truth.json") as f:
+                hand = bool(json.load(f).get("occluded"))
+            try:
+                pipeline.scan_file(img, cal)
+                outcome = "read"
+            except (UnreadableBoardError, BadInputError) as err:
+                outcome = getattr(err, "code", type(err).__name__)
+            yield img, hand, outcome
 
 
 def write_fitted_part(path: str, key: str, part: dict, folders: list[str], **extra) -> None:
