@@ -15,19 +15,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import glob
 import json
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from beachscore import pipeline  # noqa: E402
-from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
-from calibration import store  # noqa: E402
-from plazing_darkness_ab import figures, verdict  # noqa: E402
+from plazing_darkness_ab import calibrated_truths, figures, verdict  # noqa: E402
 from vision.plazing import darkness, footprint  # noqa: E402
 from vision.plazing.config import DARKNESS, FOOTPRINT  # noqa: E402
 
@@ -59,33 +54,23 @@ def main(argv=None) -> int:
     everything = {}
     for folder in a.folders:
         rows, hands = [], []
-        for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
+        for cal, tpath, truth, setup_doc in calibrated_truths(folder):
+            row = {"scene": os.path.relpath(tpath, folder)[:-11]}
             try:
-                cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"),
-                                                    tempfile.mkdtemp(prefix="plazing-cues-")).folder)
-            except (UnreadableBoardError, BadInputError) as e:
-                print(f"  {setup}: calibration refused ({e})", file=sys.stderr)
-                continue
-            for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
-                truth = json.load(open(tpath))
-                sp = tpath.replace(".truth.json", ".setup.json")
-                setup_doc = json.load(open(sp)) if os.path.exists(sp) else None
-                row = {"scene": os.path.relpath(tpath, folder)[:-11]}
-                try:
-                    for key, (dc, fc) in sets.items():
-                        darkness.weigh_darkness.__defaults__ = (dc,)
-                        footprint.weigh_footprint.__defaults__ = (None, fc)
-                        row[key] = verdict(tpath.replace(".truth.json", ".jpg"), cal, setup_doc, truth)
-                finally:
-                    darkness.weigh_darkness.__defaults__ = keep_d
-                    footprint.weigh_footprint.__defaults__ = keep_f
-                rows.append(row)
-                hands.append(bool(truth.get("occluded")))
-                vs = {k: (row[k]["right"], row[k]["conf"] is not None and row[k]["conf"] >= 0.5) for k in sets}
-                if len(set(vs.values())) > 1:
-                    print(f"  {os.path.basename(folder)} {row['scene']}: " + "; ".join(
-                        f"{k} {'R' if row[k]['right'] else 'W'} {row[k]['conf'] if row[k]['conf'] is None else round(row[k]['conf'], 3)}"
-                        for k in sets), flush=True)
+                for key, (dc, fc) in sets.items():
+                    darkness.weigh_darkness.__defaults__ = (dc,)
+                    footprint.weigh_footprint.__defaults__ = (None, fc)
+                    row[key] = verdict(tpath.replace(".truth.json", ".jpg"), cal, setup_doc, truth)
+            finally:
+                darkness.weigh_darkness.__defaults__ = keep_d
+                footprint.weigh_footprint.__defaults__ = keep_f
+            rows.append(row)
+            hands.append(bool(truth.get("occluded")))
+            vs = {k: (row[k]["right"], row[k]["conf"] is not None and row[k]["conf"] >= 0.5) for k in sets}
+            if len(set(vs.values())) > 1:
+                print(f"  {os.path.basename(folder)} {row['scene']}: " + "; ".join(
+                    f"{k} {'R' if row[k]['right'] else 'W'} {row[k]['conf'] if row[k]['conf'] is None else round(row[k]['conf'], 3)}"
+                    for k in sets), flush=True)
         figs = {k: figures(rows, k, hands) for k in sets}
         print(f"{folder}: " + "; ".join(f"{k} {v}" for k, v in figs.items()), flush=True)
         everything[folder] = rows

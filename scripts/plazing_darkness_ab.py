@@ -31,6 +31,27 @@ from vision.plazing import darkness  # noqa: E402
 from vision.plazing.config import DARKNESS  # noqa: E402
 
 
+def calibrated_truths(folder: str):
+    """Calibrate each set-up of ``folder`` once (a refused calibration is named on stderr and
+    skipped) and yield (calibration, scene truth path, truth dict, the scene's game set-up or None)."""
+    for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
+        try:
+            cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"),
+                                                tempfile.mkdtemp(prefix="plazing-ab-")).folder)
+        except (UnreadableBoardError, BadInputError) as e:
+            print(f"  {setup}: calibration refused ({e})", file=sys.stderr)
+            continue
+        for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
+            with open(tpath) as f:
+                truth = json.load(f)
+            sp = tpath.replace(".truth.json", ".setup.json")
+            setup_doc = None
+            if os.path.exists(sp):
+                with open(sp) as f:
+                    setup_doc = json.load(f)
+            yield cal, tpath, truth, setup_doc
+
+
 def verdict(path: str, cal, setup, truth: dict) -> dict:
     """``{"status", "right", "conf"}`` of one scan: ``status`` read or the refusal's code; ``right``
     as the judge counts it; ``conf`` the shown confidence (None when refused)."""
@@ -69,29 +90,19 @@ def main(argv=None) -> int:
     everything = {}
     for folder in a.folders:
         rows, hands = [], []
-        for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
+        for cal, tpath, truth, setup_doc in calibrated_truths(folder):
+            row = {"scene": os.path.relpath(tpath, folder)[:-11]}
             try:
-                cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"),
-                                                    tempfile.mkdtemp(prefix="plazing-ab-")).folder)
-            except (UnreadableBoardError, BadInputError) as e:
-                print(f"  {setup}: calibration refused ({e})", file=sys.stderr)
-                continue
-            for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
-                truth = json.load(open(tpath))
-                sp = tpath.replace(".truth.json", ".setup.json")
-                setup_doc = json.load(open(sp)) if os.path.exists(sp) else None
-                row = {"scene": os.path.relpath(tpath, folder)[:-11]}
-                try:
-                    for key, floor in (("off", 0.0), ("on", a.floor)):
-                        darkness.weigh_darkness.__defaults__ = (dataclasses.replace(DARKNESS, floor=floor,
-                                                                                    t_dof=a.t_dof),)
-                        row[key] = verdict(tpath.replace(".truth.json", ".jpg"), cal, setup_doc, truth)
-                finally:
-                    darkness.weigh_darkness.__defaults__ = keep
-                rows.append(row)
-                hands.append(bool(truth.get("occluded")))
-                if row["off"] != row["on"]:
-                    print(f"  {os.path.basename(folder)} {row['scene']}: off {row['off']} → on {row['on']}", flush=True)
+                for key, floor in (("off", 0.0), ("on", a.floor)):
+                    darkness.weigh_darkness.__defaults__ = (dataclasses.replace(DARKNESS, floor=floor,
+                                                                                t_dof=a.t_dof),)
+                    row[key] = verdict(tpath.replace(".truth.json", ".jpg"), cal, setup_doc, truth)
+            finally:
+                darkness.weigh_darkness.__defaults__ = keep
+            rows.append(row)
+            hands.append(bool(truth.get("occluded")))
+            if row["off"] != row["on"]:
+                print(f"  {os.path.basename(folder)} {row['scene']}: off {row['off']} → on {row['on']}", flush=True)
         off, on = figures(rows, "off", hands), figures(rows, "on", hands)
         print(f"{folder}: RIGHT / TRUSTED / silent / clean refused  off {off} → on {on}", flush=True)
         everything[folder] = rows
