@@ -22,46 +22,73 @@ from __future__ import annotations
 import numpy as np
 
 from vision.plazing.config import DARKNESS, QUALITY, RECTIFY, DarknessConfig
+from vision.plazing.measures import grey_medians
 
 RESOURCE = "resource/"
 
 
-def sand_grey(board: np.ndarray, boxes: np.ndarray, bare) -> float:
+def sand_grey(board: np.ndarray, boxes: np.ndarray, bare, measures=None) -> float:
     """The median grey (mean of B, G, R) of the outer bands (``QUALITY.faint_band_mm``) of the
-    ``bare`` cells, [(row, col)]; ``board``: BGR uint8 (H, W, 3); ``boxes``: int (rows, cols, 4) px.
+    ``bare`` cells, [(row, col)]; ``board``: BGR uint8 (H, W, 3); ``boxes``: int (rows, cols, 4) px;
+    ``measures``: the reading's :class:`~vision.plazing.measures.CellMeasures` of that board, when
+    given (each cell's band then measured once per reading).
     Returns: float, grey levels (nan without bare cells)."""
     if not len(bare):
         return float("nan")
+    if measures is None:
+        vals = band_grey_medians(board, boxes, bare)
+    else:
+        vals = measures.memo("band_grey", lambda cells: band_grey_medians(measures.board, measures.boxes, cells)).get(bare)
+    return float(np.median(vals.tolist()))
+
+
+def band_grey_medians(board: np.ndarray, boxes: np.ndarray, cells) -> np.ndarray:
+    """float32 (len(cells),): each cell's median grey (mean of B, G, R) over its outer band
+    (``QUALITY.faint_band_mm``); ``board``: BGR uint8 (H, W, 3); ``boxes``: int (rows, cols, 4) px;
+    ``cells``: [(row, col)]."""
+    out = np.zeros(len(cells), np.float32)
     band = max(1, int(round(QUALITY.faint_band_mm * RECTIFY.px_per_mm)))
     # the cells grouped by their box's shape, each group's bands' medians taken at once
     by: dict = {}
-    for r, c in bare:
+    for i, (r, c) in enumerate(cells):
         u0, v0, u1, v1 = (int(v) for v in boxes[r, c])
         patch = board[v0:v1, u0:u1]
-        by.setdefault(patch.shape, []).append(patch)
-    vals = []
-    for shape, patches in by.items():
+        by.setdefault(patch.shape, []).append((i, patch))
+    for shape, got in by.items():
         outer = np.ones(shape[:2], bool)
         outer[band:-band, band:-band] = False
-        grey = np.stack(patches)[:, outer].astype(np.float32).mean(axis=2)
-        vals.extend(np.median(grey, axis=1).tolist())
-    return float(np.median(vals))
+        out[[i for i, _ in got]] = grey_medians(np.stack([p for _, p in got])[:, outer])
+    return out
 
 
 def dark_ratio(board: np.ndarray, boxes: np.ndarray, cells, sand: float,
-               cfg: DarknessConfig = DARKNESS) -> np.ndarray:
+               cfg: DarknessConfig = DARKNESS, measures=None) -> np.ndarray:
     """The ``cfg.quantile`` percentile of grey in each cell's centred square (side
     ``cfg.centre_share`` of its box) over ``sand`` (:func:`sand_grey`).
 
     Args:
         board: BGR uint8 (H, W, 3); boxes: int (rows, cols, 4) each cell's ``(u0, v0, u1, v1)`` px;
         cells: [(row, col)]; sand: grey levels.
+        measures: the reading's :class:`~vision.plazing.measures.CellMeasures` of that board, when
+            given (each cell's percentile then taken once per reading).
     Returns:
         float64 (len(cells),), a ratio (nan where ``sand`` is not positive).
     """
     out = np.full(len(cells), np.nan)
     if not len(cells) or not sand > 0:
         return out
+    if measures is None:
+        return centre_percentiles(board, boxes, cells, cfg) / sand
+    memo = measures.memo(("dark", cfg.quantile, cfg.centre_share),
+                         lambda todo: centre_percentiles(measures.board, measures.boxes, todo, cfg))
+    return memo.get(cells) / sand
+
+
+def centre_percentiles(board: np.ndarray, boxes: np.ndarray, cells, cfg: DarknessConfig = DARKNESS) -> np.ndarray:
+    """float64 (len(cells),): the ``cfg.quantile`` percentile of grey (mean of B, G, R) in each
+    cell's centred square (side ``cfg.centre_share`` of its box), grey levels; arguments as
+    :func:`dark_ratio`."""
+    out = np.full(len(cells), np.nan)
     by: dict = {}   # the centres grouped by their shape, each group's percentiles taken at once
     for i, (r, c) in enumerate(cells):
         u0, v0, u1, v1 = (int(v) for v in boxes[r, c])
@@ -71,7 +98,7 @@ def dark_ratio(board: np.ndarray, boxes: np.ndarray, cells, sand: float,
         by.setdefault(patch.shape, []).append((i, patch))
     for shape, got in by.items():
         grey = np.stack([p for _, p in got]).astype(np.float32).mean(axis=3).reshape(len(got), -1)
-        out[[i for i, _ in got]] = np.percentile(grey, cfg.quantile, axis=1).astype(np.float64) / sand
+        out[[i for i, _ in got]] = np.percentile(grey, cfg.quantile, axis=1).astype(np.float64)
     return out
 
 
@@ -135,7 +162,7 @@ def resource_pairs(post: np.ndarray, names: list, model: dict) -> list:
 
 
 def weigh_darkness(post: np.ndarray, names: list, free, board: np.ndarray, boxes: np.ndarray, model: dict | None,
-                   cfg: DarknessConfig = DARKNESS) -> list:
+                   cfg: DarknessConfig = DARKNESS, *, measures=None) -> list:
     """Weigh, in place, each cell read as one of the :func:`farthest_pair` resources against the
     other by its centre's darkness (:func:`dark_ratio` against the sand of the cells read bare), the pair
     keeping its joint mass (:func:`weigh_two`: a Student t of ``cfg.t_dof`` degrees of freedom,
@@ -146,6 +173,8 @@ def weigh_darkness(post: np.ndarray, names: list, free, board: np.ndarray, boxes
         post: float (N, K + 2) token posteriors of the ``free`` cells; names: their class names.
         board, boxes: as :func:`dark_ratio`; model: :func:`learn_darkness`'s (None: a calibration
             made without it).
+        measures: the reading's :class:`~vision.plazing.measures.CellMeasures` of ``board``, when
+            given (the cells' bands and centres then measured once per reading).
     Returns:
         [(cell, ratio)] of the cells weighed.
     """
@@ -156,7 +185,8 @@ def weigh_darkness(post: np.ndarray, names: list, free, board: np.ndarray, boxes
         return []
     known = np.argmax(post[:, :-1], axis=1)
     bare = [free[i] for i in np.nonzero(known == names.index("empty"))[0].tolist()] if "empty" in names else []
-    x = dark_ratio(board, boxes, [free[i] for i, _, _ in pairs], sand_grey(board, boxes, bare), cfg)
+    x = dark_ratio(board, boxes, [free[i] for i, _, _ in pairs], sand_grey(board, boxes, bare, measures), cfg,
+                   measures)
     out = []
     for (i, a, b), xi in zip(pairs, x.tolist()):
         if not np.isfinite(xi):

@@ -111,7 +111,8 @@ def weigh_pair(p, q, x, a, b, floor: float):
 
 
 def weigh_flatness(post: np.ndarray, names: list, free, board: np.ndarray, boxes: np.ndarray, model: dict | None,
-                   share: float, cfg: FlatnessConfig = FLATNESS, spreads: np.ndarray | None = None) -> list:
+                   share: float, cfg: FlatnessConfig = FLATNESS, spreads: np.ndarray | None = None, *,
+                   measures=None) -> list:
     """Weigh, in place, the posteriors of the free cells read as bare sand, a neutral marker or a
     resource (:func:`torn_cells`) by their centre's spread (:func:`centre_spread`): the neutral
     marker against the most probable resource, then bare sand against it (each pair keeping its
@@ -124,6 +125,8 @@ def weigh_flatness(post: np.ndarray, names: list, free, board: np.ndarray, boxes
             learned, nothing weighed); share: the centre square's side, share of a cell.
         spreads: float64 (N,) every free cell's :func:`centre_spread` when the caller has them
             (then ``board`` and ``boxes`` are not read).
+        measures: the reading's :class:`~vision.plazing.measures.CellMeasures` of ``board``, when
+            given (each cell's spread then measured once per reading).
     Returns:
         [(cell, spread)] of the cells weighed.
     """
@@ -133,8 +136,13 @@ def weigh_flatness(post: np.ndarray, names: list, free, board: np.ndarray, boxes
     if not torn:
         return []
     idx, kr = (np.array(v, int) for v in zip(*torn))
-    xs = (centre_spread(board, boxes, [free[i] for i in idx.tolist()], share) if spreads is None
-          else np.asarray(spreads, np.float64)[idx])
+    if spreads is not None:
+        xs = np.asarray(spreads, np.float64)[idx]
+    elif measures is not None:
+        xs = measures.memo(("spread", share), lambda cells: centre_spread(measures.board, measures.boxes, cells, share)).get(
+            [free[i] for i in idx.tolist()])
+    else:
+        xs = centre_spread(board, boxes, [free[i] for i in idx.tolist()], share)
     resource = np.array([model[names[k]] for k in kr.tolist()], np.float64)
     for k, floor in pairs:
         post[idx, k], post[idx, kr] = weigh_pair(post[idx, k], post[idx, kr], xs, model[names[k]], resource, floor)

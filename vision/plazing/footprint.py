@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from vision.plazing.config import FOOTPRINT, FootprintConfig
+from vision.plazing.measures import channel_medians
 
 
 def chroma_from_sand(windows: np.ndarray) -> np.ndarray:
@@ -32,10 +33,11 @@ def chroma_from_sand(windows: np.ndarray) -> np.ndarray:
     n, s = w.shape[0], w.shape[1]
     if n == 0:
         return np.zeros((0, s, s), np.float32)
-    lab = cv2.cvtColor(w.reshape(n * s, s, 3), cv2.COLOR_BGR2LAB).reshape(n, s, s, 3).astype(np.float32)
+    lab8 = cv2.cvtColor(w.reshape(n * s, s, 3), cv2.COLOR_BGR2LAB).reshape(n, s, s, 3)
     ring = np.ones((s, s), bool)
     ring[2:-2, 2:-2] = False
-    sand = np.median(lab[:, ring, 1:], axis=1)
+    sand = channel_medians(lab8[:, ring, 1:])  # float32 (n, 2): np.median of the float32 a, b, by counting
+    lab = lab8.astype(np.float32)
     return np.linalg.norm(lab[..., 1:] - sand[:, None, None, :], axis=-1)
 
 
@@ -83,14 +85,15 @@ def cell_windows(board: np.ndarray, boxes: np.ndarray, cells, share: float) -> n
     b0 = boxes[tuple(cells[0])]
     side = int(round(share * (b0[2] - b0[0])))
     h = side // 2
-    out = np.empty((len(cells), side, side, 3), np.uint8)
-    for i, cell in enumerate(cells):
-        u0, v0, u1, v1 = boxes[tuple(cell)]
-        cu, cv = int(round(0.5 * (u0 + u1) - 0.5)), int(round(0.5 * (v0 + v1) - 0.5))
-        ys = np.clip(np.arange(cv - h, cv - h + side), 0, board.shape[0] - 1)
-        xs = np.clip(np.arange(cu - h, cu - h + side), 0, board.shape[1] - 1)
-        out[i] = board[ys[:, None], xs[None, :]]
-    return out
+    rc = np.asarray([tuple(c) for c in cells], int).reshape(-1, 2)
+    b = boxes[rc[:, 0], rc[:, 1]].astype(np.int64)
+    # each centre rounded half to even, as Python's round of the cell's 0.5 (u0 + u1) − 0.5
+    cu = np.round(0.5 * (b[:, 0] + b[:, 2]) - 0.5).astype(np.int64)
+    cv = np.round(0.5 * (b[:, 1] + b[:, 3]) - 0.5).astype(np.int64)
+    d = np.arange(side) - h
+    ys = np.clip(cv[:, None] + d[None, :], 0, board.shape[0] - 1)  # (n, S)
+    xs = np.clip(cu[:, None] + d[None, :], 0, board.shape[1] - 1)
+    return board[ys[:, :, None], xs[:, None, :]]
 
 
 def learn_footprint(areas) -> dict:

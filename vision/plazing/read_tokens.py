@@ -25,6 +25,7 @@ from vision.plazing.darkness import weigh_darkness
 from vision.plazing.flatness import weigh_flatness
 from vision.plazing.footprint import weigh_footprint
 from vision.plazing.ledger import Decision, Ledger
+from vision.plazing.measures import CellMeasures, channel_medians
 from vision.plazing.names import cell_name, cells_text
 from vision.plazing.prints import MARKS, flat_share
 from vision.plazing.state_edits import set_token
@@ -62,22 +63,22 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
     x = feats[rc[:, 0], rc[:, 1]]
     dists = {}
     post = classify_tokens(x, model.tokens, keep=dists)
-    unknown = _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, terrain_given, looks)
+    boxes = local.boxes_px(RECTIFY.px_per_mm, 1.0)
+    measures = CellMeasures(view.board, boxes)  # the cues' per-cell measurements, shared by both passes
+    unknown = _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, terrain_given, looks,
+                                measures)
     if unknown:
         warnings.append(f"{cells_text(unknown)}: "
                         f"{'looks' if len(unknown) == 1 else 'look'} like nothing learned at calibration (a "
                         "smudge, a stray object?); check")
-    boxes = local.boxes_px(RECTIFY.px_per_mm, 1.0)
-    weigh_flatness(post.post, post.names_all, free, view.board, boxes, model.flatness, FLATNESS.centre_share)
-    weigh_darkness(post.post, post.names_all, free, view.board, boxes, model.darkness)
+    _weigh_centres(post, free, view.board, boxes, model, measures)
     # the scene's sure tokens say how far its light has moved their colours: read again with the
     # prototypes moved as far, no class gaining on one whose own drift the photo does not show
     drift = {}
     shift = scene_drift(x, post, model.tokens, dists, keep=drift)
     if shift is not None:
         first, post = post, classify_tokens(x, drifted(model.tokens, shift))
-        weigh_flatness(post.post, post.names_all, free, view.board, boxes, model.flatness, FLATNESS.centre_share)
-        weigh_darkness(post.post, post.names_all, free, view.board, boxes, model.darkness)
+        _weigh_centres(post, free, view.board, boxes, model, measures)
         if TOKENS.drift_hold:
             post.post[:] = hold_unsure_odds(post.post, first.post, drift["own"])
     # a meeple covers most of its cell, a resource is a lump: their colours' footprint tells them apart
@@ -96,7 +97,18 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
     return tokens
 
 
-def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, terrain_given, looks) -> list:
+def _weigh_centres(post, free, board: np.ndarray, boxes: np.ndarray, model, measures: CellMeasures) -> None:
+    """Weigh, in place, the posteriors ``post`` of the ``free`` cells by their centre's flatness
+    (:func:`~vision.plazing.flatness.weigh_flatness`), then their darkness
+    (:func:`~vision.plazing.darkness.weigh_darkness`); ``board``: BGR uint8 (H, W, 3); ``boxes``:
+    int (rows, cols, 4) px; ``measures``: the reading's memoised cell measurements of ``board``."""
+    weigh_flatness(post.post, post.names_all, free, board, boxes, model.flatness, FLATNESS.centre_share,
+                   measures=measures)
+    weigh_darkness(post.post, post.names_all, free, board, boxes, model.darkness, measures=measures)
+
+
+def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, terrain_given, looks,
+                      measures: CellMeasures | None = None) -> list:
     """Refuse the photo (``occluded``) when the free cells that nothing learned explains (unknown or
     odd, overexposed cells left out) form a blob, or the faintly odd ones do (``QUALITY.faint_distance``:
     a hand whose skin a light makes look like a pale token is no cell of calibration's either,
@@ -115,12 +127,12 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
         nearest2 = nearest_distance2(dists)
         faint = sorted(c for c, d2 in zip(free, nearest2) if d2 > QUALITY.faint_distance ** 2 and not glare[c])
         # the banded cells are some of the faint ones: measured only when the faint ones form a blob
-        covering = (_unlike_sand_around(faint, free, post, prep, view)
+        covering = (_unlike_sand_around(faint, free, post, prep, view, measures)
                     if largest_blob(faint, (grid.rows, grid.cols)) > QUALITY.max_unknown_blob_cells else [])
         covered = largest_blob(covering, (grid.rows, grid.cols))
         spanned = []
         if covered <= QUALITY.max_unknown_blob_cells and QUALITY.faint_span_on:
-            spanned = _spanned(faint, free, post, prep, view, (grid.rows, grid.cols))
+            spanned = _spanned(faint, free, post, prep, view, (grid.rows, grid.cols), measures)
         if covered > QUALITY.max_unknown_blob_cells:
             strange, blob = covering, covered
         elif len(spanned) > QUALITY.max_unknown_blob_cells:
@@ -137,27 +149,28 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
     return unknown
 
 
-def _spanned(faint, free, post, prep, view, shape) -> list:
+def _spanned(faint, free, post, prep, view, shape, measures: CellMeasures | None = None) -> list:
     """The largest blob, corners touching, of the ``faint`` cells whose outer band lies farther than
     ``QUALITY.faint_span_bgr`` from bare sand (:func:`band_sand_distances`): something spans their
     edges. A hand over pieces leaves the free cells it covers meeting only at corners; tokens stand
     inside their cells with sand around them. Returns [(r, c)] (sorted)."""
-    far = band_sand_distances(faint, free, post, prep, view) if faint else []
+    far = band_sand_distances(faint, free, post, prep, view, measures=measures) if faint else []
     return largest_blob_cells([c for c, d in zip(faint, far) if d > QUALITY.faint_span_bgr], shape, 8)
 
 
-def _unlike_sand_around(cells, free, post, prep, view) -> list:
+def _unlike_sand_around(cells, free, post, prep, view, measures: CellMeasures | None = None) -> list:
     """The ``cells`` whose outer band is not bare sand (:func:`band_sand_distances` beyond
     ``QUALITY.faint_band_sand_bgr``): something over the board covers the edges between the cells
     it spans; tokens in another light stand inside their cells with sand around them."""
-    far = band_sand_distances(cells, free, post, prep, view)
+    far = band_sand_distances(cells, free, post, prep, view, measures=measures)
     return [c for c, d in zip(cells, far) if d > QUALITY.faint_band_sand_bgr]
 
 
-def band_sand_distances(cells, free, post, prep, view) -> list:
+def band_sand_distances(cells, free, post, prep, view, *, measures: CellMeasures | None = None) -> list:
     """How far each cell's outer band (``QUALITY.faint_band_mm`` wide) is from bare sand: the BGR
     distance of its median colour from the median band of the ``free`` cells read as bare sand
-    (``post``: their posteriors, :func:`~vision.plazing.tokens.classify_tokens`).
+    (``post``: their posteriors, :func:`~vision.plazing.tokens.classify_tokens`). ``measures``: the
+    reading's memoised cell measurements of ``view.board``, when given (each band measured once).
 
     Returns:
         [float] per cell of ``cells``, BGR levels on the light-normalised board; infinite for
@@ -168,8 +181,12 @@ def band_sand_distances(cells, free, post, prep, view) -> list:
         return [float("inf")] * len(cells)
     boxes = prep.rect.local.boxes_px(RECTIFY.px_per_mm, 1.0)
     band = max(1, int(round(QUALITY.faint_band_mm * RECTIFY.px_per_mm)))
-    sand = np.median(band_colours(view.board, boxes, bare, band), axis=0)
-    return [float(d) for d in np.linalg.norm(band_colours(view.board, boxes, cells, band) - sand, axis=1)]
+    if measures is None:
+        colours = lambda some: band_colours(view.board, boxes, some, band)  # noqa: E731
+    else:
+        colours = measures.memo(("band_bgr", band), lambda some: band_colours(measures.board, measures.boxes, some, band)).get
+    sand = np.median(colours(bare), axis=0)
+    return [float(d) for d in np.linalg.norm(colours(cells) - sand, axis=1)]
 
 
 def band_colours(board: np.ndarray, boxes, cells, band: int) -> np.ndarray:
@@ -186,7 +203,7 @@ def band_colours(board: np.ndarray, boxes, cells, band: int) -> np.ndarray:
         outer[band:-band, band:-band] = False
         patches = np.stack([board[boxes[cells[i]][1]:boxes[cells[i]][1] + h,
                                   boxes[cells[i]][0]:boxes[cells[i]][0] + w] for i in rows])
-        out[rows] = np.median(patches[:, outer].astype(np.float32), axis=1)
+        out[rows] = channel_medians(patches[:, outer])  # np.median of the float32 levels, by counting
     return out
 
 
