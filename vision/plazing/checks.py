@@ -179,13 +179,19 @@ def light_named(err: UnreadableBoardError, prep) -> UnreadableBoardError:
     return err
 
 
+def grid_mask(cells, shape) -> np.ndarray:
+    """uint8 ``shape`` (rows, cols): 1 at each of ``cells`` [(r, c)], 0 elsewhere."""
+    m = np.zeros(shape, np.uint8)
+    for r, c in cells:
+        m[r, c] = 1
+    return m
+
+
 def big_blobs(cells, shape, most: int) -> list:
     """The cells of every 4-connected blob of ``cells`` larger than ``most`` cells, [(r, c)]."""
     if not cells:
         return []
-    m = np.zeros(shape, np.uint8)
-    for r, c in cells:
-        m[r, c] = 1
+    m = grid_mask(cells, shape)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
     keep = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] > most]
     return [tuple(rc) for rc in np.argwhere(np.isin(lab, keep)).tolist()] if keep else []
@@ -202,9 +208,7 @@ def grown_blob(seeds, cells, shape) -> list:
     """
     if not seeds:
         return []
-    m = np.zeros(shape, np.uint8)
-    for r, c in cells:
-        m[r, c] = 1
+    m = grid_mask(cells, shape)
     _, labels = cv2.connectedComponents(m, connectivity=4)
     best = max({int(labels[r, c]) for r, c in seeds}, key=lambda k: int((labels == k).sum()))
     return [tuple(rc) for rc in np.argwhere(labels == best).tolist()]
@@ -213,13 +217,7 @@ def grown_blob(seeds, cells, shape) -> list:
 def largest_blob(cells, shape, connectivity: int = 4) -> int:
     """Size of the largest blob of ``cells`` (list of (r, c)) on a grid of ``shape``, 4-connected
     (or 8-connected: ``connectivity`` 8, corners touching)."""
-    if not cells:
-        return 0
-    m = np.zeros(shape, np.uint8)
-    for r, c in cells:
-        m[r, c] = 1
-    n, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=connectivity)
-    return int(stats[1:, cv2.CC_STAT_AREA].max()) if n > 1 else 0
+    return len(largest_blob_cells(cells, shape, connectivity))
 
 
 def largest_blob_cells(cells, shape, connectivity: int = 8) -> list:
@@ -227,9 +225,7 @@ def largest_blob_cells(cells, shape, connectivity: int = 8) -> list:
     unless ``connectivity`` is 4), sorted; [] when none."""
     if not cells:
         return []
-    m = np.zeros(shape, np.uint8)
-    for r, c in cells:
-        m[r, c] = 1
+    m = grid_mask(cells, shape)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=connectivity)
     if n < 2:
         return []
