@@ -23,6 +23,7 @@ import numpy as np
 
 from vision.plazing.config import DARKNESS, QUALITY, RECTIFY, DarknessConfig
 from vision.plazing.measures import grey_medians
+from vision.plazing.pair_weight import share_pair
 
 RESOURCE = "resource/"
 
@@ -133,10 +134,7 @@ def log_likelihood(x, stats, floor: float, nu: float):
 def weigh_two(p: float, q: float, x: float, a, b, floor: float, nu: float) -> tuple[float, float]:
     """Two classes' posteriors ``p``, ``q`` weighed by the likelihoods of the darkness ``x`` under
     each (``a``, ``b``: their ``[mean, sd, count]``, :func:`log_likelihood`), keeping their sum."""
-    z = float(log_likelihood(x, a, floor, nu) - log_likelihood(x, b, floor, nu)) + np.log(max(p, 1e-300)) \
-        - np.log(max(q, 1e-300))
-    pa = (p + q) / (1.0 + np.exp(-np.clip(z, -700.0, 700.0)))
-    return pa, p + q - pa
+    return share_pair(p, q, float(log_likelihood(x, a, floor, nu) - log_likelihood(x, b, floor, nu)))
 
 
 def farthest_pair(model: dict) -> tuple[str, str] | None:

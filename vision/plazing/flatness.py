@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.plazing.config import FLATNESS, FlatnessConfig
+from vision.plazing.pair_weight import share_pair
 from vision.plazing.tokens import EMPTY
 
 NEUTRAL = "neutral"
@@ -104,10 +105,7 @@ def weigh_pair(p, q, x, a, b, floor: float):
     (``a``, ``b``: their ``[mean, sd, count]``, :func:`log_likelihood`), keeping their sum. Scalars,
     or float (n,) arrays (``a``, ``b`` then (n, 3) or one class's)."""
     p, q = np.asarray(p, np.float64), np.asarray(q, np.float64)
-    z = log_likelihood(x, a, floor) - log_likelihood(x, b, floor) + np.log(np.maximum(p, 1e-300)) \
-        - np.log(np.maximum(q, 1e-300))
-    pa = (p + q) / (1.0 + np.exp(-np.clip(z, -700.0, 700.0)))
-    return pa, p + q - pa
+    return share_pair(p, q, log_likelihood(x, a, floor) - log_likelihood(x, b, floor))
 
 
 def weigh_flatness(post: np.ndarray, names: list, free, board: np.ndarray, boxes: np.ndarray, model: dict | None,

@@ -20,6 +20,7 @@ import numpy as np
 
 from vision.plazing.config import FOOTPRINT, FootprintConfig
 from vision.plazing.measures import channel_medians
+from vision.plazing.pair_weight import share_pair
 
 
 def chroma_from_sand(windows: np.ndarray) -> np.ndarray:
@@ -196,9 +197,6 @@ def weigh_footprint(post: np.ndarray, names: list, free, board: np.ndarray, boxe
     a = np.array([s[0] for s in stats], np.float64).T
     b = np.array([s[1] for s in stats], np.float64).T
     cap = np.array([s[2] for s in stats], np.float64)
-    z = np.clip(log_ratio(x, a, b, 0.0), -cap, cap)
-    p, q = post[torn, km], post[torn, kr]
-    z = z + np.log(np.maximum(p, 1e-300)) - np.log(np.maximum(q, 1e-300))
-    pm = (p + q) / (1.0 + np.exp(-np.clip(z, -700.0, 700.0)))
-    post[torn, km], post[torn, kr] = pm, p + q - pm
+    post[torn, km], post[torn, kr] = share_pair(post[torn, km], post[torn, kr],
+                                                np.clip(log_ratio(x, a, b, 0.0), -cap, cap))
     return list(zip(cells, x.tolist()))
