@@ -92,16 +92,28 @@ def test_a_body_over_the_apps_limit_is_refused_before_it_is_sent_even_with_a_tok
 
 
 def test_a_chunked_anonymous_body_is_cut_when_it_passes_the_limit(served):
-    _, port, _ = served
+    """The server answers 413 and closes once the body passes the limit. Bytes the client had already
+    sent then lie unread, and closing on them resets the connection, which may reach the client
+    before it reads the 413: a reset after the limit was passed is the same cut."""
+    _, port, eid = served
     chunk = b"x" * 8192
+    sent, answer = 0, None  # bytes of the chunked body handed to the socket, the last chunk perhaps in part
     with socket.create_connection(("127.0.0.1", port)) as s:
         s.settimeout(30)
         s.sendall(b"POST /login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
-        for _ in range(ANONYMOUS_BODY_MAX // len(chunk) + 2):
-            s.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-            if select.select([s], [], [], 0)[0]:   # answered: stop sending before the closed socket resets
-                break
-        assert s.recv(200).startswith(b"HTTP/1.1 413")
+        try:
+            for _ in range(ANONYMOUS_BODY_MAX // len(chunk) + 2):
+                framed = b"%x\r\n%s\r\n" % (len(chunk), chunk)
+                sent += len(framed)
+                s.sendall(framed)
+                if select.select([s], [], [], 0)[0]:   # answered: stop sending
+                    break
+            answer = s.recv(200)
+        except (ConnectionResetError, BrokenPipeError):
+            answer = "reset"
+    assert sent > ANONYMOUS_BODY_MAX
+    assert answer == "reset" or answer.startswith(b"HTTP/1.1 413")
+    assert _get(port, f"/api/events/{eid}/standings") == 200
 
 
 def test_unfinished_bodies_together_stay_within_the_servers_budget(served):
