@@ -2,7 +2,7 @@
 """Fit the Strand unter reader's statistical constants on rendered development tables (and only those).
 
     .venv/bin/python scripts/fit_strand.py FOLDER [FOLDER ...] [--write vision/strand_unter/fitted.json]
-        [--only-no-sandpiper | --only-tower-exponent | --only-castle-value]
+        [--only-no-sandpiper | --only-tower-exponent | --only-castle-value | --only-shell-count]
 
 Each FOLDER holds ``profile.json`` and ``setupN/`` folders with ``calibration.json`` and
 ``scene_XX.jpg`` + ``scene_XX.truth.json`` (the layout of ``../shared/render`` output, e.g.
@@ -22,7 +22,8 @@ calibrated and every scene read; from the reading and the truth it fits, by maxi
    the file's other values;
 3. the count prior (``count_prior``): how often one part holds n shells (shells touching) on
    these tables, with one pseudo-count per n; a part where the truth has more shells than parts
-   is tallied as clumps of two;
+   is tallied as clumps of two. ``--only-shell-count`` fits only 1 and 3 and keeps the file's
+   other values;
 4. the sandpiper's blob area (:class:`~vision.strand_unter.config.BirdConfig` ``alone_log_area``,
    ``alone_sigma``, ``touch_prior``): log (blob area / the calibration bird's), Student t by
    maximum likelihood; a shell touching the bird gets one pseudo-count among the blobs. Printed
@@ -336,6 +337,8 @@ def main() -> None:
                     help="with --write: fit only the tower count's exponent and keep the file's other values")
     ap.add_argument("--only-castle-value", action="store_true",
                     help="with --write: fit only the castle value slope and keep the file's other values")
+    ap.add_argument("--only-shell-count", action="store_true",
+                    help="with --write: fit only the shell count's area model and prior and keep the file's other values")
     args = ap.parse_args()
     seen = _capture()
     names = [os.path.basename(os.path.normpath(f)) for f in args.folders]
@@ -374,6 +377,14 @@ def main() -> None:
     sigma, dof, partial, mean_ll = fit_count(counts_known)
     for x, n in sorted(counts_known, key=lambda t: -abs(t[0] - t[1]))[:8]:
         print(f"  farthest: {x:.2f} shells' area, truly {n}")
+    print(f"shell count prior (relative to one shell, n = 0 … {SHELLS.max_count}): {prior}")
+    print(f"shell count: area_sigma {sigma}, area_dof {dof:g}, partial_share {partial} (mean log density {mean_ll:.4f}, "
+          f"{len(counts)} parts)")
+    shell_count = {"area_sigma": sigma, "area_dof": dof, "count_prior": prior, "parts": len(counts), "fitted_on": names}
+    if args.only_shell_count:
+        if args.write:
+            _write_part(args.write, "shell_count", shell_count)
+        return
     slope = fit_slope(values)
     mu, sig, touch = fit_bird_area(birds)
     weight = fit_tower_weight(towers)
@@ -381,14 +392,9 @@ def main() -> None:
     print(f"tower counts: {odd} of {len(towers)} castles showed a count more likely under another value; "
           f"tower_pool_weight {weight}")
     print(f"sandpiper blob log area over calibration: mu {mu}, sigma {sig}; touch_prior {touch} ({len(birds)} blobs)")
-    print(f"shell count prior (relative to one shell, n = 0 … {SHELLS.max_count}): {prior}")
-    print(f"shell count: area_sigma {sigma}, area_dof {dof:g}, partial_share {partial} (mean log density {mean_ll:.4f}, "
-          f"{len(counts)} parts)")
     print(f"castle value slope {slope} ({len(values)} castles)")
     if args.write:
-        write_fitted(args.write, {"fitted_on": names,
-                                  "shell_count": {"area_sigma": sigma, "area_dof": dof, "count_prior": prior,
-                                                  "parts": len(counts)}},
+        write_fitted(args.write, {"shell_count": shell_count},
                      slopes={"castle value": slope}, castles=len(values))
         _write_no_bird(args.write, no_bird_slope, no_birds, names)
 

@@ -18,7 +18,8 @@ truth has in its groove is one row:
 - the cues (:func:`vision.strand_unter.castle_cues.measure`: ``platform_px``, ``footprint_px``, their
   standard errors, ``towers``, ``core_px2``, ``contrast_share``) and each cue's log likelihood per
   value (``ll_platform``, ``ll_footprint``, ``ll_towers`` — the tower term already tempered by
-  ``tower_exponent``), the player's tower reliability and its calibration counts (``towers_seen``);
+  ``tower_exponent``), the player's tower reliability and its calibration counts (``towers_seen``),
+  the count frequencies per value over all players (``towers_p``);
 - the set-up: ``camera_mm`` (the camera's height), ``cal_tan`` (the calibration castles' mean
   tangent of the view angle), ``contrast_ab`` (the player's colour against the sand, |Δ(a, b)|),
   ``cal_platform_resid`` and ``cal_tan_own`` (per value, the player's own calibration castle's
@@ -128,6 +129,7 @@ def rows_of(folder: str) -> list:
                 row["spread_ss"] = cm.get("spread_ss")
                 row["tower_reliability"] = round(tower_reliability(cm, c.player), 3)
                 row["towers_seen"] = cm.get("towers_seen", {}).get(c.player)
+                row["towers_p"] = {v: [round(float(q), 5) for q in cm["towers_p"][str(v)]] for v in map(str, cm["values"])}
                 row["platform_model"] = [round(cm["platform_scale"].get(c.player, 1.0) * cm["platform_px"][str(v)], 3)
                                          for v in cm["values"]]
                 row["footprint_model"] = [cm["footprint_px"][str(v)] for v in cm["values"]]
