@@ -131,9 +131,29 @@ def test_a_full_fit_writes_only_the_keys_it_fits(tmp_path, monkeypatch):
     fit.main()
     doc = json.loads(path.read_text())
     assert {k: doc[k] for k in kept} == kept
-    assert doc["fitted_on"] == ["strand-dev-1"] and doc["shell_count"]["parts"] == 60
+    assert doc["shell_count"]["fitted_on"] == ["strand-dev-1"] and doc["shell_count"]["parts"] == 60
     assert doc["confidence"]["slopes"]["other kind"] == 0.4
     assert set(doc["confidence"]["slopes"]) == {"castle value", "other kind", "no sandpiper"}
+
+
+def test_the_shell_count_refit_writes_only_the_shell_count(tmp_path, monkeypatch):
+    fit = _fit_module()
+    path = tmp_path / "fitted.json"
+    before = {"script": "scripts/fit_strand.py", "confidence": {"slopes": {"castle value": 1.0, "no sandpiper": 0.3}},
+              "tower_count": {"exponent": 0.75}, "shell_count": {"area_sigma": 0.3, "fitted_on": ["old"]}}
+    path.write_text(json.dumps(before))
+    rng = np.random.default_rng(5)
+    counts = [(1 + 0.1 * x, 1) for x in rng.standard_normal(60)] + [(None, 2)] * 3
+    monkeypatch.setattr(fit, "collect", lambda folder, seen: (counts, [(0.9, True)], [0.0], [], [(0.8, True)]))
+    monkeypatch.setattr(fit, "_capture", dict)
+    monkeypatch.setattr("sys.argv", ["fit_strand.py", str(tmp_path / "strand-720-7"), "--only-shell-count",
+                                     "--write", str(path)])
+    fit.main()
+    doc = json.loads(path.read_text())
+    assert {k: doc[k] for k in ("confidence", "tower_count")} == {k: before[k] for k in ("confidence", "tower_count")}
+    count = doc["shell_count"]
+    assert count["fitted_on"] == ["strand-720-7"] and count["parts"] == 63
+    assert 0.05 <= count["area_sigma"] <= 0.15 and count["count_prior"][2] > count["count_prior"][3]
 
 
 def test_the_castle_value_refit_tallies_each_posterior_bin_and_keeps_the_rest(tmp_path, monkeypatch):
