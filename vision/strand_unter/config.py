@@ -104,7 +104,7 @@ class ReadingConfig:
     sand_top_max_fraction: float = 0.1  # a channel clipped on more of the empty board's bare sand is not refined there (1: never)
     sand_top_share: float = 0.9       # ... and its values above this × clipped_level map onto the top (the lens's fall-off)
     sand_top_brighter_only: bool = True  # ... only when the scan is brighter than the calibration
-    sand_top_min_residual_ab: float = 8.0  # ... and the sand's gains leave the surround this far off (= light_sigma_ab)
+    sand_top_min_residual_ab: float = 8.0  # ... and the sand's gains leave the surround this far off (Lab units)
     light_tile_px: int = 8            # uneven light: the brightness field is measured per tile of this size
     light_chroma_tol: float = 0.12    # ... on sand pixels whose log-chromaticity changed less than this
     light_residual_tol: float = 0.08  # ... and (second pass) whose log brightness ratio is this close to the first field's
@@ -264,7 +264,7 @@ class ConfidenceConfig:
     sea_edge_sigma_mm: float = 2.5    # position error of the cloth's edge
     sea_hole_posterior: float = 0.3   # an uncovered groove beyond the sea front: the cloth is not where it seems
     unexplained_posterior: float = 0.6  # a small thing that is no piece may hide one (or be a piece misread)
-    light_sigma_ab: float = 8.0       # colour error (Lab units) of the corrected surround at which pieces become doubtful
+    light_sigma_ab: float = 30.0      # colour error (Lab units) of the corrected surround at which pieces become doubtful (scripts/fit_strand_light.py)
     faint_posterior: float = 0.5      # a shell-sized patch only the weak colour change sees: a piece or not, a coin toss
     noise_posterior: float = 0.7      # a grainy photo (noise_doubt_ratio): small pieces may be misread
     doubt_below: float = 0.9          # a decision less sure than this is named in a warning
