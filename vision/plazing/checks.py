@@ -101,11 +101,22 @@ def unlike_message(cells, blob: int, model: ReaderModel, terrain: np.ndarray, te
         " Take the photo again with the view clear (or fix --setup)."
 
 
+def wrong_terrain(n_odd: int, n_wall: int, n_elsewhere: int) -> bool:
+    """Whether a setup terrain is wrong: at least ``TERRAIN.wrong_wall_cells`` of its ``n_wall``
+    closing cells lie in objects that look placeable (``n_odd``,
+    :meth:`~vision.plazing.terrain.TerrainModel.placeable_walls`), and either all its closing
+    objects do, or the photo shows closing terrain (``TerrainModel.classify``) on at least
+    ``TERRAIN.wrong_wall_cells`` cells where the setup says sand (``n_elsewhere``): the objects are
+    elsewhere, the terrain of another game. A right terrain with one odd-looking object (a dim
+    corner, an object under a hand) has the photo's objects where it says (``docs/tuning.md``)."""
+    if n_odd < TERRAIN.wrong_wall_cells:
+        return False
+    return n_odd == n_wall or n_elsewhere >= TERRAIN.wrong_wall_cells
+
+
 def wrong_walls(looks, model: ReaderModel, terrain: np.ndarray, terrain_given: bool) -> None:
-    """Refuse a setup terrain that puts closing terrain where the photo shows sand, tokens or pieces:
-    more than ``TERRAIN.wrong_wall_share`` of its ``#`` cells (and at least ``TERRAIN.wrong_wall_cells``)
-    look placeable (:meth:`~vision.plazing.terrain.TerrainModel.placeable_walls`). Else the reader
-    would read nothing there, with full confidence.
+    """Refuse a setup terrain that puts closing terrain where the photo shows sand, tokens or pieces
+    (:func:`wrong_terrain`). Else the reader would read nothing there, with full confidence.
 
     Raises:
         UnreadableBoardError: ``terrain-mismatch`` naming the cells.
@@ -115,10 +126,12 @@ def wrong_walls(looks, model: ReaderModel, terrain: np.ndarray, terrain_given: b
     walls = terrain == "#"
     odd = model.terrain.placeable_walls(looks, walls)
     n_odd, n_wall = int(odd.sum()), int(walls.sum())
-    if n_odd < TERRAIN.wrong_wall_cells or n_odd <= TERRAIN.wrong_wall_share * n_wall:
+    if n_odd < TERRAIN.wrong_wall_cells:
         return
     read, _, _ = model.terrain.classify(looks)
     says_sand = np.argwhere((read == "#") & ~walls).tolist()
+    if not wrong_terrain(n_odd, n_wall, len(says_sand)):
+        return
     elsewhere = (", and closing terrain at " + cells_text(says_sand) + " where the setup says sand"
                  if says_sand else "")
     raise UnreadableBoardError(

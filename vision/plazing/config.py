@@ -206,11 +206,11 @@ class TerrainConfig:
     object_slope: float = 4.0
     #: Cells whose terrain is read less sure than this are named in the terrain warning (a posterior).
     doubt_below: float = 0.9
-    #: A setup whose closing cells look placeable (:meth:`~vision.plazing.terrain.TerrainModel.placeable_walls`)
-    #: beyond this share of them has the wrong terrain (refused; dev tables: at most 4 of 15 with the
-    #: right terrain, at least 221 of 240 with all '#', ``docs/tuning.md``) …
-    wrong_wall_share: float = 0.5
-    #: … when they are at least this many cells (a closing object: a 2×2 stand).
+    #: A setup terrain is wrong when at least this many of its closing cells lie in objects that look
+    #: placeable (:meth:`~vision.plazing.terrain.TerrainModel.placeable_walls`; a closing object: a
+    #: 2×2 stand) and all its objects do, or the photo reads closing terrain on at least this many
+    #: cells the setup says are sand (:func:`vision.plazing.checks.wrong_terrain`; dev tables: with the
+    #: right terrain at most 3 such cells and 11 of 15 odd cells, ``docs/tuning.md``).
     wrong_wall_cells: int = 4
 
 

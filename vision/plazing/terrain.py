@@ -117,21 +117,20 @@ class TerrainModel:
         d2 = (x * x).sum(1)[:, None] + (ref * ref).sum(1)[None] - 2.0 * small_matmul(x, np.ascontiguousarray(ref.T))
         return (np.maximum(d2, 0.0).min(axis=1) / x.shape[1]).reshape(feats.shape[:2])
 
-    def placeable_walls(self, feats: np.ndarray, walls: np.ndarray) -> np.ndarray:
-        """Which of the cells ``walls`` (bool (rows, cols): the setup's closing terrain) look
-        placeable: nearer a placeable calibration cell (sand, a mark, a piece) than any of the
-        calibration's closing cells, and farther from those than any calibration closing cell is
-        from the nearest other one (beyond what the calibration's own terrain looks like).
+    def wall_distances(self, feats: np.ndarray, walls: np.ndarray):
+        """For the cells ``walls`` (bool (rows, cols)): the mean squared standardised difference per
+        feature to the nearest calibration closing cell (``d_wall``) and to the nearest placeable one
+        (``d_free``), both float64 (n,) in ``np.argwhere(walls)`` order, and the largest distance of a
+        calibration closing cell to its nearest other one (float). None when the calibration shows no
+        two closing cells or no placeable cell.
 
         Args:
             feats: float64 (rows, cols, F) cell looks (:func:`terrain_features`).
-        Returns:
-            bool (rows, cols); all False when the calibration shows no closing and no placeable cell.
         """
         labels = np.array(self.labels)
         wall = labels == "#"
         if wall.sum() < 2 or wall.all():
-            return np.zeros(walls.shape, bool)
+            return None
         ref = self.feats / self.scale
         x = feats[walls] / self.scale
         F = x.shape[1]
@@ -142,10 +141,24 @@ class TerrainModel:
 
         own = d2(ref[wall], ref[wall])
         np.fill_diagonal(own, np.inf)
-        d_wall = d2(x, ref[wall]).min(axis=1)
-        d_free = d2(x, ref[~wall]).min(axis=1)
+        return d2(x, ref[wall]).min(axis=1), d2(x, ref[~wall]).min(axis=1), float(own.min(axis=1).max())
+
+    def placeable_walls(self, feats: np.ndarray, walls: np.ndarray) -> np.ndarray:
+        """Which of the cells ``walls`` (bool (rows, cols): the setup's closing terrain) look
+        placeable, judged object by object (:func:`placeable_objects` on :meth:`wall_distances`):
+        the cells of each 4-connected closing object whose mean look is nearer a placeable
+        calibration cell (sand, a mark, a piece) than any of the calibration's closing cells, and
+        farther from those than any calibration closing cell is from the nearest other one.
+
+        Args:
+            feats: float64 (rows, cols, F) cell looks (:func:`terrain_features`).
+        Returns:
+            bool (rows, cols); all False when the calibration shows no closing and no placeable cell.
+        """
         out = np.zeros(walls.shape, bool)
-        out[walls] = (d_free < d_wall) & (d_wall > own.min(axis=1).max())
+        d = self.wall_distances(feats, walls)
+        if d is not None:
+            out[walls] = placeable_objects(walls, *d)
         return out
 
     @property
@@ -249,3 +262,23 @@ class TerrainModel:
         chars[wall] = "#"
         prob[wall & (prob > 1.0)] = 1.0
         return chars, prob, found
+
+
+def wall_objects(walls: np.ndarray) -> list:
+    """The 4-connected closing objects of ``walls`` (bool (rows, cols)): each as the int indices of
+    its cells in ``np.argwhere(walls)`` order (the order of :meth:`TerrainModel.wall_distances`)."""
+    n, cc = cv2.connectedComponents(walls.astype(np.uint8), connectivity=4)
+    flat = cc[walls]
+    return [np.flatnonzero(flat == k) for k in range(1, n)]
+
+
+def placeable_objects(walls: np.ndarray, d_wall: np.ndarray, d_free: np.ndarray, own: float) -> np.ndarray:
+    """Per cell of ``walls`` (``np.argwhere`` order): whether its closing object (:func:`wall_objects`)
+    looks placeable, its cells' mean ``d_wall`` above their mean ``d_free`` and above ``own``
+    (:meth:`TerrainModel.wall_distances`). Judged per object, not per cell: one print of an object
+    can look like sand (a pale patch, a grey stick) while the object as a whole does not. bool (n,)."""
+    odd = np.zeros(len(d_wall), bool)
+    for idx in wall_objects(walls):
+        dw = float(d_wall[idx].mean())
+        odd[idx] = dw > float(d_free[idx].mean()) and dw > own
+    return odd
