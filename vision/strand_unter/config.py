@@ -264,7 +264,7 @@ class ConfidenceConfig:
     sea_edge_sigma_mm: float = 2.5    # position error of the cloth's edge
     sea_hole_posterior: float = 0.3   # an uncovered groove beyond the sea front: the cloth is not where it seems
     unexplained_posterior: float = 0.6  # a small thing that is no piece may hide one (or be a piece misread)
-    light_sigma_ab: float = 30.0      # colour error (Lab units) of the corrected surround at which pieces become doubtful (scripts/fit_strand_light.py)
+    light_sigma_ab: float = 8.0       # colour error (Lab units) of the corrected surround at which pieces become doubtful (docs/tuning.md)
     faint_posterior: float = 0.5      # a shell-sized patch only the weak colour change sees: a piece or not, a coin toss
     noise_posterior: float = 0.7      # a grainy photo (noise_doubt_ratio): small pieces may be misread
     doubt_below: float = 0.9          # a decision less sure than this is named in a warning
