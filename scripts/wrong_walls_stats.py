@@ -32,8 +32,6 @@ import re
 import sys
 import tempfile
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from beachscore import pipeline  # noqa: E402
