@@ -19,27 +19,23 @@ import glob
 import json
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
-from calibration import store  # noqa: E402
 from tests.sample_truth import plazing_exact  # noqa: E402
 from vision.plazing import darkness  # noqa: E402
 from vision.plazing.config import DARKNESS  # noqa: E402
+from scripts.setup_calibration import calibrate_setup  # noqa: E402
 
 
 def calibrated_truths(folder: str):
     """Calibrate each set-up of ``folder`` once (a refused calibration is named on stderr and
     skipped) and yield (calibration, scene truth path, truth dict, the scene's game set-up or None)."""
     for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
-        try:
-            cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"),
-                                                tempfile.mkdtemp(prefix="plazing-ab-")).folder)
-        except (UnreadableBoardError, BadInputError) as e:
-            print(f"  {setup}: calibration refused ({e})", file=sys.stderr)
+        cal = calibrate_setup(setup, "plazing-ab-")
+        if cal is None:
             continue
         for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
             with open(tpath) as f:

@@ -21,20 +21,19 @@ import glob
 import json
 import os
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from beachscore import pipeline  # noqa: E402
-from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
+from beachscore.errors import UnreadableBoardError  # noqa: E402
 from beachscore.games import reader  # noqa: E402
-from calibration import store  # noqa: E402
 from vision.board.geometry import project  # noqa: E402
 from vision.board.stage import locate  # noqa: E402
 from vision.plazing.config import REGISTER  # noqa: E402
 from vision.plazing.model import ReaderModel  # noqa: E402
+from scripts.setup_calibration import calibrate_setup  # noqa: E402
 
 #: A board placed farther off than this (mm, at any corner) is misplaced: half a token's clearance.
 FAR_MM = 2.0
@@ -91,11 +90,8 @@ def main() -> None:
         for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
             if setups and os.path.basename(setup) not in setups:
                 continue
-            try:
-                cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"),
-                                                    tempfile.mkdtemp(prefix="plazing-reg-")).folder)
-            except (UnreadableBoardError, BadInputError) as e:
-                print(f"  {setup}: calibration refused ({e})", file=sys.stderr)
+            cal = calibrate_setup(setup, "plazing-reg-")
+            if cal is None:
                 continue
             for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
                 truth = json.load(open(tpath))

@@ -33,7 +33,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -122,7 +121,7 @@ def flips(rows, key_old: str, key_new: str) -> dict:
 def _collect(folders, cache: str, budget: float, every: int) -> None:
     from beachscore import pipeline
     from beachscore.errors import BadInputError, UnreadableBoardError
-    from calibration import store
+    from scripts.setup_calibration import calibrate_setup
     from vision.plazing import pieces as pieces_module
     from vision.plazing import read_pieces
     from vision.plazing.config import SEAM
@@ -228,11 +227,8 @@ def _collect(folders, cache: str, budget: float, every: int) -> None:
             for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
                 if time.time() - t0 > budget:
                     break
-                try:
-                    cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"),
-                                                        tempfile.mkdtemp(prefix="pseam-")).folder)
-                except (UnreadableBoardError, BadInputError) as e:
-                    print(f"  {setup}: calibration refused ({e})", file=sys.stderr)
+                cal = calibrate_setup(setup, "pseam-")
+                if cal is None:
                     continue
                 for k, tpath in enumerate(sorted(glob.glob(os.path.join(setup, "scene_*.truth.json")))):
                     if k % every or time.time() - t0 > budget:
