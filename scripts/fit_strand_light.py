@@ -26,36 +26,25 @@ why the width was kept. Never pass judging tables.
 from __future__ import annotations
 
 import argparse
-import glob
-import importlib.util
 import json
 import math
 import os
 import sys
-import tempfile
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 import vision.strand_unter.reading as reading  # noqa: E402
 from vision.strand_unter.confidence import Decisions  # noqa: E402
+from strand_scenes import calibrated_truths, compare_strand  # noqa: E402
 
-EVALUATE = os.path.join(ROOT, "..", "shared", "tools", "evaluate.py")
 SIGMAS = (4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 12.0, 14.0, 16.0, 20.0, 25.0, 30.0, 1e9)
 FLOORS = (0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0)
 TRUST = 0.5
-
-
-def _compare_strand():
-    """``compare_strand(truth, state) -> (errors, stats)`` of the judges' ``evaluate.py``."""
-    spec = importlib.util.spec_from_file_location("evaluate", EVALUATE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.compare_strand
 
 
 class _Seen(Decisions):
@@ -73,29 +62,21 @@ def collect(folder: str, compare) -> list[dict]:
     decision but "light"), cap."""
     rows = []
     reading.Decisions = _Seen
-    for sd in sorted(glob.glob(os.path.join(folder, "setup*"))):
-        with tempfile.TemporaryDirectory() as out:
-            try:
-                cal = pipeline.calibrate(os.path.join(sd, "calibration.json"), out)
-            except (UnreadableBoardError, BadInputError):
-                continue
-            for img in sorted(glob.glob(os.path.join(sd, "scene_*.jpg"))):
-                with open(img[:-4] + ".truth.json") as f:
-                    truth = json.load(f)
-                _Seen.last = None
-                try:
-                    res = pipeline.scan_file(img, cal)
-                except (UnreadableBoardError, BadInputError):
-                    continue
-                d = _Seen.last
-                other = math.prod(q for what, q, _ in d.items if what != "light")
-                errs, _ = compare(truth, res.state)
-                rows.append({"folder": os.path.basename(os.path.normpath(folder)),
-                             "scene": os.path.relpath(img, folder), "right": not errs, "errors": errs,
-                             "occluded": bool(truth.get("occluded")),
-                             "residual_ab": float(res.reading.details["residual_ab"]),
-                             "other": other, "cap": d.cap, "confidence": res.confidence,
-                             "weak": [(what, round(q, 3)) for what, q, _ in d.items if q < 0.9]})
+    for img, truth, cal in calibrated_truths(folder, skip_refused=True):
+        _Seen.last = None
+        try:
+            res = pipeline.scan_file(img, cal)
+        except (UnreadableBoardError, BadInputError):
+            continue
+        d = _Seen.last
+        other = math.prod(q for what, q, _ in d.items if what != "light")
+        errs, _ = compare(truth, res.state)
+        rows.append({"folder": os.path.basename(os.path.normpath(folder)),
+                     "scene": os.path.relpath(img, folder), "right": not errs, "errors": errs,
+                     "occluded": bool(truth.get("occluded")),
+                     "residual_ab": float(res.reading.details["residual_ab"]),
+                     "other": other, "cap": d.cap, "confidence": res.confidence,
+                     "weak": [(what, round(q, 3)) for what, q, _ in d.items if q < 0.9]})
     return rows
 
 
@@ -128,7 +109,7 @@ def main() -> None:
         with open(args.rows) as f:
             rows = json.load(f)
     else:
-        compare, rows = _compare_strand(), []
+        compare, rows = compare_strand(), []
         for folder in args.folders:
             rows += collect(folder, compare)
             print(f"{folder}: {sum(r['folder'] == os.path.basename(os.path.normpath(folder)) for r in rows)} readings",

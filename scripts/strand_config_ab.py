@@ -19,25 +19,20 @@ Only constants read at scan time take effect (a constant used at calibration is 
 from __future__ import annotations
 
 import argparse
-import glob
-import importlib.util
 import json
 import os
 import sys
-import tempfile
 from collections import Counter
 from contextlib import contextmanager
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 from vision.strand_unter import config  # noqa: E402
+from strand_scenes import calibrated_truths, compare_strand  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-#: the judges' evaluate.py beside the repository (a worktree under ``../wt/`` looks one level further up)
-EVALUATE = next((p for p in (os.path.join(ROOT, *[".."] * k, "shared", "tools", "evaluate.py") for k in (1, 2, 3))
-                 if os.path.exists(p)), os.path.join(ROOT, "..", "shared", "tools", "evaluate.py"))
 TRUST = 0.5
 
 
@@ -96,13 +91,6 @@ def tally_line(c: Counter) -> str:
     return f"{c['right']}/{c['n']} {c['trusted']} {c['silent']} {c['clean_refused']}"
 
 
-def _compare():
-    spec = importlib.util.spec_from_file_location("evaluate", EVALUATE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.compare_strand
-
-
 def _read(img: str, cal, truth: dict, compare) -> list:
     try:
         res = pipeline.scan_file(img, cal)
@@ -119,25 +107,15 @@ def main(argv=None) -> int:
     ap.add_argument("--rows", help="write one JSON line per scene here")
     args = ap.parse_args(argv)
     changes = [parse_set(s) for s in args.sets]
-    compare = _compare()
+    compare = compare_strand()
     rows = []
     for folder in args.folders:
-        for sd in sorted(glob.glob(os.path.join(folder, "setup*"))):
-            if not os.path.exists(os.path.join(sd, "calibration.json")):
-                continue
-            with tempfile.TemporaryDirectory() as out:
-                try:
-                    cal = pipeline.calibrate(os.path.join(sd, "calibration.json"), out)
-                except (UnreadableBoardError, BadInputError):
-                    continue
-                for img in sorted(glob.glob(os.path.join(sd, "scene_*.jpg"))):
-                    with open(img[:-4] + ".truth.json") as f:
-                        truth = json.load(f)
-                    row = {"folder": os.path.basename(os.path.normpath(folder)), "scene": os.path.relpath(img, folder),
-                           "occluded": bool(truth.get("occluded")), "a": _read(img, cal, truth, compare)}
-                    with constants_set(changes):
-                        row["b"] = _read(img, cal, truth, compare)
-                    rows.append(row)
+        for img, truth, cal in calibrated_truths(folder, skip_refused=True):
+            row = {"folder": os.path.basename(os.path.normpath(folder)), "scene": os.path.relpath(img, folder),
+                   "occluded": bool(truth.get("occluded")), "a": _read(img, cal, truth, compare)}
+            with constants_set(changes):
+                row["b"] = _read(img, cal, truth, compare)
+            rows.append(row)
     if args.rows:
         with open(args.rows, "w") as f:
             for r in rows:

@@ -4,30 +4,58 @@ walk the fitting and checking scripts share."""
 from __future__ import annotations
 
 import glob
+import importlib.util
 import json
 import os
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
 
 from beachscore import pipeline  # noqa: E402
 from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 
 
-def calibrated_scenes(folder: str):
-    """Yield (scene photo path, its true state, its set-up's calibration) for every scene of
-    ``folder``'s ``setup*`` folders that hold a ``calibration.json``; each set-up is calibrated into
-    a temporary folder that lives while its scenes are yielded."""
+
+def calibrated_truths(folder: str, skip_refused: bool = False):
+    """Yield (scene photo path, its truth (the whole ``.truth.json``), its set-up's calibration) for
+    every scene of ``folder``'s ``setup*`` folders that hold a ``calibration.json``; each set-up is
+    calibrated into a temporary folder that lives while its scenes are yielded. A refused
+    calibration raises, or with ``skip_refused`` skips its set-up."""
     for sd in sorted(glob.glob(os.path.join(folder, "setup*"))):
         if not os.path.exists(os.path.join(sd, "calibration.json")):
             continue
         with tempfile.TemporaryDirectory() as out:
-            cal = pipeline.calibrate(os.path.join(sd, "calibration.json"), out)
+            try:
+                cal = pipeline.calibrate(os.path.join(sd, "calibration.json"), out)
+            except (UnreadableBoardError, BadInputError):
+                if skip_refused:
+                    continue
+                raise
             for img in sorted(glob.glob(os.path.join(sd, "scene_*.jpg"))):
                 with open(img[:-4] + ".truth.json") as f:
-                    state = json.load(f)["state"]
-                yield img, state, cal
+                    truth = json.load(f)
+                yield img, truth, cal
+
+
+def calibrated_scenes(folder: str):
+    """:func:`calibrated_truths` with the true state alone: (scene photo path, true state, calibration)."""
+    for img, truth, cal in calibrated_truths(folder):
+        yield img, truth["state"], cal
+
+
+#: the judges' evaluate.py beside the repository (a worktree under ``../wt/`` looks one level further up)
+EVALUATE = next((p for p in (os.path.join(ROOT, *[".."] * k, "shared", "tools", "evaluate.py") for k in (1, 2, 3))
+                 if os.path.exists(p)), os.path.join(ROOT, "..", "shared", "tools", "evaluate.py"))
+
+
+def compare_strand():
+    """``compare_strand(truth, state) -> (errors, stats)`` of the judges' evaluate.py (:data:`EVALUATE`)."""
+    spec = importlib.util.spec_from_file_location("evaluate", EVALUATE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.compare_strand
 
 
 def scan_outcomes(folders: list[str], seen: dict):
@@ -37,16 +65,14 @@ def scan_outcomes(folders: list[str], seen: dict):
     ``seen`` is the dict a script's capture hooks fill during the scan.
     """
     for folder in folders:
-        for img, _state, cal in calibrated_scenes(folder):
+        for img, truth, cal in calibrated_truths(folder):
             seen.clear()
-            with open(img[:-4] + ".truth.json") as f:
-                hand = bool(json.load(f).get("occluded"))
             try:
                 pipeline.scan_file(img, cal)
                 outcome = "read"
             except (UnreadableBoardError, BadInputError) as err:
                 outcome = getattr(err, "code", type(err).__name__)
-            yield img, hand, outcome
+            yield img, bool(truth.get("occluded")), outcome
 
 
 def write_fitted_part(path: str, key: str, part: dict, folders: list[str], **extra) -> None:
