@@ -1,14 +1,10 @@
 """Pure helpers of scripts/strand_castle_cue_stats.py."""
 
-import importlib.util
-import os
-
 import numpy as np
 
-_spec = importlib.util.spec_from_file_location(
-    "strand_castle_cue_stats", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "strand_castle_cue_stats.py"))
-m = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(m)
+from tests.script_module import load_script
+
+m = load_script("strand_castle_cue_stats")
 
 
 def _row(**kw):

@@ -1,22 +1,15 @@
 """``scripts/strand_config_ab.py``: the constants it sets for the B arm, their restoring, and the judge's
 tallies of a scene."""
 
-import importlib.util
-import os
 
 import pytest
 
 from vision.strand_unter import config
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "..", "..", "scripts", "strand_config_ab.py")
+from tests.script_module import load_script
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("strand_config_ab", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("strand_config_ab")
 
 
 def test_parse_set_types_follow_the_field():

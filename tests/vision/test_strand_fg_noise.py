@@ -1,24 +1,17 @@
 """``scripts/strand_fg_noise.py``: the foreground's noise figures as the reader computes them, and how
 a sample crowded with pieces raises them (docs/tuning.md, "Blind batch 25's wrongs")."""
 
-import importlib.util
-import os
 
 import numpy as np
 
 from vision.strand_unter import colour
 from vision.strand_unter.blobs import foreground
 from vision.strand_unter.config import READING
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "..", "..", "scripts", "strand_fg_noise.py")
+from tests.script_module import load_script
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("strand_fg_noise", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("strand_fg_noise")
 
 
 def _board(rng, pieces: int, h: int = 120, w: int = 400):

@@ -2,9 +2,7 @@
 (``vision/strand_unter/fitted.json``): the reader uses them, the file names the tables, and the
 count model they make doubts a part the photo cannot settle instead of guessing."""
 
-import importlib.util
 import json
-import os
 
 import numpy as np
 import pytest
@@ -12,16 +10,11 @@ import pytest
 from vision.strand_unter import config, shells
 from vision.strand_unter.bird import alone_posterior
 from vision.strand_unter.confidence import Decisions, calibrated
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "..", "..", "scripts", "fit_strand.py")
+from tests.script_module import load_script
 
 
 def _fit_module():
-    spec = importlib.util.spec_from_file_location("fit_strand", SCRIPT)
-    fit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fit)
-    return fit
+    return load_script("fit_strand")
 
 
 def test_the_reader_uses_the_fitted_values():
