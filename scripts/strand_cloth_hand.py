@@ -16,13 +16,12 @@ share of the patch classed as sand, and the sea front read.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from strand_scenes import scan_outcomes  # noqa: E402
+from strand_scenes import print_scan_rows  # noqa: E402
 import vision.strand_unter.occlusion as occlusion  # noqa: E402
 import vision.strand_unter.reading as reading  # noqa: E402
 
@@ -50,16 +49,14 @@ def _capture() -> dict:
     return seen
 
 
+def _figures(seen: dict) -> str:
+    fig = seen.get("fig")
+    return f"{fig[0]:.3f} {fig[1]:.2f} {fig[2]:.0f} {fig[3]:.0f} {fig[4]:.2f} {fig[5]:.2f} {fig[6]}" if fig else "- - - - - - -"
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("folders", nargs="+")
-    args = ap.parse_args()
-    seen = _capture()
-    print("scene hand outcome figure thickness_radii x_mm y_mm raw_thickness_radii sand_share sea_front")
-    for img, hand, outcome in scan_outcomes(args.folders, seen):
-        fig = seen.get("fig")
-        figs = f"{fig[0]:.3f} {fig[1]:.2f} {fig[2]:.0f} {fig[3]:.0f} {fig[4]:.2f} {fig[5]:.2f} {fig[6]}" if fig else "- - - - - - -"
-        print(f"{img} {hand} {outcome} {figs}", flush=True)
+    print_scan_rows(__doc__.splitlines()[0], _capture,
+                    "figure thickness_radii x_mm y_mm raw_thickness_radii sand_share sea_front", _figures)
 
 
 if __name__ == "__main__":

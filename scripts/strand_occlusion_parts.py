@@ -13,14 +13,13 @@ weak-change part, and the weak-change part kept where a whole shell fits (``shel
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from strand_scenes import scan_outcomes  # noqa: E402
+from strand_scenes import print_scan_rows  # noqa: E402
 import vision.strand_unter.occlusion as occlusion  # noqa: E402
 import vision.strand_unter.reading as reading  # noqa: E402
 
@@ -48,14 +47,8 @@ def _capture() -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("folders", nargs="+")
-    args = ap.parse_args()
-    seen = _capture()
-    print("scene hand outcome all foreground weak weak_shell_thick")
-    for img, hand, outcome in scan_outcomes(args.folders, seen):
-        sizes = " ".join(f"{v:.2f}" for v in seen.get("sizes", [])) or "- - - -"
-        print(f"{img} {hand} {outcome} {sizes}", flush=True)
+    print_scan_rows(__doc__.splitlines()[0], _capture, "all foreground weak weak_shell_thick",
+                    lambda seen: " ".join(f"{v:.2f}" for v in seen.get("sizes", [])) or "- - - -")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ walk the fitting and checking scripts share."""
 
 from __future__ import annotations
 
+import argparse
 import glob
 import importlib.util
 import json
@@ -73,6 +74,19 @@ def scan_outcomes(folders: list[str], seen: dict):
             except (UnreadableBoardError, BadInputError) as err:
                 outcome = getattr(err, "code", type(err).__name__)
             yield img, bool(truth.get("occluded")), outcome
+
+
+def print_scan_rows(description: str, capture, header: str, figures) -> None:
+    """The ``main`` of a script that scans every scene of the folders on its command line with the
+    capture hooks ``capture()`` installs and prints one row per scene: "scene hand outcome" and
+    ``figures(seen)`` (a string of the figures the hooks recorded), under ``header``'s column names."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("folders", nargs="+")
+    args = ap.parse_args()
+    seen = capture()
+    print(f"scene hand outcome {header}")
+    for img, hand, outcome in scan_outcomes(args.folders, seen):
+        print(f"{img} {hand} {outcome} {figures(seen)}", flush=True)
 
 
 def write_fitted_part(path: str, key: str, part: dict, folders: list[str], **extra) -> None:
