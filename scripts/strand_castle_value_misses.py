@@ -22,6 +22,7 @@ truth has in its groove is one row:
   the count frequencies per value over all players (``towers_p``);
 - the set-up: ``camera_mm`` (the camera's height), ``cal_tan`` (the calibration castles' mean
   tangent of the view angle), ``contrast_ab`` (the player's colour against the sand, |Δ(a, b)|),
+  ``lightness_gap`` (|ΔL|, OpenCV 8-bit Lab),
   ``cal_platform_resid`` and ``cal_tan_own`` (per value, the player's own calibration castle's
   platform log residual around the pooled model and its view tangent), ``sigma_log`` and
   ``spread_ss`` (each cue's Σ residual² and degrees of freedom behind ``sigma_log``).
@@ -73,8 +74,8 @@ def cue_terms(f: dict, cm: dict, player: str, cfg=CASTLES) -> dict:
             "ll_towers": np.round(lt, 3).tolist()}
 
 
-def rows_of(folder: str) -> list:
-    """The rows (see the module docstring) of one folder."""
+def rows_of(folder: str, extra_cues: tuple = ()) -> list:
+    """The rows (see the module docstring) of one folder, with the cues named in ``extra_cues`` too."""
     from fit_strand import scanned_scenes
     seen: dict = {}
     enter = reading._enter_castles
@@ -120,9 +121,9 @@ def rows_of(folder: str) -> list:
                     dx, dy = (c.core_x - nad[0]) / A.ppm, (c.core_y - nad[1]) / A.ppm
                     row.update(nadir_side=[round(float(dx), 1), round(float(dy), 1)], lever_mm=round(float(np.hypot(dx, dy)), 1))
                 for k in ("platform_px", "platform_se_px", "footprint_px", "footprint_se_px", "towers", "core_px2",
-                          "contrast_share"):
+                          "contrast_share") + tuple(extra_cues):
                     if k in f:
-                        row[k] = round(float(f[k]), 3)
+                        row[k] = f[k] if isinstance(f[k], list) else round(float(f[k]), 3)
                 row.update(cue_terms(f, cm, c.player))
                 row.update(_setup_geometry(A.model, c.player))
                 row["sigma_log"] = cm["sigma_log"]
@@ -141,7 +142,7 @@ def rows_of(folder: str) -> list:
 
 def _setup_geometry(model: dict, player: str) -> dict:
     """The camera's height (mm), the calibration castles' mean tan of the view angle at their coloured
-    parts, the player's colour contrast against the sand (|Δ(a, b)|), and per value the player's own
+    parts, the player's colour contrast against the sand (|Δ(a, b)| and |ΔL|), and per value the player's own
     calibration castle's platform log residual around the pooled model and its view tangent."""
     par = model.get("parallax") or {}
     out = {"camera_mm": par.get("camera_mm")}
@@ -162,6 +163,7 @@ def _setup_geometry(model: dict, player: str) -> dict:
     sand = np.asarray(model["classes"]["sand"]["mean"], np.float64)
     cl = model["classes"][f"castle/{player}"]
     out["contrast_ab"] = round(float(np.hypot(*(np.asarray(cl["mean"], np.float64)[1:] - sand[1:]))), 2)
+    out["lightness_gap"] = round(abs(float(cl["mean"][0]) - float(sand[0])), 2)
     return out
 
 
