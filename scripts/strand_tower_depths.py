@@ -38,11 +38,13 @@ from vision.strand_unter.config import CASTLES  # noqa: E402
 
 NEAR_DL = 30.0
 ABSOLUTE = (3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0, 15.0)
+SHARES = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 INSETS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 RELATIVE = (0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.10, 0.12)
 
 
-def minima_depths(gray: np.ndarray, core: np.ndarray, cfg=CASTLES) -> tuple[list, float]:
+def minima_depths(gray: np.ndarray, core: np.ndarray, cfg=CASTLES, bgr: np.ndarray | None = None,
+                  sand_lab=None, player_lab=None) -> tuple[list, float]:
     """([depth, inset] of every candidate minimum; the castle's median grey) of one castle, as
     :func:`vision.strand_unter.castle_cues.count_towers` finds them before its depth test: the depth
     in grey levels below the median, the inset the group's largest distance (px) inside the coloured
@@ -61,15 +63,29 @@ def minima_depths(gray: np.ndarray, core: np.ndarray, cfg=CASTLES) -> tuple[list
     med = float(stats.median(g[core]))
     inside = cv2.distanceTransform(np.pad(core, 1).astype(np.uint8), cv2.DIST_L2, 3)[1:-1, 1:-1]
     n, lab = cv2.connectedComponents(((g <= low) & on).astype(np.uint8), connectivity=8)
+    share = None
+    if bgr is not None:
+        share = _player_share(cv2.GaussianBlur(bgr, (0, 0), cfg.tower_sigma_px), sand_lab, player_lab)
     return [[round(med - float(g[lab == i].min()), 3), round(float(inside[lab == i].max()), 2)]
+            + ([round(float(share[lab == i].mean()), 3)] if share is not None else [])
             for i in range(1, n)], round(med, 3)
+
+
+def _player_share(bgr: np.ndarray, sand_lab, player_lab) -> np.ndarray:
+    """Per pixel, the (a, b) chromaticity's projection on the sand → player direction (0 at the
+    sand's, 1 at the player's colour; OpenCV 8-bit Lab): float (H, W)."""
+    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).astype(np.float32)[..., 1:]
+    s, p = np.asarray(sand_lab, np.float32)[1:], np.asarray(player_lab, np.float32)[1:]
+    d = p - s
+    return ((lab - s) @ d) / max(float(d @ d), 1e-6)
 
 
 def _hooked_measure(measure):
     def measure_with_depths(image, gray, fg, core, origin, *a, **k):
         out = measure(image, gray, fg, core, origin, *a, **k)
         rows, cols = slice(origin[0], origin[0] + core.shape[0]), slice(origin[1], origin[1] + core.shape[1])
-        out["tower_depths"], out["gray_median"] = minima_depths(gray[rows, cols], core)
+        out["tower_depths"], out["gray_median"] = minima_depths(gray[rows, cols], core, CASTLES, image[rows, cols],
+                                                               a[0], a[1])
         return out
     return measure_with_depths
 
@@ -99,11 +115,14 @@ def report(rows: list) -> None:
     for k, v in groups.items():
         print(f"  {k}: median grey {np.median([r['gray_median'] for r in v]):.1f}, the reader's count agrees "
               f"{agreement(v, lambda r: int(r['towers']))}")
-    rules = [(f"absolute {d:g}", lambda r, d=d: sum(x > d for x, _ in r["tower_depths"])) for d in ABSOLUTE]
-    rules += [(f"relative {k:g}", lambda r, k=k: sum(x > k * r["gray_median"] for x, _ in r["tower_depths"]))
+    rules = [(f"absolute {d:g}", lambda r, d=d: sum(x[0] > d for x in r["tower_depths"])) for d in ABSOLUTE]
+    rules += [(f"relative {k:g}", lambda r, k=k: sum(x[0] > k * r["gray_median"] for x in r["tower_depths"]))
               for k in RELATIVE]
-    rules += [(f"6, inset > {t:g}", lambda r, t=t: sum(x > CASTLES.tower_depth and i > t for x, i in r["tower_depths"]))
+    rules += [(f"6, inset > {t:g}", lambda r, t=t: sum(x > CASTLES.tower_depth and d[1] > t for x, *d in r["tower_depths"]))
               for t in INSETS]
+    if rows and all(len(d) > 2 for r in rows for d in r["tower_depths"]):
+        rules += [(f"6, share >= {t:g}", lambda r, t=t: sum(d[0] > CASTLES.tower_depth and d[2] >= t for d in r["tower_depths"]))
+                  for t in SHARES]
     print("rule: agree / too many / too few, per class")
     for name, fn in rules:
         print(f"  {name:14s} " + " | ".join(f"{k} " + " / ".join(f"{x:.3f}" for x in agreement(v, fn))
