@@ -37,6 +37,7 @@ from vision.board.markers import detect_markers
 from vision.board.references import (IDENTITY_PNG, OUTLINE_PNG, REFERENCE_DOWNSCALE, identity_grow_mm,
                                      identity_reference, outline_layout, outline_ppm, outline_reference)
 from vision.board.strips import sample_bands, strip_layout
+from vision.board.outline_fit import fit_outline
 from vision.board.undistort import find_lens, undistorted_request, view_outline_mm
 from vision.image.decode import decode_image, read_image
 from vision.types import CalibrationShot, Photo, Reader, Reading, Registration
@@ -78,15 +79,7 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
                                        "photo and calibration.json gives no corners_px")
         check_corners(req.corners_px, (image.shape[1], image.shape[0]))
         H = homography_from_corners(req.corners_px, req.profile["board_mm"])
-    lens = find_lens(req, image, project(H, board_corners_mm(req.profile["board_mm"])))
-    if lens is not None:
-        lens.keep_in_view(project(H, view_outline_mm(req.profile["board_mm"])))  # from here on everything is learned in the undistorted shot's pixels
-        corners = lens.undistort_points(project(H, board_corners_mm(req.profile["board_mm"])), *lens.size)
-        image = lens.undistort_image(image)
-        empty = lens.undistort_image(empty) if empty is not None else None
-        H = detect_markers(image, markers) if markers else None
-        if H is None:
-            H = homography_from_corners(corners, req.profile["board_mm"])
+    lens, image, empty, H = _shot_geometry(req, image, empty, H, game_reader.fits_outline and not markers)
     w, h = req.profile["board_mm"]
     for label, (x, y) in req.samples:
         if not (-1e-6 * w <= x <= w * (1 + 1e-6) and -1e-6 * h <= y <= h * (1 + 1e-6)):
@@ -128,6 +121,49 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
                             f"{exc.strerror or exc}") from None
     prepare_calibration(cal)
     return cal
+
+
+def _undistorted(req, image: np.ndarray, empty: np.ndarray | None, H: np.ndarray):
+    """(lens or None, shot, empty shot, H) with the lens the shot shows taken out: the lens found
+    around the board ``H`` (board mm → shot px) places, the shots undistorted and H carried over
+    (from the markers again when the profile has them); everything is then learned in the
+    undistorted shot's pixels."""
+    board = req.profile["board_mm"]
+    lens = find_lens(req, image, project(H, board_corners_mm(board)))
+    if lens is None:
+        return None, image, empty, H
+    lens.keep_in_view(project(H, view_outline_mm(board)))
+    corners = lens.undistort_points(project(H, board_corners_mm(board)), *lens.size)
+    image = lens.undistort_image(image)
+    empty = lens.undistort_image(empty) if empty is not None else None
+    markers = req.profile.get("markers") or []
+    H2 = detect_markers(image, markers) if markers else None
+    return lens, image, empty, H2 if H2 is not None else homography_from_corners(corners, board)
+
+
+def _shot_geometry(req, image: np.ndarray, empty: np.ndarray | None, H: np.ndarray, fits_outline: bool):
+    """:func:`_undistorted`, and for a reader that needs its board's own corners (``fits_outline``)
+    the clicked ones moved onto the outline's edges (:func:`vision.board.outline_fit.fit_outline`);
+    when they move and a lens was found from the clicked corners, the lens is found again around
+    the fitted ones (its first pass looks for the outline where the corners put it).
+
+    Returns:
+        (lens or None, shot, empty shot or None, H board mm → shot px), the shots undistorted.
+    """
+    board = req.profile["board_mm"]
+    lens, shot, empty_shot, H = _undistorted(req, image, empty, H)
+    if not fits_outline:
+        return lens, shot, empty_shot, H
+    fit = fit_outline(shot, project(H, board_corners_mm(board)), board)
+    if not fit.moved:
+        return lens, shot, empty_shot, H
+    if lens is not None:
+        H_shot = homography_from_corners(lens.distort_points(fit.corners_px, *lens.size), board)
+        lens, shot, empty_shot, H = _undistorted(req, image, empty, H_shot)
+        fit = fit_outline(shot, project(H, board_corners_mm(board)), board)
+        if not fit.moved:
+            return lens, shot, empty_shot, H
+    return lens, shot, empty_shot, homography_from_corners(fit.corners_px, board)
 
 
 def prepare_calibration(cal: store.Calibration) -> None:

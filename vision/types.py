@@ -166,6 +166,9 @@ class Reader(Protocol):
         judges_glare: the reader judges blown-out pixels place by place, in its scans and in its
             ``learn`` (which refuses a shot it cannot learn from), so the calibration shot is not
             refused for the board's blown-out share as a whole.
+        fits_outline: the reader needs the board's corners closer than a click places them, and
+            its board's outline shows as a colour step all round: calibration moves clicked corners
+            onto the outline's edges (:func:`vision.board.outline_fit.fit_outline`).
     """
 
     game: str
@@ -173,6 +176,7 @@ class Reader(Protocol):
     model_version: int
     registration_sides: tuple[str, ...]
     judges_glare: bool
+    fits_outline: bool
 
     def learn(self, shot: CalibrationShot) -> dict:
         """The appearance model (JSON-serialisable) learned from the calibration shot."""
@@ -234,7 +238,8 @@ class GameReader:
     """A :class:`Reader` made of a reader package's functions; the optional ones default to "none".
 
     Attributes:
-        game, decode_reduce, model_version, registration_sides, judges_glare: as :class:`Reader`.
+        game, decode_reduce, model_version, registration_sides, judges_glare, fits_outline: as
+            :class:`Reader`.
         learn, read, annotate: the reader's functions (:class:`Reader`).
         own_registration: ``(image, cal) -> Registration`` when the reader registers photos itself.
         exclude: ``(image, cal) -> mask | None`` (:meth:`Reader.registration_exclude`).
@@ -254,6 +259,7 @@ class GameReader:
     model_version: int = 1
     registration_sides: tuple[str, ...] = BOARD_SIDES
     judges_glare: bool = False
+    fits_outline: bool = False
     own_registration: Callable[[np.ndarray, Calibration], Registration] = _no_registration
     exclude: Callable[[np.ndarray, Calibration], np.ndarray | None] = _no_registration
     matches_board: Callable[[Registration, Calibration], bool] = _no_match

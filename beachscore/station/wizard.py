@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from beachscore.errors import BadInputError, BeachscoreError, SampleError
+from beachscore.games import reader
 from beachscore.pipeline import learned_classes
 from beachscore.station.encoding import encode
 from beachscore.station.label_layout import place_labels
@@ -25,6 +26,8 @@ from beachscore.station.store.db import write_problem
 from calibration import files as cal_files
 from calibration.advice import words_of
 from calibration.store import atomic_write_bytes
+from vision.board.outline_fit import fit_outline
+from vision.image.decode import read_image
 
 log = logging.getLogger("beachscore.station")
 
@@ -64,6 +67,22 @@ def mm_from_px(corners_px: list, board_mm: list) -> np.ndarray:
     return cv2.getPerspectiveTransform(src, dst).astype(np.float64)
 
 
+def fitted_corners(photo_path: str, profile: dict, corners_px: list) -> list:
+    """The clicked corners, moved onto the board outline's edges in the shot for a game whose reader
+    needs them exact (:attr:`vision.types.Reader.fits_outline`, :func:`vision.board.outline_fit.fit_outline`),
+    so that the samples clicked on pieces turn into the board millimetres calibration will find them
+    at; the clicks as given otherwise (or when the outline is not found).
+
+    Returns:
+        four [x, y] float px, TL, TR, BR, BL.
+    """
+    if not reader(profile["game"]).fits_outline:
+        return corners_px
+    image = read_image(photo_path)
+    fit = fit_outline(image, np.array([_xy(c, "corner") for c in corners_px], np.float64), profile["board_mm"])
+    return [[float(x), float(y)] for x, y in fit.corners_px] if fit.moved else corners_px
+
+
 def write_request(folder: str, photo_path: str, profile: dict, corners_px: list, samples: list,
                   empty_photo_path: str | None = None) -> str:
     """Write ``calibration.json`` (+ the shot as ``calib.jpg|png``, ``profile.json``) for clicked corners and samples.
@@ -72,7 +91,8 @@ def write_request(folder: str, photo_path: str, profile: dict, corners_px: list,
         folder: new folder for the request (created).
         photo_path: the calibration shot on disk (JPEG or PNG), copied byte for byte.
         profile: the board profile dict (contract).
-        corners_px: four [x, y] image px, TL, TR, BR, BL of the board frame.
+        corners_px: four [x, y] image px, TL, TR, BR, BL of the board frame (moved onto the
+            outline's edges for a reader that needs them exact, :func:`fitted_corners`).
         samples: ``[{"label": str, "px": [x, y]}]`` in image px.
         empty_photo_path: optional shot of the empty board, same view; copied as ``empty.jpg|png``
             and named ``empty_image`` in calibration.json.
@@ -82,6 +102,8 @@ def write_request(folder: str, photo_path: str, profile: dict, corners_px: list,
         BadInputError: bad corners, bad sample, sample off the board, no samples.
     """
     profile = cal_files.validate_profile(profile, "profile")
+    mm_from_px(corners_px, profile["board_mm"])  # the clicks make a quadrilateral
+    corners_px = fitted_corners(photo_path, profile, corners_px)
     H = mm_from_px(corners_px, profile["board_mm"])
     if not isinstance(samples, list) or not samples:
         raise BadInputError("no-samples", "click at least one piece and give it a label")

@@ -67,5 +67,5 @@ def annotate(photo: Photo, reading: Reading) -> np.ndarray:
 
 #: The Plażing reader (:class:`vision.types.Reader`).
 READER = GameReader(game="plazing", learn=learn, read=read, annotate=annotate, decode_reduce=DECODE_REDUCE,
-                    model_version=MODEL_VERSION, own_registration=register,
+                    model_version=MODEL_VERSION, fits_outline=True, own_registration=register,
                     matches_board=registration_matches_board, prepare_calibration=prepare_reference)

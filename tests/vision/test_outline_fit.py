@@ -1,0 +1,62 @@
+"""The board's corners fitted to its outline's edges (vision/board/outline_fit.py): clicks a few
+pixels off land on the board's corners, exact clicks are kept, a shot with no outline keeps them."""
+
+import numpy as np
+import cv2
+import pytest
+
+from vision.board.outline_fit import fit_outline
+
+BOARD_MM = (460.0, 300.0)
+CORNERS = np.array([[132.0, 61.0], [1101.0, 83.0], [1079.0, 668.0], [151.0, 640.0]])
+
+
+def _shot(seed: int = 0) -> np.ndarray:
+    """A 1280 × 720 shot: a textured table, the board (pale sand with specks, a sea strip of waves
+    along its far side, whose grey level matches the table's) warped to CORNERS."""
+    rng = np.random.default_rng(seed)
+    table = np.clip(rng.normal((70, 100, 135), 6, (720, 1280, 3)), 0, 255).astype(np.uint8)
+    w, h = 920, 600
+    board = np.clip(rng.normal((170, 205, 230), 5, (h, w, 3)), 0, 255)
+    sea_rows = np.arange(60)[:, None]
+    waves = 25 * np.sin(np.arange(w)[None, :] / 7.0 + sea_rows / 3.0)
+    board[:60] = np.stack([170 + waves, 120 + waves, 50 + waves], axis=2)   # blue sea, grey near the table's
+    for _ in range(150):
+        cv2.circle(board, (int(rng.integers(0, w)), int(rng.integers(70, h))), 6, (60, 60, 160), -1)
+    M = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), CORNERS.astype(np.float32))
+    warped = cv2.warpPerspective(board.astype(np.uint8), M, (1280, 720))
+    inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), M, (1280, 720)) > 127
+    return np.where(inside[..., None], warped, table)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_clicks_a_few_pixels_off_land_on_the_corners(seed):
+    clicked = CORNERS + np.random.default_rng(seed).uniform(-15, 15, (4, 2))
+    fit = fit_outline(_shot(seed), clicked, BOARD_MM)
+    assert fit.moved and fit.shift_mm > 2.0
+    assert np.abs(fit.corners_px - CORNERS).max() < 1.5
+    assert min(fit.inlier_share) >= 0.5
+
+
+def test_exact_clicks_are_kept_as_clicked():
+    fit = fit_outline(_shot(), CORNERS, BOARD_MM)
+    assert not fit.moved and fit.shift_mm < 2.0
+    assert np.array_equal(fit.corners_px, CORNERS)
+
+
+def test_a_shot_without_an_outline_keeps_the_clicks():
+    plain = np.full((720, 1280, 3), 128, np.uint8)
+    clicked = CORNERS + 10.0
+    fit = fit_outline(plain, clicked, BOARD_MM)
+    assert not fit.moved
+    assert np.array_equal(fit.corners_px, clicked)
+
+
+def test_the_wizard_turns_samples_into_millimetres_through_the_fitted_corners(tmp_path):
+    from beachscore.station.wizard import fitted_corners
+    photo = str(tmp_path / "calib.png")
+    cv2.imwrite(photo, _shot(4))
+    clicked = (CORNERS + np.random.default_rng(4).uniform(-15, 15, (4, 2))).tolist()
+    plazing = fitted_corners(photo, {"game": "plazing", "board_mm": list(BOARD_MM)}, clicked)
+    assert np.abs(np.array(plazing) - CORNERS).max() < 1.5
+    assert fitted_corners(photo, {"game": "strand-unter", "board_mm": list(BOARD_MM)}, clicked) == clicked
