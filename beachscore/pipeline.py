@@ -151,6 +151,12 @@ def _shot_geometry(req, image: np.ndarray, empty: np.ndarray | None, H: np.ndarr
         (lens or None, shot, empty shot or None, H board mm → shot px), the shots undistorted.
     """
     board = req.profile["board_mm"]
+    if fits_outline:
+        # the outline first in the shot as taken: corners clicked far enough off make the lens search
+        # find a lens that is not there (and the outline is then no longer straight to fit)
+        first = fit_outline(image, project(H, board_corners_mm(board)), board)
+        if first.moved:
+            H = homography_from_corners(first.corners_px, board)
     lens, shot, empty_shot, H = _undistorted(req, image, empty, H)
     if not fits_outline:
         return lens, shot, empty_shot, H

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from beachscore.errors import BadInputError, BeachscoreError, SampleError
+from beachscore.checks import check_corners
 from beachscore.games import reader
 from beachscore.pipeline import learned_classes
 from beachscore.station.encoding import encode
@@ -79,7 +80,9 @@ def fitted_corners(photo_path: str, profile: dict, corners_px: list) -> list:
     if not reader(profile["game"]).fits_outline:
         return corners_px
     image = read_image(photo_path)
-    fit = fit_outline(image, np.array([_xy(c, "corner") for c in corners_px], np.float64), profile["board_mm"])
+    clicked = np.array([_xy(c, "corner") for c in corners_px], np.float64)
+    check_corners(clicked, (image.shape[1], image.shape[0]))  # as calibration will: a clear error, not a fit far off the photo
+    fit = fit_outline(image, clicked, profile["board_mm"])
     return [[float(x), float(y)] for x, y in fit.corners_px] if fit.moved else corners_px
 
 

@@ -60,3 +60,13 @@ def test_the_wizard_turns_samples_into_millimetres_through_the_fitted_corners(tm
     plazing = fitted_corners(photo, {"game": "plazing", "board_mm": list(BOARD_MM)}, clicked)
     assert np.abs(np.array(plazing) - CORNERS).max() < 1.5
     assert fitted_corners(photo, {"game": "strand-unter", "board_mm": list(BOARD_MM)}, clicked) == clicked
+
+
+def test_corners_far_outside_the_shot_or_not_finite_are_kept_without_sampling():
+    """Corners a caller did not check (the station wizard's JSON) never build a sampling grid the
+    size of the clicks (1e9 px corners asked for 157 GiB; 3e5 px ones tripped OpenCV's remap)."""
+    image = np.full((120, 160, 3), 128, np.uint8)
+    for corners in ([[0, 0], [1e9, 0], [1e9, 1e9], [0, 1e9]], [[0, 0], [3e5, 0], [3e5, 3e5], [0, 3e5]],
+                    [[0, 0], [float("nan"), 0], [100, 100], [0, 100]]):
+        fit = fit_outline(image, corners, (460, 300))
+        assert not fit.moved and fit.shift_mm is None

@@ -138,11 +138,16 @@ def fit_outline(image_bgr: np.ndarray, corners_px, board_mm, cfg: OutlineFitConf
     """
     clicked = np.asarray(corners_px, np.float64).reshape(4, 2)
     w, h = (float(v) for v in board_mm)
+    size = float(np.hypot(*image_bgr.shape[:2]))
+    if not np.isfinite(clicked).all() or np.abs(clicked).max() > 4.0 * size:
+        return OutlineFit(clicked, False, None, [0.0] * 4)  # no outline to look for (and no sampling grid to build)
     box = np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]])
     H = cv2.getPerspectiveTransform(box.astype(np.float32), clicked.astype(np.float32)).astype(np.float64)
     ppm = float(np.linalg.norm(np.roll(clicked, -1, axis=0) - clicked, axis=1).sum() / (2.0 * (w + h)))
     smooth = cv2.GaussianBlur(image_bgr, (0, 0), 1.0)
     window = max(cfg.min_window_px, int(round(cfg.window_mm * ppm)))
+    if not np.isfinite(ppm) or cfg.search_mm * ppm + window > size:
+        return OutlineFit(clicked, False, None, [0.0] * 4)
     lines = []
     for i in range(4):
         pts = _edge_points(smooth, H, box[i], box[(i + 1) % 4], cfg.search_mm * ppm, window, cfg)
