@@ -26,7 +26,7 @@ from calibration import store
 from calibration.files import load_calibration_request
 from calibration.light_check import light_check
 from calibration.shot_check import check_shot
-from calibration.shot_notes import shot_notes
+from calibration.shot_notes import corners_moved_note, shot_notes
 from vision.appearance import board_layout
 from vision.board import locate
 from vision.confidence import confidence_percent
@@ -79,7 +79,8 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
                                        "photo and calibration.json gives no corners_px")
         check_corners(req.corners_px, (image.shape[1], image.shape[0]))
         H = homography_from_corners(req.corners_px, req.profile["board_mm"])
-    lens, image, empty, H = _shot_geometry(req, image, empty, H, game_reader.fits_outline and not markers)
+    lens, image, empty, H, corners_moved_mm = _shot_geometry(req, image, empty, H,
+                                                             game_reader.fits_outline and not markers)
     w, h = req.profile["board_mm"]
     for label, (x, y) in req.samples:
         if not (-1e-6 * w <= x <= w * (1 + 1e-6) and -1e-6 * h <= y <= h * (1 + 1e-6)):
@@ -105,7 +106,7 @@ def calibrate(calibration_json: str, out_dir: str) -> store.Calibration:
              "identity": {"picture": IDENTITY_PNG, "grow_mm": grow_mm, "layout": identity_layout()},
              "separability": light_check(req.game, req.profile, image, H, req.samples, model,
                                            columns=game_reader.light_columns)}
-    notes = shot_notes(model)
+    notes = shot_notes(model) + ([corners_moved_note(corners_moved_mm)] if corners_moved_mm is not None else [])
     if notes:
         extra["notes"] = notes
     cal = store.Calibration(game=req.game, profile=req.profile, image_size=(image.shape[1], image.shape[0]),
@@ -143,33 +144,38 @@ def _undistorted(req, image: np.ndarray, empty: np.ndarray | None, H: np.ndarray
 
 def _shot_geometry(req, image: np.ndarray, empty: np.ndarray | None, H: np.ndarray, fits_outline: bool):
     """:func:`_undistorted`, and for a reader that needs its board's own corners (``fits_outline``)
-    the clicked ones moved onto the outline's edges (:func:`vision.board.outline_fit.fit_outline`);
-    when they move and a lens was found from the clicked corners, the lens is found again around
-    the fitted ones (its first pass looks for the outline where the corners put it).
+    the clicked ones moved onto the outline's edges (:func:`vision.board.outline_fit.fit_outline`):
+    first in the shot as taken (corners clicked far enough off make the lens search find a lens that
+    is not there), then in the undistorted shot; when they move there and a lens was found, the
+    lens is found again around the fitted corners (its first pass looks for the outline where the
+    corners put it).
 
     Returns:
-        (lens or None, shot, empty shot or None, H board mm → shot px), the shots undistorted.
+        (lens or None, shot, empty shot or None, H board mm → shot px, moved_mm): the shots
+        undistorted; ``moved_mm`` how far (board mm) the fit moved the farthest clicked corner, None
+        when the clicks were kept.
     """
     board = req.profile["board_mm"]
-    if fits_outline:
-        # the outline first in the shot as taken: corners clicked far enough off make the lens search
-        # find a lens that is not there (and the outline is then no longer straight to fit)
-        first = fit_outline(image, project(H, board_corners_mm(board)), board)
-        if first.moved:
-            H = homography_from_corners(first.corners_px, board)
-    lens, shot, empty_shot, H = _undistorted(req, image, empty, H)
     if not fits_outline:
-        return lens, shot, empty_shot, H
+        return (*_undistorted(req, image, empty, H), None)
+    clicked = project(H, board_corners_mm(board))
+    first = fit_outline(image, clicked, board)
+    if first.moved:
+        H = homography_from_corners(first.corners_px, board)
+    lens, shot, empty_shot, H = _undistorted(req, image, empty, H)
     fit = fit_outline(shot, project(H, board_corners_mm(board)), board)
-    if not fit.moved:
-        return lens, shot, empty_shot, H
-    if lens is not None:
+    if fit.moved and lens is not None:
         H_shot = homography_from_corners(lens.distort_points(fit.corners_px, *lens.size), board)
         lens, shot, empty_shot, H = _undistorted(req, image, empty, H_shot)
         fit = fit_outline(shot, project(H, board_corners_mm(board)), board)
-        if not fit.moved:
-            return lens, shot, empty_shot, H
-    return lens, shot, empty_shot, homography_from_corners(fit.corners_px, board)
+    if fit.moved:
+        H = homography_from_corners(fit.corners_px, board)
+    final = project(H, board_corners_mm(board))
+    if lens is not None:
+        final = lens.distort_points(final, *lens.size)
+    shift_px = float(np.linalg.norm(final - clicked, axis=1).max())
+    ppm = float(np.linalg.norm(np.roll(clicked, -1, axis=0) - clicked, axis=1).sum() / (2.0 * sum(board)))
+    return lens, shot, empty_shot, H, (shift_px / ppm if first.moved or fit.moved else None)
 
 
 def prepare_calibration(cal: store.Calibration) -> None:

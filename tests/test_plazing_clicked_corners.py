@@ -39,6 +39,8 @@ def test_plazing_corners_clicked_off_are_fitted_and_the_scans_read_right(tmp_pat
     exact = pipeline.calibrate(os.path.join(SETUP, "calibration.json"), str(tmp_path / "exact"))
     moved = pipeline.calibrate(_moved_request(SETUP, tmp_path), str(tmp_path / "moved"))
     assert np.abs(_board_px(moved) - _board_px(exact)).max() < 2.0
+    said = [n for n in moved.extra.get("notes", []) if "clicked corners were up to" in n]
+    assert len(said) == 1 and not any("clicked corners" in n for n in exact.extra.get("notes", []))
     for i in (0, 3, 5):
         stem = os.path.join(SETUP, f"scene_{i:02d}")
         with open(stem + ".setup.json") as f:
