@@ -31,7 +31,7 @@ from vision.appearance import board_layout
 from vision.board import locate
 from vision.confidence import confidence_percent
 from vision.board.ecc import reference_image
-from vision.board.geometry import board_corners_mm, homography_from_corners, project
+from vision.board.geometry import board_corners_mm, board_px_per_mm, homography_from_corners, project
 from vision.board.identity import identity_layout, identity_profiles
 from vision.board.markers import detect_markers
 from vision.board.references import (IDENTITY_PNG, OUTLINE_PNG, REFERENCE_DOWNSCALE, identity_grow_mm,
@@ -158,6 +158,7 @@ def _shot_geometry(req, image: np.ndarray, empty: np.ndarray | None, H: np.ndarr
     board = req.profile["board_mm"]
     if not fits_outline:
         return (*_undistorted(req, image, empty, H), None)
+    H_clicked = H
     clicked = project(H, board_corners_mm(board))
     first = fit_outline(image, clicked, board)
     if first.moved:
@@ -173,9 +174,10 @@ def _shot_geometry(req, image: np.ndarray, empty: np.ndarray | None, H: np.ndarr
     final = project(H, board_corners_mm(board))
     if lens is not None:
         final = lens.distort_points(final, *lens.size)
-    shift_px = float(np.linalg.norm(final - clicked, axis=1).max())
-    ppm = float(np.linalg.norm(np.roll(clicked, -1, axis=0) - clicked, axis=1).sum() / (2.0 * sum(board)))
-    return lens, shot, empty_shot, H, (shift_px / ppm if first.moved or fit.moved else None)
+    if not (first.moved or fit.moved):
+        return lens, shot, empty_shot, H, None
+    moved_mm = float(np.linalg.norm(final - clicked, axis=1).max()) / board_px_per_mm(H_clicked, board)
+    return lens, shot, empty_shot, H, moved_mm
 
 
 def prepare_calibration(cal: store.Calibration) -> None:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.board.geometry import board_px_per_mm
+
 
 @dataclass(frozen=True)
 class OutlineFitConfig:
@@ -143,7 +145,7 @@ def fit_outline(image_bgr: np.ndarray, corners_px, board_mm, cfg: OutlineFitConf
         return OutlineFit(clicked, False, None, [0.0] * 4)  # no outline to look for (and no sampling grid to build)
     box = np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]])
     H = cv2.getPerspectiveTransform(box.astype(np.float32), clicked.astype(np.float32)).astype(np.float64)
-    ppm = float(np.linalg.norm(np.roll(clicked, -1, axis=0) - clicked, axis=1).sum() / (2.0 * (w + h)))
+    ppm = board_px_per_mm(H, (w, h))
     smooth = cv2.GaussianBlur(image_bgr, (0, 0), 1.0)
     window = max(cfg.min_window_px, int(round(cfg.window_mm * ppm)))
     if not np.isfinite(ppm) or cfg.search_mm * ppm + window > size:
