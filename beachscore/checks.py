@@ -57,7 +57,8 @@ def check_corners(corners_px, image_size: tuple[int, int]) -> None:
         image_size: (width_px, height_px) of the calibration photo.
     Raises:
         BadInputError: ``invalid-corners`` when a corner is not finite, lies far outside the photo,
-            or the four do not make a convex quadrilateral of a sensible size in that order.
+            or the four do not make a convex quadrilateral of a sensible size in that order (clockwise
+            in the photo: anticlockwise is a mirror image or the corners given backwards).
     """
     pts = np.asarray(corners_px, dtype=np.float64)
     w, h = image_size
@@ -72,6 +73,10 @@ def check_corners(corners_px, image_size: tuple[int, int]) -> None:
     if not ((cross > 0).all() or (cross < 0).all()):
         raise BadInputError("invalid-corners", "corners_px: the corners must go round the board in the order "
                             "top-left, top-right, bottom-right, bottom-left (a convex quadrilateral)")
+    if (cross < 0).all():  # anticlockwise in the photo: a camera looking down cannot see the board so
+        raise BadInputError("invalid-corners", "corners_px: the corners go round the board anticlockwise; give them "
+                            "as top-left, top-right, bottom-right, bottom-left (or turn off the camera's mirror "
+                            "image)")
     area = abs(cv2.contourArea(pts.astype(np.float32)))
     if area < MIN_BOARD_SHARE * w * h:
         raise BadInputError("invalid-corners", f"corners_px: the board would cover only {100 * area / (w * h):.1f}% "

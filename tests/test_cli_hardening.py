@@ -54,6 +54,7 @@ def test_out_is_a_file(example, tmp_path, capsys):
     ([[461, 165], [1420, 144], [452, 1019], [1470, 992]], "invalid-corners", "convex"),
     ([[100, 100], [110, 100], [110, 110], [100, 110]], "invalid-corners", "cover only"),
     ([[-9000, 165], [1420, 144], [1470, 992], [452, 1019]], "invalid-corners", "outside"),
+    ([[461, 165], [452, 1019], [1470, 992], [1420, 144]], "invalid-corners", "anticlockwise"),  # given backwards
 ])
 def test_bad_corners_are_named(example, tmp_path, capsys, corners, code, needle):
     doc = json.loads((example / "calibration.json").read_text())
