@@ -16,8 +16,8 @@ import shutil
 import cv2
 import numpy as np
 
-from beachscore.errors import BadInputError, BeachscoreError, SampleError
 from beachscore.checks import check_corners
+from beachscore.errors import BadInputError, BeachscoreError, SampleError
 from beachscore.games import reader
 from beachscore.pipeline import learned_classes
 from beachscore.station.encoding import encode
