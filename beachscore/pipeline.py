@@ -36,8 +36,8 @@ from vision.board.identity import identity_layout, identity_profiles
 from vision.board.markers import detect_markers
 from vision.board.references import (IDENTITY_PNG, OUTLINE_PNG, REFERENCE_DOWNSCALE, identity_grow_mm,
                                      identity_reference, outline_layout, outline_ppm, outline_reference)
-from vision.board.strips import sample_bands, strip_layout
 from vision.board.outline_fit import fit_outline
+from vision.board.strips import sample_bands, strip_layout
 from vision.board.undistort import find_lens, undistorted_request, view_outline_mm
 from vision.image.decode import decode_image, read_image
 from vision.types import CalibrationShot, Photo, Reader, Reading, Registration
@@ -171,11 +171,11 @@ def _shot_geometry(req, image: np.ndarray, empty: np.ndarray | None, H: np.ndarr
         fit = fit_outline(shot, project(H, board_corners_mm(board)), board)
     if fit.moved:
         H = homography_from_corners(fit.corners_px, board)
+    if not (first.moved or fit.moved):
+        return lens, shot, empty_shot, H, None
     final = project(H, board_corners_mm(board))
     if lens is not None:
         final = lens.distort_points(final, *lens.size)
-    if not (first.moved or fit.moved):
-        return lens, shot, empty_shot, H, None
     moved_mm = float(np.linalg.norm(final - clicked, axis=1).max()) / board_px_per_mm(H_clicked, board)
     return lens, shot, empty_shot, H, moved_mm
 

@@ -14,15 +14,18 @@ SETUP = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "samples",
 OFFSETS = np.array([[14.0, -9.0], [-21.0, 12.0], [17.0, 18.0], [-12.0, -16.0]])
 
 
-def _moved_request(setup: str, folder) -> str:
-    """A copy of ``setup``'s calibration.json (paths made absolute) with its corners moved by OFFSETS."""
+def _moved_request(setup: str, folder, offsets=OFFSETS, decimals: int | None = 1,
+                   name: str = "calibration.json") -> str:
+    """A copy of ``setup``'s calibration.json (paths made absolute) with its corners moved by ``offsets``
+    (px, rounded to ``decimals``; None: not rounded), written as ``folder / name``."""
     with open(os.path.join(setup, "calibration.json")) as f:
         doc = json.load(f)
     for key in ("image", "profile", "empty_image"):
         if key in doc:
             doc[key] = os.path.abspath(os.path.join(setup, doc[key]))
-    doc["corners_px"] = (np.array(doc["corners_px"]) + OFFSETS).round(1).tolist()
-    path = folder / "calibration.json"
+    moved = np.array(doc["corners_px"]) + offsets
+    doc["corners_px"] = (moved if decimals is None else moved.round(decimals)).tolist()
+    path = folder / name
     path.write_text(json.dumps(doc))
     return str(path)
 
@@ -51,7 +54,6 @@ def test_plazing_corners_clicked_off_are_fitted_and_the_scans_read_right(tmp_pat
         assert plazing_exact(truth, res.state) and res.confidence >= 0.5
 
 
-
 POOL_LENS = os.path.join(os.path.dirname(SETUP), "..", "..", "pool", "plazing", "setup0")
 
 
@@ -64,21 +66,10 @@ def test_plazing_corners_clicked_off_on_a_set_up_with_a_lens(tmp_path):
     from beachscore import pipeline
     exact = pipeline.calibrate(os.path.join(POOL_LENS, "calibration.json"), str(tmp_path / "exact"))
     assert exact.lens is not None
-    with open(os.path.join(POOL_LENS, "calibration.json")) as f:
-        doc = json.load(f)
-    for key in ("image", "profile"):
-        doc[key] = os.path.abspath(os.path.join(POOL_LENS, doc[key]))
-    # the clicks of OFFSETS unrounded (rounded to 0.1 px they happened to give a right lens on the
-    # commit that found the lens around the clicks: 0.04 px decided between right and 75 px off)
-    # and clicks about 30 px off
+    # the clicks of OFFSETS unrounded (rounded to 0.1 px they happened to give a right lens when the
+    # lens was searched around the clicks: 0.04 px decided between right and 75 px off), and clicks
+    # about 30 px off
     for i, offsets in enumerate((OFFSETS, np.array([[30.0, -20.0], [-30.0, 20.0], [25.0, 25.0], [-20.0, -30.0]]))):
-        doc["corners_px"] = (np.array(doc_corners(POOL_LENS)) + offsets).tolist()
-        path = tmp_path / f"moved{i}.json"
-        path.write_text(json.dumps(doc))
-        moved = pipeline.calibrate(str(path), str(tmp_path / f"moved{i}"))
+        path = _moved_request(POOL_LENS, tmp_path, offsets, decimals=None, name=f"moved{i}.json")
+        moved = pipeline.calibrate(path, str(tmp_path / f"moved{i}"))
         assert np.abs(_board_px(moved) - _board_px(exact)).max() < 2.0, offsets
-
-
-def doc_corners(setup: str) -> list:
-    with open(os.path.join(setup, "calibration.json")) as f:
-        return json.load(f)["corners_px"]

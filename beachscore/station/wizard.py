@@ -81,7 +81,8 @@ def fitted_corners(photo_path: str, profile: dict, corners_px: list) -> list:
         return corners_px
     image = read_image(photo_path)
     clicked = np.array([_xy(c, "corner") for c in corners_px], np.float64)
-    check_corners(clicked, (image.shape[1], image.shape[0]))  # as calibration will: a clear error, not a fit far off the photo
+    # as calibration will: a clear error, not a fit far off the photo
+    check_corners(clicked, (image.shape[1], image.shape[0]))
     fit = fit_outline(image, clicked, profile["board_mm"])
     return [[float(x), float(y)] for x, y in fit.corners_px] if fit.moved else corners_px
 
