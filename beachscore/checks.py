@@ -73,7 +73,7 @@ def check_corners(corners_px, image_size: tuple[int, int]) -> None:
     if not ((cross > 0).all() or (cross < 0).all()):
         raise BadInputError("invalid-corners", "corners_px: the corners must go round the board in the order "
                             "top-left, top-right, bottom-right, bottom-left (a convex quadrilateral)")
-    if (cross < 0).all():  # anticlockwise in the photo: a camera looking down cannot see the board so
+    if (cross < 0).all():  # anticlockwise in the photo: a mirror image, or the corners given backwards
         raise BadInputError("invalid-corners", "corners_px: the corners go round the board anticlockwise; give them "
                             "as top-left, top-right, bottom-right, bottom-left (or turn off the camera's mirror "
                             "image)")
