@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import vision.strand_unter.castles as castles_stage  # noqa: E402
-from vision.strand_unter import stats  # noqa: E402
+from vision.strand_unter.castle_cues import tower_candidates  # noqa: E402
 from vision.strand_unter.config import CASTLES  # noqa: E402
 
 NEAR_DL = 30.0
@@ -56,13 +56,10 @@ def minima_depths(gray: np.ndarray, core: np.ndarray, cfg=CASTLES, bgr: np.ndarr
     """
     if not core.any():
         return [], 0.0
-    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), cfg.tower_sigma_px)
-    w = cfg.tower_window_px
-    low = cv2.erode(g, np.ones((w, w), np.uint8))
-    on = cv2.dilate(core.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    med = float(stats.median(g[core]))
+    g, candidates, med = tower_candidates(gray, core, cfg)
+    med = float(med)
     inside = cv2.distanceTransform(np.pad(core, 1).astype(np.uint8), cv2.DIST_L2, 3)[1:-1, 1:-1]
-    n, lab = cv2.connectedComponents(((g <= low) & on).astype(np.uint8), connectivity=8)
+    n, lab = cv2.connectedComponents(candidates.astype(np.uint8), connectivity=8)
     share = None
     if bgr is not None:
         share = _player_share(cv2.GaussianBlur(bgr, (0, 0), cfg.tower_sigma_px), sand_lab, player_lab)

@@ -42,6 +42,24 @@ def tower_spread(core: np.ndarray) -> float:
     return float(np.sqrt(xs.var() + ys.var())) if len(xs) else 0.0
 
 
+def tower_candidates(gray: np.ndarray, core: np.ndarray, cfg=CASTLES) -> tuple[np.ndarray, np.ndarray, float]:
+    """The candidate tower shadows of one castle before any depth test.
+
+    Args:
+        gray: grey image crop around the castle, uint8 or float (H, W), after lighting correction.
+        core: bool (H, W), the castle's player-coloured pixels in the same crop (not empty).
+    Returns:
+        (the crop after a Gaussian of ``cfg.tower_sigma_px``, float32 (H, W); bool (H, W), the pixels
+        that are the minimum of their ``cfg.tower_window_px`` neighbourhood and lie on the castle
+        grown by one pixel; the castle's median of the smoothed grey).
+    """
+    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), cfg.tower_sigma_px)
+    w = cfg.tower_window_px
+    low = cv2.erode(g, np.ones((w, w), np.uint8))
+    on = cv2.dilate(core.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    return g, (g <= low) & on, stats.median(g[core])
+
+
 def count_towers(gray: np.ndarray, core: np.ndarray, cfg=CASTLES) -> int:
     """Number of towers of one castle: dark local minima (tower shadows) inside its coloured part.
 
@@ -49,17 +67,13 @@ def count_towers(gray: np.ndarray, core: np.ndarray, cfg=CASTLES) -> int:
         gray: grey image crop around the castle, uint8 or float (H, W), after lighting correction.
         core: bool (H, W), the castle's player-coloured pixels in the same crop.
     Returns:
-        count ≥ 0 of 8-connected groups of pixels that are the minimum of their
-        ``cfg.tower_window_px`` neighbourhood (after a Gaussian of ``cfg.tower_sigma_px``), lie on
-        the castle (grown by one pixel) and are darker than its median by ``cfg.tower_depth``.
+        count ≥ 0 of 8-connected groups of :func:`tower_candidates` darker than the castle's
+        median by ``cfg.tower_depth``.
     """
     if not core.any():
         return 0
-    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), cfg.tower_sigma_px)
-    w = cfg.tower_window_px
-    low = cv2.erode(g, np.ones((w, w), np.uint8))
-    on = cv2.dilate(core.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    peaks = (g <= low) & on & (g < stats.median(g[core]) - cfg.tower_depth)
+    g, candidates, median = tower_candidates(gray, core, cfg)
+    peaks = candidates & (g < median - cfg.tower_depth)
     n, _ = cv2.connectedComponents(peaks.astype(np.uint8), connectivity=8)
     return int(n - 1)
 
