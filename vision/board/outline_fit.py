@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.board.geometry import board_px_per_mm
+from vision.board.geometry import board_px_per_mm, homography_from_corners
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ def fit_outline(image_bgr: np.ndarray, corners_px, board_mm, cfg: OutlineFitConf
     if not np.isfinite(clicked).all() or np.abs(clicked).max() > 4.0 * size:
         return OutlineFit(clicked, False, None, [0.0] * 4)  # no outline to look for (and no sampling grid to build)
     box = np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]])
-    H = cv2.getPerspectiveTransform(box.astype(np.float32), clicked.astype(np.float32)).astype(np.float64)
+    H = homography_from_corners(clicked, (w, h))
     ppm = board_px_per_mm(H, (w, h))
     smooth = cv2.GaussianBlur(image_bgr, (0, 0), 1.0)
     window = max(cfg.min_window_px, int(round(cfg.window_mm * ppm)))
