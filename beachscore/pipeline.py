@@ -29,7 +29,6 @@ from calibration.shot_check import check_shot
 from calibration.shot_notes import corners_moved_note, shot_notes
 from vision.appearance import board_layout
 from vision.board import locate
-from vision.confidence import confidence_percent
 from vision.board.ecc import reference_image
 from vision.board.geometry import board_corners_mm, board_px_per_mm, homography_from_corners, project
 from vision.board.identity import identity_layout, identity_profiles

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import scoring
-from beachscore.pipeline import confidence_percent
+from vision.confidence import confidence_percent
 
 
 def scan_text(path: str, result) -> str:

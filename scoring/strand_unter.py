@@ -333,7 +333,7 @@ def explain(state: dict, setup: dict | None = None) -> str:
         front = f"Sea front: none, the sea covers no groove (all {GROOVES} on the beach)"
     else:
         front = f"Sea front: groove {sea} (the sea covers grooves {sea}–{GROOVES}; 1–{sea - 1} on the beach)" \
-            if sea > 1 else f"Sea front: groove 1 (the sea covers every groove)"
+            if sea > 1 else "Sea front: groove 1 (the sea covers every groove)"
     lines = [front + (f"; sandpiper in groove {bird}." if bird is not None else "; no sandpiper on the board.")]
     sign = "×" if multiply else "+"
     for r in out["players"]:

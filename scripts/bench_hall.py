@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
-import statistics
 import sys
 import tempfile
 import threading

@@ -98,7 +98,6 @@ def log_lik(rows, floor: float, nu: float) -> float:
     sd² + floor² (:func:`vision.plazing.darkness.log_likelihood`, normalised)."""
     xs = np.array([r["x"] for r in rows])
     st = np.array([r["model"][r["truth"]] for r in rows], np.float64)
-    v = st[:, 1] ** 2 + floor ** 2
     if np.isfinite(nu):
         const = math.lgamma((nu + 1) / 2) - math.lgamma(nu / 2) - 0.5 * np.log(nu * np.pi)
     else:

@@ -15,7 +15,7 @@ from datetime import datetime
 from flask import Flask
 from markupsafe import Markup
 
-from beachscore.pipeline import confidence_percent
+from vision.confidence import confidence_percent
 from beachscore.station.wording import GAME_NAMES, game_name
 from web import calibrate, corrections, errors, games, history, live, security
 from web.inputs import IdConverter

@@ -10,7 +10,7 @@ import time
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request, send_file
 
 from beachscore.errors import BadInputError
-from beachscore.pipeline import confidence_percent
+from vision.confidence import confidence_percent
 from beachscore.station.store import StoreError
 from web.errors import error_response
 from web.inputs import json_body

@@ -178,7 +178,7 @@ def radial_sizes(image: np.ndarray, fg: np.ndarray, cx: float, cy: float, r_core
     two = cv2.transform(lab, _projection(sand_lab, player_lab))
     two[..., 1] = _filled(fg[y0:y1, x0:x1])
     rs, PF = polar(two, cx - x0, cy - y0, r_max, cfg)
-    P, F = PF[..., 0], PF[..., 1]
+    P = PF[..., 0]
     r0 = 0.5 * r_core
     inner = _median(P[:, (rs >= cfg.radial_inner[0] * r_core) & (rs <= cfg.radial_inner[1] * r_core)])
     outer = _median(P[:, rs >= cfg.radial_outer * r_core])

@@ -38,7 +38,6 @@ import numpy as np
 
 from vision.errors import UnreadableBoardError
 from vision.image import quality
-from vision.strand_unter import colour as colour
 from vision.board.motion import MoveTolerance
 from vision.types import Registration
 from vision.strand_unter.cloth_reach import cloth_edge_inner, cloth_edge_mm, cloth_inner
