@@ -193,17 +193,23 @@ def test_a_part_too_thin_for_a_core_keeps_the_mean_of_all_its_pixels():
     assert np.allclose(got, shells._mean_lab(lab_, img.reshape(-1, 3)[sel], n))
 
 
-def _gain_assets(rng):
-    """Assets for :func:`lighting.sand_gains`: 11 grooves of sand samples (BGR), classes sand, sea
-    and one player's colour (red) learned from noisy pixels."""
-    sand, sea, red = np.array([150, 190, 218]), np.array([170, 110, 40]), np.array([40, 40, 200])
+def _gain_assets(rng, sand=(150, 190, 218), extra=()):
+    """Assets for :func:`lighting.sand_gains`: 11 grooves of 60 sand samples (BGR), classes sand (0),
+    sea (1) and one player's colour (red, 2) learned from noisy pixels, then ``extra`` (name, BGR)
+    classes: ``"stick"`` (the cloth's stick) or a player's (``"castle/..."``)."""
+    sand, sea, red = np.array(sand), np.array([170, 110, 40]), np.array([40, 40, 200])
+    colours = [sand, sea, red] + [np.array(c) for _, c in extra]
     models = [colour.gaussian(colour.lab(np.clip(c + rng.normal(0, 6, (1, 200, 3)), 0, 255).astype(np.uint8)).reshape(-1, 3),
-                              (10.0, 2.5, 2.5)) for c in (sand, sea, red)]
+                              (10.0, 2.5, 2.5)) for c in colours]
     is_player = np.zeros(256, bool)
+    is_cloth = np.zeros(256, bool)
     is_player[2] = True
+    is_cloth[1] = True
+    for k, (name, _) in enumerate(extra, start=3):
+        (is_cloth if name == "stick" else is_player)[k] = True
     n = 11 * 60
     empty = np.clip(sand + rng.normal(0, 3, (n, 3)), 0, 255)
-    return SimpleNamespace(lut=colour.build_lut(models, 5, 12.0), bits=5, sea=1, is_player=is_player,
+    return SimpleNamespace(lut=colour.build_lut(models, 5, 12.0), bits=5, sea=1, is_player=is_player, is_cloth=is_cloth,
                            empty_sand=empty.astype(np.uint8),
                            groove_idx3={g: np.arange((g - 1) * 60, g * 60) for g in range(1, 12)}), sand, sea, red
 
@@ -221,5 +227,45 @@ def test_a_groove_full_of_castles_does_not_set_the_light():
     raw[:40] = red * light + rng.normal(0, 4, (40, 3))           # castles in groove 1
     raw = np.clip(raw, 0, 255).astype(np.uint8)
     strip = 1.0 / light
+    got = sand_gains(raw[None], strip, A, sand_raw=raw)
+    assert got == pytest.approx(strip, rel=1e-6)
+
+
+def test_the_cloths_stick_does_not_set_the_light():
+    """The cloth lies far forward (grooves 2-11) and its stick, tan, covers two-thirds of groove 1's
+    samples. The table strip's gains are right, and the stick's class is the cloth's: its samples
+    tell nothing of the light, the strip's gains are kept (before, groove 1's median ratio, stick and
+    all, made the sand 30-60 % brighter than the empty board: 20323 set-up 0 scene 1)."""
+    rng = np.random.default_rng(5)
+    tan = (90, 140, 170)
+    A, sand, sea, red = _gain_assets(rng, extra=[("stick", tan)])
+    light = np.array([1.06, 1.05, 1.05])
+    raw = A.empty_sand.astype(np.float64) * light
+    raw[60:] = sea + rng.normal(0, 4, (600, 3))                  # the cloth
+    raw[:40] = np.array(tan) * light + rng.normal(0, 3, (40, 3))  # its stick across groove 1
+    raw = np.clip(raw, 0, 255).astype(np.uint8)
+    strip = 1.0 / light
+    got = sand_gains(raw[None], strip, A, sand_raw=raw)
+    assert got == pytest.approx(strip, rel=1e-6)
+
+
+def test_clipped_sand_is_not_taken_for_a_pale_piece():
+    """A pale sand photographed 9 % brighter than at calibration clips in green and red; the strip's
+    gains (right) correct it below the empty board in those channels, into a pale player colour,
+    and without its samples groove 3's dark shells (no class) would set the light. A clipped
+    channel only bounds the light from below: the sand is labelled at the empty board's value
+    there, grooves 1-2 stay bare sand and the strip's gains are kept."""
+    rng = np.random.default_rng(6)
+    pale = (196, 228, 229)                                       # the corrected clipped sand's colour
+    A, sand, sea, red = _gain_assets(rng, sand=(196, 244, 246), extra=[("castle/yellow", pale)])
+    light = np.array([1.09, 1.09, 1.09])
+    raw = A.empty_sand.astype(np.float64) * light
+    raw[180:] = sea + rng.normal(0, 4, (480, 3))                 # the cloth over grooves 4-11
+    raw[120:180] = np.array([60, 70, 90]) * light + rng.normal(0, 3, (60, 3))   # dark shells fill groove 3
+    raw = np.clip(raw, 0, 255).astype(np.uint8)
+    assert (raw[:120, 1:] == 255).mean() > 0.9
+    strip = 1.0 / light
+    lit = np.clip(raw[:120] * strip, 0, 255).astype(np.uint8)[None]
+    assert (A.is_player[colour.classify(lit, A.lut, A.bits)[0]]).mean() > 0.5   # (the scenario: pale-piece labels)
     got = sand_gains(raw[None], strip, A, sand_raw=raw)
     assert got == pytest.approx(strip, rel=1e-6)

@@ -77,6 +77,10 @@ class Assets:
         self.player_k = {p: self.names.index(f"castle/{p}") for p in self.players}
         self.is_player = np.zeros(256, bool)          # class index → is it a player's colour (a lookup, not np.isin)
         self.is_player[list(self.player_k.values())] = True
+        #: class index → part of the sea cloth (the cloth and, when calibration learned one, its stick):
+        #: colours that tell nothing of the light on the sand
+        self.is_cloth = np.zeros(256, bool)
+        self.is_cloth[[self.sea] + ([self.names.index("stick")] if "stick" in self.names else [])] = True
         self.gauss = {k: (np.asarray(v["mean"], np.float64), np.linalg.inv(np.asarray(v["cov"], np.float64)),
                           float(np.linalg.slogdet(np.asarray(v["cov"], np.float64))[1]))
                       for k, v in m["classes"].items()}

@@ -218,25 +218,36 @@ def sand_gains(B: np.ndarray, gains: np.ndarray, A, cfg=READING, sand_raw: np.nd
     does: gains measured there may leave most of the bare sand far from the empty board's colour.
     The sand then tells the light itself: each groove's median ratio of the empty board to this
     photo (per channel) is a hypothesis, and the one under which most of the grooves' samples come
-    within ``cfg.fine_gain_max_change`` of the empty board wins (a groove full of pieces explains
-    few; the samples of the cloth's colour and of the players' colours are left out: they tell
-    nothing of the light on the sand, and a groove crowded with castles would otherwise set it).
+    within ``cfg.fine_gain_max_change`` grey levels of the empty board wins (a groove full of pieces
+    explains few; the samples of the cloth's colours — the cloth and its stick — and of the players'
+    colours are left out: they tell nothing of the light on the sand, and a groove crowded with
+    castles or the stick of a cloth lying far forward would otherwise set it).
     The strip's gains are kept while they explain at least half the samples.
+
+    A channel at or above ``cfg.clipped_level`` in this photo only says the light there is at
+    least that bright: its corrected value is taken as the empty board's wherever the gains
+    would put it below (:func:`_lift_clipped`), for the check, the samples' classes and the
+    hypotheses' scores alike (pale sand clipped in a bright photo and corrected darker would
+    otherwise class as a pale piece and drop out).
     """
     raw = (B.reshape(-1, 3)[A.sand_flat] if sand_raw is None else sand_raw).astype(np.float32)   # (B is contiguous)
     ref = A.empty_sand.astype(np.float32)
+    clipped = raw >= cfg.clipped_level
+    if not clipped.any():
+        clipped = None
     g32 = np.asarray(gains, np.float32)
-    if (max3(np.abs(raw[::4] * g32[None, :] - ref[::4])) < cfg.fine_gain_max_change).mean() >= 0.5:
+    lit = _lift_clipped(raw * g32[None, :], ref, clipped)
+    if (max3(np.abs(lit[::4] - ref[::4])) < cfg.fine_gain_max_change).mean() >= 0.5:
         return gains                            # (most of the grooves, cloth and all, fit: no need to look closer)
     # the cloth's and the castles' samples (their colours under the strip's gains) tell nothing about the sand's light
-    lit = np.clip(raw * np.asarray(gains, np.float32)[None, :], 0, 255).astype(np.uint8)[None]
-    classes = colour.classify(lit, A.lut, A.bits)[0]
-    open_ = (classes != A.sea) & ~A.is_player[classes]
+    classes = colour.classify(np.clip(lit, 0, 255).astype(np.uint8)[None], A.lut, A.bits)[0]
+    open_ = ~A.is_cloth[classes] & ~A.is_player[classes]
     if open_.sum() < 50:
         return gains
 
     def score(g) -> float:
-        near = max3(np.abs(raw * np.asarray(g, np.float32)[None, :] - ref)) < cfg.fine_gain_max_change
+        now = _lift_clipped(raw * np.asarray(g, np.float32)[None, :], ref, clipped)
+        near = max3(np.abs(now - ref)) < cfg.fine_gain_max_change
         return float(near[open_].mean())
 
     best, best_score = gains, score(gains)
@@ -251,6 +262,14 @@ def sand_gains(B: np.ndarray, gains: np.ndarray, A, cfg=READING, sand_raw: np.nd
         if sc > best_score:
             best, best_score = g.astype(np.float64), sc
     return np.asarray(best, np.float64)
+
+
+def _lift_clipped(now: np.ndarray, ref: np.ndarray, clipped: np.ndarray | None) -> np.ndarray:
+    """Corrected samples (N, 3) float32 with each clipped channel (``clipped`` bool (N, 3), or None:
+    none) raised to the empty board's value ``ref`` (N, 3) where the correction put it below: the
+    scene was at least as bright there as the clip level shows, so the empty board's value is as
+    consistent with the photo as any higher one."""
+    return now if clipped is None else np.where(clipped & (now < ref), ref, now)
 
 
 @dataclass
