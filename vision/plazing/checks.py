@@ -177,13 +177,31 @@ def unlike_board(looks, model: ReaderModel, terrain: np.ndarray, terrain_given: 
     return cells
 
 
-def light_named(err: UnreadableBoardError, prep) -> UnreadableBoardError:
+def in_hot_spot(cells, white) -> bool:
+    """Whether the blob ``cells`` [(r, c)] lies in a lamp's hot spot: some cell of it or touching it
+    (corners too) has at least ``QUALITY.white_share`` of its pixels white, every channel at the
+    sensor's top (``white``: float (rows, cols), :func:`~vision.plazing.prepare.white_share`; None:
+    not known). No hand refused on the development tables had any such pixel near it."""
+    if white is None or not len(cells):
+        return False
+    near = cv2.dilate(grid_mask(cells, white.shape), np.ones((3, 3), np.uint8)).astype(bool)
+    return bool((white[near] >= QUALITY.white_share).any())
+
+
+def light_named(err: UnreadableBoardError, prep, cells=None) -> UnreadableBoardError:
     """``err`` (``occluded``) as ``uneven-light`` when the printed frame shows the light uneven
-    (:func:`~vision.plazing.lighting.uneven_light`): a shadow or a bright patch, not a hand.
+    (:func:`~vision.plazing.lighting.uneven_light`): a shadow or a bright patch, not a hand; as
+    ``glare`` when the blob ``cells`` [(r, c)] it names lies in an overexposed spot
+    (:func:`in_hot_spot`): the colours there are clipped, not covered.
 
     Args:
         prep: the :class:`~vision.plazing.prepare.Prepared` photo.
+        cells: the cells the error names, or None.
     """
+    if err.code == "occluded" and cells is not None and in_hot_spot(cells, prep.white):
+        return UnreadableBoardError("glare", f"{cells_text(sorted(cells), 6)} look like nothing seen at calibration "
+                                    "and lie in an overexposed spot (a lamp or the sun on the board: the camera's "
+                                    "colours are clipped there); dim or move the light and take the photo again")
     if err.code == "occluded" and uneven_light(prep.rect.small, prep.reference, prep.frame, prep.gains, prep.coef):
         return UnreadableBoardError("uneven-light", "the light is uneven across the board (a shadow or a bright "
                                     "patch: the printed frame is darker or brighter in part, in every colour alike), "

@@ -143,9 +143,9 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
             if len(grown) > QUALITY.max_faint_grown_cells and not _brighter_than_the_rest(grown, free, looks):
                 strange, blob = grown, len(grown)
     if blob > QUALITY.max_unknown_blob_cells:
+        named = big_blobs(strange, (grid.rows, grid.cols), QUALITY.max_unknown_blob_cells) or strange
         raise light_named(UnreadableBoardError("occluded", unlike_message(
-            big_blobs(strange, (grid.rows, grid.cols), QUALITY.max_unknown_blob_cells) or strange, blob, model,
-            terrain, terrain_given, looks, view.gains)), prep) from None
+            named, blob, model, terrain, terrain_given, looks, view.gains)), prep, named) from None
     return unknown
 
 
