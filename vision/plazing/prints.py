@@ -148,7 +148,7 @@ def _same_ink(a: np.ndarray, b: np.ndarray, cfg: PrintConfig) -> bool:
 
 def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free: np.ndarray,
                  known: dict | None = None, cfg: PrintConfig = PRINTS,
-                 witness: np.ndarray | None = None) -> tuple[list, list]:
+                 witness: np.ndarray | None = None, shares: dict | None = None) -> tuple[list, list]:
     """Paint the printed marks of free mark cells over with each cell's sand (in place).
 
     Args:
@@ -162,6 +162,8 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
         witness: bool (rows, cols), the free cells whose print may vote on the mark's hue and colour
             (default: every free cell). A cell outside it (a token known to lie there) is painted
             with the witnesses' ink only; a mark no witness shows is painted nowhere.
+        shares: when given, receives ``{(row, col): flat share}`` (:func:`flat_share`, a share in
+            [0, 1], before painting) of every free mark cell where enough deviates from its sand.
     Returns:
         ``(cleaned, unseen)``: cells whose mark was painted over; mark cells where the print was not
         found (the mark's colour deviates nowhere in them: a token hides it, or the terrain is wrong).
@@ -179,8 +181,10 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
             dev = _deviating(patch, sand, cfg)
             devs.append(dev)
             inks.append(np.median(dev, axis=0) if len(dev) >= cfg.min_ink_px else None)
-            flats.append(inks[-1] is not None
-                         and (flat_share(patch, cfg, sand, dev, inks[-1]) or 0.0) >= cfg.flat_print_share)
+            share = flat_share(patch, cfg, sand, dev, inks[-1]) if inks[-1] is not None else None
+            if shares is not None and share is not None:
+                shares[cells[len(flats)]] = share
+            flats.append(share is not None and share >= cfg.flat_print_share)
         seen = [k for k, vote in zip(inks, votes) if k is not None and vote]
         if not seen:
             unseen += cells

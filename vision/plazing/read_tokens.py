@@ -22,7 +22,7 @@ from vision.plazing.checks import big_blobs, grown_blob, largest_blob, largest_b
 from vision.plazing.config import FLATNESS, PRINTS, QUALITY, RECTIFY, REVISIT, TOKENS
 from vision.plazing.drift import drifted, hold_unsure_odds, scene_drift
 from vision.plazing.darkness import weigh_darkness
-from vision.plazing.flatness import weigh_flatness
+from vision.plazing.flatness import NEUTRAL, weigh_flatness
 from vision.plazing.footprint import weigh_footprint
 from vision.plazing.ledger import Decision, Ledger
 from vision.plazing.measures import CellMeasures, channel_medians
@@ -38,7 +38,7 @@ SOLID = ("meeple/", "resource/amber", "resource/pebble")
 
 
 def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, model, grid, terrain: np.ndarray,
-                terrain_given: bool, looks, ledger: Ledger, warnings: list) -> dict:
+                terrain_given: bool, looks, ledger: Ledger, warnings: list, mark_flat: dict | None = None) -> dict:
     """The token class of every free cell.
 
     Args:
@@ -50,6 +50,8 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
         terrain: str (rows, cols); terrain_given: whether the setup gave it (else read from the
             photo); looks: the cells' whole looks (for the refusal's message).
         ledger, warnings: the reading's, appended to.
+        mark_flat: {(row, col): flat share} of the free mark cells before their print was painted
+            over (:func:`~vision.plazing.prints.remove_marks`' ``shares``); None: none known.
     Returns:
         {(row, col): token class name} for every free cell.
     Raises:
@@ -65,8 +67,9 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
     post = classify_tokens(x, model.tokens, keep=dists)
     boxes = local.boxes_px(RECTIFY.px_per_mm, 1.0)
     measures = CellMeasures(view.board, boxes)  # the cues' per-cell measurements, shared by both passes
+    odd = odd_cells(x, model.tokens, QUALITY.odd_distance, dists)
     unknown = _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, terrain_given, looks,
-                                measures)
+                                measures, odd)
     if unknown:
         warnings.append(f"{cells_text(unknown)}: "
                         f"{'looks' if len(unknown) == 1 else 'look'} like nothing learned at calibration (a "
@@ -86,10 +89,19 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
     # terrain read from the photo, and a printed mark the calibration never showed free: a flat
     # print where a solid token (shaded, with a shadow: never one flat ink) was expected is that mark
     unseen = [] if terrain_given else [m for m in MARKS if m not in model.terrain.classes]
-    mark_like, clipped = _decide_cells(free, post, prep, view, boxes, unseen, ledger, tokens)
+    # a mark cell nearly one flat ink before painting and unlike everything learned after it: most
+    # often a print the painting left (a seam or the board's edge inside a cell placed a little off
+    # kept its flat share under PRINTS.flat_print_share), seldom a token standing on the print
+    flat = mark_flat or {}
+    left_prints = {c for c, o in zip(free, odd)
+                   if o and str(terrain[c]) in MARKS and flat.get(c, 0.0) >= TOKENS.print_left_share}
+    mark_like, clipped, left = _decide_cells(free, post, prep, view, boxes, unseen, ledger, tokens, left_prints)
     if clipped:
         warnings.append(f"{cells_text(clipped)}: too bright to read (the camera's colours are clipped there: a "
                         "lamp or the sun); the tokens read there are guesses — dim the light or check them")
+    if left:
+        warnings.append(f"{cells_text(left)}: a printed mark that looks like nothing learned at calibration; the "
+                        f"{'token' if len(left) == 1 else 'tokens'} read there may be the print — check")
     if mark_like:
         warnings.append(f"{cells_text(mark_like)}: a flat print where a token was expected, read as a printed "
                         f"{' or '.join(map(repr, unseen))} square (the calibration shot shows none free; it "
@@ -108,7 +120,7 @@ def _weigh_centres(post, free, board: np.ndarray, boxes: np.ndarray, model, meas
 
 
 def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, terrain_given, looks,
-                      measures: CellMeasures | None = None) -> list:
+                      measures: CellMeasures | None = None, odd=None) -> list:
     """Refuse the photo (``occluded``) when the free cells that nothing learned explains (unknown or
     odd, overexposed cells left out) form a blob, or the faintly odd ones do (``QUALITY.faint_distance``:
     a hand whose skin a light makes look like a pale token is no cell of calibration's either,
@@ -117,9 +129,12 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
     through the touching cells a little odd do and are no brighter than the rest
     (``QUALITY.faint_grow_distance``: a blurred hand's rim, not a lamp's hot spot), or, with
     ``QUALITY.faint_span_on``, the faint cells something spans, corners touching, do
-    (:func:`_spanned`: a hand over pieces); else the unknown cells."""
+    (:func:`_spanned`: a hand over pieces); else the unknown cells. ``odd``: bool (N,) per free cell,
+    :func:`~vision.plazing.tokens.odd_cells` at ``QUALITY.odd_distance`` when the caller has it."""
     unknown = [c for c, pu in zip(free, post.p_unknown) if pu > TOKENS.unknown_posterior]
-    odd = [c for c, o in zip(free, odd_cells(x, model.tokens, QUALITY.odd_distance, dists)) if o]
+    if odd is None:
+        odd = odd_cells(x, model.tokens, QUALITY.odd_distance, dists)
+    odd = [c for c, o in zip(free, odd) if o]
     glare = prep.clipped if prep.clipped is not None else np.zeros(terrain.shape, bool)
     strange = sorted(c for c in set(odd) | set(unknown) if not glare[c])  # overexposed: explained, doubted below
     blob = largest_blob(strange, (grid.rows, grid.cols))
@@ -237,17 +252,22 @@ def faint_cells(dists: dict, limit: float) -> np.ndarray:
     return nearest_distance2(dists) > float(limit) ** 2
 
 
-def _decide_cells(free, post, prep, view, boxes, unseen, ledger: Ledger, tokens: dict) -> tuple[list, list]:
-    """Each free cell's most probable known class, doubted where its colour was clipped, made a
-    printed mark where a solid token reads as one flat ink; written into ``tokens`` and ``ledger``.
-    ``boxes``: int (rows, cols, 4) every cell's rectified px box.
+def _decide_cells(free, post, prep, view, boxes, unseen, ledger: Ledger, tokens: dict,
+                  left_prints=frozenset()) -> tuple[list, list, list]:
+    """Each free cell's most probable known class, doubted where its colour was clipped or, on
+    ``left_prints`` (mark cells whose print the painting may have left), where a token other than a
+    neutral marker is read (believed at most ``TOKENS.print_left_token_posterior``, bare sand the
+    runner-up), made a printed mark where a solid token reads as one flat ink; written into
+    ``tokens`` and ``ledger``. ``boxes``: int (rows, cols, 4) every cell's rectified px box.
 
     Returns:
-        (cells read as a printed mark, cells whose token is doubted for clipping).
+        (cells read as a printed mark, cells whose token is doubted for clipping, ``left_prints``
+        cells whose token is doubted as the print's leftovers).
     """
     mark_like = []
     sure = []
     clipped = []
+    left = []
     # each cell's most probable known class and its runner-up; "unknown" mass is doubt about it
     known = post.post[:, :-1]
     order = np.argsort(-known, axis=1)[:, :2]
@@ -263,6 +283,12 @@ def _decide_cells(free, post, prep, view, boxes, unseen, ledger: Ledger, tokens:
             clipped.append(cell)
             p = min(p, TOKENS.clipped_posterior)
             alt, alt_p = EMPTY, max(alt_p, 1.0 - p) if alt == EMPTY else 1.0 - p
+        elif name not in (EMPTY, NEUTRAL) and cell in left_prints:
+            # the print's leftovers may be what reads as a token (a flat cardboard marker is as flat
+            # as a print: not doubted for it)
+            left.append(cell)
+            p = min(p, TOKENS.print_left_token_posterior)
+            alt, alt_p = EMPTY, 1.0 - p
         elif name == EMPTY and two and ((prep.at_top is not None and prep.at_top[cell]
                                          and alt_p >= p * REVISIT.negligible_odds)
                                         or (prep.white is not None and prep.white[cell] >= QUALITY.white_share)):
@@ -289,5 +315,5 @@ def _decide_cells(free, post, prep, view, boxes, unseen, ledger: Ledger, tokens:
 
     if sure:
         ledger.add_many("token", [c for c, _, _ in sure], [p for _, p, _ in sure], [n for _, _, n in sure])
-    return mark_like, clipped
+    return mark_like, clipped, left
 

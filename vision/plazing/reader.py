@@ -97,14 +97,16 @@ def read(photo: Photo) -> Reading:
     # 3. printed marks painted over: every free cell is then read as sand
     free_mask = (owner < 0) & placeable
     feats = view.features()
-    painted = remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, free_mask, model.mark_inks)[0]
+    mark_flat: dict = {}
+    painted = remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, free_mask, model.mark_inks,
+                           shares=mark_flat)[0]
     if painted:  # only those cells' features change
         feats = feats.copy()
         feats[tuple(np.array(painted).T)] = view.features_of(painted)
 
     # 4. tokens; a blob of cells that nothing learned explains is something over the board
     tokens = read_tokens(prep, view, local, feats, free_mask, model, grid, terrain, terrain_given, looks, ledger,
-                         warnings)
+                         warnings, mark_flat)
     # 5. pieces
     pieces = read_pieces(view, model, profile, local, ppm, ledger, warnings, fine=lambda: fine_board(photo, prep))
     return _reading(grid, pieces, tokens, terrain, terrain_given, placeable, free_mask, ledger, warnings)
