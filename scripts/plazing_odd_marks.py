@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """How often a token read on a printed mark cell whose print the painting left is right, on rendered
-tables with truth: what ``TokenConfig.print_left_token_posterior`` is fitted to.
+tables with truth: what ``read_tokens.PRINT_LEFT_TOKEN_POSTERIOR`` is fitted to.
 
     .venv/bin/python scripts/plazing_odd_marks.py FOLDER [FOLDER ...]
 
 Each FOLDER holds ``profile.json`` and ``setupN/`` folders with truth (``scene_XX.truth.json``) and
 the scenes' terrain (``scene_XX.setup.json``). Every scene is scanned as the reader does; for each
 free cell on a printed mark (``+ - x``) whose print was nearly one flat ink before painting
-(``TokenConfig.print_left_share``) and that lies farther than ``QualityConfig.odd_distance`` from
+(``read_tokens.PRINT_LEFT_SHARE``) and that lies farther than ``QualityConfig.odd_distance`` from
 everything seen at calibration after it (:func:`vision.plazing.tokens.odd_cells`), the token read
 there (a neutral marker, not doubted, is left out) is checked against the truth. Prints each such cell (scene, cell, read, truth, its flat share) and
 per folder and in all: reads right, reads wrong, and the smoothed share right
@@ -19,7 +19,6 @@ folders only.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 
@@ -44,7 +43,7 @@ def main(argv=None) -> int:
     ap.add_argument("--any-flat", action="store_true", help="count odd mark cells of any flat share")
     a = ap.parse_args(argv)
     if a.any_flat:
-        read_tokens.TOKENS = dataclasses.replace(read_tokens.TOKENS, print_left_share=0.0)
+        read_tokens.PRINT_LEFT_SHARE = 0.0
     seen: dict = {}
     real = read_tokens._decide_cells
 

@@ -9,10 +9,10 @@ from types import SimpleNamespace
 import numpy as np
 
 from vision.plazing.cells import Grid
-from vision.plazing.config import PRINTS, TOKENS
+from vision.plazing.config import PRINTS
 from vision.plazing.ledger import Ledger
 from vision.plazing.prints import remove_marks
-from vision.plazing.read_tokens import _decide_cells
+from vision.plazing.read_tokens import PRINT_LEFT_SHARE, PRINT_LEFT_TOKEN_POSTERIOR, _decide_cells
 from vision.plazing.tokens import EMPTY
 
 SAND = (150, 204, 238)
@@ -39,7 +39,7 @@ def test_remove_marks_reports_each_mark_cells_flat_share_before_painting():
     remove_marks(board, grid.boxes_px(1.5, 1.0), np.array([["+", "+", "+"]]), np.ones((1, 3), bool), shares=shares)
     assert sorted(shares) == [(0, 0), (0, 1), (0, 2)]
     assert shares[(0, 0)] >= PRINTS.flat_print_share and shares[(0, 1)] >= PRINTS.flat_print_share
-    assert TOKENS.print_left_share <= shares[(0, 2)] < PRINTS.flat_print_share
+    assert PRINT_LEFT_SHARE <= shares[(0, 2)] < PRINTS.flat_print_share
 
 
 def _post(rows, names):
@@ -62,8 +62,8 @@ def test_a_token_on_a_left_print_is_doubted_with_bare_sand_the_runner_up():
     assert tokens == {(0, 0): "resource/shell", (0, 1): "resource/shell", (0, 2): "neutral"}
     assert left == [(0, 1)]  # a neutral marker is as flat as a print: not doubted for it
     doubted = [d for d in ledger.decisions if d.cells == [(0, 1)]]
-    assert len(doubted) == 1 and doubted[0].p == TOKENS.print_left_token_posterior
-    assert doubted[0].alt_p == 1.0 - TOKENS.print_left_token_posterior
+    assert len(doubted) == 1 and doubted[0].p == PRINT_LEFT_TOKEN_POSTERIOR
+    assert doubted[0].alt_p == 1.0 - PRINT_LEFT_TOKEN_POSTERIOR
     assert ledger.confidence() < 0.5
 
 

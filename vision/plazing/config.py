@@ -283,15 +283,6 @@ class TokenConfig:
     unknown_posterior: float = 0.5
     #: A token read where the colour is clipped is believed at most this much (a probability).
     clipped_posterior: float = 0.5
-    #: A printed mark cell (``+ - x``) whose deviating pixels lie on one ink line for at least this
-    #: share before painting (:func:`vision.plazing.prints.flat_share`; meeples and figures score
-    #: ≤ 0.8, docs/tuning.md "Printed marks") and that is farther than ``QualityConfig.odd_distance``
-    #: from everything seen at calibration after it may hold a print the painting left, a share …
-    print_left_share: float = 0.8
-    #: … and a token (not a neutral marker) read there is believed at most this much, bare sand the
-    #: runner-up (a probability: (right + 1) / (all + 2) of such reads on the development tables,
-    #: ``scripts/plazing_odd_marks.py``, docs/tuning.md).
-    print_left_token_posterior: float = 0.133
     #: Token decisions less sure than this are named in the reading's "not sure of" warning (a posterior) …
     doubt_below: float = 0.9
     #: … at most this many of them, a count.

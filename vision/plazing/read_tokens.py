@@ -35,6 +35,15 @@ from vision.plazing.words import lazy_token_words
 #: Tokens that are solid objects, shaded and casting a shadow, never one flat ink (a flat cardboard
 #: neutral marker and a white shell can look flat from above): meeples, amber, pebbles.
 SOLID = ("meeple/", "resource/amber", "resource/pebble")
+#: A printed mark cell (``+ - x``) whose deviating pixels lie on one ink line for at least this share
+#: before painting (:func:`~vision.plazing.prints.flat_share`; meeples and figures score ≤ 0.8,
+#: docs/tuning.md "Printed marks") and that lies farther than ``QualityConfig.odd_distance`` from
+#: everything seen at calibration after it may hold a print the painting left, a share …
+PRINT_LEFT_SHARE = 0.8
+#: … and a token (not a neutral marker) read there is believed at most this much, bare sand the
+#: runner-up (a probability: (right + 1) / (all + 2) of such reads on the development tables,
+#: ``scripts/plazing_odd_marks.py``, docs/tuning.md).
+PRINT_LEFT_TOKEN_POSTERIOR = 0.133
 
 
 def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, model, grid, terrain: np.ndarray,
@@ -94,7 +103,7 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
     # kept its flat share under PRINTS.flat_print_share), seldom a token standing on the print
     flat = mark_flat or {}
     left_prints = {c for c, o in zip(free, odd)
-                   if o and str(terrain[c]) in MARKS and flat.get(c, 0.0) >= TOKENS.print_left_share}
+                   if o and str(terrain[c]) in MARKS and flat.get(c, 0.0) >= PRINT_LEFT_SHARE}
     mark_like, clipped, left = _decide_cells(free, post, prep, view, boxes, unseen, ledger, tokens, left_prints)
     if clipped:
         warnings.append(f"{cells_text(clipped)}: too bright to read (the camera's colours are clipped there: a "
@@ -256,7 +265,7 @@ def _decide_cells(free, post, prep, view, boxes, unseen, ledger: Ledger, tokens:
                   left_prints=frozenset()) -> tuple[list, list, list]:
     """Each free cell's most probable known class, doubted where its colour was clipped or, on
     ``left_prints`` (mark cells whose print the painting may have left), where a token other than a
-    neutral marker is read (believed at most ``TOKENS.print_left_token_posterior``, bare sand the
+    neutral marker is read (believed at most :data:`PRINT_LEFT_TOKEN_POSTERIOR`, bare sand the
     runner-up), made a printed mark where a solid token reads as one flat ink; written into
     ``tokens`` and ``ledger``. ``boxes``: int (rows, cols, 4) every cell's rectified px box.
 
@@ -287,7 +296,7 @@ def _decide_cells(free, post, prep, view, boxes, unseen, ledger: Ledger, tokens:
             # the print's leftovers may be what reads as a token (a flat cardboard marker is as flat
             # as a print: not doubted for it)
             left.append(cell)
-            p = min(p, TOKENS.print_left_token_posterior)
+            p = min(p, PRINT_LEFT_TOKEN_POSTERIOR)
             alt, alt_p = EMPTY, 1.0 - p
         elif name == EMPTY and two and ((prep.at_top is not None and prep.at_top[cell]
                                          and alt_p >= p * REVISIT.negligible_odds)
