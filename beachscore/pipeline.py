@@ -147,7 +147,10 @@ def _shot_geometry(req, image: np.ndarray, empty: np.ndarray | None, H: np.ndarr
     first in the shot as taken (corners clicked far enough off make the lens search find a lens that
     is not there), then in the undistorted shot; when they move there and a lens was found, the
     lens is found again around the fitted corners (its first pass looks for the outline where the
-    corners put it).
+    corners put it). The fit in the shot as taken only tells the lens search where to look: a
+    straight line fitted to a side a barrel lens bends lies outside its ends (1–6 mm at 720p through
+    a wide lens, ``scripts/outline_fit_error.py``), so whether the clicks are kept is decided in the
+    undistorted shot, against the clicks (carried there by the lens), never against that first fit.
 
     Returns:
         (lens or None, shot, empty shot or None, H board mm → shot px, moved_mm): the shots
@@ -163,13 +166,22 @@ def _shot_geometry(req, image: np.ndarray, empty: np.ndarray | None, H: np.ndarr
     if first.moved:
         H = homography_from_corners(first.corners_px, board)
     lens, shot, empty_shot, H = _undistorted(req, image, empty, H)
-    fit = fit_outline(shot, project(H, board_corners_mm(board)), board)
+
+    def refit():
+        in_shot = clicked if lens is None else lens.undistort_points(clicked, *lens.size)
+        return fit_outline(shot, project(H, board_corners_mm(board)), board, clicked_px=in_shot)
+
+    fit = refit()
     if fit.moved and lens is not None:
         H_shot = homography_from_corners(lens.distort_points(fit.corners_px, *lens.size), board)
         lens, shot, empty_shot, H = _undistorted(req, image, empty, H_shot)
-        fit = fit_outline(shot, project(H, board_corners_mm(board)), board)
+        fit = refit()
     if fit.moved:
         H = homography_from_corners(fit.corners_px, board)
+    elif fit.shift_mm is not None and first.moved:
+        # the undistorted shot's outline lies within keep_clicked_mm of the clicks: they are kept, with
+        # the lens found around them (as when no fit moves them)
+        return (*_undistorted(req, image, empty, H_clicked), None)
     if not (first.moved or fit.moved):
         return lens, shot, empty_shot, H, None
     final = project(H, board_corners_mm(board))

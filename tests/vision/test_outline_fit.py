@@ -70,3 +70,53 @@ def test_corners_far_outside_the_shot_or_not_finite_are_kept_without_sampling():
                     [[0, 0], [float("nan"), 0], [100, 100], [0, 100]]):
         fit = fit_outline(image, corners, (460, 300))
         assert not fit.moved and fit.shift_mm is None
+
+
+def test_the_keep_test_is_made_against_the_clicks_not_where_the_search_started():
+    """Searched from corners 3 mm outside (an earlier fit's), the exact clicks are kept; clicks 15 px
+    off are moved onto the outline from the same start."""
+    start = CORNERS + np.array([[-6.0, -6.0], [6.0, -6.0], [6.0, 6.0], [-6.0, 6.0]])
+    kept = fit_outline(_shot(5), start, BOARD_MM, clicked_px=CORNERS)
+    assert not kept.moved and kept.shift_mm < 2.0
+    assert np.array_equal(kept.corners_px, CORNERS)
+    off = CORNERS + np.array([[15.0, -12.0], [-14.0, 13.0], [12.0, 15.0], [-15.0, -13.0]])
+    moved = fit_outline(_shot(5), start, BOARD_MM, clicked_px=off)
+    assert moved.moved and moved.shift_mm > 4.0
+    assert np.abs(moved.corners_px - CORNERS).max() < 1.5
+
+
+def _barrel_request(monkeypatch, k1: float = -0.16):
+    """The synthetic shot through a barrel lens (k1 in the reader's normalisation, f = the width:
+    the sides bow 3-5 mm at 2 px/mm, as a 720p wide lens does), the lens search answering that lens."""
+    import types
+    from beachscore import pipeline
+    from vision.lens.model import Lens
+
+    lens = Lens(k1, 0.0, size=(1280, 720))
+    monkeypatch.setattr(pipeline, "find_lens", lambda req, image, corners: Lens(k1, 0.0, size=(1280, 720)))
+    req = types.SimpleNamespace(profile={"board_mm": list(BOARD_MM)})
+    return pipeline, req, lens.distort_image(_shot(0)), lens.distort_points(CORNERS, 1280, 720)
+
+
+def test_exact_clicks_through_a_barrel_lens_are_kept(monkeypatch):
+    """In the shot as taken a straight line fitted to a bowed side lies outside its ends (the fit there
+    moves exact clicks 4.6 mm); the clicks are judged in the undistorted shot, where they lie on the
+    outline, and kept as clicked."""
+    from vision.board.geometry import homography_from_corners, project, board_corners_mm
+    pipeline, req, photo, exact = _barrel_request(monkeypatch)
+    assert fit_outline(photo, exact, BOARD_MM).moved          # the shot as taken's fit alone would move them
+    lens, _, _, H, moved_mm = pipeline._shot_geometry(req, photo, None, homography_from_corners(exact, BOARD_MM), True)
+    assert moved_mm is None
+    assert np.abs(lens.distort_points(project(H, board_corners_mm(BOARD_MM)), 1280, 720) - exact).max() < 1e-3
+
+
+def test_clicks_off_through_a_barrel_lens_land_on_the_corners(monkeypatch):
+    """Clicks 7-10 mm off: the first fit (in the shot as taken, 3-4 mm outside) only tells the lens
+    search where to look; the corners come from the undistorted shot's fit (3.5 mm off before)."""
+    from vision.board.geometry import board_px_per_mm, homography_from_corners, project, board_corners_mm
+    pipeline, req, photo, exact = _barrel_request(monkeypatch)
+    off = exact + np.array([[-15.0, -12.0], [14.0, -13.0], [15.0, 14.0], [-13.0, 15.0]])
+    lens, _, _, H, moved_mm = pipeline._shot_geometry(req, photo, None, homography_from_corners(off, BOARD_MM), True)
+    ppm = board_px_per_mm(homography_from_corners(exact, BOARD_MM), BOARD_MM)
+    final = lens.distort_points(project(H, board_corners_mm(BOARD_MM)), 1280, 720)
+    assert moved_mm is not None and np.abs(final - exact).max() / ppm < 1.5

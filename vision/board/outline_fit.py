@@ -128,25 +128,30 @@ def _crossing(l1, l2) -> np.ndarray | None:
     return c1 + np.linalg.solve(A, c2 - c1)[0] * d1
 
 
-def fit_outline(image_bgr: np.ndarray, corners_px, board_mm, cfg: OutlineFitConfig = OUTLINE_FIT) -> OutlineFit:
+def fit_outline(image_bgr: np.ndarray, corners_px, board_mm, cfg: OutlineFitConfig = OUTLINE_FIT,
+                clicked_px=None) -> OutlineFit:
     """The board's corners from its outline's edges near the clicked ones.
 
     Args:
         image_bgr: the calibration shot, BGR uint8 (H, W, 3), with straight lines straight (undistorted).
-        corners_px: (4, 2) the clicked corners, shot px, TL, TR, BR, BL.
+        corners_px: (4, 2) the clicked corners, shot px, TL, TR, BR, BL: where the outline is looked for.
         board_mm: (width, height) of the board, mm.
+        clicked_px: (4, 2) the user's clicks in this shot when the outline is looked for elsewhere
+            (around an earlier fit's corners); the keep test is made against them. None: ``corners_px``.
     Returns:
         :class:`OutlineFit`: the fitted corners when every side is found (at least
-        ``cfg.min_inlier_share`` of its samples on one line), they lie within ``cfg.search_mm`` of the
-        clicked ones and one of them moves by ``cfg.keep_clicked_mm`` or more; else the clicked corners.
+        ``cfg.min_inlier_share`` of its samples on one line), they lie within ``cfg.search_mm`` of
+        ``corners_px`` and one of them lies ``cfg.keep_clicked_mm`` or more from its click; else the
+        clicked corners.
     """
-    clicked = np.asarray(corners_px, np.float64).reshape(4, 2)
+    start = np.asarray(corners_px, np.float64).reshape(4, 2)
+    clicked = start if clicked_px is None else np.asarray(clicked_px, np.float64).reshape(4, 2)
     w, h = (float(v) for v in board_mm)
     size = float(np.hypot(*image_bgr.shape[:2]))
-    if not np.isfinite(clicked).all() or np.abs(clicked).max() > 4.0 * size:
+    if not (np.isfinite(start).all() and np.isfinite(clicked).all()) or np.abs(start).max() > 4.0 * size:
         return OutlineFit(clicked, False, None, [0.0] * 4)  # no outline to look for (and no sampling grid to build)
     box = np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]])
-    H = homography_from_corners(clicked, (w, h))
+    H = homography_from_corners(start, (w, h))
     ppm = board_px_per_mm(H, (w, h))
     smooth = cv2.GaussianBlur(image_bgr, (0, 0), 1.0)
     window = max(cfg.min_window_px, int(round(cfg.window_mm * ppm)))
@@ -164,6 +169,7 @@ def fit_outline(image_bgr: np.ndarray, corners_px, board_mm, cfg: OutlineFitConf
         return OutlineFit(clicked, False, None, shares)
     fitted = np.array(crossings)
     shift_mm = float(np.linalg.norm(fitted - clicked, axis=1).max()) / ppm
-    if shift_mm < cfg.keep_clicked_mm or shift_mm > cfg.search_mm:
+    searched_mm = float(np.linalg.norm(fitted - start, axis=1).max()) / ppm
+    if shift_mm < cfg.keep_clicked_mm or searched_mm > cfg.search_mm:
         return OutlineFit(clicked, False, shift_mm, shares)
     return OutlineFit(fitted, True, shift_mm, shares)
