@@ -95,8 +95,11 @@ def write_request(folder: str, photo_path: str, profile: dict, corners_px: list,
         folder: new folder for the request (created).
         photo_path: the calibration shot on disk (JPEG or PNG), copied byte for byte.
         profile: the board profile dict (contract).
-        corners_px: four [x, y] image px, TL, TR, BR, BL of the board frame (moved onto the
-            outline's edges for a reader that needs them exact, :func:`fitted_corners`).
+        corners_px: four [x, y] image px, TL, TR, BR, BL of the board frame. The samples turn into
+            millimetres through them moved onto the outline's edges for a reader that needs them
+            exact (:func:`fitted_corners`); calibration.json gets them as clicked: calibration fits
+            them again, and judges the clicks in the undistorted shot, where a lens's bowed sides do
+            not put the shot-as-taken fit's corners 3-6 mm outside (``pipeline._shot_geometry``).
         samples: ``[{"label": str, "px": [x, y]}]`` in image px.
         empty_photo_path: optional shot of the empty board, same view; copied as ``empty.jpg|png``
             and named ``empty_image`` in calibration.json.
@@ -107,8 +110,7 @@ def write_request(folder: str, photo_path: str, profile: dict, corners_px: list,
     """
     profile = cal_files.validate_profile(profile, "profile")
     mm_from_px(corners_px, profile["board_mm"])  # the clicks make a quadrilateral
-    corners_px = fitted_corners(photo_path, profile, corners_px)
-    H = mm_from_px(corners_px, profile["board_mm"])
+    H = mm_from_px(fitted_corners(photo_path, profile, corners_px), profile["board_mm"])
     if not isinstance(samples, list) or not samples:
         raise BadInputError("no-samples", "click at least one piece and give it a label")
     w, h = profile["board_mm"]

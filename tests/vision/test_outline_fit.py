@@ -120,3 +120,23 @@ def test_clicks_off_through_a_barrel_lens_land_on_the_corners(monkeypatch):
     ppm = board_px_per_mm(homography_from_corners(exact, BOARD_MM), BOARD_MM)
     final = lens.distort_points(project(H, board_corners_mm(BOARD_MM)), 1280, 720)
     assert moved_mm is not None and np.abs(final - exact).max() / ppm < 1.5
+
+
+def test_the_wizard_writes_the_clicks_and_places_the_samples_through_the_fitted_corners(tmp_path):
+    """calibration.json gets the corners as clicked (calibration fits them again and judges them in
+    the undistorted shot: a wizard fit in the shot as taken lies outside a lens's bowed sides); the
+    samples' millimetres come through the fitted corners."""
+    import json
+    from beachscore.station.wizard import write_request
+    from vision.board.geometry import homography_from_corners, project
+    photo = str(tmp_path / "calib.png")
+    cv2.imwrite(photo, _shot(4))
+    clicked = (CORNERS + np.random.default_rng(4).uniform(-15, 15, (4, 2))).tolist()
+    at = project(homography_from_corners(CORNERS, BOARD_MM), np.array([[230.0, 150.0], [400.0, 260.0]]))
+    samples = [{"label": "sand", "px": [float(x), float(y)]} for x, y in at]
+    path = write_request(str(tmp_path / "req"), photo, {"game": "plazing", "board_mm": list(BOARD_MM)},
+                         clicked, samples)
+    with open(path) as f:
+        doc = json.load(f)
+    assert np.allclose(doc["corners_px"], clicked)
+    assert np.abs(np.array([s["board_mm"] for s in doc["samples"]]) - [[230, 150], [400, 260]]).max() < 1.0
