@@ -172,12 +172,16 @@ def preview(photo_path: str, calibration_json: str, classes: list[str], doubted:
     img = cv2.imread(photo_path, cv2.IMREAD_COLOR)
     corners = np.array(doc["corners_px"], np.float64)
     cv2.polylines(img, [corners.astype(np.int32)], True, (0, 255, 255), 3)
-    H = np.linalg.inv(mm_from_px(doc["corners_px"], profile["board_mm"]))
+    # the samples' millimetres came through the fitted corners (:func:`write_request`; calibration.json
+    # keeps the clicks): they go back to the pixels clicked through the same corners
+    game = doc.get("game") or profile.get("game", "")
+    H = np.linalg.inv(mm_from_px(fitted_corners(photo_path, dict(profile, game=game), doc["corners_px"]),
+                                 profile["board_mm"]))
     scale = max(img.shape[:2]) / 1500
     size, stroke = 0.6 * scale, max(1, int(2 * scale))
     samples = doc["samples"]
     centres = [cv2.perspectiveTransform(np.array([[s["board_mm"]]], np.float64), H)[0, 0] for s in samples]
-    texts = sample_captions(doc.get("game") or profile.get("game", ""), samples)
+    texts = sample_captions(game, samples)
     sizes = [cv2.getTextSize(t, LABEL_FONT, size, stroke)[0] for t in texts]
     corners_at = place_labels(centres, sizes, gap=14 * scale, keep_clear=14 * scale, bounds=img.shape[1::-1])
     for n, (s, px, text, at) in enumerate(zip(samples, centres, texts, corners_at), 1):

@@ -140,3 +140,23 @@ def test_the_wizard_writes_the_clicks_and_places_the_samples_through_the_fitted_
         doc = json.load(f)
     assert np.allclose(doc["corners_px"], clicked)
     assert np.abs(np.array([s["board_mm"] for s in doc["samples"]]) - [[230, 150], [400, 260]]).max() < 1.0
+
+
+def test_the_wizard_preview_draws_the_samples_where_they_were_clicked(tmp_path, monkeypatch):
+    """calibration.json keeps the clicks while the samples' millimetres come through the fitted
+    corners: the preview takes them back to pixels through the fitted corners too (through the
+    clicks it drew them 5 px off here, up to the clicks' error)."""
+    from beachscore.station.wizard import preview, write_request
+    from vision.board.geometry import homography_from_corners, project
+    photo = str(tmp_path / "calib.png")
+    cv2.imwrite(photo, _shot(4))
+    clicked = (CORNERS + np.random.default_rng(4).uniform(-15, 15, (4, 2))).tolist()
+    at = project(homography_from_corners(CORNERS, BOARD_MM), np.array([[230.0, 150.0], [400.0, 260.0]]))
+    samples = [{"label": "sand", "px": [float(x), float(y)]} for x, y in at]
+    path = write_request(str(tmp_path / "req"), photo, {"game": "plazing", "board_mm": list(BOARD_MM)},
+                         clicked, samples)
+    centres = []
+    circle = cv2.circle
+    monkeypatch.setattr(cv2, "circle", lambda img, c, *a, **k: (centres.append(c), circle(img, c, *a, **k))[1])
+    preview(photo, path, [])
+    assert np.abs(np.array(centres, float) - at).max() <= 1.0
