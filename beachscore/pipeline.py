@@ -35,7 +35,7 @@ from vision.board.identity import identity_layout, identity_profiles
 from vision.board.markers import detect_markers
 from vision.board.references import (IDENTITY_PNG, OUTLINE_PNG, REFERENCE_DOWNSCALE, identity_grow_mm,
                                      identity_reference, outline_layout, outline_ppm, outline_reference)
-from vision.board.outline_fit import fit_outline
+from vision.board.outline_fit import OUTLINE_FIT, fit_outline
 from vision.board.strips import sample_bands, strip_layout
 from vision.board.undistort import find_lens, undistorted_request, view_outline_mm
 from vision.image.decode import decode_image, read_image
@@ -172,17 +172,19 @@ def _shot_geometry(req, image: np.ndarray, empty: np.ndarray | None, H: np.ndarr
         return fit_outline(shot, project(H, board_corners_mm(board)), board, clicked_px=in_shot)
 
     fit = refit()
+    searched_elsewhere = first.moved  # H (and the lens) placed by a fit's corners, not by the clicks
     if fit.moved and lens is not None:
         H_shot = homography_from_corners(lens.distort_points(fit.corners_px, *lens.size), board)
         lens, shot, empty_shot, H = _undistorted(req, image, empty, H_shot)
+        searched_elsewhere = True
         fit = refit()
     if fit.moved:
         H = homography_from_corners(fit.corners_px, board)
-    elif fit.shift_mm is not None and first.moved:
+    elif fit.shift_mm is not None and fit.shift_mm < OUTLINE_FIT.keep_clicked_mm and searched_elsewhere:
         # the undistorted shot's outline lies within keep_clicked_mm of the clicks: they are kept, with
         # the lens found around them (as when no fit moves them)
         return (*_undistorted(req, image, empty, H_clicked), None)
-    if not (first.moved or fit.moved):
+    if not (searched_elsewhere or fit.moved):
         return lens, shot, empty_shot, H, None
     final = project(H, board_corners_mm(board))
     if lens is not None:

@@ -160,3 +160,45 @@ def test_the_wizard_preview_draws_the_samples_where_they_were_clicked(tmp_path, 
     monkeypatch.setattr(cv2, "circle", lambda img, c, *a, **k: (centres.append(c), circle(img, c, *a, **k))[1])
     preview(photo, path, [])
     assert np.abs(np.array(centres, float) - at).max() <= 1.0
+
+
+def _scripted_fits(monkeypatch, pipeline, answers):
+    """pipeline.fit_outline answering (moved, shift_mm, offset px from where it searched) in turn."""
+    from vision.board.outline_fit import OutlineFit
+    queue = list(answers)
+
+    def fit(image, corners_px, board_mm, cfg=None, clicked_px=None):
+        moved, shift_mm, offset = queue.pop(0)
+        clicked = np.asarray(corners_px if clicked_px is None else clicked_px, np.float64)
+        return OutlineFit(np.asarray(corners_px, np.float64) + offset if moved else clicked, moved, shift_mm, [1.0] * 4)
+    monkeypatch.setattr(pipeline, "fit_outline", fit)
+    return queue
+
+
+def _final_corners(pipeline, req, photo, clicks):
+    from vision.board.geometry import homography_from_corners, project, board_corners_mm
+    lens, _, _, H, moved_mm = pipeline._shot_geometry(req, photo, None, homography_from_corners(clicks, BOARD_MM), True)
+    final = project(H, board_corners_mm(BOARD_MM))
+    return (final if lens is None else lens.distort_points(final, 1280, 720)), moved_mm
+
+
+def test_clicks_the_refit_keeps_after_the_lens_is_found_again_are_kept(monkeypatch):
+    """The shot as taken's fit keeps the clicks, the undistorted shot's moves them (5 mm), and once
+    the lens is found again around those corners the fit keeps the clicks (3.9 mm): the clicks are
+    kept, not the first undistorted fit's corners with no word of the move."""
+    pipeline, req, photo, exact = _barrel_request(monkeypatch)
+    queue = _scripted_fits(monkeypatch, pipeline, [(False, 2.0, 0.0), (True, 5.0, 10.0), (False, 3.9, 0.0)])
+    final, moved_mm = _final_corners(pipeline, req, photo, exact)
+    assert not queue
+    assert moved_mm is None and np.abs(final - exact).max() < 1e-3
+
+
+def test_clicks_far_from_an_outline_beyond_the_search_are_not_kept_as_near_it(monkeypatch):
+    """The shot as taken's fit moves the clicks (8 mm); the undistorted shot's fit, searched from
+    there, finds a line beyond the search (not moved, 25 mm from the clicks): the clicks are not
+    'within keep_clicked_mm of the outline', the first fit's corners stand and the move is told."""
+    pipeline, req, photo, exact = _barrel_request(monkeypatch)
+    queue = _scripted_fits(monkeypatch, pipeline, [(True, 8.0, 16.0), (False, 25.0, 0.0)])
+    final, moved_mm = _final_corners(pipeline, req, photo, exact)
+    assert not queue
+    assert moved_mm is not None and np.abs(final - exact).max() > 10.0
