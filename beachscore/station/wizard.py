@@ -170,13 +170,12 @@ def preview(photo_path: str, calibration_json: str, classes: list[str], doubted:
     with open(os.path.join(os.path.dirname(calibration_json), doc["profile"]), encoding="utf-8") as f:
         profile = json.load(f)
     img = cv2.imread(photo_path, cv2.IMREAD_COLOR)
-    corners = np.array(doc["corners_px"], np.float64)
-    cv2.polylines(img, [corners.astype(np.int32)], True, (0, 255, 255), 3)
     # the samples' millimetres came through the fitted corners (:func:`write_request`; calibration.json
-    # keeps the clicks): they go back to the pixels clicked through the same corners
+    # keeps the clicks): the outline is drawn, and the samples go back to the pixels clicked, through them
     game = doc.get("game") or profile.get("game", "")
-    H = np.linalg.inv(mm_from_px(fitted_corners(photo_path, dict(profile, game=game), doc["corners_px"]),
-                                 profile["board_mm"]))
+    fitted = fitted_corners(photo_path, dict(profile, game=game), doc["corners_px"])
+    cv2.polylines(img, [np.array(fitted, np.float64).astype(np.int32)], True, (0, 255, 255), 3)
+    H = np.linalg.inv(mm_from_px(fitted, profile["board_mm"]))
     scale = max(img.shape[:2]) / 1500
     size, stroke = 0.6 * scale, max(1, int(2 * scale))
     samples = doc["samples"]

@@ -144,8 +144,8 @@ def test_the_wizard_writes_the_clicks_and_places_the_samples_through_the_fitted_
 
 def test_the_wizard_preview_draws_the_samples_where_they_were_clicked(tmp_path, monkeypatch):
     """calibration.json keeps the clicks while the samples' millimetres come through the fitted
-    corners: the preview takes them back to pixels through the fitted corners too (through the
-    clicks it drew them 5 px off here, up to the clicks' error)."""
+    corners: the preview takes them back to pixels, and draws the outline, through the fitted corners
+    too (through the clicks it drew them 5 px off here, up to the clicks' error)."""
     from beachscore.station.wizard import preview, write_request
     from vision.board.geometry import homography_from_corners, project
     photo = str(tmp_path / "calib.png")
@@ -158,8 +158,12 @@ def test_the_wizard_preview_draws_the_samples_where_they_were_clicked(tmp_path, 
     centres = []
     circle = cv2.circle
     monkeypatch.setattr(cv2, "circle", lambda img, c, *a, **k: (centres.append(c), circle(img, c, *a, **k))[1])
+    outlines = []
+    polylines = cv2.polylines
+    monkeypatch.setattr(cv2, "polylines", lambda img, pts, *a, **k: (outlines.append(pts[0]), polylines(img, pts, *a, **k))[1])
     preview(photo, path, [])
     assert np.abs(np.array(centres, float) - at).max() <= 1.0
+    assert np.abs(np.array(outlines[0], float) - CORNERS).max() <= 2.0     # the board's outline, not the clicks
 
 
 def _scripted_fits(monkeypatch, pipeline, answers):
