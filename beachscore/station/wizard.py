@@ -173,7 +173,7 @@ def preview(photo_path: str, calibration_json: str, classes: list[str], doubted:
     # the samples' millimetres came through the fitted corners (:func:`write_request`; calibration.json
     # keeps the clicks): the outline is drawn, and the samples go back to the pixels clicked, through them
     game = doc.get("game") or profile.get("game", "")
-    fitted = fitted_corners(photo_path, dict(profile, game=game), doc["corners_px"])
+    fitted = fitted_corners(photo_path, dict(profile, game=game), doc["corners_px"]) if game else doc["corners_px"]
     cv2.polylines(img, [np.array(fitted, np.float64).astype(np.int32)], True, (0, 255, 255), 3)
     H = np.linalg.inv(mm_from_px(fitted, profile["board_mm"]))
     scale = max(img.shape[:2]) / 1500
