@@ -9,7 +9,8 @@ the scenes' terrain (``scene_XX.setup.json``). Every scene is scanned as the rea
 free cell on a printed mark (``+ - x``) whose print was nearly one flat ink before painting
 (``read_tokens.PRINT_LEFT_SHARE``) and that lies farther than ``QualityConfig.odd_distance`` from
 everything seen at calibration after it (:func:`vision.plazing.tokens.odd_cells`), the token read
-there (a neutral marker, not doubted, is left out) is checked against the truth. Prints each such cell (scene, cell, read, truth, its flat share) and
+there (a neutral marker, not doubted, is left out) is checked against the truth. Prints each such
+cell (scene, cell, read, truth, its flat share) and
 per folder and in all: reads right, reads wrong, and the smoothed share right
 (right + 1) / (all + 2), a probability. With ``--any-flat`` every odd mark cell counts, whatever
 its flat share (how the flat share tells the print's leftovers from tokens). Pass development

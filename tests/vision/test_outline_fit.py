@@ -160,7 +160,8 @@ def test_the_wizard_preview_draws_the_samples_where_they_were_clicked(tmp_path, 
     monkeypatch.setattr(cv2, "circle", lambda img, c, *a, **k: (centres.append(c), circle(img, c, *a, **k))[1])
     outlines = []
     polylines = cv2.polylines
-    monkeypatch.setattr(cv2, "polylines", lambda img, pts, *a, **k: (outlines.append(pts[0]), polylines(img, pts, *a, **k))[1])
+    monkeypatch.setattr(cv2, "polylines",
+                        lambda img, pts, *a, **k: (outlines.append(pts[0]), polylines(img, pts, *a, **k))[1])
     preview(photo, path, [])
     assert np.abs(np.array(centres, float) - at).max() <= 1.0
     assert np.abs(np.array(outlines[0], float) - CORNERS).max() <= 2.0     # the board's outline, not the clicks
