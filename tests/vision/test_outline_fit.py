@@ -122,11 +122,9 @@ def test_clicks_off_through_a_barrel_lens_land_on_the_corners(monkeypatch):
     assert moved_mm is not None and np.abs(final - exact).max() / ppm < 1.5
 
 
-def test_the_wizard_writes_the_clicks_and_places_the_samples_through_the_fitted_corners(tmp_path):
-    """calibration.json gets the corners as clicked (calibration fits them again and judges them in
-    the undistorted shot: a wizard fit in the shot as taken lies outside a lens's bowed sides); the
-    samples' millimetres come through the fitted corners."""
-    import json
+def _wizard_request(tmp_path):
+    """A wizard request on the synthetic shot, clicks up to 15 px off, two sand samples: (photo path,
+    calibration.json path, the clicks, the samples' px (2, 2))."""
     from beachscore.station.wizard import write_request
     from vision.board.geometry import homography_from_corners, project
     photo = str(tmp_path / "calib.png")
@@ -136,6 +134,15 @@ def test_the_wizard_writes_the_clicks_and_places_the_samples_through_the_fitted_
     samples = [{"label": "sand", "px": [float(x), float(y)]} for x, y in at]
     path = write_request(str(tmp_path / "req"), photo, {"game": "plazing", "board_mm": list(BOARD_MM)},
                          clicked, samples)
+    return photo, path, clicked, at
+
+
+def test_the_wizard_writes_the_clicks_and_places_the_samples_through_the_fitted_corners(tmp_path):
+    """calibration.json gets the corners as clicked (calibration fits them again and judges them in
+    the undistorted shot: a wizard fit in the shot as taken lies outside a lens's bowed sides); the
+    samples' millimetres come through the fitted corners."""
+    import json
+    _, path, clicked, _ = _wizard_request(tmp_path)
     with open(path) as f:
         doc = json.load(f)
     assert np.allclose(doc["corners_px"], clicked)
@@ -146,15 +153,8 @@ def test_the_wizard_preview_draws_the_samples_where_they_were_clicked(tmp_path, 
     """calibration.json keeps the clicks while the samples' millimetres come through the fitted
     corners: the preview takes them back to pixels, and draws the outline, through the fitted corners
     too (through the clicks it drew them 5 px off here, up to the clicks' error)."""
-    from beachscore.station.wizard import preview, write_request
-    from vision.board.geometry import homography_from_corners, project
-    photo = str(tmp_path / "calib.png")
-    cv2.imwrite(photo, _shot(4))
-    clicked = (CORNERS + np.random.default_rng(4).uniform(-15, 15, (4, 2))).tolist()
-    at = project(homography_from_corners(CORNERS, BOARD_MM), np.array([[230.0, 150.0], [400.0, 260.0]]))
-    samples = [{"label": "sand", "px": [float(x), float(y)]} for x, y in at]
-    path = write_request(str(tmp_path / "req"), photo, {"game": "plazing", "board_mm": list(BOARD_MM)},
-                         clicked, samples)
+    from beachscore.station.wizard import preview
+    photo, path, _, at = _wizard_request(tmp_path)
     centres = []
     circle = cv2.circle
     monkeypatch.setattr(cv2, "circle", lambda img, c, *a, **k: (centres.append(c), circle(img, c, *a, **k))[1])
