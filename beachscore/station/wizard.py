@@ -68,18 +68,22 @@ def mm_from_px(corners_px: list, board_mm: list) -> np.ndarray:
     return cv2.getPerspectiveTransform(src, dst).astype(np.float64)
 
 
-def fitted_corners(photo_path: str, profile: dict, corners_px: list) -> list:
+def fitted_corners(photo_path: str, profile: dict, corners_px: list, image: np.ndarray | None = None) -> list:
     """The clicked corners, moved onto the board outline's edges in the shot for a game whose reader
     needs them exact (:attr:`vision.types.Reader.fits_outline`, :func:`vision.board.outline_fit.fit_outline`),
     so that the samples clicked on pieces turn into the board millimetres calibration will find them
     at; the clicks as given otherwise (or when the outline is not found).
 
+    Args:
+        image: the shot at ``photo_path`` when the caller has decoded it already (BGR uint8 (H, W, 3));
+            None: read from the file when needed.
     Returns:
         four [x, y] float px, TL, TR, BR, BL.
     """
     if not reader(profile["game"]).fits_outline:
         return corners_px
-    image = read_image(photo_path)
+    if image is None:
+        image = read_image(photo_path)
     clicked = np.array([_xy(c, "corner") for c in corners_px], np.float64)
     # as calibration will: a clear error, not a fit far off the photo
     check_corners(clicked, (image.shape[1], image.shape[0]))
@@ -173,7 +177,8 @@ def preview(photo_path: str, calibration_json: str, classes: list[str], doubted:
     # the samples' millimetres came through the fitted corners (:func:`write_request`; calibration.json
     # keeps the clicks): the outline is drawn, and the samples go back to the pixels clicked, through them
     game = doc.get("game") or profile.get("game", "")
-    fitted = fitted_corners(photo_path, dict(profile, game=game), doc["corners_px"]) if game else doc["corners_px"]
+    fitted = (fitted_corners(photo_path, dict(profile, game=game), doc["corners_px"], img) if game
+              else doc["corners_px"])
     cv2.polylines(img, [np.array(fitted, np.float64).astype(np.int32)], True, (0, 255, 255), 3)
     H = np.linalg.inv(mm_from_px(fitted, profile["board_mm"]))
     scale = max(img.shape[:2]) / 1500
