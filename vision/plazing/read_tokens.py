@@ -47,7 +47,7 @@ PRINT_LEFT_TOKEN_POSTERIOR = 0.133
 
 
 def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, model, grid, terrain: np.ndarray,
-                terrain_given: bool, looks, ledger: Ledger, warnings: list, mark_flat: dict | None = None) -> dict:
+                terrain_given: bool, looks, ledger: Ledger, warnings: list, mark_flat: dict) -> dict:
     """The token class of every free cell.
 
     Args:
@@ -60,7 +60,7 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
             photo); looks: the cells' whole looks (for the refusal's message).
         ledger, warnings: the reading's, appended to.
         mark_flat: {(row, col): flat share} of the free mark cells before their print was painted
-            over (:func:`~vision.plazing.prints.remove_marks`' ``shares``); None: none known.
+            over (:func:`~vision.plazing.prints.remove_marks`' ``shares``).
     Returns:
         {(row, col): token class name} for every free cell.
     Raises:
@@ -77,8 +77,8 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
     boxes = local.boxes_px(RECTIFY.px_per_mm, 1.0)
     measures = CellMeasures(view.board, boxes)  # the cues' per-cell measurements, shared by both passes
     odd = odd_cells(x, model.tokens, QUALITY.odd_distance, dists)
-    unknown = _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, terrain_given, looks,
-                                measures, odd)
+    unknown = _refuse_occlusion(free, x, post, dists, odd, prep, view, model, grid, terrain, terrain_given, looks,
+                                measures)
     if unknown:
         warnings.append(f"{cells_text(unknown)}: "
                         f"{'looks' if len(unknown) == 1 else 'look'} like nothing learned at calibration (a "
@@ -101,9 +101,8 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
     # a mark cell nearly one flat ink before painting and unlike everything learned after it: most
     # often a print the painting left (a seam or the board's edge inside a cell placed a little off
     # kept its flat share under PRINTS.flat_print_share), seldom a token standing on the print
-    flat = mark_flat or {}
     left_prints = {c for c, o in zip(free, odd)
-                   if o and str(terrain[c]) in MARKS and flat.get(c, 0.0) >= PRINT_LEFT_SHARE}
+                   if o and str(terrain[c]) in MARKS and mark_flat.get(c, 0.0) >= PRINT_LEFT_SHARE}
     mark_like, clipped, left = _decide_cells(free, post, prep, view, boxes, unseen, ledger, tokens, left_prints)
     if clipped:
         warnings.append(f"{cells_text(clipped)}: too bright to read (the camera's colours are clipped there: a "
@@ -128,8 +127,8 @@ def _weigh_centres(post, free, board: np.ndarray, boxes: np.ndarray, model, meas
     weigh_darkness(post.post, post.names_all, free, board, boxes, model.darkness, measures=measures)
 
 
-def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, terrain_given, looks,
-                      measures: CellMeasures | None = None, odd=None) -> list:
+def _refuse_occlusion(free, x, post, dists, odd, prep, view, model, grid, terrain, terrain_given, looks,
+                      measures: CellMeasures | None = None) -> list:
     """Refuse the photo (``occluded``) when the free cells that nothing learned explains (unknown or
     odd, overexposed cells left out) form a blob, or the faintly odd ones do (``QUALITY.faint_distance``:
     a hand whose skin a light makes look like a pale token is no cell of calibration's either,
@@ -139,10 +138,8 @@ def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, te
     (``QUALITY.faint_grow_distance``: a blurred hand's rim, not a lamp's hot spot), or, with
     ``QUALITY.faint_span_on``, the faint cells something spans, corners touching, do
     (:func:`_spanned`: a hand over pieces); else the unknown cells. ``odd``: bool (N,) per free cell,
-    :func:`~vision.plazing.tokens.odd_cells` at ``QUALITY.odd_distance`` when the caller has it."""
+    :func:`~vision.plazing.tokens.odd_cells` at ``QUALITY.odd_distance``."""
     unknown = [c for c, pu in zip(free, post.p_unknown) if pu > TOKENS.unknown_posterior]
-    if odd is None:
-        odd = odd_cells(x, model.tokens, QUALITY.odd_distance, dists)
     odd = [c for c, o in zip(free, odd) if o]
     glare = prep.clipped if prep.clipped is not None else np.zeros(terrain.shape, bool)
     strange = sorted(c for c in set(odd) | set(unknown) if not glare[c])  # overexposed: explained, doubted below
