@@ -235,19 +235,22 @@ def sand_gains(B: np.ndarray, gains: np.ndarray, A, cfg=READING, sand_raw: np.nd
     clipped = raw >= cfg.clipped_level
     if not clipped.any():
         clipped = None
-    g32 = np.asarray(gains, np.float32)
-    lit = _lift_clipped(raw * g32[None, :], ref, clipped)
-    if (max3(np.abs(lit[::4] - ref[::4])) < cfg.fine_gain_max_change).mean() >= 0.5:
+
+    def corrected(g, step: int = 1) -> np.ndarray:
+        """Every ``step``-th sample under gains ``g``, clipped channels lifted (:func:`_lift_clipped`)."""
+        return _lift_clipped(raw[::step] * np.asarray(g, np.float32)[None, :], ref[::step],
+                             None if clipped is None else clipped[::step])
+
+    if (max3(np.abs(corrected(gains, 4) - ref[::4])) < cfg.fine_gain_max_change).mean() >= 0.5:
         return gains                            # (most of the grooves, cloth and all, fit: no need to look closer)
     # the cloth's and the castles' samples (their colours under the strip's gains) tell nothing about the sand's light
-    classes = colour.classify(np.clip(lit, 0, 255).astype(np.uint8)[None], A.lut, A.bits)[0]
+    classes = colour.classify(np.clip(corrected(gains), 0, 255).astype(np.uint8)[None], A.lut, A.bits)[0]
     open_ = ~A.is_cloth[classes] & ~A.is_player[classes]
     if open_.sum() < 50:
         return gains
 
     def score(g) -> float:
-        now = _lift_clipped(raw * np.asarray(g, np.float32)[None, :], ref, clipped)
-        near = max3(np.abs(now - ref)) < cfg.fine_gain_max_change
+        near = max3(np.abs(corrected(g) - ref)) < cfg.fine_gain_max_change
         return float(near[open_].mean())
 
     best, best_score = gains, score(gains)
