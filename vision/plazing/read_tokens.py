@@ -77,8 +77,8 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
     boxes = local.boxes_px(RECTIFY.px_per_mm, 1.0)
     measures = CellMeasures(view.board, boxes)  # the cues' per-cell measurements, shared by both passes
     odd = odd_cells(x, model.tokens, QUALITY.odd_distance, dists)
-    unknown = _refuse_occlusion(free, x, post, dists, odd, prep, view, model, grid, terrain, terrain_given, looks,
-                                measures)
+    unknown = _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, terrain_given, looks,
+                                measures, odd)
     if unknown:
         warnings.append(f"{cells_text(unknown)}: "
                         f"{'looks' if len(unknown) == 1 else 'look'} like nothing learned at calibration (a "
@@ -127,8 +127,8 @@ def _weigh_centres(post, free, board: np.ndarray, boxes: np.ndarray, model, meas
     weigh_darkness(post.post, post.names_all, free, board, boxes, model.darkness, measures=measures)
 
 
-def _refuse_occlusion(free, x, post, dists, odd, prep, view, model, grid, terrain, terrain_given, looks,
-                      measures: CellMeasures | None = None) -> list:
+def _refuse_occlusion(free, x, post, dists, prep, view, model, grid, terrain, terrain_given, looks,
+                      measures: CellMeasures, odd: np.ndarray) -> list:
     """Refuse the photo (``occluded``) when the free cells that nothing learned explains (unknown or
     odd, overexposed cells left out) form a blob, or the faintly odd ones do (``QUALITY.faint_distance``:
     a hand whose skin a light makes look like a pale token is no cell of calibration's either,
