@@ -128,16 +128,15 @@ def test_idle_sockets_are_closed_and_the_room_gets_in_again(app):
     limit; the hall closes them after its idle timeout and answers again. The shipped set-up
     closes them within seconds, not a minute."""
     import socket
-    import threading
 
     from hall.serve import WAITRESS, create_server
+    from tests.server_thread import ServerThread
 
     assert WAITRESS["channel_timeout"] <= 15 and WAITRESS["cleanup_interval"] <= 2
     eid = app.extensions["hall_store"].create_event("Night", "plazing")
     server = create_server(app, "127.0.0.1", 0, connection_limit=10, channel_timeout=1, cleanup_interval=0.5)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    port = server.effective_port
+    served = ServerThread(server)
+    port = served.port
     idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(10)]
     try:
         idle[0].sendall(b"GET /api/events/1/standings HTTP/1.1\r\nHost: x\r\n")  # half a request, then nothing
@@ -153,13 +152,7 @@ def test_idle_sockets_are_closed_and_the_room_gets_in_again(app):
     finally:
         for s in idle:
             s.close()
-
-        def close_all():  # in the server's own loop thread: its select() must not see a socket closed under it
-            for channel in list(server._map.values()):
-                channel.close()
-        server.trigger.pull_trigger(close_all)
-        thread.join(10)
-        server.task_dispatcher.shutdown()
+        served.close()
 
 
 def test_a_port_in_use_is_one_clear_line_and_no_setup_link(tmp_path, capsys):

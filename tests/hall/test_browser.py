@@ -11,13 +11,13 @@ import json
 import os
 import re
 import tempfile
-import threading
 import time
 import urllib.request
 
 import pytest
 
 from tests.chromium import headless_chromium, installed
+from tests.server_thread import ServerThread
 
 from beachscore.station import Station
 from beachscore.station.hall_link import HallLink
@@ -48,11 +48,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 
 def serve(app):
-    from waitress.server import create_server
-
-    server = create_server(app, host="127.0.0.1", port=free_port(), threads=8)
-    threading.Thread(target=server.run, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.effective_port}"
+    server = ServerThread.serving(app, port=free_port(), threads=8)
+    return server, server.url
 
 
 @pytest.fixture(scope="module")

@@ -3,12 +3,12 @@ the standings before round 1, a no-show typed with one tick, the warning when a 
 changes a round the next was seated on, and the players' own report confirming the station's."""
 
 import re
-import threading
 
 import pytest
 from werkzeug.security import generate_password_hash
 
 from tests.chromium import headless_chromium, installed
+from tests.server_thread import ServerThread
 from hall import create_app
 from hall.db import open_engine
 from hall.store import HallStore
@@ -28,11 +28,8 @@ def hall(tmp_path):
     store = HallStore(open_engine("sqlite:///" + str(tmp_path / "hall.sqlite3")), photo_dir=str(tmp_path / "photos"))
     app = create_app({"SETUP_CODE": "code", "REFRESH_MS": 400}, store=store)
     store.add_organiser("org", generate_password_hash("sand-castle-42"))
-    from waitress.server import create_server
-
-    server = create_server(app, host="127.0.0.1", port=free_port(), threads=4)
-    threading.Thread(target=server.run, daemon=True).start()
-    yield f"http://127.0.0.1:{server.effective_port}", store, app
+    server = ServerThread.serving(app, port=free_port())
+    yield server.url, store, app
     server.close()
     store.close()
 

@@ -2,12 +2,12 @@
 the standings' text stays readable on the phone (issue 22: the standings shrank to ~7 px text).
 Headless Chromium, SQLite."""
 
-import threading
 
 import pytest
 from werkzeug.security import generate_password_hash
 
 from tests.chromium import headless_chromium, installed
+from tests.server_thread import ServerThread
 from hall import create_app
 from hall.db import open_engine
 from hall.store import HallStore
@@ -38,11 +38,8 @@ def room(tmp_path_factory):
     store.start_round(eid, seed=1)
     players = store.table(eid, 1, 1)["players"]
     store.enter_result(eid, 1, 1, {"game_points": {p["id"]: 100 + i for i, p in enumerate(players)}})
-    from waitress.server import create_server
-
-    server = create_server(app, host="127.0.0.1", port=free_port(), threads=4)
-    threading.Thread(target=server.run, daemon=True).start()
-    yield f"http://127.0.0.1:{server.effective_port}", eid
+    server = ServerThread.serving(app, port=free_port())
+    yield server.url, eid
     server.close()
     store.close()
 

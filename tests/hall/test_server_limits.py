@@ -5,7 +5,6 @@ the same for both databases."""
 import http.client
 import select
 import socket
-import threading
 import time
 
 import pytest
@@ -15,6 +14,7 @@ from hall.db import open_engine
 from hall.http_limits import ANONYMOUS_BODY_MAX, BodyBudget
 from hall.serve import WAITRESS, connection_limit, create_server
 from hall.store import HallStore
+from tests.server_thread import ServerThread
 
 
 @pytest.fixture
@@ -23,13 +23,9 @@ def served(tmp_path):
     store = HallStore(open_engine("sqlite:///" + str(tmp_path / "hall.sqlite3")), photo_dir=str(tmp_path / "photos"))
     app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "SETUP_CODE": "setup-code"}, store=store)
     eid = store.create_event("Night", "plazing")
-    server = create_server(app, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield server, server.effective_port, eid
-    server.trigger.pull_trigger(lambda: [c.close() for c in list(server._map.values())])
-    thread.join(10)
-    server.task_dispatcher.shutdown()
+    hall = ServerThread(create_server(app, "127.0.0.1", 0))
+    yield hall.server, hall.port, eid
+    hall.close()
     store.close()
 
 

@@ -11,7 +11,8 @@ import re
 import shutil
 import subprocess
 import tempfile
-import threading
+
+from tests.server_thread import ServerThread
 
 
 class Client:
@@ -57,21 +58,11 @@ def served(station, **overrides):
     """The station's page served as ``beachscore serve`` serves it (serving.create_server); yields the port."""
     from beachscore.serving import create_server
 
-    server = create_server(station, "127.0.0.1", 0, **overrides)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
+    server = ServerThread(create_server(station, "127.0.0.1", 0, **overrides))
     try:
-        yield server.effective_port
+        yield server.port
     finally:
-        def close_all():  # in the server's own loop thread: its select() never sees a closed socket
-            for channel in list(server._map.values()):
-                channel.close()
-        try:
-            server.trigger.pull_trigger(close_all)
-        except OSError:  # the loop already ended
-            pass
-        thread.join(10)
-        server.task_dispatcher.shutdown()
+        server.close()
 
 
 def webp_bomb(width: int, height: int, bgr=(40, 120, 200)) -> bytes:

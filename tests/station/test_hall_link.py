@@ -1,6 +1,5 @@
 """A real station reporting to a real hall: pairing, game over → outbox → hall, hall down, station reboot."""
 
-import threading
 import time
 
 import pytest
@@ -14,6 +13,7 @@ from hall.db import open_engine
 from hall.store import HallStore
 from hall.testing import free_port
 from hardware.mock_camera import MockCamera
+from tests.server_thread import ServerThread
 
 
 class Hall:
@@ -27,10 +27,7 @@ class Hall:
         self.server = None
 
     def start(self):
-        from waitress.server import create_server
-
-        self.server = create_server(self.app, host="127.0.0.1", port=self.port, threads=4)
-        threading.Thread(target=self.server.run, daemon=True).start()
+        self.server = ServerThread.serving(self.app, port=self.port)
         return self
 
     def stop(self):

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import threading
-
+from tests.server_thread import ServerThread
 from web import create_app
 
 
@@ -12,13 +11,10 @@ from web import create_app
 def served_station(station, threads: int = 8):
     """Serve ``station``'s pages; yields ``{"url": "http://127.0.0.1:PORT", "station": station}``
     and closes the server and the station on exit."""
-    from waitress.server import create_server
-
     app = create_app({"EVENTS_KEEPALIVE_S": 1.0, "POLL_INTERVAL_MS": 400}, station=station)
-    srv = create_server(app, host="127.0.0.1", port=0, threads=threads)
-    threading.Thread(target=srv.run, daemon=True).start()
+    srv = ServerThread.serving(app, threads=threads)
     try:
-        yield {"url": f"http://127.0.0.1:{srv.effective_port}", "station": station}
+        yield {"url": srv.url, "station": station}
     finally:
         srv.close()
         station.close()

@@ -8,7 +8,6 @@ import json
 import re
 import os
 import tempfile
-import threading
 import time
 
 import cv2
@@ -16,6 +15,7 @@ import numpy as np
 import pytest
 
 from tests.chromium import headless_chromium, installed
+from tests.server_thread import ServerThread
 
 from beachscore.station import Station
 from beachscore.station.store import Store
@@ -67,8 +67,6 @@ def gpio():
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, gpio):
     """A station (real pipeline on the example when the reader imports, else the fake) served by waitress."""
-    from waitress.server import create_server
-
     tmp = tmp_path_factory.mktemp("station")
     cal = None
     if real_pipeline():
@@ -87,10 +85,8 @@ def server(tmp_path_factory, gpio):
     station.button = ScanButton(BUTTON_PIN, on_press=lambda: station.request_scan("button"),
                                 on_long_press=station.end_game, is_busy=lambda: station.busy)
     app = create_app({"EVENTS_KEEPALIVE_S": 1.0, "POLL_INTERVAL_MS": 400}, station=station)
-    srv = create_server(app, host="127.0.0.1", port=0, threads=12)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    yield {"url": f"http://127.0.0.1:{srv.effective_port}", "station": station, "app": app}
+    srv = ServerThread.serving(app, threads=12)
+    yield {"url": srv.url, "station": station, "app": app}
     srv.close()
     station.close()
 

@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from tests.chromium import headless_chromium, installed
+from tests.server_thread import ServerThread
 
 from beachscore.station import Station
 from beachscore.station.hall_link import HallLink
@@ -153,8 +154,6 @@ def plazing_hall(tmp_path):
 
 @pytest.fixture
 def server(tmp_path, plazing_hall):
-    from waitress.server import create_server
-
     table = Table(EXAMPLE, "scene_05.jpg", seed=7)
     bare, steps = game_frames(table)
     g = table.geometry
@@ -167,9 +166,8 @@ def server(tmp_path, plazing_hall):
     station.watcher = BoardWatcher(station, interval_s=0.05, clock=FrameClock())
     link = HallLink(station, backoff_s=(0.05, 0.3)).start()
     app = create_app({"EVENTS_KEEPALIVE_S": 1.0, "POLL_INTERVAL_MS": 400}, station=station)
-    srv = create_server(app, host="127.0.0.1", port=0, threads=8)
-    threading.Thread(target=srv.run, daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{srv.effective_port}", "station": station, "camera": camera,
+    srv = ServerThread.serving(app, threads=8)
+    yield {"url": srv.url, "station": station, "camera": camera,
            "steps": steps, "link": link, "hall": plazing_hall}
     srv.close()
     link.close()

@@ -3,10 +3,9 @@ Retry-After, and the page polls), each for at most EVENTS_MAX_AGE_S."""
 
 import os
 import socket
-import threading
 import time
 
-
+from tests.server_thread import ServerThread
 from web import create_app
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -59,13 +58,9 @@ def test_a_stream_ends_after_its_lifetime(station):
 
 def test_open_streams_do_not_starve_waitress(station):
     """More open /events than server threads: every other request still answers at once."""
-    from waitress import wasyncore
-    from waitress.server import create_server
-
     app = create_app({"EVENTS_KEEPALIVE_S": 0.5, "EVENTS_MAX_STREAMS": 2}, station=station)
-    srv = create_server(app, host="127.0.0.1", port=0, threads=4)
-    loop = threading.Thread(target=srv.run, daemon=True)
-    loop.start()
+    served = ServerThread.serving(app)
+    srv = served.server
     socks = []
     try:
         for _ in range(7):
@@ -83,10 +78,7 @@ def test_open_streams_do_not_starve_waitress(station):
     finally:
         for s in socks:
             s.close()
-        # stop in the server's own loop thread (closing its sockets from here races its select())
-        srv.trigger.pull_trigger(lambda: wasyncore.close_all(srv._map))
-        loop.join(5)
-        srv.task_dispatcher.shutdown()
+        served.close()
 
 
 def test_the_live_page_polls_when_event_streams_are_refused():

@@ -5,12 +5,12 @@ $BEACHSCORE_SCREENSHOTS or a temporary folder."""
 
 import os
 import tempfile
-import threading
 
 import numpy as np
 import pytest
 
 from tests.chromium import headless_chromium, installed
+from tests.server_thread import ServerThread
 
 from beachscore.station import Station
 from beachscore.station.encoding import encode
@@ -54,8 +54,6 @@ def _photo() -> bytes:
 @pytest.fixture(scope="module")
 def station_pages(tmp_path_factory):
     """A station with a scan of each game: {url, station, scans: {name: scan id}, games: {name: game id}}."""
-    from waitress.server import create_server
-
     tmp = tmp_path_factory.mktemp("widths")
     st = Station(Store(str(tmp / "data")), camera=MockCamera(size=(920, 600)), calibration=FakeCalibration(),
                  scanner=FakeScanner(), scorer=fake_score)
@@ -76,9 +74,8 @@ def station_pages(tmp_path_factory):
                 "confidence": 0.5749}, extra={"H_px_from_mm": [[2, 0, 0], [0, 2, 0], [0, 0, 1]]})
     app = create_app({"EVENTS_KEEPALIVE_S": 1.0, "POLL_INTERVAL_MS": 400}, station=st)
     hall_link = attach(app, st)  # the Hall page, as ``beachscore serve`` gives it
-    srv = create_server(app, host="127.0.0.1", port=0, threads=8)
-    threading.Thread(target=srv.run, daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{srv.effective_port}", "station": st, "scans": scans, "games": games}
+    srv = ServerThread.serving(app, threads=8)
+    yield {"url": srv.url, "station": st, "scans": scans, "games": games}
     srv.close()
     hall_link.close()
     st.close()
@@ -222,13 +219,10 @@ def test_the_seashells_live_page_fits_with_every_total(seashells_live, width):
 def test_no_hidden_picture_shows_before_there_is_one(tmp_path):
     """A new station has no photo yet: the live page's and the wizard's pictures stay hidden
     (no broken-image box with its alt text)."""
-    from waitress.server import create_server
-
     st = Station(Store(str(tmp_path / "data")), camera=MockCamera(size=(920, 600)), calibration=FakeCalibration(),
                  scanner=FakeScanner(), scorer=fake_score)
-    srv = create_server(create_app({"EVENTS_KEEPALIVE_S": 1.0}, station=st), host="127.0.0.1", port=0, threads=4)
-    threading.Thread(target=srv.run, daemon=True).start()
-    url = f"http://127.0.0.1:{srv.effective_port}"
+    srv = ServerThread.serving(create_app({"EVENTS_KEEPALIVE_S": 1.0}, station=st))
+    url = srv.url
     try:
         with headless_chromium(window="1280,900") as driver:
             _unlock(driver, url)
