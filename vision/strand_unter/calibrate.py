@@ -413,6 +413,30 @@ def _add_references(model: dict, shot: CalibrationShot, image: np.ndarray, ext_s
     model["pictures"] = {"empty": EMPTY_PNG, "registration": REF_PNG, "classes": LUT_PNG}
 
 
+def castle_value_ks(castles: dict[str, dict[str, dict]], nadir_px, cfg=APPEARANCE) -> dict[str, list[float]]:
+    """Each calibration castle's parallax k (its coloured part's effective height over the camera's),
+    per value: its labelled-centre-to-colour offset projected on the ray from the nadir, over the
+    ray's length (:func:`parallax_model`). Castles nearer the nadir than ``cfg.min_nadir_lever_px``
+    give none.
+
+    Args:
+        castles: ``{player: {value: {"offset_px", "centre_px", …}}}`` (work px).
+        nadir_px: (x, y) the camera's nadir in work px.
+    Returns:
+        ``{value: [k, …]}`` (dimensionless; values without a castle far enough from the nadir absent).
+    """
+    n = np.asarray(nadir_px, np.float64)
+    ks: dict[str, list] = {}
+    for per_value in castles.values():
+        for v, c in per_value.items():
+            off = np.asarray(c["offset_px"], np.float64)
+            ray = np.asarray(c["centre_px"], np.float64) - off - n
+            if float(ray @ ray) < cfg.min_nadir_lever_px ** 2:     # too near the nadir: no lever on k
+                continue
+            ks.setdefault(v, []).append(float(-(off @ ray) / (ray @ ray)))
+    return ks
+
+
 def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: float | None) -> dict:
     """How far a castle's coloured part is seen from its base, per value, from the camera geometry.
 
@@ -434,15 +458,7 @@ def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: flo
         castles stand too near the nadir to show a displacement gets no k (its fixed offset is used).
     """
     n = np.asarray(nadir_px, np.float64)
-    ks: dict[str, list] = {}
-    for per_value in castles.values():
-        for v, c in per_value.items():
-            off = np.asarray(c["offset_px"], np.float64)
-            core = np.asarray(c["centre_px"], np.float64) - off
-            ray = core - n
-            if float(ray @ ray) < APPEARANCE.min_nadir_lever_px ** 2:     # too near the nadir: no lever on k
-                continue
-            ks.setdefault(v, []).append(float(-(off @ ray) / (ray @ ray)))
+    ks = castle_value_ks(castles, n)
     k_v = {v: float(np.median(k)) for v, k in ks.items()}
     # the base's error: each calibration castle's labelled centre against the base predicted from its
     # coloured part (the k of its value, else the fixed offset of its value), along and across the grooves
