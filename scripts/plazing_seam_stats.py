@@ -146,11 +146,12 @@ def _collect(folders, cache: str, budget: float, every: int) -> None:
             lj = lj - pen * (np.asarray(d) > thr)
         return lc, lj
 
-    def hooked(cells, seams, shapes, piece_score=None, joined_sd_bgr=None, jogs=None, jog_sd_mm=None, cfg=SEAM):
+    def hooked(cells, seams, shapes, piece_score=None, joined_sd_bgr=None, jogs=None, jog_sd_mm=None, cfg=SEAM,
+               **kw):  # kw: the print pitch evidence (prints, print_kinds), passed on unchanged
         res = original(cells, seams, shapes, piece_score, joined_sd_bgr=joined_sd_bgr, jogs=jogs,
-                       jog_sd_mm=jog_sd_mm, cfg=cfg)
+                       jog_sd_mm=jog_sd_mm, cfg=cfg, **kw)
         try:
-            _record(cells, seams, shapes, piece_score, joined_sd_bgr, jogs, jog_sd_mm, cfg, res)
+            _record(cells, seams, shapes, piece_score, joined_sd_bgr, jogs, jog_sd_mm, cfg, res, kw)
         except Exception as e:  # a measurement must never change the reading
             print(f"    hook failed: {e!r}", file=sys.stderr)
         return res
@@ -165,7 +166,7 @@ def _collect(folders, cache: str, budget: float, every: int) -> None:
                         inside.add((a, b))
         return inside
 
-    def _record(cells, seams, shapes, piece_score, jsd, jogs, jog_sd, cfg, res):
+    def _record(cells, seams, shapes, piece_score, jsd, jogs, jog_sd, cfg, res, kw):
         scene = ctx["scene"]
         scene["seams"] = {f"{a[0]},{a[1]}|{b[0]},{b[1]}": float(v) for (a, b), v in seams.items()}
         player = ctx.get("player_name")
@@ -191,7 +192,7 @@ def _collect(folders, cache: str, budget: float, every: int) -> None:
             if v.get("scene_sd"):
                 j = max(jsd if jsd is not None else cfg.default_joined_sd_bgr, robust_sd(others))
             sp = res if name == "current" else original(cells, seams, shapes, piece_score, joined_sd_bgr=j,
-                                                        jogs=jg, jog_sd_mm=jog_sd, cfg=c2)
+                                                        jogs=jg, jog_sd_mm=jog_sd, cfg=c2, **kw)
             ctx["pen"] = None
             reads[name] = (joined_set(sp), float(sp.posterior))
         for a, b in inner:

@@ -60,10 +60,12 @@ def test_the_fitting_script_writes_a_file_the_config_reads_back(tmp_path):
     assert doc["confidence"]["slopes"] == EXPECTED_SLOPES
     assert doc["tokens"]["fitted_on"] == {"sets": ["samples/plazing: "], "synthetic_seeds": [3]}
     # the file in the package is what the script writes for those values over it (the constants
-    # other scripts fit, the flatness floors, the seams, the drift, the footprint and the darkness, kept)
+    # other scripts fit, the flatness floors, the seams, the drift, the footprint, the darkness and the
+    # print pitch, kept)
     packaged = json.loads(config.FITTED_FILE.read_text(encoding="utf-8"))
     again = tmp_path / "again.json"
-    again.write_text(json.dumps({k: packaged[k] for k in ("flatness", "seams", "drift", "footprint", "darkness") if k in packaged}),
+    again.write_text(json.dumps({k: packaged[k] for k in ("flatness", "seams", "drift", "footprint", "darkness", "print_pitch")
+                                if k in packaged}),
                      encoding="utf-8")
     fit.write_fitted(str(again), packaged["tokens"], packaged["tokens"]["fitted_on"],
                      packaged["confidence"]["slopes"], packaged["confidence"]["fitted_on"],

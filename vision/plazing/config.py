@@ -20,6 +20,12 @@ FITTED_FILE = Path(__file__).with_name("fitted.json")
 FITTED = json.loads(FITTED_FILE.read_text(encoding="utf-8"))
 
 
+def _pitch_fitted(name: str, default: float) -> float:
+    """A print pitch constant written by ``scripts/plazing_print_pitch_stats.py`` (``fitted.json``'s
+    ``print_pitch``), else ``default``."""
+    return float(FITTED.get("print_pitch", {}).get(name, default))
+
+
 def _seam_fitted(name: str, default: float) -> float:
     """A seam constant written by ``scripts/fit_plazing_seams.py`` (``fitted.json``'s ``seams``), else ``default``."""
     return float(FITTED.get("seams", {}).get(name, default))
@@ -125,6 +131,28 @@ class SeamConfig:
     aligned_cut_share: float = field(default_factory=lambda: _seam_fitted("aligned_cut_share", 0.5))
     #: … else the half-normal spread of their offset (pieces put down by hand), mm (fitted: ``fitted.json``).
     placed_sd_mm: float = field(default_factory=lambda: _seam_fitted("placed_sd_mm", 1.0))
+    #: Side of the centred window a cell's print is looked for in (:func:`~vision.plazing.seams.print_offsets`),
+    #: a share of the cell side: a gear's dot (8 mm on a 20 mm cell) and a few mm of placement.
+    print_window_share: float = 0.7
+    #: A cell's print patch is its whole print when its area lies within this factor of the scene's median patch.
+    print_area_ratio: float = 1.6
+    #: A patch under this share of a cell's largest print patch is a speck (JPEG, a mislabelled pixel).
+    print_speck_share: float = 0.25
+    #: The pitch of a piece's prints along it is the scene's own: the edges agreeing within this many
+    #: ``print_joined_sd_mm`` of one another (a t₄'s 99 % two-sided point is 4.6) …
+    print_agree_scales: float = 4.6
+    #: … at least this many, and half of the scene's measured edges (:func:`~vision.plazing.seams.print_pitch`).
+    print_min_pitch_edges: int = 2
+    #: … the scale of the measured offset about one piece's (a Student t), mm (fitted: ``fitted.json``) …
+    print_joined_sd_mm: float = field(default_factory=lambda: _pitch_fitted("joined_sd_mm", 0.1))
+    #: … its degrees of freedom (heavy tails: a 720p photo's coarse pixels) …
+    print_joined_dof: float = field(default_factory=lambda: _pitch_fitted("joined_dof", 4.0))
+    #: … and the share of such edges measured wrong (a speck, a token: they look like a cut's), a probability.
+    print_outlier_share: float = field(default_factory=lambda: _pitch_fitted("outlier_share", 0.01))
+    #: Between two pieces laid side by side, the spread of the offset about one piece's, along and
+    #: across (pieces put down by hand), mm.
+    print_cut_sd_mm: tuple = field(default_factory=lambda: tuple(FITTED.get("print_pitch", {}).get("cut_sd_mm",
+                                                                                                 (1.0, 1.0))))
     #: Largest group of same-colour touching cells split exactly (bigger: unknown piece), cells.
     max_exact_cells: int = 24
     #: Most tilings enumerated per group, a count.

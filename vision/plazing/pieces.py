@@ -119,7 +119,8 @@ def _placement_table_of(order: list[Cell], shapes):
 
 def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
                 piece_score=None, joined_sd_bgr: float | None = None, jogs: dict | None = None,
-                jog_sd_mm: float | None = None, cfg: SeamConfig = SEAM) -> Split:
+                jog_sd_mm: float | None = None, cfg: SeamConfig = SEAM, prints: dict | None = None,
+                print_kinds=frozenset()) -> Split:
     """Split one 4-connected group of a player's cells into catalogue pieces.
 
     Args:
@@ -134,6 +135,12 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
         shapes: from :func:`catalogue_shapes`.
         piece_score: optional function (kind, cells) → (log-likelihood of the print, facing,
             facing posterior); without it the print is not used.
+        prints: optional per edge log likelihood ratio of the print offset, one piece whose cells
+            look alike against two pieces (:func:`~vision.plazing.seams.print_log_ratios`), added
+            for every edge inside a placement of a kind in ``print_kinds`` (the kinds whose cells
+            share one print, :attr:`~vision.plazing.patterns.PatternModel.pooled`); other tilings
+            are scored as if the edge were cut (the offset says nothing of a screen's or blanket's
+            cells).
     Returns:
         The most probable :class:`Split`. Score of a tiling = Σ over the group's inner edges of
         log p(dip | cut) where it cuts and log p(dip | joined) where it does not
@@ -167,6 +174,9 @@ def split_group(cells: set[Cell], seams: dict[tuple[Cell, Cell], float], shapes,
         for mask, kind, placed in row:
             inside = set(placed)
             sc = sum(gain.get(((r, c), n), 0.0) for r, c in placed for n in ((r, c + 1), (r + 1, c)) if n in inside)
+            if prints and kind in print_kinds:
+                sc += sum(prints.get(((r, c), n), 0.0) for r, c in placed for n in ((r, c + 1), (r + 1, c))
+                          if n in inside)
             face, pf = None, 1.0
             if piece_score is not None:
                 ll, face, pf = piece_score(kind, placed)

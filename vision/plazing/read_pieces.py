@@ -17,7 +17,7 @@ from vision.plazing.names import cell_name, cells_text
 from vision.plazing.patterns import piece_scorer
 from vision.plazing.pieces import catalogue_shapes, groups, split_group
 from vision.plazing.screens import facing_of
-from vision.plazing.seams import edge_jogs, finest_dips, has_seams
+from vision.plazing.seams import edge_jogs, finest_dips, has_seams, print_log_ratios, print_offsets
 from vision.plazing.state_edits import OPPOSITE, flip_facing, replace_pieces
 from vision.plazing.words import facing_words, pieces_words
 
@@ -41,6 +41,8 @@ def read_pieces(view, model, profile, local, ppm: float, ledger: Ledger, warning
     shapes = catalogue_shapes(profile)
     seams = finest_dips(view.board, owner, local, ppm, fine() if fine is not None and has_seams(owner) else None)
     jogs = edge_jogs(view.masks, owner, local, ppm)
+    # the print pitch per edge, weighed for the kinds whose cells share one print (gear)
+    prints = print_log_ratios(print_offsets(view.masks, owner, local, ppm)) if model.patterns.pooled else {}
     covered = [tuple(x) for x in np.argwhere(owner >= 0).tolist()]
     windows, _ = view.windows(covered, model.player_gray, model.median)
     scorer = piece_scorer(model.patterns, covered, windows)
@@ -48,17 +50,19 @@ def read_pieces(view, model, profile, local, ppm: float, ledger: Ledger, warning
     pieces = []
     for pi, cells in groups(owner):
         pieces += _read_group(model.players[pi], cells, seams, jogs, shapes, scorer, untaught, model, view, local,
-                              ppm, ledger, warnings)
+                              ppm, ledger, warnings, prints)
     hidden_prints(pieces, scorer, ledger, warnings)
     return pieces
 
 
 def _read_group(player, cells, seams, jogs, shapes, scorer, untaught, model, view, local, ppm, ledger: Ledger,
-                warnings: list) -> list:
+                warnings: list, prints: dict | None = None) -> list:
     """The pieces of one player's group of touching cells, its split and facings (and, when the
-    group fits no piece, the repairs that free one of its cells) entered in ``ledger``."""
+    group fits no piece, the repairs that free one of its cells) entered in ``ledger``; ``prints``:
+    the print pitch evidence per edge (:func:`~vision.plazing.seams.print_log_ratios`)."""
+    pooled = model.patterns.pooled
     split = split_group(cells, seams, shapes, scorer, joined_sd_bgr=model.seam_sd, jogs=jogs,
-                        jog_sd_mm=model.jog_sd)
+                        jog_sd_mm=model.jog_sd, prints=prints, print_kinds=pooled)
     if not split.exact:
         warnings.append(f"{player} cells {cells_text(cells)} fit no piece of the catalogue")
     if split.exact and split.runner_up is not None and split.kinds & untaught:
@@ -99,7 +103,7 @@ def _read_group(player, cells, seams, jogs, shapes, scorer, untaught, model, vie
     if not split.exact:  # some cell's cover must be wrong: the groups without its least sure cells
         impossible = ledger.decisions[-1]
         for cell, p_cov in _repairs(cells, view.cover_p):
-            fixed = _split_without(cells, cell, player, seams, jogs, shapes, scorer, model, view, local, ppm)
+            fixed = _split_without(cells, cell, player, seams, jogs, shapes, scorer, model, view, local, ppm, prints)
             if fixed is not None:
                 pieces_fixed, log_split = fixed
                 # the runner-up frees the cell and replaces the impossible split by the new one
@@ -116,7 +120,7 @@ def _repairs(cells, cover_p: np.ndarray) -> list:
     return [(c, float(cover_p[c])) for c in ranked[:REVISIT.decisions]]
 
 
-def _split_without(cells, cell, player, seams, jogs, shapes, scorer, model, view, local, ppm):
+def _split_without(cells, cell, player, seams, jogs, shapes, scorer, model, view, local, ppm, prints=None):
     """The pieces of a group once ``cell`` is taken out of it (read as free) and the log of their
     splits' posteriors, or None when what is left still fits no piece of the catalogue."""
     rest = set(cells) - {cell}
@@ -130,7 +134,7 @@ def _split_without(cells, cell, player, seams, jogs, shapes, scorer, model, view
                 part.add(c)
                 todo += [(c[0] + 1, c[1]), (c[0] - 1, c[1]), (c[0], c[1] + 1), (c[0], c[1] - 1)]
         split = split_group(part, seams, shapes, scorer, joined_sd_bgr=model.seam_sd, jogs=jogs,
-                            jog_sd_mm=model.jog_sd)
+                            jog_sd_mm=model.jog_sd, prints=prints, print_kinds=model.patterns.pooled)
         if not split.exact:
             return None
         log_p += float(np.log(max(split.posterior, 1e-12)))

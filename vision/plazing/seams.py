@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from math import lgamma
 
+import cv2
 import numpy as np
 
 from vision.plazing.cells import Grid
@@ -294,3 +295,151 @@ def jog_log_likelihoods(jog_mm, joined_sd_mm: float, cfg: SeamConfig = SEAM):
         - (nu + 1) / 2 * np.log1p(d * d / (nu * s * s))
     e = cfg.aligned_cut_share
     return np.logaddexp(np.log(e) + joined, np.log(1 - e) + half_normal(cfg.placed_sd_mm)), joined
+
+
+def _print_spot(mask: np.ndarray, u0: int, v0: int, n: int, ppm: float):
+    """The print inside one cell's central window: the centroid (mm, crop frame) and area (px) of
+    the patch of not-the-player's-colour that lies wholly inside the window, or None (no such
+    patch, or two of a size: a token beside the print). Specks (a patch under
+    ``SEAM.print_speck_share`` of the largest) are no second patch."""
+    win = mask[v0:v0 + n, u0:u0 + n]
+    if win.shape != (n, n):
+        return None
+    k, lab, stats, cen = cv2.connectedComponentsWithStats((win < 128).astype(np.uint8), connectivity=8)
+    inner = [i for i in range(1, k) if stats[i, 0] > 0 and stats[i, 1] > 0
+             and stats[i, 0] + stats[i, 2] < n and stats[i, 1] + stats[i, 3] < n]
+    if not inner:
+        return None
+    inner.sort(key=lambda i: -stats[i, 4])
+    if len(inner) > 1 and stats[inner[1], 4] > SEAM.print_speck_share * stats[inner[0], 4]:
+        return None
+    i = inner[0]
+    return ((u0 + cen[i][0] + 0.5) / ppm, (v0 + cen[i][1] + 0.5) / ppm), int(stats[i, 4])
+
+
+def print_offsets(masks: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float,
+                  cfg: SeamConfig = SEAM) -> dict[tuple[Cell, Cell], tuple[float, float]]:
+    """How far the print of one cell lies from where its neighbour's print puts it: a piece's print
+    is rigid, so the cells of one piece whose cells look alike (a gear's dot per cell) repeat it at
+    exactly one cell's pitch, while two pieces laid side by side are placed each on its own.
+
+    For every edge between two cells of one player, each cell's print is the one patch not in the
+    player's colour lying wholly inside a centred window (``cfg.print_window_share`` of the cell
+    side); the offset is (second centroid − first centroid) − one cell, split into its part along
+    the line through the two cells and across it. Only where both cells show one patch whose area
+    lies within a factor ``cfg.print_area_ratio`` of the median patch of the scene's cells (a pale
+    print on a pale piece is labelled in part, and its fragment's centroid is no print's).
+
+    Args:
+        masks: the players' colour masks, uint8 (H, W, P), 255 = that player's colour
+            (:func:`vision.plazing.cells.player_masks`), pixel u at (u + 0.5)/ppm mm of the grid crop.
+        owner: int (rows, cols) covering player index or −1.
+        grid: the grid in the crop's millimetres; px_per_mm: resolution of ``masks``.
+    Returns:
+        dict edge ((r, c), (r2, c2)) → (along, across) in mm (second cell right of or below the
+        first), for the edges where both prints were found.
+    """
+    vert, horiz = _edge_list(owner)
+    if not vert and not horiz:
+        return {}
+    n = max(3, int(round(cfg.print_window_share * grid.cell_mm * px_per_mm)))
+    spots: dict = {}
+
+    def spot(cell):
+        if cell not in spots:
+            r, c = cell
+            cx = (grid.origin_mm[0] + (c + 0.5) * grid.cell_mm) * px_per_mm
+            cy = (grid.origin_mm[1] + (r + 0.5) * grid.cell_mm) * px_per_mm
+            u0, v0 = int(round(cx - n / 2)), int(round(cy - n / 2))
+            spots[cell] = _print_spot(masks[..., int(owner[r, c])], u0, v0, n, px_per_mm) if u0 >= 0 and v0 >= 0 \
+                else None
+        return spots[cell]
+
+    for a, b in vert + horiz:
+        spot(a), spot(b)
+    areas = [x[1] for x in spots.values() if x is not None]
+    if not areas:
+        return {}
+    typical = float(np.median(areas))  # most cells show their print whole; a pale print on a pale piece, in part
+    out = {}
+    for edges, axis in ((vert, 0), (horiz, 1)):
+        for a, b in edges:
+            sa, sb = spot(a), spot(b)
+            r = cfg.print_area_ratio
+            if sa is None or sb is None or any(not typical / r <= x[1] <= r * typical for x in (sa, sb)):
+                continue
+            d = (sb[0][0] - sa[0][0], sb[0][1] - sa[0][1])
+            along = d[axis] - grid.cell_mm
+            out[(a, b)] = (float(along), float(d[1 - axis]))
+    return out
+
+
+def print_pitch(alongs, cfg: SeamConfig = SEAM) -> float | None:
+    """The scene's print pitch: the along offset (mm) most of its measured edges agree on.
+
+    Each edge's along offset gathers the edges within ``cfg.print_agree_scales`` ×
+    ``cfg.print_joined_sd_mm`` of it; the largest such cluster, when it holds at least
+    ``cfg.print_min_pitch_edges`` edges and half of them all (pieces' edges agree, cuts scatter),
+    gives the pitch as its median. None otherwise (too few edges, or no majority).
+    """
+    a = np.asarray(list(alongs), np.float64)
+    if len(a) < cfg.print_min_pitch_edges:
+        return None
+    w = cfg.print_agree_scales * cfg.print_joined_sd_mm
+    near = np.abs(a[:, None] - a[None, :]) <= w
+    count = near.sum(axis=1)
+    best = int(np.argmax(count))
+    if count[best] < max(cfg.print_min_pitch_edges, 0.5 * len(a)):
+        return None
+    return float(np.median(a[near[best]]))
+
+
+def print_residuals(offsets: dict, cfg: SeamConfig = SEAM) -> dict[tuple[Cell, Cell], tuple[float | None, float]]:
+    """Per edge, its print offset (:func:`print_offsets`) less what one piece would show.
+
+    Across the line through the two cells a piece whose cells look alike shows 0 (its cells' prints
+    are alike). Along it the pieces' own print layout sets the pitch (a piece's prints need not sit
+    at the cell centres: the cut edges are trimmed, the joined ones not): the scene's own
+    (:func:`print_pitch`); without one the along part is not judged (None).
+
+    Returns:
+        edge → (along − the scene's pitch, or None; across), mm.
+    """
+    if not offsets:
+        return {}
+    pitch = print_pitch([al for al, _ in offsets.values()], cfg)
+    return {e: (None if pitch is None else float(al) - pitch, float(ac)) for e, (al, ac) in offsets.items()}
+
+
+def print_log_ratios(offsets: dict, cfg: SeamConfig = SEAM) -> dict[tuple[Cell, Cell], float]:
+    """Per edge, the log likelihood ratio of its print offset (:func:`print_offsets`, judged by
+    :func:`print_residuals`) if the two cells lie in one piece whose cells look alike against two
+    pieces side by side.
+
+    One piece: the residual is the noise of locating a print (a Student t, scale
+    ``cfg.print_joined_sd_mm``, ``cfg.print_joined_dof`` degrees of freedom; bivariate, or on the
+    across part alone when the along part is not judged), except in ``cfg.print_outlier_share`` of
+    edges where a speck or a token moved a centroid (then it is spread like a cut's). Two pieces:
+    Gaussian with ``cfg.print_cut_sd_mm`` (along, across), pieces put down by hand. The ratio is at
+    least about log(outlier share): a print measured wrong never proves a cut by more.
+
+    Args:
+        offsets: edge → (along, across) mm, the scene's (all of them: the pitch is the scene's).
+    Returns:
+        edge → log p(offset | one piece) − log p(offset | two pieces), natural log.
+    """
+    res = print_residuals(offsets, cfg)
+    sa, sc = cfg.print_cut_sd_mm
+    s, nu, o = cfg.print_joined_sd_mm, cfg.print_joined_dof, cfg.print_outlier_share
+    out = {}
+    for e, (al, ac) in res.items():
+        if al is None:  # across only: univariate
+            cut = -0.5 * (ac / sc) ** 2 - 0.5 * np.log(2 * np.pi * sc * sc)
+            core = lgamma((nu + 1) / 2) - lgamma(nu / 2) - 0.5 * np.log(nu * np.pi * s * s) \
+                - (nu + 1) / 2 * np.log1p(ac * ac / (nu * s * s))
+        else:
+            cut = -0.5 * ((al / sa) ** 2 + (ac / sc) ** 2) - np.log(2 * np.pi * sa * sc)
+            core = lgamma((nu + 2) / 2) - lgamma(nu / 2) - np.log(nu * np.pi * s * s) \
+                - (nu + 2) / 2 * np.log1p((al * al + ac * ac) / (nu * s * s))
+        out[e] = float(np.logaddexp(np.log(1 - o) + core, np.log(o) + cut) - cut)
+    return out

@@ -1,0 +1,90 @@
+"""Two one-square gears side by side against one two-square gear: the print pitch across the edge
+(:func:`vision.plazing.seams.print_offsets`, :func:`~vision.plazing.seams.print_log_ratios`)."""
+
+import dataclasses
+
+import numpy as np
+
+from vision.plazing.cells import Grid
+from vision.plazing.config import SEAM
+from vision.plazing.pieces import catalogue_shapes, split_group
+from vision.plazing.seams import print_log_ratios, print_offsets, print_pitch, print_residuals
+
+PROFILE = {"pieces": {"screen": [[[0, 0], [0, 1], [0, 2]]], "blanket": [[[0, 0], [0, 1], [1, 0], [1, 1]]],
+                      "gear": [[[0, 0]], [[0, 0], [0, 1]]]}}
+GRID = Grid((10.0, 10.0), 20.0, 4, 6)
+PPM = 1.5
+
+
+def _mask(dots, speck=None):
+    """One player's colour mask (H, W, 1) covering rows 1–2 of the grid, with a 4 mm dot of another
+    colour at each (x, y) mm in ``dots``, and a one-pixel speck at ``speck`` (x, y) mm."""
+    h, w = int(100 * PPM), int(140 * PPM)
+    mask = np.zeros((h, w, 1), np.uint8)
+    ys, xs = (np.arange(h) + 0.5) / PPM, (np.arange(w) + 0.5) / PPM
+    mask[np.ix_((ys >= 30) & (ys < 70), (xs >= 10) & (xs < 130))] = 255
+    for x, y in dots:
+        mask[((ys[:, None] - y) ** 2 + (xs[None] - x) ** 2) <= 16.0] = 0
+    if speck is not None:
+        mask[int(speck[1] * PPM), int(speck[0] * PPM)] = 0
+    return mask
+
+
+def _owner(cells):
+    owner = np.full((GRID.rows, GRID.cols), -1)
+    for r, c in cells:
+        owner[r, c] = 0
+    return owner
+
+
+def test_a_print_is_found_where_it_lies_and_the_offset_is_split_along_and_across():
+    # cells (1, 1) and (1, 2): centres at (40, 40) and (60, 40) mm; the second print 1.2 mm further
+    # on and 0.9 mm lower than one cell's pitch
+    off = print_offsets(_mask([(40.0, 40.0), (61.2, 40.9)]), _owner([(1, 1), (1, 2)]), GRID, PPM)
+    (along, across), = off.values()
+    assert list(off) == [((1, 1), (1, 2))]
+    assert abs(along - 1.2) < 0.25 and abs(across - 0.9) < 0.25
+
+
+def test_a_speck_beside_the_print_is_no_second_print_but_a_missing_print_gives_nothing():
+    off = print_offsets(_mask([(40.0, 40.0), (60.0, 40.0)], speck=(45.0, 45.0)), _owner([(1, 1), (1, 2)]), GRID, PPM)
+    assert len(off) == 1 and abs(off[((1, 1), (1, 2))][0]) < 0.25
+    assert print_offsets(_mask([(40.0, 40.0)]), _owner([(1, 1), (1, 2)]), GRID, PPM) == {}
+
+
+def test_the_scene_pitch_is_what_most_edges_agree_on():
+    assert abs(print_pitch([-0.6, -0.62, -0.58, 1.4]) - (-0.6)) < 0.03
+    assert print_pitch([-0.6]) is None                       # one edge: no pitch to judge it against
+    assert print_pitch([-0.6, 0.9, 2.0, -1.8]) is None        # no majority
+    res = print_residuals({1: (-0.6, 0.0), 2: (-0.62, 0.1), 3: (-1.2, 0.0)})
+    assert abs(res[3][0] - (-0.59)) < 0.03 and res[2][1] == 0.1
+
+
+def test_an_edge_off_the_scenes_pitch_speaks_for_a_cut_one_on_it_for_one_piece():
+    offsets = {1: (-0.61, 0.02), 2: (-0.60, -0.03), 3: (-0.62, 0.0), 4: (-1.19, -0.01)}   # 20333 set-up 2 scene 0
+    lr = print_log_ratios(offsets)
+    assert all(lr[k] > 2.0 for k in (1, 2, 3))
+    assert lr[4] < -1.5
+    assert print_log_ratios({1: (-0.6, 1.2)})[1] < -3.0     # alone, judged across only: a step sideways
+    assert print_log_ratios({1: (-2.0, 0.0)})[1] > 1.0       # alone, no pitch: along says nothing
+
+
+def test_a_print_measured_wrong_never_proves_a_cut_by_more_than_the_outlier_share():
+    cfg = dataclasses.replace(SEAM, print_outlier_share=0.01)
+    lr = print_log_ratios({1: (-0.6, 0.0), 2: (-0.6, 0.0), 3: (40.0, 40.0)}, cfg)
+    assert lr[3] >= np.log(0.01) - 1e-9
+
+
+def test_the_pitch_evidence_splits_two_gears_the_seam_joins_and_only_for_gears():
+    shapes = catalogue_shapes(PROFILE)
+    edge = ((0, 0), (0, 1))
+    faint = {edge: 1.0}            # no line between them: the seam says "one piece"
+    joined = split_group({(0, 0), (0, 1)}, faint, shapes, joined_sd_bgr=2.5)
+    assert len(joined.pieces) == 1
+    cut = split_group({(0, 0), (0, 1)}, faint, shapes, joined_sd_bgr=2.5, prints={edge: -6.0},
+                      print_kinds=frozenset({"gear"}))
+    assert len(cut.pieces) == 2 and cut.posterior > 0.9
+    # a kind whose cells do not share one print is not judged by it
+    other = split_group({(0, 0), (0, 1)}, faint, shapes, joined_sd_bgr=2.5, prints={edge: -6.0},
+                        print_kinds=frozenset({"blanket"}))
+    assert len(other.pieces) == 1 and abs(other.posterior - joined.posterior) < 1e-9
