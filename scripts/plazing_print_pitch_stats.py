@@ -55,7 +55,7 @@ def scan(folders, cache: str, budget: float) -> None:
     orig_group = rp_module._read_group
 
     def hooked(view, model, profile, local, ppm, ledger, warnings, fine=None):
-        ctx["offsets"] = print_offsets(view.masks, view.owner, local, ppm)
+        ctx["offsets"] = print_offsets(view.board, view.owner, local, ppm)
         ctx["players"] = list(model.players)
         return original(view, model, profile, local, ppm, ledger, warnings, fine)
 

@@ -16,18 +16,23 @@ GRID = Grid((10.0, 10.0), 20.0, 4, 6)
 PPM = 1.5
 
 
-def _mask(dots, speck=None):
-    """One player's colour mask (H, W, 1) covering rows 1–2 of the grid, with a 4 mm dot of another
-    colour at each (x, y) mm in ``dots``, and a one-pixel speck at ``speck`` (x, y) mm."""
+SAND, RED, PALE = (150, 205, 240), (60, 75, 225), (200, 210, 235)
+YELLOW, CREAM = (40, 180, 225), (170, 220, 235)
+
+
+def _board(dots, speck=None, piece=RED, ink=PALE):
+    """A BGR board (H, W, 3) whose rows 1–2 of the grid are covered by one player's colour, with a
+    4 mm dot of ``ink`` at each (x, y) mm in ``dots`` and a one-pixel speck of it at ``speck``."""
     h, w = int(100 * PPM), int(140 * PPM)
-    mask = np.zeros((h, w, 1), np.uint8)
+    img = np.zeros((h, w, 3), np.uint8)
+    img[:] = SAND
     ys, xs = (np.arange(h) + 0.5) / PPM, (np.arange(w) + 0.5) / PPM
-    mask[np.ix_((ys >= 30) & (ys < 70), (xs >= 10) & (xs < 130))] = 255
+    img[np.ix_((ys >= 30) & (ys < 70), (xs >= 10) & (xs < 130))] = piece
     for x, y in dots:
-        mask[((ys[:, None] - y) ** 2 + (xs[None] - x) ** 2) <= 16.0] = 0
+        img[((ys[:, None] - y) ** 2 + (xs[None] - x) ** 2) <= 16.0] = ink
     if speck is not None:
-        mask[int(speck[1] * PPM), int(speck[0] * PPM)] = 0
-    return mask
+        img[int(speck[1] * PPM), int(speck[0] * PPM)] = ink
+    return img
 
 
 def _owner(cells):
@@ -40,16 +45,18 @@ def _owner(cells):
 def test_a_print_is_found_where_it_lies_and_the_offset_is_split_along_and_across():
     # cells (1, 1) and (1, 2): centres at (40, 40) and (60, 40) mm; the second print 1.2 mm further
     # on and 0.9 mm lower than one cell's pitch
-    off = print_offsets(_mask([(40.0, 40.0), (61.2, 40.9)]), _owner([(1, 1), (1, 2)]), GRID, PPM)
-    (along, across), = off.values()
-    assert list(off) == [((1, 1), (1, 2))]
-    assert abs(along - 1.2) < 0.25 and abs(across - 0.9) < 0.25
+    for piece, ink in ((RED, PALE), (YELLOW, CREAM)):      # a pale print on a pale piece too
+        off = print_offsets(_board([(40.0, 40.0), (61.2, 40.9)], piece=piece, ink=ink), _owner([(1, 1), (1, 2)]),
+                            GRID, PPM)
+        (along, across), = off.values()
+        assert list(off) == [((1, 1), (1, 2))]
+        assert abs(along - 1.2) < 0.25 and abs(across - 0.9) < 0.25
 
 
 def test_a_speck_beside_the_print_is_no_second_print_but_a_missing_print_gives_nothing():
-    off = print_offsets(_mask([(40.0, 40.0), (60.0, 40.0)], speck=(45.0, 45.0)), _owner([(1, 1), (1, 2)]), GRID, PPM)
+    off = print_offsets(_board([(40.0, 40.0), (60.0, 40.0)], speck=(45.0, 45.0)), _owner([(1, 1), (1, 2)]), GRID, PPM)
     assert len(off) == 1 and abs(off[((1, 1), (1, 2))][0]) < 0.25
-    assert print_offsets(_mask([(40.0, 40.0)]), _owner([(1, 1), (1, 2)]), GRID, PPM) == {}
+    assert print_offsets(_board([(40.0, 40.0)]), _owner([(1, 1), (1, 2)]), GRID, PPM) == {}
 
 
 def test_the_scene_pitch_is_what_most_edges_agree_on():

@@ -42,7 +42,7 @@ def read_pieces(view, model, profile, local, ppm: float, ledger: Ledger, warning
     seams = finest_dips(view.board, owner, local, ppm, fine() if fine is not None and has_seams(owner) else None)
     jogs = edge_jogs(view.masks, owner, local, ppm)
     # the print pitch per edge, weighed for the kinds whose cells share one print (gear)
-    prints = print_log_ratios(print_offsets(view.masks, owner, local, ppm)) if model.patterns.pooled else {}
+    prints = print_log_ratios(print_offsets(view.board, owner, local, ppm)) if model.patterns.pooled else {}
     covered = [tuple(x) for x in np.argwhere(owner >= 0).tolist()]
     windows, _ = view.windows(covered, model.player_gray, model.median)
     scorer = piece_scorer(model.patterns, covered, windows)

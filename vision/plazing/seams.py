@@ -297,15 +297,24 @@ def jog_log_likelihoods(jog_mm, joined_sd_mm: float, cfg: SeamConfig = SEAM):
     return np.logaddexp(np.log(e) + joined, np.log(1 - e) + half_normal(cfg.placed_sd_mm)), joined
 
 
-def _print_spot(mask: np.ndarray, u0: int, v0: int, n: int, ppm: float):
-    """The print inside one cell's central window: the centroid (mm, crop frame) and area (px) of
-    the patch of not-the-player's-colour that lies wholly inside the window, or None (no such
-    patch, or two of a size: a token beside the print). Specks (a patch under
-    ``SEAM.print_speck_share`` of the largest) are no second patch."""
-    win = mask[v0:v0 + n, u0:u0 + n]
-    if win.shape != (n, n):
+def _print_spot(board: np.ndarray, u0: int, v0: int, n: int, ppm: float):
+    """The print inside one cell's central window of the board: the centroid (mm, crop frame) and
+    area (px) of the patch that stands out of the piece's colour (the window's median colour; the
+    piece covers most of it) and lies wholly inside the window, or None (no such patch, or two of a
+    size: a token beside the print).
+
+    The patch is where the colour distance from the piece's exceeds Otsu's split of the window's
+    distances (a pale print on a pale piece stands out too, where the colour labels merge them);
+    its centroid is weighted by how far each pixel stands out beyond that split (sub-pixel). Specks
+    (a patch under ``SEAM.print_speck_share`` of the largest) are no second patch."""
+    win = board[v0:v0 + n, u0:u0 + n]
+    if win.shape[:2] != (n, n):
         return None
-    k, lab, stats, cen = cv2.connectedComponentsWithStats((win < 128).astype(np.uint8), connectivity=8)
+    w = win.reshape(-1, 3).astype(np.float32)
+    d = np.sqrt(((w - np.median(w, axis=0)) ** 2).sum(axis=1)).reshape(n, n)
+    d8 = np.clip(d, 0, 255).astype(np.uint8)
+    t, binary = cv2.threshold(d8, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    k, lab, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
     inner = [i for i in range(1, k) if stats[i, 0] > 0 and stats[i, 1] > 0
              and stats[i, 0] + stats[i, 2] < n and stats[i, 1] + stats[i, 3] < n]
     if not inner:
@@ -314,27 +323,33 @@ def _print_spot(mask: np.ndarray, u0: int, v0: int, n: int, ppm: float):
     if len(inner) > 1 and stats[inner[1], 4] > SEAM.print_speck_share * stats[inner[0], 4]:
         return None
     i = inner[0]
-    return ((u0 + cen[i][0] + 0.5) / ppm, (v0 + cen[i][1] + 0.5) / ppm), int(stats[i, 4])
+    weight = np.where(lab == i, d - t, 0.0)
+    total = float(weight.sum())
+    if total <= 0:
+        return None
+    ys, xs = np.mgrid[0:n, 0:n]
+    cx, cy = float((weight * xs).sum()) / total, float((weight * ys).sum()) / total
+    return ((u0 + cx + 0.5) / ppm, (v0 + cy + 0.5) / ppm), int(stats[i, 4])
 
 
-def print_offsets(masks: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float,
+def print_offsets(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float,
                   cfg: SeamConfig = SEAM) -> dict[tuple[Cell, Cell], tuple[float, float]]:
     """How far the print of one cell lies from where its neighbour's print puts it: a piece's print
     is rigid, so the cells of one piece whose cells look alike (a gear's dot per cell) repeat it at
     exactly one cell's pitch, while two pieces laid side by side are placed each on its own.
 
-    For every edge between two cells of one player, each cell's print is the one patch not in the
-    player's colour lying wholly inside a centred window (``cfg.print_window_share`` of the cell
-    side); the offset is (second centroid − first centroid) − one cell, split into its part along
+    For every edge between two cells of one player, each cell's print is the one patch standing out
+    of the piece's colour wholly inside a centred window (``cfg.print_window_share`` of the cell
+    side, :func:`_print_spot`); the offset is (second centroid − first centroid) − one cell, split into its part along
     the line through the two cells and across it. Only where both cells show one patch whose area
     lies within a factor ``cfg.print_area_ratio`` of the median patch of the scene's cells (a pale
     print on a pale piece is labelled in part, and its fragment's centroid is no print's).
 
     Args:
-        masks: the players' colour masks, uint8 (H, W, P), 255 = that player's colour
-            (:func:`vision.plazing.cells.player_masks`), pixel u at (u + 0.5)/ppm mm of the grid crop.
+        board_bgr: the illumination-normalised grid crop, BGR uint8 (H, W, 3), pixel u at
+            (u + 0.5)/ppm mm.
         owner: int (rows, cols) covering player index or −1.
-        grid: the grid in the crop's millimetres; px_per_mm: resolution of ``masks``.
+        grid: the grid in the crop's millimetres; px_per_mm: resolution of ``board_bgr``.
     Returns:
         dict edge ((r, c), (r2, c2)) → (along, across) in mm (second cell right of or below the
         first), for the edges where both prints were found.
@@ -351,8 +366,7 @@ def print_offsets(masks: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: f
             cx = (grid.origin_mm[0] + (c + 0.5) * grid.cell_mm) * px_per_mm
             cy = (grid.origin_mm[1] + (r + 0.5) * grid.cell_mm) * px_per_mm
             u0, v0 = int(round(cx - n / 2)), int(round(cy - n / 2))
-            spots[cell] = _print_spot(masks[..., int(owner[r, c])], u0, v0, n, px_per_mm) if u0 >= 0 and v0 >= 0 \
-                else None
+            spots[cell] = _print_spot(board_bgr, u0, v0, n, px_per_mm) if u0 >= 0 and v0 >= 0 else None
         return spots[cell]
 
     for a, b in vert + horiz:
