@@ -3,12 +3,13 @@
 
 import dataclasses
 
+import cv2
 import numpy as np
 
 from vision.plazing.cells import Grid
 from vision.plazing.config import SEAM
 from vision.plazing.pieces import catalogue_shapes, split_group
-from vision.plazing.seams import print_log_ratios, print_offsets, print_pitch, print_residuals
+from vision.plazing.seams import _otsu, _window_medians, print_log_ratios, print_offsets, print_pitch, print_residuals
 
 PROFILE = {"pieces": {"screen": [[[0, 0], [0, 1], [0, 2]]], "blanket": [[[0, 0], [0, 1], [1, 0], [1, 1]]],
                       "gear": [[[0, 0]], [[0, 0], [0, 1]]]}}
@@ -95,3 +96,16 @@ def test_the_pitch_evidence_splits_two_gears_the_seam_joins_and_only_for_gears()
     other = split_group({(0, 0), (0, 1)}, faint, shapes, joined_sd_bgr=2.5, prints={edge: -6.0},
                         print_kinds=frozenset({"blanket"}))
     assert len(other.pieces) == 1 and abs(other.posterior - joined.posterior) < 1e-9
+
+
+def test_the_batched_median_and_otsu_are_numpys_and_opencvs():
+    rng = np.random.default_rng(7)
+    for m in (441, 440):                                    # odd and even counts
+        wins = rng.integers(0, 256, (5, m, 3), dtype=np.uint8)
+        wins[0] = 17                                        # a flat window
+        assert np.array_equal(_window_medians(wins)[:, 0], np.median(wins, axis=1).astype(np.float32))
+    values = np.concatenate([rng.normal(10, 3, (6, 300)), rng.normal(60, 5, (6, 141))], axis=1)
+    values = np.clip(values, 0, 255).astype(np.uint8)
+    values[1] = rng.integers(0, 256, 441)
+    for row, t in zip(values, _otsu(values)):
+        assert t == cv2.threshold(row.reshape(21, 21), 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]

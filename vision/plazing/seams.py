@@ -297,39 +297,88 @@ def jog_log_likelihoods(jog_mm, joined_sd_mm: float, cfg: SeamConfig = SEAM):
     return np.logaddexp(np.log(e) + joined, np.log(1 - e) + half_normal(cfg.placed_sd_mm)), joined
 
 
-def _print_spot(board: np.ndarray, u0: int, v0: int, n: int, ppm: float):
-    """The print inside one cell's central window of the board: the centroid (mm, crop frame) and
-    area (px) of the patch that stands out of the piece's colour (the window's median colour; the
-    piece covers most of it) and lies wholly inside the window, or None (no such patch, or two of a
-    size: a token beside the print).
+def _window_medians(wins: np.ndarray) -> np.ndarray:
+    """Per window and channel, the median of uint8 values (as ``np.median``), from one histogram of
+    all of them: wins uint8 (N, m, 3) → float32 (N, 1, 3)."""
+    N, m, _ = wins.shape
+    keys = (np.arange(N * 3).reshape(N, 1, 3) * 256 + wins).ravel()
+    hist = np.bincount(keys, minlength=N * 3 * 256).reshape(N * 3, 256)
+    cum = np.cumsum(hist, axis=1)
+    lo = (cum <= (m - 1) // 2).sum(axis=1)  # the value at sorted index (m − 1) // 2 …
+    hi = (cum <= m // 2).sum(axis=1)        # … and at m // 2 (the same one when m is odd)
+    return ((lo + hi) / 2.0).astype(np.float32).reshape(N, 1, 3)
 
-    The patch is where the colour distance from the piece's exceeds Otsu's split of the window's
-    distances (a pale print on a pale piece stands out too, where the colour labels merge them);
-    its centroid is weighted by how far each pixel stands out beyond that split (sub-pixel). Specks
-    (a patch under ``SEAM.print_speck_share`` of the largest) are no second patch."""
-    win = board[v0:v0 + n, u0:u0 + n]
-    if win.shape[:2] != (n, n):
-        return None
-    w = win.reshape(-1, 3).astype(np.float32)
-    d = np.sqrt(((w - np.median(w, axis=0)) ** 2).sum(axis=1)).reshape(n, n)
-    d8 = np.clip(d, 0, 255).astype(np.uint8)
-    t, binary = cv2.threshold(d8, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    k, lab, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
-    inner = [i for i in range(1, k) if stats[i, 0] > 0 and stats[i, 1] > 0
-             and stats[i, 0] + stats[i, 2] < n and stats[i, 1] + stats[i, 3] < n]
-    if not inner:
-        return None
-    inner.sort(key=lambda i: -stats[i, 4])
-    if len(inner) > 1 and stats[inner[1], 4] > SEAM.print_speck_share * stats[inner[0], 4]:
-        return None
-    i = inner[0]
-    weight = np.where(lab == i, d - t, 0.0)
-    total = float(weight.sum())
-    if total <= 0:
-        return None
-    ys, xs = np.mgrid[0:n, 0:n]
-    cx, cy = float((weight * xs).sum()) / total, float((weight * ys).sum()) / total
-    return ((u0 + cx + 0.5) / ppm, (v0 + cy + 0.5) / ppm), int(stats[i, 4])
+
+def _otsu(values: np.ndarray) -> np.ndarray:
+    """Otsu's threshold of each row of uint8 values (N, m) as ``cv2.threshold`` with
+    ``THRESH_OTSU`` finds it (the first level of largest between-class variance; a value above it
+    is in the upper class): float64 (N,)."""
+    N, m = values.shape
+    hist = np.bincount((np.arange(N)[:, None] * 256 + values).ravel(), minlength=N * 256).reshape(N, 256) / m
+    levels = np.arange(256, dtype=np.float64)
+    q1 = np.cumsum(hist, axis=1)
+    mu_t = (hist * levels).sum(axis=1, keepdims=True)
+    m1 = np.cumsum(hist * levels, axis=1)
+    q2 = 1.0 - q1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = np.where((q1 > 1e-12) & (q2 > 1e-12), (mu_t * q1 - m1) ** 2 / (q1 * q2), 0.0)
+    return var.argmax(axis=1).astype(np.float64)
+
+
+def _print_spots(dist: np.ndarray, corners: list, ppm: float) -> list:
+    """The print inside each cell's central window: the centroid (mm, crop frame) and area (px) of
+    the patch that stands out of the piece's colour and lies wholly inside the window, or None (no
+    such patch, or two of a size: a token beside the print).
+
+    Args:
+        dist: float32 (N, n, n), each pixel's colour distance from the piece's (the window's median
+            colour: the piece covers most of it), BGR levels; corners: the windows' (u0, v0), px.
+    Returns:
+        per window ((x, y) mm, area px) or None.
+
+    The patch is where the distance exceeds Otsu's split of the window's distances (a pale print on
+    a pale piece stands out too, where the colour labels merge them); its centroid is weighted by
+    how far each pixel stands out beyond that split (sub-pixel). Specks (a patch under
+    ``SEAM.print_speck_share`` of the largest) are no second patch. The windows are laid side by
+    side, one pixel apart, and labelled in one pass.
+    """
+    N, n, _ = dist.shape
+    d8 = np.clip(dist, 0, 255).astype(np.uint8)
+    t = _otsu(d8.reshape(N, -1))
+    binary = d8 > t[:, None, None]
+    mosaic = np.zeros((n, N, n + 1), np.uint8)  # window k in columns k(n+1) … k(n+1)+n−1, a blank column after
+    mosaic[:, :, :n] = binary.transpose(1, 0, 2)
+    excess = np.zeros((n, N, n + 1), np.float32)
+    excess[:, :, :n] = (dist - t[:, None, None].astype(np.float32)).transpose(1, 0, 2)
+    mosaic = mosaic.reshape(n, -1)
+    count, lab, stats, _ = cv2.connectedComponentsWithStats(mosaic, connectivity=8)
+    left = stats[:, 0] % (n + 1)
+    inside = (left > 0) & (stats[:, 1] > 0) & (left + stats[:, 2] < n) & (stats[:, 1] + stats[:, 3] < n)
+    inside[0] = False
+    flat = lab.ravel()
+    w = np.where(flat > 0, excess.ravel(), 0.0).astype(np.float64)
+    xs = np.tile(np.arange(N * (n + 1)) % (n + 1), n).astype(np.float64)
+    ys = np.repeat(np.arange(n), N * (n + 1)).astype(np.float64)
+    m00 = np.bincount(flat, weights=w, minlength=count)
+    m10 = np.bincount(flat, weights=w * xs, minlength=count)
+    m01 = np.bincount(flat, weights=w * ys, minlength=count)
+    # per window its largest inner patch, and the next largest (a second patch of a size: no print)
+    comp = np.flatnonzero(inside)
+    win = stats[comp, 0] // (n + 1)
+    order = comp[np.lexsort((-stats[comp, 4], win))]
+    win = stats[order, 0] // (n + 1)
+    first = np.ones(len(order), bool)
+    first[1:] = win[1:] != win[:-1]
+    out = [None] * N
+    for j in np.flatnonzero(first):
+        i, k = order[j], win[j]
+        if j + 1 < len(order) and win[j + 1] == k and stats[order[j + 1], 4] > SEAM.print_speck_share * stats[i, 4]:
+            continue
+        if m00[i] <= 0:
+            continue
+        u0, v0 = corners[k]
+        out[k] = ((u0 + m10[i] / m00[i] + 0.5) / ppm, (v0 + m01[i] / m00[i] + 0.5) / ppm), int(stats[i, 4])
+    return out
 
 
 def print_offsets(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float,
@@ -340,10 +389,10 @@ def print_offsets(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_m
 
     For every edge between two cells of one player, each cell's print is the one patch standing out
     of the piece's colour wholly inside a centred window (``cfg.print_window_share`` of the cell
-    side, :func:`_print_spot`); the offset is (second centroid − first centroid) − one cell, split into its part along
-    the line through the two cells and across it. Only where both cells show one patch whose area
-    lies within a factor ``cfg.print_area_ratio`` of the median patch of the scene's cells (a pale
-    print on a pale piece is labelled in part, and its fragment's centroid is no print's).
+    side, :func:`_print_spots`); the offset is (second centroid − first centroid) − one cell,
+    split into its part along the line through the two cells and across it. Only where both cells show one patch whose area
+    lies within a factor ``cfg.print_area_ratio`` of the median patch of the scene's cells (a print
+    half hidden, or noise split off a plain cell, is no print).
 
     Args:
         board_bgr: the illumination-normalised grid crop, BGR uint8 (H, W, 3), pixel u at
@@ -358,19 +407,25 @@ def print_offsets(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_m
     if not vert and not horiz:
         return {}
     n = max(3, int(round(cfg.print_window_share * grid.cell_mm * px_per_mm)))
-    spots: dict = {}
+    H, W = board_bgr.shape[:2]
+    cells = sorted({c for e in vert + horiz for c in e})
+    corners = {}
+    for r, c in cells:
+        cx = (grid.origin_mm[0] + (c + 0.5) * grid.cell_mm) * px_per_mm
+        cy = (grid.origin_mm[1] + (r + 0.5) * grid.cell_mm) * px_per_mm
+        u0, v0 = int(round(cx - n / 2)), int(round(cy - n / 2))
+        if u0 >= 0 and v0 >= 0 and u0 + n <= W and v0 + n <= H:
+            corners[(r, c)] = (u0, v0)
+    spots: dict = dict.fromkeys(cells)
+    if corners:  # every window's distances from its median colour at once
+        wins = np.stack([board_bgr[v0:v0 + n, u0:u0 + n] for u0, v0 in corners.values()]).reshape(len(corners), -1, 3)
+        dist = np.sqrt(((wins.astype(np.float32) - _window_medians(wins)) ** 2).sum(axis=2)).reshape(-1, n, n)
+        for cell, found in zip(corners, _print_spots(dist, list(corners.values()), px_per_mm)):
+            spots[cell] = found
 
     def spot(cell):
-        if cell not in spots:
-            r, c = cell
-            cx = (grid.origin_mm[0] + (c + 0.5) * grid.cell_mm) * px_per_mm
-            cy = (grid.origin_mm[1] + (r + 0.5) * grid.cell_mm) * px_per_mm
-            u0, v0 = int(round(cx - n / 2)), int(round(cy - n / 2))
-            spots[cell] = _print_spot(board_bgr, u0, v0, n, px_per_mm) if u0 >= 0 and v0 >= 0 else None
         return spots[cell]
 
-    for a, b in vert + horiz:
-        spot(a), spot(b)
     areas = [x[1] for x in spots.values() if x is not None]
     if not areas:
         return {}
