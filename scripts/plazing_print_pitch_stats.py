@@ -6,8 +6,8 @@ and fitting; the reader is not changed by it).
     .venv/bin/python scripts/plazing_print_pitch_stats.py --cache /tmp/ppitch.jsonl        # report only
 
 Each set-up of each folder is calibrated once and every scene scanned with ``pipeline.scan_file``;
-``read_pieces.read_pieces`` is hooked to keep, for every edge between two cells of one player,
-:func:`vision.plazing.seams.print_offsets` (along, across, mm), the dip and jog the split weighs,
+``read_pieces.measured_prints`` is hooked to keep, for every edge the reader measures (between two
+gear-like cells of one player), :func:`vision.plazing.seams.print_offsets` (along, across, mm), the dip and jog the split weighs,
 and the truth: ``cut`` (two pieces of the player), ``joined`` (one piece) or ``other``, with both
 cells' kinds. Rows go to ``--cache`` (JSON lines, one per scene); a folder already there is skipped.
 The report gives the offsets of gear joins and gear cuts, the fit of ``SeamConfig.print_*``
@@ -43,28 +43,25 @@ def scan(folders, cache: str, budget: float) -> None:
     from plazing_seam_stats import edge_truth, truth_pieces
     from setup_calibration import calibrate_setup
     from vision.plazing import read_pieces as rp_module
-    from vision.plazing import reader as reader_module
-    from vision.plazing.seams import print_offsets
 
     done = set()
     if os.path.exists(cache):
         with open(cache) as f:
             done = {json.loads(line)["folder"] for line in f if line.strip()}
     ctx = {}
-    original = reader_module.read_pieces
+    original = rp_module.measured_prints
     orig_group = rp_module._read_group
 
-    def hooked(view, model, profile, local, ppm, ledger, warnings, fine=None):
-        ctx["offsets"] = print_offsets(view.board, view.owner, local, ppm)
-        ctx["players"] = list(model.players)
-        return original(view, model, profile, local, ppm, ledger, warnings, fine)
+    def hooked(*args, **kw):  # the reader's own offsets, as its split weighs them
+        ctx["offsets"] = original(*args, **kw)
+        return ctx["offsets"]
 
     def group_hook(player, cells, seams, jogs, *rest):
         ctx.setdefault("seams", {}).update(seams)
         ctx.setdefault("jogs", {}).update(jogs)
         return orig_group(player, cells, seams, jogs, *rest)
 
-    reader_module.read_pieces = hooked
+    rp_module.measured_prints = hooked
     rp_module._read_group = group_hook
     t0 = time.time()
     try:
@@ -111,7 +108,7 @@ def scan(folders, cache: str, budget: float) -> None:
                 print("budget spent", flush=True)
                 break
     finally:
-        reader_module.read_pieces = original
+        rp_module.measured_prints = original
         rp_module._read_group = orig_group
 
 

@@ -41,11 +41,11 @@ def read_pieces(view, model, profile, local, ppm: float, ledger: Ledger, warning
     shapes = catalogue_shapes(profile)
     seams = finest_dips(view.board, owner, local, ppm, fine() if fine is not None and has_seams(owner) else None)
     jogs = edge_jogs(view.masks, owner, local, ppm)
-    # the print pitch per edge, weighed for the kinds whose cells share one print (gear)
-    prints = print_log_ratios(print_offsets(view.board, owner, local, ppm)) if model.patterns.pooled else {}
     covered = [tuple(x) for x in np.argwhere(owner >= 0).tolist()]
     windows, _ = view.windows(covered, model.player_gray, model.median)
     scorer = piece_scorer(model.patterns, covered, windows)
+    # the print pitch per edge, weighed for the kinds whose cells share one print (gear)
+    prints = print_log_ratios(measured_prints(view, model, scorer, covered, local, ppm))
     untaught = model.patterns.untaught()
     pieces = []
     for pi, cells in groups(owner):
@@ -53,6 +53,21 @@ def read_pieces(view, model, profile, local, ppm: float, ledger: Ledger, warning
                               ppm, ledger, warnings, prints)
     hidden_prints(pieces, scorer, ledger, warnings)
     return pieces
+
+
+def measured_prints(view, model, scorer, covered, local, ppm: float) -> dict:
+    """The print offsets (:func:`~vision.plazing.seams.print_offsets`, mm) of the edges between
+    cells that look like a cell of a kind whose cells share one print (``model.patterns.pooled``:
+    gear): their print cost under that kind (:func:`~vision.plazing.patterns.piece_scorer`'s
+    ``per_cell``) at most what a kind never taught costs (``PatternModel.untaught_cost``: twice a
+    matching cell's average). A screen's or a blanket's cell is not measured: its print is no dot,
+    and the offset would only be read for gears. {} when the catalogue has no such kind."""
+    pooled = model.patterns.pooled
+    if not pooled or not covered:
+        return {}
+    limit = model.patterns.untaught_cost()
+    alike = {c for c in covered if min(float(scorer.per_cell(k, [c])[0]) for k in pooled) <= limit}
+    return print_offsets(view.board, view.owner, local, ppm, cells=alike)
 
 
 def _read_group(player, cells, seams, jogs, shapes, scorer, untaught, model, view, local, ppm, ledger: Ledger,

@@ -382,7 +382,7 @@ def _print_spots(dist: np.ndarray, corners: list, ppm: float) -> list:
 
 
 def print_offsets(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float,
-                  cfg: SeamConfig = SEAM) -> dict[tuple[Cell, Cell], tuple[float, float]]:
+                  cfg: SeamConfig = SEAM, cells=None) -> dict[tuple[Cell, Cell], tuple[float, float]]:
     """How far the print of one cell lies from where its neighbour's print puts it: a piece's print
     is rigid, so the cells of one piece whose cells look alike (a gear's dot per cell) repeat it at
     exactly one cell's pitch, while two pieces laid side by side are placed each on its own.
@@ -399,11 +399,15 @@ def print_offsets(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_m
             (u + 0.5)/ppm mm.
         owner: int (rows, cols) covering player index or −1.
         grid: the grid in the crop's millimetres; px_per_mm: resolution of ``board_bgr``.
+        cells: when given, only the edges between two of these cells are measured.
     Returns:
         dict edge ((r, c), (r2, c2)) → (along, across) in mm (second cell right of or below the
         first), for the edges where both prints were found.
     """
     vert, horiz = _edge_list(owner)
+    if cells is not None:
+        vert = [e for e in vert if e[0] in cells and e[1] in cells]
+        horiz = [e for e in horiz if e[0] in cells and e[1] in cells]
     if not vert and not horiz:
         return {}
     n = max(3, int(round(cfg.print_window_share * grid.cell_mm * px_per_mm)))
