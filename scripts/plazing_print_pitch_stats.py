@@ -7,7 +7,8 @@ and fitting; the reader is not changed by it).
 
 Each set-up of each folder is calibrated once and every scene scanned with ``pipeline.scan_file``;
 ``read_pieces.measured_prints`` is hooked to keep, for every edge the reader measures (between two
-gear-like cells of one player), :func:`vision.plazing.seams.print_offsets` (along, across, mm), the dip and jog the split weighs,
+gear-like cells of one player), :func:`vision.plazing.seams.print_offsets` (along, across, mm),
+the dip and jog the split weighs,
 and the truth: ``cut`` (two pieces of the player), ``joined`` (one piece) or ``other``, with both
 cells' kinds. Rows go to ``--cache`` (JSON lines, one per scene); a folder already there is skipped.
 The report gives the offsets of gear joins and gear cuts, the fit of ``SeamConfig.print_*``

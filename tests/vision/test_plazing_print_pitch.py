@@ -58,6 +58,10 @@ def test_a_speck_beside_the_print_is_no_second_print_but_a_missing_print_gives_n
     off = print_offsets(_board([(40.0, 40.0), (60.0, 40.0)], speck=(45.0, 45.0)), _owner([(1, 1), (1, 2)]), GRID, PPM)
     assert len(off) == 1 and abs(off[((1, 1), (1, 2))][0]) < 0.25
     assert print_offsets(_board([(40.0, 40.0)]), _owner([(1, 1), (1, 2)]), GRID, PPM) == {}
+    # only the edges between the cells asked for (the reader asks for gear-like cells)
+    board, owner = _board([(40.0, 40.0), (60.0, 40.0), (80.0, 40.0)]), _owner([(1, 1), (1, 2), (1, 3)])
+    assert set(print_offsets(board, owner, GRID, PPM)) == {((1, 1), (1, 2)), ((1, 2), (1, 3))}
+    assert set(print_offsets(board, owner, GRID, PPM, cells={(1, 2), (1, 3)})) == {((1, 2), (1, 3))}
 
 
 def test_the_scene_pitch_is_what_most_edges_agree_on():

@@ -381,8 +381,8 @@ def _print_spots(dist: np.ndarray, corners: list, ppm: float) -> list:
     return out
 
 
-def print_offsets(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float,
-                  cfg: SeamConfig = SEAM, cells=None) -> dict[tuple[Cell, Cell], tuple[float, float]]:
+def print_offsets(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_mm: float, cfg: SeamConfig = SEAM,
+                  cells=None) -> dict[tuple[Cell, Cell], tuple[float, float]]:
     """How far the print of one cell lies from where its neighbour's print puts it: a piece's print
     is rigid, so the cells of one piece whose cells look alike (a gear's dot per cell) repeat it at
     exactly one cell's pitch, while two pieces laid side by side are placed each on its own.
@@ -390,9 +390,9 @@ def print_offsets(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_m
     For every edge between two cells of one player, each cell's print is the one patch standing out
     of the piece's colour wholly inside a centred window (``cfg.print_window_share`` of the cell
     side, :func:`_print_spots`); the offset is (second centroid − first centroid) − one cell,
-    split into its part along the line through the two cells and across it. Only where both cells show one patch whose area
-    lies within a factor ``cfg.print_area_ratio`` of the median patch of the scene's cells (a print
-    half hidden, or noise split off a plain cell, is no print).
+    split into its part along the line through the two cells and across it. Only where both cells
+    show one patch whose area lies within a factor ``cfg.print_area_ratio`` of the median patch of
+    the scene's cells (a print half hidden, or noise split off a plain cell, is no print).
 
     Args:
         board_bgr: the illumination-normalised grid crop, BGR uint8 (H, W, 3), pixel u at
