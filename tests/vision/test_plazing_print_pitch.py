@@ -113,3 +113,49 @@ def test_the_batched_median_and_otsu_are_numpys_and_opencvs():
     values[1] = rng.integers(0, 256, 441)
     for row, t in zip(values, _otsu(values)):
         assert t == cv2.threshold(row.reshape(21, 21), 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
+
+
+def test_a_tie_between_two_clusters_gives_no_pitch():
+    # two two-square gears side by side (a 2×2 block) and no other measured gear edge: their two
+    # joined edges agree (the pitch) and so do their two cut edges (both between the same two rigid
+    # pieces). 2 against 2 is no majority, whichever order the edges come in.
+    assert print_pitch([-0.6, -0.6, 0.9, 0.9]) is None
+    assert print_pitch([0.9, 0.9, -0.6, -0.6]) is None
+    offsets = {((0, 3), (0, 4)): (0.98, 0.4), ((1, 3), (1, 4)): (1.02, 0.4),   # cuts: the same two pieces
+               ((0, 3), (1, 3)): (0.05, 0.0), ((0, 4), (1, 4)): (0.08, 0.01)}   # joined: inside each gear
+    lr = print_log_ratios(offsets)
+    assert lr[((0, 3), (1, 3))] > 0 and lr[((0, 4), (1, 4))] > 0, lr
+
+
+def test_end_to_end_two_upright_gears_side_by_side_are_not_read_as_four_singles(tmp_path):
+    # end to end at the synthetic board's normal resolution (2.9 px/mm, JPEG 92): two upright yellow
+    # two-square gears side by side, put down by hand (±0.5 mm, ±0.6 mm off the grid), the scene's
+    # only gear edges; with the cuts' offset taken for the pitch they read as four one-square gears
+    # at confidence 0.99.
+    import json
+
+    from beachscore import pipeline
+    from calibration import store
+    from tests.synthetic.plazing import Piece as P
+    from tests.synthetic.plazing import calibration_samples, scene
+    from tests.vision.test_plazing_synthetic import CALIB_PIECES, CALIB_TOKENS, PROFILE, SAND, _key
+
+    sc = scene(PROFILE, CALIB_PIECES, CALIB_TOKENS, spots=[(1, 1), (3, 4), (5, 7), (3, 8), (4, 2)], seed=1)
+    cv2.imwrite(str(tmp_path / "calib.jpg"), sc.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    (tmp_path / "profile.json").write_text(json.dumps(PROFILE))
+    doc = {"game": "plazing", "profile": "profile.json", "image": "calib.jpg", "corners_px": sc.corners_px.tolist(),
+           "samples": calibration_samples(PROFILE, CALIB_PIECES, CALIB_TOKENS, sand=[(2, 5)])}
+    (tmp_path / "calibration.json").write_text(json.dumps(doc))
+    pipeline.calibrate(str(tmp_path / "calibration.json"), str(tmp_path / "cal"))
+    cal = store.load(str(tmp_path / "cal"))
+    pieces = [P("yellow", "gear", [(0, 3), (1, 3)], offset_mm=(-0.5, 0.6)),
+              P("yellow", "gear", [(0, 4), (1, 4)], offset_mm=(0.5, -0.6)),
+              P("red", "screen", [(3, 0), (3, 1), (3, 2)], "N"), P("red", "blanket", [(4, 6), (4, 7), (5, 6), (5, 7)])]
+    seed = 0
+    s = scene(PROFILE, pieces, [], seed=seed, shift_mm=(0.0, 0.8))
+    path = str(tmp_path / "scene.jpg")
+    cv2.imwrite(path, s.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    res = pipeline.scan_file(path, cal, {"terrain": SAND})
+    got, want = {_key(p) for p in res.state["pieces"]}, {_key(p) for p in s.state["pieces"]}
+    assert got == want, (f"read {sorted(got - want)} for {sorted(want - got)} "
+                         f"(shown confidence {pipeline.shown_confidence(res.confidence):.2f})")

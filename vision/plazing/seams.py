@@ -453,7 +453,9 @@ def print_pitch(alongs, cfg: SeamConfig = SEAM) -> float | None:
     Each edge's along offset gathers the edges within ``cfg.print_agree_scales`` ×
     ``cfg.print_joined_sd_mm`` of it; the largest such cluster, when it holds at least
     ``cfg.print_min_pitch_edges`` edges and half of them all (pieces' edges agree, cuts scatter),
-    gives the pitch as its median. None otherwise (too few edges, or no majority).
+    gives the pitch as its median. None otherwise: too few edges, no majority, or another cluster as
+    large (two pieces' cut edges agree too: two two-square gears side by side give two joined and
+    two cut edges, and which of them is the pitch the photo does not say).
     """
     a = np.asarray(list(alongs), np.float64)
     if len(a) < cfg.print_min_pitch_edges:
@@ -463,6 +465,8 @@ def print_pitch(alongs, cfg: SeamConfig = SEAM) -> float | None:
     count = near.sum(axis=1)
     best = int(np.argmax(count))
     if count[best] < max(cfg.print_min_pitch_edges, 0.5 * len(a)):
+        return None
+    if np.any((count == count[best]) & ~near[best]):  # a rival cluster as large
         return None
     return float(np.median(a[near[best]]))
 
