@@ -71,7 +71,7 @@ def measured_prints(view, model, scorer, covered, local, ppm: float) -> dict:
 
 
 def _read_group(player, cells, seams, jogs, shapes, scorer, untaught, model, view, local, ppm, ledger: Ledger,
-                warnings: list, prints: dict | None = None) -> list:
+                warnings: list, prints: dict) -> list:
     """The pieces of one player's group of touching cells, its split and facings (and, when the
     group fits no piece, the repairs that free one of its cells) entered in ``ledger``; ``prints``:
     the print pitch evidence per edge (:func:`~vision.plazing.seams.print_log_ratios`)."""
@@ -135,7 +135,7 @@ def _repairs(cells, cover_p: np.ndarray) -> list:
     return [(c, float(cover_p[c])) for c in ranked[:REVISIT.decisions]]
 
 
-def _split_without(cells, cell, player, seams, jogs, shapes, scorer, model, view, local, ppm, prints=None):
+def _split_without(cells, cell, player, seams, jogs, shapes, scorer, model, view, local, ppm, prints: dict):
     """The pieces of a group once ``cell`` is taken out of it (read as free) and the log of their
     splits' posteriors, or None when what is left still fits no piece of the catalogue."""
     rest = set(cells) - {cell}
