@@ -140,19 +140,25 @@ def test_fold_of_the_cloth_is_not_an_occlusion(setup_dir, capsys):
     assert _normalised(doc["state"]) == _normalised(sc.state)
 
 
-#: a low camera (45 cm over the board's centre) makes the towers' parallax large
-CAMERA_MM = 450.0
+#: a low camera (40 cm over the board's centre, the lowest the calibration takes for physical,
+#: ``AppearanceConfig.camera_height_min_mm``) makes the towers' parallax large
+CAMERA_MM = 400.0
+#: the coloured parts' heights per value, as tall as the calibration takes for physical
+#: (``AppearanceConfig.castle_height_max_mm``; the rendered pieces' effective heights are 7–9 mm)
+TOPS_MM = (8.0, 9.0, 10.0, 11.0)
 
 
 @pytest.fixture(scope="module")
 def parallax_dir(tmp_path_factory):
-    return _calibrate(tmp_path_factory.mktemp("synth_parallax"), camera_mm=CAMERA_MM)
+    return _calibrate(tmp_path_factory.mktemp("synth_parallax"), camera_mm=CAMERA_MM,
+                      pieces={**PIECES, "castle_top_mm": TOPS_MM})
 
 
 def test_castle_near_the_far_edge_keeps_its_groove(parallax_dir, capsys):
-    """Towers seen 7 mm further out at the far edge than the base: the camera geometry puts the
-    base back into its groove (a fixed offset learned near the nadir would put it one groove up)."""
+    """Towers seen further out at the far edge than the base: the camera geometry puts the base back
+    into its groove (a fixed offset learned near the nadir would move it towards the next one)."""
     sc = synthetic.scene(PROFILE, seed=8, size_px=SIZE, ppm=PPM, camera_mm=CAMERA_MM, sea_front=12,
+                         castle_top_mm=TOPS_MM,
                          castles=[("red", 3, 230.0, 90.0), ("blue", 1, 120.0, 300.0)],
                          shells=[("white", 330.0, 200.0)])
     rc, doc = _scan(parallax_dir, sc.image, capsys)

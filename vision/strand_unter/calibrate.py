@@ -35,7 +35,7 @@ from vision.strand_unter.config import APPEARANCE, CASTLES, READING, REGISTRATIO
 from vision.strand_unter.geometry import (camera_nadir, disc, groove_map, groove_polygons, reduce_homography,
                                          warp_board)
 from vision.strand_unter.lighting import side_colours
-from vision.strand_unter.surround import surround_detail, surround_noise, surround_pixels
+from vision.strand_unter.surround import strip_colour, strip_inside, surround_detail, surround_noise
 from vision.types import CalibrationShot
 
 SHELL_COLOURS = ("white", "gray", "brown", "black")  # the state's keys (contract), not appearances
@@ -403,7 +403,8 @@ def _add_references(model: dict, shot: CalibrationShot, image: np.ndarray, ext_s
     shot_cloth = cloth_edge_mm(ext_shot, np.ones(3), lut, names.index("sea"), cfg.lut_bits, board, reg)
     model["detail_ratio"] = round(surround_detail(ext_shot, board, max(shot_cloth[:2]), reg), 4)
     model["noise_sigma"] = round(surround_noise(ext_shot, board, reg), 4)
-    model["surround_bgr"] = np.median(surround_pixels(ext, board, reg), axis=0).tolist()
+    inside = strip_inside(H, (ext_src.shape[1], ext_src.shape[0]), board, reg)   # the strip within the photo
+    model["surround_bgr"] = strip_colour(ext, board, inside, reg)
     model["side_bgr"] = {k: np.round(v, 2).tolist() for k, v in side_colours(ext_src, H, board).items()}
     model["reference_cloth_mm"] = list(cloth_edge_mm(ext, np.ones(3), lut, names.index("sea"), cfg.lut_bits,
                                                      board, reg))
@@ -437,7 +438,8 @@ def castle_value_ks(castles: dict[str, dict[str, dict]], nadir_px, cfg=APPEARANC
     return ks
 
 
-def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: float | None) -> dict:
+def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: float | None,
+                   cfg=APPEARANCE) -> dict:
     """How far a castle's coloured part is seen from its base, per value, from the camera geometry.
 
     A point at height z over board point p is seen (in the rectified board) at
@@ -448,18 +450,28 @@ def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: flo
     over players. Far from the nadir (a castle at the far edge) the correction grows, where one
     fixed offset per value would leave the base a groove off.
 
+    A value's k must be physical: 0 ≤ k ≤ ``cfg.castle_height_max_mm / cfg.camera_height_min_mm``
+    (a coloured part cannot stand below the board, nor higher than the tallest piece under the
+    lowest camera). Outside (misplaced calibration corners move the castles as much as their
+    parallax: 720p wide copies fitted −0.026 and 0.062), the value keeps no k and its fixed
+    offset is used; its fitted k is kept under ``"k_refused"`` for information.
+
     Args:
         castles: ``{player: {value: {"offset_px": base − colour centroid (x, y), "core_px2", …}}}``
             from :func:`_piece_shape` (work px).
         nadir_px: (x, y) the camera's nadir in work px (:func:`vision.strand_unter.geometry.camera_nadir`).
         camera_mm: the camera's height over the board (for information), or None.
     Returns:
-        JSON ``{"nadir_px": [x, y], "camera_mm": Z or None, "k": {value: k}}``; a value whose
-        castles stand too near the nadir to show a displacement gets no k (its fixed offset is used).
+        JSON ``{"nadir_px": [x, y], "camera_mm": Z or None, "k": {value: k}, "k_refused": {value: k},
+        "base_rms_px"}``; a value whose castles stand too near the nadir to show a displacement, or
+        whose k is not physical, gets no k (its fixed offset is used).
     """
     n = np.asarray(nadir_px, np.float64)
-    ks = castle_value_ks(castles, n)
-    k_v = {v: float(np.median(k)) for v, k in ks.items()}
+    ks = castle_value_ks(castles, n, cfg)
+    k_all = {v: float(np.median(k)) for v, k in ks.items()}
+    k_max = cfg.castle_height_max_mm / cfg.camera_height_min_mm
+    k_v = {v: k for v, k in k_all.items() if 0.0 <= k <= k_max}
+    refused = {v: k for v, k in k_all.items() if v not in k_v}
     # the base's error: each calibration castle's labelled centre against the base predicted from its
     # coloured part (the k of its value, else the fixed offset of its value), along and across the grooves
     errs = []
@@ -475,7 +487,8 @@ def parallax_model(castles: dict[str, dict[str, dict]], nadir_px, camera_mm: flo
             errs.append(pred - base)
     rms = float(np.sqrt(np.mean(np.square(errs)))) if errs else 0.0
     return {"nadir_px": n.round(2).tolist(), "camera_mm": None if camera_mm is None else round(camera_mm, 1),
-            "k": {v: round(k, 5) for v, k in sorted(k_v.items())}, "base_rms_px": round(rms, 3)}
+            "k": {v: round(k, 5) for v, k in sorted(k_v.items())},
+            "k_refused": {v: round(k, 5) for v, k in sorted(refused.items())}, "base_rms_px": round(rms, 3)}
 
 
 def _fill_rows(image: np.ndarray, hole: np.ndarray, period_px: float) -> np.ndarray:

@@ -37,6 +37,8 @@ class RegistrationConfig:
     ppm: float = 1.0                  # resolution of the rectified registration image, px per mm
     margin_mm: float = 60.0           # surround kept around the board (rails and table edge)
     min_strip_level: float = 20.0     # a table strip darker than this (grey levels) gives no gains: ±½ level is > 2.5 %
+    min_strip_inside: float = 0.1     # a strip less than this share inside the photo: all of it (edge rows repeated)
+    strip_edge_inset: float = 0.01    # the photo's outer band this share of its height wide is not "inside" (dark rows)
     blur_sigma_px: float = 1.5        # both images are smoothed alike: blur differences between shots
     inner_band_mm: float = 8.0        # how far inside the board outline the strips reach
     sea_dilate_mm: float = 6.0        # cloth pixels (and this much around them) are not used
@@ -85,6 +87,10 @@ class AppearanceConfig:
     min_stick_px: int = 20            # the stick's class is learned from at least this many pixels, px
     min_castle_core_px: int = 5       # a castle sample's coloured core has at least this many pixels, px
     min_nadir_lever_px: float = 20.0  # castles nearer the camera's nadir than this tell nothing of parallax, px
+    # a castle value's parallax k = z / Z (coloured part's effective height over the camera's) lies in
+    # [0, castle_height_max_mm / camera_height_min_mm]; outside, its fixed offset is used (docs/tuning.md)
+    castle_height_max_mm: float = 12.0  # highest effective height of a coloured part: z_v p90 ≤ 11.1 mm, mm
+    camera_height_min_mm: float = 400.0  # lowest camera that frames a board over the table, mm
 
 
 @dataclass(frozen=True)

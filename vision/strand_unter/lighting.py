@@ -29,7 +29,7 @@ from vision.strand_unter.config import READING, REGISTRATION
 from vision.strand_unter.geometry import warp_board
 from vision.strand_unter.reference_cache import reference_picture
 from vision.strand_unter.sand_top import keep_top, refine
-from vision.strand_unter.surround import strip_gains
+from vision.strand_unter.surround import strip_gains, strip_inside
 
 
 @dataclass
@@ -71,7 +71,8 @@ def work_image(photo, A) -> tuple[np.ndarray, np.ndarray]:
         B = warp_board(photo.image, reg.H_px_from_mm, A.board, A.ppm)
     if gains is None:
         ext = warp_board(photo.image, reg.H_px_from_mm, A.board, REGISTRATION.ppm, REGISTRATION.margin_mm)
-        gains = strip_gains(ext, A.board, photo.calibration.model["surround_bgr"])
+        gains = strip_gains(ext, A.board, photo.calibration.model["surround_bgr"], inside=strip_inside(
+            reg.H_px_from_mm, (photo.image.shape[1], photo.image.shape[0]), A.board))
     return np.ascontiguousarray(B), np.asarray(gains, np.float64)
 
 

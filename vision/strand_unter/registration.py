@@ -52,7 +52,8 @@ from vision.strand_unter.geometry import (
 from vision.strand_unter.reference_cache import class_table, reference_cloth_edge, reference_picture
 from vision.strand_unter.robust_motion import robust_motion, tukey
 from vision.strand_unter.strip_fit import Fit, fine_fit, warp_strips
-from vision.strand_unter.surround import check_noise, strip_gains, surround_detail, surround_noise, surround_pixels
+from vision.strand_unter.surround import (check_noise, strip_gains, strip_inside, surround_detail, surround_noise,
+                                          surround_pixels)
 
 __all__ = ["Fit", "StrandRegistration", "check_noise", "class_table", "cloth_edge_mm", "register", "robust_motion",
            "surround_detail", "surround_noise", "surround_pixels", "tukey"]
@@ -99,7 +100,8 @@ def register(image: np.ndarray, cal, cfg=REGISTRATION) -> StrandRegistration:
     board = cal.profile["board_mm"]
     model = cal.model
     ext = warp_board(image, H0, board, cfg.ppm, cfg.margin_mm)
-    gains = strip_gains(ext, board, model["surround_bgr"], cfg)
+    gains = strip_gains(ext, board, model["surround_bgr"], cfg,
+                        strip_inside(H0, (image.shape[1], image.shape[0]), board, cfg))
     ref = reference_picture(cal)
     if ref is None or ref.shape != ext.shape[:2]:
         return StrandRegistration(H0, "corners", gains=gains, extended=ext)

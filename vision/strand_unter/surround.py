@@ -17,27 +17,70 @@ from vision.errors import UnreadableBoardError
 from vision.image import quality
 from vision.strand_unter import colour
 from vision.strand_unter.config import READING, REGISTRATION
+from vision.strand_unter.geometry import mm_to_work
 
 
-def surround_pixels(ext_bgr: np.ndarray, board_mm, reg=REGISTRATION) -> np.ndarray:
-    """Pixels (N, 3) of the table strip below the board in an extended rectified image (BGR uint8)."""
+def surround_pixels(ext_bgr: np.ndarray, board_mm, reg=REGISTRATION, inside: np.ndarray | None = None) -> np.ndarray:
+    """Pixels (N, 3) of the table strip below the board in an extended rectified image (BGR uint8);
+    with ``inside`` (:func:`strip_inside`), only those that lie inside the photo."""
     (y0, y1), (x0, x1) = _table_strip(board_mm, reg)
-    return ext_bgr[y0:y1:2, x0:x1:2].reshape(-1, 3)
+    px = ext_bgr[y0:y1:2, x0:x1:2].reshape(-1, 3)
+    return px if inside is None else px[np.asarray(inside, bool).reshape(-1)]
 
 
-def strip_gains(ext_bgr: np.ndarray, board_mm, ref_bgr, reg=REGISTRATION) -> np.ndarray:
+def strip_inside(H_px_from_mm: np.ndarray, image_size, board_mm, reg=REGISTRATION) -> np.ndarray:
+    """Which of the table strip's pixels (:func:`surround_pixels`' order) lie inside the photo.
+
+    A board low in the frame (one filling the photo) has part of the strip beyond the photo's
+    edge, where the rectified image only repeats the edge's pixels (often the black rows a lens
+    correction leaves there). Each strip pixel's centre is mapped into the photo; it is inside when
+    at least ``reg.strip_edge_inset`` of the photo's height from every edge.
+
+    Args:
+        H_px_from_mm: (3, 3) board mm → photo px of the photo the extended image was warped from.
+        image_size: (width, height) px of that photo.
+        board_mm: (width, height) of the board, mm.
+    Returns:
+        bool (N,), N = the number of :func:`surround_pixels`.
+    """
+    (y0, y1), (x0, x1) = _table_strip(board_mm, reg)
+    ys, xs = np.mgrid[y0:y1:2, x0:x1:2]
+    ext = np.stack([xs.ravel(), ys.ravel(), np.ones(xs.size)]).astype(np.float64)
+    p = np.asarray(H_px_from_mm, np.float64) @ np.linalg.inv(mm_to_work(reg.ppm, reg.margin_mm)) @ ext
+    u, v = p[0] / p[2], p[1] / p[2]
+    w, h = float(image_size[0]), float(image_size[1])
+    e = reg.strip_edge_inset * h
+    return (p[2] > 0) & (u >= e) & (u <= w - 1 - e) & (v >= e) & (v <= h - 1 - e)
+
+
+def strip_gains(ext_bgr: np.ndarray, board_mm, ref_bgr, reg=REGISTRATION,
+                inside: np.ndarray | None = None) -> np.ndarray:
     """The lighting gains (B, G, R) float (3,) from the table strip below the board onto its colour at
     calibration (``ref_bgr``, the model's ``surround_bgr``; :func:`colour.channel_gains`).
 
-    A strip whose median channel is below ``reg.min_strip_level`` grey levels, now or at calibration,
-    carries no colour ratio (a black table, or a strip beyond the photo's edge: the border of a
-    wide lens's corrected photo): the gains are then 1 and the lighting takes the light from the
-    sand (:func:`vision.strand_unter.lighting.sand_gains`).
+    Only the strip's pixels inside the photo count (``inside``, :func:`strip_inside`) when at least
+    ``reg.min_strip_inside`` of them are; with less (or ``inside`` None) the whole strip as
+    rectified, beyond the photo the repetition of its edge rows: the nearest table, or the black
+    border of a wide lens's corrected photo. A strip whose median channel is below
+    ``reg.min_strip_level`` grey levels, now or at calibration, carries no colour ratio (a black
+    table, or that border): the gains are then 1 and the lighting takes the light from the sand
+    (:func:`vision.strand_unter.lighting.sand_gains`).
     """
-    median = colour.channel_medians(surround_pixels(ext_bgr, board_mm, reg))
+    median = colour.channel_medians(surround_pixels(ext_bgr, board_mm, reg, _enough(inside, reg)))
     if min(float(median.min()), float(np.min(ref_bgr))) < reg.min_strip_level:
         return np.ones(3)
     return colour.channel_gains(median[None, :], ref_bgr)
+
+
+def strip_colour(ext_bgr: np.ndarray, board_mm, inside: np.ndarray | None = None, reg=REGISTRATION) -> list[float]:
+    """The table strip's colour at calibration (the model's ``surround_bgr``): the median (B, G, R) of
+    its pixels, those inside the photo only when enough are (``inside``, as in :func:`strip_gains`)."""
+    return np.median(surround_pixels(ext_bgr, board_mm, reg, _enough(inside, reg)), axis=0).tolist()
+
+
+def _enough(inside: np.ndarray | None, reg=REGISTRATION) -> np.ndarray | None:
+    """``inside`` when at least ``reg.min_strip_inside`` of the strip lies inside the photo, else None (all)."""
+    return inside if inside is not None and float(np.mean(inside)) >= reg.min_strip_inside else None
 
 
 def _table_strip(board_mm, reg=REGISTRATION) -> tuple[tuple[int, int], tuple[int, int]]:
