@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import glob
 import json
 import os
 import sys
@@ -41,8 +40,8 @@ def key(e) -> str:
 def scan(folders, cache: str, budget: float) -> None:
     from beachscore import pipeline
     from beachscore.errors import BadInputError, UnreadableBoardError
+    from plazing_darkness_ab import calibrated_truths
     from plazing_seam_stats import edge_truth, truth_pieces
-    from setup_calibration import calibrate_setup
     from vision.plazing import read_pieces as rp_module
 
     done = set()
@@ -71,34 +70,26 @@ def scan(folders, cache: str, budget: float) -> None:
             if name in done:
                 continue
             rows = []
-            for setup in sorted(glob.glob(os.path.join(folder, "setup*"))):
+            for cal, tpath, truth, setup_doc in calibrated_truths(folder):
                 if time.time() - t0 > budget:
                     break
-                cal = calibrate_setup(setup, "ppitch-")
-                if cal is None:
+                ctx.clear()
+                try:
+                    pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal, setup_doc)
+                except (UnreadableBoardError, BadInputError):
                     continue
-                for tpath in sorted(glob.glob(os.path.join(setup, "scene_*.truth.json"))):
-                    with open(tpath) as f:
-                        truth = json.load(f)
-                    sp = tpath.replace(".truth.json", ".setup.json")
-                    setup_doc = json.load(open(sp)) if os.path.exists(sp) else None
-                    ctx.clear()
-                    try:
-                        pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal, setup_doc)
-                    except (UnreadableBoardError, BadInputError):
-                        continue
-                    tp = truth_pieces(truth)
-                    edges = []
-                    for e, (al, ac) in ctx.get("offsets", {}).items():
-                        a, b = e
-                        ta = tp.get(a)
-                        player = ta[0] if ta else None
-                        t = edge_truth(tp, a, b, player) if player else "other"
-                        tb = tp.get(b)
-                        edges.append({"e": key(e), "along": al, "across": ac, "truth": t,
-                                      "kinds": [ta[2] if ta else None, tb[2] if tb else None],
-                                      "dip": ctx.get("seams", {}).get(e), "jog": ctx.get("jogs", {}).get(e)})
-                    rows.append({"folder": name, "scene": os.path.relpath(tpath, folder)[:-11], "edges": edges})
+                tp = truth_pieces(truth)
+                edges = []
+                for e, (al, ac) in ctx.get("offsets", {}).items():
+                    a, b = e
+                    ta = tp.get(a)
+                    player = ta[0] if ta else None
+                    t = edge_truth(tp, a, b, player) if player else "other"
+                    tb = tp.get(b)
+                    edges.append({"e": key(e), "along": al, "across": ac, "truth": t,
+                                  "kinds": [ta[2] if ta else None, tb[2] if tb else None],
+                                  "dip": ctx.get("seams", {}).get(e), "jog": ctx.get("jogs", {}).get(e)})
+                rows.append({"folder": name, "scene": os.path.relpath(tpath, folder)[:-11], "edges": edges})
             with open(cache, "a") as f:
                 for r in rows:
                     f.write(json.dumps(r) + "\n")
