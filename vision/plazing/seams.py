@@ -412,23 +412,19 @@ def print_offsets(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_m
         return {}
     n = max(3, int(round(cfg.print_window_share * grid.cell_mm * px_per_mm)))
     H, W = board_bgr.shape[:2]
-    cells = sorted({c for e in vert + horiz for c in e})
     corners = {}
-    for r, c in cells:
+    for r, c in sorted({c for e in vert + horiz for c in e}):
         cx = (grid.origin_mm[0] + (c + 0.5) * grid.cell_mm) * px_per_mm
         cy = (grid.origin_mm[1] + (r + 0.5) * grid.cell_mm) * px_per_mm
         u0, v0 = int(round(cx - n / 2)), int(round(cy - n / 2))
         if u0 >= 0 and v0 >= 0 and u0 + n <= W and v0 + n <= H:
             corners[(r, c)] = (u0, v0)
-    spots: dict = dict.fromkeys(cells)
+    spots: dict = dict.fromkeys(c for e in vert + horiz for c in e)
     if corners:  # every window's distances from its median colour at once
         wins = np.stack([board_bgr[v0:v0 + n, u0:u0 + n] for u0, v0 in corners.values()]).reshape(len(corners), -1, 3)
         dist = np.sqrt(((wins.astype(np.float32) - _window_medians(wins)) ** 2).sum(axis=2)).reshape(-1, n, n)
         for cell, found in zip(corners, _print_spots(dist, list(corners.values()), px_per_mm)):
             spots[cell] = found
-
-    def spot(cell):
-        return spots[cell]
 
     areas = [x[1] for x in spots.values() if x is not None]
     if not areas:
@@ -437,7 +433,7 @@ def print_offsets(board_bgr: np.ndarray, owner: np.ndarray, grid: Grid, px_per_m
     out = {}
     for edges, axis in ((vert, 0), (horiz, 1)):
         for a, b in edges:
-            sa, sb = spot(a), spot(b)
+            sa, sb = spots[a], spots[b]
             r = cfg.print_area_ratio
             if sa is None or sb is None or any(not typical / r <= x[1] <= r * typical for x in (sa, sb)):
                 continue
