@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fit the seam model's constants (:class:`vision.plazing.config.SeamConfig`: how a cut between two
+"""Fit the seam model's constants (:class:`vision.plazing.seam_config.SeamConfig`: how a cut between two
 same-colour pieces and the inside of one piece look) on development set-ups, and write them into
 ``fitted.json``.
 
@@ -39,9 +39,9 @@ from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
 from fit_plazing import cached_folder, calibrated_setups, dump_fitted, fitted_on, truth_scenes  # noqa: E402
 from vision.plazing import pieces as pieces_module  # noqa: E402
 from vision.plazing import read_pieces  # noqa: E402
-from vision.plazing.config import SEAM  # noqa: E402
+from vision.plazing.seam_config import SEAM  # noqa: E402
 
-#: The constants fitted (:class:`~vision.plazing.config.SeamConfig`), each with the values tried.
+#: The constants fitted (:class:`~vision.plazing.seam_config.SeamConfig`), each with the values tried.
 GRID = {
     "cut_sd_bgr": (20.0, 40.0, 60.0, 80.0, 120.0, 160.0, 240.0),
     "joined_spread": (0.75, 1.0, 1.25, 1.5, 2.0, 3.0),

@@ -144,7 +144,7 @@ def fit(joined, cut) -> dict:
 
 
 def report(cache: str, write: str | None, fit_on: list) -> None:
-    from vision.plazing.config import SEAM
+    from vision.plazing.seam_config import SEAM
     from vision.plazing.seams import print_log_ratios, print_residuals
 
     rows = [json.loads(line) for line in open(cache) if line.strip()]

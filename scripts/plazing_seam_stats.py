@@ -124,7 +124,7 @@ def _collect(folders, cache: str, budget: float, every: int) -> None:
     from scripts.setup_calibration import calibrate_setup
     from vision.plazing import pieces as pieces_module
     from vision.plazing import read_pieces
-    from vision.plazing.config import SEAM
+    from vision.plazing.seam_config import SEAM
     from vision.plazing.seams import jog_log_likelihoods, seam_log_likelihoods
 
     done = set()
@@ -374,7 +374,7 @@ def report(scenes) -> None:
 
 def edge_rules() -> dict:
     """Candidate edge-evidence rules: name → function(row) → P(joined)."""
-    from vision.plazing.config import SEAM
+    from vision.plazing.seam_config import SEAM
     from vision.plazing.seams import seam_log_likelihoods
 
     def seam_gain(r, cut_sd=None, sd=None):

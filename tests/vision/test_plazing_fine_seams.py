@@ -8,7 +8,8 @@ import numpy as np
 
 from beachscore.pipeline import _full_size
 from vision.plazing.cells import Grid
-from vision.plazing.config import RECTIFY, SEAM
+from vision.plazing.config import RECTIFY
+from vision.plazing.seam_config import SEAM
 from vision.plazing.rectify import FineView, Rectified
 from vision.plazing.seams import finest_dips, has_seams, seam_contrasts
 

@@ -6,7 +6,7 @@ import importlib.util
 import json
 import os
 
-from vision.plazing import config
+from vision.plazing import config, seam_config
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "..", "..", "scripts", "fit_plazing.py")
@@ -28,7 +28,7 @@ def test_fitted_values_are_the_measured_ones_bit_for_bit():
         {k: v.hex() for k, v in EXPECTED_SLOPES.items()}
     assert config.CONFIDENCE.intercept.hex() == EXPECTED_SCENE_MAP["intercept"].hex()
     assert config.CONFIDENCE.slope.hex() == EXPECTED_SCENE_MAP["slope"].hex()
-    assert {k: getattr(config.SEAM, k).hex() for k in EXPECTED_SEAMS} == \
+    assert {k: getattr(seam_config.SEAM, k).hex() for k in EXPECTED_SEAMS} == \
         {k: v.hex() for k, v in EXPECTED_SEAMS.items()}
 
 
@@ -94,13 +94,13 @@ def test_the_seam_script_weighs_a_kept_group_as_the_reader_splits_it(tmp_path):
     fit = _seam_script()
     two = [["gear", [[0, 0]]], ["gear", [[0, 1]]]]
     one = [["gear", [[0, 0], [0, 1]]]]
-    ll, right, p = fit.weigh(fit.parsed(_kept_group(90.0, two)), config.SEAM)
+    ll, right, p = fit.weigh(fit.parsed(_kept_group(90.0, two)), seam_config.SEAM)
     assert right and p > 0.99 and ll > -0.01
-    ll, right, p = fit.weigh(fit.parsed(_kept_group(90.0, one)), config.SEAM)
+    ll, right, p = fit.weigh(fit.parsed(_kept_group(90.0, one)), seam_config.SEAM)
     assert not right and ll < -4.0
     out = tmp_path / "fitted.json"
     out.write_text(json.dumps({"flatness": {}}), encoding="utf-8")
-    fit.write(str(out), config.SEAM, {"sets": ["dev/plazing-720-20201: setup0"], "synthetic_seeds": []})
+    fit.write(str(out), seam_config.SEAM, {"sets": ["dev/plazing-720-20201: setup0"], "synthetic_seeds": []})
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert doc["flatness"] == {} and set(fit.GRID) <= set(doc["seams"])
     assert doc["seams"]["fitted_on"]["sets"] == ["dev/plazing-720-20201: setup0"]

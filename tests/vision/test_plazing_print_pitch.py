@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 from vision.plazing.cells import Grid
-from vision.plazing.config import SEAM
+from vision.plazing.seam_config import SEAM
 from vision.plazing.pieces import catalogue_shapes, split_group
 from vision.plazing.seams import _otsu, _window_medians, print_log_ratios, print_offsets, print_pitch, print_residuals
 

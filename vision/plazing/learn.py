@@ -24,7 +24,7 @@ from vision.files import load_object
 from vision.image.decode import read_image
 from vision.plazing.augment import augmented_boards
 from vision.plazing.cells import Grid, colour_table, learn_colour, mislabelled, sample_colour
-from vision.plazing.config import AUGMENT, FLATNESS, HELD_OUT, PALETTE, PATTERN, RECTIFY, SEAM, TOKENS, AugmentConfig
+from vision.plazing.config import AUGMENT, FLATNESS, HELD_OUT, PALETTE, PATTERN, RECTIFY, TOKENS, AugmentConfig
 from vision.plazing.darkness import dark_ratio, learn_darkness, sand_grey
 from vision.plazing.flatness import centre_spread, learn_flatness
 from vision.plazing.footprint import calibration_footprint
@@ -35,6 +35,7 @@ from vision.plazing.pieces import FACINGS, catalogue_shapes, groups, split_group
 from vision.plazing.prints import ink_directions, remove_marks
 from vision.plazing.rectify import DECODE_REDUCE, Rectified, fine_view
 from vision.plazing.screens import learn_template, screen_cells
+from vision.plazing.seam_config import SEAM
 from vision.plazing.seams import edge_jogs, finest_dips, joined_sd, seam_contrasts
 from vision.plazing.terrain import TerrainModel, setup_terrain
 from vision.plazing.tokens import EMPTY, background_cells, learn_tokens, token_mask

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.plazing.config import SEAM, SeamConfig
+from vision.plazing.seam_config import SEAM, SeamConfig
 from vision.plazing.seams import jog_log_likelihoods, seam_log_likelihoods
 
 Cell = tuple[int, int]

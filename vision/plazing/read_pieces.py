@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.plazing.config import PATTERN, REVISIT, SEAM
+from vision.plazing.config import PATTERN, REVISIT
 from vision.plazing.ledger import Decision, Ledger
 from vision.plazing.names import cell_name, cells_text
 from vision.plazing.patterns import piece_scorer
 from vision.plazing.pieces import catalogue_shapes, groups, split_group
 from vision.plazing.screens import facing_of
+from vision.plazing.seam_config import SEAM
 from vision.plazing.seams import edge_jogs, finest_dips, has_seams, print_log_ratios, print_offsets
 from vision.plazing.state_edits import OPPOSITE, flip_facing, replace_pieces
 from vision.plazing.words import facing_words, pieces_words

@@ -16,7 +16,8 @@ import cv2
 import numpy as np
 
 from vision.plazing.cells import Grid
-from vision.plazing.config import QUALITY, RECTIFY, SEAM
+from vision.plazing.config import QUALITY, RECTIFY
+from vision.plazing.seam_config import SEAM
 
 #: Photos are decoded at 1/DECODE_REDUCE size; the pipeline scales the calibrated homography.
 DECODE_REDUCE = RECTIFY.decode_reduce

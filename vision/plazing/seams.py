@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from vision.plazing.cells import Grid
-from vision.plazing.config import SEAM, SeamConfig
+from vision.plazing.seam_config import SEAM, SeamConfig
 
 Cell = tuple[int, int]
 
