@@ -64,9 +64,8 @@ def test_the_fitting_script_writes_a_file_the_config_reads_back(tmp_path):
     # print pitch, kept)
     packaged = json.loads(config.FITTED_FILE.read_text(encoding="utf-8"))
     again = tmp_path / "again.json"
-    again.write_text(json.dumps({k: packaged[k] for k in ("flatness", "seams", "drift", "footprint", "darkness", "print_pitch")
-                                if k in packaged}),
-                     encoding="utf-8")
+    kept = ("flatness", "seams", "drift", "footprint", "darkness", "print_pitch")
+    again.write_text(json.dumps({k: packaged[k] for k in kept if k in packaged}), encoding="utf-8")
     fit.write_fitted(str(again), packaged["tokens"], packaged["tokens"]["fitted_on"],
                      packaged["confidence"]["slopes"], packaged["confidence"]["fitted_on"],
                      (packaged["confidence"]["intercept"], packaged["confidence"]["slope"])
