@@ -141,3 +141,28 @@ def test_a_jog_is_a_piece_slid_against_the_other(top, bottom, want):
     mask, owner = _two_cell_mask(top, bottom)
     jogs = edge_jogs(mask, owner, GRID, PPM)
     assert jogs[((1, 1), (1, 2))] == pytest.approx(want, abs=0.2)
+
+
+def test_a_blanket_cell_whose_print_square_fills_much_of_its_ring_stays_covered():
+    # a blanket's pale print square, 16 mm of a 20 mm cell (a bumped blanket, a blurred print),
+    # leaves under a third of the cell's ring in the player's colour: covered (a meeple's colour
+    # reaches ≤ 0.28 of it)
+    img, labels = _paint([[(1, 1), (1, 2), (2, 1), (2, 2)]])
+    x0 = y0 = (10 + 20 * 2 + 1.5) * PPM
+    labels[int(y0):int(y0 + 16.0 * PPM), int(x0):int(x0 + 16.0 * PPM)] = 255
+    cells = CellBlocks(GRID, PPM)
+    shares = cover_shares(cells.blocks(player_masks(labels, 1)).reshape(-1, 6 * cells.k, 1), cells)
+    owner, p = cover_posteriors(shares)
+    assert 0.28 <= shares[2, 2, 0] < 0.33
+    assert owner[2, 2] == 0 and p[2, 2] > 0.5
+    assert _read(img, labels) == [("blanket", ((1, 1), (1, 2), (2, 1), (2, 2)))]
+
+
+def test_a_meeple_sized_patch_of_a_players_colour_is_no_cover():
+    labels = np.full((int(100 * PPM), int(140 * PPM)), 255, np.uint8)
+    cx, cy = (10 + 20 * 3 + 10) * PPM, (10 + 20 * 1 + 10) * PPM
+    half = 6.5 * PPM  # a 13 mm figure seen from above
+    labels[int(cy - half):int(cy + half), int(cx - half):int(cx + half)] = 0
+    cells = CellBlocks(GRID, PPM)
+    owner, _ = cover_posteriors(cover_shares(cells.blocks(player_masks(labels, 1)).reshape(-1, 6 * cells.k, 1), cells))
+    assert owner[1, 3] == -1

@@ -62,9 +62,13 @@ class CoverConfig:
     inner_share: float = 0.85
     #: Central square left out of the cover measure (printed decorations, tokens), share of a cell.
     hole_share: float = 0.6
-    #: Share of the inner square in one player's colour above which the cell is covered.
-    covered_share: float = 0.33
-    #: Logistic slope of the cover posterior around ``covered_share``, per unit share.
+    #: Share of the inner square in one player's colour above which the cell is covered: the cover
+    #: posterior's logistic midpoint (0.276; fewest cells on the wrong side at 0.255–0.28) on the
+    #: development tables' sharp copies, ``scripts/plazing_cover_stats.py``, docs/tuning.md.
+    covered_share: float = 0.28
+    #: Logistic slope of the cover posterior around ``covered_share``, per unit share: of the cells
+    #: at 0.28–0.40 on those tables 16 are covered and 1 is not (≈ 0.89, as this slope gives at 0.36;
+    #: the logistic fit's 53, set by the steep fall under 0.28, made one meeple at 0.36 a sure cover).
     posterior_slope: float = 25.0
 
 
