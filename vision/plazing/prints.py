@@ -148,7 +148,8 @@ def _same_ink(a: np.ndarray, b: np.ndarray, cfg: PrintConfig) -> bool:
 
 def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free: np.ndarray,
                  known: dict | None = None, cfg: PrintConfig = PRINTS,
-                 witness: np.ndarray | None = None, shares: dict | None = None) -> tuple[list, list]:
+                 witness: np.ndarray | None = None, shares: dict | None = None,
+                 areas: dict | None = None) -> tuple[list, list]:
     """Paint the printed marks of free mark cells over with each cell's sand (in place).
 
     Args:
@@ -164,6 +165,9 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
             with the witnesses' ink only; a mark no witness shows is painted nowhere.
         shares: when given, receives ``{(row, col): flat share}`` (:func:`flat_share`, a share in
             [0, 1], before painting) of every free mark cell where enough deviates from its sand.
+        areas: when given, receives ``{(row, col): area ratio}`` of those cells: how many of the
+            cell's pixels deviate from its sand over the median count of the mark's witnesses (the
+            cells that show its bare print), a ratio (≈ 1 on a bare print, more under a token).
     Returns:
         ``(cleaned, unseen)``: cells whose mark was painted over; mark cells where the print was not
         found (the mark's colour deviates nowhere in them: a token hides it, or the terrain is wrong).
@@ -198,11 +202,15 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
         if known and mark in known:
             dirs.append(np.asarray(known[mark], np.float32))
         hue = _unit(np.median(np.array(dirs), axis=0))
-        agree = [k for k, sd, flat, vote in zip(inks, sands, flats, votes)
-                 if k is not None and vote and flat and _same_ink(k - sd, hue, cfg)]
+        agreeing = [i for i, (k, sd, flat, vote) in enumerate(zip(inks, sands, flats, votes))
+                    if k is not None and vote and flat and _same_ink(k - sd, hue, cfg)]
+        agree = [inks[i] for i in agreeing]
         if not agree:
             unseen += cells
             continue
+        if areas is not None:
+            bare_area = float(np.median([len(devs[i]) for i in agreeing]))
+            areas.update({c: len(d) / bare_area for c, d, k in zip(cells, devs, inks) if k is not None})
         ink = np.median(np.array(agree), axis=0)
         tol2 = cfg.noise_bgr ** 2
         for (r, c), patch, sand, own, flat, vote in zip(cells, patches, sands, inks, flats, votes):

@@ -40,14 +40,23 @@ SOLID = ("meeple/", "resource/amber", "resource/pebble")
 #: docs/tuning.md "Printed marks") and that lies farther than ``QualityConfig.odd_distance`` from
 #: everything seen at calibration after it may hold a print the painting left, a share …
 PRINT_LEFT_SHARE = 0.8
-#: … and a token (not a neutral marker) read there is believed at most this much, bare sand the
-#: runner-up (a probability: (right + 1) / (all + 2) of such reads on the development tables,
-#: ``scripts/plazing_odd_marks.py``, docs/tuning.md).
-PRINT_LEFT_TOKEN_POSTERIOR = 0.133
+#: … whose pixels deviating from sand are at most this many times the mark's bare witnesses' (the
+#: print's area; ``prints.remove_marks``' ``areas``: bare mark cells ≤ 1.09 at the 99th percentile,
+#: the print's leftovers read as tokens 1.01–1.22, tokens standing on a mark 1.29–1.91 —
+#: ``scripts/plazing_odd_marks.py --areas``, docs/tuning.md), a ratio …
+PRINT_LEFT_AREA = 1.25
+#: … reads as bare sand where a token (not a neutral marker) was the most probable class, believed
+#: this much, that token the runner-up (a probability: (bare + 1) / (all + 2) of such cells on the
+#: development tables, ``scripts/plazing_odd_marks.py``, docs/tuning.md); beyond that area a token
+#: read there is believed at most …
+PRINT_LEFT_BARE_POSTERIOR = 0.889
+#: … this much, bare sand the runner-up (the same share for tokens standing on the mark).
+PRINT_ON_TOKEN_POSTERIOR = 0.5
 
 
 def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, model, grid, terrain: np.ndarray,
-                terrain_given: bool, looks, ledger: Ledger, warnings: list, mark_flat: dict) -> dict:
+                terrain_given: bool, looks, ledger: Ledger, warnings: list, mark_flat: dict,
+                mark_area: dict | None = None) -> dict:
     """The token class of every free cell.
 
     Args:
@@ -61,6 +70,8 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
         ledger, warnings: the reading's, appended to.
         mark_flat: {(row, col): flat share} of the free mark cells before their print was painted
             over (:func:`~vision.plazing.prints.remove_marks`' ``shares``).
+        mark_area: {(row, col): area ratio} of the free mark cells (``remove_marks``' ``areas``:
+            deviating pixels over the mark's bare witnesses'); a cell without one is taken as bare.
     Returns:
         {(row, col): token class name} for every free cell.
     Raises:
@@ -103,13 +114,20 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
     # kept its flat share under PRINTS.flat_print_share), seldom a token standing on the print
     left_prints = {c for c, o in zip(free, odd)
                    if o and str(terrain[c]) in MARKS and mark_flat.get(c, 0.0) >= PRINT_LEFT_SHARE}
-    mark_like, clipped, left = _decide_cells(free, post, prep, view, boxes, unseen, ledger, tokens, left_prints)
+    # … unless more of the cell deviates from sand than the print does elsewhere: a token stands on it
+    on_prints = {c for c in left_prints if (mark_area or {}).get(c, 0.0) > PRINT_LEFT_AREA}
+    mark_like, clipped, left = _decide_cells(free, post, prep, view, boxes, unseen, ledger, tokens,
+                                             left_prints - on_prints, on_prints)
     if clipped:
         warnings.append(f"{cells_text(clipped)}: too bright to read (the camera's colours are clipped there: a "
                         "lamp or the sun); the tokens read there are guesses — dim the light or check them")
     if left:
-        warnings.append(f"{cells_text(left)}: a printed mark that looks like nothing learned at calibration; the "
-                        f"{'token' if len(left) == 1 else 'tokens'} read there may be the print — check")
+        warnings.append(f"{cells_text(left)}: a printed mark that looks like nothing learned at calibration, read "
+                        "as the print on bare sand; a token may stand there — check")
+    on_tokens = sorted(c for c in on_prints if tokens.get(c) not in (EMPTY, NEUTRAL))
+    if on_tokens:
+        warnings.append(f"{cells_text(on_tokens)}: a token on a printed mark, unlike anything learned at "
+                        "calibration — check")
     if mark_like:
         warnings.append(f"{cells_text(mark_like)}: a flat print where a token was expected, read as a printed "
                         f"{' or '.join(map(repr, unseen))} square (the calibration shot shows none free; it "
@@ -259,16 +277,18 @@ def faint_cells(dists: dict, limit: float) -> np.ndarray:
 
 
 def _decide_cells(free, post, prep, view, boxes, unseen, ledger: Ledger, tokens: dict,
-                  left_prints=frozenset()) -> tuple[list, list, list]:
+                  left_prints=frozenset(), on_prints=frozenset()) -> tuple[list, list, list]:
     """Each free cell's most probable known class, doubted where its colour was clipped or, on
     ``left_prints`` (mark cells whose print the painting may have left), where a token other than a
-    neutral marker is read (believed at most :data:`PRINT_LEFT_TOKEN_POSTERIOR`, bare sand the
-    runner-up), made a printed mark where a solid token reads as one flat ink; written into
+    neutral marker is most probable (bare sand read instead, believed
+    :data:`PRINT_LEFT_BARE_POSTERIOR`, that token the runner-up) and, on ``on_prints`` (such cells
+    where a token stands on the print), where a token other than a neutral marker is read (believed
+    at most :data:`PRINT_ON_TOKEN_POSTERIOR`, bare sand the runner-up), made a printed mark where a solid token reads as one flat ink; written into
     ``tokens`` and ``ledger``. ``boxes``: int (rows, cols, 4) every cell's rectified px box.
 
     Returns:
         (cells read as a printed mark, cells whose token is doubted for clipping, ``left_prints``
-        cells whose token is doubted as the print's leftovers).
+        cells read as the print's leftovers on bare sand where a token was most probable).
     """
     mark_like = []
     sure = []
@@ -290,10 +310,13 @@ def _decide_cells(free, post, prep, view, boxes, unseen, ledger: Ledger, tokens:
             p = min(p, TOKENS.clipped_posterior)
             alt, alt_p = EMPTY, max(alt_p, 1.0 - p) if alt == EMPTY else 1.0 - p
         elif name not in (EMPTY, NEUTRAL) and cell in left_prints:
-            # the print's leftovers may be what reads as a token (a flat cardboard marker is as flat
-            # as a print: not doubted for it)
+            # most often the print's leftovers are what reads as a token (a flat cardboard marker is
+            # as flat as a print: kept)
             left.append(cell)
-            p = min(p, PRINT_LEFT_TOKEN_POSTERIOR)
+            name, p, alt, alt_p = EMPTY, PRINT_LEFT_BARE_POSTERIOR, name, 1.0 - PRINT_LEFT_BARE_POSTERIOR
+        elif name not in (EMPTY, NEUTRAL) and cell in on_prints:
+            # a token on a print of its own ink, unlike anything learned: which token is unsure
+            p = min(p, PRINT_ON_TOKEN_POSTERIOR)
             alt, alt_p = EMPTY, 1.0 - p
         elif name == EMPTY and two and ((prep.at_top is not None and prep.at_top[cell]
                                          and alt_p >= p * REVISIT.negligible_odds)

@@ -98,15 +98,16 @@ def read(photo: Photo) -> Reading:
     free_mask = (owner < 0) & placeable
     feats = view.features()
     mark_flat: dict = {}
+    mark_area: dict = {}
     painted = remove_marks(view.board, local.boxes_px(ppm, 1.0), terrain, free_mask, model.mark_inks,
-                           shares=mark_flat)[0]
+                           shares=mark_flat, areas=mark_area)[0]
     if painted:  # only those cells' features change
         feats = feats.copy()
         feats[tuple(np.array(painted).T)] = view.features_of(painted)
 
     # 4. tokens; a blob of cells that nothing learned explains is something over the board
     tokens = read_tokens(prep, view, local, feats, free_mask, model, grid, terrain, terrain_given, looks, ledger,
-                         warnings, mark_flat)
+                         warnings, mark_flat, mark_area)
     # 5. pieces
     pieces = read_pieces(view, model, profile, local, ppm, ledger, warnings, fine=lambda: fine_board(photo, prep))
     return _reading(grid, pieces, tokens, terrain, terrain_given, placeable, free_mask, ledger, warnings)
