@@ -2,26 +2,28 @@
 """The cover share of every placeable cell of every scene the Plażing reader reads, against the
 truth, kept on disk so that the cover threshold can be measured without reading again.
 
-    .venv/bin/python scripts/plazing_cover_stats.py FOLDER [FOLDER ...] --cache DIR
+    .venv/bin/python scripts/plazing_cover_stats.py FOLDER [FOLDER ...] --cache DIR [--placed-mm MM]
 
 Each FOLDER holds ``profile.json`` and ``setupN/`` folders with truth. ``DIR/<folder's last two
 path parts>.json`` (:func:`fit_plazing.cache_name`) holds one row per read scene: ``name``,
-``px_per_mm`` (the photo's scale) and per cell ``[row, col, top, second, best, truth, meeple]``:
+``px_per_mm`` (the photo's scale), ``placed_mm`` (how far the reader placed the board's corners
+from the truth's ``corners_px``, the largest of the four, in board mm, the photo's lens taken out;
+−1 without truth corners), ``occluded`` (a hand in the truth) and, per placeable cell (closing
+terrain ``#`` left out), ``[row, col, top, second, best, truth, meeple]``:
 
 - ``top``, ``second``: the largest and second largest share of the cell's ring in one player's
   colour (:func:`vision.plazing.cells.cover_shares`), ``best``: that player's index;
-- ``truth``: the index of the player whose piece covers the cell in the truth, −1 none;
-- ``meeple``: the index of the player whose meeple stands on the cell, −1 none.
-
-and ``placed_mm``: how far the reader placed the board's corners from the truth's
-(``corners_px``), the largest of the four, in board mm (the photo's lens taken out).
+- ``truth``: the index of the player whose piece covers the cell in the truth, −1 none (−2: a
+  player the calibration does not know);
+- ``meeple``: the index of the player whose meeple stands on the cell, −1 none (−2 likewise).
 
 The summary, over the scenes without a hand whose board was placed within ``--placed-mm`` (a board
 placed off by a good part of a cell is the registration's failure, not the cover's), prints per
-truth (covered by ``best``, free, free with a meeple) the shares' quantiles and how many fall on the
+truth (covered by a piece, bare, a meeple on it) the top shares' quantiles and how many fall on the
 wrong side of ``COVER.covered_share``, then the threshold that fewest cells fall on the wrong side
 of and the logistic fit (slope, midpoint) of the cover posterior on the cells whose share lies in
-0.1–0.6 (those beyond are sure either way). Pass development folders only. A folder already in ``DIR`` is not read again.
+0.1–0.6 (those beyond are sure either way). Pass development folders only. A folder already in
+``DIR`` is not read again.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def read_folder(folder: str) -> list:
     seen = []
     real_init = view_module.View.__init__
 
-    def spy(self, *a, **k):  # the first view of a scan is the one whose cover is decided
+    def spy(self, *a, **k):  # the scan's last view is the one whose cover is decided
         real_init(self, *a, **k)
         seen.append(cover_shares(self.player_blocks, self.cells))
 
@@ -69,8 +71,8 @@ def read_folder(folder: str) -> list:
                     continue
                 if not seen:
                     continue
-                full_width = cv2.imread(tpath.replace(".truth.json", ".jpg"), cv2.IMREAD_REDUCED_GRAYSCALE_8).shape[1] * 8
-                rows.append(_scene_row(os.path.relpath(tpath, folder), seen[0], truth, setup_doc, players, res, cal,
+                full_width = cv2.imread(tpath.replace(".truth.json", ".jpg"), cv2.IMREAD_GRAYSCALE).shape[1]
+                rows.append(_scene_row(os.path.relpath(tpath, folder), seen[-1], truth, setup_doc, players, res, cal,
                                        full_width))
     finally:
         view_module.View.__init__ = real_init
@@ -114,7 +116,8 @@ def _scene_row(name: str, shares: np.ndarray, truth_doc: dict, setup_doc, player
     grid = res.reading.details["grid"]
     centre = [o + 0.5 * n * grid.cell_mm for o, n in zip(grid.origin_mm, (grid.cols, grid.rows))]
     return {"name": name, "px_per_mm": round(photo_px_per_mm(res.registration.H_px_from_mm, centre), 4),
-            "placed_mm": _placed_mm(res, truth_doc, cal, full_width), "occluded": bool(truth_doc.get("occluded")), "cells": cells}
+            "placed_mm": _placed_mm(res, truth_doc, cal, full_width), "occluded": bool(truth_doc.get("occluded")),
+            "cells": cells}
 
 
 def summary(data: dict, placed_mm: float) -> None:

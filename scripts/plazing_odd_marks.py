@@ -3,7 +3,7 @@
 with truth: what ``read_tokens.PRINT_LEFT_BARE_POSTERIOR``, ``PRINT_ON_TOKEN_POSTERIOR`` and
 ``PRINT_LEFT_AREA`` are fitted to.
 
-    .venv/bin/python scripts/plazing_odd_marks.py FOLDER [FOLDER ...] [--any-flat | --areas]
+    .venv/bin/python scripts/plazing_odd_marks.py FOLDER [FOLDER ...] [--any-flat] [--areas]
 
 Each FOLDER holds ``profile.json`` and ``setupN/`` folders with truth (``scene_XX.truth.json``) and
 the scenes' terrain (``scene_XX.setup.json``). Every scene is scanned as the reader does; for each
@@ -65,7 +65,7 @@ def main(argv=None) -> int:
 
     real_marks = reader.remove_marks
 
-    def spy_marks(*args, **kw):  # each free mark cell's flat share before painting, as the reader measures it
+    def spy_marks(*args, **kw):  # each free mark cell's flat share and area ratio, as the reader measures them
         kw.setdefault("shares", {})
         kw.setdefault("areas", {})
         out = real_marks(*args, **kw)
@@ -73,14 +73,13 @@ def main(argv=None) -> int:
         seen["area"] = dict(kw["areas"])
         return out
 
-    read_tokens._decide_cells = spy
     reader.remove_marks = spy_marks
     if a.areas:
-        reader.remove_marks = spy_marks
         try:
             return _areas(a.folders, seen)
         finally:
             reader.remove_marks = real_marks
+    read_tokens._decide_cells = spy
     total = [0, 0, 0]
     on_total = [0, 0]
     try:
@@ -110,8 +109,9 @@ def main(argv=None) -> int:
     finally:
         read_tokens._decide_cells = real
         reader.remove_marks = real_marks
+    bare = share_right(total[2], total[0] + total[1] - total[2])
     print(f"all: {total[0]} right, {total[1]} wrong ({total[2]} bare); share right "
-          f"{share_right(total[0], total[1]):.3f}, share bare {share_right(total[2], total[0] + total[1] - total[2]):.3f}; "
+          f"{share_right(total[0], total[1]):.3f}, share bare {bare:.3f}; "
           f"beyond the print's area (read_tokens.PRINT_LEFT_AREA): {on_total[0]} right, {on_total[1]} wrong, "
           f"share right {share_right(*on_total):.3f}")
     return 0

@@ -14,7 +14,7 @@ from vision.plazing.config import PRINTS
 from vision.plazing.ledger import Ledger
 from vision.plazing.prints import remove_marks
 from vision.plazing.read_tokens import (PRINT_LEFT_AREA, PRINT_LEFT_BARE_POSTERIOR, PRINT_LEFT_SHARE,
-                                         PRINT_ON_TOKEN_POSTERIOR, _decide_cells)
+                                         PRINT_ON_TOKEN_POSTERIOR, _decide_cells, print_leftover_cells)
 from vision.plazing.tokens import EMPTY
 
 SAND = (150, 204, 238)
@@ -99,3 +99,15 @@ def test_a_token_on_a_print_is_kept_but_doubted_with_bare_sand_the_runner_up():
     assert tokens == {(0, 0): EMPTY, (0, 1): "meeple/green"}
     on = [d for d in ledger.decisions if d.cells == [(0, 1)]]
     assert len(on) == 1 and on[0].p == PRINT_ON_TOKEN_POSTERIOR and on[0].words()[1].find("sand") >= 0
+
+
+def test_a_flagged_mark_cell_is_the_prints_leftovers_unless_more_than_its_area_deviates():
+    terrain = np.array([["+", "-", "+", ".", "+"]])
+    free = [(0, k) for k in range(5)]
+    odd = [True, True, True, True, False]
+    flat = {(0, 0): 0.85, (0, 1): 0.85, (0, 2): 0.85, (0, 4): 0.85}
+    area = {(0, 0): 1.1, (0, 1): PRINT_LEFT_AREA + 0.2}  # (0, 2): a mark no cell agreed on, unmeasured
+    left, on = print_leftover_cells(free, odd, terrain, flat, area)
+    assert left == {(0, 0), (0, 2)} and on == {(0, 1)}  # (0, 3) bears no mark, (0, 4) looks learned
+    flat[(0, 0)] = PRINT_LEFT_SHARE - 0.01  # a shaded, solid token: no print left
+    assert print_leftover_cells(free, odd, terrain, flat, area)[0] == {(0, 2)}

@@ -67,7 +67,7 @@ class CoverConfig:
     #: development tables' sharp copies, ``scripts/plazing_cover_stats.py``, docs/tuning.md.
     covered_share: float = 0.28
     #: Logistic slope of the cover posterior around ``covered_share``, per unit share: of the cells
-    #: at 0.28–0.40 on those tables 16 are covered and 1 is not (≈ 0.89, as this slope gives at 0.36;
+    #: at 0.28–0.40 on those tables 16 are covered and 1 is not (≈ 0.89; this slope gives 0.88 at 0.36;
     #: the logistic fit's 53, set by the steep fall under 0.28, made one meeple at 0.36 a sure cover).
     posterior_slope: float = 25.0
 

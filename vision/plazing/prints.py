@@ -165,9 +165,10 @@ def remove_marks(board: np.ndarray, boxes: np.ndarray, terrain: np.ndarray, free
             with the witnesses' ink only; a mark no witness shows is painted nowhere.
         shares: when given, receives ``{(row, col): flat share}`` (:func:`flat_share`, a share in
             [0, 1], before painting) of every free mark cell where enough deviates from its sand.
-        areas: when given, receives ``{(row, col): area ratio}`` of those cells: how many of the
-            cell's pixels deviate from its sand over the median count of the mark's witnesses (the
-            cells that show its bare print), a ratio (≈ 1 on a bare print, more under a token).
+        areas: when given, receives ``{(row, col): area ratio}`` of those cells of a mark that
+            some cell shows bare: how many of the cell's pixels deviate from its sand over the
+            median count of the mark's agreeing cells (voting, one flat ink of its hue), a ratio
+            (≈ 1 on a bare print, more under a token); a mark no cell agrees on gets none.
     Returns:
         ``(cleaned, unseen)``: cells whose mark was painted over; mark cells where the print was not
         found (the mark's colour deviates nowhere in them: a token hides it, or the terrain is wrong).

@@ -71,7 +71,8 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
         mark_flat: {(row, col): flat share} of the free mark cells before their print was painted
             over (:func:`~vision.plazing.prints.remove_marks`' ``shares``).
         mark_area: {(row, col): area ratio} of the free mark cells (``remove_marks``' ``areas``:
-            deviating pixels over the mark's bare witnesses'); a cell without one is taken as bare.
+            deviating pixels over the mark's agreeing cells'); a cell without one is taken as a
+            bare print (ratio ≤ :data:`PRINT_LEFT_AREA`).
     Returns:
         {(row, col): token class name} for every free cell.
     Raises:
@@ -109,22 +110,16 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
     # terrain read from the photo, and a printed mark the calibration never showed free: a flat
     # print where a solid token (shaded, with a shadow: never one flat ink) was expected is that mark
     unseen = [] if terrain_given else [m for m in MARKS if m not in model.terrain.classes]
-    # a mark cell nearly one flat ink before painting and unlike everything learned after it: most
-    # often a print the painting left (a seam or the board's edge inside a cell placed a little off
-    # kept its flat share under PRINTS.flat_print_share), seldom a token standing on the print
-    left_prints = {c for c, o in zip(free, odd)
-                   if o and str(terrain[c]) in MARKS and mark_flat.get(c, 0.0) >= PRINT_LEFT_SHARE}
-    # … unless more of the cell deviates from sand than the print does elsewhere: a token stands on it
-    on_prints = {c for c in left_prints if (mark_area or {}).get(c, 0.0) > PRINT_LEFT_AREA}
+    left_prints, on_prints = print_leftover_cells(free, odd, terrain, mark_flat, mark_area)
     mark_like, clipped, left = _decide_cells(free, post, prep, view, boxes, unseen, ledger, tokens,
-                                             left_prints - on_prints, on_prints)
+                                             left_prints, on_prints)
     if clipped:
         warnings.append(f"{cells_text(clipped)}: too bright to read (the camera's colours are clipped there: a "
                         "lamp or the sun); the tokens read there are guesses — dim the light or check them")
     if left:
         warnings.append(f"{cells_text(left)}: a printed mark that looks like nothing learned at calibration, read "
                         "as the print on bare sand; a token may stand there — check")
-    on_tokens = sorted(c for c in on_prints if tokens.get(c) not in (EMPTY, NEUTRAL))
+    on_tokens = sorted(c for c in on_prints if tokens.get(c) not in (EMPTY, NEUTRAL) and c not in clipped)
     if on_tokens:
         warnings.append(f"{cells_text(on_tokens)}: a token on a printed mark, unlike anything learned at "
                         "calibration — check")
@@ -133,6 +128,28 @@ def read_tokens(prep, view, local, feats: np.ndarray, free_mask: np.ndarray, mod
                         f"{' or '.join(map(repr, unseen))} square (the calibration shot shows none free; it "
                         "cannot tell which); pass --setup with 'terrain' to be sure")
     return tokens
+
+
+def print_leftover_cells(free, odd, terrain: np.ndarray, mark_flat: dict, mark_area: dict | None) -> tuple[set, set]:
+    """The free printed mark cells (``+ - x``) that may hold a print the painting left: nearly one
+    flat ink before painting (``mark_flat`` ≥ :data:`PRINT_LEFT_SHARE`) and unlike everything learned
+    after it (``odd``). Most often that is the print's leftovers (a seam or the board's edge inside a
+    cell placed a little off kept its flat share under ``PRINTS.flat_print_share``), unless more of
+    the cell deviates from sand than the print does elsewhere (``mark_area`` >
+    :data:`PRINT_LEFT_AREA`): a token stands on it.
+
+    Args:
+        free: the free cells, [(row, col)]; odd: bool per free cell, farther than
+            ``QualityConfig.odd_distance`` from everything learned; terrain: str (rows, cols);
+        mark_flat, mark_area: {(row, col): flat share, area ratio} (:func:`read_tokens`' arguments).
+    Returns:
+        ``(leftovers, on_prints)``: the cells read as the print's leftovers, those with a token on
+        the print; two disjoint sets of (row, col).
+    """
+    flagged = {c for c, o in zip(free, odd)
+               if o and str(terrain[c]) in MARKS and mark_flat.get(c, 0.0) >= PRINT_LEFT_SHARE}
+    on_prints = {c for c in flagged if (mark_area or {}).get(c, 0.0) > PRINT_LEFT_AREA}
+    return flagged - on_prints, on_prints
 
 
 def _weigh_centres(post, free, board: np.ndarray, boxes: np.ndarray, model, measures: CellMeasures) -> None:
@@ -278,13 +295,17 @@ def faint_cells(dists: dict, limit: float) -> np.ndarray:
 
 def _decide_cells(free, post, prep, view, boxes, unseen, ledger: Ledger, tokens: dict,
                   left_prints=frozenset(), on_prints=frozenset()) -> tuple[list, list, list]:
-    """Each free cell's most probable known class, doubted where its colour was clipped or, on
-    ``left_prints`` (mark cells whose print the painting may have left), where a token other than a
-    neutral marker is most probable (bare sand read instead, believed
-    :data:`PRINT_LEFT_BARE_POSTERIOR`, that token the runner-up) and, on ``on_prints`` (such cells
-    where a token stands on the print), where a token other than a neutral marker is read (believed
-    at most :data:`PRINT_ON_TOKEN_POSTERIOR`, bare sand the runner-up), made a printed mark where a solid token reads as one flat ink; written into
-    ``tokens`` and ``ledger``. ``boxes``: int (rows, cols, 4) every cell's rectified px box.
+    """Each free cell's most probable known class, written into ``tokens`` and ``ledger``:
+
+    - doubted where its colour was clipped;
+    - on ``left_prints`` (the print's leftovers, :func:`print_leftover_cells`), where a token other
+      than a neutral marker is most probable, replaced by bare sand, believed
+      :data:`PRINT_LEFT_BARE_POSTERIOR`, that token the runner-up;
+    - on ``on_prints`` (a token standing on the print), a token other than a neutral marker is
+      believed at most :data:`PRINT_ON_TOKEN_POSTERIOR`, bare sand the runner-up;
+    - made a printed mark where a solid token reads as one flat ink.
+
+    ``boxes``: int (rows, cols, 4) every cell's rectified px box.
 
     Returns:
         (cells read as a printed mark, cells whose token is doubted for clipping, ``left_prints``
@@ -315,7 +336,7 @@ def _decide_cells(free, post, prep, view, boxes, unseen, ledger: Ledger, tokens:
             left.append(cell)
             name, p, alt, alt_p = EMPTY, PRINT_LEFT_BARE_POSTERIOR, name, 1.0 - PRINT_LEFT_BARE_POSTERIOR
         elif name not in (EMPTY, NEUTRAL) and cell in on_prints:
-            # a token on a print of its own ink, unlike anything learned: which token is unsure
+            # a token standing on the print (more deviates than its area), unlike anything learned
             p = min(p, PRINT_ON_TOKEN_POSTERIOR)
             alt, alt_p = EMPTY, 1.0 - p
         elif name == EMPTY and two and ((prep.at_top is not None and prep.at_top[cell]
