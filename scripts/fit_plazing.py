@@ -109,6 +109,20 @@ def truth_scenes(setup: str):
         yield tpath, truth, (json.load(open(sp)) if os.path.exists(sp) else None)
 
 
+def scanned_scenes(setup: str, cal, seen: list | None = None):
+    """``(truth path, truth, setup file or None, ScanResult)`` of every scene of a set-up folder
+    (:func:`truth_scenes`) scanned with ``cal``, the photos the reader refuses left out; ``seen``
+    (a spy's list) is cleared before each scan."""
+    for tpath, truth, setup_doc in truth_scenes(setup):
+        if seen is not None:
+            seen.clear()
+        try:
+            res = pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal, setup_doc)
+        except (UnreadableBoardError, BadInputError):
+            continue
+        yield tpath, truth, setup_doc, res
+
+
 def collect(folders, setups=None):
     """Per scene: (log p of the reading, read exactly?); the free cells' token distances; each
     calibration's held-out token decisions, (logit, right, wrong) per bin."""
@@ -130,12 +144,7 @@ def collect(folders, setups=None):
             cal = store.load(pipeline.calibrate(os.path.join(setup, "calibration.json"), out).folder)
             h = cal.model["tokens"].get("held_out") or {}
             held += list(zip(h.get("logit", []), h.get("right", []), h.get("wrong", [])))
-            for tpath, truth, setup_doc in truth_scenes(setup):
-                seen.clear()
-                try:
-                    res = pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal, setup_doc)
-                except (UnreadableBoardError, BadInputError):
-                    continue
+            for tpath, truth, setup_doc, res in scanned_scenes(setup, cal, seen):
                 scenes.append((res.reading.details["ledger"], exact(truth, res.state),
                                os.path.relpath(tpath, folder), truth, setup_doc))
                 if seen:

@@ -32,21 +32,18 @@ import argparse
 import os
 import sys
 
-import cv2
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from beachscore import pipeline  # noqa: E402
-from fit_plazing import cached_folder, calibrated_setups, truth_scenes  # noqa: E402
-from beachscore.errors import BadInputError, UnreadableBoardError  # noqa: E402
+from fit_plazing import cached_folder, calibrated_setups, scanned_scenes  # noqa: E402
 from vision.plazing import view as view_module  # noqa: E402
 from vision.plazing.cells import cover_shares  # noqa: E402
 from vision.plazing.config import COVER  # noqa: E402
 from vision.plazing.model import ReaderModel  # noqa: E402
 from vision.board.geometry import board_corners_mm, project  # noqa: E402
-from vision.plazing.rectify import photo_px_per_mm  # noqa: E402
+from vision.plazing.rectify import DECODE_REDUCE, photo_px_per_mm  # noqa: E402
 
 
 def read_folder(folder: str) -> list:
@@ -63,32 +60,25 @@ def read_folder(folder: str) -> list:
     try:
         for setup, cal in calibrated_setups(folder, prefix="plazing-cover-"):
             players = ReaderModel.of(cal).players
-            for tpath, truth, setup_doc in truth_scenes(setup):
-                seen.clear()
-                try:
-                    res = pipeline.scan_file(tpath.replace(".truth.json", ".jpg"), cal, setup_doc)
-                except (UnreadableBoardError, BadInputError):
-                    continue
-                if not seen:
-                    continue
-                full_width = cv2.imread(tpath.replace(".truth.json", ".jpg"), cv2.IMREAD_GRAYSCALE).shape[1]
-                rows.append(_scene_row(os.path.relpath(tpath, folder), seen[-1], truth, setup_doc, players, res, cal,
-                                       full_width))
+            for tpath, truth, setup_doc, res in scanned_scenes(setup, cal, seen):
+                if seen:
+                    rows.append(_scene_row(os.path.relpath(tpath, folder), seen[-1], truth, setup_doc, players, res,
+                                           cal))
     finally:
         view_module.View.__init__ = real_init
     return rows
 
 
-def _placed_mm(res, truth_doc: dict, cal, full_width: int) -> float:
+def _placed_mm(res, truth_doc: dict, cal) -> float:
     """The largest distance (board mm) between a board corner where the reader placed it and the
-    truth's (photo px at ``full_width``), both in the reader's lens-free photo; −1 when the truth
-    has no corners."""
+    truth's (full-size photo px, brought to the reader's decode at 1/``DECODE_REDUCE``), both in the
+    reader's lens-free photo; −1 when the truth has no corners."""
     truth_px = truth_doc.get("corners_px")
     if not truth_px:
         return -1.0
-    h, w = res.photo.image.shape[:2]
-    truth_px = np.asarray(truth_px, float) * (w / full_width)
+    truth_px = np.asarray(truth_px, float) / DECODE_REDUCE
     if cal.lens is not None:
+        h, w = res.photo.image.shape[:2]
         truth_px = cal.lens.undistort_points(truth_px, w, h)
     H = res.registration.H_px_from_mm
     corners_mm = board_corners_mm(cal.profile["board_mm"])
@@ -97,8 +87,7 @@ def _placed_mm(res, truth_doc: dict, cal, full_width: int) -> float:
     return round(float(np.linalg.norm(read_px - truth_px, axis=1).max() / ppm), 2)
 
 
-def _scene_row(name: str, shares: np.ndarray, truth_doc: dict, setup_doc, players: list, res, cal,
-               full_width: int) -> dict:
+def _scene_row(name: str, shares: np.ndarray, truth_doc: dict, setup_doc, players: list, res, cal) -> dict:
     truth = truth_doc["state"]
     terrain = (setup_doc or {}).get("terrain")
     index = {p: i for i, p in enumerate(players)}
@@ -116,7 +105,7 @@ def _scene_row(name: str, shares: np.ndarray, truth_doc: dict, setup_doc, player
     grid = res.reading.details["grid"]
     centre = [o + 0.5 * n * grid.cell_mm for o, n in zip(grid.origin_mm, (grid.cols, grid.rows))]
     return {"name": name, "px_per_mm": round(photo_px_per_mm(res.registration.H_px_from_mm, centre), 4),
-            "placed_mm": _placed_mm(res, truth_doc, cal, full_width), "occluded": bool(truth_doc.get("occluded")),
+            "placed_mm": _placed_mm(res, truth_doc, cal), "occluded": bool(truth_doc.get("occluded")),
             "cells": cells}
 
 
