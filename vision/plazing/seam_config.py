@@ -18,6 +18,11 @@ def _fitted(section: str, name: str, default: float) -> float:
     return float(FITTED.get(section, {}).get(name, default))
 
 
+def _fitted_field(section: str, name: str, default: float):
+    """A dataclass field whose default is :func:`_fitted`'s, read when the config is made."""
+    return field(default_factory=lambda: _fitted(section, name, default))
+
+
 @dataclass(frozen=True)
 class SeamConfig:
     """Stage 4a: the cut between two same-colour pieces that touch.
@@ -50,10 +55,10 @@ class SeamConfig:
     #: Share of cuts between pieces pressed together that show no line at all (a probability).
     invisible_cut_share: float = 0.05
     #: Spread of a visible cut's dip, BGR levels (fitted: ``fitted.json``).
-    cut_sd_bgr: float = field(default_factory=lambda: _fitted("seams", "cut_sd_bgr", 80.0))
+    cut_sd_bgr: float = _fitted_field("seams", "cut_sd_bgr", 80.0)
     #: How much more the dip inside a scene's piece spreads than inside the calibration's labelled
     #: screens (other kinds' prints, another place under the lamp), a factor on ``seam_sd`` (fitted: ``fitted.json``).
-    joined_spread: float = field(default_factory=lambda: _fitted("seams", "joined_spread", 1.0))
+    joined_spread: float = _fitted_field("seams", "joined_spread", 1.0)
     #: How far either side of the grid line each side's outline edge is looked for (the jog), mm.
     jog_reach_mm: float = 4.0
     #: Sd of an edge's located position when the calibration has no labelled screen to measure it on, mm …
@@ -62,14 +67,14 @@ class SeamConfig:
     min_jog_sd_mm: float = 0.15
     #: How much more the jog inside a scene's piece spreads than inside the calibration's labelled
     #: screens, a factor on ``jog_sd`` (fitted: ``fitted.json``) …
-    jog_spread: float = field(default_factory=lambda: _fitted("seams", "jog_spread", 1.0))
+    jog_spread: float = _fitted_field("seams", "jog_spread", 1.0)
     #: … and the degrees of freedom of its half Student t (fitted: ``fitted.json``).
-    jog_t_dof: float = field(default_factory=lambda: _fitted("seams", "jog_t_dof", 4.0))
+    jog_t_dof: float = _fitted_field("seams", "jog_t_dof", 4.0)
     #: Share of pieces pressed together whose outlines line up within that noise (a probability;
     #: fitted: ``fitted.json``) …
-    aligned_cut_share: float = field(default_factory=lambda: _fitted("seams", "aligned_cut_share", 0.5))
+    aligned_cut_share: float = _fitted_field("seams", "aligned_cut_share", 0.5)
     #: … else the half-normal spread of their offset (pieces put down by hand), mm (fitted: ``fitted.json``).
-    placed_sd_mm: float = field(default_factory=lambda: _fitted("seams", "placed_sd_mm", 1.0))
+    placed_sd_mm: float = _fitted_field("seams", "placed_sd_mm", 1.0)
     #: Side of the centred window a cell's print is looked for in (:func:`~vision.plazing.seams.print_offsets`),
     #: a share of the cell side: a gear's dot (8 mm on a 20 mm cell) and a few mm of placement.
     print_window_share: float = 0.7
@@ -83,11 +88,11 @@ class SeamConfig:
     #: … at least this many, and half of the scene's measured edges (:func:`~vision.plazing.seams.print_pitch`).
     print_min_pitch_edges: int = 2
     #: … the scale of the measured offset about one piece's (a Student t), mm (fitted: ``fitted.json``) …
-    print_joined_sd_mm: float = field(default_factory=lambda: _fitted("print_pitch", "joined_sd_mm", 0.1))
+    print_joined_sd_mm: float = _fitted_field("print_pitch", "joined_sd_mm", 0.1)
     #: … its degrees of freedom (heavy tails: a 720p photo's coarse pixels) …
-    print_joined_dof: float = field(default_factory=lambda: _fitted("print_pitch", "joined_dof", 4.0))
+    print_joined_dof: float = _fitted_field("print_pitch", "joined_dof", 4.0)
     #: … and the share of such edges measured wrong (a speck, a token: they look like a cut's), a probability.
-    print_outlier_share: float = field(default_factory=lambda: _fitted("print_pitch", "outlier_share", 0.01))
+    print_outlier_share: float = _fitted_field("print_pitch", "outlier_share", 0.01)
     #: Between two pieces laid side by side, the spread of the offset about one piece's, along and
     #: across (pieces put down by hand), mm.
     print_cut_sd_mm: tuple = field(default_factory=lambda: tuple(FITTED.get("print_pitch", {}).get("cut_sd_mm",
